@@ -1,0 +1,1 @@
+//! Gravon (StraDoS2) XML.
