@@ -77,7 +77,11 @@ impl Deployment {
     /// # Errors
     /// The first problem found: a square outside the setup area, a square given twice, then
     /// piece counts (in the order Flag, Spy, … Marshal, Bomb).
-    pub fn new(rules: &Ruleset, color: Color, pieces: impl IntoIterator<Item = (Square, Rank)>) -> Result<Deployment, DeploymentError> {
+    pub fn new(
+        rules: &Ruleset,
+        color: Color,
+        pieces: impl IntoIterator<Item = (Square, Rank)>,
+    ) -> Result<Deployment, DeploymentError> {
         let mut pieces: Vec<(Square, Rank)> = pieces.into_iter().collect();
         for &(sq, _) in &pieces {
             if !rules.in_setup_area(color, sq) {
@@ -145,7 +149,9 @@ impl Deployment {
                     '.' | '~' => {}
                     _ => {
                         let r = Rank::from_code(c).ok_or_else(|| {
-                            DeploymentError::Syntax(format!("square {sq}: unknown piece code {c:?} (use F S 2-9 X B, or . for empty)"))
+                            DeploymentError::Syntax(format!(
+                                "square {sq}: unknown piece code {c:?} (use F S 2-9 X B, or . for empty)"
+                            ))
                         })?;
                         pieces.push((sq, r));
                     }
@@ -174,6 +180,28 @@ impl Deployment {
             pieces.push((sq, r));
         }
         Deployment::new(rules, color, pieces)
+    }
+
+    /// A uniformly random deployment of the ruleset's army (for free setups, the full
+    /// allowed army) over `color`'s setup area, drawing from `rng` (any 64-bit generator).
+    ///
+    /// ```
+    /// use stratego_rules::{Color, Deployment, Ruleset};
+    /// let rules = Ruleset::classic();
+    /// let mut state = 7u64;
+    /// let mut rng = || { state ^= state << 13; state ^= state >> 7; state ^= state << 17; state };
+    /// let d = Deployment::random(&rules, Color::Blue, &mut rng);
+    /// assert_eq!(d.pieces().len(), 40);
+    /// ```
+    pub fn random(rules: &Ruleset, color: Color, rng: &mut impl FnMut() -> u64) -> Deployment {
+        let mut squares: Vec<Square> = rules.setup_squares(color).collect();
+        for i in (1..squares.len()).rev() {
+            let j = (rng() % (i as u64 + 1)) as usize;
+            squares.swap(i, j);
+        }
+        let army = rules.pieces().iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n)));
+        let pieces: Vec<(Square, Rank)> = squares.into_iter().zip(army).collect();
+        Deployment::new(rules, color, pieces).expect("a shuffled army fits its setup area")
     }
 
     /// The side deploying.

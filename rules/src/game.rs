@@ -2,9 +2,12 @@
 
 use std::sync::Arc;
 
-use crate::repetition::{Chase, LastMove, Shuttle, zobrist, SIDE_KEY};
+use crate::repetition::{Chase, LastMove, SIDE_KEY, Shuttle, zobrist};
 use crate::ruleset::WALL;
-use crate::{ByColor, Color, Combat, CombatResult, Deployment, DeploymentError, EndReason, Move, Outcome, PieceCounts, Ply, Rank, Ruleset, Square};
+use crate::{
+    ByColor, Color, Combat, CombatResult, Deployment, DeploymentError, EndReason, Move, Outcome, PieceCounts, Ply,
+    Rank, Ruleset, Square,
+};
 
 const EMPTY: u8 = 0;
 const DIRS: [u8; 4] = [1, 255, 16, 240]; // +1 file, -1 file, +1 rank, -1 rank (wrapping)
@@ -113,6 +116,9 @@ pub enum GameError {
         /// The side the deployment belongs to.
         found: Color,
     },
+    /// Both sides place a piece on the same square (overlapping setup areas).
+    #[error("both sides place a piece on {0}")]
+    Overlap(Square),
     /// A deployment is not valid under this ruleset.
     #[error(transparent)]
     Deployment(#[from] DeploymentError),
@@ -183,10 +189,22 @@ impl Game {
         let mut hash = 0;
         for color in Color::ALL {
             for &(square, rank) in deployments[color].pieces() {
+                if board[square.index()] != EMPTY {
+                    return Err(GameError::Overlap(square));
+                }
                 let id = pieces.len() as u8;
                 board[square.index()] = id;
                 hash ^= zobrist(id, square);
-                pieces.push(PieceState { color, rank, square, origin: square, alive: true, moved: false, revealed: false, scout_shown: false });
+                pieces.push(PieceState {
+                    color,
+                    rank,
+                    square,
+                    origin: square,
+                    alive: true,
+                    moved: false,
+                    revealed: false,
+                    scout_shown: false,
+                });
             }
         }
         let red_count = red.pieces().len() as u8;
@@ -315,33 +333,45 @@ impl Game {
 
     /// Calls `emit` for each legal move of `color`; stops early when `emit` returns true.
     /// Returns whether it stopped early.
+    #[inline]
     fn gen_moves(&self, color: Color, emit: &mut impl FnMut(Move) -> bool) -> bool {
         let move_and_attack = self.rules.scout_move_and_attack();
+        // Only the shuttling piece and the chasing piece can have moves the repetition
+        // rules forbid; every other piece skips those checks.
+        let shuttle = &self.shuttle[color];
+        let shuttle_piece = match self.rules.two_square_limit() {
+            Some(limit) if shuttle.count >= limit => shuttle.piece,
+            _ => 0,
+        };
+        let chase_piece = match &self.chase {
+            Some(c) if c.chaser == color => c.piece,
+            _ => 0,
+        };
+        let board = &self.board;
         for id in self.ids(color) {
             let p = &self.pieces[id];
             if !p.alive || !p.rank.is_mobile() {
                 continue;
             }
+            let checked = id as u8 == shuttle_piece || id as u8 == chase_piece;
             let from = p.square;
+            let scout = p.rank == Rank::Scout;
             for d in DIRS {
                 let mut to = from.index() as u8;
                 let mut steps = 0u8;
                 loop {
                     to = to.wrapping_add(d);
                     steps += 1;
-                    let cell = self.board[to as usize];
+                    let cell = board[to as usize];
                     let attack = cell != EMPTY;
-                    if attack && !self.is_enemy_cell(cell, color) {
-                        break;
-                    }
-                    if attack && steps > 1 && !move_and_attack {
+                    if attack && (!self.is_enemy_cell(cell, color) || (steps > 1 && !move_and_attack)) {
                         break;
                     }
                     let mv = Move::new(from, Square::from_index(to).expect("on the board"));
-                    if self.repetition_allows(color, id as u8, mv, attack) && emit(mv) {
+                    if (!checked || self.repetition_allows(color, id as u8, mv, attack)) && emit(mv) {
                         return true;
                     }
-                    if attack || p.rank != Rank::Scout {
+                    if attack || !scout {
                         break;
                     }
                 }
@@ -555,7 +585,10 @@ impl Game {
             if let Some(last) = self.last_move {
                 // The opponent's last move brought its piece next to ours, and ours now
                 // moves away: a chase begins.
-                if last.color != color && self.pieces[last.piece as usize].alive && mv.from.is_adjacent(sq_of(self, last.piece)) {
+                if last.color != color
+                    && self.pieces[last.piece as usize].alive
+                    && mv.from.is_adjacent(sq_of(self, last.piece))
+                {
                     self.chase = Some(Chase {
                         chaser: last.color,
                         piece: last.piece,

@@ -156,16 +156,15 @@ impl fmt::Display for Rank {
 
 /// Error for an unknown piece name; quotes the input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown piece {0:?}: expected one of marshal, general, colonel, major, captain, lieutenant, sergeant, miner, scout, spy, bomb, flag")]
+#[error(
+    "unknown piece {0:?}: expected one of marshal, general, colonel, major, captain, lieutenant, sergeant, miner, scout, spy, bomb, flag"
+)]
 pub struct ParseRankError(pub String);
 
 impl FromStr for Rank {
     type Err = ParseRankError;
     fn from_str(s: &str) -> Result<Rank, ParseRankError> {
-        Rank::ALL
-            .into_iter()
-            .find(|r| r.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| ParseRankError(s.to_owned()))
+        Rank::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(s)).ok_or_else(|| ParseRankError(s.to_owned()))
     }
 }
 

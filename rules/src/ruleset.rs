@@ -48,7 +48,8 @@ pub struct RulesetSpec {
     pub height: u8,
     /// Lake squares: no piece enters or crosses them.
     pub lakes: Vec<Square>,
-    /// First and last rank (1-based, inclusive) of each side's setup area.
+    /// First and last rank (1-based, inclusive) of each side's setup area. The areas may
+    /// overlap (free setups); two pieces on one square are then refused when the game starts.
     pub setup_ranks: ByColor<[u8; 2]>,
     /// Pieces per side.
     pub pieces: PieceCounts,
@@ -161,9 +162,6 @@ impl TryFrom<RulesetSpec> for Ruleset {
                     if cells[sq.index()] == WALL {
                         continue;
                     }
-                    if area[sq.index()] != 0 {
-                        return Err(field_err("setup_ranks", format!("the two setup areas overlap on rank {}", rank + 1)));
-                    }
                     area[sq.index()] |= 1 << color.index();
                     area_size[color] += 1;
                 }
@@ -188,7 +186,10 @@ impl TryFrom<RulesetSpec> for Ruleset {
             }
         }
         if 2 * total > MAX_PIECES {
-            return Err(field_err("pieces", format!("{total} pieces a side is more than the {} the board can hold", MAX_PIECES / 2)));
+            return Err(field_err(
+                "pieces",
+                format!("{total} pieces a side is more than the {} the board can hold", MAX_PIECES / 2),
+            ));
         }
         if spec.two_square_limit == Some(0) {
             return Err(field_err("two_square_limit", "must be at least 1, or null for no limit"));
@@ -364,19 +365,38 @@ mod tests {
     #[test]
     fn presets_match_the_rule_book_table() {
         let c = Ruleset::classic();
-        assert_eq!((c.pieces().total(), c.two_square_limit(), c.scout_path(), c.more_squares()), (40, Some(5), false, false));
+        assert_eq!(
+            (c.pieces().total(), c.two_square_limit(), c.scout_path(), c.more_squares()),
+            (40, Some(5), false, false)
+        );
         assert_eq!((c.scout_move_and_attack(), c.ply_limit(), c.sealed_flags_draw()), (true, Some(2000), false));
         let i = Ruleset::isf();
-        assert_eq!((i.pieces().total(), i.two_square_limit(), i.scout_path(), i.more_squares()), (40, Some(3), true, true));
+        assert_eq!(
+            (i.pieces().total(), i.two_square_limit(), i.scout_path(), i.more_squares()),
+            (40, Some(3), true, true)
+        );
         assert_eq!((i.scout_move_and_attack(), i.ply_limit(), i.sealed_flags_draw()), (true, Some(2000), false));
         let b = Ruleset::barrage();
-        assert_eq!((b.pieces().total(), b.two_square_limit(), b.scout_path(), b.more_squares()), (8, Some(5), false, false));
+        assert_eq!(
+            (b.pieces().total(), b.two_square_limit(), b.scout_path(), b.more_squares()),
+            (8, Some(5), false, false)
+        );
         assert_eq!((b.scout_move_and_attack(), b.ply_limit(), b.sealed_flags_draw()), (true, Some(1000), false));
-        for (r, n) in [(Rank::Marshal, 1), (Rank::General, 1), (Rank::Miner, 1), (Rank::Scout, 2), (Rank::Spy, 1), (Rank::Bomb, 1), (Rank::Flag, 1)] {
+        for (r, n) in [
+            (Rank::Marshal, 1),
+            (Rank::General, 1),
+            (Rank::Miner, 1),
+            (Rank::Scout, 2),
+            (Rank::Spy, 1),
+            (Rank::Bomb, 1),
+            (Rank::Flag, 1),
+        ] {
             assert_eq!(b.pieces()[r], n, "{r}");
         }
         assert_eq!(c.setup_area_size(Color::Red), 40);
-        assert!(c.is_lake("c5".parse().unwrap()) && c.is_lake("h6".parse().unwrap()) && !c.is_lake("e5".parse().unwrap()));
+        assert!(
+            c.is_lake("c5".parse().unwrap()) && c.is_lake("h6".parse().unwrap()) && !c.is_lake("e5".parse().unwrap())
+        );
     }
 
     #[test]
@@ -396,8 +416,10 @@ mod tests {
             (r#"{"pieces": {"scout": 51}}"#, "pieces: 51 pieces do not fit in Red's setup area of 40 squares"),
             (r#"{"pieces": {"bomb": 3, "flag": 1}}"#, "pieces: the army has no movable piece"),
             (r#"{"pieces": {}}"#, "pieces: the army is empty"),
-            (r#"{"setup_ranks": {"red": [1, 7], "blue": [7, 10]}}"#, "setup_ranks: the two setup areas overlap on rank 7"),
-            (r#"{"setup_ranks": {"red": [0, 4], "blue": [7, 10]}}"#, "setup_ranks: Red's ranks 0 to 4 are not a range within 1 to 10"),
+            (
+                r#"{"setup_ranks": {"red": [0, 4], "blue": [7, 10]}}"#,
+                "setup_ranks: Red's ranks 0 to 4 are not a range within 1 to 10",
+            ),
             (r#"{"two_square_limit": 0}"#, "two_square_limit: must be at least 1, or null for no limit"),
             (r#"{"ply_limit": 0}"#, "ply_limit: must be at least 1, or null for no limit"),
         ];

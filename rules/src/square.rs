@@ -31,11 +31,7 @@ pub struct Square(u8);
 impl Square {
     /// The square at zero-based `file` and `rank`, or `None` past the largest board.
     pub const fn new(file: u8, rank: u8) -> Option<Square> {
-        if file < MAX_SIDE && rank < MAX_SIDE {
-            Some(Square(rank * 16 + file))
-        } else {
-            None
-        }
+        if file < MAX_SIDE && rank < MAX_SIDE { Some(Square(rank * 16 + file)) } else { None }
     }
 
     /// Zero-based file (`a` = 0).
@@ -54,6 +50,7 @@ impl Square {
     }
 
     /// The square with mailbox index `index`, if that index names a square.
+    #[inline]
     pub const fn from_index(index: u8) -> Option<Square> {
         Square::new(index & 15, index >> 4)
     }
