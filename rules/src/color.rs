@@ -6,7 +6,7 @@ use std::ops::{Index, IndexMut, Not};
 use serde::{Deserialize, Serialize};
 
 /// One of the two sides. Red deploys on the low ranks and moves first.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
     /// The side that deploys on ranks 1–4 and moves first.
@@ -61,7 +61,7 @@ impl fmt::Display for Color {
 /// assert_eq!(captured.red, 0);
 /// assert_eq!(captured[Color::Blue], 1);
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ByColor<T> {
     /// Red's value.
     pub red: T,

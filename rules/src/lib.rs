@@ -29,6 +29,7 @@ pub mod gravon;
 mod mv;
 mod outcome;
 mod rank;
+mod schema;
 mod repetition;
 mod ruleset;
 mod square;

@@ -72,7 +72,7 @@ impl<'de> Deserialize<'de> for Move {
 }
 
 /// Who survived a fight.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CombatResult {
     /// The attacker removed the defender and moved in.
@@ -84,7 +84,7 @@ pub enum CombatResult {
 }
 
 /// A fight: both ranks are revealed to both players.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Combat {
     /// The attacking piece.
     pub attacker: Rank,
@@ -125,7 +125,7 @@ impl Combat {
 }
 
 /// One ply as it happened: who moved, from where to where, and any fight.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Ply {
     /// The side that moved.
     pub color: Color,

@@ -8,7 +8,7 @@ use crate::Color;
 
 /// Why a game ended by the rules. Forfeits and resignations are the host's business and
 /// have their own codes in the protocol; these are the endings the referee itself decides.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// The winner captured the loser's Flag.
@@ -44,7 +44,7 @@ impl fmt::Display for EndReason {
 }
 
 /// The end of a game: the winner (`None` for a draw) and why.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     /// The winning side, or `None` for a draw.
     pub winner: Option<Color>,

@@ -37,7 +37,7 @@ pub struct Ruleset {
 }
 
 /// The plain, unvalidated form of a [`Ruleset`], as written in JSON files.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RulesetSpec {
     /// Name shown in records (`classic`, `isf`, `barrage`, or your own).

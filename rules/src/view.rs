@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::{ByColor, Color, Game, Move, Outcome, PieceCounts, Ply, Rank, Square};
 
 /// A piece as one player sees it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ViewPiece {
     /// Where it stands.
     pub square: Square,
@@ -16,9 +16,12 @@ pub struct ViewPiece {
     /// Its rank: always for the viewer's own pieces; for the opponent's only once revealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<Rank>,
-    /// Whether it has moved (so it is neither a Bomb nor the Flag).
+    /// Whether it has moved (so it is neither a Bomb nor the Flag). Left out when false.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub moved: bool,
     /// Whether its rank is known to both players (by a fight, or a Scout by a long move).
+    /// Left out when false.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub revealed: bool,
 }
 
@@ -39,7 +42,7 @@ pub struct ViewPiece {
 /// assert!(view.pieces.iter().filter(|p| p.color == Color::Blue).all(|p| p.rank.is_none()));
 /// assert!(!view.legal_moves.is_empty());
 /// ```
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct View {
     /// The viewer.
     pub color: Color,
@@ -58,6 +61,10 @@ pub struct View {
     /// The result, once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Game {

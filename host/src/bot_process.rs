@@ -1,0 +1,301 @@
+//! One bot process: spawned in its own process group, spoken to line by line, read through
+//! a bounded decoder, its stderr drained into a bounded tail, and killed with its group.
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+
+use crate::bot_spec::BotSpec;
+use crate::os;
+use crate::reason::{Fault, Reason};
+
+/// Bytes of stderr kept per bot for the record.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+/// `info` lines kept per game and bot.
+pub const MAX_INFO_LINES: usize = 200;
+/// Characters kept of one `info` line.
+pub const MAX_INFO_CHARS: usize = 1000;
+
+/// The last bytes a bot wrote to stderr, and how many it wrote in all.
+#[derive(Default, Debug)]
+pub struct StderrTail {
+    buf: Vec<u8>,
+    /// Total bytes written.
+    pub total: u64,
+}
+
+impl StderrTail {
+    fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        self.buf.extend_from_slice(chunk);
+        if self.buf.len() > 2 * STDERR_TAIL_BYTES {
+            let cut = self.buf.len() - STDERR_TAIL_BYTES;
+            self.buf.drain(..cut);
+        }
+    }
+
+    /// The tail as text (lossy), at most [`STDERR_TAIL_BYTES`].
+    pub fn text(&self) -> String {
+        let start = self.buf.len().saturating_sub(STDERR_TAIL_BYTES);
+        String::from_utf8_lossy(&self.buf[start..]).into_owned()
+    }
+}
+
+/// A running bot.
+pub struct BotProcess {
+    /// How it was started.
+    pub spec: BotSpec,
+    child: Child,
+    pgid: i32,
+    stdin: Option<ChildStdin>,
+    lines: FramedRead<ChildStdout, LinesCodec>,
+    stderr: Arc<Mutex<StderrTail>>,
+    /// Its `ready` answer, once given.
+    pub ready: Option<Ready>,
+    /// `info` lines of the current game.
+    pub infos: Vec<String>,
+    /// Bytes sent to it in the current game.
+    pub bytes_sent: u64,
+    /// Bytes received from it in the current game.
+    pub bytes_received: u64,
+    /// Games played by this process.
+    pub games: u32,
+    write_buf: Vec<u8>,
+}
+
+/// What went wrong when reading a message.
+#[derive(Debug)]
+pub enum RecvError {
+    /// The deadline passed.
+    Timeout,
+    /// A protocol fault (not a timeout).
+    Fault(Fault),
+}
+
+impl BotProcess {
+    /// Starts the bot.
+    ///
+    /// # Errors
+    /// The operating system's error when the program cannot be started.
+    pub fn spawn(spec: &BotSpec, max_line: usize) -> std::io::Result<BotProcess> {
+        let mut cmd = tokio::process::Command::new(&spec.command[0]);
+        cmd.args(&spec.command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.dir {
+            cmd.current_dir(dir);
+        }
+        cmd.envs(&spec.env);
+        let host_pid = std::process::id() as i32;
+        // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`).
+        unsafe {
+            cmd.pre_exec(move || os::child_pre_exec(host_pid));
+        }
+        let mut child = cmd.spawn()?;
+        let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+        os::register_group(pgid);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let tail2 = tail.clone();
+        // Drain stderr all the time, so a chatty bot never blocks on a full pipe.
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
+            }
+        });
+        Ok(BotProcess {
+            spec: spec.clone(),
+            child,
+            pgid,
+            stdin,
+            lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
+            stderr: tail,
+            ready: None,
+            infos: Vec::new(),
+            bytes_sent: 0,
+            bytes_received: 0,
+            games: 0,
+            write_buf: Vec::with_capacity(8 * 1024),
+        })
+    }
+
+    /// The process id (also its process group id).
+    pub fn pid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// The stderr tail and the total bytes written to stderr.
+    pub fn stderr_tail(&self) -> (String, u64) {
+        let t = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        (t.text(), t.total)
+    }
+
+    /// Sends one message with one write, waiting at most until `deadline`. Returns the
+    /// moment the write completed (the start of the bot's clock).
+    ///
+    /// # Errors
+    /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
+    /// read its input.
+    pub async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Result<Instant, RecvError> {
+        self.write_buf.clear();
+        serde_json::to_writer(&mut self.write_buf, msg).expect("host messages serialise");
+        self.write_buf.push(b'\n');
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
+        };
+        let write = async {
+            stdin.write_all(&self.write_buf).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout_at(deadline.into(), write).await {
+            Ok(Ok(())) => {
+                self.bytes_sent += self.write_buf.len() as u64;
+                Ok(Instant::now())
+            }
+            Ok(Err(e)) => {
+                self.stdin = None;
+                Err(RecvError::Fault(self.crash_fault(&format!("writing to it failed: {e}")).await))
+            }
+            Err(_) => Err(RecvError::Timeout),
+        }
+    }
+
+    /// Reads the next message that is not `info` (those are kept in [`BotProcess::infos`]),
+    /// waiting at most until `deadline`. Returns it with the moment its line was complete.
+    ///
+    /// # Errors
+    /// Timeout, or the fault: line too long, invalid UTF-8, malformed JSON or message, an
+    /// unknown message type, end of output (crash or closed output).
+    pub async fn recv(&mut self, deadline: Instant) -> Result<(BotMessage, Instant), RecvError> {
+        loop {
+            let next = match tokio::time::timeout_at(deadline.into(), self.lines.next()).await {
+                Err(_) => return Err(RecvError::Timeout),
+                Ok(n) => n,
+            };
+            let at = Instant::now();
+            let line = match next {
+                Some(Ok(line)) => line,
+                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                    let max = self.lines.decoder().max_length();
+                    return Err(RecvError::Fault(Fault::new(
+                        Reason::LineTooLong,
+                        format!("it sent a line longer than the limit of {max} bytes"),
+                    )));
+                }
+                Some(Err(LinesCodecError::Io(e))) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(RecvError::Fault(Fault::new(Reason::InvalidUtf8, "it sent a line that is not valid UTF-8")));
+                }
+                Some(Err(LinesCodecError::Io(e))) => {
+                    return Err(RecvError::Fault(self.crash_fault(&format!("reading its output failed: {e}")).await));
+                }
+                None => return Err(RecvError::Fault(self.eof_fault().await)),
+            };
+            self.bytes_received += line.len() as u64 + 1;
+            let line = line.strip_suffix('\r').unwrap_or(&line);
+            match parse_bot_message(line) {
+                Ok(BotMessage::Info(Info { text })) => {
+                    if self.infos.len() < MAX_INFO_LINES {
+                        self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
+                    }
+                }
+                Ok(msg) => return Ok((msg, at)),
+                Err(f) => return Err(RecvError::Fault(f)),
+            }
+        }
+    }
+
+    async fn eof_fault(&mut self) -> Fault {
+        // Give an exiting process a moment to be reaped, to tell a crash from a closed pipe.
+        match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
+            Ok(Ok(status)) => Fault::new(Reason::Crash, describe_exit(status)),
+            _ => Fault::new(Reason::ClosedOutput, "it closed its standard output but kept running"),
+        }
+    }
+
+    async fn crash_fault(&mut self, what: &str) -> Fault {
+        match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
+            Ok(Ok(status)) => Fault::new(Reason::Crash, describe_exit(status)),
+            _ => Fault::new(Reason::Crash, format!("{what} (the process is still running)")),
+        }
+    }
+
+    /// Ends the process: `quit`, a grace period to exit by itself, then SIGKILL to its
+    /// whole process group, then reaping. Returns how it ended.
+    pub async fn shutdown(mut self, grace: Duration) -> String {
+        if self.stdin.is_some() {
+            let deadline = Instant::now() + grace;
+            let _ = self.send(&HostMessage::Quit(Quit {}), deadline).await;
+        }
+        self.stdin = None; // closing stdin tells a bot that ignores quit to stop
+        let status = tokio::time::timeout(grace, self.child.wait()).await;
+        // Kill the group even after a clean exit: grandchildren may still hold on.
+        os::kill_group(self.pgid, libc::SIGKILL);
+        let how = match status {
+            Ok(Ok(s)) => describe_exit(s),
+            _ => {
+                let _ = self.child.start_kill();
+                match self.child.wait().await {
+                    Ok(_) => "killed after the grace period".to_owned(),
+                    Err(e) => format!("could not be reaped: {e}"),
+                }
+            }
+        };
+        os::unregister_group(self.pgid);
+        how
+    }
+}
+
+/// Describes an exit status: `exited with status 1`, `killed by signal 11 (SIGSEGV)`.
+pub fn describe_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("the process exited with status {c}"),
+        (None, Some(s)) => format!("the process was killed by {}", os::signal_name(s)),
+        _ => "the process ended".to_owned(),
+    }
+}
+
+/// Decodes one line from a bot, classifying what is wrong with a bad one.
+///
+/// # Errors
+/// `malformed_json` for text that is not JSON, `unexpected_message` for a message without
+/// a known `type`, `malformed_message` for a known type with wrong fields.
+pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
+    match serde_json::from_str::<BotMessage>(line) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let value: serde_json::Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => return Err(Fault::new(Reason::MalformedJson, format!("it sent a line that is not JSON ({e}): {}", clip(line)))),
+            };
+            let ty = value.get("type").and_then(|t| t.as_str());
+            match ty {
+                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => {
+                    Err(Fault::new(Reason::MalformedMessage, format!("its {t:?} message is malformed ({e}): {}", clip(line))))
+                }
+                Some(t) => Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}"))),
+                None => Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message without a \"type\": {}", clip(line)))),
+            }
+        }
+    }
+}
+
+/// At most 200 characters of a line, for messages.
+pub fn clip(line: &str) -> String {
+    if line.chars().count() <= 200 { line.to_owned() } else { format!("{}…", line.chars().take(200).collect::<String>()) }
+}

@@ -1,0 +1,197 @@
+//! The command line: raw flags (clap), validated once into a [`MatchPlan`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use stratego_rules::Ruleset;
+
+use crate::bot_spec::BotSpec;
+use crate::clock::{TimeControl, parse_seconds};
+use crate::record::RecordWriter;
+use crate::referee::GameSettings;
+use crate::runner::MatchPlan;
+
+/// Runs Stratego bots against each other.
+#[derive(Parser, Debug)]
+#[command(name = "stratego-host", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Play a match of one or more games between two bots.
+    ///
+    /// A bot is a command line quoted as one string ("python3 bot.py --fast"), a JSON
+    /// spec ('{"name": "b", "command": ["./bot"], "dir": "bots", "env": {"K": "V"}}') or
+    /// @FILE holding one. The word sample-bot names the built-in sample bot when no
+    /// program of that name is on PATH. With no bots, the sample bot plays itself.
+    Match(MatchArgs),
+    /// Run the built-in sample bot on stdin/stdout (what `sample-bot` starts).
+    SampleBot {
+        /// Arguments of the sample bot (see `stratego-host sample-bot --help`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// `match` options.
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Bot A (Red in odd-numbered games). Default: the sample bot.
+    pub bot_a: Option<String>,
+    /// Bot B. Default: the sample bot.
+    pub bot_b: Option<String>,
+    /// Number of games; colours alternate.
+    #[arg(short = 'n', long, default_value_t = 2)]
+    pub games: u32,
+    /// Ruleset: classic, isf, barrage, or a JSON file.
+    #[arg(long, default_value = "classic")]
+    pub rules: String,
+    /// Master seed (default: from the clock; printed in the summary).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Game bank and increment in seconds, BANK+INC (e.g. 60+0.5).
+    #[arg(long, value_name = "BANK+INC")]
+    pub tc: Option<String>,
+    /// Limit per move in seconds (default 1 when there is no --tc).
+    #[arg(long, value_name = "SECONDS")]
+    pub move_time: Option<String>,
+    /// Limit for the setup in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10")]
+    pub setup_time: String,
+    /// Limit from start to `ready` in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10")]
+    pub startup_time: String,
+    /// Games played at once.
+    #[arg(short = 'j', long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Directory for game records (appended to DIR/games.jsonl).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Longest line a bot may send, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = stratego_protocol::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line: usize,
+    /// Milliseconds a bot has to exit after `quit` before its process group is killed.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub grace_ms: u64,
+    /// More logging (-v, -vv).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// No line per game; only the summary and errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// A configuration error, with the exit code it maps to.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// What is wrong.
+    pub message: String,
+    /// [`crate::exit::USAGE`] or [`crate::exit::BOT_NOT_STARTABLE`].
+    pub code: i32,
+}
+
+fn usage(message: impl Into<String>) -> ConfigError {
+    ConfigError { message: message.into(), code: crate::exit::USAGE }
+}
+
+/// Loads `classic`, `isf`, `barrage` or a JSON file.
+///
+/// # Errors
+/// An unknown name or an invalid file, naming the file and the field.
+pub fn load_rules(arg: &str) -> Result<Ruleset, String> {
+    if let Ok(r) = Ruleset::preset(arg) {
+        return Ok(r);
+    }
+    let text = std::fs::read_to_string(arg)
+        .map_err(|e| format!("--rules {arg:?}: not a preset (classic, isf, barrage) and not a readable file: {e}"))?;
+    Ruleset::from_json(&text).map_err(|e| format!("--rules {arg}: {e}"))
+}
+
+impl MatchArgs {
+    /// Validates the flags into a plan.
+    ///
+    /// # Errors
+    /// The first problem, with exit code 2 (usage) or 3 (a bot cannot be started).
+    pub fn into_plan(self) -> Result<MatchPlan, ConfigError> {
+        let rules = load_rules(&self.rules).map_err(usage)?;
+        let startup = parse_seconds(&self.startup_time).map_err(|e| usage(format!("--startup-time: {e}")))?;
+        let setup = parse_seconds(&self.setup_time).map_err(|e| usage(format!("--setup-time: {e}")))?;
+        let move_limit = self
+            .move_time
+            .as_deref()
+            .map(|t| parse_seconds(t).map_err(|e| usage(format!("--move-time: {e}"))))
+            .transpose()?;
+        let (bank, increment) = match &self.tc {
+            Some(tc) => {
+                let (b, i) = TimeControl::parse_bank(tc).map_err(usage)?;
+                (Some(b), i)
+            }
+            None => (None, Duration::ZERO),
+        };
+        let move_limit = if move_limit.is_none() && bank.is_none() { Some(Duration::from_secs(1)) } else { move_limit };
+        if move_limit.is_some_and(|m| m.is_zero()) {
+            return Err(usage("--move-time: must be more than zero"));
+        }
+        if self.games == 0 {
+            return Err(usage("--games: must be at least 1"));
+        }
+        if self.concurrency == 0 {
+            return Err(usage("--concurrency: must be at least 1"));
+        }
+        if self.max_line < 1024 {
+            return Err(usage("--max-line: must be at least 1024 bytes"));
+        }
+        let mut bots = Vec::new();
+        for arg in [&self.bot_a, &self.bot_b] {
+            let spec = match arg {
+                Some(a) => BotSpec::parse(a).map_err(usage)?.resolve_builtin(),
+                None => BotSpec::sample_bot(&[]),
+            };
+            spec.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
+            bots.push(spec);
+        }
+        if bots[0].name == bots[1].name {
+            bots[1].name.push_str("#2");
+        }
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        if self.concurrency > cores {
+            tracing::warn!(
+                "--concurrency {} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time",
+                self.concurrency
+            );
+        }
+        let records = match &self.out {
+            Some(dir) => Some(RecordWriter::open(dir).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?),
+            None => None,
+        };
+        let seed = self.seed.unwrap_or_else(|| {
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()))
+        });
+        let bots: [BotSpec; 2] = bots.try_into().expect("two bots");
+        Ok(MatchPlan {
+            bots,
+            games: self.games,
+            concurrency: self.concurrency,
+            settings: GameSettings {
+                rules: Arc::new(rules),
+                time_control: TimeControl { startup, setup, move_limit, bank, increment },
+                max_line: self.max_line,
+                grace: Duration::from_millis(self.grace_ms),
+                match_seed: seed,
+            },
+            records,
+            live: !self.quiet,
+        })
+    }
+}

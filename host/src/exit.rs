@@ -1,0 +1,12 @@
+//! Exit codes of `stratego-host`, in one place.
+
+/// The run finished (whatever the game results).
+pub const OK: i32 = 0;
+/// An internal error of the host (a bug, or an output file that cannot be written).
+pub const FAILURE: i32 = 1;
+/// Bad command line or configuration (bot spec, ruleset file, time control…).
+pub const USAGE: i32 = 2;
+/// A bot could not be started at all (no such program, not executable).
+pub const BOT_NOT_STARTABLE: i32 = 3;
+/// Interrupted by SIGINT or SIGTERM; every bot process was killed.
+pub const INTERRUPTED: i32 = 130;

@@ -1,0 +1,77 @@
+//! The `stratego-host` binary: parses the command line, runs, maps errors to exit codes.
+
+use clap::Parser;
+use stratego_host::cli::{Cli, Command};
+use stratego_host::{exit, os, runner};
+
+fn main() {
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Command::SampleBot { args } => {
+            let mut argv = vec!["sample-bot".to_owned()];
+            argv.extend(args);
+            std::process::exit(stratego_sample_bot::main_with_args(argv));
+        }
+        Command::Match(args) => args,
+    };
+    let level = match (args.quiet, args.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, _) => "debug",
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+        )
+        .init();
+    let json = args.json;
+    let plan = match args.into_plan() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("stratego-host: {}", e.message);
+            std::process::exit(e.code);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+    let code = runtime.block_on(async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            result = runner::run_match(plan) => match result {
+                Ok(summary) => {
+                    let out = if json {
+                        serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n"
+                    } else {
+                        summary.render()
+                    };
+                    print_stdout(&out);
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("stratego-host: cannot write a game record: {e}");
+                    exit::FAILURE
+                }
+            },
+            _ = tokio::signal::ctrl_c() => interrupted(),
+            _ = term.recv() => interrupted(),
+        }
+    });
+    os::kill_all_groups();
+    std::process::exit(code);
+}
+
+fn interrupted() -> i32 {
+    os::kill_all_groups();
+    eprintln!("stratego-host: interrupted; every bot process was killed; finished games are in the records");
+    exit::INTERRUPTED
+}
+
+/// Prints to stdout; a closed pipe (`| head`) ends quietly.
+fn print_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
+        std::process::exit(exit::OK);
+    }
+}

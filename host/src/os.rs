@@ -1,0 +1,87 @@
+//! Platform code (Linux): process groups, the parent-death signal, signals, resource usage.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// Process groups of live bots, so a signal to the host can kill them all.
+static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+
+/// Remembers a live bot process group.
+pub fn register_group(pgid: i32) {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashSet::new).insert(pgid);
+}
+
+/// Forgets a bot process group (it has been killed and reaped).
+pub fn unregister_group(pgid: i32) {
+    if let Some(set) = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        set.remove(&pgid);
+    }
+}
+
+/// Sends SIGKILL to every live bot process group (on SIGINT/SIGTERM of the host).
+pub fn kill_all_groups() {
+    let groups: Vec<i32> =
+        LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|s| s.iter().copied().collect()).unwrap_or_default();
+    for g in groups {
+        kill_group(g, libc::SIGKILL);
+    }
+}
+
+/// Sends `signal` to the process group `pgid`.
+pub fn kill_group(pgid: i32, signal: i32) {
+    if pgid > 0 {
+        // SAFETY: killpg has no memory-safety preconditions; a stale group id fails with ESRCH.
+        unsafe {
+            libc::killpg(pgid, signal);
+        }
+    }
+}
+
+/// Run in the child between fork and exec: die with the host (SIGKILL when the host's
+/// thread that spawned it exits), and close the race where the host died before prctl.
+///
+/// # Safety
+/// Only async-signal-safe calls (prctl, getppid, kill) are made.
+pub unsafe fn child_pre_exec(host_pid: i32) -> std::io::Result<()> {
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::getppid() != host_pid {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
+    Ok(())
+}
+
+/// CPU time (user + system) of this process, in microseconds, and its peak RSS in KiB.
+pub fn self_usage() -> (u64, u64) {
+    // SAFETY: getrusage writes into the zeroed struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+    }
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    (us(ru.ru_utime) + us(ru.ru_stime), ru.ru_maxrss as u64)
+}
+
+/// A readable name for a signal number.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => return format!("signal {sig}"),
+    };
+    format!("signal {sig} ({name})")
+}

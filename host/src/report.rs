@@ -1,0 +1,162 @@
+//! What a person or a program sees of a match: a line per finished game, a summary.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use stratego_rules::Color;
+
+use crate::reason::Reason;
+use crate::record::GameRecord;
+use crate::stats::{EloEstimate, elo};
+
+/// Per-bot totals.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BotTotals {
+    /// Bot name.
+    pub name: String,
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games lost by fault, by reason code.
+    pub faults: BTreeMap<String, u32>,
+    /// Moves made.
+    pub moves: u64,
+    /// Think time in all, microseconds.
+    pub think_us: u64,
+}
+
+/// The summary of a match, updated game by game.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Games finished.
+    pub games: u32,
+    /// Games planned.
+    pub planned: u32,
+    /// The match seed.
+    pub seed: u64,
+    /// Ruleset name.
+    pub rules: String,
+    /// The two bots (first = bot A).
+    pub bots: [BotTotals; 2],
+    /// Games by end reason.
+    pub reasons: BTreeMap<String, u32>,
+    /// Plies in all.
+    pub plies: u64,
+    /// Elo of bot A against bot B.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo: Option<EloEstimate>,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Host CPU time per ply, microseconds.
+    pub host_cpu_us_per_ply: f64,
+    /// Host peak resident memory, KiB.
+    pub host_peak_rss_kib: u64,
+    /// The records file, when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<String>,
+}
+
+impl Summary {
+    /// Adds a finished game; `a_color` is the colour bot A played.
+    pub fn add(&mut self, rec: &GameRecord, a_color: Color) {
+        self.games += 1;
+        self.plies += rec.plies.len() as u64;
+        *self.reasons.entry(rec.result.reason.code().to_owned()).or_default() += 1;
+        for (i, color) in [(0, a_color), (1, !a_color)] {
+            let b = &mut self.bots[i];
+            match rec.result.winner {
+                None => b.draws += 1,
+                Some(w) if w == color => b.wins += 1,
+                Some(_) => {
+                    b.losses += 1;
+                    if rec.result.faulty == Some(color) {
+                        *b.faults.entry(rec.result.reason.code().to_owned()).or_default() += 1;
+                    }
+                }
+            }
+            b.moves += rec.plies.iter().filter(|p| p.ply.color == color).count() as u64;
+            b.think_us += rec.bots[color].think_us;
+        }
+        let a = &self.bots[0];
+        self.elo = elo(a.wins, a.draws, a.losses);
+    }
+
+    /// The line printed when a game finishes.
+    pub fn game_line(&self, rec: &GameRecord) -> String {
+        let score = match rec.result.winner {
+            Some(Color::Red) => "1-0",
+            Some(Color::Blue) => "0-1",
+            None => "1/2-1/2",
+        };
+        let mut line = format!(
+            "game {}/{} {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
+            self.games,
+            self.planned,
+            rec.bots.red.name,
+            rec.bots.blue.name,
+            rec.result.reason,
+            rec.plies.len(),
+            rec.duration_ms as f64 / 1000.0
+        );
+        if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
+            let _ = write!(line, " — {}", rec.result.message);
+        }
+        line
+    }
+
+    /// The final table.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "Match: {} games, rules {}, seed {}", self.games, self.rules, self.seed);
+        let width = self.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
+        let _ = writeln!(s, "  {:width$}  {:>5} {:>5} {:>5}  {:>6}  {:>9}  faults", "bot", "win", "draw", "loss", "score", "ms/move");
+        for b in &self.bots {
+            let n = b.wins + b.draws + b.losses;
+            let score = if n == 0 { 0.0 } else { (f64::from(b.wins) + f64::from(b.draws) / 2.0) / f64::from(n) };
+            let ms = if b.moves == 0 { 0.0 } else { b.think_us as f64 / b.moves as f64 / 1000.0 };
+            let faults: Vec<String> = b.faults.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let faults = if faults.is_empty() { "-".to_owned() } else { faults.join(", ") };
+            let _ = writeln!(
+                s,
+                "  {:width$}  {:>5} {:>5} {:>5}  {:>5.1}%  {:>9.3}  {faults}",
+                b.name,
+                b.wins,
+                b.draws,
+                b.losses,
+                100.0 * score,
+                ms
+            );
+        }
+        if let Some(e) = self.elo {
+            let _ = writeln!(
+                s,
+                "  Elo {} vs {}: {:+.0} [{:+.0}, {:+.0}] (95 %), LOS {:.1} %",
+                self.bots[0].name,
+                self.bots[1].name,
+                e.elo,
+                e.elo_low,
+                e.elo_high,
+                100.0 * e.los
+            );
+        }
+        let reasons: Vec<String> = self.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(s, "  endings: {}", reasons.join(", "));
+        let _ = writeln!(
+            s,
+            "  plies: {} ({:.0} per game), wall {:.1} s, host CPU {:.1} µs/ply, host peak RSS {:.1} MiB",
+            self.plies,
+            if self.games == 0 { 0.0 } else { self.plies as f64 / f64::from(self.games) },
+            self.wall_s,
+            self.host_cpu_us_per_ply,
+            self.host_peak_rss_kib as f64 / 1024.0
+        );
+        if let Some(r) = &self.records {
+            let _ = writeln!(s, "  records: {r}");
+        }
+        s
+    }
+}

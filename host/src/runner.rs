@@ -1,0 +1,115 @@
+//! The executor: runs the plan's games, up to `concurrency` at once, and hands each
+//! finished record to the reporters (records file, live line, summary).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use stratego_protocol::Rng;
+use stratego_rules::{ByColor, Color};
+use tokio::sync::mpsc;
+
+use crate::bot_process::BotProcess;
+use crate::bot_spec::BotSpec;
+use crate::record::{GameRecord, RecordWriter};
+use crate::referee::{GameSettings, GameSpec, play_game};
+use crate::report::Summary;
+
+/// A validated match.
+pub struct MatchPlan {
+    /// Bot A and bot B.
+    pub bots: [BotSpec; 2],
+    /// Games to play.
+    pub games: u32,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Shared settings.
+    pub settings: GameSettings,
+    /// Where records go.
+    pub records: Option<RecordWriter>,
+    /// Print a line per game.
+    pub live: bool,
+}
+
+impl MatchPlan {
+    /// The games in order: colours alternate (bot A is Red in even games), and each pair
+    /// of games shares its seed.
+    pub fn schedule(&self) -> Vec<GameSpec> {
+        (0..self.games)
+            .map(|i| {
+                let a_red = i % 2 == 0;
+                GameSpec {
+                    index: i,
+                    game_id: format!("{:016x}-{}", self.settings.match_seed, i + 1),
+                    seed: Rng::derive(self.settings.match_seed, u64::from(i / 2)),
+                    bots: if a_red { ByColor::new(0, 1) } else { ByColor::new(1, 0) },
+                }
+            })
+            .collect()
+    }
+}
+
+/// Runs the match to the end and returns the summary.
+///
+/// # Errors
+/// A record could not be written (the match stops: results that cannot be saved are lost).
+pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
+    let started = Instant::now();
+    let plan = Arc::new(plan);
+    let queue = Arc::new(Mutex::new(plan.schedule().into_iter().collect::<VecDeque<_>>()));
+    let (tx, mut rx) = mpsc::unbounded_channel::<GameRecord>();
+    let mut workers = Vec::new();
+    for _ in 0..plan.concurrency.max(1) {
+        let (plan, queue, tx) = (plan.clone(), queue.clone(), tx.clone());
+        workers.push(tokio::spawn(async move {
+            // Processes of multi-game bots, kept between this worker's games.
+            let mut pool: Vec<Vec<BotProcess>> = vec![Vec::new(), Vec::new()];
+            loop {
+                let Some(spec) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
+                let specs = ByColor::new(plan.bots[spec.bots.red].clone(), plan.bots[spec.bots.blue].clone());
+                let procs = ByColor::new(pool[spec.bots.red].pop(), pool[spec.bots.blue].pop());
+                let (record, kept) = play_game(&plan.settings, &spec, specs, procs).await;
+                let ByColor { red, blue } = kept;
+                for (color, p) in [(Color::Red, red), (Color::Blue, blue)] {
+                    if let Some(p) = p {
+                        pool[spec.bots[color]].push(p);
+                    }
+                }
+                if tx.send(record).is_err() {
+                    break;
+                }
+            }
+            for p in pool.into_iter().flatten() {
+                p.shutdown(plan.settings.grace).await;
+            }
+        }));
+    }
+    drop(tx);
+    let mut summary = Summary {
+        planned: plan.games,
+        seed: plan.settings.match_seed,
+        rules: plan.settings.rules.name().to_owned(),
+        records: plan.records.as_ref().map(|r| r.path().display().to_string()),
+        ..Summary::default()
+    };
+    summary.bots[0].name = plan.bots[0].name.clone();
+    summary.bots[1].name = plan.bots[1].name.clone();
+    while let Some(record) = rx.recv().await {
+        if let Some(w) = &plan.records {
+            w.append(&record)?;
+        }
+        let a_color = if record.index % 2 == 0 { Color::Red } else { Color::Blue };
+        summary.add(&record, a_color);
+        if plan.live {
+            eprintln!("{}", summary.game_line(&record));
+        }
+    }
+    for w in workers {
+        let _ = w.await;
+    }
+    let (cpu_us, rss_kib) = crate::os::self_usage();
+    summary.wall_s = started.elapsed().as_secs_f64();
+    summary.host_cpu_us_per_ply = if summary.plies == 0 { 0.0 } else { cpu_us as f64 / summary.plies as f64 };
+    summary.host_peak_rss_kib = rss_kib;
+    Ok(summary)
+}

@@ -1,0 +1,97 @@
+//! The reference bot of `stratego-host`.
+//!
+//! - `random`: a uniformly random legal setup and uniformly random legal moves.
+//! - `heuristic` (default): a setup with the Flag on the back rank behind its Bombs, and
+//!   moves chosen by what the bot knows of each enemy piece (see [`heuristic`]).
+//!
+//! Every strategy is deterministic for the seed the host sends.
+
+pub mod heuristic;
+pub mod knowledge;
+pub mod setup;
+
+use clap::{Parser, ValueEnum};
+use stratego_protocol::bot::{self, Action, Bot, Game};
+use stratego_protocol::{Ready, SetupRequest, Turn};
+
+/// How the bot plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Strategy {
+    /// Uniformly random legal moves and setup.
+    Random,
+    /// Knowledge-based move scoring and a structured setup.
+    Heuristic,
+}
+
+/// The sample bot's command line.
+#[derive(Parser, Debug)]
+#[command(name = "sample-bot", version, about = "The reference Stratego bot (speaks the stratego-host protocol on stdin/stdout)")]
+pub struct Args {
+    /// How to play.
+    #[arg(long, value_enum, default_value_t = Strategy::Heuristic)]
+    pub strategy: Strategy,
+    /// Name to report (default: sample-bot-STRATEGY).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// The bot.
+pub struct SampleBot {
+    strategy: Strategy,
+    name: String,
+}
+
+impl SampleBot {
+    /// A bot with this strategy.
+    pub fn new(strategy: Strategy, name: Option<String>) -> SampleBot {
+        let default = match strategy {
+            Strategy::Random => "sample-bot-random",
+            Strategy::Heuristic => "sample-bot-heuristic",
+        };
+        SampleBot { strategy, name: name.unwrap_or_else(|| default.to_owned()) }
+    }
+}
+
+impl Bot for SampleBot {
+    fn ready(&self) -> Ready {
+        Ready {
+            name: self.name.clone(),
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            author: Some("stratego-arena".to_owned()),
+            ..Ready::default()
+        }
+    }
+
+    fn setup(&mut self, game: &mut Game, _request: &SetupRequest) -> String {
+        match self.strategy {
+            Strategy::Random => bot::random_setup(game),
+            Strategy::Heuristic => setup::structured(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules),
+        }
+    }
+
+    fn turn(&mut self, game: &mut Game, turn: &Turn) -> Action {
+        match self.strategy {
+            Strategy::Random => Action::Move(*game.rng.choose(&turn.legal_moves).expect("a turn has legal moves")),
+            Strategy::Heuristic => Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng)),
+        }
+    }
+}
+
+/// Runs the bot with a full argument list (program name first); returns the exit code.
+pub fn main_with_args(argv: Vec<String>) -> i32 {
+    let args = match Args::try_parse_from(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match bot::run(SampleBot::new(args.strategy, args.name)) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("sample-bot: {e}");
+            1
+        }
+    }
+}
