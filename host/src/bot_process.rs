@@ -198,7 +198,10 @@ impl BotProcess {
                     )));
                 }
                 Some(Err(LinesCodecError::Io(e))) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    return Err(RecvError::Fault(Fault::new(Reason::InvalidUtf8, "it sent a line that is not valid UTF-8")));
+                    return Err(RecvError::Fault(Fault::new(
+                        Reason::InvalidUtf8,
+                        "it sent a line that is not valid UTF-8",
+                    )));
                 }
                 Some(Err(LinesCodecError::Io(e))) => {
                     return Err(RecvError::Fault(self.crash_fault(&format!("reading its output failed: {e}")).await));
@@ -281,15 +284,26 @@ pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
         Err(e) => {
             let value: serde_json::Value = match serde_json::from_str(line) {
                 Ok(v) => v,
-                Err(e) => return Err(Fault::new(Reason::MalformedJson, format!("it sent a line that is not JSON ({e}): {}", clip(line)))),
+                Err(e) => {
+                    return Err(Fault::new(
+                        Reason::MalformedJson,
+                        format!("it sent a line that is not JSON ({e}): {}", clip(line)),
+                    ));
+                }
             };
             let ty = value.get("type").and_then(|t| t.as_str());
             match ty {
-                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => {
-                    Err(Fault::new(Reason::MalformedMessage, format!("its {t:?} message is malformed ({e}): {}", clip(line))))
+                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
+                    Reason::MalformedMessage,
+                    format!("its {t:?} message is malformed ({e}): {}", clip(line)),
+                )),
+                Some(t) => {
+                    Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
                 }
-                Some(t) => Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}"))),
-                None => Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message without a \"type\": {}", clip(line)))),
+                None => Err(Fault::new(
+                    Reason::UnexpectedMessage,
+                    format!("it sent a message without a \"type\": {}", clip(line)),
+                )),
             }
         }
     }
@@ -297,5 +311,9 @@ pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
 
 /// At most 200 characters of a line, for messages.
 pub fn clip(line: &str) -> String {
-    if line.chars().count() <= 200 { line.to_owned() } else { format!("{}…", line.chars().take(200).collect::<String>()) }
+    if line.chars().count() <= 200 {
+        line.to_owned()
+    } else {
+        format!("{}…", line.chars().take(200).collect::<String>())
+    }
 }

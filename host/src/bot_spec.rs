@@ -148,7 +148,8 @@ mod tests {
         let s = BotSpec::parse("python3 'my bot.py' --fast").unwrap();
         assert_eq!(s.command, ["python3", "my bot.py", "--fast"]);
         assert_eq!(s.name, "python3");
-        let s = BotSpec::parse(r#"{"name": "b", "command": ["./x", "a b"], "dir": "/tmp", "env": {"K": "V"}}"#).unwrap();
+        let s =
+            BotSpec::parse(r#"{"name": "b", "command": ["./x", "a b"], "dir": "/tmp", "env": {"K": "V"}}"#).unwrap();
         assert_eq!((s.name.as_str(), s.command.len(), s.env["K"].as_str()), ("b", 2, "V"));
         assert!(BotSpec::parse(r#"{"command": "x", "bogus": 1}"#).unwrap_err().contains("unknown field `bogus`"));
         assert!(BotSpec::parse("").is_err());

@@ -117,6 +117,10 @@ pub fn load_rules(arg: &str) -> Result<Ruleset, String> {
     Ruleset::from_json(&text).map_err(|e| format!("--rules {arg}: {e}"))
 }
 
+fn arg_given(a: &Option<String>) -> bool {
+    a.is_some()
+}
+
 impl MatchArgs {
     /// Validates the flags into a plan.
     ///
@@ -159,6 +163,14 @@ impl MatchArgs {
             };
             spec.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
             bots.push(spec);
+        }
+        if bots[0].name == bots[1].name && (arg_given(&self.bot_a) || arg_given(&self.bot_b)) {
+            // Same program, different arguments: name each by its arguments.
+            for (b, arg) in bots.iter_mut().zip([&self.bot_a, &self.bot_b]) {
+                if let Some(a) = arg.as_deref().filter(|a| !a.trim_start().starts_with(['{', '@'])) {
+                    b.name = a.trim().to_owned();
+                }
+            }
         }
         if bots[0].name == bots[1].name {
             bots[1].name.push_str("#2");

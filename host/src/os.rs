@@ -20,8 +20,12 @@ pub fn unregister_group(pgid: i32) {
 
 /// Sends SIGKILL to every live bot process group (on SIGINT/SIGTERM of the host).
 pub fn kill_all_groups() {
-    let groups: Vec<i32> =
-        LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|s| s.iter().copied().collect()).unwrap_or_default();
+    let groups: Vec<i32> = LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|s| s.iter().copied().collect())
+        .unwrap_or_default();
     for g in groups {
         kill_group(g, libc::SIGKILL);
     }

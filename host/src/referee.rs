@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use stratego_protocol::{
-    BotMessage, Clock as WireClock, GameOver, GameResult, Hello, HostMessage, Placement, PlyNotice, SetupRequest,
-    Turn,
+    BotMessage, Clock as WireClock, GameOver, GameResult, Hello, HostMessage, Placement, PlyNotice, SetupRequest, Turn,
 };
 use stratego_rules::{ByColor, Color, Deployment, Game, Move, Ply, Ruleset};
 
@@ -72,7 +71,13 @@ impl Seat {
 
     /// Sends `msg` and waits for the answer within `limit` from the end of the write.
     /// Returns the answer and the think time.
-    async fn ask(&mut self, msg: &HostMessage, limit: Duration, timeout: Reason, what: &str) -> Option<(BotMessage, Duration)> {
+    async fn ask(
+        &mut self,
+        msg: &HostMessage,
+        limit: Duration,
+        timeout: Reason,
+        what: &str,
+    ) -> Option<(BotMessage, Duration)> {
         let proc = self.proc.as_mut()?;
         let result = async {
             let start = proc.send(msg, Instant::now() + limit).await?;
@@ -123,7 +128,8 @@ pub async fn play_game(
     procs: ByColor<Option<BotProcess>>,
 ) -> (GameRecord, ByColor<Option<BotProcess>>) {
     let started = Instant::now();
-    let started_unix_ms = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let started_unix_ms =
+        SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let tc = settings.time_control;
     let rules = settings.rules.clone();
     let mut seats: ByColor<Seat> = ByColor::new_with(|color| Seat {
@@ -383,7 +389,10 @@ async fn play_moves(
         let (answer, took) = answer?;
         seat.think_us += took.as_micros() as u64;
         if seat.clock.charge(tc, took).is_err() {
-            seat.fail(Fault::new(Reason::MoveTimeout, format!("the move took {}; it had {}", secs(took), secs(budget))));
+            seat.fail(Fault::new(
+                Reason::MoveTimeout,
+                format!("the move took {}; it had {}", secs(took), secs(budget)),
+            ));
             return None;
         }
         let text = match answer {
@@ -412,7 +421,8 @@ async fn play_moves(
         for c in Color::ALL {
             let s = &mut seats[c];
             if s.immediate() {
-                let notice = HostMessage::Ply(PlyNotice { game_id: spec.game_id.clone(), ply: game.ply_count(), played: ply });
+                let notice =
+                    HostMessage::Ply(PlyNotice { game_id: spec.game_id.clone(), ply: game.ply_count(), played: ply });
                 if let Some(p) = s.proc.as_mut() {
                     // A failure here shows up at this bot's next turn.
                     let _ = p.send(&notice, Instant::now() + tc.startup).await;

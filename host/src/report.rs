@@ -113,7 +113,11 @@ impl Summary {
         let mut s = String::new();
         let _ = writeln!(s, "Match: {} games, rules {}, seed {}", self.games, self.rules, self.seed);
         let width = self.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
-        let _ = writeln!(s, "  {:width$}  {:>5} {:>5} {:>5}  {:>6}  {:>9}  faults", "bot", "win", "draw", "loss", "score", "ms/move");
+        let _ = writeln!(
+            s,
+            "  {:width$}  {:>5} {:>5} {:>5}  {:>6}  {:>9}  faults",
+            "bot", "win", "draw", "loss", "score", "ms/move"
+        );
         for b in &self.bots {
             let n = b.wins + b.draws + b.losses;
             let score = if n == 0 { 0.0 } else { (f64::from(b.wins) + f64::from(b.draws) / 2.0) / f64::from(n) };

@@ -28,7 +28,9 @@ use std::io::{self, BufRead, Write};
 
 use stratego_rules::{Deployment, Move, Ruleset};
 
-use crate::{BotMessage, GameOver, Hello, HostMessage, Info, MoveAnswer, Ready, Resign, Rng, SetupAnswer, SetupRequest, Turn};
+use crate::{
+    BotMessage, GameOver, Hello, HostMessage, Info, MoveAnswer, Ready, Resign, Rng, SetupAnswer, SetupRequest, Turn,
+};
 
 /// The game in progress, as the loop knows it.
 pub struct Game {

@@ -27,7 +27,10 @@ fn protocol_md_examples_parse_as_messages() {
     for line in md.lines().map(str::trim).filter(|l| l.starts_with("{\"type\"")) {
         let host = serde_json::from_str::<stratego_protocol::HostMessage>(line);
         let bot = serde_json::from_str::<stratego_protocol::BotMessage>(line);
-        assert!(host.is_ok() || bot.is_ok(), "protocol.md example is not a message: {line}\nhost: {host:?}\nbot: {bot:?}");
+        assert!(
+            host.is_ok() || bot.is_ok(),
+            "protocol.md example is not a message: {line}\nhost: {host:?}\nbot: {bot:?}"
+        );
         n += 1;
     }
     assert!(n >= 10, "protocol.md should show every message; found {n} examples");

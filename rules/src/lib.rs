@@ -29,9 +29,9 @@ pub mod gravon;
 mod mv;
 mod outcome;
 mod rank;
-mod schema;
 mod repetition;
 mod ruleset;
+mod schema;
 mod square;
 mod view;
 

@@ -25,7 +25,11 @@ pub enum Strategy {
 
 /// The sample bot's command line.
 #[derive(Parser, Debug)]
-#[command(name = "sample-bot", version, about = "The reference Stratego bot (speaks the stratego-host protocol on stdin/stdout)")]
+#[command(
+    name = "sample-bot",
+    version,
+    about = "The reference Stratego bot (speaks the stratego-host protocol on stdin/stdout)"
+)]
 pub struct Args {
     /// How to play.
     #[arg(long, value_enum, default_value_t = Strategy::Heuristic)]

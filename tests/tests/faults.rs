@@ -1,0 +1,124 @@
+//! One misbehaving bot per fault: it loses with the right reason code and a useful
+//! message, the opponent wins, and the host exits normally.
+
+use stratego_tests::{TempDir, misbehaving, records, run_match};
+
+/// Plays one game: the misbehaving bot as Red against the sample bot.
+fn forfeit(kind: &str, extra: &[&str]) -> serde_json::Value {
+    let dir = TempDir::new(&format!("fault-{kind}"));
+    let bot = misbehaving(&format!("--misbehave {kind} --at 2"));
+    let mut args = vec![bot.as_str(), "sample-bot", "--games", "1", "--seed", "1", "--out", dir.0.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_match(&args);
+    assert_eq!(out.status.code(), Some(0), "{kind}: the host exits normally: {}", String::from_utf8_lossy(&out.stderr));
+    let mut recs = records(&dir.0);
+    assert_eq!(recs.len(), 1);
+    recs.remove(0)
+}
+
+fn assert_fault(kind: &str, reason: &str, message_part: &str, extra: &[&str]) {
+    let r = forfeit(kind, extra);
+    let result = &r["result"];
+    assert_eq!(result["reason"], reason, "{kind}: {result}");
+    assert_eq!(result["faulty"], "red", "{kind}: {result}");
+    assert_eq!(result["winner"], "blue", "{kind}: {result}");
+    let msg = result["message"].as_str().unwrap();
+    assert!(msg.contains(message_part), "{kind}: message {msg:?} lacks {message_part:?}");
+}
+
+const FAST: &[&str] = &["--startup-time", "0.5", "--setup-time", "0.5", "--move-time", "0.5", "--grace-ms", "100"];
+
+#[test]
+fn startup_timeout() {
+    assert_fault("startup-timeout", "startup_timeout", "no ready within 0.500 s", FAST);
+}
+
+#[test]
+fn setup_timeout() {
+    assert_fault("setup-timeout", "setup_timeout", "no setup within 0.500 s", FAST);
+}
+
+#[test]
+fn move_timeout() {
+    assert_fault("move-timeout", "move_timeout", "no move within 0.500 s", FAST);
+}
+
+#[test]
+fn illegal_move() {
+    assert_fault("illegal-move", "illegal_move", "is illegal: the piece on", &[]);
+}
+
+#[test]
+fn unparsable_move() {
+    assert_fault("unparsable-move", "illegal_move", "invalid move \"e4e5\"", &[]);
+}
+
+#[test]
+fn invalid_setup() {
+    assert_fault("invalid-setup", "invalid_setup", "Red places 9 bombs; the ruleset allows 6", &[]);
+}
+
+#[test]
+fn malformed_json() {
+    assert_fault("malformed-json", "malformed_json", "not JSON", &[]);
+}
+
+#[test]
+fn malformed_message() {
+    assert_fault("malformed-message", "malformed_message", "its \"move\" message is malformed", &[]);
+}
+
+#[test]
+fn oversized_line() {
+    assert_fault("line-too-long", "line_too_long", "longer than the limit of 1048576 bytes", &[]);
+}
+
+#[test]
+fn invalid_utf8() {
+    assert_fault("invalid-utf8", "invalid_utf8", "not valid UTF-8", &[]);
+}
+
+#[test]
+fn unexpected_message_type_at_this_point() {
+    assert_fault(
+        "unexpected-message",
+        "unexpected_message",
+        "it sent \"ready\" when \"move\" or \"resign\" was expected",
+        &[],
+    );
+}
+
+#[test]
+fn unknown_message_type() {
+    assert_fault("unknown-type", "unexpected_message", "unknown type \"think\"", &[]);
+}
+
+#[test]
+fn exit_with_status_1() {
+    assert_fault("exit-1", "crash", "exited with status 1", &[]);
+}
+
+#[test]
+fn killed_by_sigsegv() {
+    assert_fault("sigsegv", "crash", "signal 11 (SIGSEGV)", &[]);
+}
+
+#[test]
+fn closed_stdout_while_running() {
+    assert_fault("close-stdout", "closed_output", "closed its standard output", &["--grace-ms", "100"]);
+}
+
+#[test]
+fn resignation_is_a_loss_but_not_a_fault() {
+    let r = forfeit("resign", &[]);
+    assert_eq!(r["result"]["reason"], "resignation");
+    assert_eq!(r["result"]["winner"], "blue");
+    assert!(r["result"].get("faulty").is_none());
+}
+
+#[test]
+fn info_lines_and_unknown_fields_are_accepted_and_recorded() {
+    let r = forfeit("none", &[]);
+    assert!(!r["result"]["reason"].as_str().unwrap().contains("malformed"), "{}", r["result"]);
+    assert_eq!(r["bots"]["red"]["info"][0], "thinking");
+}
