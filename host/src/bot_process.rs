@@ -83,7 +83,7 @@ impl BotProcess {
     ///
     /// # Errors
     /// The operating system's error when the program cannot be started.
-    pub fn spawn(spec: &BotSpec, max_line: usize) -> std::io::Result<BotProcess> {
+    pub fn spawn(spec: &BotSpec, max_line: usize, cpu: Option<usize>) -> std::io::Result<BotProcess> {
         let mut cmd = tokio::process::Command::new(&spec.command[0]);
         cmd.args(&spec.command[1..])
             .stdin(Stdio::piped())
@@ -98,7 +98,7 @@ impl BotProcess {
         let host_pid = std::process::id() as i32;
         // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`).
         unsafe {
-            cmd.pre_exec(move || os::child_pre_exec(host_pid));
+            cmd.pre_exec(move || os::child_pre_exec(host_pid, cpu));
         }
         let mut child = cmd.spawn()?;
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
@@ -153,8 +153,7 @@ impl BotProcess {
     /// read its input.
     pub async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Result<Instant, RecvError> {
         self.write_buf.clear();
-        serde_json::to_writer(&mut self.write_buf, msg).expect("host messages serialise");
-        self.write_buf.push(b'\n');
+        stratego_protocol::write_host_message(&mut self.write_buf, msg);
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };

@@ -31,7 +31,7 @@ pub enum Command {
     /// spec ('{"name": "b", "command": ["./bot"], "dir": "bots", "env": {"K": "V"}}') or
     /// @FILE holding one. The word sample-bot names the built-in sample bot when no
     /// program of that name is on PATH. With no bots, the sample bot plays itself.
-    Match(MatchArgs),
+    Match(Box<MatchArgs>),
     /// Run the built-in sample bot on stdin/stdout (what `sample-bot` starts).
     SampleBot {
         /// Arguments of the sample bot (see `stratego-host sample-bot --help`).
@@ -83,6 +83,11 @@ pub struct MatchArgs {
     /// Milliseconds a bot has to exit after `quit` before its process group is killed.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub grace_ms: u64,
+    /// Pin the bots of each concurrent game to one CPU (game slot i on CPU i mod cores),
+    /// and with -j 1 the host too. Faster hand-overs; but a bot that thinks on its
+    /// opponent's time then shares that CPU with it.
+    #[arg(long)]
+    pub pin: bool,
     /// More logging (-v, -vv).
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -201,6 +206,7 @@ impl MatchArgs {
                 max_line: self.max_line,
                 grace: Duration::from_millis(self.grace_ms),
                 match_seed: seed,
+                pin: self.pin,
             },
             records,
             live: !self.quiet,

@@ -52,7 +52,7 @@ impl TimeControl {
 /// A message quoting the text.
 pub fn parse_seconds(text: &str) -> Result<Duration, String> {
     let v: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if !v.is_finite() || v < 0.0 || v > 1e7 {
+    if !v.is_finite() || !(0.0..=1e7).contains(&v) {
         return Err(format!("{text:?} is not a number of seconds between 0 and 10,000,000"));
     }
     Ok(Duration::from_secs_f64(v))

@@ -12,7 +12,7 @@ fn main() {
             argv.extend(args);
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
-        Command::Match(args) => args,
+        Command::Match(args) => *args,
     };
     let level = match (args.quiet, args.verbose) {
         (true, _) => "error",
@@ -35,7 +35,7 @@ fn main() {
             std::process::exit(e.code);
         }
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let code = runtime.block_on(async move {
         let mut term =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");

@@ -42,11 +42,12 @@ pub fn kill_group(pgid: i32, signal: i32) {
 }
 
 /// Run in the child between fork and exec: die with the host (SIGKILL when the host's
-/// thread that spawned it exits), and close the race where the host died before prctl.
+/// thread that spawned it exits), close the race where the host died before prctl, and
+/// pin to `cpu` when asked.
 ///
 /// # Safety
-/// Only async-signal-safe calls (prctl, getppid, kill) are made.
-pub unsafe fn child_pre_exec(host_pid: i32) -> std::io::Result<()> {
+/// Only async-signal-safe calls (prctl, getppid, kill, sched_setaffinity) are made.
+pub unsafe fn child_pre_exec(host_pid: i32, cpu: Option<usize>) -> std::io::Result<()> {
     // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -54,6 +55,25 @@ pub unsafe fn child_pre_exec(host_pid: i32) -> std::io::Result<()> {
         }
         if libc::getppid() != host_pid {
             libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
+    if let Some(cpu) = cpu {
+        pin_current(cpu)?;
+    }
+    Ok(())
+}
+
+/// Pins the calling thread (or, before exec, the process) to one CPU.
+///
+/// # Errors
+/// The operating system's error (for instance a CPU outside the allowed set).
+pub fn pin_current(cpu: usize) -> std::io::Result<()> {
+    // SAFETY: the set is a plain bitmask on the stack; sched_setaffinity only reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
         }
     }
     Ok(())

@@ -30,6 +30,8 @@ pub struct GameSettings {
     pub grace: Duration,
     /// The match's master seed.
     pub match_seed: u64,
+    /// Pin each game's bots to one CPU (by worker slot).
+    pub pin: bool,
 }
 
 /// One game of the plan.
@@ -121,9 +123,11 @@ fn unexpected(got: &BotMessage, wanted: &str) -> Fault {
 
 /// Plays one game. `procs` holds processes to reuse (multi-game bots); the processes
 /// still fit for another game come back in the second value, the rest are shut down.
+/// New processes are pinned to `cpu` when given.
 pub async fn play_game(
     settings: &GameSettings,
     spec: &GameSpec,
+    cpu: Option<usize>,
     bot_specs: ByColor<BotSpec>,
     procs: ByColor<Option<BotProcess>>,
 ) -> (GameRecord, ByColor<Option<BotProcess>>) {
@@ -147,7 +151,7 @@ pub async fn play_game(
         let seat = &mut seats[color];
         seat.proc = match existing {
             Some(p) => Some(p),
-            None => match BotProcess::spawn(&seat.spec, settings.max_line) {
+            None => match BotProcess::spawn(&seat.spec, settings.max_line, cpu) {
                 Ok(p) => Some(p),
                 Err(e) => {
                     seat.fail(Fault::new(Reason::Crash, format!("the program could not be started: {e}")));

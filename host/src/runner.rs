@@ -59,8 +59,17 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
     let queue = Arc::new(Mutex::new(plan.schedule().into_iter().collect::<VecDeque<_>>()));
     let (tx, mut rx) = mpsc::unbounded_channel::<GameRecord>();
     let mut workers = Vec::new();
-    for _ in 0..plan.concurrency.max(1) {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    if plan.settings.pin && plan.concurrency == 1 {
+        // One game at a time: host and both bots share one CPU, so every hand-over is a
+        // cheap same-CPU wake-up instead of a cross-CPU one.
+        if let Err(e) = crate::os::pin_current(0) {
+            tracing::warn!("--pin: cannot pin the host: {e}");
+        }
+    }
+    for slot in 0..plan.concurrency.max(1) {
         let (plan, queue, tx) = (plan.clone(), queue.clone(), tx.clone());
+        let cpu = plan.settings.pin.then_some(slot % cores);
         workers.push(tokio::spawn(async move {
             // Processes of multi-game bots, kept between this worker's games.
             let mut pool: Vec<Vec<BotProcess>> = vec![Vec::new(), Vec::new()];
@@ -68,7 +77,7 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
                 let Some(spec) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
                 let specs = ByColor::new(plan.bots[spec.bots.red].clone(), plan.bots[spec.bots.blue].clone());
                 let procs = ByColor::new(pool[spec.bots.red].pop(), pool[spec.bots.blue].pop());
-                let (record, kept) = play_game(&plan.settings, &spec, specs, procs).await;
+                let (record, kept) = play_game(&plan.settings, &spec, cpu, specs, procs).await;
                 let ByColor { red, blue } = kept;
                 for (color, p) in [(Color::Red, red), (Color::Blue, blue)] {
                     if let Some(p) = p {

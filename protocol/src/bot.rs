@@ -98,6 +98,19 @@ pub fn send(out: &mut impl Write, msg: &BotMessage) -> io::Result<()> {
     out.flush()
 }
 
+/// Decodes one line from the host. A `turn` (the message of every ply) that starts with its
+/// type, as the host writes it, is decoded straight into [`Turn`]; everything else goes
+/// through the general tagged decoding, which first buffers the whole message.
+///
+/// # Errors
+/// The line is not a host message.
+pub fn parse_host_message(line: &str) -> serde_json::Result<HostMessage> {
+    if line.starts_with("{\"type\":\"turn\",") {
+        return serde_json::from_str::<Turn>(line).map(HostMessage::Turn);
+    }
+    serde_json::from_str(line)
+}
+
 /// [`run`] on any input and output (tests drive it with buffers).
 ///
 /// # Errors
@@ -110,7 +123,7 @@ pub fn run_on(mut bot: impl Bot, mut input: impl BufRead, mut output: impl Write
         if input.read_line(&mut line)? == 0 {
             return Ok(());
         }
-        let msg: HostMessage = match serde_json::from_str(&line) {
+        let msg: HostMessage = match parse_host_message(&line) {
             Ok(m) => m,
             Err(e) => {
                 // A newer host may send messages this loop does not know: skip them.
@@ -156,5 +169,65 @@ pub fn run_on(mut bot: impl Bot, mut input: impl BufRead, mut output: impl Write
             HostMessage::Ply(_) => {}
             HostMessage::Quit(_) => return Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_turn_fast_path_decodes_like_the_general_path() {
+        let line = r#"{"type":"turn","game_id":"g","ply":0,"color":"red","plies":[],"pieces":[{"square":"a1","color":"red","origin":"a1","rank":"flag"},{"square":"a10","color":"blue","origin":"a10","moved":true}],"captured":{"red":{},"blue":{"scout":1}},"legal_moves":["b1-b2"],"clock":{"move_ms":5,"remaining_ms":null,"opponent_remaining_ms":7}}"#;
+        let general: HostMessage = serde_json::from_str(line).unwrap();
+        assert_eq!(parse_host_message(line).unwrap(), general);
+        // Another field order still decodes (through the general path).
+        let reordered = line.replacen(r#""type":"turn","game_id":"g""#, r#""game_id":"g","type":"turn""#, 1);
+        assert_eq!(parse_host_message(&reordered).unwrap(), general);
+    }
+
+    #[test]
+    fn the_loop_answers_hello_setup_turn_and_stops_at_quit() {
+        struct First;
+        impl Bot for First {
+            fn ready(&self) -> Ready {
+                Ready { name: "first".into(), ..Ready::default() }
+            }
+            fn turn(&mut self, _: &mut Game, turn: &Turn) -> Action {
+                Action::Move(turn.legal_moves[0])
+            }
+        }
+        let hello = serde_json::to_string(&HostMessage::Hello(Hello {
+            protocol: 1,
+            game_id: "g".into(),
+            color: stratego_rules::Color::Red,
+            ruleset: Ruleset::barrage().spec().clone(),
+            time_control: crate::TimeControl {
+                startup_ms: 1,
+                setup_ms: 1,
+                move_ms: Some(1),
+                bank_ms: None,
+                increment_ms: 0,
+            },
+            seed: 3,
+            max_line_bytes: 1 << 20,
+        }))
+        .unwrap();
+        let input = format!(
+            "{hello}\n{}\n{}\n{{\"type\":\"quit\"}}\n{}\n",
+            r#"{"type":"setup_request","game_id":"g","color":"red","squares":[],"pieces":{},"exact_counts":true,"time_ms":5}"#,
+            r#"{"type":"turn","game_id":"g","ply":0,"color":"red","plies":[],"pieces":[],"captured":{"red":{},"blue":{}},"legal_moves":["b1-b2"],"clock":{"move_ms":5,"remaining_ms":null,"opponent_remaining_ms":null}}"#,
+            r#"{"type":"turn","game_id":"g","ply":2,"color":"red","plies":[],"pieces":[],"captured":{"red":{},"blue":{}},"legal_moves":["c1-c2"],"clock":{"move_ms":5,"remaining_ms":null,"opponent_remaining_ms":null}}"#,
+        );
+        let mut out = Vec::new();
+        run_on(First, input.as_bytes(), &mut out).unwrap();
+        let lines: Vec<BotMessage> =
+            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 3, "ready, setup, move; nothing after quit");
+        assert!(matches!(&lines[0], BotMessage::Ready(r) if r.name == "first" && r.multi_game));
+        let BotMessage::Setup(s) = &lines[1] else { panic!() };
+        let rules = Ruleset::barrage();
+        Deployment::parse(&rules, stratego_rules::Color::Red, &s.deployment).unwrap();
+        assert_eq!(lines[2], BotMessage::Move(MoveAnswer { mv: "b1-b2".into() }));
     }
 }

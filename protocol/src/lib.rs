@@ -8,6 +8,7 @@
 //! - [`Rng`]: SplitMix64, the named generator bots and the host use for seeded choices.
 
 pub mod bot;
+pub mod fast_json;
 mod messages;
 mod rng;
 
@@ -19,6 +20,16 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Default limit on the length of one line a bot may send, in bytes (1 MiB).
 pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Appends `msg` as one JSON line (with its newline) to `out`: the same bytes as
+/// `serde_json`, written faster for `turn` (see [`fast_json`]).
+pub fn write_host_message(out: &mut Vec<u8>, msg: &HostMessage) {
+    match msg {
+        HostMessage::Turn(t) => fast_json::write_turn(out, t),
+        other => serde_json::to_writer(&mut *out, other).expect("host messages serialise"),
+    }
+    out.push(b'\n');
+}
 
 /// The JSON Schema of the whole protocol: `{"host_message": …, "bot_message": …}`.
 pub fn schema() -> serde_json::Value {

@@ -60,7 +60,13 @@ impl fmt::Debug for Move {
 
 impl Serialize for Move {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        let (mut a, mut b) = ([0; 3], [0; 3]);
+        let (from, to) = (self.from.write_name(&mut a), self.to.write_name(&mut b));
+        let mut buf = [0u8; 7];
+        buf[..from.len()].copy_from_slice(from.as_bytes());
+        buf[from.len()] = b'-';
+        buf[from.len() + 1..from.len() + 1 + to.len()].copy_from_slice(to.as_bytes());
+        s.serialize_str(std::str::from_utf8(&buf[..from.len() + 1 + to.len()]).expect("ASCII"))
     }
 }
 

@@ -55,6 +55,22 @@ impl Square {
         Square::new(index & 15, index >> 4)
     }
 
+    /// Writes the name (`e4`, `j10`) into `buf` and returns it, without formatting
+    /// machinery (names are written for every piece of every turn).
+    #[inline]
+    pub fn write_name(self, buf: &mut [u8; 3]) -> &str {
+        let (bytes, len) = self.name_bytes();
+        *buf = bytes;
+        std::str::from_utf8(&buf[..len]).expect("ASCII")
+    }
+
+    /// The name as ASCII bytes and its length (2 or 3), for writers that skip UTF-8 checks.
+    #[inline]
+    pub fn name_bytes(self) -> ([u8; 3], usize) {
+        let r = self.rank() + 1;
+        if r >= 10 { ([b'a' + self.file(), b'1', b'0' + (r - 10)], 3) } else { ([b'a' + self.file(), b'0' + r, 0], 2) }
+    }
+
     /// Manhattan distance between two squares.
     pub fn distance(self, other: Square) -> u8 {
         self.file().abs_diff(other.file()) + self.rank().abs_diff(other.rank())
@@ -91,7 +107,7 @@ impl FromStr for Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)
+        f.write_str(self.write_name(&mut [0; 3]))
     }
 }
 
@@ -103,7 +119,7 @@ impl fmt::Debug for Square {
 
 impl Serialize for Square {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.write_name(&mut [0; 3]))
     }
 }
 

@@ -107,6 +107,8 @@ fn main() {
                         }
                         "resign" => send(r#"{"type":"resign"}"#),
                         "grandchild" => {
+                            // Deliberately never waited for: it must outlive this bot unless the host kills its group.
+                            #[allow(clippy::zombie_processes)]
                             let child = std::process::Command::new("sleep").arg("1000").spawn().expect("sleep");
                             if let Some(p) = opt("--pidfile") {
                                 let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();

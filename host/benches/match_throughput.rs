@@ -1,0 +1,60 @@
+//! Whole-process throughput of the host: real `stratego-host match` runs between two
+//! `sample-bot --strategy random` processes.
+//!
+//! `cargo bench -p stratego-host --bench match_throughput [-- GAMES]`
+//!
+//! For each configuration it prints: plies per second over the whole match (wall clock,
+//! process start-ups included), plies per second within games (record durations), host CPU
+//! per ply (the host's own rusage), and host peak RSS.
+
+use std::process::Command;
+
+fn main() {
+    let games: u32 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(100);
+    let exe = env!("CARGO_BIN_EXE_stratego-host");
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    println!("{games} games of `sample-bot --strategy random` against itself per row; {cores} cores");
+    println!(
+        "{:<28} {:>12} {:>14} {:>14} {:>12}",
+        "configuration", "match ply/s", "in-game ply/s", "host µs/ply", "host RSS MiB"
+    );
+    for (concurrency, pin) in [(1, false), (1, true), (cores, false), (cores, true)] {
+        let dir = std::env::temp_dir().join(format!("stratego-bench-{}-{concurrency}-{pin}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "match",
+            "sample-bot --strategy random",
+            "sample-bot --strategy random",
+            "--json",
+            "-q",
+            "--seed",
+            "1",
+        ])
+        .args(["--games", &games.to_string(), "-j", &concurrency.to_string(), "--out", dir.to_str().unwrap()]);
+        if pin {
+            cmd.arg("--pin");
+        }
+        let out = cmd.output().expect("run the host");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let plies = s["plies"].as_f64().unwrap();
+        let records = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+        let (mut in_game_plies, mut in_game_ms) = (0.0, 0.0);
+        for line in records.lines() {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            in_game_plies += r["plies"].as_array().unwrap().len() as f64;
+            in_game_ms += r["duration_ms"].as_f64().unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let label = format!("-j {concurrency}{}", if pin { " --pin" } else { "" });
+        println!(
+            "{:<28} {:>12.0} {:>14.0} {:>14.1} {:>12.1}",
+            label,
+            plies / s["wall_s"].as_f64().unwrap(),
+            in_game_plies / (in_game_ms / 1000.0),
+            s["host_cpu_us_per_ply"].as_f64().unwrap(),
+            s["host_peak_rss_kib"].as_f64().unwrap() / 1024.0
+        );
+    }
+}
