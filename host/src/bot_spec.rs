@@ -58,7 +58,7 @@ impl BotSpec {
             if command.is_empty() {
                 return Err("empty bot command".to_owned());
             }
-            return Ok(BotSpec { name: default_name(&command[0]), command, dir: None, env: BTreeMap::new() });
+            return Ok(BotSpec { name: default_name(&command), command, dir: None, env: BTreeMap::new() });
         };
         let raw: RawSpec = serde_json::from_str(&json).map_err(|e| format!("{source}: {e}"))?;
         let command = match raw.command {
@@ -68,7 +68,7 @@ impl BotSpec {
         if command.is_empty() {
             return Err(format!("{source}: command: empty"));
         }
-        Ok(BotSpec { name: raw.name.unwrap_or_else(|| default_name(&command[0])), command, dir: raw.dir, env: raw.env })
+        Ok(BotSpec { name: raw.name.unwrap_or_else(|| default_name(&command)), command, dir: raw.dir, env: raw.env })
     }
 
     /// The built-in sample bot (this executable's `sample-bot` subcommand) with `args`.
@@ -106,8 +106,18 @@ impl BotSpec {
     }
 }
 
-fn default_name(program: &str) -> String {
-    Path::new(program).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| program.to_owned())
+/// The program's file name; for an interpreter (`python3 bot.py`), the script's.
+fn default_name(command: &[String]) -> String {
+    let file_name =
+        |p: &str| Path::new(p).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| p.to_owned());
+    let program = file_name(&command[0]);
+    let interpreter =
+        ["python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "java", "deno", "bun", "lua"]
+            .contains(&program.as_str());
+    match command[1..].iter().find(|a| !a.starts_with('-')) {
+        Some(script) if interpreter => file_name(script),
+        _ => program,
+    }
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -147,7 +157,8 @@ mod tests {
     fn command_lines_and_json_specs_parse() {
         let s = BotSpec::parse("python3 'my bot.py' --fast").unwrap();
         assert_eq!(s.command, ["python3", "my bot.py", "--fast"]);
-        assert_eq!(s.name, "python3");
+        assert_eq!(s.name, "my bot.py", "an interpreter's script names the bot");
+        assert_eq!(BotSpec::parse("./engines/alpha -t 2").unwrap().name, "alpha");
         let s =
             BotSpec::parse(r#"{"name": "b", "command": ["./x", "a b"], "dir": "/tmp", "env": {"K": "V"}}"#).unwrap();
         assert_eq!((s.name.as_str(), s.command.len(), s.env["K"].as_str()), ("b", 2, "V"));

@@ -9,6 +9,8 @@
 pub mod heuristic;
 pub mod knowledge;
 pub mod setup;
+#[allow(missing_docs)]
+mod setup_table;
 
 use clap::{Parser, ValueEnum};
 use stratego_protocol::bot::{self, Action, Bot, Game};
@@ -69,7 +71,7 @@ impl Bot for SampleBot {
     fn setup(&mut self, game: &mut Game, _request: &SetupRequest) -> String {
         match self.strategy {
             Strategy::Random => bot::random_setup(game),
-            Strategy::Heuristic => setup::structured(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules),
+            Strategy::Heuristic => setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules),
         }
     }
 

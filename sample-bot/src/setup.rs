@@ -1,7 +1,91 @@
-//! Setups: the Flag on the back rank with Bombs around it, the rest spread over the area.
+//! Setups: human-like ones drawn from a table baked from 160,951 Gravon setups, and a
+//! structured fallback for setup areas of other shapes.
 
 use stratego_protocol::Rng;
 use stratego_rules::{Color, Deployment, Rank, Ruleset, Square};
+
+use crate::setup_table::{BOMBS_BY_FLAG, MARGINAL};
+
+/// Draws one item with probability proportional to its weight (`None` if all are zero).
+pub fn weighted(weights: &[f64], rng: &mut Rng) -> Option<usize> {
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let mut x = rng.unit() * total;
+    for (i, &w) in weights.iter().enumerate() {
+        if x < w {
+            return Some(i);
+        }
+        x -= w;
+    }
+    weights.iter().rposition(|&w| w > 0.0)
+}
+
+/// The table index of a square of `color`'s classic 4x10 area: rank from the owner's back
+/// rank * 10 + file from the owner's left.
+fn table_index(rules: &Ruleset, color: Color, sq: Square) -> usize {
+    let d = usize::from(depth(rules, color, sq));
+    let file = match color {
+        Color::Red => sq.file(),
+        Color::Blue => rules.width() - 1 - sq.file(),
+    };
+    d * 10 + usize::from(file)
+}
+
+/// A setup drawn like a human player's: the Flag where Gravon players put it, Bombs where
+/// they put them given the Flag's square, then each other piece (rarest first) where
+/// players put that rank. Falls back to [`structured`] when the setup area is not 4 ranks
+/// of 10 files.
+pub fn human_like(rules: &Ruleset, color: Color, rng: &mut Rng) -> Deployment {
+    let squares: Vec<Square> = rules.setup_squares(color).collect();
+    let [lo, hi] = rules.spec().setup_ranks[color];
+    if rules.width() != 10 || hi - lo != 3 || squares.len() != 40 {
+        return structured(rules, color, rng);
+    }
+    let index: Vec<usize> = squares.iter().map(|&s| table_index(rules, color, s)).collect();
+    let mut free = [true; 40];
+    let mut placed = Vec::new();
+    let counts = *rules.pieces();
+    let mut flag_at: Option<usize> = None;
+    let order = [
+        Rank::Flag,
+        Rank::Bomb,
+        Rank::Spy,
+        Rank::Marshal,
+        Rank::General,
+        Rank::Colonel,
+        Rank::Major,
+        Rank::Captain,
+        Rank::Lieutenant,
+        Rank::Sergeant,
+        Rank::Miner,
+        Rank::Scout,
+    ];
+    for rank in order {
+        for _ in 0..counts[rank] {
+            let weights: Vec<f64> = (0..40)
+                .map(|i| {
+                    if !free[index[i]] {
+                        return 0.0;
+                    }
+                    let t = index[i];
+                    match (rank, flag_at) {
+                        (Rank::Bomb, Some(f)) => f64::from(BOMBS_BY_FLAG[f][t]) + 1.0,
+                        _ => f64::from(MARGINAL[rank.index()][t]) + 1.0,
+                    }
+                })
+                .collect();
+            let Some(i) = weighted(&weights, rng) else { break };
+            free[index[i]] = false;
+            placed.push((squares[i], rank));
+            if rank == Rank::Flag {
+                flag_at = Some(index[i]);
+            }
+        }
+    }
+    Deployment::new(rules, color, placed).expect("the table places the ruleset's army on free squares")
+}
 
 /// How far a square is from the enemy: 0 on the back rank of `color`'s area.
 fn depth(rules: &Ruleset, color: Color, sq: Square) -> u8 {
@@ -62,4 +146,33 @@ pub fn structured(rules: &Ruleset, color: Color, rng: &mut Rng) -> Deployment {
         placed.push((sq, r));
     }
     Deployment::new(rules, color, placed).expect("the structured setup places the ruleset's army")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_like_setups_are_valid_and_keep_the_flag_back_behind_bombs() {
+        let rules = Ruleset::classic();
+        let mut rng = Rng::new(9);
+        let (mut back, mut bombed) = (0, 0);
+        for i in 0..200 {
+            let color = if i % 2 == 0 { Color::Red } else { Color::Blue };
+            let d = human_like(&rules, color, &mut rng);
+            assert_eq!(d.pieces().len(), 40);
+            let flag = d.pieces().iter().find(|p| p.1 == Rank::Flag).unwrap().0;
+            if depth(&rules, color, flag) == 0 {
+                back += 1;
+            }
+            if d.pieces().iter().any(|&(s, r)| r == Rank::Bomb && s.is_adjacent(flag)) {
+                bombed += 1;
+            }
+        }
+        // Gravon players: 86.7 % of Flags on the back rank.
+        assert!(back > 150, "flag on the back rank in {back} of 200");
+        assert!(bombed > 170, "a bomb beside the flag in {bombed} of 200");
+        let b = Ruleset::barrage();
+        assert_eq!(human_like(&b, Color::Red, &mut rng).pieces().len(), 8);
+    }
 }
