@@ -29,11 +29,17 @@ pub fn value(r: Rank) -> f64 {
     }
 }
 
+/// Value of taking a piece in the expected-gain sums: a possible Flag counts for a lot, but
+/// not so much that every unmoved piece looks worth a Marshal.
+fn prize(r: Rank) -> f64 {
+    if r == Rank::Flag { 600.0 } else { value(r) }
+}
+
 fn fight_value(attacker: Rank, defender: Rank) -> f64 {
     match Combat::resolve(attacker, defender).result {
-        CombatResult::AttackerWins => value(defender),
+        CombatResult::AttackerWins => prize(defender),
         CombatResult::DefenderWins => -value(attacker),
-        CombatResult::BothRemoved => value(defender) - value(attacker),
+        CombatResult::BothRemoved => prize(defender) - value(attacker),
     }
 }
 
@@ -65,6 +71,12 @@ struct Position<'a> {
 }
 
 impl Position<'_> {
+    /// The rank distribution of an enemy piece. (A human-placement prior made play against
+    /// uniformly random setups worse, so the heuristic assumes nothing about placement.)
+    fn dist(&self, p: &ViewPiece) -> [f64; 12] {
+        distribution(p, &self.unknown)
+    }
+
     fn at(&self, sq: Square) -> Option<&ViewPiece> {
         self.turn.pieces.binary_search_by_key(&sq, |p| p.square).ok().map(|i| &self.turn.pieces[i])
     }
@@ -77,7 +89,7 @@ impl Position<'_> {
             .filter_map(|n| self.at(n))
             .filter(|p| p.color != self.turn.color)
             .map(|p| {
-                let d = distribution(p, &self.unknown);
+                let d = self.dist(p);
                 // An unmoved unknown piece rarely attacks: weigh it down.
                 let w = if p.rank.is_none() && !p.moved { 0.35 } else { 0.8 };
                 w * expected_threat(rank, &d)
@@ -86,33 +98,79 @@ impl Position<'_> {
     }
 }
 
-/// Picks the move with the best score.
-pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Move {
+/// Scores every legal move, best first: `(score, move)`.
+pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
     let pos = Position { turn, unknown: unknown_counts(rules, turn) };
     let forward: i16 = if turn.color == Color::Red { 1 } else { -1 };
-    let mut best = turn.legal_moves[0];
-    let mut best_score = f64::NEG_INFINITY;
+    let our_flag = turn.pieces.iter().find(|p| p.color == turn.color && p.rank == Some(Rank::Flag)).map(|p| p.square);
+    let movable = turn.pieces.iter().filter(|p| p.color == turn.color && p.rank.is_some_and(Rank::is_mobile)).count();
+    // With few movable pieces left, losing one may lose the game (no legal move).
+    let caution = if movable <= 3 { 3.0 } else { 1.0 };
+    // Enemy pieces that came close to our Flag: intruders to hunt down.
+    let intruders: Vec<Square> = match our_flag {
+        Some(f) => turn.pieces.iter().filter(|p| p.color != turn.color && p.moved && p.square.distance(f) <= 3).map(|p| p.square).collect(),
+        None => Vec::new(),
+    };
+    // A guard: a mid-ranked piece kept within two squares of our Flag against Miners.
+    let is_guard = |p: &ViewPiece| {
+        p.color == turn.color
+            && p.rank.is_some_and(|r| (4..=8).contains(&r.strength().unwrap_or(0)))
+            && our_flag.is_some_and(|f| f.distance(p.square) <= 2)
+    };
+    let guards = turn.pieces.iter().filter(|p| is_guard(p)).count();
+    let mut out = Vec::with_capacity(turn.legal_moves.len());
     for &m in &turn.legal_moves {
         let Some(mine) = pos.at(m.from) else { continue };
         let Some(rank) = mine.rank else { continue };
         let mut score = rng.unit() * 2.0; // tie-break
         match pos.at(m.to) {
             Some(target) => {
-                let d = distribution(target, &pos.unknown);
-                score += expected_attack(rank, &d);
+                let d = pos.dist(target);
+                let gain = expected_attack(rank, &d);
+                score += if gain < 0.0 { caution * gain } else { gain };
+                // Our last movable pieces must not be traded away.
+                if movable <= 2 && d[Rank::Flag.index()] < 0.5 {
+                    let p_lose = Rank::ALL
+                        .iter()
+                        .filter(|&&r| Combat::resolve(rank, r).result != CombatResult::AttackerWins)
+                        .map(|r| d[r.index()])
+                        .sum::<f64>();
+                    score -= 1000.0 * p_lose;
+                }
+                // An enemy piece near our Flag must go, whatever it costs.
+                match our_flag.map(|f| f.distance(m.to)) {
+                    Some(1) => score += 500.0,
+                    Some(2) => score += 250.0,
+                    Some(3) if target.moved => score += 100.0,
+                    _ => {}
+                }
                 // A winner stays on the square: account for the danger there.
                 if d[Rank::Flag.index()] < 0.99 {
                     score -= 0.5 * pos.danger(rank, m.to, m.to);
                 }
                 // Unknown, unmoved targets may be Bombs: keep valuable pieces away.
                 if target.rank.is_none() && !target.moved && rank != Rank::Miner {
-                    score -= 0.1 * value(rank);
+                    // Unmoved pieces late in the game are mostly Bombs: leave them to Miners
+                    // (and cheap Scouts as probes).
+                    let bomb = d[Rank::Bomb.index()];
+                    // Late, with movable pieces to spare, cheap pieces probe for the Flag.
+                    let probing = turn.ply > 400 && movable > 4 && value(rank) <= value(Rank::Captain);
+                    if !probing {
+                        score -= caution * value(rank) * (0.1 + if bomb > 0.3 && rank != Rank::Scout { 2.0 * bomb } else { 0.0 });
+                    }
                 }
             }
             None => {
+                if guards <= 1 && is_guard(mine) && our_flag.is_some_and(|f| f.distance(m.to) > 2) {
+                    score -= 60.0;
+                }
+                if !matches!(rank, Rank::Scout | Rank::Spy | Rank::Miner) {
+                    let closer = |sq: Square| intruders.iter().map(|&i| i.distance(sq)).min().unwrap_or(0);
+                    score += 60.0 * (f64::from(closer(m.from)) - f64::from(closer(m.to)));
+                }
                 let progress = (m.to.rank() as i16 - m.from.rank() as i16) * forward;
                 score += 3.0 * f64::from(progress.signum());
-                score -= pos.danger(rank, m.to, m.from);
+                score -= caution * pos.danger(rank, m.to, m.from);
                 score += 0.9 * pos.danger(rank, m.from, m.to);
                 if rank == Rank::Scout && m.from.distance(m.to) > 1 {
                     score -= 5.0; // a long move reveals the Scout
@@ -122,10 +180,13 @@ pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Move {
                 }
             }
         }
-        if score > best_score {
-            best_score = score;
-            best = m;
-        }
+        out.push((score, m));
     }
-    best
+    out.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out
+}
+
+/// Picks the move with the best score.
+pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Move {
+    ranked(rules, turn, rng).first().map_or(turn.legal_moves[0], |&(_, m)| m)
 }
