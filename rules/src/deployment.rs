@@ -204,6 +204,12 @@ impl Deployment {
         Deployment::new(rules, color, pieces).expect("a shuffled army fits its setup area")
     }
 
+    /// Placements taken as they are (positions built for analysis).
+    pub(crate) fn unchecked(color: Color, mut pieces: Vec<(Square, Rank)>) -> Deployment {
+        pieces.sort_by_key(|&(sq, _)| sq);
+        Deployment { color, pieces }
+    }
+
     /// The side deploying.
     pub fn color(&self) -> Color {
         self.color

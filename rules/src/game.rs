@@ -119,6 +119,12 @@ pub enum GameError {
     /// Both sides place a piece on the same square (overlapping setup areas).
     #[error("both sides place a piece on {0}")]
     Overlap(Square),
+    /// A piece of a position stands off the board or on a lake.
+    #[error("square {0} is not a playable square")]
+    OffBoard(Square),
+    /// More pieces than the board representation holds.
+    #[error("{0} pieces are more than the board can hold")]
+    TooManyPieces(usize),
     /// A deployment is not valid under this ruleset.
     #[error(transparent)]
     Deployment(#[from] DeploymentError),
@@ -157,6 +163,23 @@ pub struct Game {
     hash: u64,
     captured: ByColor<PieceCounts>,
     outcome: Option<Outcome>,
+    /// Plies played before the position this game was built from.
+    ply_offset: u32,
+}
+
+/// One piece of a position given to [`Game::from_position`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PositionPiece {
+    /// Where it stands.
+    pub square: Square,
+    /// Whose it is.
+    pub color: Color,
+    /// Its rank.
+    pub rank: Rank,
+    /// Whether it has moved.
+    pub moved: bool,
+    /// Whether its rank is public.
+    pub revealed: bool,
 }
 
 impl Game {
@@ -222,6 +245,86 @@ impl Game {
             hash,
             captured: ByColor::default(),
             outcome: None,
+            ply_offset: 0,
+        };
+        game.outcome = game.compute_end(None);
+        Ok(game)
+    }
+
+    /// A game from an arbitrary position, for analysis and search: pieces anywhere on
+    /// playable squares, any counts, `to_move` to play, `plies` already played (for the
+    /// ply limit) and the pieces each side has lost. Repetition histories start empty.
+    ///
+    /// # Errors
+    /// A piece off the board or on a lake, two pieces on one square, or more pieces than
+    /// the board representation holds.
+    pub fn from_position(
+        rules: impl Into<Arc<Ruleset>>,
+        pieces: &[PositionPiece],
+        to_move: Color,
+        plies: u32,
+        captured: ByColor<PieceCounts>,
+    ) -> Result<Game, GameError> {
+        let rules = rules.into();
+        if pieces.len() > crate::MAX_PIECES as usize {
+            return Err(GameError::TooManyPieces(pieces.len()));
+        }
+        let mut board = *rules.cells();
+        let mut sorted: Vec<PositionPiece> = pieces.to_vec();
+        sorted.sort_by_key(|p| (p.color, p.square));
+        let mut states = vec![PieceState {
+            color: Color::Red,
+            rank: Rank::Flag,
+            square: Square::new(0, 0).expect("a1"),
+            origin: Square::new(0, 0).expect("a1"),
+            alive: false,
+            moved: false,
+            revealed: false,
+            scout_shown: false,
+        }];
+        let mut hash = 0;
+        let mut placed: ByColor<Vec<(Square, Rank)>> = ByColor::default();
+        for p in &sorted {
+            if !rules.on_board(p.square) || board[p.square.index()] == WALL {
+                return Err(GameError::OffBoard(p.square));
+            }
+            if board[p.square.index()] != EMPTY {
+                return Err(GameError::Overlap(p.square));
+            }
+            let id = states.len() as u8;
+            board[p.square.index()] = id;
+            hash ^= zobrist(id, p.square);
+            states.push(PieceState {
+                color: p.color,
+                rank: p.rank,
+                square: p.square,
+                origin: p.square,
+                alive: true,
+                moved: p.moved,
+                revealed: p.revealed,
+                scout_shown: false,
+            });
+            placed[p.color].push((p.square, p.rank));
+        }
+        let red_count = placed.red.len() as u8;
+        if to_move == Color::Blue {
+            hash ^= SIDE_KEY;
+        }
+        let mut game = Game {
+            rules,
+            board,
+            pieces: states,
+            red_count,
+            deployments: ByColor::new_with(|c| Deployment::unchecked(c, std::mem::take(&mut placed[c]))),
+            to_move,
+            history: Vec::new(),
+            shuttle: ByColor::default(),
+            chase: None,
+            last_move: None,
+            hash,
+            captured,
+            outcome: None,
+            ply_offset: plies,
         };
         game.outcome = game.compute_end(None);
         Ok(game)
@@ -242,9 +345,9 @@ impl Game {
         self.to_move
     }
 
-    /// Number of plies played.
+    /// Number of plies played (including those before a [`Game::from_position`] start).
     pub fn ply_count(&self) -> u32 {
-        self.history.len() as u32
+        self.ply_offset + self.history.len() as u32
     }
 
     /// Every ply played so far.

@@ -37,7 +37,7 @@ mod view;
 
 pub use color::{ByColor, Color};
 pub use deployment::{Deployment, DeploymentError};
-pub use game::{Game, GameError, IllegalMove};
+pub use game::{Game, GameError, IllegalMove, PositionPiece};
 pub use mv::{Combat, CombatResult, Move, ParseMoveError, Ply};
 pub use outcome::{EndReason, Outcome};
 pub use rank::{ParseRankError, PieceCounts, Rank};

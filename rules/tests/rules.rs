@@ -366,3 +366,43 @@ fn six_by_six_board_plays() {
     assert_eq!(g.check_move(mv("d1-d5")), Err(IllegalMove::BlockedByLake("d4".parse().unwrap())));
     g.play(mv("b1-b2")).unwrap();
 }
+
+#[test]
+fn from_position_rebuilds_a_played_position() {
+    let rules = Ruleset::classic();
+    let mut s = 77u64;
+    let mut rng = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let red = Deployment::random(&rules, Color::Red, &mut rng);
+    let blue = Deployment::random(&rules, Color::Blue, &mut rng);
+    let mut g = Game::new(rules.clone(), &red, &blue).unwrap();
+    let mut buf = Vec::new();
+    for _ in 0..50 {
+        g.legal_moves(&mut buf);
+        g.play_unchecked(buf[(rng() % buf.len() as u64) as usize]);
+    }
+    let view = g.view(Color::Red);
+    let pieces: Vec<PositionPiece> = g
+        .board_pieces()
+        .map(|(square, color, rank)| {
+            let v = view.piece_at(square).unwrap();
+            PositionPiece { square, color, rank, moved: v.moved, revealed: v.revealed }
+        })
+        .collect();
+    let copy = Game::from_position(rules.clone(), &pieces, g.to_move(), g.ply_count(), *g.captured()).unwrap();
+    assert_eq!(copy.ply_count(), 50);
+    assert_eq!(copy.board_pieces().collect::<Vec<_>>(), g.board_pieces().collect::<Vec<_>>());
+    // Same moves, except those the repetition histories (not carried over) forbid.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    g.legal_moves(&mut a);
+    copy.legal_moves(&mut b);
+    assert!(a.iter().all(|m| b.contains(m)));
+    let dup = [pieces[0], pieces[0]];
+    assert!(matches!(Game::from_position(rules.clone(), &dup, Color::Red, 0, ByColor::default()), Err(GameError::Overlap(_))));
+    let lake = [PositionPiece { square: "c5".parse().unwrap(), ..pieces[0] }];
+    assert!(matches!(Game::from_position(rules, &lake, Color::Red, 0, ByColor::default()), Err(GameError::OffBoard(_))));
+}

@@ -8,6 +8,7 @@
 
 pub mod heuristic;
 pub mod knowledge;
+pub mod search;
 pub mod setup;
 #[allow(missing_docs)]
 mod setup_table;
@@ -21,8 +22,11 @@ use stratego_protocol::{Ready, SetupRequest, Turn};
 pub enum Strategy {
     /// Uniformly random legal moves and setup.
     Random,
-    /// Knowledge-based move scoring and a structured setup.
+    /// Knowledge-based move scoring and a human-like setup.
     Heuristic,
+    /// Determinized Monte Carlo over the heuristic's best moves (the strongest); uses about
+    /// half of each move's time.
+    Search,
 }
 
 /// The sample bot's command line.
@@ -39,12 +43,20 @@ pub struct Args {
     /// Name to report (default: sample-bot-STRATEGY).
     #[arg(long)]
     pub name: Option<String>,
+    /// search: sample exactly N worlds per move instead of filling the time (reproducible
+    /// play whatever the machine's speed).
+    #[arg(long, value_name = "N")]
+    pub worlds: Option<u32>,
+    /// search: rollout length in plies.
+    #[arg(long, value_name = "PLIES", default_value_t = 10)]
+    pub depth: u32,
 }
 
 /// The bot.
 pub struct SampleBot {
     strategy: Strategy,
     name: String,
+    search: search::SearchConfig,
 }
 
 impl SampleBot {
@@ -53,8 +65,9 @@ impl SampleBot {
         let default = match strategy {
             Strategy::Random => "sample-bot-random",
             Strategy::Heuristic => "sample-bot-heuristic",
+            Strategy::Search => "sample-bot-search",
         };
-        SampleBot { strategy, name: name.unwrap_or_else(|| default.to_owned()) }
+        SampleBot { strategy, name: name.unwrap_or_else(|| default.to_owned()), search: search::SearchConfig::default() }
     }
 }
 
@@ -71,7 +84,7 @@ impl Bot for SampleBot {
     fn setup(&mut self, game: &mut Game, _request: &SetupRequest) -> String {
         match self.strategy {
             Strategy::Random => bot::random_setup(game),
-            Strategy::Heuristic => setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules),
+            Strategy::Heuristic | Strategy::Search => setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules),
         }
     }
 
@@ -79,6 +92,7 @@ impl Bot for SampleBot {
         match self.strategy {
             Strategy::Random => Action::Move(*game.rng.choose(&turn.legal_moves).expect("a turn has legal moves")),
             Strategy::Heuristic => Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng)),
+            Strategy::Search => Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search)),
         }
     }
 }
@@ -92,7 +106,10 @@ pub fn main_with_args(argv: Vec<String>) -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    match bot::run(SampleBot::new(args.strategy, args.name)) {
+    let mut bot = SampleBot::new(args.strategy, args.name);
+    bot.search.worlds = args.worlds;
+    bot.search.depth = args.depth;
+    match bot::run(bot) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {

@@ -1,0 +1,186 @@
+//! The search strategy: determinized Monte Carlo.
+//!
+//! For each of the heuristic's best few moves, the bot samples complete opponent setups
+//! consistent with everything it has seen (revealed ranks, pieces that moved are neither
+//! Bombs nor the Flag, the counts of pieces not yet seen), plays the move in each sampled
+//! world, then plays a short greedy rollout for both sides, and scores the material and
+//! any ending. The move with the best mean (over the same worlds for every move) wins.
+//! It stops when its time share of the move runs out, or after `--worlds N` worlds for
+//! exactly reproducible play.
+
+use std::time::{Duration, Instant};
+
+use stratego_protocol::{Rng, Turn};
+use stratego_rules::{ByColor, Color, Combat, CombatResult, Game, Move, PositionPiece, Rank, Ruleset};
+
+use crate::heuristic::{ranked, value};
+use crate::knowledge::unknown_counts;
+
+/// Search settings.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchConfig {
+    /// Candidate moves (the heuristic's best).
+    pub candidates: usize,
+    /// Rollout length in plies.
+    pub depth: u32,
+    /// Fixed number of worlds (reproducible); `None`: as many as the time allows.
+    pub worlds: Option<u32>,
+    /// Share of the move's time to use.
+    pub time_share: f64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig { candidates: 6, depth: 10, worlds: None, time_share: 0.5 }
+    }
+}
+
+/// Samples one full-information world consistent with the turn.
+fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Option<Game> {
+    let me = turn.color;
+    let mut pool: Vec<Rank> = unknown_counts(rules, turn).iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n))).collect();
+    let mut pieces = Vec::with_capacity(turn.pieces.len());
+    let mut unknown_moved = Vec::new();
+    let mut unknown_still = Vec::new();
+    for p in &turn.pieces {
+        match p.rank {
+            Some(rank) => pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: p.moved, revealed: p.revealed }),
+            None if p.moved => unknown_moved.push(p),
+            None => unknown_still.push(p),
+        }
+    }
+    // Moved pieces take mobile ranks first, then the rest is dealt to unmoved pieces.
+    for p in unknown_moved {
+        let mobile: Vec<usize> = (0..pool.len()).filter(|&i| pool[i].is_mobile()).collect();
+        let i = *rng.choose(&mobile)?;
+        let rank = pool.swap_remove(i);
+        pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: true, revealed: false });
+    }
+    for p in unknown_still {
+        if pool.is_empty() {
+            return None;
+        }
+        let rank = pool.swap_remove(rng.below(pool.len()));
+        pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: false, revealed: false });
+    }
+    let _ = me;
+    Game::from_position(rules.clone(), &pieces, turn.color, turn.ply, turn.captured).ok()
+}
+
+/// Material of `color` minus the opponent's, with the ending counted big.
+fn evaluate(game: &Game, color: Color) -> f64 {
+    if let Some(o) = game.outcome() {
+        return match o.winner {
+            Some(w) if w == color => 5_000.0,
+            Some(_) => -5_000.0,
+            None => 0.0,
+        };
+    }
+    let mut score = 0.0;
+    let mut miners: ByColor<u32> = ByColor::default();
+    for (_, c, r) in game.board_pieces() {
+        if r == Rank::Flag {
+            continue;
+        }
+        let v = value(r);
+        score += if c == color { v } else { -v };
+        if r == Rank::Miner {
+            miners[c] += 1;
+        }
+    }
+    // The last Miners are worth more: without them a bombed Flag cannot be taken.
+    for c in Color::ALL {
+        let bonus = match miners[c] {
+            0 => 0.0,
+            1 => 120.0,
+            2 => 60.0,
+            _ => 0.0,
+        };
+        score += if c == color { bonus } else { -bonus };
+    }
+    score
+}
+
+/// The greedy full-information rollout policy: the best winning capture, else a random
+/// move that does not lose its piece.
+fn rollout_move(game: &Game, moves: &[Move], rng: &mut Rng) -> Move {
+    let mut best: Option<(f64, Move)> = None;
+    let mut safe = Vec::with_capacity(moves.len());
+    for &m in moves {
+        let Some((_, mine)) = game.piece_at(m.from) else { continue };
+        match game.piece_at(m.to) {
+            Some((_, theirs)) => {
+                let c = Combat::resolve(mine, theirs);
+                let gain = match c.result {
+                    CombatResult::AttackerWins if theirs == Rank::Flag => 100_000.0,
+                    CombatResult::AttackerWins => value(theirs),
+                    CombatResult::BothRemoved => value(theirs) - value(mine) + 1.0,
+                    CombatResult::DefenderWins => continue,
+                };
+                if best.is_none_or(|(b, _)| gain > b) {
+                    best = Some((gain, m));
+                }
+            }
+            None => safe.push(m),
+        }
+    }
+    if let Some((g, m)) = best {
+        if g > 0.0 || safe.is_empty() {
+            return m;
+        }
+    }
+    *rng.choose(if safe.is_empty() { moves } else { &safe }).expect("a game not over has moves")
+}
+
+/// Chooses a move within `budget`.
+pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig) -> Move {
+    let started = Instant::now();
+    let ranked = ranked(rules, turn, rng);
+    let candidates: Vec<Move> = ranked.iter().take(config.candidates).map(|&(_, m)| m).collect();
+    if candidates.len() == 1 {
+        return candidates[0];
+    }
+    // Keep a margin for reading, writing and the host: answer well inside the move time.
+    let move_time = Duration::from_millis(turn.clock.move_ms);
+    let budget = move_time.mul_f64(config.time_share).saturating_sub(Duration::from_millis(5));
+    let mut totals = vec![0.0; candidates.len()];
+    let mut worlds = 0u32;
+    let mut buf = Vec::with_capacity(128);
+    loop {
+        match config.worlds {
+            Some(n) if worlds >= n => break,
+            None if worlds > 0 && started.elapsed() >= budget => break,
+            _ => {}
+        }
+        let Some(world) = sample_world(rules, turn, rng) else { break };
+        worlds += 1;
+        for (i, &m) in candidates.iter().enumerate() {
+            let mut g = world.clone();
+            if g.check_move(m).is_err() {
+                totals[i] -= 10_000.0;
+                continue;
+            }
+            g.play_unchecked(m);
+            for _ in 0..config.depth {
+                if g.is_over() {
+                    break;
+                }
+                g.legal_moves(&mut buf);
+                let mv = rollout_move(&g, &buf, rng);
+                g.play_unchecked(mv);
+            }
+            totals[i] += evaluate(&g, turn.color);
+        }
+    }
+    if worlds == 0 {
+        return candidates[0];
+    }
+    // Ties go to the heuristic's order (earlier candidates first).
+    let mut best = 0;
+    for i in 1..candidates.len() {
+        if totals[i] > totals[best] + 1e-9 {
+            best = i;
+        }
+    }
+    candidates[best]
+}
