@@ -182,9 +182,10 @@ impl BotProcess {
     /// unknown message type, end of output (crash or closed output).
     pub async fn recv(&mut self, deadline: Instant) -> Result<(BotMessage, Instant), RecvError> {
         loop {
-            let next = match tokio::time::timeout_at(deadline.into(), self.lines.next()).await {
-                Err(_) => return Err(RecvError::Timeout),
-                Ok(n) => n,
+            let next = tokio::select! {
+                biased;
+                n = self.lines.next() => n,
+                () = precise_sleep_until(deadline) => return Err(RecvError::Timeout),
             };
             let at = Instant::now();
             let line = match next {
@@ -259,6 +260,20 @@ impl BotProcess {
         };
         os::unregister_group(self.pgid);
         how
+    }
+}
+
+/// Sleeps until `deadline` with sub-millisecond precision: tokio's timer (whole
+/// milliseconds, rounded up) until about 1.5 ms before, then a thread sleep on the
+/// blocking pool, which the kernel's high-resolution timers end within microseconds.
+pub async fn precise_sleep_until(deadline: Instant) {
+    let coarse = deadline.checked_sub(Duration::from_micros(1500));
+    if let Some(c) = coarse.filter(|&c| c > Instant::now()) {
+        tokio::time::sleep_until(c.into()).await;
+    }
+    let rest = deadline.saturating_duration_since(Instant::now());
+    if !rest.is_zero() {
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
     }
 }
 

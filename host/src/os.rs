@@ -60,7 +60,20 @@ pub unsafe fn child_pre_exec(host_pid: i32, cpu: Option<usize>) -> std::io::Resu
     if let Some(cpu) = cpu {
         pin_current(cpu)?;
     }
+    // Bots run at normal priority even when the host raised its own.
+    // SAFETY: setpriority takes plain integers.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 0);
+    }
     Ok(())
+}
+
+/// Raises the host's scheduling priority (nice -10) so that it reads an answer as soon as it
+/// arrives even when busy bots fill every CPU; bots are set back to nice 0 before exec.
+/// Returns false where the system does not allow it (not root, no CAP_SYS_NICE).
+pub fn raise_host_priority() -> bool {
+    // SAFETY: setpriority takes plain integers.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, -10) == 0 }
 }
 
 /// Pins the calling thread (or, before exec, the process) to one CPU.

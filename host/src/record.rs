@@ -42,6 +42,9 @@ pub struct BotInfo {
     /// Bank left at the end, in milliseconds (`null` without a bank).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_ms: Option<u64>,
+    /// After a timeout: how long after the deadline the host declared it, microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_late_us: Option<u64>,
     /// How the process ended, if it was stopped after this game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<String>,

@@ -58,6 +58,7 @@ struct Seat {
     pending: Vec<Ply>,
     think_us: u64,
     exit: Option<String>,
+    timeout_late_us: Option<u64>,
 }
 
 impl Seat {
@@ -81,9 +82,11 @@ impl Seat {
         what: &str,
     ) -> Option<(BotMessage, Duration)> {
         let proc = self.proc.as_mut()?;
+        let mut deadline = Instant::now() + limit;
         let result = async {
-            let start = proc.send(msg, Instant::now() + limit).await?;
-            let (answer, at) = proc.recv(start + limit).await?;
+            let start = proc.send(msg, deadline).await?;
+            deadline = start + limit;
+            let (answer, at) = proc.recv(deadline).await?;
             Ok::<_, RecvError>((answer, at.duration_since(start)))
         }
         .await;
@@ -94,6 +97,8 @@ impl Seat {
                 None
             }
             Err(RecvError::Timeout) => {
+                // How late the host noticed: the timeout-lateness figure of BENCHMARKS.md.
+                self.timeout_late_us = Some(Instant::now().saturating_duration_since(deadline).as_micros() as u64);
                 self.fail(Fault::new(timeout, format!("no {what} within {}", secs(limit))));
                 None
             }
@@ -145,6 +150,7 @@ pub async fn play_game(
         pending: Vec::new(),
         think_us: 0,
         exit: None,
+        timeout_late_us: None,
     });
     let ByColor { red: red_proc, blue: blue_proc } = procs;
     for (color, existing) in [(Color::Red, red_proc), (Color::Blue, blue_proc)] {
@@ -272,6 +278,7 @@ pub async fn play_game(
     for color in Color::ALL {
         infos[color].think_us = seats[color].think_us;
         infos[color].clock_ms = seats[color].clock.remaining.map(crate::clock::ms);
+        infos[color].timeout_late_us = seats[color].timeout_late_us;
     }
     let record = GameRecord {
         game_id: spec.game_id.clone(),
@@ -309,6 +316,7 @@ fn bot_info(seat: &Seat, kept: Option<&BotProcess>) -> BotInfo {
         think_us: seat.think_us,
         clock_ms: None,
         exit: seat.exit.clone(),
+        timeout_late_us: None,
     }
 }
 

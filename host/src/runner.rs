@@ -60,6 +60,11 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
     let (tx, mut rx) = mpsc::unbounded_channel::<GameRecord>();
     let mut workers = Vec::new();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    if !crate::os::raise_host_priority() {
+        tracing::info!(
+            "could not raise the host's priority (needs CAP_SYS_NICE): answers may be read late when bots fill every CPU"
+        );
+    }
     if plan.settings.pin && plan.concurrency == 1 {
         // One game at a time: host and both bots share one CPU, so every hand-over is a
         // cheap same-CPU wake-up instead of a cross-CPU one.

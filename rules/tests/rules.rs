@@ -402,7 +402,13 @@ fn from_position_rebuilds_a_played_position() {
     copy.legal_moves(&mut b);
     assert!(a.iter().all(|m| b.contains(m)));
     let dup = [pieces[0], pieces[0]];
-    assert!(matches!(Game::from_position(rules.clone(), &dup, Color::Red, 0, ByColor::default()), Err(GameError::Overlap(_))));
+    assert!(matches!(
+        Game::from_position(rules.clone(), &dup, Color::Red, 0, ByColor::default()),
+        Err(GameError::Overlap(_))
+    ));
     let lake = [PositionPiece { square: "c5".parse().unwrap(), ..pieces[0] }];
-    assert!(matches!(Game::from_position(rules, &lake, Color::Red, 0, ByColor::default()), Err(GameError::OffBoard(_))));
+    assert!(matches!(
+        Game::from_position(rules, &lake, Color::Red, 0, ByColor::default()),
+        Err(GameError::OffBoard(_))
+    ));
 }

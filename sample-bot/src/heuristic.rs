@@ -108,7 +108,12 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
     let caution = if movable <= 3 { 3.0 } else { 1.0 };
     // Enemy pieces that came close to our Flag: intruders to hunt down.
     let intruders: Vec<Square> = match our_flag {
-        Some(f) => turn.pieces.iter().filter(|p| p.color != turn.color && p.moved && p.square.distance(f) <= 3).map(|p| p.square).collect(),
+        Some(f) => turn
+            .pieces
+            .iter()
+            .filter(|p| p.color != turn.color && p.moved && p.square.distance(f) <= 3)
+            .map(|p| p.square)
+            .collect(),
         None => Vec::new(),
     };
     // A guard: a mid-ranked piece kept within two squares of our Flag against Miners.
@@ -156,7 +161,9 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                     // Late, with movable pieces to spare, cheap pieces probe for the Flag.
                     let probing = turn.ply > 400 && movable > 4 && value(rank) <= value(Rank::Captain);
                     if !probing {
-                        score -= caution * value(rank) * (0.1 + if bomb > 0.3 && rank != Rank::Scout { 2.0 * bomb } else { 0.0 });
+                        score -= caution
+                            * value(rank)
+                            * (0.1 + if bomb > 0.3 && rank != Rank::Scout { 2.0 * bomb } else { 0.0 });
                     }
                 }
             }

@@ -67,7 +67,11 @@ impl SampleBot {
             Strategy::Heuristic => "sample-bot-heuristic",
             Strategy::Search => "sample-bot-search",
         };
-        SampleBot { strategy, name: name.unwrap_or_else(|| default.to_owned()), search: search::SearchConfig::default() }
+        SampleBot {
+            strategy,
+            name: name.unwrap_or_else(|| default.to_owned()),
+            search: search::SearchConfig::default(),
+        }
     }
 }
 
@@ -84,7 +88,9 @@ impl Bot for SampleBot {
     fn setup(&mut self, game: &mut Game, _request: &SetupRequest) -> String {
         match self.strategy {
             Strategy::Random => bot::random_setup(game),
-            Strategy::Heuristic | Strategy::Search => setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules),
+            Strategy::Heuristic | Strategy::Search => {
+                setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules)
+            }
         }
     }
 

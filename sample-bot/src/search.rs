@@ -38,13 +38,20 @@ impl Default for SearchConfig {
 /// Samples one full-information world consistent with the turn.
 fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Option<Game> {
     let me = turn.color;
-    let mut pool: Vec<Rank> = unknown_counts(rules, turn).iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n))).collect();
+    let mut pool: Vec<Rank> =
+        unknown_counts(rules, turn).iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n))).collect();
     let mut pieces = Vec::with_capacity(turn.pieces.len());
     let mut unknown_moved = Vec::new();
     let mut unknown_still = Vec::new();
     for p in &turn.pieces {
         match p.rank {
-            Some(rank) => pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: p.moved, revealed: p.revealed }),
+            Some(rank) => pieces.push(PositionPiece {
+                square: p.square,
+                color: p.color,
+                rank,
+                moved: p.moved,
+                revealed: p.revealed,
+            }),
             None if p.moved => unknown_moved.push(p),
             None => unknown_still.push(p),
         }

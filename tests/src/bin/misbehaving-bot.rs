@@ -8,7 +8,9 @@
 //! unexpected-message, unknown-type, exit-1, sigsegv, close-stdout, resign, grandchild.
 //!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
-//! grandchild's) one per line.
+//! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
+//! moment a turn's line has been read to the write of its move, and `--times FILE` appends
+//! that measured time in microseconds, one line per move (for the clock benchmarks).
 
 use std::io::{BufRead, Write};
 
@@ -43,9 +45,14 @@ fn main() {
     let mut rules = Ruleset::classic();
     let mut color = stratego_rules::Color::Red;
     let mut turns = 0u32;
+    let think =
+        opt("--think-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
+    let mut times =
+        opt("--times").map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).expect("times file"));
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
+        let read_at = std::time::Instant::now();
         if let Some(f) = log.as_mut() {
             writeln!(f, "{line}").unwrap();
         }
@@ -133,8 +140,23 @@ fn main() {
                         continue;
                     }
                 }
-                send(r#"{"type":"info","text":"thinking"}"#);
                 let m = t.legal_moves[rng.below(t.legal_moves.len())];
+                if let Some(think) = think {
+                    // Busy-wait: a sleep could oversleep and blur the measurement.
+                    while read_at.elapsed() < think {
+                        std::hint::spin_loop();
+                    }
+                    let answer = format!("{{\"type\":\"move\",\"move\":\"{m}\"}}\n");
+                    let took = read_at.elapsed();
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(answer.as_bytes());
+                    let _ = out.flush();
+                    if let Some(f) = times.as_mut() {
+                        writeln!(f, "{}", took.as_micros()).unwrap();
+                    }
+                    continue;
+                }
+                send(r#"{"type":"info","text":"thinking"}"#);
                 send(&format!(r#"{{"type":"move","move":"{m}","extra":[1,2,3]}}"#));
             }
             HostMessage::Quit(_) => return,
