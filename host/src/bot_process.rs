@@ -98,7 +98,8 @@ impl BotProcess {
         let host_pid = std::process::id() as i32;
         // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`).
         unsafe {
-            cmd.pre_exec(move || os::child_pre_exec(host_pid, cpu));
+            let limits = spec.limits;
+            cmd.pre_exec(move || os::child_pre_exec(host_pid, cpu, limits));
         }
         let mut child = cmd.spawn()?;
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
@@ -209,6 +210,12 @@ impl BotProcess {
                 None => return Err(RecvError::Fault(self.eof_fault().await)),
             };
             self.bytes_received += line.len() as u64 + 1;
+            if let Some(max) = self.spec.limits.output_bytes.filter(|&m| self.bytes_received > m) {
+                return Err(RecvError::Fault(Fault::new(
+                    Reason::OutputLimit,
+                    format!("it wrote more than its output limit of {max} bytes in this game"),
+                )));
+            }
             let line = line.strip_suffix('\r').unwrap_or(&line);
             match parse_bot_message(line) {
                 Ok(BotMessage::Info(Info { text })) => {
@@ -225,16 +232,47 @@ impl BotProcess {
     async fn eof_fault(&mut self) -> Fault {
         // Give an exiting process a moment to be reaped, to tell a crash from a closed pipe.
         match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
-            Ok(Ok(status)) => Fault::new(Reason::Crash, describe_exit(status)),
+            Ok(Ok(status)) => self.exit_fault(status),
             _ => Fault::new(Reason::ClosedOutput, "it closed its standard output but kept running"),
         }
     }
 
     async fn crash_fault(&mut self, what: &str) -> Fault {
         match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
-            Ok(Ok(status)) => Fault::new(Reason::Crash, describe_exit(status)),
+            Ok(Ok(status)) => self.exit_fault(status),
             _ => Fault::new(Reason::Crash, format!("{what} (the process is still running)")),
         }
+    }
+
+    /// The fault for a process that ended: a crash, or a resource limit it ran into.
+    fn exit_fault(&self, status: std::process::ExitStatus) -> Fault {
+        use std::os::unix::process::ExitStatusExt;
+        let how = describe_exit(status);
+        let limits = self.spec.limits;
+        let signal = status.signal();
+        if let Some(secs) = limits.cpu_seconds {
+            // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
+            if matches!(signal, Some(libc::SIGXCPU) | Some(libc::SIGKILL)) {
+                return Fault::new(Reason::CpuLimit, format!("it used up its CPU-time limit of {secs} s ({how})"));
+            }
+        }
+        if let Some(bytes) = limits.memory_bytes {
+            // An allocation refused under RLIMIT_AS ends a process in one of these ways,
+            // depending on its language: abort (Rust, C++), a segfault (C), or an
+            // out-of-memory message and a non-zero exit (Python, Java, Node).
+            let (tail, _) = self.stderr_tail();
+            let tail = tail.to_ascii_lowercase();
+            let oom_words = ["memory allocation", "out of memory", "memoryerror", "bad_alloc", "cannot allocate", "heap out of memory"];
+            if matches!(signal, Some(libc::SIGABRT) | Some(libc::SIGSEGV) | Some(libc::SIGBUS))
+                || oom_words.iter().any(|w| tail.contains(w))
+            {
+                return Fault::new(
+                    Reason::MemoryLimit,
+                    format!("it ran out of its memory limit of {} MiB ({how})", bytes >> 20),
+                );
+            }
+        }
+        Fault::new(Reason::Crash, how)
     }
 
     /// Ends the process: `quit`, a grace period to exit by itself, then SIGKILL to its
@@ -259,6 +297,9 @@ impl BotProcess {
             }
         };
         os::unregister_group(self.pgid);
+        // Descendants that left the group (setsid) were re-parented to the host when the
+        // bot died: kill them too.
+        os::kill_escaped_descendants();
         how
     }
 }

@@ -18,6 +18,56 @@ pub struct BotSpec {
     /// Extra environment variables.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Resource limits.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// Resource limits of a bot process, applied with setrlimit before exec (memory, CPU) or
+/// counted by the host (output).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Address-space limit in bytes (`RLIMIT_AS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    /// CPU-time limit in seconds for the process (`RLIMIT_CPU`; SIGXCPU, then SIGKILL one
+    /// second later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<u64>,
+    /// Most bytes the bot may write to its standard output in one game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_bytes: Option<u64>,
+    /// Niceness of the bot process (0 by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
+}
+
+impl Limits {
+    /// These limits, with unset ones taken from `defaults`.
+    pub fn or(self, defaults: Limits) -> Limits {
+        Limits {
+            memory_bytes: self.memory_bytes.or(defaults.memory_bytes),
+            cpu_seconds: self.cpu_seconds.or(defaults.cpu_seconds),
+            output_bytes: self.output_bytes.or(defaults.output_bytes),
+            nice: self.nice.or(defaults.nice),
+        }
+    }
+}
+
+/// Parses a size: bytes, or with a K, M or G suffix (powers of 1024): `512M`.
+///
+/// # Errors
+/// A message quoting the text.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 = num.trim().parse().map_err(|_| format!("{text:?} is not a size like 512M"))?;
+    n.checked_mul(mult).filter(|&v| v > 0).ok_or_else(|| format!("{text:?} is not a size like 512M"))
 }
 
 #[derive(Deserialize)]
@@ -28,6 +78,10 @@ struct RawSpec {
     dir: Option<PathBuf>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    memory: Option<String>,
+    cpu_seconds: Option<u64>,
+    output: Option<String>,
+    nice: Option<i32>,
 }
 
 #[derive(Deserialize)]
@@ -58,7 +112,7 @@ impl BotSpec {
             if command.is_empty() {
                 return Err("empty bot command".to_owned());
             }
-            return Ok(BotSpec { name: default_name(&command), command, dir: None, env: BTreeMap::new() });
+            return Ok(BotSpec { name: default_name(&command), command, dir: None, env: BTreeMap::new(), limits: Limits::default() });
         };
         let raw: RawSpec = serde_json::from_str(&json).map_err(|e| format!("{source}: {e}"))?;
         let command = match raw.command {
@@ -68,7 +122,16 @@ impl BotSpec {
         if command.is_empty() {
             return Err(format!("{source}: command: empty"));
         }
-        Ok(BotSpec { name: raw.name.unwrap_or_else(|| default_name(&command)), command, dir: raw.dir, env: raw.env })
+        let size = |field: &str, v: &Option<String>| -> Result<Option<u64>, String> {
+            v.as_deref().map(|t| parse_size(t).map_err(|e| format!("{source}: {field}: {e}"))).transpose()
+        };
+        let limits = Limits {
+            memory_bytes: size("memory", &raw.memory)?,
+            cpu_seconds: raw.cpu_seconds,
+            output_bytes: size("output", &raw.output)?,
+            nice: raw.nice,
+        };
+        Ok(BotSpec { name: raw.name.unwrap_or_else(|| default_name(&command)), command, dir: raw.dir, env: raw.env, limits })
     }
 
     /// The built-in sample bot (this executable's `sample-bot` subcommand) with `args`.
@@ -76,7 +139,7 @@ impl BotSpec {
         let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "stratego-host".into());
         let mut command = vec![exe, SAMPLE_BOT.to_owned()];
         command.extend(args.iter().map(|s| s.to_string()));
-        BotSpec { name: SAMPLE_BOT.to_owned(), command, dir: None, env: BTreeMap::new() }
+        BotSpec { name: SAMPLE_BOT.to_owned(), command, dir: None, env: BTreeMap::new(), limits: Limits::default() }
     }
 
     /// Replaces a program named `sample-bot` that is not on PATH by the built-in one.
@@ -87,6 +150,7 @@ impl BotSpec {
             builtin.name = self.name;
             builtin.dir = self.dir;
             builtin.env = self.env;
+            builtin.limits = self.limits;
             return builtin;
         }
         self
@@ -164,6 +228,9 @@ mod tests {
         assert_eq!((s.name.as_str(), s.command.len(), s.env["K"].as_str()), ("b", 2, "V"));
         assert!(BotSpec::parse(r#"{"command": "x", "bogus": 1}"#).unwrap_err().contains("unknown field `bogus`"));
         assert!(BotSpec::parse("").is_err());
+        let s = BotSpec::parse(r#"{"command": "x", "memory": "512M", "cpu_seconds": 60, "output": "1G", "nice": 5}"#).unwrap();
+        assert_eq!(s.limits, Limits { memory_bytes: Some(512 << 20), cpu_seconds: Some(60), output_bytes: Some(1 << 30), nice: Some(5) });
+        assert!(BotSpec::parse(r#"{"command": "x", "memory": "lots"}"#).unwrap_err().contains("memory: \"lots\" is not a size"));
     }
 
     #[test]

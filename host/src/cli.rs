@@ -83,6 +83,20 @@ pub struct MatchArgs {
     /// Milliseconds a bot has to exit after `quit` before its process group is killed.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub grace_ms: u64,
+    /// Memory limit of each bot process (address space, setrlimit RLIMIT_AS), e.g. 512M.
+    /// A bot spec's "memory" overrides it.
+    #[arg(long, value_name = "SIZE")]
+    pub bot_memory: Option<String>,
+    /// CPU-time limit of each bot process in seconds (RLIMIT_CPU). A bot spec's
+    /// "cpu_seconds" overrides it.
+    #[arg(long, value_name = "SECONDS")]
+    pub bot_cpu: Option<u64>,
+    /// Most bytes a bot may write to its standard output in one game.
+    #[arg(long, value_name = "SIZE", default_value = "64M")]
+    pub bot_output: String,
+    /// Niceness of bot processes (0 to 19).
+    #[arg(long, value_name = "N")]
+    pub bot_nice: Option<i32>,
     /// Pin the bots of each concurrent game to one CPU (game slot i on CPU i mod cores),
     /// and with -j 1 the host too. Faster hand-overs; but a bot that thinks on its
     /// opponent's time then shares that CPU with it.
@@ -160,12 +174,26 @@ impl MatchArgs {
         if self.max_line < 1024 {
             return Err(usage("--max-line: must be at least 1024 bytes"));
         }
+        let default_limits = crate::bot_spec::Limits {
+            memory_bytes: self
+                .bot_memory
+                .as_deref()
+                .map(|m| crate::bot_spec::parse_size(m).map_err(|e| usage(format!("--bot-memory: {e}"))))
+                .transpose()?,
+            cpu_seconds: self.bot_cpu,
+            output_bytes: Some(crate::bot_spec::parse_size(&self.bot_output).map_err(|e| usage(format!("--bot-output: {e}")))?),
+            nice: self.bot_nice,
+        };
+        if self.bot_nice.is_some_and(|n| !(0..=19).contains(&n)) {
+            return Err(usage("--bot-nice: must be 0 to 19"));
+        }
         let mut bots = Vec::new();
         for arg in [&self.bot_a, &self.bot_b] {
-            let spec = match arg {
+            let mut spec = match arg {
                 Some(a) => BotSpec::parse(a).map_err(usage)?.resolve_builtin(),
                 None => BotSpec::sample_bot(&[]),
             };
+            spec.limits = spec.limits.or(default_limits);
             spec.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
             bots.push(spec);
         }

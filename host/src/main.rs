@@ -60,11 +60,13 @@ fn main() {
         }
     });
     os::kill_all_groups();
+    os::kill_escaped_descendants();
     std::process::exit(code);
 }
 
 fn interrupted() -> i32 {
     os::kill_all_groups();
+    os::kill_escaped_descendants();
     eprintln!("stratego-host: interrupted; every bot process was killed; finished games are in the records");
     exit::INTERRUPTED
 }

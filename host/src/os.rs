@@ -47,7 +47,7 @@ pub fn kill_group(pgid: i32, signal: i32) {
 ///
 /// # Safety
 /// Only async-signal-safe calls (prctl, getppid, kill, sched_setaffinity) are made.
-pub unsafe fn child_pre_exec(host_pid: i32, cpu: Option<usize>) -> std::io::Result<()> {
+pub unsafe fn child_pre_exec(host_pid: i32, cpu: Option<usize>, limits: crate::bot_spec::Limits) -> std::io::Result<()> {
     // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -61,11 +61,55 @@ pub unsafe fn child_pre_exec(host_pid: i32, cpu: Option<usize>) -> std::io::Resu
         pin_current(cpu)?;
     }
     // Bots run at normal priority even when the host raised its own.
-    // SAFETY: setpriority takes plain integers.
+    // SAFETY: setpriority and setrlimit take plain integers and a stack struct.
     unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 0);
+        libc::setpriority(libc::PRIO_PROCESS, 0, limits.nice.unwrap_or(0));
+        if let Some(bytes) = limits.memory_bytes {
+            let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        if let Some(secs) = limits.cpu_seconds {
+            let lim = libc::rlimit { rlim_cur: secs, rlim_max: secs + 1 };
+            if libc::setrlimit(libc::RLIMIT_CPU, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
     }
     Ok(())
+}
+
+/// Makes the host a child subreaper: bot descendants that escape their process group
+/// (setsid) and outlive their parent are re-parented to the host instead of init, so
+/// [`kill_escaped_descendants`] can find them.
+pub fn become_subreaper() -> bool {
+    // SAFETY: prctl with plain integers.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+}
+
+/// Kills and reaps every child of the host that is not a live bot: descendants of bots that
+/// escaped their group and were re-parented to the host. Returns how many it killed.
+pub fn kill_escaped_descendants() -> usize {
+    let host = std::process::id() as i32;
+    let live: HashSet<i32> = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
+    let mut killed = 0;
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok());
+        if ppid == Some(host) && !live.contains(&pid) {
+            // SAFETY: signalling and reaping our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+            killed += 1;
+        }
+    }
+    killed
 }
 
 /// Raises the host's scheduling priority (nice -10) so that it reads an answer as soon as it

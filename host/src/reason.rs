@@ -47,6 +47,12 @@ pub enum Reason {
     ClosedOutput,
     /// Both bots faulted before the game could start (a draw; see the message).
     BothFaulted,
+    /// The process ran out of its memory limit (`--bot-memory`).
+    MemoryLimit,
+    /// The process used up its CPU-time limit (`--bot-cpu`).
+    CpuLimit,
+    /// The bot wrote more than its output limit in a game (`--bot-output`).
+    OutputLimit,
 }
 
 impl Reason {
@@ -72,6 +78,9 @@ impl Reason {
             Reason::Crash => "crash",
             Reason::ClosedOutput => "closed_output",
             Reason::BothFaulted => "both_faulted",
+            Reason::MemoryLimit => "memory_limit",
+            Reason::CpuLimit => "cpu_limit",
+            Reason::OutputLimit => "output_limit",
         }
     }
 

@@ -244,7 +244,9 @@ pub async fn play_game(
             .unwrap_or_default();
         let seat = &mut seats[color];
         let Some(mut proc) = seat.proc.take() else { continue };
-        let fit = seat.fault.as_ref().is_none_or(|f| !matches!(f.reason, Reason::Crash | Reason::ClosedOutput));
+        let fit = seat.fault.as_ref().is_none_or(|f| {
+            !matches!(f.reason, Reason::Crash | Reason::ClosedOutput | Reason::MemoryLimit | Reason::CpuLimit)
+        });
         if fit {
             let over = HostMessage::GameOver(GameOver {
                 game_id: spec.game_id.clone(),

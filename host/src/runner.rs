@@ -60,6 +60,9 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
     let (tx, mut rx) = mpsc::unbounded_channel::<GameRecord>();
     let mut workers = Vec::new();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    if !crate::os::become_subreaper() {
+        tracing::warn!("could not become a child subreaper: bot descendants that leave their process group may outlive their game");
+    }
     if !crate::os::raise_host_priority() {
         tracing::info!(
             "could not raise the host's priority (needs CAP_SYS_NICE): answers may be read late when bots fill every CPU"

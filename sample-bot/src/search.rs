@@ -85,6 +85,7 @@ fn evaluate(game: &Game, color: Color) -> f64 {
     }
     let mut score = 0.0;
     let mut miners: ByColor<u32> = ByColor::default();
+    let mut movable: ByColor<u32> = ByColor::default();
     for (_, c, r) in game.board_pieces() {
         if r == Rank::Flag {
             continue;
@@ -94,6 +95,16 @@ fn evaluate(game: &Game, color: Color) -> f64 {
         if r == Rank::Miner {
             miners[c] += 1;
         }
+        if r.is_mobile() {
+            movable[c] += 1;
+        }
+    }
+    // A side with few movable pieces is close to losing by having no move: every mobile
+    // piece taken from a thin army counts extra, which turns a material lead into a win
+    // instead of a ply-limit draw.
+    for c in Color::ALL {
+        let thin = 40.0 * f64::from(8u32.saturating_sub(movable[c]));
+        score += if c == color { -thin } else { thin };
     }
     // The last Miners are worth more: without them a bombed Flag cannot be taken.
     for c in Color::ALL {

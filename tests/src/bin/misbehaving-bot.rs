@@ -5,7 +5,13 @@
 //! KIND (at its N-th turn, default 3, unless the kind is about startup or setup):
 //! none, startup-timeout, setup-timeout, move-timeout, illegal-move, unparsable-move,
 //! invalid-setup, malformed-json, malformed-message, line-too-long, invalid-utf8,
-//! unexpected-message, unknown-type, exit-1, sigsegv, close-stdout, resign, grandchild.
+//! unexpected-message, unknown-type, exit-1, sigsegv, close-stdout, resign, grandchild,
+//! huge-line (a 1 GB line), endless-line (bytes forever, no newline), garbage (random
+//! bytes), wrong-shape (valid JSON, wrong field types), flood (10,000 info lines per turn,
+//! then a move), late-1ms (answers 1 ms after the turn's deadline), just-in-time (answers
+//! 2 ms before it), close-stdin, setsid-escape (a grandchild in a new session, then an
+//! illegal move), ignore-sigterm (ignores SIGTERM and `quit`), stderr-flood (200 MB to
+//! stderr, then plays on), alloc (allocates without limit), burn-cpu (spins forever).
 //!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
@@ -28,6 +34,20 @@ fn hang() -> ! {
     loop {
         std::thread::sleep(std::time::Duration::from_secs(3600));
     }
+}
+
+/// Pids of processes whose parent is `pid` (setsid(1) may fork once more).
+fn children_of(pid: u32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        if rest.split_whitespace().nth(1).and_then(|x| x.parse::<u32>().ok()) == Some(pid) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 fn main() {
@@ -57,6 +77,12 @@ fn main() {
             writeln!(f, "{line}").unwrap();
         }
         let msg: HostMessage = serde_json::from_str(&line).expect("the host sends valid messages");
+        if kind == "ignore-sigterm" {
+            // SAFETY: ignoring a signal in our own process.
+            unsafe {
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+            }
+        }
         match msg {
             HostMessage::Hello(h) => {
                 if kind == "startup-timeout" {
@@ -113,6 +139,98 @@ fn main() {
                             hang();
                         }
                         "resign" => send(r#"{"type":"resign"}"#),
+                        "huge-line" => {
+                            let mut out = std::io::stdout().lock();
+                            let chunk = vec![b'x'; 1 << 20];
+                            for _ in 0..1024 {
+                                if out.write_all(&chunk).is_err() {
+                                    break;
+                                }
+                            }
+                            let _ = out.write_all(b"\n");
+                            hang();
+                        }
+                        "endless-line" => {
+                            let mut out = std::io::stdout().lock();
+                            let chunk = vec![b'{'; 64 << 10];
+                            while out.write_all(&chunk).is_ok() {}
+                            hang();
+                        }
+                        "garbage" => {
+                            let mut out = std::io::stdout().lock();
+                            let mut bytes = vec![0u8; 4096];
+                            for b in bytes.iter_mut() {
+                                *b = (rng.next_u64() & 0xff) as u8;
+                            }
+                            let _ = out.write_all(&bytes);
+                            let _ = out.write_all(b"\n");
+                            let _ = out.flush();
+                            hang();
+                        }
+                        "wrong-shape" => send(r#"{"type":"move","move":42}"#),
+                        "flood" => {
+                            for i in 0..10_000 {
+                                send(&format!(r#"{{"type":"info","text":"line {i}"}}"#));
+                            }
+                        }
+                        "late-1ms" | "just-in-time" => {
+                            let limit = std::time::Duration::from_millis(t.clock.move_ms);
+                            let wait = if kind == "late-1ms" {
+                                limit + std::time::Duration::from_millis(1)
+                            } else {
+                                limit - std::time::Duration::from_millis(2)
+                            };
+                            while read_at.elapsed() < wait {
+                                std::hint::spin_loop();
+                            }
+                            let m = t.legal_moves[0];
+                            send(&format!(r#"{{"type":"move","move":"{m}"}}"#));
+                            continue;
+                        }
+                        "close-stdin" => {
+                            // SAFETY: closing our own stdin descriptor.
+                            unsafe {
+                                libc::close(0);
+                            }
+                            let m = t.legal_moves[0];
+                            send(&format!(r#"{{"type":"move","move":"{m}"}}"#));
+                            hang();
+                        }
+                        "setsid-escape" => {
+                            #[allow(clippy::zombie_processes)]
+                            let child = std::process::Command::new("setsid").args(["sleep", "1000"]).spawn().expect("setsid");
+                            std::thread::sleep(std::time::Duration::from_millis(100));
+                            if let Some(p) = opt("--pidfile") {
+                                // setsid(1) forks when it leads a group: record the sleep's pid too.
+                                let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+                                writeln!(f, "{}", child.id()).unwrap();
+                                for pid in children_of(child.id()) {
+                                    writeln!(f, "{pid}").unwrap();
+                                }
+                            }
+                            send(r#"{"type":"move","move":"a1-a1"}"#);
+                            hang();
+                        }
+                        "stderr-flood" => {
+                            let mut err = std::io::stderr().lock();
+                            let chunk = vec![b'e'; 1 << 20];
+                            for _ in 0..200 {
+                                let _ = err.write_all(&chunk);
+                            }
+                        }
+                        "alloc" => {
+                            let mut hoard: Vec<Vec<u8>> = Vec::new();
+                            loop {
+                                let mut v = vec![0u8; 16 << 20];
+                                for i in (0..v.len()).step_by(4096) {
+                                    v[i] = 1;
+                                }
+                                hoard.push(v);
+                            }
+                        }
+                        "burn-cpu" => loop {
+                            std::hint::spin_loop();
+                        },
                         "grandchild" => {
                             // Deliberately never waited for: it must outlive this bot unless the host kills its group.
                             #[allow(clippy::zombie_processes)]
@@ -136,6 +254,7 @@ fn main() {
                             | "unexpected-message"
                             | "unknown-type"
                             | "resign"
+                            | "wrong-shape"
                     ) {
                         continue;
                     }
@@ -159,6 +278,7 @@ fn main() {
                 send(r#"{"type":"info","text":"thinking"}"#);
                 send(&format!(r#"{{"type":"move","move":"{m}","extra":[1,2,3]}}"#));
             }
+            HostMessage::Quit(_) if kind == "ignore-sigterm" => hang(),
             HostMessage::Quit(_) => return,
             HostMessage::GameOver(_) | HostMessage::Ply(_) => {}
         }
