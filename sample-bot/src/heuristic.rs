@@ -159,7 +159,7 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                     // (and cheap Scouts as probes).
                     let bomb = d[Rank::Bomb.index()];
                     // Late, with movable pieces to spare, cheap pieces probe for the Flag.
-                    let probing = turn.ply > 400 && movable > 4 && value(rank) <= value(Rank::Captain);
+                    let probing = turn.ply > 250 && movable > 3 && value(rank) <= value(Rank::Captain);
                     if !probing {
                         score -= caution
                             * value(rank)
@@ -168,7 +168,7 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                 }
             }
             None => {
-                if guards <= 1 && is_guard(mine) && our_flag.is_some_and(|f| f.distance(m.to) > 2) {
+                if guards <= 2 && is_guard(mine) && our_flag.is_some_and(|f| f.distance(m.to) > 2) {
                     score -= 60.0;
                 }
                 if !matches!(rank, Rank::Scout | Rank::Spy | Rank::Miner) {
