@@ -66,6 +66,9 @@ pub struct BotProcess {
     pub bytes_received: u64,
     /// Games played by this process.
     pub games: u32,
+    /// Add an unknown field to every message (the conformance check's forward-compatibility
+    /// probe).
+    pub probe_unknown_fields: bool,
     write_buf: Vec<u8>,
 }
 
@@ -131,6 +134,7 @@ impl BotProcess {
             bytes_sent: 0,
             bytes_received: 0,
             games: 0,
+            probe_unknown_fields: false,
             write_buf: Vec::with_capacity(8 * 1024),
         })
     }
@@ -155,6 +159,13 @@ impl BotProcess {
     pub async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Result<Instant, RecvError> {
         self.write_buf.clear();
         stratego_protocol::write_host_message(&mut self.write_buf, msg);
+        if self.probe_unknown_fields {
+            // `…}\n` becomes `…,"x_future_field":{…}}\n`.
+            let end = self.write_buf.len() - 2;
+            self.write_buf.truncate(end);
+            self.write_buf.extend_from_slice(br#","x_future_field":{"nested":[1,"two",null]}}"#);
+            self.write_buf.push(b'\n');
+        }
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
@@ -262,7 +273,14 @@ impl BotProcess {
             // out-of-memory message and a non-zero exit (Python, Java, Node).
             let (tail, _) = self.stderr_tail();
             let tail = tail.to_ascii_lowercase();
-            let oom_words = ["memory allocation", "out of memory", "memoryerror", "bad_alloc", "cannot allocate", "heap out of memory"];
+            let oom_words = [
+                "memory allocation",
+                "out of memory",
+                "memoryerror",
+                "bad_alloc",
+                "cannot allocate",
+                "heap out of memory",
+            ];
             if matches!(signal, Some(libc::SIGABRT) | Some(libc::SIGSEGV) | Some(libc::SIGBUS))
                 || oom_words.iter().any(|w| tail.contains(w))
             {

@@ -112,7 +112,13 @@ impl BotSpec {
             if command.is_empty() {
                 return Err("empty bot command".to_owned());
             }
-            return Ok(BotSpec { name: default_name(&command), command, dir: None, env: BTreeMap::new(), limits: Limits::default() });
+            return Ok(BotSpec {
+                name: default_name(&command),
+                command,
+                dir: None,
+                env: BTreeMap::new(),
+                limits: Limits::default(),
+            });
         };
         let raw: RawSpec = serde_json::from_str(&json).map_err(|e| format!("{source}: {e}"))?;
         let command = match raw.command {
@@ -131,7 +137,13 @@ impl BotSpec {
             output_bytes: size("output", &raw.output)?,
             nice: raw.nice,
         };
-        Ok(BotSpec { name: raw.name.unwrap_or_else(|| default_name(&command)), command, dir: raw.dir, env: raw.env, limits })
+        Ok(BotSpec {
+            name: raw.name.unwrap_or_else(|| default_name(&command)),
+            command,
+            dir: raw.dir,
+            env: raw.env,
+            limits,
+        })
     }
 
     /// The built-in sample bot (this executable's `sample-bot` subcommand) with `args`.
@@ -228,9 +240,17 @@ mod tests {
         assert_eq!((s.name.as_str(), s.command.len(), s.env["K"].as_str()), ("b", 2, "V"));
         assert!(BotSpec::parse(r#"{"command": "x", "bogus": 1}"#).unwrap_err().contains("unknown field `bogus`"));
         assert!(BotSpec::parse("").is_err());
-        let s = BotSpec::parse(r#"{"command": "x", "memory": "512M", "cpu_seconds": 60, "output": "1G", "nice": 5}"#).unwrap();
-        assert_eq!(s.limits, Limits { memory_bytes: Some(512 << 20), cpu_seconds: Some(60), output_bytes: Some(1 << 30), nice: Some(5) });
-        assert!(BotSpec::parse(r#"{"command": "x", "memory": "lots"}"#).unwrap_err().contains("memory: \"lots\" is not a size"));
+        let s = BotSpec::parse(r#"{"command": "x", "memory": "512M", "cpu_seconds": 60, "output": "1G", "nice": 5}"#)
+            .unwrap();
+        assert_eq!(
+            s.limits,
+            Limits { memory_bytes: Some(512 << 20), cpu_seconds: Some(60), output_bytes: Some(1 << 30), nice: Some(5) }
+        );
+        assert!(
+            BotSpec::parse(r#"{"command": "x", "memory": "lots"}"#)
+                .unwrap_err()
+                .contains("memory: \"lots\" is not a size")
+        );
     }
 
     #[test]

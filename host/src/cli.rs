@@ -32,12 +32,71 @@ pub enum Command {
     /// @FILE holding one. The word sample-bot names the built-in sample bot when no
     /// program of that name is on PATH. With no bots, the sample bot plays itself.
     Match(Box<MatchArgs>),
+    /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
+    /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
+    ///
+    /// Plays the built-in random sample bot with each ruleset as Red and as Blue, then
+    /// probes forward compatibility (unknown fields in every host message) and, if the bot
+    /// says it can, two games in one process. Each failure says what was sent, what came
+    /// back and what was expected.
+    Check(Box<CheckArgs>),
     /// Run the built-in sample bot on stdin/stdout (what `sample-bot` starts).
     SampleBot {
         /// Arguments of the sample bot (see `stratego-host sample-bot --help`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+/// `check` options.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The bot: a command line, a JSON spec or @FILE, as for `match`.
+    pub bot: String,
+    /// Rulesets to check (repeat the flag); default classic, isf and barrage.
+    #[arg(long = "rules", value_name = "RULES")]
+    pub rules: Vec<String>,
+    /// Limit per move in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "1")]
+    pub move_time: String,
+    /// Limit for the setup in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10")]
+    pub setup_time: String,
+    /// Limit from start to `ready` in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10")]
+    pub startup_time: String,
+    /// Longest line the bot may send, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = stratego_protocol::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line: usize,
+    /// Seed of the games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the results as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl CheckArgs {
+    /// Validates the flags into a plan.
+    ///
+    /// # Errors
+    /// The first problem, with exit code 2 (usage) or 3 (the bot cannot be started).
+    pub fn into_plan(self) -> Result<crate::check::CheckPlan, ConfigError> {
+        let names =
+            if self.rules.is_empty() { vec!["classic".into(), "isf".into(), "barrage".into()] } else { self.rules };
+        let rulesets = names.iter().map(|r| load_rules(r).map_err(usage)).collect::<Result<Vec<_>, _>>()?;
+        let secs = |flag: &str, t: &str| parse_seconds(t).map_err(|e| usage(format!("{flag}: {e}")));
+        let time_control = TimeControl {
+            startup: secs("--startup-time", &self.startup_time)?,
+            setup: secs("--setup-time", &self.setup_time)?,
+            move_limit: Some(secs("--move-time", &self.move_time)?),
+            bank: None,
+            increment: Duration::ZERO,
+        };
+        let bot = BotSpec::parse(&self.bot).map_err(usage)?.resolve_builtin();
+        bot.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
+        Ok(crate::check::CheckPlan { bot, rulesets, time_control, max_line: self.max_line, seed: self.seed })
+    }
 }
 
 /// `match` options.
@@ -181,7 +240,9 @@ impl MatchArgs {
                 .map(|m| crate::bot_spec::parse_size(m).map_err(|e| usage(format!("--bot-memory: {e}"))))
                 .transpose()?,
             cpu_seconds: self.bot_cpu,
-            output_bytes: Some(crate::bot_spec::parse_size(&self.bot_output).map_err(|e| usage(format!("--bot-output: {e}")))?),
+            output_bytes: Some(
+                crate::bot_spec::parse_size(&self.bot_output).map_err(|e| usage(format!("--bot-output: {e}")))?,
+            ),
             nice: self.bot_nice,
         };
         if self.bot_nice.is_some_and(|n| !(0..=19).contains(&n)) {

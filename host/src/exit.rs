@@ -8,5 +8,7 @@ pub const FAILURE: i32 = 1;
 pub const USAGE: i32 = 2;
 /// A bot could not be started at all (no such program, not executable).
 pub const BOT_NOT_STARTABLE: i32 = 3;
+/// `check`: the bot failed at least one check.
+pub const CHECK_FAILED: i32 = 4;
 /// Interrupted by SIGINT or SIGTERM; every bot process was killed.
 pub const INTERRUPTED: i32 = 130;

@@ -6,6 +6,7 @@
 
 pub mod bot_process;
 pub mod bot_spec;
+pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod exit;

@@ -47,7 +47,11 @@ pub fn kill_group(pgid: i32, signal: i32) {
 ///
 /// # Safety
 /// Only async-signal-safe calls (prctl, getppid, kill, sched_setaffinity) are made.
-pub unsafe fn child_pre_exec(host_pid: i32, cpu: Option<usize>, limits: crate::bot_spec::Limits) -> std::io::Result<()> {
+pub unsafe fn child_pre_exec(
+    host_pid: i32,
+    cpu: Option<usize>,
+    limits: crate::bot_spec::Limits,
+) -> std::io::Result<()> {
     // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {

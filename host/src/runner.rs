@@ -61,7 +61,9 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
     let mut workers = Vec::new();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     if !crate::os::become_subreaper() {
-        tracing::warn!("could not become a child subreaper: bot descendants that leave their process group may outlive their game");
+        tracing::warn!(
+            "could not become a child subreaper: bot descendants that leave their process group may outlive their game"
+        );
     }
     if !crate::os::raise_host_priority() {
         tracing::info!(

@@ -17,7 +17,18 @@ fn hostile(kind: &str, extra: &[&str]) -> Run {
     let dir = TempDir::new(&format!("hostile-{kind}"));
     let pidfile = dir.join("pids");
     let bot = misbehaving(&format!("--misbehave {kind} --at 2 --pidfile {}", pidfile.display()));
-    let mut args = vec![bot.as_str(), "sample-bot", "--games", "2", "--seed", "3", "--json", "-q", "--out", dir.0.to_str().unwrap()];
+    let mut args = vec![
+        bot.as_str(),
+        "sample-bot",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--json",
+        "-q",
+        "--out",
+        dir.0.to_str().unwrap(),
+    ];
     args.extend_from_slice(extra);
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{kind}: {}", String::from_utf8_lossy(&out.stderr));

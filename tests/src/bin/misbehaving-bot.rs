@@ -198,7 +198,8 @@ fn main() {
                         }
                         "setsid-escape" => {
                             #[allow(clippy::zombie_processes)]
-                            let child = std::process::Command::new("setsid").args(["sleep", "1000"]).spawn().expect("setsid");
+                            let child =
+                                std::process::Command::new("setsid").args(["sleep", "1000"]).spawn().expect("setsid");
                             std::thread::sleep(std::time::Duration::from_millis(100));
                             if let Some(p) = opt("--pidfile") {
                                 // setsid(1) forks when it leads a group: record the sleep's pid too.
