@@ -293,6 +293,20 @@ impl BotProcess {
         Fault::new(Reason::Crash, how)
     }
 
+    /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
+    /// that timed out under the strike policy); keeps `info` lines.
+    pub fn discard_buffered_moves(&mut self) {
+        use futures_util::FutureExt;
+        while let Some(Some(Ok(line))) = self.lines.next().now_or_never() {
+            self.bytes_received += line.len() as u64 + 1;
+            if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
+                if self.infos.len() < MAX_INFO_LINES {
+                    self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
+                }
+            }
+        }
+    }
+
     /// Ends the process: `quit`, a grace period to exit by itself, then SIGKILL to its
     /// whole process group, then reaping. Returns how it ended.
     pub async fn shutdown(mut self, grace: Duration) -> String {

@@ -51,6 +51,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         grace: Duration::from_millis(1000),
         match_seed: plan.seed,
         pin: false,
+        strikes: 0,
     }
 }
 

@@ -156,6 +156,11 @@ pub struct MatchArgs {
     /// Niceness of bot processes (0 to 19).
     #[arg(long, value_name = "N")]
     pub bot_nice: Option<i32>,
+    /// Fault policy for ladders of unreliable bots: forgive up to K timeouts or illegal
+    /// moves per bot and game by playing a random legal move instead (recorded, and told to
+    /// the bot in its next turn's "strike" field). 0: every fault loses.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub strikes: u32,
     /// Pin the bots of each concurrent game to one CPU (game slot i on CPU i mod cores),
     /// and with -j 1 the host too. Faster hand-overs; but a bot that thinks on its
     /// opponent's time then shares that CPU with it.
@@ -296,6 +301,7 @@ impl MatchArgs {
                 grace: Duration::from_millis(self.grace_ms),
                 match_seed: seed,
                 pin: self.pin,
+                strikes: self.strikes,
             },
             records,
             live: !self.quiet,

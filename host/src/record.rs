@@ -45,9 +45,25 @@ pub struct BotInfo {
     /// After a timeout: how long after the deadline the host declared it, microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_late_us: Option<u64>,
+    /// Faults forgiven under `--strikes`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strikes: Vec<StrikeRecord>,
     /// How the process ended, if it was stopped after this game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<String>,
+}
+
+/// A fault forgiven under the strike policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StrikeRecord {
+    /// The ply played for the bot (1-based).
+    pub ply: u32,
+    /// The fault.
+    pub reason: Reason,
+    /// What was wrong.
+    pub message: String,
+    /// The random legal move played instead.
+    pub replaced_by: stratego_rules::Move,
 }
 
 /// One ply and the time the mover took.

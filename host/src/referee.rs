@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use stratego_protocol::{
-    BotMessage, Clock as WireClock, GameOver, GameResult, Hello, HostMessage, Placement, PlyNotice, SetupRequest, Turn,
+    BotMessage, Clock as WireClock, GameOver, GameResult, Hello, HostMessage, Placement, PlyNotice, SetupRequest,
+    Strike, Turn,
 };
 use stratego_rules::{ByColor, Color, Deployment, Game, Move, Ply, Ruleset};
 
@@ -15,7 +16,7 @@ use crate::bot_process::{BotProcess, RecvError};
 use crate::bot_spec::BotSpec;
 use crate::clock::{Clock, TimeControl};
 use crate::reason::{Fault, Reason};
-use crate::record::{BotInfo, GameRecord, RecordPly, RecordResult};
+use crate::record::{BotInfo, GameRecord, RecordPly, RecordResult, StrikeRecord};
 
 /// Settings shared by every game of a match.
 #[derive(Clone, Debug)]
@@ -32,6 +33,9 @@ pub struct GameSettings {
     pub match_seed: u64,
     /// Pin each game's bots to one CPU (by worker slot).
     pub pin: bool,
+    /// Timeouts and illegal moves forgiven per bot and game (a random legal move is played
+    /// instead); 0: every fault loses.
+    pub strikes: u32,
 }
 
 /// One game of the plan.
@@ -59,6 +63,12 @@ struct Seat {
     think_us: u64,
     exit: Option<String>,
     timeout_late_us: Option<u64>,
+    /// Strikes used in this game.
+    strikes: Vec<StrikeRecord>,
+    /// To tell the bot in its next turn.
+    strike_notice: Option<Strike>,
+    /// A timed-out answer may still arrive: drop buffered moves before each turn.
+    maybe_stale: bool,
 }
 
 impl Seat {
@@ -80,14 +90,23 @@ impl Seat {
         limit: Duration,
         timeout: Reason,
         what: &str,
+        expect_ply: Option<u32>,
     ) -> Option<(BotMessage, Duration)> {
         let proc = self.proc.as_mut()?;
         let mut deadline = Instant::now() + limit;
         let result = async {
             let start = proc.send(msg, deadline).await?;
             deadline = start + limit;
-            let (answer, at) = proc.recv(deadline).await?;
-            Ok::<_, RecvError>((answer, at.duration_since(start)))
+            loop {
+                let (answer, at) = proc.recv(deadline).await?;
+                // A move that names another ply is a late answer to an earlier turn.
+                if let BotMessage::Move(m) = &answer {
+                    if m.ply.is_some() && expect_ply.is_some() && m.ply != expect_ply {
+                        continue;
+                    }
+                }
+                break Ok::<_, RecvError>((answer, at.duration_since(start)));
+            }
         }
         .await;
         match result {
@@ -151,6 +170,9 @@ pub async fn play_game(
         think_us: 0,
         exit: None,
         timeout_late_us: None,
+        strikes: Vec::new(),
+        strike_notice: None,
+        maybe_stale: false,
     });
     let ByColor { red: red_proc, blue: blue_proc } = procs;
     for (color, existing) in [(Color::Red, red_proc), (Color::Blue, blue_proc)] {
@@ -195,7 +217,7 @@ pub async fn play_game(
     }
     let mut resigned = None;
     if let Some(game) = game.as_mut() {
-        resigned = play_moves(game, &mut seats, &tc, spec, &mut plies).await;
+        resigned = play_moves(game, &mut seats, settings, spec, &mut plies).await;
     }
 
     // The result.
@@ -281,6 +303,7 @@ pub async fn play_game(
         infos[color].think_us = seats[color].think_us;
         infos[color].clock_ms = seats[color].clock.remaining.map(crate::clock::ms);
         infos[color].timeout_late_us = seats[color].timeout_late_us;
+        infos[color].strikes = std::mem::take(&mut seats[color].strikes);
     }
     let record = GameRecord {
         game_id: spec.game_id.clone(),
@@ -319,6 +342,7 @@ fn bot_info(seat: &Seat, kept: Option<&BotProcess>) -> BotInfo {
         clock_ms: None,
         exit: seat.exit.clone(),
         timeout_late_us: None,
+        strikes: Vec::new(),
     }
 }
 
@@ -332,7 +356,7 @@ async fn handshake(seat: &mut Seat, settings: &GameSettings, spec: &GameSpec) {
         seed: stratego_protocol::Rng::derive(spec.seed, seat.color.index() as u64 + 1),
         max_line_bytes: settings.max_line,
     });
-    match seat.ask(&hello, settings.time_control.startup, Reason::StartupTimeout, "ready").await {
+    match seat.ask(&hello, settings.time_control.startup, Reason::StartupTimeout, "ready", None).await {
         Some((BotMessage::Ready(r), _)) => {
             if let Some(p) = seat.proc.as_mut() {
                 p.ready = Some(r);
@@ -352,7 +376,7 @@ async fn setup(seat: &mut Seat, rules: &Ruleset, tc: &TimeControl, spec: &GameSp
         exact_counts: rules.exact_counts(),
         time_ms: crate::clock::ms(tc.setup),
     });
-    match seat.ask(&request, tc.setup, Reason::SetupTimeout, "setup").await? {
+    match seat.ask(&request, tc.setup, Reason::SetupTimeout, "setup", None).await? {
         (BotMessage::Setup(s), _) => match Deployment::parse(rules, seat.color, &s.deployment) {
             Ok(d) => Some(d),
             Err(e) => {
@@ -371,17 +395,24 @@ async fn setup(seat: &mut Seat, rules: &Ruleset, tc: &TimeControl, spec: &GameSp
 async fn play_moves(
     game: &mut Game,
     seats: &mut ByColor<Seat>,
-    tc: &TimeControl,
+    settings: &GameSettings,
     spec: &GameSpec,
     plies: &mut Vec<RecordPly>,
 ) -> Option<Color> {
+    let tc = &settings.time_control;
     let mut legal = Vec::with_capacity(128);
+    let mut rng = stratego_protocol::Rng::new(stratego_protocol::Rng::derive(spec.seed, 0x5712_1CE5));
     while !game.is_over() {
         let color = game.to_move();
         game.legal_moves(&mut legal);
         let budget = seats[color].clock.budget(tc);
         let opponent_remaining = seats[!color].clock.remaining;
         let seat = &mut seats[color];
+        if seat.maybe_stale {
+            if let Some(p) = seat.proc.as_mut() {
+                p.discard_buffered_moves();
+            }
+        }
         let turn = HostMessage::Turn(Turn {
             game_id: spec.game_id.clone(),
             ply: game.ply_count(),
@@ -395,43 +426,73 @@ async fn play_moves(
                 remaining_ms: seat.clock.remaining.map(crate::clock::ms),
                 opponent_remaining_ms: opponent_remaining.map(crate::clock::ms),
             },
+            strike: seat.strike_notice.take(),
         });
-        let answer = seat.ask(&turn, budget, Reason::MoveTimeout, "move").await;
+        let answer = seat.ask(&turn, budget, Reason::MoveTimeout, "move", Some(game.ply_count())).await;
         if let HostMessage::Turn(t) = turn {
             legal = t.legal_moves; // keep the buffer
         }
-        let (answer, took) = answer?;
-        seat.think_us += took.as_micros() as u64;
-        if seat.clock.charge(tc, took).is_err() {
-            seat.fail(Fault::new(
-                Reason::MoveTimeout,
-                format!("the move took {}; it had {}", secs(took), secs(budget)),
-            ));
-            return None;
+        let took = answer.as_ref().map(|a| a.1);
+        if let Some(t) = took {
+            seat.think_us += t.as_micros() as u64;
         }
-        let text = match answer {
-            BotMessage::Move(m) => m.mv,
-            BotMessage::Resign(_) => return Some(color),
-            other => {
-                seat.fail(unexpected(&other, "\"move\" or \"resign\""));
-                return None;
+        let decided: Result<Move, Fault> = match answer {
+            None => Err(seat.fault.take().expect("ask records its fault")),
+            Some((answer, took)) => {
+                if seat.clock.charge(tc, took).is_err() {
+                    Err(Fault::new(
+                        Reason::MoveTimeout,
+                        format!("the move took {}; it had {}", secs(took), secs(budget)),
+                    ))
+                } else {
+                    match answer {
+                        BotMessage::Move(m) => match m.mv.parse::<Move>() {
+                            Err(e) => Err(Fault::new(Reason::IllegalMove, e.to_string())),
+                            Ok(mv) => match game.check_move(mv) {
+                                Ok(()) => Ok(mv),
+                                Err(e) => Err(Fault::new(Reason::IllegalMove, format!("{mv} is illegal: {e}"))),
+                            },
+                        },
+                        BotMessage::Resign(_) => return Some(color),
+                        other => Err(unexpected(&other, "\"move\" or \"resign\"")),
+                    }
+                }
             }
         };
-        let mv: Move = match text.parse() {
-            Ok(m) => m,
-            Err(e) => {
-                seat.fail(Fault::new(Reason::IllegalMove, e.to_string()));
-                return None;
+        let mv = match decided {
+            Ok(mv) => mv,
+            Err(fault) => {
+                let forgivable = matches!(fault.reason, Reason::MoveTimeout | Reason::IllegalMove);
+                if !forgivable || seat.strikes.len() as u32 >= settings.strikes {
+                    seat.fail(fault);
+                    return None;
+                }
+                // The strike policy: a random legal move instead, recorded and told.
+                let mv = *rng.choose(&legal).expect("a game not over has legal moves");
+                if fault.reason == Reason::MoveTimeout {
+                    seat.maybe_stale = true;
+                    if let Some(remaining) = seat.clock.remaining.as_mut() {
+                        // The bank was spent: give the increment so the bot can go on.
+                        *remaining = tc.increment.max(Duration::from_millis(1));
+                    }
+                }
+                seat.strikes.push(StrikeRecord {
+                    ply: game.ply_count() + 1,
+                    reason: fault.reason,
+                    message: fault.message.clone(),
+                    replaced_by: mv,
+                });
+                seat.strike_notice = Some(Strike {
+                    reason: fault.reason.code().to_owned(),
+                    message: fault.message,
+                    replaced_by: mv,
+                    strikes_left: settings.strikes - seat.strikes.len() as u32,
+                });
+                mv
             }
         };
-        let ply = match game.play(mv) {
-            Ok(p) => p,
-            Err(e) => {
-                seat.fail(Fault::new(Reason::IllegalMove, format!("{mv} is illegal: {e}")));
-                return None;
-            }
-        };
-        plies.push(RecordPly { ply, time_us: took.as_micros() as u64 });
+        let ply = game.play_unchecked(mv);
+        plies.push(RecordPly { ply, time_us: took.map_or(0, |t| t.as_micros() as u64) });
         for c in Color::ALL {
             let s = &mut seats[c];
             if s.immediate() {

@@ -153,7 +153,7 @@ pub fn run_on(mut bot: impl Bot, mut input: impl BufRead, mut output: impl Write
             HostMessage::Turn(turn) => {
                 let Some(g) = game.as_mut() else { continue };
                 let answer = match bot.turn(g, &turn) {
-                    Action::Move(m) => BotMessage::Move(MoveAnswer { mv: m.to_string() }),
+                    Action::Move(m) => BotMessage::Move(MoveAnswer { mv: m.to_string(), ply: Some(turn.ply) }),
                     Action::Resign => BotMessage::Resign(Resign {}),
                 };
                 send(&mut output, &answer)?;
@@ -228,6 +228,6 @@ mod tests {
         let BotMessage::Setup(s) = &lines[1] else { panic!() };
         let rules = Ruleset::barrage();
         Deployment::parse(&rules, stratego_rules::Color::Red, &s.deployment).unwrap();
-        assert_eq!(lines[2], BotMessage::Move(MoveAnswer { mv: "b1-b2".into() }));
+        assert_eq!(lines[2], BotMessage::Move(MoveAnswer { mv: "b1-b2".into(), ply: Some(0) }));
     }
 }

@@ -153,7 +153,12 @@ pub fn write_turn(out: &mut Vec<u8>, t: &Turn) {
     opt_number(out, t.clock.remaining_ms);
     out.extend_from_slice(b",\"opponent_remaining_ms\":");
     opt_number(out, t.clock.opponent_remaining_ms);
-    out.extend_from_slice(b"}}");
+    out.push(b'}');
+    if let Some(s) = &t.strike {
+        out.extend_from_slice(b",\"strike\":");
+        serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail");
+    }
+    out.push(b'}');
 }
 
 #[cfg(test)]
@@ -188,6 +193,12 @@ mod tests {
                         remaining_ms: (seed % 2 == 0).then_some(12_345_678_901),
                         opponent_remaining_ms: None,
                     },
+                    strike: (seed == 3).then(|| crate::Strike {
+                        reason: "move_timeout".into(),
+                        message: "no \"move\" in time".into(),
+                        replaced_by: moves[0],
+                        strikes_left: 2,
+                    }),
                 };
                 let mut fast = Vec::new();
                 write_turn(&mut fast, &turn);

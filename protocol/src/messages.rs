@@ -153,6 +153,23 @@ pub struct Turn {
     pub legal_moves: Vec<Move>,
     /// Your time.
     pub clock: Clock,
+    /// Present when your previous move was replaced by a random legal move under the
+    /// host's strike policy (`--strikes`): why, and the move played for you.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strike: Option<Strike>,
+}
+
+/// A fault forgiven under the strike policy: the move the host played instead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Strike {
+    /// The fault's reason code (`move_timeout` or `illegal_move`).
+    pub reason: String,
+    /// What was wrong.
+    pub message: String,
+    /// The random legal move the host played for you.
+    pub replaced_by: Move,
+    /// Strikes left before the next such fault loses the game.
+    pub strikes_left: u32,
 }
 
 /// `ply`: one ply, sent at once to bots that asked for `immediate_plies`.
@@ -219,6 +236,10 @@ pub struct MoveAnswer {
     /// The move, like `"e4-e5"`; it must be one of the turn's `legal_moves`.
     #[serde(rename = "move")]
     pub mv: String,
+    /// Optional: the `ply` of the turn this answers. A move whose `ply` is not the current
+    /// turn's is a late answer to an earlier turn and is ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u32>,
 }
 
 /// `resign`.
