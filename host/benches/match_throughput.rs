@@ -18,8 +18,19 @@ fn main() {
         "{:<28} {:>12} {:>14} {:>14} {:>12}",
         "configuration", "match ply/s", "in-game ply/s", "host µs/ply", "host RSS MiB"
     );
-    for (concurrency, pin) in [(1, false), (1, true), (cores, false), (cores, true)] {
-        let dir = std::env::temp_dir().join(format!("stratego-bench-{}-{concurrency}-{pin}", std::process::id()));
+    for (concurrency, pin, full) in [
+        (1, false, false),
+        (1, true, false),
+        (cores, false, false),
+        (cores, true, false),
+        (1, false, true),
+        (1, true, true),
+    ] {
+        // The random sample bot asks for the compact "moves" view; --full-view makes it
+        // take the default, full turns (what most bots read).
+        let bot = if full { "sample-bot --strategy random --full-view" } else { "sample-bot --strategy random" };
+        let dir =
+            std::env::temp_dir().join(format!("stratego-bench-{}-{concurrency}-{pin}-{full}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cmd = Command::new(exe);
         cmd.args([
@@ -47,7 +58,8 @@ fn main() {
             in_game_ms += r["duration_ms"].as_f64().unwrap();
         }
         let _ = std::fs::remove_dir_all(&dir);
-        let label = format!("-j {concurrency}{}", if pin { " --pin" } else { "" });
+        let label =
+            format!("-j {concurrency}{}{}", if pin { " --pin" } else { "" }, if full { ", full view" } else { "" });
         println!(
             "{:<28} {:>12.0} {:>14.0} {:>14.1} {:>12.1}",
             label,

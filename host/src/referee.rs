@@ -408,6 +408,7 @@ async fn play_moves(
         let budget = seats[color].clock.budget(tc);
         let opponent_remaining = seats[!color].clock.remaining;
         let seat = &mut seats[color];
+        let full_view = seat.proc.as_ref().and_then(|p| p.ready.as_ref()).is_none_or(|r| r.view.is_full());
         if seat.maybe_stale {
             if let Some(p) = seat.proc.as_mut() {
                 p.discard_buffered_moves();
@@ -418,8 +419,8 @@ async fn play_moves(
             ply: game.ply_count(),
             color,
             plies: std::mem::take(&mut seat.pending),
-            pieces: game.view_pieces(color),
-            captured: *game.captured(),
+            pieces: if full_view { game.view_pieces(color) } else { Vec::new() },
+            captured: full_view.then(|| *game.captured()),
             legal_moves: std::mem::take(&mut legal),
             clock: WireClock {
                 move_ms: crate::clock::ms(budget),

@@ -32,7 +32,7 @@ fn build(game: &Game, moves: &mut Vec<stratego_rules::Move>) -> Turn {
         color: game.to_move(),
         plies: game.history()[n - 2..].to_vec(),
         pieces: game.view_pieces(game.to_move()),
-        captured: *game.captured(),
+        captured: Some(*game.captured()),
         legal_moves: std::mem::take(moves),
         clock: Clock { move_ms: 1000, remaining_ms: None, opponent_remaining_ms: None },
         strike: None,

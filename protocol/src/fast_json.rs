@@ -113,7 +113,10 @@ pub fn write_turn(out: &mut Vec<u8>, t: &Turn) {
         }
         ply(out, p);
     }
-    out.extend_from_slice(b"],\"pieces\":[");
+    out.push(b']');
+    if !t.pieces.is_empty() {
+        out.extend_from_slice(b",\"pieces\":[");
+    }
     for (i, p) in t.pieces.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -136,11 +139,17 @@ pub fn write_turn(out: &mut Vec<u8>, t: &Turn) {
         }
         out.push(b'}');
     }
-    out.extend_from_slice(b"],\"captured\":{\"red\":");
-    counts(out, &t.captured.red);
-    out.extend_from_slice(b",\"blue\":");
-    counts(out, &t.captured.blue);
-    out.extend_from_slice(b"},\"legal_moves\":[");
+    if !t.pieces.is_empty() {
+        out.push(b']');
+    }
+    if let Some(captured) = &t.captured {
+        out.extend_from_slice(b",\"captured\":{\"red\":");
+        counts(out, &captured.red);
+        out.extend_from_slice(b",\"blue\":");
+        counts(out, &captured.blue);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b",\"legal_moves\":[");
     for (i, &m) in t.legal_moves.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -185,8 +194,9 @@ mod tests {
                     ply: game.ply_count(),
                     color,
                     plies: game.history()[n.saturating_sub(2)..].to_vec(),
-                    pieces: game.view_pieces(color),
-                    captured: *game.captured(),
+                    // Seed 2 plays with the "moves" view: no pieces, no captured.
+                    pieces: if seed == 2 { Vec::new() } else { game.view_pieces(color) },
+                    captured: (seed != 2).then(|| *game.captured()),
                     legal_moves: moves.clone(),
                     clock: Clock {
                         move_ms: 1000 + seed,

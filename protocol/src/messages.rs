@@ -94,6 +94,29 @@ pub struct Ready {
     /// `turn` or `game_over`. Default false.
     #[serde(default)]
     pub immediate_plies: bool,
+    /// How much of the position each `turn` carries: `"full"` (default) or `"moves"` (no
+    /// `pieces` and no `captured`: for bots that keep their own board from the plies, or
+    /// need only the legal moves).
+    #[serde(default, skip_serializing_if = "ViewMode::is_full")]
+    pub view: ViewMode,
+}
+
+/// What a `turn` carries (see [`Ready::view`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ViewMode {
+    /// Every piece on the board and the captured pieces.
+    #[default]
+    Full,
+    /// Only the plies, the legal moves and the clock.
+    Moves,
+}
+
+impl ViewMode {
+    /// Whether this is the default, full view.
+    pub fn is_full(&self) -> bool {
+        *self == ViewMode::Full
+    }
 }
 
 /// `setup_request`: place your army.
@@ -145,10 +168,12 @@ pub struct Turn {
     /// and the opponent's reply, with their fights.
     pub plies: Vec<Ply>,
     /// Every piece on the board, by square. Yours carry their rank; the opponent's only
-    /// once revealed.
+    /// once revealed. Absent for bots that asked for `"view": "moves"`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<ViewPiece>,
-    /// Pieces each side has lost.
-    pub captured: ByColor<PieceCounts>,
+    /// Pieces each side has lost. Absent for bots that asked for `"view": "moves"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<ByColor<PieceCounts>>,
     /// Your legal moves (never empty).
     pub legal_moves: Vec<Move>,
     /// Your time.

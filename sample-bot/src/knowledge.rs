@@ -38,8 +38,9 @@ pub fn placement_prior(rules: &Ruleset, owner: Color, sq: Square) -> Option<[f64
 pub fn unknown_counts(rules: &Ruleset, turn: &Turn) -> PieceCounts {
     let enemy = !turn.color;
     let mut counts = *rules.pieces();
+    let captured = turn.captured.unwrap_or_default();
     for r in Rank::ALL {
-        counts[r] = counts[r].saturating_sub(turn.captured[enemy][r]);
+        counts[r] = counts[r].saturating_sub(captured[enemy][r]);
     }
     for p in turn.pieces.iter().filter(|p| p.color == enemy) {
         if let Some(r) = p.rank {

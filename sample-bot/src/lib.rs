@@ -47,6 +47,10 @@ pub struct Args {
     /// play whatever the machine's speed).
     #[arg(long, value_name = "N")]
     pub worlds: Option<u32>,
+    /// Ask for full turns even when the strategy needs only the legal moves (`random`
+    /// asks for `"view": "moves"` otherwise).
+    #[arg(long)]
+    pub full_view: bool,
     /// search: rollout length in plies.
     #[arg(long, value_name = "PLIES", default_value_t = 10)]
     pub depth: u32,
@@ -57,6 +61,8 @@ pub struct SampleBot {
     strategy: Strategy,
     name: String,
     search: search::SearchConfig,
+    /// Ask for full turns whatever the strategy.
+    pub full_view: bool,
 }
 
 impl SampleBot {
@@ -71,6 +77,7 @@ impl SampleBot {
             strategy,
             name: name.unwrap_or_else(|| default.to_owned()),
             search: search::SearchConfig::default(),
+            full_view: false,
         }
     }
 }
@@ -81,6 +88,12 @@ impl Bot for SampleBot {
             name: self.name.clone(),
             version: Some(env!("CARGO_PKG_VERSION").to_owned()),
             author: Some("stratego-arena".to_owned()),
+            // The random strategy needs only the legal moves: smaller turns, faster games.
+            view: if self.strategy == Strategy::Random && !self.full_view {
+                stratego_protocol::ViewMode::Moves
+            } else {
+                stratego_protocol::ViewMode::Full
+            },
             ..Ready::default()
         }
     }
@@ -115,6 +128,7 @@ pub fn main_with_args(argv: Vec<String>) -> i32 {
     let mut bot = SampleBot::new(args.strategy, args.name);
     bot.search.worlds = args.worlds;
     bot.search.depth = args.depth;
+    bot.full_view = args.full_view;
     match bot::run(bot) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,

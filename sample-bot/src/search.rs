@@ -71,7 +71,7 @@ fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Option<Game> {
         pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: false, revealed: false });
     }
     let _ = me;
-    Game::from_position(rules.clone(), &pieces, turn.color, turn.ply, turn.captured).ok()
+    Game::from_position(rules.clone(), &pieces, turn.color, turn.ply, turn.captured.unwrap_or_default()).ok()
 }
 
 /// Material of `color` minus the opponent's, with the ending counted big.
