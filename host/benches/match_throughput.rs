@@ -33,16 +33,14 @@ fn main() {
             std::env::temp_dir().join(format!("stratego-bench-{}-{concurrency}-{pin}-{full}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cmd = Command::new(exe);
-        cmd.args([
-            "match",
-            "sample-bot --strategy random",
-            "sample-bot --strategy random",
-            "--json",
-            "-q",
-            "--seed",
-            "1",
-        ])
-        .args(["--games", &games.to_string(), "-j", &concurrency.to_string(), "--out", dir.to_str().unwrap()]);
+        cmd.args(["match", bot, bot, "--json", "-q", "--seed", "1"]).args([
+            "--games",
+            &games.to_string(),
+            "-j",
+            &concurrency.to_string(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
         if pin {
             cmd.arg("--pin");
         }
