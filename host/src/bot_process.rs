@@ -330,8 +330,9 @@ impl BotProcess {
         };
         os::unregister_group(self.pgid);
         // Descendants that left the group (setsid) were re-parented to the host when the
-        // bot died: kill them too.
-        os::kill_escaped_descendants();
+        // bot died: kill them too, off the runtime's thread (finding them may mean reading
+        // every process's stat file, and reaping waits).
+        let _ = tokio::task::spawn_blocking(os::kill_escaped_descendants).await;
         how
     }
 }

@@ -95,16 +95,10 @@ pub fn become_subreaper() -> bool {
 /// Kills and reaps every child of the host that is not a live bot: descendants of bots that
 /// escaped their group and were re-parented to the host. Returns how many it killed.
 pub fn kill_escaped_descendants() -> usize {
-    let host = std::process::id() as i32;
     let live: HashSet<i32> = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
     let mut killed = 0;
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
-        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok());
-        if ppid == Some(host) && !live.contains(&pid) {
+    for pid in host_children() {
+        if !live.contains(&pid) {
             // SAFETY: signalling and reaping our own child.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
@@ -114,6 +108,35 @@ pub fn kill_escaped_descendants() -> usize {
         }
     }
     killed
+}
+
+/// The host's direct children: from each thread's `/proc/self/task/TID/children` where the
+/// kernel provides it (a few small reads), else by scanning every process's parent.
+fn host_children() -> Vec<i32> {
+    let mut children = Vec::new();
+    let mut have_lists = false;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                have_lists = true;
+                children.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+            }
+        }
+    }
+    if have_lists {
+        return children;
+    }
+    let host = std::process::id() as i32;
+    let Ok(dir) = std::fs::read_dir("/proc") else { return children };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        if rest.split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok()) == Some(host) {
+            children.push(pid);
+        }
+    }
+    children
 }
 
 /// Raises the host's scheduling priority (nice -10) so that it reads an answer as soon as it
