@@ -8,15 +8,9 @@ fn main() {
     divan::main();
 }
 
-fn rng_from(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::xorshift as rng_from;
 
 /// Plays one random game with full legal-move generation every ply; returns its plies.
 fn playout(rules: &Ruleset, seed: u64, buf: &mut Vec<Move>) -> u32 {

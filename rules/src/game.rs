@@ -198,57 +198,19 @@ impl Game {
             }
             Deployment::new(&rules, color, deployments[color].pieces().iter().copied())?;
         }
-        let mut board = *rules.cells();
-        let mut pieces = vec![PieceState {
-            color: Color::Red,
-            rank: Rank::Flag,
-            square: Square::new(0, 0).expect("a1"),
-            origin: Square::new(0, 0).expect("a1"),
-            alive: false,
-            moved: false,
-            revealed: false,
-            scout_shown: false,
-        }];
-        let mut hash = 0;
-        for color in Color::ALL {
-            for &(square, rank) in deployments[color].pieces() {
-                if board[square.index()] != EMPTY {
-                    return Err(GameError::Overlap(square));
-                }
-                let id = pieces.len() as u8;
-                board[square.index()] = id;
-                hash ^= zobrist(id, square);
-                pieces.push(PieceState {
+        let pieces: Vec<PositionPiece> = Color::ALL
+            .iter()
+            .flat_map(|&color| {
+                deployments[color].pieces().iter().map(move |&(square, rank)| PositionPiece {
+                    square,
                     color,
                     rank,
-                    square,
-                    origin: square,
-                    alive: true,
                     moved: false,
                     revealed: false,
-                    scout_shown: false,
-                });
-            }
-        }
-        let red_count = red.pieces().len() as u8;
-        let mut game = Game {
-            rules,
-            board,
-            pieces,
-            red_count,
-            deployments,
-            to_move: Color::Red,
-            history: Vec::new(),
-            shuttle: ByColor::default(),
-            chase: None,
-            last_move: None,
-            hash,
-            captured: ByColor::default(),
-            outcome: None,
-            ply_offset: 0,
-        };
-        game.outcome = game.compute_end(None);
-        Ok(game)
+                })
+            })
+            .collect();
+        Game::build(rules, &pieces, deployments, Color::Red, 0, ByColor::default())
     }
 
     /// A game from an arbitrary position, for analysis and search: pieces anywhere on
@@ -265,27 +227,42 @@ impl Game {
         plies: u32,
         captured: ByColor<PieceCounts>,
     ) -> Result<Game, GameError> {
-        let rules = rules.into();
         if pieces.len() > crate::MAX_PIECES as usize {
             return Err(GameError::TooManyPieces(pieces.len()));
         }
-        let mut board = *rules.cells();
         let mut sorted: Vec<PositionPiece> = pieces.to_vec();
         sorted.sort_by_key(|p| (p.color, p.square));
+        let deployments = ByColor::new_with(|c| {
+            Deployment::unchecked(c, sorted.iter().filter(|p| p.color == c).map(|p| (p.square, p.rank)).collect())
+        });
+        Game::build(rules.into(), &sorted, deployments, to_move, plies, captured)
+    }
+
+    /// Places `pieces` (Red's first, each side by square: ids follow that order) and
+    /// computes whether the game is already over.
+    fn build(
+        rules: Arc<Ruleset>,
+        pieces: &[PositionPiece],
+        deployments: ByColor<Deployment>,
+        to_move: Color,
+        ply_offset: u32,
+        captured: ByColor<PieceCounts>,
+    ) -> Result<Game, GameError> {
+        let mut board = *rules.cells();
+        let unused = Square::new(0, 0).expect("a1");
         let mut states = vec![PieceState {
             color: Color::Red,
             rank: Rank::Flag,
-            square: Square::new(0, 0).expect("a1"),
-            origin: Square::new(0, 0).expect("a1"),
+            square: unused,
+            origin: unused,
             alive: false,
             moved: false,
             revealed: false,
             scout_shown: false,
         }];
-        let mut hash = 0;
-        let mut placed: ByColor<Vec<(Square, Rank)>> = ByColor::default();
-        for p in &sorted {
-            if !rules.on_board(p.square) || board[p.square.index()] == WALL {
+        let mut hash = if to_move == Color::Blue { SIDE_KEY } else { 0 };
+        for p in pieces {
+            if !rules.on_board(p.square) || rules.is_lake(p.square) {
                 return Err(GameError::OffBoard(p.square));
             }
             if board[p.square.index()] != EMPTY {
@@ -304,18 +281,14 @@ impl Game {
                 revealed: p.revealed,
                 scout_shown: false,
             });
-            placed[p.color].push((p.square, p.rank));
         }
-        let red_count = placed.red.len() as u8;
-        if to_move == Color::Blue {
-            hash ^= SIDE_KEY;
-        }
+        let red_count = pieces.iter().filter(|p| p.color == Color::Red).count() as u8;
         let mut game = Game {
             rules,
             board,
             pieces: states,
             red_count,
-            deployments: ByColor::new_with(|c| Deployment::unchecked(c, std::mem::take(&mut placed[c]))),
+            deployments,
             to_move,
             history: Vec::new(),
             shuttle: ByColor::default(),
@@ -324,7 +297,7 @@ impl Game {
             hash,
             captured,
             outcome: None,
-            ply_offset: plies,
+            ply_offset,
         };
         game.outcome = game.compute_end(None);
         Ok(game)

@@ -2,6 +2,7 @@
 
 mod support {
     pub mod archive;
+    pub mod rng;
 }
 
 use std::path::PathBuf;
@@ -43,13 +44,7 @@ fn duell_games_replay_under_the_duell_ruleset() {
     use stratego_rules::{Color, Deployment, Game};
     let rules = ruleset_for_type("duell").unwrap();
     assert_eq!(rules.pieces().total(), 10);
-    let mut seed = 0x1234_5678_9abc_def1u64;
-    let mut rng = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = support::rng::xorshift(0x1234_5678_9abc_def1);
     let red = Deployment::random(&rules, Color::Red, &mut rng);
     let blue = Deployment::random(&rules, Color::Blue, &mut rng);
     let mut game = Game::new(rules, &red, &blue).unwrap();

@@ -3,15 +3,9 @@
 use proptest::prelude::*;
 use stratego_rules::*;
 
-fn rng_from(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::xorshift as rng_from;
 
 fn preset(i: usize) -> Ruleset {
     [Ruleset::classic(), Ruleset::isf(), Ruleset::barrage()][i].clone()

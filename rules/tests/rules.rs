@@ -2,6 +2,9 @@
 
 use stratego_rules::*;
 
+#[path = "support/rng.rs"]
+mod rng;
+
 /// A ruleset where each side may place any part of the classic army anywhere on its half,
 /// with the repetition settings of `base`.
 fn free(base: Ruleset, f: impl FnOnce(&mut RulesetSpec)) -> Ruleset {
@@ -370,13 +373,7 @@ fn six_by_six_board_plays() {
 #[test]
 fn from_position_rebuilds_a_played_position() {
     let rules = Ruleset::classic();
-    let mut s = 77u64;
-    let mut rng = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut rng = rng::xorshift(77);
     let red = Deployment::random(&rules, Color::Red, &mut rng);
     let blue = Deployment::random(&rules, Color::Blue, &mut rng);
     let mut g = Game::new(rules.clone(), &red, &blue).unwrap();

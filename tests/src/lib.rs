@@ -87,3 +87,29 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
 pub fn read_pids(path: &Path) -> Vec<i32> {
     std::fs::read_to_string(path).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
 }
+
+/// Plays a match of `games` games of `bot` (Red first) against the sample bot with `extra`
+/// options, asserts the host exited 0, and returns the records sorted by game.
+pub fn play_against_sample_bot(name: &str, bot: &str, games: u32, extra: &[&str]) -> Vec<serde_json::Value> {
+    let dir = TempDir::new(name);
+    let games = games.to_string();
+    let mut args = vec![bot, "sample-bot", "--games", &games, "--out", dir.0.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_match(&args);
+    assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let mut recs = records(&dir.0);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    recs
+}
+
+/// Asserts that every game ended by the rules (no fault, no resignation).
+pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
+    for r in recs {
+        let reason = r["result"]["reason"].as_str().unwrap();
+        assert!(
+            ["flag_captured", "no_legal_moves", "neither_can_move", "ply_limit"].contains(&reason),
+            "{name}: a game must end by the rules: {}",
+            r["result"]
+        );
+    }
+}

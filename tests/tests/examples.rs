@@ -1,24 +1,13 @@
 //! The example bots in other languages play real games through the host without a fault.
 
-use stratego_tests::{TempDir, records, run_match};
+use stratego_tests::{assert_rule_endings, play_against_sample_bot};
 
 fn plays_cleanly(name: &str, command: &str) {
-    let dir = TempDir::new(name);
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let cmd = format!("{command} {root}/{name}");
-    let out =
-        run_match(&[&cmd, "sample-bot", "--games", "4", "-j", "2", "--seed", "12", "--out", dir.0.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let recs = records(&dir.0);
+    let recs = play_against_sample_bot(&name.replace('/', "-"), &cmd, 4, &["-j", "2", "--seed", "12"]);
     assert_eq!(recs.len(), 4);
-    for r in &recs {
-        let reason = r["result"]["reason"].as_str().unwrap();
-        assert!(
-            ["flag_captured", "no_legal_moves", "neither_can_move", "ply_limit"].contains(&reason),
-            "{name}: {}",
-            r["result"]
-        );
-    }
+    assert_rule_endings(name, &recs);
 }
 
 #[test]

@@ -1,17 +1,14 @@
 //! One misbehaving bot per fault: it loses with the right reason code and a useful
 //! message, the opponent wins, and the host exits normally.
 
-use stratego_tests::{TempDir, misbehaving, records, run_match};
+use stratego_tests::{misbehaving, play_against_sample_bot};
 
 /// Plays one game: the misbehaving bot as Red against the sample bot.
 fn forfeit(kind: &str, extra: &[&str]) -> serde_json::Value {
-    let dir = TempDir::new(&format!("fault-{kind}"));
     let bot = misbehaving(&format!("--misbehave {kind} --at 2"));
-    let mut args = vec![bot.as_str(), "sample-bot", "--games", "1", "--seed", "1", "--out", dir.0.to_str().unwrap()];
+    let mut args = vec!["--seed", "1"];
     args.extend_from_slice(extra);
-    let out = run_match(&args);
-    assert_eq!(out.status.code(), Some(0), "{kind}: the host exits normally: {}", String::from_utf8_lossy(&out.stderr));
-    let mut recs = records(&dir.0);
+    let mut recs = play_against_sample_bot(&format!("fault-{kind}"), &bot, 1, &args);
     assert_eq!(recs.len(), 1);
     recs.remove(0)
 }

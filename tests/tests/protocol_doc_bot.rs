@@ -1,7 +1,7 @@
 //! The complete Python bot printed in protocol.md plays real games through the host:
 //! the documentation's own example must work as written.
 
-use stratego_tests::{TempDir, records, run_match};
+use stratego_tests::{TempDir, assert_rule_endings, records, run_match};
 
 fn quick_start_bot() -> String {
     let md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../protocol.md")).unwrap();
@@ -29,14 +29,6 @@ fn the_python_bot_of_protocol_md_plays_without_a_fault() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let recs = records(&dir.0);
     assert_eq!(recs.len(), 4);
-    for r in &recs {
-        let reason = r["result"]["reason"].as_str().unwrap();
-        assert!(
-            ["flag_captured", "no_legal_moves", "neither_can_move", "ply_limit"].contains(&reason),
-            "the doc's bot must play clean games: {}",
-            r["result"]
-        );
-        assert!(r["bots"]["red"]["reported_name"].as_str().is_some());
-    }
+    assert_rule_endings("the doc's bot", &recs);
     assert!(recs.iter().any(|r| r["bots"]["red"]["reported_name"] == "tiny-python"));
 }

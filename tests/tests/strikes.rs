@@ -1,27 +1,14 @@
 //! The strike policy (`--strikes K`): a timeout or an illegal move is replaced by a random
 //! legal move, recorded, and told to the bot, up to K times per game.
 
-use stratego_tests::{TempDir, misbehaving, records, run_match};
+use stratego_tests::{TempDir, misbehaving, play_against_sample_bot};
 
 #[test]
 fn a_forgiven_illegal_move_is_replaced_recorded_and_told() {
-    let dir = TempDir::new("strikes");
-    let log = dir.join("red.log");
+    let logs = TempDir::new("strikes-log");
+    let log = logs.join("red.log");
     let bot = misbehaving(&format!("--misbehave unparsable-move --at 2 --log {}", log.display()));
-    let out = run_match(&[
-        &bot,
-        "sample-bot",
-        "--games",
-        "1",
-        "--seed",
-        "4",
-        "--strikes",
-        "1",
-        "--out",
-        dir.0.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
-    let r = &records(&dir.0)[0];
+    let r = &play_against_sample_bot("strikes", &bot, 1, &["--seed", "4", "--strikes", "1"])[0];
     assert!(r["result"]["faulty"].is_null(), "the game went on: {}", r["result"]);
     let strikes = r["bots"]["red"]["strikes"].as_array().expect("strikes recorded");
     assert_eq!(strikes.len(), 1);
@@ -40,25 +27,10 @@ fn a_forgiven_illegal_move_is_replaced_recorded_and_told() {
 
 #[test]
 fn faults_past_the_strikes_lose() {
-    let dir = TempDir::new("strikes-out");
     // Hangs after its illegal move: the next turn times out, which is one fault too many.
     let bot = misbehaving("--misbehave illegal-move --at 2");
-    let out = run_match(&[
-        &bot,
-        "sample-bot",
-        "--games",
-        "1",
-        "--seed",
-        "4",
-        "--strikes",
-        "1",
-        "--move-time",
-        "0.2",
-        "--out",
-        dir.0.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
-    let r = &records(&dir.0)[0];
+    let r =
+        &play_against_sample_bot("strikes-out", &bot, 1, &["--seed", "4", "--strikes", "1", "--move-time", "0.2"])[0];
     assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
     assert_eq!(r["result"]["faulty"], "red");
     assert_eq!(r["bots"]["red"]["strikes"].as_array().unwrap().len(), 1);
@@ -66,9 +38,7 @@ fn faults_past_the_strikes_lose() {
 
 #[test]
 fn crashes_are_never_forgiven() {
-    let dir = TempDir::new("strikes-crash");
     let bot = misbehaving("--misbehave exit-1 --at 2");
-    let out = run_match(&[&bot, "sample-bot", "--games", "1", "--strikes", "5", "--out", dir.0.to_str().unwrap()]);
-    assert!(out.status.success());
-    assert_eq!(records(&dir.0)[0]["result"]["reason"], "crash");
+    let r = &play_against_sample_bot("strikes-crash", &bot, 1, &["--strikes", "5"])[0];
+    assert_eq!(r["result"]["reason"], "crash");
 }

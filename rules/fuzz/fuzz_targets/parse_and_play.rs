@@ -4,6 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/support/rng.rs"]
+mod rng;
 use stratego_rules::{Color, Deployment, Game, Move, Ruleset, gravon::GravonGame};
 
 fuzz_target!(|data: &[u8]| {
@@ -23,12 +26,7 @@ fuzz_target!(|data: &[u8]| {
     for b in data.iter().take(16) {
         seed = seed.rotate_left(8) ^ u64::from(*b);
     }
-    let mut rng = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = rng::xorshift(seed);
     let red = Deployment::random(&rules, Color::Red, &mut rng);
     let blue = Deployment::random(&rules, Color::Blue, &mut rng);
     let Ok(mut game) = Game::new(rules.clone(), &red, &blue) else { return };
