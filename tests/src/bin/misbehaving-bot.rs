@@ -36,6 +36,12 @@ fn hang() -> ! {
     }
 }
 
+/// Appends one line with a single write: the pid and time files are shared by both bots
+/// of a game, and two processes' `writeln!` (number, then newline) can interleave.
+fn append_line(f: &mut std::fs::File, line: &str) {
+    f.write_all(format!("{line}\n").as_bytes()).expect("append a line");
+}
+
 /// Pids of processes whose parent is `pid` (setsid(1) may fork once more).
 fn children_of(pid: u32) -> Vec<i32> {
     let mut out = Vec::new();
@@ -59,7 +65,7 @@ fn main() {
         opt("--log").map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).expect("log file"));
     if let Some(p) = opt("--pidfile") {
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).expect("pid file");
-        writeln!(f, "{}", std::process::id()).unwrap();
+        append_line(&mut f, &std::process::id().to_string());
     }
     let mut rng = Rng::new(0);
     let mut rules = Ruleset::classic();
@@ -74,7 +80,7 @@ fn main() {
         let Ok(line) = line else { return };
         let read_at = std::time::Instant::now();
         if let Some(f) = log.as_mut() {
-            writeln!(f, "{line}").unwrap();
+            append_line(f, &line);
         }
         let msg: HostMessage = serde_json::from_str(&line).expect("the host sends valid messages");
         if kind == "ignore-sigterm" {
@@ -204,9 +210,9 @@ fn main() {
                             if let Some(p) = opt("--pidfile") {
                                 // setsid(1) forks when it leads a group: record the sleep's pid too.
                                 let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
-                                writeln!(f, "{}", child.id()).unwrap();
+                                append_line(&mut f, &child.id().to_string());
                                 for pid in children_of(child.id()) {
-                                    writeln!(f, "{pid}").unwrap();
+                                    append_line(&mut f, &pid.to_string());
                                 }
                             }
                             send(r#"{"type":"move","move":"a1-a1"}"#);
@@ -238,7 +244,7 @@ fn main() {
                             let child = std::process::Command::new("sleep").arg("1000").spawn().expect("sleep");
                             if let Some(p) = opt("--pidfile") {
                                 let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
-                                writeln!(f, "{}", child.id()).unwrap();
+                                append_line(&mut f, &child.id().to_string());
                             }
                             send(r#"{"type":"move","move":"a1-a1"}"#);
                             hang();
@@ -272,7 +278,7 @@ fn main() {
                     let _ = out.write_all(answer.as_bytes());
                     let _ = out.flush();
                     if let Some(f) = times.as_mut() {
-                        writeln!(f, "{}", took.as_micros()).unwrap();
+                        append_line(f, &took.as_micros().to_string());
                     }
                     continue;
                 }
