@@ -91,7 +91,7 @@ impl Position<'_> {
             .map(|p| {
                 let d = self.dist(p);
                 // An unmoved unknown piece rarely attacks: weigh it down.
-                let w = if p.rank.is_none() && !p.moved { 0.35 } else { 0.8 };
+                let w = if p.rank.is_none() && !p.moved { 0.2 } else { 0.8 };
                 w * expected_threat(rank, &d)
             })
             .fold(0.0, f64::max)
@@ -169,7 +169,7 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
             }
             None => {
                 if guards <= 2 && is_guard(mine) && our_flag.is_some_and(|f| f.distance(m.to) > 2) {
-                    score -= 60.0;
+                    score -= 150.0;
                 }
                 if !matches!(rank, Rank::Scout | Rank::Spy | Rank::Miner) {
                     let closer = |sq: Square| intruders.iter().map(|&i| i.distance(sq)).min().unwrap_or(0);
