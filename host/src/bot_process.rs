@@ -229,11 +229,7 @@ impl BotProcess {
             }
             let line = line.strip_suffix('\r').unwrap_or(&line);
             match parse_bot_message(line) {
-                Ok(BotMessage::Info(Info { text })) => {
-                    if self.infos.len() < MAX_INFO_LINES {
-                        self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
-                    }
-                }
+                Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
                 Ok(msg) => return Ok((msg, at)),
                 Err(f) => return Err(RecvError::Fault(f)),
             }
@@ -293,6 +289,13 @@ impl BotProcess {
         Fault::new(Reason::Crash, how)
     }
 
+    /// Records an `info` line, within the per-game bounds.
+    fn keep_info(&mut self, text: &str) {
+        if self.infos.len() < MAX_INFO_LINES {
+            self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
+        }
+    }
+
     /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
     /// that timed out under the strike policy); keeps `info` lines.
     pub fn discard_buffered_moves(&mut self) {
@@ -300,9 +303,7 @@ impl BotProcess {
         while let Some(Some(Ok(line))) = self.lines.next().now_or_never() {
             self.bytes_received += line.len() as u64 + 1;
             if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
-                if self.infos.len() < MAX_INFO_LINES {
-                    self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
-                }
+                self.keep_info(&text);
             }
         }
     }

@@ -444,7 +444,7 @@ impl Game {
                         break;
                     }
                     let mv = Move::new(from, Square::from_index(to).expect("on the board"));
-                    if (!checked || self.repetition_allows(color, id as u8, mv, attack)) && emit(mv) {
+                    if (!checked || self.repetition_check(color, id as u8, mv, attack).is_ok()) && emit(mv) {
                         return true;
                     }
                     if attack || !scout {
@@ -458,11 +458,11 @@ impl Game {
 
     /// The two-square and chasing rules for a geometrically possible move.
     #[inline]
-    fn repetition_allows(&self, color: Color, id: u8, mv: Move, attack: bool) -> bool {
+    fn repetition_check(&self, color: Color, id: u8, mv: Move, attack: bool) -> Result<(), IllegalMove> {
         if let Some(limit) = self.rules.two_square_limit() {
             let sh = &self.shuttle[color];
             if sh.piece == id && sh.count >= limit && sh.continues(mv, self.rules.scout_path()) {
-                return false;
+                return Err(IllegalMove::TwoSquareRule { limit });
             }
         }
         if let Some(chase) = &self.chase {
@@ -471,12 +471,12 @@ impl Game {
                 if mv.to.is_adjacent(target) && mv.to != chase.came_from {
                     let next = self.hash ^ zobrist(id, mv.from) ^ zobrist(id, mv.to) ^ SIDE_KEY;
                     if chase.positions.contains(&next) {
-                        return false;
+                        return Err(IllegalMove::ChasingRule);
                     }
                 }
             }
         }
-        true
+        Ok(())
     }
 
     /// Checks a move against the position and says why it is illegal.
@@ -541,16 +541,7 @@ impl Game {
         if attack && dist > 1 && !self.rules.scout_move_and_attack() {
             return Err(IllegalMove::ScoutMoveAndAttack);
         }
-        if let Some(limit) = self.rules.two_square_limit() {
-            let sh = &self.shuttle[p.color];
-            if sh.piece == id && sh.count >= limit && sh.continues(mv, self.rules.scout_path()) {
-                return Err(IllegalMove::TwoSquareRule { limit });
-            }
-        }
-        if !self.repetition_allows(p.color, id, mv, attack) {
-            return Err(IllegalMove::ChasingRule);
-        }
-        Ok(())
+        self.repetition_check(p.color, id, mv, attack)
     }
 
     /// Checks and plays a move.
