@@ -6,9 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use std::os::fd::AsRawFd;
 use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
+
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::net::unix::pipe;
+use tokio::process::{Child, ChildStdout};
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use crate::bot_spec::BotSpec;
@@ -53,7 +56,9 @@ pub struct BotProcess {
     pub spec: BotSpec,
     child: Child,
     pgid: i32,
-    stdin: Option<ChildStdin>,
+    stdin: Option<pipe::Sender>,
+    /// Its stdin pipe holds one page, so the host sees when the bot has read a request.
+    sees_reads: bool,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
     /// Its `ready` answer, once given.
@@ -86,7 +91,14 @@ impl BotProcess {
     ///
     /// # Errors
     /// The operating system's error when the program cannot be started.
-    pub fn spawn(spec: &BotSpec, max_line: usize, cpu: Option<usize>) -> std::io::Result<BotProcess> {
+    /// With `watch_reads`, its stdin pipe is shrunk to one page so that the host sees when
+    /// it has read a request (see [`Stopwatch`]).
+    pub fn spawn(
+        spec: &BotSpec,
+        max_line: usize,
+        cpu: Option<usize>,
+        watch_reads: bool,
+    ) -> std::io::Result<BotProcess> {
         let mut cmd = tokio::process::Command::new(&spec.command[0]);
         cmd.args(&spec.command[1..])
             .stdin(Stdio::piped())
@@ -107,7 +119,11 @@ impl BotProcess {
         let mut child = cmd.spawn()?;
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
         os::register_group(pgid);
-        let stdin = child.stdin.take();
+        // A one-page stdin pipe: the host then sees the moment the bot has read all it was
+        // sent (the pipe turns writable), which is when its clock starts.
+        let stdin = child.stdin.take().expect("piped stdin").into_owned_fd()?;
+        let sees_reads = watch_reads && os::set_pipe_size(stdin.as_raw_fd(), 4096).is_ok();
+        let stdin = pipe::Sender::from_owned_fd(stdin)?;
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
         let tail = Arc::new(Mutex::new(StderrTail::default()));
@@ -126,7 +142,8 @@ impl BotProcess {
             spec: spec.clone(),
             child,
             pgid,
-            stdin,
+            stdin: Some(stdin),
+            sees_reads,
             lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
             stderr: tail,
             ready: None,
@@ -151,7 +168,7 @@ impl BotProcess {
     }
 
     /// Sends one message with one write, waiting at most until `deadline`. Returns the
-    /// moment the write completed (the start of the bot's clock).
+    /// moment the write completed.
     ///
     /// # Errors
     /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
@@ -186,18 +203,37 @@ impl BotProcess {
         }
     }
 
+    /// The stopwatch for a request the host starts writing at `begun`, to be answered within
+    /// `limit` of the moment the bot has read it, which counts as `read_grace` after `begun`
+    /// at the latest.
+    pub fn stopwatch(&self, begun: Instant, limit: Duration, read_grace: Duration) -> Stopwatch {
+        let watch = self.sees_reads && !read_grace.is_zero();
+        Stopwatch { written: begun, latest_start: begun + read_grace, read: None, watch, limit }
+    }
+
     /// Reads the next message that is not `info` (those are kept in [`BotProcess::infos`]),
-    /// waiting at most until `deadline`. Returns it with the moment its line was complete.
+    /// until the stopwatch's deadline; meanwhile notes on the stopwatch when the bot has read
+    /// the request. Returns the message with the moment its line was complete.
     ///
     /// # Errors
     /// Timeout, or the fault: line too long, invalid UTF-8, malformed JSON or message, an
     /// unknown message type, end of output (crash or closed output).
-    pub async fn recv(&mut self, deadline: Instant) -> Result<(BotMessage, Instant), RecvError> {
+    pub async fn recv(&mut self, watch: &mut Stopwatch) -> Result<(BotMessage, Instant), RecvError> {
         loop {
+            let seen_read = async {
+                match self.stdin.as_ref() {
+                    Some(stdin) if watch.watch && watch.read.is_none() => wait_until_read(stdin).await,
+                    _ => std::future::pending().await,
+                }
+            };
             let next = tokio::select! {
                 biased;
+                () = seen_read => {
+                    watch.read = Some(Instant::now().min(watch.latest_start));
+                    continue;
+                }
                 n = self.lines.next() => n,
-                () = precise_sleep_until(deadline) => return Err(RecvError::Timeout),
+                () = precise_sleep_until(watch.deadline()) => return Err(RecvError::Timeout),
             };
             let at = Instant::now();
             let line = match next {
@@ -335,6 +371,64 @@ impl BotProcess {
         // every process's stat file, and reaping waits).
         let _ = tokio::task::spawn_blocking(os::kill_escaped_descendants).await;
         how
+    }
+}
+
+/// When a bot's clock runs for one request. Watching reads (a one-page stdin pipe and a
+/// read grace above zero), it starts when the host sees that the bot has read the whole
+/// request from its stdin, but no later than the read grace after the host began writing
+/// it; when the answer comes before the read is seen, at the end of the write. Otherwise it
+/// starts at the end of the write.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch {
+    written: Instant,
+    latest_start: Instant,
+    read: Option<Instant>,
+    watch: bool,
+    limit: Duration,
+}
+
+impl Stopwatch {
+    /// Notes the end of the write.
+    pub fn written(&mut self, at: Instant) {
+        self.written = at;
+    }
+
+    /// When the answer is due: the limit after the start, or after the latest start while
+    /// the read is not seen yet.
+    pub fn deadline(&self) -> Instant {
+        match (self.watch, self.read) {
+            (false, _) => self.written + self.limit,
+            (true, Some(read)) => read + self.limit,
+            (true, None) => self.latest_start + self.limit,
+        }
+    }
+
+    /// The start of the clock for an answer that arrives now.
+    pub fn start(&self) -> Instant {
+        match (self.watch, self.read) {
+            (true, Some(read)) => read,
+            (true, None) => self.written.min(self.latest_start),
+            (false, _) => self.written,
+        }
+    }
+}
+
+/// Waits until the bot has read everything in its one-page stdin pipe (or the pipe broke).
+async fn wait_until_read(stdin: &pipe::Sender) {
+    let fd = stdin.as_raw_fd();
+    loop {
+        if stdin.writable().await.is_err() {
+            return;
+        }
+        // tokio still believes the pipe writable after a write that filled it: ask the
+        // kernel, and clear tokio's readiness when the bot has not read yet, so that the
+        // next wait is for the edge that comes when it reads.
+        match stdin.try_io(|| if os::pipe_is_empty(fd) { Ok(()) } else { Err(std::io::ErrorKind::WouldBlock.into()) }) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
     }
 }
 

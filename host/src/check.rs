@@ -49,6 +49,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         time_control: plan.time_control,
         max_line: plan.max_line,
         grace: Duration::from_millis(1000),
+        read_grace: Duration::from_millis(crate::cli::DEFAULT_READ_GRACE_MS),
         match_seed: plan.seed,
         pin: false,
         strikes: 0,
@@ -102,7 +103,7 @@ async fn one_game(
     let specs = ByColor::new_with(|c| if c == color { plan.bot.clone() } else { opponent() });
     let mut reuse = reuse;
     if probe && reuse.is_none() {
-        if let Ok(mut p) = BotProcess::spawn(&plan.bot, plan.max_line, None) {
+        if let Ok(mut p) = BotProcess::spawn(&plan.bot, plan.max_line, None, !settings.read_grace.is_zero()) {
             p.probe_unknown_fields = true;
             reuse = Some(p);
         }

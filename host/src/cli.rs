@@ -13,6 +13,10 @@ use crate::record::RecordWriter;
 use crate::referee::GameSettings;
 use crate::runner::MatchPlan;
 
+/// Default of `--read-grace-ms`: the longest wait for a bot to read its turn that is not
+/// charged to its clock.
+pub const DEFAULT_READ_GRACE_MS: u64 = 10;
+
 /// Runs Stratego bots against each other.
 #[derive(Parser, Debug)]
 #[command(name = "stratego-host", version, about, long_about = None)]
@@ -142,6 +146,10 @@ pub struct MatchArgs {
     /// Milliseconds a bot has to exit after `quit` before its process group is killed.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub grace_ms: u64,
+    /// A bot's clock starts when it has read its turn from its stdin, but at the latest this
+    /// many milliseconds after the host wrote it (0: the clock starts at the write).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_READ_GRACE_MS)]
+    pub read_grace_ms: u64,
     /// Memory limit of each bot process (address space, setrlimit RLIMIT_AS), e.g. 512M.
     /// A bot spec's "memory" overrides it.
     #[arg(long, value_name = "SIZE")]
@@ -299,6 +307,7 @@ impl MatchArgs {
                 time_control: TimeControl { startup, setup, move_limit, bank, increment },
                 max_line: self.max_line,
                 grace: Duration::from_millis(self.grace_ms),
+                read_grace: Duration::from_millis(self.read_grace_ms),
                 match_seed: seed,
                 pin: self.pin,
                 strikes: self.strikes,

@@ -29,6 +29,9 @@ pub struct GameSettings {
     pub max_line: usize,
     /// Time a bot has to exit after `quit` before its group is killed.
     pub grace: Duration,
+    /// A bot's clock starts when it has read its request, but at the latest this long after
+    /// the host wrote it (zero: at the write).
+    pub read_grace: Duration,
     /// The match's master seed.
     pub match_seed: u64,
     /// Pin each game's bots to one CPU (by worker slot).
@@ -69,6 +72,8 @@ struct Seat {
     strike_notice: Option<Strike>,
     /// A timed-out answer may still arrive: drop buffered moves before each turn.
     maybe_stale: bool,
+    /// See [`GameSettings::read_grace`].
+    read_grace: Duration,
 }
 
 impl Seat {
@@ -82,8 +87,8 @@ impl Seat {
         self.proc.as_ref().and_then(|p| p.ready.as_ref()).is_some_and(|r| r.immediate_plies)
     }
 
-    /// Sends `msg` and waits for the answer within `limit` from the end of the write.
-    /// Returns the answer and the think time.
+    /// Sends `msg` and waits for the answer within `limit` from the moment the bot has read
+    /// it (see [`crate::bot_process::Stopwatch`]). Returns the answer and the think time.
     async fn ask(
         &mut self,
         msg: &HostMessage,
@@ -93,22 +98,23 @@ impl Seat {
         expect_ply: Option<u32>,
     ) -> Option<(BotMessage, Duration)> {
         let proc = self.proc.as_mut()?;
-        let mut deadline = Instant::now() + limit;
+        let mut watch = proc.stopwatch(Instant::now(), limit, self.read_grace);
         let result = async {
-            let start = proc.send(msg, deadline).await?;
-            deadline = start + limit;
+            let written = proc.send(msg, watch.deadline()).await?;
+            watch.written(written);
             loop {
-                let (answer, at) = proc.recv(deadline).await?;
+                let (answer, at) = proc.recv(&mut watch).await?;
                 // A move that names another ply is a late answer to an earlier turn.
                 if let BotMessage::Move(m) = &answer {
                     if m.ply.is_some() && expect_ply.is_some() && m.ply != expect_ply {
                         continue;
                     }
                 }
-                break Ok::<_, RecvError>((answer, at.duration_since(start)));
+                break Ok::<_, RecvError>((answer, at.saturating_duration_since(watch.start())));
             }
         }
         .await;
+        let deadline = watch.deadline();
         match result {
             Ok((answer, took)) if took <= limit => Some((answer, took)),
             Ok((_, took)) => {
@@ -173,13 +179,14 @@ pub async fn play_game(
         strikes: Vec::new(),
         strike_notice: None,
         maybe_stale: false,
+        read_grace: settings.read_grace,
     });
     let ByColor { red: red_proc, blue: blue_proc } = procs;
     for (color, existing) in [(Color::Red, red_proc), (Color::Blue, blue_proc)] {
         let seat = &mut seats[color];
         seat.proc = match existing {
             Some(p) => Some(p),
-            None => match BotProcess::spawn(&seat.spec, settings.max_line, cpu) {
+            None => match BotProcess::spawn(&seat.spec, settings.max_line, cpu, !settings.read_grace.is_zero()) {
                 Ok(p) => Some(p),
                 Err(e) => {
                     seat.fail(Fault::new(Reason::Crash, format!("the program could not be started: {e}")));

@@ -65,10 +65,12 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
             "could not become a child subreaper: bot descendants that leave their process group may outlive their game"
         );
     }
-    if !crate::os::raise_host_priority() {
-        tracing::info!(
+    match crate::os::raise_host_priority() {
+        crate::os::HostPriority::RealTime => tracing::debug!("host runs with the real-time policy SCHED_FIFO"),
+        crate::os::HostPriority::Nice => tracing::debug!("host runs at nice -10 (SCHED_FIFO was refused)"),
+        crate::os::HostPriority::Normal => tracing::info!(
             "could not raise the host's priority (needs CAP_SYS_NICE): answers may be read late when bots fill every CPU"
-        );
+        ),
     }
     if plan.settings.pin && plan.concurrency == 1 {
         // One game at a time: host and both bots share one CPU, so every hand-over is a

@@ -7,9 +7,9 @@
 //! - Ties are broken at random (seeded), so play is varied but reproducible.
 
 use stratego_protocol::{Rng, Turn};
-use stratego_rules::{Color, Combat, CombatResult, Move, PieceCounts, Rank, Ruleset, Square, ViewPiece};
+use stratego_rules::{Color, Combat, CombatResult, Move, Rank, Ruleset, Square, ViewPiece};
 
-use crate::knowledge::{distribution, unknown_counts};
+use crate::knowledge::Knowledge;
 
 /// Material value of a rank.
 pub fn value(r: Rank) -> f64 {
@@ -67,14 +67,14 @@ fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
 
 struct Position<'a> {
     turn: &'a Turn,
-    unknown: PieceCounts,
+    knowledge: Knowledge,
 }
 
 impl Position<'_> {
     /// The rank distribution of an enemy piece. (A human-placement prior made play against
     /// uniformly random setups worse, so the heuristic assumes nothing about placement.)
     fn dist(&self, p: &ViewPiece) -> [f64; 12] {
-        distribution(p, &self.unknown)
+        self.knowledge.distribution(p)
     }
 
     fn at(&self, sq: Square) -> Option<&ViewPiece> {
@@ -100,12 +100,12 @@ impl Position<'_> {
 
 /// Scores every legal move, best first: `(score, move)`.
 pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
-    let pos = Position { turn, unknown: unknown_counts(rules, turn) };
+    let pos = Position { turn, knowledge: Knowledge::new(rules, turn) };
     let forward: i16 = if turn.color == Color::Red { 1 } else { -1 };
     let our_flag = turn.pieces.iter().find(|p| p.color == turn.color && p.rank == Some(Rank::Flag)).map(|p| p.square);
     let movable = turn.pieces.iter().filter(|p| p.color == turn.color && p.rank.is_some_and(Rank::is_mobile)).count();
     // With few movable pieces left, losing one may lose the game (no legal move).
-    let caution = if movable <= 3 { 3.0 } else { 1.0 };
+    let caution = if movable <= 5 { 3.0 } else { 1.0 };
     // Enemy pieces that came close to our Flag: intruders to hunt down.
     let intruders: Vec<Square> = match our_flag {
         Some(f) => turn
@@ -159,7 +159,7 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                     // (and cheap Scouts as probes).
                     let bomb = d[Rank::Bomb.index()];
                     // Late, with movable pieces to spare, cheap pieces probe for the Flag.
-                    let probing = turn.ply > 250 && movable > 3 && value(rank) <= value(Rank::Captain);
+                    let probing = turn.ply > 250 && movable > 6 && value(rank) <= value(Rank::Captain);
                     if !probing {
                         score -= caution
                             * value(rank)

@@ -39,7 +39,8 @@ fn is_beside(a: usize, b: usize) -> bool {
     (ra == rb && fa.abs_diff(fb) == 1) || (fa == fb && ra.abs_diff(rb) == 1)
 }
 
-/// A setup drawn like a human player's: the Flag where Gravon players put it, Bombs where
+/// A setup drawn like a human player's: the Flag on the back rank where Gravon players put
+/// it, Bombs where
 /// they put them given the Flag's square, then each other piece (rarest first) where
 /// players put that rank. Falls back to [`structured`] when the setup area is not 4 ranks
 /// of 10 files.
@@ -78,8 +79,9 @@ pub fn human_like(rules: &Ruleset, color: Color, rng: &mut Rng) -> Deployment {
                     let t = index[i];
                     match (rank, flag_at) {
                         (Rank::Bomb, Some(f)) => f64::from(BOMBS_BY_FLAG[f][t]) + 1.0,
-                        // Keep the Flag off the front rank, where any Scout finds it.
-                        (Rank::Flag, _) if t >= 30 => 0.0,
+                        // The Flag on the back rank (where 86.7 % of Gravon players put it),
+                        // on the files they favour there.
+                        (Rank::Flag, _) if t >= 10 => 0.0,
                         _ => f64::from(MARGINAL[rank.index()][t]) + 1.0,
                     }
                 })
@@ -183,8 +185,7 @@ mod tests {
                 bombed += 1;
             }
         }
-        // Gravon players: 86.7 % of Flags on the back rank.
-        assert!(back > 150, "flag on the back rank in {back} of 200");
+        assert_eq!(back, 200, "flag on the back rank in {back} of 200");
         assert!(bombed == 200, "a bomb beside the flag in {bombed} of 200");
         let b = Ruleset::barrage();
         assert_eq!(human_like(&b, Color::Red, &mut rng).pieces().len(), 8);

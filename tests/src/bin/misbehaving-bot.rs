@@ -17,6 +17,9 @@
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
 //! moment a turn's line has been read to the write of its move, and `--times FILE` appends
 //! that measured time in microseconds, one line per move (for the clock benchmarks).
+//! `--read-delay-ms X` (with `--think-ms`): after each move, waits until the next message
+//! is in its stdin pipe, then sleeps X ms before reading it, like a bot the scheduler wakes
+//! late.
 
 use std::io::{BufRead, Write};
 
@@ -73,6 +76,9 @@ fn main() {
     let mut turns = 0u32;
     let think =
         opt("--think-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
+    let read_delay = opt("--read-delay-ms")
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
     let mut times =
         opt("--times").map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).expect("times file"));
     let stdin = std::io::stdin();
@@ -279,6 +285,14 @@ fn main() {
                     let _ = out.flush();
                     if let Some(f) = times.as_mut() {
                         append_line(f, &took.as_micros().to_string());
+                    }
+                    if let Some(delay) = read_delay {
+                        // Nothing else is buffered after a move: the next message is the
+                        // next turn (or the game's end), written once the opponent moved.
+                        let mut p = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };
+                        // SAFETY: one valid pollfd on our stdin.
+                        unsafe { libc::poll(&mut p, 1, 10_000) };
+                        std::thread::sleep(delay);
                     }
                     continue;
                 }
