@@ -5,7 +5,9 @@
 //!
 //! For each configuration it prints: plies per second over the whole match (wall clock,
 //! process start-ups included), plies per second within games (record durations), host CPU
-//! per ply (the host's own rusage), and host peak RSS.
+//! per ply (the host's own rusage), and host peak RSS. The rows marked "fast" run with
+//! `--read-grace-ms 0 --host-priority nice`: the clock starts at the write (the host is not
+//! woken when a bot reads its turn: one wake-up less per ply) and the host is not real-time.
 
 use std::process::Command;
 
@@ -15,22 +17,26 @@ fn main() {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     println!("{games} games of `sample-bot --strategy random` against itself per row; {cores} cores");
     println!(
-        "{:<28} {:>12} {:>14} {:>14} {:>12}",
+        "{:<32} {:>12} {:>14} {:>14} {:>12}",
         "configuration", "match ply/s", "in-game ply/s", "host µs/ply", "host RSS MiB"
     );
-    for (concurrency, pin, full) in [
-        (1, false, false),
-        (1, true, false),
-        (cores, false, false),
-        (cores, true, false),
-        (1, false, true),
-        (1, true, true),
+    for (concurrency, pin, full, watch) in [
+        (1, false, false, true),
+        (1, true, false, true),
+        (cores, false, false, true),
+        (cores, true, false, true),
+        (1, false, true, true),
+        (1, true, true, true),
+        (1, false, false, false),
+        (1, true, false, false),
+        (1, false, true, false),
+        (1, true, true, false),
     ] {
         // The random sample bot asks for the compact "moves" view; --full-view makes it
         // take the default, full turns (what most bots read).
         let bot = if full { "sample-bot --strategy random --full-view" } else { "sample-bot --strategy random" };
-        let dir =
-            std::env::temp_dir().join(format!("stratego-bench-{}-{concurrency}-{pin}-{full}", std::process::id()));
+        let dir = std::env::temp_dir()
+            .join(format!("stratego-bench-{}-{concurrency}-{pin}-{full}-{watch}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cmd = Command::new(exe);
         cmd.args(["match", bot, bot, "--json", "-q", "--seed", "1"]).args([
@@ -44,6 +50,9 @@ fn main() {
         if pin {
             cmd.arg("--pin");
         }
+        if !watch {
+            cmd.args(["--read-grace-ms", "0", "--host-priority", "nice"]);
+        }
         let out = cmd.output().expect("run the host");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -56,10 +65,14 @@ fn main() {
             in_game_ms += r["duration_ms"].as_f64().unwrap();
         }
         let _ = std::fs::remove_dir_all(&dir);
-        let label =
-            format!("-j {concurrency}{}{}", if pin { " --pin" } else { "" }, if full { ", full view" } else { "" });
+        let label = format!(
+            "-j {concurrency}{}{}{}",
+            if pin { " --pin" } else { "" },
+            if full { ", full view" } else { "" },
+            if watch { "" } else { ", fast" }
+        );
         println!(
-            "{:<28} {:>12.0} {:>14.0} {:>14.1} {:>12.1}",
+            "{:<32} {:>12.0} {:>14.0} {:>14.1} {:>12.1}",
             label,
             plies / s["wall_s"].as_f64().unwrap(),
             in_game_plies / (in_game_ms / 1000.0),

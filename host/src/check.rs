@@ -52,6 +52,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         read_grace: Duration::from_millis(crate::cli::DEFAULT_READ_GRACE_MS),
         match_seed: plan.seed,
         pin: false,
+        host_priority: crate::os::HostPriority::Realtime,
         strikes: 0,
     }
 }

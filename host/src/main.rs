@@ -66,7 +66,10 @@ fn run_match(args: stratego_host::cli::MatchArgs) -> ! {
             _ = term.recv() => interrupted(),
         }
     });
+    drop(runtime);
     os::kill_all_groups();
+    // After an interruption: the records of finished games still queued are written now.
+    let _ = runner::wait_for_records();
     os::kill_escaped_descendants();
     std::process::exit(code);
 }

@@ -97,6 +97,12 @@ pub fn become_subreaper() -> bool {
 /// Kills and reaps every child of the host that is not a live bot: descendants of bots that
 /// escaped their group and were re-parented to the host. Returns how many it killed.
 pub fn kill_escaped_descendants() -> usize {
+    // Scanning /proc can take milliseconds: not at the host's raised priority, where it
+    // would hold a CPU from a thinking bot.
+    with_background_priority(kill_escaped_descendants_now)
+}
+
+fn kill_escaped_descendants_now() -> usize {
     let live: HashSet<i32> = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
     let mut killed = 0;
     for pid in host_children() {
@@ -141,35 +147,67 @@ fn host_children() -> Vec<i32> {
     children
 }
 
-/// How much the host could raise its scheduling priority.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The host's scheduling priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum HostPriority {
-    /// Real-time (`SCHED_FIFO`, priority 1): woken ahead of any normal process.
-    RealTime,
+    /// Unchanged.
+    Normal,
     /// Nice -10.
     Nice,
-    /// Unchanged (no `CAP_SYS_NICE`).
-    Normal,
+    /// Real-time (`SCHED_FIFO`, priority 1): woken ahead of any normal process.
+    Realtime,
 }
 
-/// Raises the host's scheduling priority so that it sees a bot's read and answer as soon as
-/// they happen even when busy bots fill every CPU: real-time `SCHED_FIFO` at the lowest
-/// real-time priority where allowed, else nice -10. The host sleeps between events and uses
-/// a few microseconds of CPU per ply, and the kernel keeps 5 % of each second for normal
-/// processes whatever real-time ones do. Bots are set back to the normal policy and nice 0
-/// before exec. Call it before any other thread starts: threads inherit it.
-pub fn raise_host_priority() -> HostPriority {
+/// Raises the host's scheduling priority up to `wanted`, so that it sees a bot's read and
+/// answer as soon as they happen even when busy bots fill every CPU: real-time `SCHED_FIFO`
+/// at the lowest real-time priority, else nice -10 (each needs `CAP_SYS_NICE` or root).
+/// The host sleeps between events and uses microseconds of CPU per ply, and the kernel
+/// keeps 5 % of each second for normal processes whatever real-time ones do. Bots are set
+/// back to the normal policy and nice 0 before exec. Call it before any other thread
+/// starts: threads inherit it. Returns what it got.
+pub fn raise_host_priority(wanted: HostPriority) -> HostPriority {
     // SAFETY: sched_setscheduler and setpriority take plain integers and a stack struct.
     unsafe {
         let param = libc::sched_param { sched_priority: 1 };
-        if libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 {
-            return HostPriority::RealTime;
+        if wanted >= HostPriority::Realtime && libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 {
+            return HostPriority::Realtime;
         }
-        if libc::setpriority(libc::PRIO_PROCESS, 0, -10) == 0 {
+        if wanted >= HostPriority::Nice && libc::setpriority(libc::PRIO_PROCESS, 0, -10) == 0 {
             return HostPriority::Nice;
         }
     }
     HostPriority::Normal
+}
+
+/// Moves the calling thread to the normal policy at nice 10 (always allowed), for host work
+/// that may take milliseconds (scanning /proc, encoding and writing records) and must not
+/// preempt thinking bots.
+pub fn lower_current_thread() {
+    // SAFETY: plain integers and a stack struct; these calls only affect the calling thread.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_OTHER, &param);
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
+/// Runs `f` with the calling thread lowered as by [`lower_current_thread`], then restores
+/// its policy and nice value (allowed: they were the thread's own).
+pub fn with_background_priority<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: plain integers and stack structs; only the calling thread is affected.
+    let (policy, param, nice) = unsafe {
+        let mut param = libc::sched_param { sched_priority: 0 };
+        libc::sched_getparam(0, &mut param);
+        (libc::sched_getscheduler(0), param, libc::getpriority(libc::PRIO_PROCESS, 0))
+    };
+    lower_current_thread();
+    let out = f();
+    // SAFETY: as above.
+    unsafe {
+        libc::sched_setscheduler(0, policy, &param);
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+    }
+    out
 }
 
 /// Pins the calling thread (or, before exec, the process) to one CPU.

@@ -36,6 +36,8 @@ pub struct GameSettings {
     pub match_seed: u64,
     /// Pin each game's bots to one CPU (by worker slot).
     pub pin: bool,
+    /// The scheduling priority the host asks for.
+    pub host_priority: crate::os::HostPriority,
     /// Timeouts and illegal moves forgiven per bot and game (a random legal move is played
     /// instead); 0: every fault loses.
     pub strikes: u32,

@@ -49,6 +49,23 @@ impl MatchPlan {
     }
 }
 
+/// The thread that encodes and writes records, while a match runs.
+static RECORD_WRITER: Mutex<Option<std::thread::JoinHandle<std::io::Result<()>>>> = Mutex::new(None);
+
+/// Waits until every record handed to the writer is written. Called at the end of a match,
+/// and by `main` after an interruption (the match's future is dropped then, which closes
+/// the writer's queue).
+///
+/// # Errors
+/// A record could not be written.
+pub fn wait_for_records() -> std::io::Result<()> {
+    let writer = RECORD_WRITER.lock().unwrap_or_else(|e| e.into_inner()).take();
+    match writer {
+        Some(w) => w.join().unwrap_or_else(|_| Err(std::io::Error::other("the record writer panicked"))),
+        None => Ok(()),
+    }
+}
+
 /// Runs the match to the end and returns the summary.
 ///
 /// # Errors
@@ -65,12 +82,14 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
             "could not become a child subreaper: bot descendants that leave their process group may outlive their game"
         );
     }
-    match crate::os::raise_host_priority() {
-        crate::os::HostPriority::RealTime => tracing::debug!("host runs with the real-time policy SCHED_FIFO"),
-        crate::os::HostPriority::Nice => tracing::debug!("host runs at nice -10 (SCHED_FIFO was refused)"),
-        crate::os::HostPriority::Normal => tracing::info!(
-            "could not raise the host's priority (needs CAP_SYS_NICE): answers may be read late when bots fill every CPU"
-        ),
+    let wanted = plan.settings.host_priority;
+    let got = crate::os::raise_host_priority(wanted);
+    if got < wanted {
+        tracing::info!(
+            "the host runs at priority {got:?}, not {wanted:?} (needs CAP_SYS_NICE): answers may be read late when bots fill every CPU"
+        );
+    } else {
+        tracing::debug!("the host runs at priority {got:?}");
     }
     if plan.settings.pin && plan.concurrency == 1 {
         // One game at a time: host and both bots share one CPU, so every hand-over is a
@@ -115,19 +134,49 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
     };
     summary.bots[0].name = plan.bots[0].name.clone();
     summary.bots[1].name = plan.bots[1].name.clone();
+    // Records are encoded and written on a thread of their own at a low priority: encoding
+    // a long game takes a millisecond or more, which must not be taken from thinking bots
+    // (the host's own thread runs at a raised priority).
+    let (wtx, wrx) = std::sync::mpsc::channel::<GameRecord>();
+    let write_failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (plan, failed) = (plan.clone(), write_failed.clone());
+        std::thread::Builder::new().name("records".into()).spawn(move || {
+            crate::os::lower_current_thread();
+            for record in wrx {
+                if let Some(w) = &plan.records {
+                    if let Err(e) = w.append(&record) {
+                        failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                        return Err(e);
+                    }
+                }
+            }
+            Ok(())
+        })?
+    };
+    *RECORD_WRITER.lock().unwrap_or_else(|e| e.into_inner()) = Some(writer);
     while let Some(record) = rx.recv().await {
-        if let Some(w) = &plan.records {
-            w.append(&record)?;
+        if write_failed.load(std::sync::atomic::Ordering::SeqCst) {
+            break; // the match stops: results that cannot be saved are lost
         }
         let a_color = if record.index % 2 == 0 { Color::Red } else { Color::Blue };
         summary.add(&record, a_color);
         if plan.live {
             eprintln!("{}", summary.game_line(&record));
         }
+        let _ = wtx.send(record);
+    }
+    drop(wtx);
+    if write_failed.load(std::sync::atomic::Ordering::SeqCst) {
+        // Stop the games still running; their bots are killed with the host.
+        for w in &workers {
+            w.abort();
+        }
     }
     for w in workers {
         let _ = w.await;
     }
+    wait_for_records()?;
     let (cpu_us, rss_kib) = crate::os::self_usage();
     summary.wall_s = started.elapsed().as_secs_f64();
     summary.host_cpu_us_per_ply = if summary.plies == 0 { 0.0 } else { cpu_us as f64 / summary.plies as f64 };

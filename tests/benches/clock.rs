@@ -8,8 +8,8 @@
 //! 2. Timeout lateness: a bot that never answers; how long after the deadline the host
 //!    declares the timeout (the record's `timeout_late_us`). p50 / p99 / max.
 //! 3. Spurious losses: bots answering at 90 % of a 20 ms move limit, as many games at once
-//!    as there are cores, until 10,000 moves: count the time losses. Then the same
-//!    oversubscribed (twice as many games as cores).
+//!    as there are cores, 24 games in one match (over 10,000 moves): count the time losses.
+//!    Then the same oversubscribed (twice as many games as cores).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -118,46 +118,45 @@ fn main() {
     println!("timeout lateness ({} timeouts at a 50 ms limit):", late.len());
     println!("  p50 {l50:.3} ms  p99 {l99:.3} ms  max {lmax:.3} ms   (goal: p99 <= 2 ms)");
 
-    // 3. Spurious losses.
-    let target_moves = if quick { 1000 } else { 10_000 };
+    // 3. Spurious losses: one match per concurrency, as a user runs it (games start and end
+    // while the other games' bots think).
+    let games = if quick { 4 } else { 24 };
     for concurrency in [cores, 2 * cores] {
         let dir = tmp.join(format!("spurious-{concurrency}"));
         let b = bot("--think-ms 18");
-        let mut seed = 10;
-        let (mut moves, mut losses, mut games) = (0u64, 0u64, 0u64);
-        while moves < target_moves {
-            let _ = std::fs::remove_dir_all(&dir);
-            let n = concurrency.to_string();
-            run(
-                &host,
-                &[
-                    &b,
-                    &b,
-                    "--games",
-                    &n,
-                    "-j",
-                    &n,
-                    "--seed",
-                    &seed.to_string(),
-                    "--move-time",
-                    "0.02",
-                    "-q",
-                    "--out",
-                    dir.to_str().unwrap(),
-                ],
-            );
-            for r in records(&dir) {
-                moves += r["plies"].as_array().unwrap().len() as u64;
-                games += 1;
-                if r["result"]["reason"] == "move_timeout" {
-                    losses += 1;
-                    moves += 1; // the move that came too late
+        let (n, j) = (games.to_string(), concurrency.to_string());
+        run(
+            &host,
+            &[
+                &b,
+                &b,
+                "--games",
+                &n,
+                "-j",
+                &j,
+                "--seed",
+                "10",
+                "--move-time",
+                "0.02",
+                "-q",
+                "--out",
+                dir.to_str().unwrap(),
+            ],
+        );
+        let (mut moves, mut losses, mut early) = (0u64, 0u64, 0u64);
+        for r in records(&dir) {
+            let plies = r["plies"].as_array().unwrap().len() as u64;
+            moves += plies;
+            if r["result"]["reason"] == "move_timeout" {
+                losses += 1;
+                moves += 1; // the move that came too late
+                if plies < 10 {
+                    early += 1;
                 }
             }
-            seed += 1;
         }
         println!(
-            "bots answering at 18 ms of a 20 ms limit, {concurrency} games at once on {cores} cores: {losses} time losses in {moves} moves ({games} games){}",
+            "bots answering at 18 ms of a 20 ms limit, {concurrency} games at once on {cores} cores: {losses} time losses in {moves} moves ({games} games; {early} of the losses in a game's first 10 plies){}",
             if concurrency > cores { "  (oversubscribed; the host warns at start)" } else { "   (goal: 0)" }
         );
     }
