@@ -1,14 +1,13 @@
 //! One bot process: spawned in its own process group, spoken to line by line, read through
 //! a bounded decoder, its stderr drained into a bounded tail, and killed with its group.
 
+use std::os::fd::AsRawFd;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use std::os::fd::AsRawFd;
 use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
-
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdout};
@@ -116,9 +115,11 @@ impl BotProcess {
             let limits = spec.limits;
             cmd.pre_exec(move || os::child_pre_exec(host_pid, cpu, limits));
         }
+        let spawning = os::spawn_guard();
         let mut child = cmd.spawn()?;
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
         os::register_group(pgid);
+        drop(spawning);
         // A one-page stdin pipe: the host then sees the moment the bot has read all it was
         // sent (the pipe turns writable), which is when its clock starts.
         let stdin = child.stdin.take().expect("piped stdin").into_owned_fd()?;

@@ -6,6 +6,15 @@ use std::sync::Mutex;
 /// Process groups of live bots, so a signal to the host can kill them all.
 static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
 
+/// Held while a bot is started and registered, and while the scan for escaped descendants
+/// decides whom to kill: a child forked but not yet registered must not look escaped.
+static SPAWNING: Mutex<()> = Mutex::new(());
+
+/// Holds off [`kill_escaped_descendants`] while a bot process is started and registered.
+pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+    SPAWNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Remembers a live bot process group.
 pub fn register_group(pgid: i32) {
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashSet::new).insert(pgid);
@@ -98,24 +107,40 @@ pub fn become_subreaper() -> bool {
 /// escaped their group and were re-parented to the host. Returns how many it killed.
 pub fn kill_escaped_descendants() -> usize {
     // Scanning /proc can take milliseconds: not at the host's raised priority, where it
-    // would hold a CPU from a thinking bot.
-    with_background_priority(kill_escaped_descendants_now)
-}
-
-fn kill_escaped_descendants_now() -> usize {
-    let live: HashSet<i32> = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
-    let mut killed = 0;
-    for pid in host_children() {
-        if !live.contains(&pid) {
-            // SAFETY: signalling and reaping our own child.
+    // would hold a CPU from a thinking bot. The lock below is taken back at the host's
+    // priority: held by a lowered thread, it could keep the host's own thread waiting.
+    let children = with_background_priority(host_children);
+    let mut killed = Vec::new();
+    {
+        // A bot started after the scan is not among `children`; one started before it is
+        // registered by the time this lock is ours.
+        let _spawning = spawn_guard();
+        let live: HashSet<i32> = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
+        let host = std::process::id() as i32;
+        // Still our child (a bot's game may have ended, and its pid been reaped, since the scan).
+        let ours = |pid: i32| parent_of(pid) == Some(host);
+        for pid in children.into_iter().filter(|pid| !live.contains(pid) && ours(*pid)) {
+            // SAFETY: signalling our own child.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, std::ptr::null_mut(), 0);
             }
-            killed += 1;
+            killed.push(pid);
         }
     }
-    killed
+    for &pid in &killed {
+        // SAFETY: reaping our own child.
+        unsafe {
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
+    killed.len()
+}
+
+/// The parent of a process, from `/proc/PID/stat`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The host's direct children: from each thread's `/proc/self/task/TID/children` where the
@@ -138,9 +163,7 @@ fn host_children() -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return children };
     for entry in dir.flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
-        if rest.split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok()) == Some(host) {
+        if parent_of(pid) == Some(host) {
             children.push(pid);
         }
     }

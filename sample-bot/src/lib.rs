@@ -24,8 +24,8 @@ pub enum Strategy {
     Random,
     /// Knowledge-based move scoring and a human-like setup.
     Heuristic,
-    /// Determinized Monte Carlo over the heuristic's best moves (the strongest); uses 80 %
-    /// of each move's time less 2 ms.
+    /// Determinized Monte Carlo over the heuristic's best moves (the strongest); uses 70 %
+    /// of each move's time less 3 ms.
     Search,
 }
 

@@ -7,8 +7,8 @@
 //! any ending. The move with the best mean (over the same worlds for every move) wins.
 //! The move's value is the mean over the worlds plus the heuristic's own score of the move
 //! (the rollouts see each world with full information, which flatters risky moves; the
-//! prior halved the search's losses against the heuristic). It stops when 80 % of the
-//! move's time less 2 ms is used, or after `--worlds N` worlds for exactly reproducible play.
+//! prior halved the search's losses against the heuristic). It stops when 70 % of the
+//! move's time less 3 ms is used, or after `--worlds N` worlds for exactly reproducible play.
 
 use std::time::{Duration, Instant};
 
@@ -33,7 +33,7 @@ pub struct SearchConfig {
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
-        SearchConfig { candidates: 6, depth: 10, worlds: None, time_share: 0.8 }
+        SearchConfig { candidates: 6, depth: 10, worlds: None, time_share: 0.7 }
     }
 }
 
@@ -167,7 +167,7 @@ pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig
     // Use most of the move's time, keeping a margin for the last world, writing the answer
     // and the operating system (the clock starts when the turn has been read).
     let move_time = Duration::from_millis(turn.clock.move_ms);
-    let budget = move_time.mul_f64(config.time_share).saturating_sub(Duration::from_millis(2));
+    let budget = move_time.mul_f64(config.time_share).saturating_sub(Duration::from_millis(3));
     let mut totals = vec![0.0; candidates.len()];
     let mut worlds = 0u32;
     let mut buf = Vec::with_capacity(128);
