@@ -4,11 +4,11 @@
 //! consistent with everything it has seen (revealed ranks, pieces that moved are neither
 //! Bombs nor the Flag, the counts of pieces not yet seen), plays the move in each sampled
 //! world, then plays a short greedy rollout for both sides, and scores the material and
-//! any ending. The move with the best mean (over the same worlds for every move) wins.
-//! The move's value is the mean over the worlds plus the heuristic's own score of the move
-//! (the rollouts see each world with full information, which flatters risky moves; the
-//! prior halved the search's losses against the heuristic). It stops when 70 % of the
-//! move's time less 3 ms is used, or after `--worlds N` worlds for exactly reproducible play.
+//! any ending. A move's value is its mean over the worlds (the same worlds for every move)
+//! plus the heuristic's own score of it (the rollouts see each world with full
+//! information, which flatters risky moves; this prior halved the search's losses against
+//! the heuristic), plus a little seeded noise. It stops when 70 % of the move's time less
+//! 3 ms is used, or after `--worlds N` worlds for exactly reproducible play.
 
 use std::time::{Duration, Instant};
 
@@ -39,6 +39,10 @@ impl Default for SearchConfig {
 
 /// Weight of the heuristic's score of a move beside the mean of its rollouts.
 const PRIOR_WEIGHT: f64 = 1.0;
+
+/// Random spread added to each candidate's value: with many worlds the means are exact
+/// and play turns repetitive, drawing won games at the ply limit.
+const NOISE: f64 = 30.0;
 
 /// Samples one full-information world consistent with the turn.
 fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Option<Game> {
@@ -203,7 +207,8 @@ pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig
     // Ties go to the heuristic's order (earlier candidates first).
     // The rollouts' mean, plus the heuristic's own score as a prior: the rollouts see each
     // sampled world with full information, which makes risky moves look better than they are.
-    let value = |i: usize| totals[i] / f64::from(worlds) + PRIOR_WEIGHT * prior[i];
+    let noise: Vec<f64> = (0..candidates.len()).map(|_| rng.unit() * NOISE).collect();
+    let value = |i: usize| totals[i] / f64::from(worlds) + PRIOR_WEIGHT * prior[i] + noise[i];
     let mut best = 0;
     for i in 1..candidates.len() {
         if value(i) > value(best) + 1e-9 {
