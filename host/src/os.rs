@@ -215,7 +215,8 @@ pub fn lower_current_thread() {
 }
 
 /// Runs `f` with the calling thread lowered as by [`lower_current_thread`], then restores
-/// its policy and nice value (allowed: they were the thread's own).
+/// its policy and nice value (allowed: a raised thread has the capability that raised it).
+/// A thread that was not raised runs `f` as it is.
 pub fn with_background_priority<T>(f: impl FnOnce() -> T) -> T {
     // SAFETY: plain integers and stack structs; only the calling thread is affected.
     let (policy, param, nice) = unsafe {
@@ -223,6 +224,11 @@ pub fn with_background_priority<T>(f: impl FnOnce() -> T) -> T {
         libc::sched_getparam(0, &mut param);
         (libc::sched_getscheduler(0), param, libc::getpriority(libc::PRIO_PROCESS, 0))
     };
+    if policy == libc::SCHED_OTHER && nice >= 0 {
+        // Not raised (no CAP_SYS_NICE): nothing to lower, and a lowered nice value could
+        // not be taken back.
+        return f();
+    }
     lower_current_thread();
     let out = f();
     // SAFETY: as above.

@@ -26,6 +26,8 @@ fn help_lists_the_match_options() {
         "--verbose",
         "--quiet",
         "--max-line",
+        "--read-grace-ms",
+        "--host-priority",
     ] {
         assert!(text.contains(flag), "--help lacks {flag}");
     }
@@ -33,7 +35,9 @@ fn help_lists_the_match_options() {
 
 #[test]
 fn bad_options_exit_2_and_say_what_is_wrong() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
+        (&["match", "--host-priority", "max"], "invalid value 'max' for '--host-priority <PRIORITY>'"),
+        (&["match", "--read-grace-ms", "soon"], "invalid value 'soon' for '--read-grace-ms <MS>'"),
         (&["match", "--rules", "nosuch"], "--rules \"nosuch\": not a preset"),
         (&["match", "--tc", "abc"], "--tc \"abc\": bank: \"abc\" is not a number of seconds"),
         (&["match", "--games", "0"], "--games: must be at least 1"),
@@ -73,5 +77,16 @@ fn a_missing_bot_exits_3_before_any_game() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(want), "{bot}: {err}");
         assert!(!err.contains("game 1"), "no game may start");
+    }
+}
+
+#[test]
+fn every_host_priority_and_the_write_clock_play_a_match() {
+    for args in [["--host-priority", "normal"], ["--host-priority", "nice"], ["--read-grace-ms", "0"]] {
+        let out = host().args(["match", "--games", "2", "--json", "-q"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["games"], 2, "{args:?}");
+        assert!(summary["bots"][0]["faults"].as_object().unwrap().is_empty(), "{args:?}: {summary}");
     }
 }
