@@ -50,8 +50,8 @@ impl Knowledge {
         let immobile: f64 = Rank::ALL.iter().filter(|r| !r.is_mobile()).map(|&r| f64::from(self.unknown[r])).sum();
         let unmoved = f64::from(self.unmoved);
         // Share of the piece's probability that goes to Bombs and the Flag.
-        let still = if piece.moved || unmoved == 0.0 { 0.0 } else { (immobile / unmoved).min(1.0) };
-        if mobile == 0.0 && still < 1.0 {
+        let mut still = if piece.moved || unmoved == 0.0 { 0.0 } else { (immobile / unmoved).min(1.0) };
+        if mobile == 0.0 {
             if immobile == 0.0 || piece.moved {
                 // Inconsistent (free setups): a uniform guess over mobile ranks.
                 for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
@@ -59,7 +59,8 @@ impl Knowledge {
                 }
                 return p;
             }
-            return Knowledge { unknown: self.unknown, unmoved: immobile as u32 }.distribution(piece);
+            // No unseen mobile piece is left: an unmoved piece is a Bomb or the Flag.
+            still = 1.0;
         }
         for r in Rank::ALL {
             let n = f64::from(self.unknown[r]);

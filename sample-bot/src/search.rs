@@ -163,8 +163,7 @@ fn rollout_move(game: &Game, moves: &[Move], rng: &mut Rng) -> Move {
 pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig) -> Move {
     let started = Instant::now();
     let ranked = ranked(rules, turn, rng);
-    let candidates: Vec<Move> = ranked.iter().take(config.candidates).map(|&(_, m)| m).collect();
-    let prior: Vec<f64> = ranked.iter().take(config.candidates).map(|&(s, _)| s).collect();
+    let (prior, candidates): (Vec<f64>, Vec<Move>) = ranked.iter().take(config.candidates).copied().unzip();
     if candidates.len() == 1 {
         return candidates[0];
     }
