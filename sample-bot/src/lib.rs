@@ -63,6 +63,32 @@ pub struct SampleBot {
     search: search::SearchConfig,
     /// Ask for full turns whatever the strategy.
     pub full_view: bool,
+    quiet: QuietPlies,
+}
+
+/// Counts the plies since the last fight, from the plies each turn reports.
+#[derive(Clone, Debug, Default)]
+pub struct QuietPlies {
+    game_id: String,
+    last_fight: u32,
+}
+
+impl QuietPlies {
+    /// Takes in a turn's plies; returns how many plies have been played since the last
+    /// fight (since the start of the game if none).
+    pub fn update(&mut self, turn: &Turn) -> u32 {
+        if self.game_id != turn.game_id {
+            *self = QuietPlies { game_id: turn.game_id.clone(), last_fight: 0 };
+        }
+        // `plies` ends with the ply just played, number `turn.ply`.
+        let n = turn.plies.len() as u32;
+        for (i, p) in (0u32..).zip(&turn.plies) {
+            if p.combat.is_some() {
+                self.last_fight = turn.ply.saturating_sub(n - 1 - i);
+            }
+        }
+        turn.ply.saturating_sub(self.last_fight)
+    }
 }
 
 impl SampleBot {
@@ -78,6 +104,7 @@ impl SampleBot {
             name: name.unwrap_or_else(|| default.to_owned()),
             search: search::SearchConfig::default(),
             full_view: false,
+            quiet: QuietPlies::default(),
         }
     }
 }
@@ -108,10 +135,11 @@ impl Bot for SampleBot {
     }
 
     fn turn(&mut self, game: &mut Game, turn: &Turn) -> Action {
+        let quiet = self.quiet.update(turn);
         match self.strategy {
             Strategy::Random => Action::Move(*game.rng.choose(&turn.legal_moves).expect("a turn has legal moves")),
             Strategy::Heuristic => Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng)),
-            Strategy::Search => Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search)),
+            Strategy::Search => Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search, quiet)),
         }
     }
 }
@@ -136,5 +164,58 @@ pub fn main_with_args(argv: Vec<String>) -> i32 {
             eprintln!("sample-bot: {e}");
             1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratego_protocol::{Clock, Rng};
+    use stratego_rules::{Color, Deployment, Game, Ruleset};
+
+    /// The turn the host would send to the side to move.
+    pub(crate) fn turn_of(game: &Game, plies: usize, legal_moves: Vec<stratego_rules::Move>) -> Turn {
+        let color = game.to_move();
+        let n = game.history().len();
+        Turn {
+            game_id: "g".into(),
+            ply: game.ply_count(),
+            color,
+            plies: game.history()[n.saturating_sub(plies)..].to_vec(),
+            pieces: game.view_pieces(color),
+            captured: Some(*game.captured()),
+            legal_moves,
+            clock: Clock { move_ms: 100, remaining_ms: None, opponent_remaining_ms: None },
+            strike: None,
+        }
+    }
+
+    #[test]
+    fn quiet_plies_count_from_the_last_fight_seen_by_either_side() {
+        let rules = Ruleset::classic();
+        let mut rng = Rng::new(5);
+        let red = Deployment::random(&rules, Color::Red, &mut || rng.next_u64());
+        let blue = Deployment::random(&rules, Color::Blue, &mut || rng.next_u64());
+        let mut game = Game::new(rules, &red, &blue).unwrap();
+        let mut trackers = [QuietPlies::default(), QuietPlies::default()];
+        let mut moves = Vec::new();
+        let mut checked = [0, 0];
+        while !game.is_over() && game.ply_count() < 600 {
+            game.legal_moves(&mut moves);
+            let side = game.to_move().index();
+            // Each side hears of the plies since its last turn (two, one for Red's first).
+            let turn = turn_of(&game, 2, moves.clone());
+            let quiet = trackers[side].update(&turn);
+            let last = game.history().iter().rposition(|p| p.combat.is_some()).map_or(0, |i| i as u32 + 1);
+            assert_eq!(quiet, game.ply_count() - last, "ply {}", game.ply_count());
+            if quiet == 0 {
+                checked[0] += 1;
+            } else if last > 0 {
+                checked[1] += 1;
+            }
+            game.play(moves[rng.below(moves.len())]).unwrap();
+        }
+        // Both cases were exercised: quiet stretches after a fight, and fights just seen.
+        assert!(checked[0] > 10 && checked[1] > 10, "{checked:?}");
     }
 }

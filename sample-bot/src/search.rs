@@ -9,6 +9,12 @@
 //! information, which flatters risky moves; this prior halved the search's losses against
 //! the heuristic), plus a little seeded noise. It stops when 70 % of the move's time less
 //! 3 ms is used, or after `--worlds N` worlds for exactly reproducible play.
+//!
+//! After 20 plies without a fight it takes the initiative: its cheap pieces (Scouts,
+//! Sergeants, Lieutenants) are urged towards the nearest unknown enemy piece and to attack
+//! it, more the longer the quiet lasts. Without this, neither side attacks what it cannot
+//! see and a fifth of the games against the heuristic ended as ply-limit draws with most
+//! pieces still on the board.
 
 use std::time::{Duration, Instant};
 
@@ -159,10 +165,52 @@ fn rollout_move(game: &Game, moves: &[Move], rng: &mut Rng) -> Move {
     *rng.choose(if safe.is_empty() { moves } else { &safe }).expect("a game not over has moves")
 }
 
-/// Chooses a move within `budget`.
-pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig) -> Move {
+/// Plies without a fight after which the search starts probing unknown pieces.
+const QUIET_PLIES: u32 = 20;
+
+/// Bonus for attacking an unknown piece with a cheap one after `quiet` plies without a
+/// fight: neither side attacks pieces it cannot see, and both would shuffle until the ply
+/// limit; a probe costs a little material and tells the search what it faces.
+fn probe_bonus(turn: &Turn, m: Move, quiet: u32) -> f64 {
+    if quiet < QUIET_PLIES {
+        return 0.0;
+    }
+    let at = |sq| turn.pieces.binary_search_by_key(&sq, |p: &stratego_rules::ViewPiece| p.square).ok();
+    let Some(from) = at(m.from) else { return 0.0 };
+    if !matches!(turn.pieces[from].rank, Some(Rank::Scout | Rank::Sergeant | Rank::Lieutenant)) {
+        return 0.0;
+    }
+    let urge = f64::from((quiet - QUIET_PLIES) * 2).min(120.0);
+    match at(m.to).map(|i| &turn.pieces[i]) {
+        Some(theirs) if theirs.color != turn.color && theirs.rank.is_none() => urge,
+        Some(_) => 0.0,
+        None => {
+            // Step towards the nearest unknown enemy piece.
+            let nearest = |sq: stratego_rules::Square| {
+                turn.pieces
+                    .iter()
+                    .filter(|p| p.color != turn.color && p.rank.is_none())
+                    .map(|p| p.square.distance(sq))
+                    .min()
+                    .unwrap_or(0)
+            };
+            let closer = i64::from(nearest(m.from)) - i64::from(nearest(m.to));
+            0.25 * urge * closer.signum() as f64
+        }
+    }
+}
+
+/// Chooses a move within the move's time; `quiet` is the number of plies since the last
+/// fight.
+pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig, quiet: u32) -> Move {
     let started = Instant::now();
-    let ranked = ranked(rules, turn, rng);
+    let mut ranked = ranked(rules, turn, rng);
+    if quiet >= QUIET_PLIES {
+        for (score, m) in &mut ranked {
+            *score += probe_bonus(turn, *m, quiet);
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    }
     let (prior, candidates): (Vec<f64>, Vec<Move>) = ranked.iter().take(config.candidates).copied().unzip();
     if candidates.len() == 1 {
         return candidates[0];
@@ -215,4 +263,73 @@ pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig
         }
     }
     candidates[best]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratego_protocol::Clock;
+    use stratego_rules::Square;
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red to move: a Sergeant (a4) faces an unknown piece (a5), a Marshal (e4) faces an
+    /// unknown piece (e5), a Lieutenant (j4) faces a revealed Scout (j5), a Scout stands
+    /// alone on b1.
+    fn turn() -> Turn {
+        let piece =
+            |s: &str, color, rank, revealed| PositionPiece { square: sq(s), color, rank, moved: false, revealed };
+        let pieces = [
+            piece("a4", Color::Red, Rank::Sergeant, false),
+            piece("e4", Color::Red, Rank::Marshal, false),
+            piece("j4", Color::Red, Rank::Lieutenant, false),
+            piece("b1", Color::Red, Rank::Scout, false),
+            piece("i1", Color::Red, Rank::Flag, false),
+            piece("a5", Color::Blue, Rank::Captain, false),
+            piece("e5", Color::Blue, Rank::Bomb, false),
+            piece("j5", Color::Blue, Rank::Scout, true),
+            piece("j10", Color::Blue, Rank::Flag, false),
+        ];
+        let game = Game::from_position(Ruleset::classic(), &pieces, Color::Red, 100, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        Turn {
+            game_id: "g".into(),
+            ply: 100,
+            color: Color::Red,
+            plies: Vec::new(),
+            pieces: game.view_pieces(Color::Red),
+            captured: Some(*game.captured()),
+            legal_moves,
+            clock: Clock { move_ms: 100, remaining_ms: None, opponent_remaining_ms: None },
+            strike: None,
+        }
+    }
+
+    fn mv(s: &str) -> Move {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn cheap_pieces_probe_unknown_pieces_only_after_a_quiet_stretch() {
+        let t = turn();
+        for m in ["a4-a5", "e4-e5", "j4-j5", "b1-b2"] {
+            assert!(t.legal_moves.contains(&mv(m)), "{m} is legal");
+            assert_eq!(probe_bonus(&t, mv(m), QUIET_PLIES - 1), 0.0, "{m} before the quiet stretch");
+        }
+        let quiet = QUIET_PLIES + 30;
+        // A Sergeant attacking an unknown piece: yes; the Marshal: no; a known target: no.
+        assert!(probe_bonus(&t, mv("a4-a5"), quiet) > 0.0);
+        assert_eq!(probe_bonus(&t, mv("e4-e5"), quiet), 0.0);
+        assert_eq!(probe_bonus(&t, mv("j4-j5"), quiet), 0.0);
+        // The urge grows with the stretch, up to a cap.
+        assert!(probe_bonus(&t, mv("a4-a5"), quiet + 10) > probe_bonus(&t, mv("a4-a5"), quiet));
+        assert_eq!(probe_bonus(&t, mv("a4-a5"), 10_000), probe_bonus(&t, mv("a4-a5"), 20_000));
+        // Quiet moves: towards an unknown piece earns a little, away from it costs a little.
+        assert!(probe_bonus(&t, mv("b1-b2"), quiet) > 0.0);
+        assert!(probe_bonus(&t, mv("a4-b4"), quiet) < 0.0);
+        assert!(probe_bonus(&t, mv("a4-a5"), quiet) > probe_bonus(&t, mv("b1-b2"), quiet));
+    }
 }
