@@ -209,7 +209,16 @@ impl BotProcess {
     /// at the latest.
     pub fn stopwatch(&self, begun: Instant, limit: Duration, read_grace: Duration) -> Stopwatch {
         let watch = self.sees_reads && !read_grace.is_zero();
-        Stopwatch { written: begun, latest_start: begun + read_grace, read: None, watch, limit }
+        Stopwatch {
+            written: begun,
+            latest_start: begun + read_grace,
+            read: None,
+            watch,
+            limit,
+            credit: Duration::ZERO,
+            pid: self.child.id(),
+            stalls: crate::stall_watch::global(),
+        }
     }
 
     /// Reads the next message that is not `info` (those are kept in [`BotProcess::infos`]),
@@ -234,7 +243,15 @@ impl BotProcess {
                     continue;
                 }
                 n = self.lines.next() => n,
-                () = precise_sleep_until(watch.deadline()) => return Err(RecvError::Timeout),
+                () = precise_sleep_until(watch.deadline()) => {
+                    // Time the machine took from the bot (or from the host) moves the
+                    // deadline; the bot may still answer in time.
+                    watch.credit_stalls(Instant::now(), true);
+                    if Instant::now() < watch.deadline() {
+                        continue;
+                    }
+                    return Err(RecvError::Timeout);
+                }
             };
             let at = Instant::now();
             let line = match next {
@@ -387,6 +404,10 @@ pub struct Stopwatch {
     read: Option<Instant>,
     watch: bool,
     limit: Duration,
+    /// Stall time credited so far (see [`crate::stall_watch`]).
+    credit: Duration,
+    pid: Option<u32>,
+    stalls: Option<&'static crate::stall_watch::StallWatch>,
 }
 
 impl Stopwatch {
@@ -396,13 +417,40 @@ impl Stopwatch {
     }
 
     /// When the answer is due: the limit after the start, or after the latest start while
-    /// the read is not seen yet.
+    /// the read is not seen yet, plus the stall time credited.
     pub fn deadline(&self) -> Instant {
-        match (self.watch, self.read) {
+        let due = match (self.watch, self.read) {
             (false, _) => self.written + self.limit,
             (true, Some(read)) => read + self.limit,
             (true, None) => self.latest_start + self.limit,
+        };
+        due + self.credit
+    }
+
+    /// Stall time credited to the bot for this request.
+    pub fn credit(&self) -> Duration {
+        self.credit
+    }
+
+    /// Credits the bot with the time, between the start of its clock and `until`, during
+    /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
+    /// made the host notice `until` late (see [`crate::stall_watch`]), at most the limit. Costs one atomic load unless a stall
+    /// happened or `judging` (the bot is about to lose on time), when it reads the bot's
+    /// `/proc/PID/stat`. A bot running under a real-time policy gets no credit.
+    pub fn credit_stalls(&mut self, until: Instant, judging: bool) -> Duration {
+        let Some(w) = self.stalls else { return self.credit };
+        let start = self.start();
+        if !judging && !w.stalled_since(start) {
+            return self.credit;
         }
+        let bot_cpu = match self.pid.and_then(crate::os::last_cpu) {
+            Some((_, false)) => return self.credit,
+            Some((cpu, true)) => Some(cpu),
+            None => None,
+        };
+        let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(self.limit);
+        self.credit = self.credit.max(credit);
+        self.credit
     }
 
     /// The start of the clock for an answer that arrives now.

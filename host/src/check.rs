@@ -53,6 +53,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         match_seed: plan.seed,
         pin: false,
         host_priority: crate::os::HostPriority::Realtime,
+        stall_credit: false,
         strikes: 0,
     }
 }

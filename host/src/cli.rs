@@ -179,6 +179,12 @@ pub struct MatchArgs {
     /// of very fast bots run about a third faster with nice.
     #[arg(long, value_enum, value_name = "PRIORITY", default_value = "realtime")]
     pub host_priority: crate::os::HostPriority,
+    /// Charge bots for time the machine was stalled too. By default, with a real-time host,
+    /// a watchdog per CPU logs when the CPU could not run anything (a virtual machine's
+    /// steal time, a long non-preemptible kernel call), and a move is credited with the
+    /// stalls of the bot's and the host's CPUs, up to its limit ("stall_us" in records).
+    #[arg(long)]
+    pub no_stall_credit: bool,
     /// More logging (-v, -vv).
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -316,6 +322,7 @@ impl MatchArgs {
                 match_seed: seed,
                 pin: self.pin,
                 host_priority: self.host_priority,
+                stall_credit: !self.no_stall_credit,
                 strikes: self.strikes,
             },
             records,

@@ -16,4 +16,5 @@ pub mod record;
 pub mod referee;
 pub mod report;
 pub mod runner;
+pub mod stall_watch;
 pub mod stats;

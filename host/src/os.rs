@@ -255,6 +255,50 @@ pub fn pin_current(cpu: usize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The CPUs the calling thread may run on.
+///
+/// # Errors
+/// The operating system's error.
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    // SAFETY: sched_getaffinity writes into the zeroed set we pass; CPU_ISSET only reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
+    }
+}
+
+/// Moves the calling thread to `SCHED_FIFO` at `priority`.
+///
+/// # Errors
+/// The operating system's error (`EPERM` without `CAP_SYS_NICE`).
+pub fn make_current_thread_realtime(priority: i32) -> std::io::Result<()> {
+    // SAFETY: a plain integer and a stack struct; only the calling thread is affected.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &libc::sched_param { sched_priority: priority }) };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// The CPU the calling thread runs on.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: no arguments.
+    let c = unsafe { libc::sched_getcpu() };
+    usize::try_from(c).ok()
+}
+
+/// The CPU process `pid` last ran on, and whether it runs under a normal scheduling policy
+/// (`SCHED_OTHER`, `SCHED_BATCH` or `SCHED_IDLE`), from `/proc/PID/stat`.
+pub fn last_cpu(pid: u32) -> Option<(usize, bool)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let cpu = fields.get(39 - 3)?.parse().ok()?;
+    let policy: i32 = fields.get(41 - 3)?.parse().ok()?;
+    Some((cpu, matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE)))
+}
+
 /// CPU time (user + system) of this process, in microseconds, and its peak RSS in KiB.
 pub fn self_usage() -> (u64, u64) {
     // SAFETY: getrusage writes into the zeroed struct we pass.

@@ -75,6 +75,14 @@ pub struct RecordPly {
     /// Think time in microseconds, from the end of the host's write of the turn to the end
     /// of the bot's answer line.
     pub time_us: u64,
+    /// Time the machine was stalled during the move (see `RECORDS.md`), in microseconds:
+    /// credited to the bot, so not part of `time_us`. Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stall_us: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The result of a game.

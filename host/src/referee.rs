@@ -38,6 +38,8 @@ pub struct GameSettings {
     pub pin: bool,
     /// The scheduling priority the host asks for.
     pub host_priority: crate::os::HostPriority,
+    /// Credit bots with machine stalls (see [`crate::stall_watch`]); needs a real-time host.
+    pub stall_credit: bool,
     /// Timeouts and illegal moves forgiven per bot and game (a random legal move is played
     /// instead); 0: every fault loses.
     pub strikes: u32,
@@ -68,6 +70,8 @@ struct Seat {
     think_us: u64,
     exit: Option<String>,
     timeout_late_us: Option<u64>,
+    /// Stall time credited to the last answer (see [`crate::stall_watch`]).
+    stall_credit: Duration,
     /// Strikes used in this game.
     strikes: Vec<StrikeRecord>,
     /// To tell the bot in its next turn.
@@ -112,10 +116,15 @@ impl Seat {
                         continue;
                     }
                 }
-                break Ok::<_, RecvError>((answer, at.saturating_duration_since(watch.start())));
+                // A late answer is judged with the stall log; an answer in time is credited
+                // only when a stall was logged meanwhile (for banks and records).
+                let raw = at.saturating_duration_since(watch.start());
+                let credit = watch.credit_stalls(at, raw > limit);
+                break Ok::<_, RecvError>((answer, raw.saturating_sub(credit)));
             }
         }
         .await;
+        self.stall_credit = watch.credit();
         let deadline = watch.deadline();
         match result {
             Ok((answer, took)) if took <= limit => Some((answer, took)),
@@ -178,6 +187,7 @@ pub async fn play_game(
         think_us: 0,
         exit: None,
         timeout_late_us: None,
+        stall_credit: Duration::ZERO,
         strikes: Vec::new(),
         strike_notice: None,
         maybe_stale: false,
@@ -502,7 +512,8 @@ async fn play_moves(
             }
         };
         let ply = game.play_unchecked(mv);
-        plies.push(RecordPly { ply, time_us: took.map_or(0, |t| t.as_micros() as u64) });
+        let stall_us = if took.is_some() { seat.stall_credit.as_micros() as u64 } else { 0 };
+        plies.push(RecordPly { ply, time_us: took.map_or(0, |t| t.as_micros() as u64), stall_us });
         for c in Color::ALL {
             let s = &mut seats[c];
             if s.immediate() {

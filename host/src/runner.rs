@@ -91,6 +91,16 @@ pub async fn run_match(plan: MatchPlan) -> std::io::Result<Summary> {
     } else {
         tracing::debug!("the host runs at priority {got:?}");
     }
+    if plan.settings.stall_credit {
+        if got == crate::os::HostPriority::Realtime {
+            match crate::stall_watch::start() {
+                Ok(w) => tracing::debug!("stall watchdogs on CPUs {:?}", w.cpus().collect::<Vec<_>>()),
+                Err(e) => tracing::info!("no credit for machine stalls: {e}"),
+            }
+        } else {
+            tracing::info!("no credit for machine stalls: the watchdogs need a real-time host (CAP_SYS_NICE)");
+        }
+    }
     if plan.settings.pin && plan.concurrency == 1 {
         // One game at a time: host and both bots share one CPU, so every hand-over is a
         // cheap same-CPU wake-up instead of a cross-CPU one.

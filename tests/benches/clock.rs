@@ -144,8 +144,12 @@ fn main() {
             ],
         );
         let (mut moves, mut losses, mut early) = (0u64, 0u64, 0u64);
+        let mut stalls: Vec<f64> = Vec::new();
         for r in records(&dir) {
             let plies = r["plies"].as_array().unwrap().len() as u64;
+            stalls.extend(
+                r["plies"].as_array().unwrap().iter().filter_map(|p| p["stall_us"].as_f64()).map(|us| us / 1000.0),
+            );
             moves += plies;
             if r["result"]["reason"] == "move_timeout" {
                 losses += 1;
@@ -158,6 +162,12 @@ fn main() {
         println!(
             "bots answering at 18 ms of a 20 ms limit, {concurrency} games at once on {cores} cores: {losses} time losses in {moves} moves ({games} games; {early} of the losses in a game's first 10 plies){}",
             if concurrency > cores { "  (oversubscribed; the host warns at start)" } else { "   (goal: 0)" }
+        );
+        println!(
+            "  machine stalls credited: {} moves, {:.1} ms in all, the longest {:.3} ms",
+            stalls.len(),
+            stalls.iter().sum::<f64>(),
+            stalls.iter().copied().fold(0.0, f64::max)
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);

@@ -17,6 +17,8 @@
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
 //! moment a turn's line has been read to the write of its move, and `--times FILE` appends
 //! that measured time in microseconds, one line per move (for the clock benchmarks).
+//! `--think-cpu-ms X` instead spins until it has used X ms of CPU time since the read,
+//! like a bot that computes: time the machine takes from it makes it answer later.
 //! `--read-delay-ms X` (with `--think-ms`): after each move, waits until the next message
 //! is in its stdin pipe, then sleeps X ms before reading it, like a bot the scheduler wakes
 //! late.
@@ -31,6 +33,14 @@ fn send(line: &str) {
     let _ = out.write_all(line.as_bytes());
     let _ = out.write_all(b"\n");
     let _ = out.flush();
+}
+
+/// CPU time used by the calling thread.
+fn thread_cpu_time() -> std::time::Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn hang() -> ! {
@@ -76,6 +86,11 @@ fn main() {
     let mut turns = 0u32;
     let think =
         opt("--think-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
+    let think_cpu = opt("--think-cpu-ms")
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
+    let on_cpu = think_cpu.is_some();
+    let think = think.or(think_cpu);
     let read_delay = opt("--read-delay-ms")
         .and_then(|s| s.parse::<f64>().ok())
         .map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
@@ -275,7 +290,8 @@ fn main() {
                 let m = t.legal_moves[rng.below(t.legal_moves.len())];
                 if let Some(think) = think {
                     // Busy-wait: a sleep could oversleep and blur the measurement.
-                    while read_at.elapsed() < think {
+                    let cpu_at_read = thread_cpu_time();
+                    while if on_cpu { thread_cpu_time() - cpu_at_read < think } else { read_at.elapsed() < think } {
                         std::hint::spin_loop();
                     }
                     let answer = format!("{{\"type\":\"move\",\"move\":\"{m}\"}}\n");

@@ -1,0 +1,201 @@
+//! Watchdogs that see when a CPU could not run anything, so that a bot is not charged for
+//! time the machine took from it.
+//!
+//! On a virtual machine the hypervisor takes a virtual CPU away for milliseconds at a time
+//! (steal time), and a kernel built without preemption can hold a CPU in a long system
+//! call; a bot that was thinking on that CPU, or the host reading its answer, loses that
+//! time through no fault of its own. One watchdog thread per CPU, pinned to it at a
+//! real-time priority above the host's (`SCHED_FIFO` 2), wakes every millisecond; when it
+//! wakes more than half a millisecond late, nothing of normal priority could have run on
+//! that CPU during the gap, and the gap is logged as a stall of that CPU.
+//!
+//! The referee asks for the stalls only when one happened during a bot's move (one atomic
+//! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
+//! last ran on, and with a stall of the host's own CPU that made the host see the answer
+//! (or the deadline) late, at most the move's limit (see
+//! [`crate::bot_process::Stopwatch`]). The watchdogs cost about 5 % of the host's
+//! throughput with microsecond bots and nothing measurable with bots that think.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How often a watchdog wakes.
+const TICK: Duration = Duration::from_millis(1);
+
+/// Lateness above which a wake-up counts as a stall (a real-time thread is normally woken
+/// within tens of microseconds).
+const THRESHOLD: Duration = Duration::from_micros(500);
+
+/// How long stalls are remembered (longer than any move limit worth refunding).
+const MEMORY: Duration = Duration::from_secs(120);
+
+/// A stall: `[from, to)` in nanoseconds since the watch's base instant.
+type Interval = (u64, u64);
+
+#[derive(Debug)]
+struct CpuWatch {
+    cpu: usize,
+    /// The last time the watchdog ran, in ns since the base.
+    last_tick: AtomicU64,
+    stalls: Mutex<VecDeque<Interval>>,
+}
+
+/// The watchdogs of every CPU the host may use.
+#[derive(Debug)]
+pub struct StallWatch {
+    base: Instant,
+    cpus: Vec<CpuWatch>,
+    /// End of the latest stall seen on any CPU, ns since the base (0: none yet).
+    latest_end: AtomicU64,
+}
+
+static WATCH: OnceLock<StallWatch> = OnceLock::new();
+
+/// The running watch, if [`start`] succeeded.
+pub fn global() -> Option<&'static StallWatch> {
+    WATCH.get()
+}
+
+/// Starts one watchdog on each CPU the host may run on. Needs the right to use real-time
+/// priorities (`CAP_SYS_NICE` or root): without it a watchdog would be delayed by normal
+/// processes and see stalls that are not. Idempotent.
+///
+/// # Errors
+/// What failed (the CPU set could not be read, or a watchdog could not be made real-time).
+pub fn start() -> Result<&'static StallWatch, String> {
+    if let Some(w) = WATCH.get() {
+        return Ok(w);
+    }
+    let cpus = crate::os::allowed_cpus().map_err(|e| format!("cannot read the CPU set: {e}"))?;
+    if cpus.is_empty() {
+        return Err("no CPU in the host's CPU set".into());
+    }
+    let watch = StallWatch {
+        base: Instant::now(),
+        cpus: cpus
+            .iter()
+            .map(|&cpu| CpuWatch { cpu, last_tick: AtomicU64::new(0), stalls: Mutex::new(VecDeque::new()) })
+            .collect(),
+        latest_end: AtomicU64::new(0),
+    };
+    let watch = WATCH.get_or_init(|| watch);
+    for i in 0..watch.cpus.len() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("stall-watch-{}", watch.cpus[i].cpu))
+            .spawn(move || watch.run(i, tx))
+            .map_err(|e| format!("cannot start a watchdog: {e}"))?;
+        rx.recv().map_err(|_| "a watchdog died at start".to_owned())??;
+    }
+    Ok(watch)
+}
+
+impl StallWatch {
+    fn ns(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.base).as_nanos() as u64
+    }
+
+    fn run(&self, i: usize, ready: std::sync::mpsc::Sender<Result<(), String>>) {
+        let me = &self.cpus[i];
+        if let Err(e) = crate::os::pin_current(me.cpu) {
+            let _ = ready.send(Err(format!("cannot pin a watchdog to CPU {}: {e}", me.cpu)));
+            return;
+        }
+        if let Err(e) = crate::os::make_current_thread_realtime(2) {
+            let _ = ready.send(Err(format!("cannot make a watchdog real-time: {e}")));
+            return;
+        }
+        let _ = ready.send(Ok(()));
+        let mut next = Instant::now();
+        loop {
+            next += TICK;
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+            let now = Instant::now();
+            me.last_tick.store(self.ns(now), Ordering::Release);
+            let late = now.saturating_duration_since(next);
+            if late > THRESHOLD {
+                let (from, to) = (self.ns(next), self.ns(now));
+                let mut log = me.stalls.lock().unwrap_or_else(|e| e.into_inner());
+                let keep = to.saturating_sub(MEMORY.as_nanos() as u64);
+                while log.front().is_some_and(|&(_, end)| end < keep) {
+                    log.pop_front();
+                }
+                log.push_back((from, to));
+                drop(log);
+                self.latest_end.fetch_max(to, Ordering::AcqRel);
+            }
+            if late > TICK {
+                next = now;
+            }
+        }
+    }
+
+    /// Whether any CPU stalled after `since` (one atomic load).
+    pub fn stalled_since(&self, since: Instant) -> bool {
+        self.latest_end.load(Ordering::Acquire) > self.ns(since)
+    }
+
+    /// Stall time owed to a bot for `[from, to]`: the stalls of the CPU it ran on
+    /// (`bot_cpu`) within the window, including one still going on at `to` (its watchdog
+    /// has not run for over a tick), and the stall of the host's CPU (`host_cpu`) that ended
+    /// just before `to`, when the host noticed the answer or the deadline late because of
+    /// it. Overlaps count once; CPUs without a watchdog are ignored.
+    pub fn stalled(&self, bot_cpu: Option<usize>, host_cpu: Option<usize>, from: Instant, to: Instant) -> Duration {
+        let (from, to) = (self.ns(from), self.ns(to));
+        let mut spans = Vec::new();
+        if let Some(c) = self.cpus.iter().find(|c| Some(c.cpu) == bot_cpu) {
+            spans.extend(c.stalls.lock().unwrap_or_else(|e| e.into_inner()).iter().copied());
+            let due = c.last_tick.load(Ordering::Acquire) + TICK.as_nanos() as u64;
+            if to > due + THRESHOLD.as_nanos() as u64 {
+                spans.push((due, to));
+            }
+        }
+        if let Some(c) = self.cpus.iter().find(|c| Some(c.cpu) == host_cpu) {
+            let recent = to.saturating_sub(TICK.as_nanos() as u64);
+            let log = c.stalls.lock().unwrap_or_else(|e| e.into_inner());
+            spans.extend(log.iter().rev().take_while(|&&(_, end)| end >= recent).copied());
+        }
+        Duration::from_nanos(covered(&mut spans, from, to))
+    }
+
+    /// The CPUs watched.
+    pub fn cpus(&self) -> impl Iterator<Item = usize> + '_ {
+        self.cpus.iter().map(|c| c.cpu)
+    }
+}
+
+/// Length of the part of `[from, to]` covered by the union of `spans` (sorted in place).
+pub fn covered(spans: &mut [Interval], from: u64, to: u64) -> u64 {
+    spans.sort_unstable();
+    let mut total = 0;
+    let mut reached = from;
+    for &(a, b) in spans.iter() {
+        let (a, b) = (a.max(reached), b.min(to));
+        if b > a {
+            total += b - a;
+            reached = b;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covered;
+
+    #[test]
+    fn overlapping_stalls_count_once_and_only_inside_the_window() {
+        // Window 100..200.
+        assert_eq!(covered(&mut [], 100, 200), 0);
+        assert_eq!(covered(&mut [(0, 50), (250, 300)], 100, 200), 0);
+        assert_eq!(covered(&mut [(90, 110)], 100, 200), 10);
+        assert_eq!(covered(&mut [(190, 260)], 100, 200), 10);
+        assert_eq!(covered(&mut [(120, 130), (125, 140), (150, 160)], 100, 200), 30);
+        // The same stall seen by two CPUs, listed out of order.
+        assert_eq!(covered(&mut [(150, 170), (120, 130), (150, 170)], 100, 200), 30);
+        assert_eq!(covered(&mut [(0, 1000)], 100, 200), 100);
+        assert_eq!(covered(&mut [(110, 190), (120, 130)], 100, 200), 80);
+    }
+}

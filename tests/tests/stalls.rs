@@ -1,0 +1,122 @@
+//! Machine stalls are credited to the bot they hit (see `host/src/stall_watch.rs`).
+//!
+//! A stall is made on purpose: a thread of this test, pinned to CPU 0 at a real-time
+//! priority above the host's watchdogs, spins 40 ms out of every 120 ms, so nothing else
+//! runs on CPU 0 meanwhile — what a hypervisor taking the virtual CPU away looks like from
+//! inside. The match runs with `--pin -j 1`, which puts the bots and the host on CPU 0, and
+//! its bots need 25 ms of CPU for each move at a 60 ms limit. Needs the right to use
+//! real-time priorities (root or `CAP_SYS_NICE`), as the host's watchdogs do; in its own
+//! test binary, so that no other test's processes share CPU 0 with the spinning thread.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use stratego_tests::{TempDir, misbehaving, records, run_match};
+
+/// Spins on CPU 0 at `SCHED_FIFO` 3 for 40 ms out of every 120 ms until dropped.
+struct Staller {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Staller {
+    fn start() -> Staller {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            // SAFETY: plain structs on the stack; these calls affect the calling thread only.
+            let ok = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+                    && libc::sched_setscheduler(0, libc::SCHED_FIFO, &libc::sched_param { sched_priority: 3 }) == 0
+            };
+            tx.send(ok).unwrap();
+            if !ok {
+                return;
+            }
+            while !flag.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_millis(40) {
+                    std::hint::spin_loop();
+                }
+                std::thread::sleep(Duration::from_millis(80));
+            }
+        });
+        assert!(
+            rx.recv().unwrap(),
+            "this test needs real-time priorities (root or CAP_SYS_NICE) to stall a CPU, as the host's stall watchdogs do"
+        );
+        Staller { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Staller {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Two games between bots that need 25 ms of CPU a move (Red resigns at its 40th turn), at
+/// 60 ms a move, pinned to CPU 0, while CPU 0 is stalled 40 ms out of every 120.
+fn stalled_match(name: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let dir = TempDir::new(name);
+    let red = misbehaving("--think-cpu-ms 25 --misbehave resign --at 40");
+    let blue = misbehaving("--think-cpu-ms 25");
+    let mut args = vec![
+        red.as_str(),
+        blue.as_str(),
+        "--games",
+        "2",
+        "-j",
+        "1",
+        "--pin",
+        "--seed",
+        "5",
+        "--move-time",
+        "0.06",
+        "--out",
+        dir.0.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let _staller = Staller::start();
+    let out = run_match(&args);
+    assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    records(&dir.0)
+}
+
+#[test]
+fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
+    // Without the credit, a stall in the middle of a move (25 ms of work + 40 ms without
+    // the CPU) loses the game on time.
+    let recs = stalled_match("stalls-no-credit", &["--no-stall-credit"]);
+    let timeouts = recs.iter().filter(|r| r["result"]["reason"] == "move_timeout").count();
+    assert!(
+        timeouts >= 1,
+        "the stalls must cost uncredited bots games: {:?}",
+        recs.iter().map(|r| &r["result"]).collect::<Vec<_>>()
+    );
+    assert!(recs.iter().all(|r| r["plies"].as_array().unwrap().iter().all(|p| p.get("stall_us").is_none())));
+
+    // With it (the default): no game lost on time; the stalls are in the records and the
+    // think times are the bots' own work.
+    let recs = stalled_match("stalls-credit", &[]);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
+    }
+    let plies: Vec<&serde_json::Value> = recs.iter().flat_map(|r| r["plies"].as_array().unwrap()).collect();
+    let credited: Vec<(u64, u64)> = plies
+        .iter()
+        .filter_map(|p| Some((p["time_us"].as_u64().unwrap(), p.get("stall_us")?.as_u64().unwrap())))
+        .collect();
+    assert!(credited.iter().filter(|&&(_, s)| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
+    for &(t, s) in &credited {
+        assert!(s <= 60_000, "a credit is at most the move's limit: {s} µs");
+        assert!(t < 60_000, "charged {t} µs after {s} µs of stalls");
+    }
+}
