@@ -27,6 +27,10 @@ pub struct BotTotals {
     pub moves: u64,
     /// Think time in all, microseconds.
     pub think_us: u64,
+    /// Moves credited with machine stalls (see `stall_us` in RECORDS.md).
+    pub stall_moves: u64,
+    /// Machine stall time credited in all, microseconds.
+    pub stall_us: u64,
 }
 
 /// The summary of a match, updated game by game.
@@ -79,6 +83,10 @@ impl Summary {
                 }
             }
             b.moves += rec.plies.iter().filter(|p| p.ply.color == color).count() as u64;
+            for p in rec.plies.iter().filter(|p| p.ply.color == color && p.stall_us > 0) {
+                b.stall_moves += 1;
+                b.stall_us += p.stall_us;
+            }
             b.think_us += rec.bots[color].think_us;
         }
         let a = &self.bots[0];
@@ -146,6 +154,14 @@ impl Summary {
                 e.elo_high,
                 100.0 * e.los
             );
+        }
+        if self.bots.iter().any(|b| b.stall_moves > 0) {
+            let per_bot: Vec<String> = self
+                .bots
+                .iter()
+                .map(|b| format!("{} {} moves, {:.1} ms", b.name, b.stall_moves, b.stall_us as f64 / 1000.0))
+                .collect();
+            let _ = writeln!(s, "  machine stalls credited: {}", per_bot.join("; "));
         }
         let reasons: Vec<String> = self.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(s, "  endings: {}", reasons.join(", "));

@@ -82,12 +82,20 @@ fn stalled_match(name: &str, extra: &[&str]) -> Vec<serde_json::Value> {
         "0.06",
         "--out",
         dir.0.to_str().unwrap(),
+        "--json",
     ];
     args.extend_from_slice(extra);
     let _staller = Staller::start();
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    records(&dir.0)
+    let recs = records(&dir.0);
+    // The summary totals the credit per bot as the records show it.
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let in_records: u64 =
+        recs.iter().flat_map(|r| r["plies"].as_array().unwrap()).filter_map(|p| p["stall_us"].as_u64()).sum();
+    let in_summary: u64 = summary["bots"].as_array().unwrap().iter().map(|b| b["stall_us"].as_u64().unwrap()).sum();
+    assert_eq!(in_summary, in_records);
+    recs
 }
 
 #[test]
