@@ -13,11 +13,13 @@
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
 //! last ran on, and with a stall of the host's own CPU that made the host see the answer
 //! (or the deadline) late, at most the move's limit (see
-//! [`crate::bot_process::Stopwatch`]). The watchdogs cost about 5 % of the host's
+//! [`crate::bot_process::Stopwatch`]). Whether the bot was running or waiting for input at
+//! the time of a stall of its CPU cannot be told (`/proc/PID/schedstat` is not available
+//! on every kernel), so it is credited either way. The watchdogs cost about 5 % of the host's
 //! throughput with microsecond bots and nothing measurable with bots that think.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -49,13 +51,17 @@ pub struct StallWatch {
     cpus: Vec<CpuWatch>,
     /// End of the latest stall seen on any CPU, ns since the base (0: none yet).
     latest_end: AtomicU64,
+    /// Set when every watchdog runs; cleared (and the watchdogs stop) if one could not start.
+    running: AtomicBool,
+    stop: AtomicBool,
 }
 
 static WATCH: OnceLock<StallWatch> = OnceLock::new();
 
-/// The running watch, if [`start`] succeeded.
+/// The running watch, if [`start`] succeeded (a watch whose watchdogs did not all start
+/// is never returned: a silent watchdog would look like a CPU stalled for ever).
 pub fn global() -> Option<&'static StallWatch> {
-    WATCH.get()
+    WATCH.get().filter(|w| w.running.load(Ordering::Acquire))
 }
 
 /// Starts one watchdog on each CPU the host may run on. Needs the right to use real-time
@@ -65,8 +71,11 @@ pub fn global() -> Option<&'static StallWatch> {
 /// # Errors
 /// What failed (the CPU set could not be read, or a watchdog could not be made real-time).
 pub fn start() -> Result<&'static StallWatch, String> {
-    if let Some(w) = WATCH.get() {
+    if let Some(w) = global() {
         return Ok(w);
+    }
+    if WATCH.get().is_some() {
+        return Err("the stall watchdogs could not all start".into());
     }
     let cpus = crate::os::allowed_cpus().map_err(|e| format!("cannot read the CPU set: {e}"))?;
     if cpus.is_empty() {
@@ -79,17 +88,28 @@ pub fn start() -> Result<&'static StallWatch, String> {
             .map(|&cpu| CpuWatch { cpu, last_tick: AtomicU64::new(0), stalls: Mutex::new(VecDeque::new()) })
             .collect(),
         latest_end: AtomicU64::new(0),
+        running: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
     };
     let watch = WATCH.get_or_init(|| watch);
-    for i in 0..watch.cpus.len() {
+    let started = (0..watch.cpus.len()).try_for_each(|i| {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name(format!("stall-watch-{}", watch.cpus[i].cpu))
             .spawn(move || watch.run(i, tx))
             .map_err(|e| format!("cannot start a watchdog: {e}"))?;
-        rx.recv().map_err(|_| "a watchdog died at start".to_owned())??;
+        rx.recv().map_err(|_| "a watchdog died at start".to_owned())?
+    });
+    match started {
+        Ok(()) => {
+            watch.running.store(true, Ordering::Release);
+            Ok(watch)
+        }
+        Err(e) => {
+            watch.stop.store(true, Ordering::Release);
+            Err(e)
+        }
     }
-    Ok(watch)
 }
 
 impl StallWatch {
@@ -107,9 +127,11 @@ impl StallWatch {
             let _ = ready.send(Err(format!("cannot make a watchdog real-time: {e}")));
             return;
         }
-        let _ = ready.send(Ok(()));
+        // A watchdog that has not ticked yet must not look stalled.
         let mut next = Instant::now();
-        loop {
+        me.last_tick.store(self.ns(next), Ordering::Release);
+        let _ = ready.send(Ok(()));
+        while !self.stop.load(Ordering::Acquire) {
             next += TICK;
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
             let now = Instant::now();
