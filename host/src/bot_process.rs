@@ -434,9 +434,10 @@ impl Stopwatch {
 
     /// Credits the bot with the time, between the start of its clock and `until`, during
     /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
-    /// made the host notice `until` late (see [`crate::stall_watch`]), at most the limit. Costs one atomic load unless a stall
-    /// happened or `judging` (the bot is about to lose on time), when it reads the bot's
-    /// `/proc/PID/stat`. A bot running under a real-time policy gets no credit.
+    /// made the host notice `until` late (see [`crate::stall_watch`]), at most the limit.
+    /// Costs one atomic load unless a stall happened or `judging` (the bot is about to lose
+    /// on time), when it reads the bot's `/proc/PID/stat`. A bot running under a real-time
+    /// policy gets no credit.
     pub fn credit_stalls(&mut self, until: Instant, judging: bool) -> Duration {
         let Some(w) = self.stalls else { return self.credit };
         let start = self.start();
