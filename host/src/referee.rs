@@ -129,13 +129,24 @@ impl Seat {
         match result {
             Ok((answer, took)) if took <= limit => Some((answer, took)),
             Ok((_, took)) => {
-                self.fail(Fault::new(timeout, format!("{what} took {}; the limit was {}", secs(took), secs(limit))));
+                let stalls = match self.stall_credit {
+                    c if c.is_zero() => String::new(),
+                    c => format!(" (not counting {} of machine stalls)", secs(c)),
+                };
+                self.fail(Fault::new(
+                    timeout,
+                    format!("{what} took {}; the limit was {}{stalls}", secs(took), secs(limit)),
+                ));
                 None
             }
             Err(RecvError::Timeout) => {
                 // How late the host noticed: the timeout-lateness figure of BENCHMARKS.md.
                 self.timeout_late_us = Some(Instant::now().saturating_duration_since(deadline).as_micros() as u64);
-                self.fail(Fault::new(timeout, format!("no {what} within {}", secs(limit))));
+                let stalls = match self.stall_credit {
+                    c if c.is_zero() => String::new(),
+                    c => format!(" (plus {} for machine stalls)", secs(c)),
+                };
+                self.fail(Fault::new(timeout, format!("no {what} within {}{stalls}", secs(limit))));
                 None
             }
             Err(RecvError::Fault(f)) => {

@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 use stratego_tests::{TempDir, misbehaving, records, run_match};
 
-/// Spins on CPU 0 at `SCHED_FIFO` 3 for 40 ms out of every 120 ms until dropped.
+/// Spins on CPU 0 at `SCHED_FIFO` 3 for `spin` ms, then sleeps `pause` ms, until dropped.
 struct Staller {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Staller {
-    fn start() -> Staller {
+    fn start(spin: u64, pause: u64) -> Staller {
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = std::sync::mpsc::channel();
         let flag = stop.clone();
@@ -39,10 +39,10 @@ impl Staller {
             }
             while !flag.load(Ordering::Relaxed) {
                 let t = Instant::now();
-                while t.elapsed() < Duration::from_millis(40) {
+                while t.elapsed() < Duration::from_millis(spin) {
                     std::hint::spin_loop();
                 }
-                std::thread::sleep(Duration::from_millis(80));
+                std::thread::sleep(Duration::from_millis(pause));
             }
         });
         assert!(
@@ -62,11 +62,12 @@ impl Drop for Staller {
     }
 }
 
-/// Two games between bots that need 25 ms of CPU a move (Red resigns at its 40th turn), at
-/// 60 ms a move, pinned to CPU 0, while CPU 0 is stalled 40 ms out of every 120.
-fn stalled_match(name: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+/// Two games between bots that need 25 ms of CPU a move (Red misbehaves as `red_kind`,
+/// e.g. `resign --at 40`), at 60 ms a move, pinned to CPU 0, while CPU 0 is stalled 40 ms out of
+/// every `period` ms.
+fn stalled_match(name: &str, extra: &[&str], red_kind: &str, period: u64) -> Vec<serde_json::Value> {
     let dir = TempDir::new(name);
-    let red = misbehaving("--think-cpu-ms 25 --misbehave resign --at 40");
+    let red = misbehaving(&format!("--think-cpu-ms 25 --misbehave {red_kind}"));
     let blue = misbehaving("--think-cpu-ms 25");
     let mut args = vec![
         red.as_str(),
@@ -85,7 +86,10 @@ fn stalled_match(name: &str, extra: &[&str]) -> Vec<serde_json::Value> {
         "--json",
     ];
     args.extend_from_slice(extra);
-    let _staller = Staller::start();
+    // One stalled match at a time: the tests of this file run on threads of one process.
+    static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = CPU0.lock().unwrap_or_else(|e| e.into_inner());
+    let _staller = Staller::start(40, period - 40);
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let recs = records(&dir.0);
@@ -102,7 +106,7 @@ fn stalled_match(name: &str, extra: &[&str]) -> Vec<serde_json::Value> {
 fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
     // Without the credit, a stall in the middle of a move (25 ms of work + 40 ms without
     // the CPU) loses the game on time.
-    let recs = stalled_match("stalls-no-credit", &["--no-stall-credit"]);
+    let recs = stalled_match("stalls-no-credit", &["--no-stall-credit"], "resign --at 40", 120);
     let timeouts = recs.iter().filter(|r| r["result"]["reason"] == "move_timeout").count();
     assert!(
         timeouts >= 1,
@@ -113,7 +117,7 @@ fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
 
     // With it (the default): no game lost on time; the stalls are in the records and the
     // think times are the bots' own work.
-    let recs = stalled_match("stalls-credit", &[]);
+    let recs = stalled_match("stalls-credit", &[], "resign --at 40", 120);
     for r in &recs {
         assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
     }
@@ -126,5 +130,20 @@ fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
     for &(t, s) in &credited {
         assert!(s <= 60_000, "a credit is at most the move's limit: {s} µs");
         assert!(t < 60_000, "charged {t} µs after {s} µs of stalls");
+    }
+}
+
+#[test]
+fn a_time_loss_says_how_much_stall_time_was_credited() {
+    // Red never answers its 5th turn while CPU 0 is stalled 40 ms out of every 60: any
+    // window of its clock holds stalls, which the forfeit message reports.
+    let recs = stalled_match("stalls-timeout", &[], "move-timeout --at 5", 60);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
+        let message = r["result"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("no move within 0.060 s (plus ") && message.ends_with(" s for machine stalls)"),
+            "{message}"
+        );
     }
 }
