@@ -136,11 +136,22 @@ pub fn kill_escaped_descendants() -> usize {
     killed.len()
 }
 
-/// The parent of a process, from `/proc/PID/stat`.
-fn parent_of(pid: i32) -> Option<i32> {
+/// Fields of `/proc/PID/stat` numbered as in proc(5) (1: pid), from the third on: those
+/// after the command name, which may hold spaces and parentheses.
+fn proc_stat(pid: impl std::fmt::Display) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+/// Field `n` (as numbered in proc(5), 3 or more) of what [`proc_stat`] returned.
+fn stat_field<T: std::str::FromStr>(fields: &[String], n: usize) -> Option<T> {
+    fields.get(n - 3)?.parse().ok()
+}
+
+/// The parent of a process, from `/proc/PID/stat`.
+fn parent_of(pid: i32) -> Option<i32> {
+    stat_field(&proc_stat(pid)?, 4)
 }
 
 /// The host's direct children: from each thread's `/proc/self/task/TID/children` where the
@@ -189,15 +200,12 @@ pub enum HostPriority {
 /// back to the normal policy and nice 0 before exec. Call it before any other thread
 /// starts: threads inherit it. Returns what it got.
 pub fn raise_host_priority(wanted: HostPriority) -> HostPriority {
-    // SAFETY: sched_setscheduler and setpriority take plain integers and a stack struct.
-    unsafe {
-        let param = libc::sched_param { sched_priority: 1 };
-        if wanted >= HostPriority::Realtime && libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 {
-            return HostPriority::Realtime;
-        }
-        if wanted >= HostPriority::Nice && libc::setpriority(libc::PRIO_PROCESS, 0, -10) == 0 {
-            return HostPriority::Nice;
-        }
+    if wanted >= HostPriority::Realtime && make_current_thread_realtime(1).is_ok() {
+        return HostPriority::Realtime;
+    }
+    // SAFETY: setpriority takes plain integers.
+    if wanted >= HostPriority::Nice && unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, -10) } == 0 {
+        return HostPriority::Nice;
     }
     HostPriority::Normal
 }
@@ -290,12 +298,9 @@ pub fn current_cpu() -> Option<usize> {
 /// The CPU process `pid` last ran on, and whether it runs under a normal scheduling policy
 /// (`SCHED_OTHER`, `SCHED_BATCH` or `SCHED_IDLE`), from `/proc/PID/stat`.
 pub fn last_cpu(pid: u32) -> Option<(usize, bool)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which may hold spaces) start at field 3.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let cpu = fields.get(39 - 3)?.parse().ok()?;
-    let policy: i32 = fields.get(41 - 3)?.parse().ok()?;
+    let fields = proc_stat(pid)?;
+    let cpu = stat_field(&fields, 39)?;
+    let policy: i32 = stat_field(&fields, 41)?;
     Some((cpu, matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE)))
 }
 

@@ -268,7 +268,6 @@ pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stratego_protocol::Clock;
     use stratego_rules::Square;
 
     fn sq(s: &str) -> Square {
@@ -295,17 +294,7 @@ mod tests {
         let game = Game::from_position(Ruleset::classic(), &pieces, Color::Red, 100, ByColor::default()).unwrap();
         let mut legal_moves = Vec::new();
         game.legal_moves(&mut legal_moves);
-        Turn {
-            game_id: "g".into(),
-            ply: 100,
-            color: Color::Red,
-            plies: Vec::new(),
-            pieces: game.view_pieces(Color::Red),
-            captured: Some(*game.captured()),
-            legal_moves,
-            clock: Clock { move_ms: 100, remaining_ms: None, opponent_remaining_ms: None },
-            strike: None,
-        }
+        crate::tests::turn_of(&game, 0, legal_moves)
     }
 
     fn mv(s: &str) -> Move {

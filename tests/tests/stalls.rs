@@ -26,13 +26,8 @@ impl Staller {
         let (tx, rx) = std::sync::mpsc::channel();
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            // SAFETY: plain structs on the stack; these calls affect the calling thread only.
-            let ok = unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(0, &mut set);
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-                    && libc::sched_setscheduler(0, libc::SCHED_FIFO, &libc::sched_param { sched_priority: 3 }) == 0
-            };
+            let ok =
+                stratego_host::os::pin_current(0).is_ok() && stratego_host::os::make_current_thread_realtime(3).is_ok();
             tx.send(ok).unwrap();
             if !ok {
                 return;
