@@ -11,11 +11,29 @@
 
 use std::io::Read;
 
+/// What the generator needs, printed when it is missing.
+const USAGE: &str = "usage: cargo run -p stratego-sample-bot --example gen_setup_table -- PATH/gravon-setups.zip > sample-bot/src/setup_table.rs
+
+It needs the Gravon setups database (gravon-setups.zip, 4 MB, 160,951 human setups), which is
+not in the repository: the team keeps it in ../shared/data/gravon/ beside the checkout. A fresh
+clone does not need it: the generated table, sample-bot/src/setup_table.rs, is committed.";
+
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: gen_setup_table PATH/gravon-setups.zip");
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).expect("open the zip")).expect("a zip");
+    if let Err(e) = run() {
+        eprintln!("gen_setup_table: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let Some(path) = std::env::args().nth(1) else { return Err(USAGE.to_owned()) };
+    let file = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}\n\n{USAGE}"))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("{path}: not a zip archive: {e}"))?;
     let mut text = String::new();
-    zip.by_name("Gravon Setups/Gravon setups database.txt").expect("the database").read_to_string(&mut text).unwrap();
+    zip.by_name("Gravon Setups/Gravon setups database.txt")
+        .map_err(|e| format!("{path}: no \"Gravon Setups/Gravon setups database.txt\" in it: {e}"))?
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{path}: reading the database: {e}"))?;
     // Our rank index (Rank::index: Flag 0, Spy 1, Scout 2 … Marshal 10, Bomb 11) from the old number.
     let ours = |old: u32| -> usize {
         match old {
@@ -72,4 +90,5 @@ fn main() {
         println!("    {row:?},");
     }
     println!("];");
+    Ok(())
 }
