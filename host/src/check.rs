@@ -9,11 +9,14 @@ use std::time::Duration;
 use serde::Serialize;
 use stratego_rules::{ByColor, Color, Ruleset};
 
-use crate::bot_process::BotProcess;
 use crate::bot_spec::BotSpec;
 use crate::clock::TimeControl;
+use crate::json_session::JsonSession;
 use crate::record::GameRecord;
-use crate::referee::{GameSettings, GameSpec, play_game};
+use crate::referee::{GameSettings, Seat, play_game};
+use crate::schedule::GameSpec;
+use crate::session::BotSession;
+use crate::supervisor::Supervisor;
 
 /// Most stderr a bot may write in one game before the check calls it a flood.
 pub const STDERR_BUDGET: u64 = 1 << 20;
@@ -51,10 +54,8 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         grace: Duration::from_millis(1000),
         read_grace: Duration::from_millis(crate::cli::DEFAULT_READ_GRACE_MS),
         match_seed: plan.seed,
-        pin: false,
-        host_priority: crate::os::HostPriority::Realtime,
-        stall_credit: false,
         strikes: 0,
+        blind: false,
     }
 }
 
@@ -86,32 +87,53 @@ fn expected_for(reason: crate::reason::Reason) -> &'static str {
     }
 }
 
-/// Plays one game with the bot as `color`; returns the record and the kept process.
+/// Plays one game with the bot as `color`; returns the record and the kept session.
 async fn one_game(
     plan: &CheckPlan,
+    sup: &Supervisor,
     rules: &Ruleset,
     color: Color,
     index: u32,
-    reuse: Option<BotProcess>,
+    reuse: Option<JsonSession>,
     probe: bool,
-) -> (GameRecord, Option<BotProcess>) {
+) -> (GameRecord, Option<JsonSession>) {
     let settings = settings(plan, rules);
     let spec = GameSpec {
         index,
         game_id: format!("check-{}", index + 1),
+        pair: index / 2,
         seed: stratego_protocol::Rng::derive(plan.seed, u64::from(index)),
-        bots: ByColor::new(0, 0),
+        seats: ByColor::new(0, 0),
+        setups: ByColor::new(None, None),
     };
-    let specs = ByColor::new_with(|c| if c == color { plan.bot.clone() } else { opponent() });
     let mut reuse = reuse;
-    if probe && reuse.is_none() {
-        if let Ok(mut p) = BotProcess::spawn(&plan.bot, plan.max_line, None, !settings.read_grace.is_zero()) {
-            p.probe_unknown_fields = true;
-            reuse = Some(p);
+    let seats = ByColor::new_with(|c| {
+        let spec = if c == color { plan.bot.clone() } else { opponent() };
+        let session = match (c == color).then(|| reuse.take()).flatten() {
+            Some(s) => Ok(s),
+            None => JsonSession::spawn(&spec, plan.max_line, None, settings.read_grace, settings.grace, sup)
+                .map(|mut s| {
+                    if probe && c == color {
+                        s.probe_unknown_fields();
+                    }
+                    s
+                })
+                .map_err(|e| {
+                    crate::reason::Fault::new(
+                        crate::reason::Reason::Crash,
+                        format!("the program could not be started: {e}"),
+                    )
+                }),
+        };
+        Seat {
+            name: spec.name.clone(),
+            command: spec.command.clone(),
+            session,
+            time_control: plan.time_control,
+            fixed_setup: None,
         }
-    }
-    let procs = ByColor::new_with(|c| if c == color { reuse.take() } else { None });
-    let (record, kept) = play_game(&settings, &spec, None, specs, procs).await;
+    });
+    let (record, kept) = play_game(&settings, &spec, seats, None).await;
     let ByColor { red, blue } = kept;
     let (mine, other) = if color == Color::Red { (red, blue) } else { (blue, red) };
     if let Some(other) = other {
@@ -121,7 +143,7 @@ async fn one_game(
 }
 
 /// Runs the battery.
-pub async fn run_check(plan: &CheckPlan) -> Vec<CheckResult> {
+pub async fn run_check(plan: &CheckPlan, sup: &Supervisor) -> Vec<CheckResult> {
     let mut results = Vec::new();
     let mut push = |name: String, outcome: Result<String, String>| {
         let (passed, detail) = match outcome {
@@ -134,7 +156,7 @@ pub async fn run_check(plan: &CheckPlan) -> Vec<CheckResult> {
     let mut multi_game = false;
     for (i, rules) in plan.rulesets.iter().enumerate() {
         for color in Color::ALL {
-            let (rec, kept) = one_game(plan, rules, color, index, None, false).await;
+            let (rec, kept) = one_game(plan, sup, rules, color, index, None, false).await;
             index += 1;
             let bot = &rec.bots[color];
             if i == 0 && color == Color::Red {
@@ -211,7 +233,7 @@ pub async fn run_check(plan: &CheckPlan) -> Vec<CheckResult> {
     }
     let rules = &plan.rulesets[0];
     // Forward compatibility: every host message carries an unknown field.
-    let (rec, kept) = one_game(plan, rules, Color::Red, index, None, true).await;
+    let (rec, kept) = one_game(plan, sup, rules, Color::Red, index, None, true).await;
     index += 1;
     push(
         "tolerates unknown fields in host messages".into(),
@@ -227,11 +249,11 @@ pub async fn run_check(plan: &CheckPlan) -> Vec<CheckResult> {
     }
     // Several games in one process, when the bot says it can.
     if multi_game {
-        let (first, kept) = one_game(plan, rules, Color::Red, index, None, false).await;
+        let (first, kept) = one_game(plan, sup, rules, Color::Red, index, None, false).await;
         let outcome = match kept {
             None => Err(format!("the first game ended with {}; the process was not kept", first.result.reason)),
             Some(p) => {
-                let (second, kept) = one_game(plan, rules, Color::Blue, index + 1, Some(p), false).await;
+                let (second, kept) = one_game(plan, sup, rules, Color::Blue, index + 1, Some(p), false).await;
                 if let Some(p) = kept {
                     p.shutdown(Duration::from_millis(1000)).await;
                 }

@@ -1,4 +1,5 @@
-//! The command line: raw flags (clap), validated once into a [`MatchPlan`].
+//! The command line: raw flags (clap), validated once into an [`EventPlan`] (or a
+//! [`crate::check::CheckPlan`]); nothing downstream re-checks flags.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,9 +10,9 @@ use stratego_rules::Ruleset;
 
 use crate::bot_spec::BotSpec;
 use crate::clock::{TimeControl, parse_seconds};
-use crate::record::RecordWriter;
+use crate::executor::Entrant;
 use crate::referee::GameSettings;
-use crate::runner::MatchPlan;
+use crate::sinks::Live;
 
 /// Default of `--read-grace-ms`: the longest wait for a bot to read its turn that is not
 /// charged to its clock.
@@ -36,6 +37,21 @@ pub enum Command {
     /// @FILE holding one. The word sample-bot names the built-in sample bot when no
     /// program of that name is on PATH. With no bots, the sample bot plays itself.
     Match(Box<MatchArgs>),
+    /// Play a tournament between any number of bots: round-robin or gauntlet, in
+    /// colour-swapped pairs, optionally with a setup book; prints a crosstable and a
+    /// ranking with Bradley-Terry ratings and error bars.
+    ///
+    /// Bots come from a TOML config file (--config; see the README for a complete example)
+    /// and/or --bot flags. Flags given on the command line override the file.
+    Tournament(Box<TournamentArgs>),
+    /// Sequential probability ratio test: play NEW against BASE in colour-swapped pairs
+    /// until the test decides whether NEW is better (by at least ELO1) or not (at most
+    /// ELO0), or --max-games is reached.
+    ///
+    /// Exit codes for CI: 0 H1 accepted (NEW is better), 10 H0 accepted (not better),
+    /// 11 inconclusive at --max-games; errors keep their codes (2 usage, 3 a bot cannot be
+    /// started, 130 interrupted).
+    Sprt(Box<SprtArgs>),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
     ///
@@ -98,24 +114,17 @@ impl CheckArgs {
             increment: Duration::ZERO,
         };
         let bot = BotSpec::parse(&self.bot).map_err(usage)?.resolve_builtin();
-        bot.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
+        bot.check_startable().map_err(not_startable)?;
         Ok(crate::check::CheckPlan { bot, rulesets, time_control, max_line: self.max_line, seed: self.seed })
     }
 }
 
-/// `match` options.
+/// Flags shared by `match`, `tournament` and `sprt`.
 #[derive(Args, Debug)]
-pub struct MatchArgs {
-    /// Bot A (Red in odd-numbered games). Default: the sample bot.
-    pub bot_a: Option<String>,
-    /// Bot B. Default: the sample bot.
-    pub bot_b: Option<String>,
-    /// Number of games; colours alternate.
-    #[arg(short = 'n', long, default_value_t = 2)]
-    pub games: u32,
-    /// Ruleset: classic, isf, barrage, or a JSON file.
-    #[arg(long, default_value = "classic")]
-    pub rules: String,
+pub struct RunFlags {
+    /// Ruleset: classic, isf, barrage, or a JSON file [default: classic].
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Master seed (default: from the clock; printed in the summary).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -125,18 +134,26 @@ pub struct MatchArgs {
     /// Limit per move in seconds (default 1 when there is no --tc).
     #[arg(long, value_name = "SECONDS")]
     pub move_time: Option<String>,
-    /// Limit for the setup in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "10")]
-    pub setup_time: String,
-    /// Limit from start to `ready` in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "10")]
-    pub startup_time: String,
-    /// Games played at once.
-    #[arg(short = 'j', long, default_value_t = 1)]
-    pub concurrency: usize,
+    /// Limit for the setup in seconds [default: 10].
+    #[arg(long, value_name = "SECONDS")]
+    pub setup_time: Option<String>,
+    /// Limit from start to `ready` in seconds [default: 10].
+    #[arg(long, value_name = "SECONDS")]
+    pub startup_time: Option<String>,
+    /// Games played at once [default: 1].
+    #[arg(short = 'j', long)]
+    pub concurrency: Option<usize>,
     /// Directory for game records (appended to DIR/games.jsonl).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Setup book: both games of a colour-swapped pair play the same two setups, seats
+    /// swapped. A plain text file (one deployment a line, see the README) or the Gravon
+    /// setups database (gravon-setups.zip).
+    #[arg(long, value_name = "FILE")]
+    pub setups: Option<PathBuf>,
+    /// Do not tell bots their opponent's name (`hello.opponent`).
+    #[arg(long)]
+    pub blind: bool,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -158,17 +175,17 @@ pub struct MatchArgs {
     /// "cpu_seconds" overrides it.
     #[arg(long, value_name = "SECONDS")]
     pub bot_cpu: Option<u64>,
-    /// Most bytes a bot may write to its standard output in one game.
-    #[arg(long, value_name = "SIZE", default_value = "64M")]
-    pub bot_output: String,
+    /// Most bytes a bot may write to its standard output in one game [default: 64M].
+    #[arg(long, value_name = "SIZE")]
+    pub bot_output: Option<String>,
     /// Niceness of bot processes (0 to 19).
     #[arg(long, value_name = "N")]
     pub bot_nice: Option<i32>,
     /// Fault policy for ladders of unreliable bots: forgive up to K timeouts or illegal
     /// moves per bot and game by playing a random legal move instead (recorded, and told to
-    /// the bot in its next turn's "strike" field). 0: every fault loses.
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    pub strikes: u32,
+    /// the bot in its next turn's "strike" field) [default: 0: every fault loses].
+    #[arg(long, value_name = "K")]
+    pub strikes: Option<u32>,
     /// Pin the bots of each concurrent game to one CPU (game slot i on CPU i mod cores),
     /// and with -j 1 the host too. Faster hand-overs; but a bot that thinks on its
     /// opponent's time then shares that CPU with it.
@@ -193,6 +210,76 @@ pub struct MatchArgs {
     pub quiet: bool,
 }
 
+/// `match` options.
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Bot A (Red in odd-numbered games). Default: the sample bot.
+    pub bot_a: Option<String>,
+    /// Bot B. Default: the sample bot.
+    pub bot_b: Option<String>,
+    /// Number of games; colours alternate.
+    #[arg(short = 'n', long, default_value_t = 2)]
+    pub games: u32,
+    /// Flags shared with `tournament` and `sprt`.
+    #[command(flatten)]
+    pub run: RunFlags,
+}
+
+/// `tournament` options.
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// The tournament's config file (TOML): bots, format, games, clocks, setup book.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A bot (repeat): a command line, a JSON spec or @FILE, as for `match`. Added after
+    /// the config file's bots.
+    #[arg(long = "bot", value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// round-robin (every bot plays every other) or gauntlet (the --seed-bot bots play the
+    /// rest) [default: round-robin].
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// For a gauntlet: a bot (by name) that plays every other bot (repeat for several).
+    #[arg(long = "seed-bot", value_name = "NAME")]
+    pub seed_bots: Vec<String>,
+    /// Games per pairing, an even number: colour-swapped pairs [default: 2].
+    #[arg(short = 'n', long)]
+    pub games: Option<u32>,
+    /// Flags shared with `match` and `sprt` (they override the config file).
+    #[command(flatten)]
+    pub run: RunFlags,
+}
+
+/// `sprt` options.
+#[derive(Args, Debug)]
+pub struct SprtArgs {
+    /// The new bot (a command line, a JSON spec or @FILE).
+    pub new: String,
+    /// The base bot it must beat.
+    pub base: String,
+    /// Elo difference of H0 (NEW is not better than this).
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub elo0: f64,
+    /// Elo difference of H1 (NEW is at least this much better).
+    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
+    pub elo1: f64,
+    /// False-positive rate (accepting H1 when H0 holds).
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// False-negative rate (accepting H0 when H1 holds).
+    #[arg(long, default_value_t = 0.05)]
+    pub beta: f64,
+    /// Elo model of the bounds: normalized (nElo, as fishtest) or logistic.
+    #[arg(long, value_name = "MODEL", default_value = "normalized")]
+    pub model: String,
+    /// Stop after this many games (an even number) if the test has not decided: exit 11.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_games: u32,
+    /// Flags shared with `match` and `tournament`.
+    #[command(flatten)]
+    pub run: RunFlags,
+}
+
 /// A configuration error, with the exit code it maps to.
 #[derive(Debug)]
 pub struct ConfigError {
@@ -204,6 +291,10 @@ pub struct ConfigError {
 
 fn usage(message: impl Into<String>) -> ConfigError {
     ConfigError { message: message.into(), code: crate::exit::USAGE }
+}
+
+fn not_startable(message: impl Into<String>) -> ConfigError {
+    ConfigError { message: message.into(), code: crate::exit::BOT_NOT_STARTABLE }
 }
 
 /// Loads `classic`, `isf`, `barrage` or a JSON file.
@@ -219,43 +310,132 @@ pub fn load_rules(arg: &str) -> Result<Ruleset, String> {
     Ruleset::from_json(&text).map_err(|e| format!("--rules {arg}: {e}"))
 }
 
-fn arg_given(a: &Option<String>) -> bool {
-    a.is_some()
+/// The run-wide part of a validated command line.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Settings shared by every game.
+    pub settings: GameSettings,
+    /// Limits of bots that set none of their own.
+    pub default_limits: crate::bot_spec::Limits,
+    /// Games at once.
+    pub concurrency: usize,
+    /// `--pin`.
+    pub pin: bool,
+    /// `--host-priority`.
+    pub host_priority: crate::os::HostPriority,
+    /// Credit machine stalls.
+    pub stall_credit: bool,
+    /// Records directory.
+    pub out: Option<PathBuf>,
+    /// Setup book file.
+    pub setups: Option<PathBuf>,
+    /// Summary as JSON.
+    pub json: bool,
+    /// The live view.
+    pub live: Live,
+    /// Log level for tracing (`warn`, `info`, `debug`, `error`).
+    pub log_level: &'static str,
 }
 
-impl MatchArgs {
-    /// Validates the flags into a plan.
+/// What a validated event command runs.
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    /// Two bots, N games.
+    Match {
+        /// Games.
+        games: u32,
+    },
+    /// Many bots.
+    Tournament {
+        /// How they meet.
+        format: crate::schedule::Format,
+        /// Games per pairing.
+        games_per_pairing: u32,
+    },
+    /// New vs base until the test decides.
+    Sprt {
+        /// The test.
+        sprt: crate::stats::Sprt,
+        /// Most games.
+        max_games: u32,
+    },
+}
+
+/// A validated `match`, `tournament` or `sprt`.
+#[derive(Clone, Debug)]
+pub struct EventPlan {
+    /// Run-wide settings.
+    pub run: RunConfig,
+    /// The bots, by id (names unique and stable).
+    pub bots: Vec<Entrant>,
+    /// What to run.
+    pub kind: EventKind,
+}
+
+/// Values an event's config file may give, overridden by flags.
+#[derive(Clone, Debug, Default)]
+pub struct FileDefaults {
+    /// Ruleset.
+    pub rules: Option<String>,
+    /// Master seed.
+    pub seed: Option<u64>,
+    /// Games at once.
+    pub concurrency: Option<usize>,
+    /// Per-move limit.
+    pub move_time: Option<Duration>,
+    /// Bank and increment.
+    pub tc: Option<(Duration, Duration)>,
+    /// Setup limit.
+    pub setup_time: Option<Duration>,
+    /// Start-up limit.
+    pub startup_time: Option<Duration>,
+    /// Setup book.
+    pub setups: Option<PathBuf>,
+    /// Records directory.
+    pub out: Option<PathBuf>,
+    /// Strikes.
+    pub strikes: Option<u32>,
+}
+
+impl RunFlags {
+    /// Validates the shared flags, with `file` giving values the flags leave unset.
     ///
     /// # Errors
-    /// The first problem, with exit code 2 (usage) or 3 (a bot cannot be started).
-    pub fn into_plan(self) -> Result<MatchPlan, ConfigError> {
-        let rules = load_rules(&self.rules).map_err(usage)?;
-        let startup = parse_seconds(&self.startup_time).map_err(|e| usage(format!("--startup-time: {e}")))?;
-        let setup = parse_seconds(&self.setup_time).map_err(|e| usage(format!("--setup-time: {e}")))?;
-        let move_limit = self
-            .move_time
-            .as_deref()
-            .map(|t| parse_seconds(t).map_err(|e| usage(format!("--move-time: {e}"))))
-            .transpose()?;
-        let (bank, increment) = match &self.tc {
-            Some(tc) => {
+    /// The first problem, naming the flag.
+    pub fn validate(&self, file: &FileDefaults) -> Result<RunConfig, ConfigError> {
+        let rules_arg = self.rules.clone().or_else(|| file.rules.clone()).unwrap_or_else(|| "classic".into());
+        let rules = load_rules(&rules_arg).map_err(usage)?;
+        let secs = |flag: &str, t: &Option<String>, from_file: Option<Duration>, default: Duration| match t {
+            Some(t) => parse_seconds(t).map_err(|e| usage(format!("{flag}: {e}"))),
+            None => Ok(from_file.unwrap_or(default)),
+        };
+        let startup = secs("--startup-time", &self.startup_time, file.startup_time, Duration::from_secs(10))?;
+        let setup = secs("--setup-time", &self.setup_time, file.setup_time, Duration::from_secs(10))?;
+        let move_limit = match &self.move_time {
+            Some(t) => Some(parse_seconds(t).map_err(|e| usage(format!("--move-time: {e}")))?),
+            None => file.move_time,
+        };
+        let (bank, increment) = match (&self.tc, file.tc) {
+            (Some(tc), _) => {
                 let (b, i) = TimeControl::parse_bank(tc).map_err(usage)?;
                 (Some(b), i)
             }
-            None => (None, Duration::ZERO),
+            (None, Some((b, i))) => (Some(b), i),
+            (None, None) => (None, Duration::ZERO),
         };
         let move_limit = if move_limit.is_none() && bank.is_none() { Some(Duration::from_secs(1)) } else { move_limit };
         if move_limit.is_some_and(|m| m.is_zero()) {
             return Err(usage("--move-time: must be more than zero"));
         }
-        if self.games == 0 {
-            return Err(usage("--games: must be at least 1"));
-        }
-        if self.concurrency == 0 {
+        let concurrency = self.concurrency.or(file.concurrency).unwrap_or(1);
+        if concurrency == 0 {
             return Err(usage("--concurrency: must be at least 1"));
         }
         if self.max_line < 1024 {
             return Err(usage("--max-line: must be at least 1024 bytes"));
+        }
+        if self.bot_nice.is_some_and(|n| !(0..=19).contains(&n)) {
+            return Err(usage("--bot-nice: must be 0 to 19"));
         }
         let default_limits = crate::bot_spec::Limits {
             memory_bytes: self
@@ -265,54 +445,22 @@ impl MatchArgs {
                 .transpose()?,
             cpu_seconds: self.bot_cpu,
             output_bytes: Some(
-                crate::bot_spec::parse_size(&self.bot_output).map_err(|e| usage(format!("--bot-output: {e}")))?,
+                crate::bot_spec::parse_size(self.bot_output.as_deref().unwrap_or("64M"))
+                    .map_err(|e| usage(format!("--bot-output: {e}")))?,
             ),
             nice: self.bot_nice,
         };
-        if self.bot_nice.is_some_and(|n| !(0..=19).contains(&n)) {
-            return Err(usage("--bot-nice: must be 0 to 19"));
-        }
-        let mut bots = Vec::new();
-        for arg in [&self.bot_a, &self.bot_b] {
-            let mut spec = match arg {
-                Some(a) => BotSpec::parse(a).map_err(usage)?.resolve_builtin(),
-                None => BotSpec::sample_bot(&[]),
-            };
-            spec.limits = spec.limits.or(default_limits);
-            spec.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
-            bots.push(spec);
-        }
-        if bots[0].name == bots[1].name && (arg_given(&self.bot_a) || arg_given(&self.bot_b)) {
-            // Same program, different arguments: name each by its arguments.
-            for (b, arg) in bots.iter_mut().zip([&self.bot_a, &self.bot_b]) {
-                if let Some(a) = arg.as_deref().filter(|a| !a.trim_start().starts_with(['{', '@'])) {
-                    b.name = a.trim().to_owned();
-                }
-            }
-        }
-        if bots[0].name == bots[1].name {
-            bots[1].name.push_str("#2");
-        }
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        if self.concurrency > cores {
+        if concurrency > cores {
             tracing::warn!(
-                "--concurrency {} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time",
-                self.concurrency
+                "--concurrency {concurrency} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time"
             );
         }
-        let records = match &self.out {
-            Some(dir) => Some(RecordWriter::open(dir).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?),
-            None => None,
-        };
-        let seed = self.seed.unwrap_or_else(|| {
+        let seed = self.seed.or(file.seed).unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()))
         });
-        let bots: [BotSpec; 2] = bots.try_into().expect("two bots");
-        Ok(MatchPlan {
-            bots,
-            games: self.games,
-            concurrency: self.concurrency,
+        Ok(RunConfig {
             settings: GameSettings {
                 rules: Arc::new(rules),
                 time_control: TimeControl { startup, setup, move_limit, bank, increment },
@@ -320,13 +468,177 @@ impl MatchArgs {
                 grace: Duration::from_millis(self.grace_ms),
                 read_grace: Duration::from_millis(self.read_grace_ms),
                 match_seed: seed,
-                pin: self.pin,
-                host_priority: self.host_priority,
-                stall_credit: !self.no_stall_credit,
-                strikes: self.strikes,
+                strikes: self.strikes.or(file.strikes).unwrap_or(0),
+                blind: self.blind,
             },
-            records,
-            live: !self.quiet,
+            default_limits,
+            concurrency,
+            pin: self.pin,
+            host_priority: self.host_priority,
+            stall_credit: !self.no_stall_credit,
+            out: self.out.clone().or_else(|| file.out.clone()),
+            setups: self.setups.clone().or_else(|| file.setups.clone()),
+            json: self.json,
+            live: if self.quiet { Live::Quiet } else { Live::Lines },
+            log_level: match (self.quiet, self.verbose) {
+                (true, _) => "error",
+                (false, 0) => "warn",
+                (false, 1) => "info",
+                (false, _) => "debug",
+            },
         })
+    }
+}
+
+/// Makes a bot an entrant: built-in sample bot resolved, default limits applied, its
+/// program checked, its clocks settled.
+fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
+    let mut spec = spec.resolve_builtin();
+    spec.limits = spec.limits.or(run.default_limits);
+    spec.check_startable().map_err(not_startable)?;
+    let time_control = spec.tc_override.apply(run.settings.time_control);
+    if time_control.move_limit.is_some_and(|m| m.is_zero()) {
+        return Err(usage(format!("bot {}: move_time must be more than zero", spec.name)));
+    }
+    Ok(Entrant { time_control, spec, probe_unknown_fields: false })
+}
+
+/// Parses bot arguments (`None`: the sample bot) and gives them stable, unique names: a
+/// name given in a spec is kept, a default name shared by two bots gets `-2`, `-3`….
+/// `named` are bots from a config file, whose names are final.
+fn name_bots(named: Vec<BotSpec>, args: &[Option<&str>]) -> Result<Vec<BotSpec>, ConfigError> {
+    let mut explicit = vec![true; named.len()];
+    let mut specs = named;
+    for arg in args {
+        let (spec, given) = match arg {
+            Some(a) => BotSpec::parse_with_name_given(a).map_err(usage)?,
+            None => (BotSpec::sample_bot(&[]), false),
+        };
+        specs.push(spec);
+        explicit.push(given);
+    }
+    crate::bot_spec::assign_unique_names(&mut specs, &explicit).map_err(|e| usage(e.to_string()))?;
+    Ok(specs)
+}
+
+impl MatchArgs {
+    /// Validates the flags into a plan.
+    ///
+    /// # Errors
+    /// The first problem, with exit code 2 (usage) or 3 (a bot cannot be started).
+    pub fn into_plan(self) -> Result<EventPlan, ConfigError> {
+        let run = self.run.validate(&FileDefaults::default())?;
+        if self.games == 0 {
+            return Err(usage("--games: must be at least 1"));
+        }
+        let specs = name_bots(Vec::new(), &[self.bot_a.as_deref(), self.bot_b.as_deref()])?;
+        let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
+        Ok(EventPlan { run, bots, kind: EventKind::Match { games: self.games } })
+    }
+}
+
+impl TournamentArgs {
+    /// Validates the config file and flags into a plan.
+    ///
+    /// # Errors
+    /// The first problem, with exit code 2 (usage) or 3 (a bot cannot be started).
+    pub fn into_plan(self) -> Result<EventPlan, ConfigError> {
+        let config = match &self.config {
+            Some(path) => Some(crate::config::load(path).map_err(ConfigError::from)?),
+            None => None,
+        };
+        let file = config.as_ref().map_or_else(FileDefaults::default, |c| FileDefaults {
+            rules: c.rules.clone(),
+            seed: c.seed,
+            concurrency: c.concurrency,
+            move_time: c.move_time,
+            tc: c.tc,
+            setup_time: c.setup_time,
+            startup_time: c.startup_time,
+            setups: c.setups.clone(),
+            out: c.out.clone(),
+            strikes: c.strikes,
+        });
+        let run = self.run.validate(&file)?;
+        let named = config.as_ref().map(|c| c.bots.clone()).unwrap_or_default();
+        let args: Vec<Option<&str>> = self.bots.iter().map(|b| Some(b.as_str())).collect();
+        let specs = name_bots(named, &args)?;
+        if specs.len() < 2 {
+            return Err(usage("a tournament needs at least two bots (--bot or --config)"));
+        }
+        let games_per_pairing = self.games.or(config.as_ref().map(|c| c.games_per_pairing)).unwrap_or(2);
+        let (format_arg, seed_bots) = match (&self.format, &config) {
+            (Some(f), _) => (f.clone(), self.seed_bots.clone()),
+            (None, Some(c)) => match &c.format {
+                crate::config::Format::RoundRobin => ("round-robin".to_owned(), self.seed_bots.clone()),
+                crate::config::Format::Gauntlet { seeds } => {
+                    let mut all = seeds.clone();
+                    all.extend(self.seed_bots.iter().cloned());
+                    ("gauntlet".to_owned(), all)
+                }
+            },
+            (None, None) => ("round-robin".to_owned(), self.seed_bots.clone()),
+        };
+        if games_per_pairing == 0 || games_per_pairing % 2 == 1 {
+            return Err(usage("--games: must be a positive even number (games are played in colour-swapped pairs)"));
+        }
+        let format = match format_arg.as_str() {
+            "round-robin" | "roundrobin" => {
+                if !seed_bots.is_empty() {
+                    return Err(usage("--seed-bot: only a gauntlet has seeds (--format gauntlet)"));
+                }
+                crate::schedule::Format::RoundRobin
+            }
+            "gauntlet" => {
+                let mut seeds = Vec::new();
+                for name in &seed_bots {
+                    let id = specs
+                        .iter()
+                        .position(|s| &s.name == name)
+                        .ok_or_else(|| usage(format!("--seed-bot {name:?}: no bot of that name")))?;
+                    seeds.push(id);
+                }
+                if seeds.is_empty() {
+                    return Err(usage("--format gauntlet: name its seed bots with --seed-bot NAME"));
+                }
+                if seeds.len() == specs.len() {
+                    return Err(usage("--seed-bot: every bot is a seed; a gauntlet needs opponents"));
+                }
+                crate::schedule::Format::Gauntlet { seeds }
+            }
+            other => return Err(usage(format!("--format {other:?}: expected round-robin or gauntlet"))),
+        };
+        let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
+        Ok(EventPlan { run, bots, kind: EventKind::Tournament { format, games_per_pairing } })
+    }
+}
+
+impl SprtArgs {
+    /// Validates the flags into a plan.
+    ///
+    /// # Errors
+    /// The first problem, with exit code 2 (usage) or 3 (a bot cannot be started).
+    pub fn into_plan(self) -> Result<EventPlan, ConfigError> {
+        let run = self.run.validate(&FileDefaults::default())?;
+        let model = match self.model.as_str() {
+            "normalized" | "normalised" => crate::stats::EloModel::Normalized,
+            "logistic" => crate::stats::EloModel::Logistic,
+            other => return Err(usage(format!("--model {other:?}: expected normalized or logistic"))),
+        };
+        if self.elo1 <= self.elo0 || self.elo0.is_nan() || self.elo1.is_nan() {
+            return Err(usage(format!("--elo1 ({}) must be more than --elo0 ({})", self.elo1, self.elo0)));
+        }
+        for (flag, v) in [("--alpha", self.alpha), ("--beta", self.beta)] {
+            if !(v > 0.0 && v < 0.5) {
+                return Err(usage(format!("{flag}: {v} must be between 0 and 0.5")));
+            }
+        }
+        if self.max_games < 2 || self.max_games % 2 == 1 {
+            return Err(usage("--max-games: must be an even number of at least 2 (colour-swapped pairs)"));
+        }
+        let specs = name_bots(Vec::new(), &[Some(self.new.as_str()), Some(self.base.as_str())])?;
+        let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
+        let sprt = crate::stats::Sprt { elo0: self.elo0, elo1: self.elo1, alpha: self.alpha, beta: self.beta, model };
+        Ok(EventPlan { run, bots, kind: EventKind::Sprt { sprt, max_games: self.max_games } })
     }
 }

@@ -1,6 +1,11 @@
-//! Time controls and game clocks.
+//! Time controls, game clocks, and the stopwatch of one request: the clock decisions
+//! (when a bot's time starts, when the host stops waiting, whether an answer came in time)
+//! are made here and nowhere else.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::stall_watch::StallWatch;
 
 use serde::{Deserialize, Serialize};
 
@@ -102,6 +107,113 @@ impl Clock {
             *r = *r - elapsed + tc.increment;
         }
         Ok(())
+    }
+}
+
+/// When a bot's clock runs for one request. Watching reads (a one-page stdin pipe and a
+/// read grace above zero), it starts when the host sees that the bot has read the whole
+/// request from its stdin, but no later than the read grace after the host began writing
+/// it; when the answer comes before the read is seen, at the end of the write. Otherwise it
+/// starts at the end of the write.
+#[derive(Clone, Debug)]
+pub struct Stopwatch {
+    written: Instant,
+    latest_start: Instant,
+    read: Option<Instant>,
+    watch: bool,
+    limit: Duration,
+    /// Stall time credited so far (see [`crate::stall_watch`]).
+    credit: Duration,
+    pid: Option<u32>,
+    stalls: Option<Arc<StallWatch>>,
+}
+
+impl Stopwatch {
+    /// The stopwatch for a request the host starts writing at `begun`, to be answered within
+    /// `limit` of the moment the bot has read it (when `watch_reads`), which counts as
+    /// `read_grace` after `begun` at the latest. `pid` is the bot's process, whose CPU the
+    /// stall credit looks up in `stalls`.
+    pub fn new(
+        begun: Instant,
+        limit: Duration,
+        read_grace: Duration,
+        watch_reads: bool,
+        pid: Option<u32>,
+        stalls: Option<Arc<StallWatch>>,
+    ) -> Stopwatch {
+        Stopwatch {
+            written: begun,
+            latest_start: begun + read_grace,
+            read: None,
+            watch: watch_reads,
+            limit,
+            credit: Duration::ZERO,
+            pid,
+            stalls,
+        }
+    }
+
+    /// Whether the host should still wait for the bot to read the request.
+    pub fn waits_for_read(&self) -> bool {
+        self.watch && self.read.is_none()
+    }
+
+    /// Notes that the bot was seen to have read the request at `at` (counted no later than
+    /// the latest start).
+    pub fn seen_read(&mut self, at: Instant) {
+        self.read = Some(at.min(self.latest_start));
+    }
+
+    /// Notes the end of the write.
+    pub fn written(&mut self, at: Instant) {
+        self.written = at;
+    }
+
+    /// When the answer is due: the limit after the start, or after the latest start while
+    /// the read is not seen yet, plus the stall time credited.
+    pub fn deadline(&self) -> Instant {
+        let due = match (self.watch, self.read) {
+            (false, _) => self.written + self.limit,
+            (true, Some(read)) => read + self.limit,
+            (true, None) => self.latest_start + self.limit,
+        };
+        due + self.credit
+    }
+
+    /// Stall time credited to the bot for this request.
+    pub fn credit(&self) -> Duration {
+        self.credit
+    }
+
+    /// Credits the bot with the time, between the start of its clock and `until`, during
+    /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
+    /// made the host notice `until` late (see [`crate::stall_watch`]), at most the limit.
+    /// Costs one atomic load unless a stall happened or `judging` (the bot is about to lose
+    /// on time), when it reads the bot's `/proc/PID/stat`. A bot running under a real-time
+    /// policy gets no credit.
+    pub fn credit_stalls(&mut self, until: Instant, judging: bool) -> Duration {
+        let Some(w) = &self.stalls else { return self.credit };
+        let start = self.start();
+        if !judging && !w.stalled_since(start) {
+            return self.credit;
+        }
+        let bot_cpu = match self.pid.and_then(crate::os::last_cpu) {
+            Some((_, false)) => return self.credit,
+            Some((cpu, true)) => Some(cpu),
+            None => None,
+        };
+        let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(self.limit);
+        self.credit = self.credit.max(credit);
+        self.credit
+    }
+
+    /// The start of the clock for an answer that arrives now.
+    pub fn start(&self) -> Instant {
+        match (self.watch, self.read) {
+            (true, Some(read)) => read,
+            (true, None) => self.written.min(self.latest_start),
+            (false, _) => self.written,
+        }
     }
 }
 

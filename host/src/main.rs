@@ -1,77 +1,49 @@
 //! The `stratego-host` binary: parses the command line, runs, maps errors to exit codes.
 
 use clap::Parser;
-use stratego_host::cli::{Cli, Command, ConfigError};
-use stratego_host::{exit, os, runner};
+use stratego_host::cli::{Cli, Command, ConfigError, EventPlan};
+use stratego_host::exit;
+use stratego_host::supervisor::Supervisor;
 
 fn main() {
     let cli = Cli::parse();
-    match cli.command {
+    let plan = match cli.command {
         Command::SampleBot { args } => {
             let mut argv = vec!["sample-bot".to_owned()];
             argv.extend(args);
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
-        Command::Check(args) => {
-            init_logging("warn");
-            let json = args.json;
-            let plan = args.into_plan().unwrap_or_else(|e| config_error(e));
-            os::become_subreaper();
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-            let results = runtime.block_on(stratego_host::check::run_check(&plan));
-            let out = if json {
-                serde_json::to_string_pretty(&results).expect("results serialise") + "\n"
-            } else {
-                stratego_host::check::render(&plan.bot, &results)
-            };
-            print_stdout(&out);
-            os::kill_all_groups();
-            os::kill_escaped_descendants();
-            std::process::exit(if results.iter().all(|r| r.passed) { exit::OK } else { exit::CHECK_FAILED });
-        }
-        Command::Match(args) => run_match(*args),
-    }
+        Command::Check(args) => run_check(*args),
+        Command::Match(args) => args.into_plan(),
+        Command::Tournament(args) => args.into_plan(),
+        Command::Sprt(args) => args.into_plan(),
+    };
+    run_event(plan.unwrap_or_else(|e| config_error(e)))
 }
 
-fn run_match(args: stratego_host::cli::MatchArgs) -> ! {
-    init_logging(match (args.quiet, args.verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn",
-        (false, 1) => "info",
-        (false, _) => "debug",
-    });
+fn run_check(args: stratego_host::cli::CheckArgs) -> ! {
+    init_logging("warn");
     let json = args.json;
     let plan = args.into_plan().unwrap_or_else(|e| config_error(e));
+    let supervisor = Supervisor::plain();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let code = runtime.block_on(async move {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            result = runner::run_match(plan) => match result {
-                Ok(summary) => {
-                    let out = if json {
-                        serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n"
-                    } else {
-                        summary.render()
-                    };
-                    print_stdout(&out);
-                    exit::OK
-                }
-                Err(e) => {
-                    eprintln!("stratego-host: cannot write a game record: {e}");
-                    exit::FAILURE
-                }
-            },
-            _ = tokio::signal::ctrl_c() => interrupted(),
-            _ = term.recv() => interrupted(),
-        }
-    });
+    let results = runtime.block_on(stratego_host::check::run_check(&plan, &supervisor));
     drop(runtime);
-    os::kill_all_groups();
-    // After an interruption: the records of finished games still queued are written now.
-    let _ = runner::wait_for_records();
-    os::kill_escaped_descendants();
-    std::process::exit(code);
+    let out = if json {
+        serde_json::to_string_pretty(&results).expect("results serialise") + "\n"
+    } else {
+        stratego_host::check::render(&plan.bot, &results)
+    };
+    print_stdout(&out);
+    supervisor.kill_all();
+    std::process::exit(if results.iter().all(|r| r.passed) { exit::OK } else { exit::CHECK_FAILED });
+}
+
+fn run_event(plan: EventPlan) -> ! {
+    init_logging(plan.run.log_level);
+    let outcome = stratego_host::run::run_event(plan).unwrap_or_else(|e| config_error(e));
+    print_stdout(&outcome.stdout);
+    std::process::exit(outcome.code);
 }
 
 fn config_error(e: ConfigError) -> ! {
@@ -87,13 +59,6 @@ fn init_logging(level: &str) {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
         )
         .init();
-}
-
-fn interrupted() -> i32 {
-    os::kill_all_groups();
-    os::kill_escaped_descendants();
-    eprintln!("stratego-host: interrupted; every bot process was killed; finished games are in the records");
-    exit::INTERRUPTED
 }
 
 /// Prints to stdout; a closed pipe (`| head`) ends quietly.

@@ -1,44 +1,5 @@
-//! Platform code (Linux): process groups, the parent-death signal, signals, resource usage.
-
-use std::collections::HashSet;
-use std::sync::Mutex;
-
-/// Process groups of live bots, so a signal to the host can kill them all.
-static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
-
-/// Held while a bot is started and registered, and while the scan for escaped descendants
-/// decides whom to kill: a child forked but not yet registered must not look escaped.
-static SPAWNING: Mutex<()> = Mutex::new(());
-
-/// Holds off [`kill_escaped_descendants`] while a bot process is started and registered.
-pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
-    SPAWNING.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Remembers a live bot process group.
-pub fn register_group(pgid: i32) {
-    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashSet::new).insert(pgid);
-}
-
-/// Forgets a bot process group (it has been killed and reaped).
-pub fn unregister_group(pgid: i32) {
-    if let Some(set) = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        set.remove(&pgid);
-    }
-}
-
-/// Sends SIGKILL to every live bot process group (on SIGINT/SIGTERM of the host).
-pub fn kill_all_groups() {
-    let groups: Vec<i32> = LIVE_GROUPS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .map(|s| s.iter().copied().collect())
-        .unwrap_or_default();
-    for g in groups {
-        kill_group(g, libc::SIGKILL);
-    }
-}
+//! Platform code (Linux): process groups, the parent-death signal, priorities, pinning,
+//! signals, pipes, resource usage. No state: the live bots are the supervisor's.
 
 /// Sends `signal` to the process group `pgid`.
 pub fn kill_group(pgid: i32, signal: i32) {
@@ -103,29 +64,23 @@ pub fn become_subreaper() -> bool {
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
 }
 
-/// Kills and reaps every child of the host that is not a live bot: descendants of bots that
-/// escaped their group and were re-parented to the host. Returns how many it killed.
-pub fn kill_escaped_descendants() -> usize {
-    // Scanning /proc can take milliseconds: not at the host's raised priority, where it
-    // would hold a CPU from a thinking bot. The lock below is taken back at the host's
-    // priority: held by a lowered thread, it could keep the host's own thread waiting.
-    let children = with_background_priority(host_children);
+/// The host's direct children, found at a low priority: scanning /proc can take
+/// milliseconds, which must not be taken from a thinking bot at the host's raised priority.
+pub fn host_children_lowered() -> Vec<i32> {
+    with_background_priority(host_children)
+}
+
+/// Kills and reaps those of `pids` that are still children of the host (a pid found by an
+/// earlier scan may have been reaped and reused since). Returns how many it killed.
+pub fn kill_and_reap_children(pids: impl IntoIterator<Item = i32>) -> usize {
+    let host = std::process::id() as i32;
     let mut killed = Vec::new();
-    {
-        // A bot started after the scan is not among `children`; one started before it is
-        // registered by the time this lock is ours.
-        let _spawning = spawn_guard();
-        let live: HashSet<i32> = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
-        let host = std::process::id() as i32;
-        // Still our child (a bot's game may have ended, and its pid been reaped, since the scan).
-        let ours = |pid: i32| parent_of(pid) == Some(host);
-        for pid in children.into_iter().filter(|pid| !live.contains(pid) && ours(*pid)) {
-            // SAFETY: signalling our own child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
-            killed.push(pid);
+    for pid in pids.into_iter().filter(|&pid| parent_of(pid) == Some(host)) {
+        // SAFETY: signalling our own child.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
         }
+        killed.push(pid);
     }
     for &pid in &killed {
         // SAFETY: reaping our own child.

@@ -1,4 +1,4 @@
-//! What a person or a program sees of a match: a line per finished game, a summary.
+//! The summary of a two-bot match, for people and (`--json`) programs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
-use crate::reason::Reason;
 use crate::record::GameRecord;
 use crate::stats::{EloEstimate, elo};
 
@@ -93,29 +92,6 @@ impl Summary {
         self.elo = elo(a.wins, a.draws, a.losses);
     }
 
-    /// The line printed when a game finishes.
-    pub fn game_line(&self, rec: &GameRecord) -> String {
-        let score = match rec.result.winner {
-            Some(Color::Red) => "1-0",
-            Some(Color::Blue) => "0-1",
-            None => "1/2-1/2",
-        };
-        let mut line = format!(
-            "game {}/{} {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
-            self.games,
-            self.planned,
-            rec.bots.red.name,
-            rec.bots.blue.name,
-            rec.result.reason,
-            rec.plies.len(),
-            rec.duration_ms as f64 / 1000.0
-        );
-        if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
-            let _ = write!(line, " — {}", rec.result.message);
-        }
-        line
-    }
-
     /// The final table.
     pub fn render(&self) -> String {
         let mut s = String::new();
@@ -143,16 +119,14 @@ impl Summary {
                 ms
             );
         }
-        if let Some(e) = self.elo {
+        let (a, b) = (&self.bots[0], &self.bots[1]);
+        if self.games > 0 {
             let _ = writeln!(
                 s,
-                "  Elo {} vs {}: {:+.0} [{:+.0}, {:+.0}] (95 %), LOS {:.1} %",
-                self.bots[0].name,
-                self.bots[1].name,
-                e.elo,
-                e.elo_low,
-                e.elo_high,
-                100.0 * e.los
+                "  Elo {} vs {}: {}",
+                a.name,
+                b.name,
+                crate::stats::describe_elo(a.wins, a.draws, a.losses)
             );
         }
         if self.bots.iter().any(|b| b.stall_moves > 0) {

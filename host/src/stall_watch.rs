@@ -13,14 +13,14 @@
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
 //! last ran on, and with a stall of the host's own CPU that made the host see the answer
 //! (or the deadline) late, at most the move's limit (see
-//! [`crate::bot_process::Stopwatch`]). Whether the bot was running or waiting for input at
+//! [`crate::clock::Stopwatch`]). Whether the bot was running or waiting for input at
 //! the time of a stall of its CPU cannot be told (`/proc/PID/schedstat` is not available
 //! on every kernel), so it is credited either way. The watchdogs cost about 5 % of the host's
 //! throughput with microsecond bots and nothing measurable with bots that think.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often a watchdog wakes.
@@ -51,60 +51,44 @@ pub struct StallWatch {
     cpus: Vec<CpuWatch>,
     /// End of the latest stall seen on any CPU, ns since the base (0: none yet).
     latest_end: AtomicU64,
-    /// Set when every watchdog runs; cleared (and the watchdogs stop) if one could not start.
-    running: AtomicBool,
+    /// Set when the watchdogs must stop (one could not start, or the watch was dropped).
     stop: AtomicBool,
 }
 
-static WATCH: OnceLock<StallWatch> = OnceLock::new();
-
-/// The running watch, if [`start`] succeeded (a watch whose watchdogs did not all start
-/// is never returned: a silent watchdog would look like a CPU stalled for ever).
-pub fn global() -> Option<&'static StallWatch> {
-    WATCH.get().filter(|w| w.running.load(Ordering::Acquire))
-}
-
-/// Starts one watchdog on each CPU the host may run on. Needs the right to use real-time
-/// priorities (`CAP_SYS_NICE` or root): without it a watchdog would be delayed by normal
-/// processes and see stalls that are not. Idempotent.
+/// Starts one watchdog on each CPU the host may run on, and returns the watch (owned by
+/// the [`crate::supervisor::Supervisor`], which hands it to each game's stopwatches). Needs
+/// the right to use real-time priorities (`CAP_SYS_NICE` or root): without it a watchdog
+/// would be delayed by normal processes and see stalls that are not. A watch whose
+/// watchdogs did not all start is never returned: a silent watchdog would look like a CPU
+/// stalled for ever.
 ///
 /// # Errors
 /// What failed (the CPU set could not be read, or a watchdog could not be made real-time).
-pub fn start() -> Result<&'static StallWatch, String> {
-    if let Some(w) = global() {
-        return Ok(w);
-    }
-    if WATCH.get().is_some() {
-        return Err("the stall watchdogs could not all start".into());
-    }
+pub fn start() -> Result<Arc<StallWatch>, String> {
     let cpus = crate::os::allowed_cpus().map_err(|e| format!("cannot read the CPU set: {e}"))?;
     if cpus.is_empty() {
         return Err("no CPU in the host's CPU set".into());
     }
-    let watch = StallWatch {
+    let watch = Arc::new(StallWatch {
         base: Instant::now(),
         cpus: cpus
             .iter()
             .map(|&cpu| CpuWatch { cpu, last_tick: AtomicU64::new(0), stalls: Mutex::new(VecDeque::new()) })
             .collect(),
         latest_end: AtomicU64::new(0),
-        running: AtomicBool::new(false),
         stop: AtomicBool::new(false),
-    };
-    let watch = WATCH.get_or_init(|| watch);
+    });
     let started = (0..watch.cpus.len()).try_for_each(|i| {
         let (tx, rx) = std::sync::mpsc::channel();
+        let w = watch.clone();
         std::thread::Builder::new()
             .name(format!("stall-watch-{}", watch.cpus[i].cpu))
-            .spawn(move || watch.run(i, tx))
+            .spawn(move || w.run(i, tx))
             .map_err(|e| format!("cannot start a watchdog: {e}"))?;
         rx.recv().map_err(|_| "a watchdog died at start".to_owned())?
     });
     match started {
-        Ok(()) => {
-            watch.running.store(true, Ordering::Release);
-            Ok(watch)
-        }
+        Ok(()) => Ok(watch),
         Err(e) => {
             watch.stop.store(true, Ordering::Release);
             Err(e)

@@ -211,6 +211,7 @@ mod tests {
             },
             seed: 3,
             max_line_bytes: 1 << 20,
+            opponent: None,
         }))
         .unwrap();
         let input = format!(

@@ -73,6 +73,9 @@ pub struct Hello {
     pub seed: u64,
     /// The longest line you may send, in bytes (newline excluded).
     pub max_line_bytes: usize,
+    /// The opponent's name in this event (absent when the host hides it, `--blind`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<String>,
 }
 
 /// `ready`: the bot introduces itself.
@@ -134,6 +137,11 @@ pub struct SetupRequest {
     pub exact_counts: bool,
     /// Time you have, in milliseconds.
     pub time_ms: u64,
+    /// Present when the event gives you your setup (a setup book): the deployment, in rows
+    /// form, that the host plays for you whatever you answer. Answer with a `setup` message
+    /// as usual (echoing this one is simplest); its content is then ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<String>,
 }
 
 /// `setup`: the bot's placement.

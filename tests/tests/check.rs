@@ -46,8 +46,8 @@ fn a_bot_that_rejects_unknown_fields_fails_only_that_check() {
     std::fs::write(
         &path,
         r#"import json, random, sys
-KNOWN = {"hello": {"type","protocol","game_id","color","ruleset","time_control","seed","max_line_bytes"},
-         "setup_request": {"type","game_id","color","squares","pieces","exact_counts","time_ms"},
+KNOWN = {"hello": {"type","protocol","game_id","color","ruleset","time_control","seed","max_line_bytes","opponent"},
+         "setup_request": {"type","game_id","color","squares","pieces","exact_counts","time_ms","fixed"},
          "turn": {"type","game_id","ply","color","plies","pieces","captured","legal_moves","clock"},
          "game_over": {"type","game_id","result","winner","reason","message","plies","total_plies","opponent_setup"},
          "quit": {"type"}}

@@ -69,8 +69,8 @@ fn the_clock_starts_when_the_bot_reads_its_turn() {
     // Its first move follows the setup, not a move of its own, so it is read at once.
     for &t in &red[1..] {
         // The host sees the read a few microseconds after it happens (it is woken by it), so
-        // it may charge a little less than the bot's own 75 ms.
-        assert!((74_500..90_000).contains(&t), "charged {t} µs for 75 ms of thinking after a 40 ms read");
+        // it may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine).
+        assert!((73_000..90_000).contains(&t), "charged {t} µs for 75 ms of thinking after a 40 ms read");
     }
     // No grace: the clock starts at the write and 40 + 75 ms is over the limit.
     let r = slow_reader("0", false);

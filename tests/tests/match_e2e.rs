@@ -51,7 +51,7 @@ fn a_ten_game_match_alternates_colours_and_every_record_replays() {
     for r in &records {
         let a_red = r.index % 2 == 0;
         let red_name = &r.bots.red.name;
-        assert_eq!(red_name == "sample-bot --strategy random", a_red, "game {}: colours alternate", r.index);
+        assert_eq!(red_name == "sample-bot-random", a_red, "game {}: colours alternate", r.index);
         let outcome = r.replay().unwrap_or_else(|e| panic!("game {}: {e}", r.index));
         if let Some(o) = outcome {
             assert_eq!(o.winner, r.result.winner);

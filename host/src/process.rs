@@ -1,5 +1,7 @@
-//! One bot process: spawned in its own process group, spoken to line by line, read through
-//! a bounded decoder, its stderr drained into a bounded tail, and killed with its group.
+//! The transport under a bot session: one bot process, spawned in its own process group,
+//! written to in whole messages, read line by line through a bounded decoder, its stderr
+//! drained into a bounded tail, and killed with its group. Bytes and supervision only: what
+//! the lines mean is the protocol adapter's business ([`crate::json_session`]).
 
 use std::os::fd::AsRawFd;
 use std::process::Stdio;
@@ -7,22 +9,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdout};
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use crate::bot_spec::BotSpec;
+use crate::clock::Stopwatch;
 use crate::os;
 use crate::reason::{Fault, Reason};
+use crate::supervisor::Supervisor;
 
 /// Bytes of stderr kept per bot for the record.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
-/// `info` lines kept per game and bot.
-pub const MAX_INFO_LINES: usize = 200;
-/// Characters kept of one `info` line.
-pub const MAX_INFO_CHARS: usize = 1000;
 
 /// The last bytes a bot wrote to stderr, and how many it wrote in all.
 #[derive(Default, Debug)]
@@ -49,8 +48,8 @@ impl StderrTail {
     }
 }
 
-/// A running bot.
-pub struct BotProcess {
+/// A running bot process.
+pub struct Process {
     /// How it was started.
     pub spec: BotSpec,
     child: Child,
@@ -60,20 +59,11 @@ pub struct BotProcess {
     sees_reads: bool,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
-    /// Its `ready` answer, once given.
-    pub ready: Option<Ready>,
-    /// `info` lines of the current game.
-    pub infos: Vec<String>,
     /// Bytes sent to it in the current game.
     pub bytes_sent: u64,
     /// Bytes received from it in the current game.
     pub bytes_received: u64,
-    /// Games played by this process.
-    pub games: u32,
-    /// Add an unknown field to every message (the conformance check's forward-compatibility
-    /// probe).
-    pub probe_unknown_fields: bool,
-    write_buf: Vec<u8>,
+    supervisor: Supervisor,
 }
 
 /// What went wrong when reading a message.
@@ -85,7 +75,7 @@ pub enum RecvError {
     Fault(Fault),
 }
 
-impl BotProcess {
+impl Process {
     /// Starts the bot.
     ///
     /// # Errors
@@ -97,7 +87,8 @@ impl BotProcess {
         max_line: usize,
         cpu: Option<usize>,
         watch_reads: bool,
-    ) -> std::io::Result<BotProcess> {
+        supervisor: &Supervisor,
+    ) -> std::io::Result<Process> {
         let mut cmd = tokio::process::Command::new(&spec.command[0]);
         cmd.args(&spec.command[1..])
             .stdin(Stdio::piped())
@@ -115,10 +106,10 @@ impl BotProcess {
             let limits = spec.limits;
             cmd.pre_exec(move || os::child_pre_exec(host_pid, cpu, limits));
         }
-        let spawning = os::spawn_guard();
+        let spawning = supervisor.spawn_guard();
         let mut child = cmd.spawn()?;
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-        os::register_group(pgid);
+        supervisor.register_group(pgid);
         drop(spawning);
         // A one-page stdin pipe: the host then sees the moment the bot has read all it was
         // sent (the pipe turns writable), which is when its clock starts.
@@ -139,7 +130,7 @@ impl BotProcess {
                 tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
             }
         });
-        Ok(BotProcess {
+        Ok(Process {
             spec: spec.clone(),
             child,
             pgid,
@@ -147,13 +138,9 @@ impl BotProcess {
             sees_reads,
             lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
             stderr: tail,
-            ready: None,
-            infos: Vec::new(),
             bytes_sent: 0,
             bytes_received: 0,
-            games: 0,
-            probe_unknown_fields: false,
-            write_buf: Vec::with_capacity(8 * 1024),
+            supervisor: supervisor.clone(),
         })
     }
 
@@ -168,32 +155,23 @@ impl BotProcess {
         (t.text(), t.total)
     }
 
-    /// Sends one message with one write, waiting at most until `deadline`. Returns the
-    /// moment the write completed.
+    /// Writes one whole message (`bytes`, ending in a newline) with one write, waiting at
+    /// most until `deadline`. Returns the moment the write completed.
     ///
     /// # Errors
     /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
     /// read its input.
-    pub async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Result<Instant, RecvError> {
-        self.write_buf.clear();
-        stratego_protocol::write_host_message(&mut self.write_buf, msg);
-        if self.probe_unknown_fields {
-            // `…}\n` becomes `…,"x_future_field":{…}}\n`.
-            let end = self.write_buf.len() - 2;
-            self.write_buf.truncate(end);
-            self.write_buf.extend_from_slice(br#","x_future_field":{"nested":[1,"two",null]}}"#);
-            self.write_buf.push(b'\n');
-        }
+    pub async fn write(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
         let write = async {
-            stdin.write_all(&self.write_buf).await?;
+            stdin.write_all(bytes).await?;
             stdin.flush().await
         };
         match tokio::time::timeout_at(deadline.into(), write).await {
             Ok(Ok(())) => {
-                self.bytes_sent += self.write_buf.len() as u64;
+                self.bytes_sent += bytes.len() as u64;
                 Ok(Instant::now())
             }
             Ok(Err(e)) => {
@@ -209,37 +187,28 @@ impl BotProcess {
     /// at the latest.
     pub fn stopwatch(&self, begun: Instant, limit: Duration, read_grace: Duration) -> Stopwatch {
         let watch = self.sees_reads && !read_grace.is_zero();
-        Stopwatch {
-            written: begun,
-            latest_start: begun + read_grace,
-            read: None,
-            watch,
-            limit,
-            credit: Duration::ZERO,
-            pid: self.child.id(),
-            stalls: crate::stall_watch::global(),
-        }
+        Stopwatch::new(begun, limit, read_grace, watch, self.child.id(), self.supervisor.stalls().cloned())
     }
 
-    /// Reads the next message that is not `info` (those are kept in [`BotProcess::infos`]),
-    /// until the stopwatch's deadline; meanwhile notes on the stopwatch when the bot has read
-    /// the request. Returns the message with the moment its line was complete.
+    /// Reads the next line (without its line ending) until the stopwatch's deadline;
+    /// meanwhile notes on the stopwatch when the bot has read the request. Returns the line
+    /// with the moment it was complete.
     ///
     /// # Errors
-    /// Timeout, or the fault: line too long, invalid UTF-8, malformed JSON or message, an
-    /// unknown message type, end of output (crash or closed output).
-    pub async fn recv(&mut self, watch: &mut Stopwatch) -> Result<(BotMessage, Instant), RecvError> {
+    /// Timeout, or the fault: line too long, invalid UTF-8, output limit, end of output
+    /// (crash or closed output).
+    pub async fn read_line(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
         loop {
             let seen_read = async {
                 match self.stdin.as_ref() {
-                    Some(stdin) if watch.watch && watch.read.is_none() => wait_until_read(stdin).await,
+                    Some(stdin) if watch.waits_for_read() => wait_until_read(stdin).await,
                     _ => std::future::pending().await,
                 }
             };
             let next = tokio::select! {
                 biased;
                 () = seen_read => {
-                    watch.read = Some(Instant::now().min(watch.latest_start));
+                    watch.seen_read(Instant::now());
                     continue;
                 }
                 n = self.lines.next() => n,
@@ -281,12 +250,11 @@ impl BotProcess {
                     format!("it wrote more than its output limit of {max} bytes in this game"),
                 )));
             }
-            let line = line.strip_suffix('\r').unwrap_or(&line);
-            match parse_bot_message(line) {
-                Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
-                Ok(msg) => return Ok((msg, at)),
-                Err(f) => return Err(RecvError::Fault(f)),
-            }
+            let line = match line.strip_suffix('\r') {
+                Some(l) => l.to_owned(),
+                None => line,
+            };
+            return Ok((line, at));
         }
     }
 
@@ -343,31 +311,25 @@ impl BotProcess {
         Fault::new(Reason::Crash, how)
     }
 
-    /// Records an `info` line, within the per-game bounds.
-    fn keep_info(&mut self, text: &str) {
-        if self.infos.len() < MAX_INFO_LINES {
-            self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
-        }
-    }
-
-    /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
-    /// that timed out under the strike policy); keeps `info` lines.
-    pub fn discard_buffered_moves(&mut self) {
+    /// The lines already waiting, without waiting for more (late answers to a turn that
+    /// timed out under the strike policy).
+    pub fn buffered_lines(&mut self) -> Vec<String> {
         use futures_util::FutureExt;
+        let mut out = Vec::new();
         while let Some(Some(Ok(line))) = self.lines.next().now_or_never() {
             self.bytes_received += line.len() as u64 + 1;
-            if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
-                self.keep_info(&text);
-            }
+            out.push(line);
         }
+        out
     }
 
-    /// Ends the process: `quit`, a grace period to exit by itself, then SIGKILL to its
-    /// whole process group, then reaping. Returns how it ended.
-    pub async fn shutdown(mut self, grace: Duration) -> String {
-        if self.stdin.is_some() {
+    /// Ends the process: the protocol's goodbye (`quit`, when given), a grace period to
+    /// exit by itself, then SIGKILL to its whole process group, then reaping. Returns how it
+    /// ended.
+    pub async fn shutdown(mut self, grace: Duration, goodbye: Option<&[u8]>) -> String {
+        if let Some(bytes) = goodbye.filter(|_| self.stdin.is_some()) {
             let deadline = Instant::now() + grace;
-            let _ = self.send(&HostMessage::Quit(Quit {}), deadline).await;
+            let _ = self.write(bytes, deadline).await;
         }
         self.stdin = None; // closing stdin tells a bot that ignores quit to stop
         let status = tokio::time::timeout(grace, self.child.wait()).await;
@@ -383,84 +345,13 @@ impl BotProcess {
                 }
             }
         };
-        os::unregister_group(self.pgid);
+        self.supervisor.unregister_group(self.pgid);
         // Descendants that left the group (setsid) were re-parented to the host when the
         // bot died: kill them too, off the runtime's thread (finding them may mean reading
         // every process's stat file, and reaping waits).
-        let _ = tokio::task::spawn_blocking(os::kill_escaped_descendants).await;
+        let sup = self.supervisor.clone();
+        let _ = tokio::task::spawn_blocking(move || sup.kill_escaped_descendants()).await;
         how
-    }
-}
-
-/// When a bot's clock runs for one request. Watching reads (a one-page stdin pipe and a
-/// read grace above zero), it starts when the host sees that the bot has read the whole
-/// request from its stdin, but no later than the read grace after the host began writing
-/// it; when the answer comes before the read is seen, at the end of the write. Otherwise it
-/// starts at the end of the write.
-#[derive(Clone, Copy, Debug)]
-pub struct Stopwatch {
-    written: Instant,
-    latest_start: Instant,
-    read: Option<Instant>,
-    watch: bool,
-    limit: Duration,
-    /// Stall time credited so far (see [`crate::stall_watch`]).
-    credit: Duration,
-    pid: Option<u32>,
-    stalls: Option<&'static crate::stall_watch::StallWatch>,
-}
-
-impl Stopwatch {
-    /// Notes the end of the write.
-    pub fn written(&mut self, at: Instant) {
-        self.written = at;
-    }
-
-    /// When the answer is due: the limit after the start, or after the latest start while
-    /// the read is not seen yet, plus the stall time credited.
-    pub fn deadline(&self) -> Instant {
-        let due = match (self.watch, self.read) {
-            (false, _) => self.written + self.limit,
-            (true, Some(read)) => read + self.limit,
-            (true, None) => self.latest_start + self.limit,
-        };
-        due + self.credit
-    }
-
-    /// Stall time credited to the bot for this request.
-    pub fn credit(&self) -> Duration {
-        self.credit
-    }
-
-    /// Credits the bot with the time, between the start of its clock and `until`, during
-    /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
-    /// made the host notice `until` late (see [`crate::stall_watch`]), at most the limit.
-    /// Costs one atomic load unless a stall happened or `judging` (the bot is about to lose
-    /// on time), when it reads the bot's `/proc/PID/stat`. A bot running under a real-time
-    /// policy gets no credit.
-    pub fn credit_stalls(&mut self, until: Instant, judging: bool) -> Duration {
-        let Some(w) = self.stalls else { return self.credit };
-        let start = self.start();
-        if !judging && !w.stalled_since(start) {
-            return self.credit;
-        }
-        let bot_cpu = match self.pid.and_then(crate::os::last_cpu) {
-            Some((_, false)) => return self.credit,
-            Some((cpu, true)) => Some(cpu),
-            None => None,
-        };
-        let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(self.limit);
-        self.credit = self.credit.max(credit);
-        self.credit
-    }
-
-    /// The start of the clock for an answer that arrives now.
-    pub fn start(&self) -> Instant {
-        match (self.watch, self.read) {
-            (true, Some(read)) => read,
-            (true, None) => self.written.min(self.latest_start),
-            (false, _) => self.written,
-        }
     }
 }
 
@@ -503,50 +394,5 @@ pub fn describe_exit(status: std::process::ExitStatus) -> String {
         (Some(c), _) => format!("the process exited with status {c}"),
         (None, Some(s)) => format!("the process was killed by {}", os::signal_name(s)),
         _ => "the process ended".to_owned(),
-    }
-}
-
-/// Decodes one line from a bot, classifying what is wrong with a bad one.
-///
-/// # Errors
-/// `malformed_json` for text that is not JSON, `unexpected_message` for a message without
-/// a known `type`, `malformed_message` for a known type with wrong fields.
-pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
-    match serde_json::from_str::<BotMessage>(line) {
-        Ok(m) => Ok(m),
-        Err(e) => {
-            let value: serde_json::Value = match serde_json::from_str(line) {
-                Ok(v) => v,
-                Err(e) => {
-                    return Err(Fault::new(
-                        Reason::MalformedJson,
-                        format!("it sent a line that is not JSON ({e}): {}", clip(line)),
-                    ));
-                }
-            };
-            let ty = value.get("type").and_then(|t| t.as_str());
-            match ty {
-                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
-                    Reason::MalformedMessage,
-                    format!("its {t:?} message is malformed ({e}): {}", clip(line)),
-                )),
-                Some(t) => {
-                    Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
-                }
-                None => Err(Fault::new(
-                    Reason::UnexpectedMessage,
-                    format!("it sent a message without a \"type\": {}", clip(line)),
-                )),
-            }
-        }
-    }
-}
-
-/// At most 200 characters of a line, for messages.
-pub fn clip(line: &str) -> String {
-    if line.chars().count() <= 200 {
-        line.to_owned()
-    } else {
-        format!("{}…", line.chars().take(200).collect::<String>())
     }
 }

@@ -1,0 +1,244 @@
+//! The executor: plays the games a [`GameSource`] hands out, up to `concurrency` at once,
+//! and sends every [`Event`] to the run's [`Sink`]s.
+//!
+//! Each worker slot keeps a pool of bot sessions keyed by bot id, so a bot that can play
+//! several games in one process (`ready.multi_game`) keeps its process between its games;
+//! a bot whose process died, exited or faulted gets a fresh one for its next game. A
+//! [`Cancel`] (SIGINT/SIGTERM) or a sink's [`Flow::Stop`] stops the run between events:
+//! games still running are stopped, their bots killed, and what finished is kept.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use stratego_rules::{ByColor, Color, Deployment};
+use tokio::sync::mpsc;
+
+use crate::bot_spec::BotSpec;
+use crate::clock::TimeControl;
+use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::json_session::JsonSession;
+use crate::reason::{Fault, Reason};
+use crate::referee::{GameSettings, Seat, play_game};
+use crate::schedule::GameSpec;
+use crate::supervisor::{Cancel, Supervisor};
+
+/// Where the games come from: a fixed schedule, or one made as the run goes (`sprt`).
+pub trait GameSource: Send {
+    /// The next game to play, if any.
+    fn next_game(&mut self) -> Option<GameSpec>;
+}
+
+impl GameSource for VecDeque<GameSpec> {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        self.pop_front()
+    }
+}
+
+/// A setup book entry placed for a side.
+pub type BookLookup = Arc<dyn Fn(u32, Color) -> Deployment + Send + Sync>;
+
+/// One bot of the event.
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    /// How to start it, and its stable name.
+    pub spec: BotSpec,
+    /// Its clocks.
+    pub time_control: TimeControl,
+    /// Add an unknown field to every message (`check`'s forward-compatibility probe).
+    pub probe_unknown_fields: bool,
+}
+
+/// Everything the executor needs to play games.
+#[derive(Clone)]
+pub struct Executor {
+    /// Settings shared by every game.
+    pub settings: Arc<GameSettings>,
+    /// The bots, by id.
+    pub bots: Arc<Vec<Entrant>>,
+    /// The setup book, when the schedule uses one.
+    pub book: Option<BookLookup>,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Pin each worker slot's bots to one CPU.
+    pub pin: bool,
+    /// The run's supervisor.
+    pub supervisor: Supervisor,
+}
+
+/// A finished game (or a worker's end) reported to the executor's own task.
+enum Report {
+    Event(Event),
+}
+
+impl Executor {
+    /// Runs games from `source` until it is empty, a sink stops the run, or `cancel` fires.
+    /// Every sink sees every event, in order; at the end each sink's
+    /// [`Sink::finish`] is called with how the run ended.
+    pub async fn run(
+        &self,
+        source: impl GameSource + 'static,
+        sinks: &mut [&mut dyn Sink],
+        mut cancel: Cancel,
+    ) -> RunEnd {
+        let started = Instant::now();
+        let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let want_plies = sinks.iter().any(|s| s.wants_plies());
+        let (tx, mut rx) = mpsc::unbounded_channel::<Report>();
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let mut workers = Vec::new();
+        for slot in 0..self.concurrency.max(1) {
+            let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
+            let cpu = self.pin.then_some(slot % cores);
+            workers.push(tokio::spawn(async move { exec.worker(source, stop, tx, cpu, want_plies).await }));
+        }
+        drop(tx);
+        let mut end = RunEnd::default();
+        loop {
+            let report = tokio::select! {
+                biased;
+                () = cancel.cancelled(), if !end.cancelled => {
+                    end.cancelled = true;
+                    break;
+                }
+                r = rx.recv() => r,
+            };
+            let Some(Report::Event(event)) = report else { break };
+            if matches!(event, Event::GameFinished { .. }) {
+                end.finished += 1;
+            }
+            let mut flow = Flow::Continue;
+            for sink in sinks.iter_mut() {
+                match sink.on_event(&event) {
+                    Flow::Continue => {}
+                    f => {
+                        if flow == Flow::Continue {
+                            flow = f;
+                        }
+                    }
+                }
+            }
+            match flow {
+                Flow::Continue => {}
+                Flow::Stop => {
+                    end.stopped = true;
+                    break;
+                }
+                Flow::Fail(e) => {
+                    end.failed = Some(e);
+                    break;
+                }
+            }
+        }
+        stop.store(true, Ordering::SeqCst);
+        if end.cancelled || end.stopped || end.failed.is_some() {
+            // Games still running are not counted: stop them and kill their bots.
+            for w in &workers {
+                w.abort();
+            }
+            self.supervisor.kill_all();
+        }
+        for w in workers {
+            let _ = w.await;
+        }
+        let (cpu_us, rss_kib) = crate::os::self_usage();
+        end.wall = started.elapsed();
+        end.host_cpu_us = cpu_us;
+        end.host_peak_rss_kib = rss_kib;
+        for sink in sinks.iter_mut() {
+            if let Err(e) = sink.finish(&end) {
+                end.failed.get_or_insert(e);
+            }
+        }
+        end
+    }
+
+    async fn worker(
+        self,
+        source: Arc<Mutex<Box<dyn GameSource>>>,
+        stop: Arc<AtomicBool>,
+        tx: mpsc::UnboundedSender<Report>,
+        cpu: Option<usize>,
+        want_plies: bool,
+    ) {
+        // Sessions of multi-game bots, kept between this worker's games, by bot id.
+        let mut pool: Vec<Vec<JsonSession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
+            let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+            let seats = ByColor::new_with(|color| self.seat(&spec, color, &mut pool, cpu));
+            let on_ply = |ply: &crate::record::RecordPly| {
+                let _ = tx.send(Report::Event(Event::Ply { game_id: spec.game_id.clone(), ply: ply.clone() }));
+            };
+            let on_ply: Option<&(dyn Fn(&crate::record::RecordPly) + Sync)> =
+                if want_plies { Some(&on_ply) } else { None };
+            let (record, kept) = play_game(&self.settings, &spec, seats, on_ply).await;
+            let ByColor { red, blue } = kept;
+            for (color, session) in [(Color::Red, red), (Color::Blue, blue)] {
+                if let Some(s) = session {
+                    pool[spec.seats[color]].push(s);
+                }
+            }
+            if let Some(faulty) = record.result.faulty {
+                let _ = tx.send(Report::Event(Event::Fault {
+                    spec: spec.clone(),
+                    color: faulty,
+                    reason: record.result.reason,
+                    message: record.result.message.clone(),
+                }));
+            }
+            if tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_err() {
+                break;
+            }
+        }
+        for s in pool.into_iter().flatten() {
+            crate::session::BotSession::shutdown(s, self.settings.grace).await;
+        }
+    }
+
+    /// Seats a bot: a kept session of it, or a new process.
+    fn seat(
+        &self,
+        spec: &GameSpec,
+        color: Color,
+        pool: &mut [Vec<JsonSession>],
+        cpu: Option<usize>,
+    ) -> Seat<JsonSession> {
+        let id = spec.seats[color];
+        let entrant = &self.bots[id];
+        let session = match pool[id].pop() {
+            Some(s) => Ok(s),
+            None => JsonSession::spawn(
+                &entrant.spec,
+                self.settings.max_line,
+                cpu,
+                self.settings.read_grace,
+                self.settings.grace,
+                &self.supervisor,
+            )
+            .map(|mut s| {
+                if entrant.probe_unknown_fields {
+                    s.probe_unknown_fields();
+                }
+                s
+            })
+            .map_err(|e| Fault::new(Reason::Crash, format!("the program could not be started: {e}"))),
+        };
+        let fixed_setup = match (&self.book, spec.setups[color]) {
+            (Some(book), Some(i)) => Some(book(i, color)),
+            _ => None,
+        };
+        Seat {
+            name: entrant.spec.name.clone(),
+            command: entrant.spec.command.clone(),
+            session,
+            time_control: entrant.time_control,
+            fixed_setup,
+        }
+    }
+}

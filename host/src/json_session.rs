@@ -1,0 +1,440 @@
+//! The JSON protocol of protocol.md, as a [`BotSession`] over a [`Process`]: encodes each
+//! request as one line, decodes each answer line, classifies what is wrong with a bad one,
+//! keeps `info` lines, and times each answer with the request's [`Stopwatch`].
+
+use std::time::{Duration, Instant};
+
+use stratego_protocol::{
+    BotMessage, GameOver, GameResult, Hello, HostMessage, Info, Placement, PlyNotice, Quit, Ready, SetupRequest, Turn,
+};
+use stratego_rules::{Game, Move, Ply};
+
+use crate::bot_spec::BotSpec;
+use crate::clock::Stopwatch;
+use crate::process::{Process, RecvError};
+use crate::reason::{Fault, Reason};
+use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
+use crate::supervisor::Supervisor;
+
+/// `info` lines kept per game and bot.
+pub const MAX_INFO_LINES: usize = 200;
+/// Characters kept of one `info` line.
+pub const MAX_INFO_CHARS: usize = 1000;
+
+/// A bot process spoken to in the JSON protocol.
+pub struct JsonSession {
+    proc: Process,
+    /// Its `ready` answer, once given.
+    ready: Option<Ready>,
+    /// `info` lines of the current game.
+    infos: Vec<String>,
+    /// Plies not yet told to the bot.
+    pending: Vec<Ply>,
+    /// A request of this game went wrong: the process is not handed another game.
+    failed: bool,
+    /// The process is gone or unusable (crash, closed output, a resource limit): nothing
+    /// more is sent to it.
+    dead: bool,
+    /// A timed-out answer may still arrive: drop buffered moves before the next turn.
+    maybe_stale: bool,
+    /// See [`crate::referee::GameSettings::read_grace`].
+    read_grace: Duration,
+    /// Add an unknown field to every message (the conformance check's forward-compatibility
+    /// probe).
+    probe_unknown_fields: bool,
+    /// Time a bot has to exit after `quit`, and to take `game_over`.
+    grace: Duration,
+    /// The game in progress, and how long a `ply` notice may wait for the bot to read.
+    game_id: String,
+    notice_timeout: Duration,
+    write_buf: Vec<u8>,
+    legal: Vec<Move>,
+}
+
+impl JsonSession {
+    /// Starts the bot's process (see [`Process::spawn`]).
+    ///
+    /// # Errors
+    /// The operating system's error when the program cannot be started.
+    pub fn spawn(
+        spec: &BotSpec,
+        max_line: usize,
+        cpu: Option<usize>,
+        read_grace: Duration,
+        grace: Duration,
+        supervisor: &Supervisor,
+    ) -> std::io::Result<JsonSession> {
+        let proc = Process::spawn(spec, max_line, cpu, !read_grace.is_zero(), supervisor)?;
+        Ok(JsonSession {
+            proc,
+            ready: None,
+            infos: Vec::new(),
+            pending: Vec::new(),
+            failed: false,
+            dead: false,
+            maybe_stale: false,
+            read_grace,
+            probe_unknown_fields: false,
+            grace,
+            game_id: String::new(),
+            notice_timeout: Duration::from_secs(10),
+            write_buf: Vec::with_capacity(8 * 1024),
+            legal: Vec::with_capacity(128),
+        })
+    }
+
+    /// Adds an unknown field to every message from now on (`check`'s forward-compatibility
+    /// probe).
+    pub fn probe_unknown_fields(&mut self) {
+        self.probe_unknown_fields = true;
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> i32 {
+        self.proc.pid()
+    }
+
+    fn encode(&mut self, msg: &HostMessage) {
+        self.write_buf.clear();
+        stratego_protocol::write_host_message(&mut self.write_buf, msg);
+        if self.probe_unknown_fields {
+            // `…}\n` becomes `…,"x_future_field":{…}}\n`.
+            let end = self.write_buf.len() - 2;
+            self.write_buf.truncate(end);
+            self.write_buf.extend_from_slice(br#","x_future_field":{"nested":[1,"two",null]}}"#);
+            self.write_buf.push(b'\n');
+        }
+    }
+
+    /// Sends a message that expects no answer.
+    async fn tell(&mut self, msg: &HostMessage, deadline: Instant) -> Result<(), SessionError> {
+        if self.dead {
+            return Ok(());
+        }
+        self.encode(msg);
+        let buf = std::mem::take(&mut self.write_buf);
+        let r = self.proc.write(&buf, deadline).await;
+        self.write_buf = buf;
+        r.map(|_| ()).map_err(|e| self.failure(e, Duration::ZERO, Instant::now(), None))
+    }
+
+    /// Sends `msg` and waits for the answer within `limit` from the moment the bot has read
+    /// it. A `move` naming another ply than `expect_ply` is a late answer to an earlier turn
+    /// and is skipped.
+    async fn ask(
+        &mut self,
+        msg: &HostMessage,
+        limit: Duration,
+        expect_ply: Option<u32>,
+    ) -> Result<Timed<BotMessage>, SessionError> {
+        if self.dead {
+            return Err(SessionError::Fault(Fault::new(Reason::Crash, "the process is no longer running")));
+        }
+        self.encode(msg);
+        let mut watch = self.proc.stopwatch(Instant::now(), limit, self.read_grace);
+        let buf = std::mem::take(&mut self.write_buf);
+        let written = self.proc.write(&buf, watch.deadline()).await;
+        self.write_buf = buf;
+        let mut note = None;
+        let result = match written {
+            Err(e) => Err(e),
+            Ok(at) => {
+                watch.written(at);
+                loop {
+                    match self.next_message(&mut watch).await {
+                        Ok((BotMessage::Move(m), _))
+                            if m.ply.is_some() && expect_ply.is_some() && m.ply != expect_ply =>
+                        {
+                            note = Some(format!(
+                                "it sent a move for ply {} (\"ply\" must echo the turn's ply, {}); that move was ignored",
+                                m.ply.unwrap_or_default(),
+                                expect_ply.unwrap_or_default()
+                            ));
+                        }
+                        Ok((answer, at)) => {
+                            // A late answer is judged with the stall log; an answer in time is
+                            // credited only when a stall was logged meanwhile.
+                            let raw = at.saturating_duration_since(watch.start());
+                            let credit = watch.credit_stalls(at, raw > limit);
+                            break Ok(Timed { value: answer, took: raw.saturating_sub(credit), stall_credit: credit });
+                        }
+                        Err(e) => break Err(e),
+                    }
+                }
+            }
+        };
+        result.map_err(|e| self.failure(e, watch.credit(), watch.deadline(), note))
+    }
+
+    /// The next message that is not `info` (those are kept for the record).
+    async fn next_message(&mut self, watch: &mut Stopwatch) -> Result<(BotMessage, Instant), RecvError> {
+        loop {
+            let (line, at) = self.proc.read_line(watch).await?;
+            match parse_bot_message(&line) {
+                Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
+                Ok(msg) => return Ok((msg, at)),
+                Err(f) => return Err(RecvError::Fault(f)),
+            }
+        }
+    }
+
+    fn failure(
+        &mut self,
+        e: RecvError,
+        stall_credit: Duration,
+        deadline: Instant,
+        note: Option<String>,
+    ) -> SessionError {
+        self.failed = true;
+        match e {
+            RecvError::Timeout => {
+                self.maybe_stale = true;
+                SessionError::Timeout { stall_credit, late: Instant::now().saturating_duration_since(deadline), note }
+            }
+            RecvError::Fault(f) => {
+                if matches!(f.reason, Reason::Crash | Reason::ClosedOutput | Reason::MemoryLimit | Reason::CpuLimit) {
+                    self.dead = true;
+                }
+                SessionError::Fault(f)
+            }
+        }
+    }
+
+    /// Records an `info` line, within the per-game bounds.
+    fn keep_info(&mut self, text: &str) {
+        if self.infos.len() < MAX_INFO_LINES {
+            self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
+        }
+    }
+
+    /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
+    /// that timed out under the strike policy); keeps `info` lines.
+    fn discard_buffered_moves(&mut self) {
+        for line in self.proc.buffered_lines() {
+            if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
+                self.keep_info(&text);
+            }
+        }
+    }
+
+    fn full_view(&self) -> bool {
+        self.ready.as_ref().is_none_or(|r| r.view.is_full())
+    }
+
+    fn immediate(&self) -> bool {
+        self.ready.as_ref().is_some_and(|r| r.immediate_plies)
+    }
+}
+
+/// The message type of a bot message, for "it sent X when Y was expected".
+fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
+    let ty = match got {
+        BotMessage::Ready(_) => "ready",
+        BotMessage::Setup(_) => "setup",
+        BotMessage::Move(_) => "move",
+        BotMessage::Resign(_) => "resign",
+        BotMessage::Info(_) => "info",
+    };
+    SessionError::Fault(Fault::new(Reason::UnexpectedMessage, format!("it sent {ty:?} when {wanted} was expected")))
+}
+
+impl BotSession for JsonSession {
+    async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
+        // Per-game counters start again with each game of a multi-game process.
+        self.infos.clear();
+        self.pending.clear();
+        self.proc.bytes_sent = 0;
+        self.proc.bytes_received = 0;
+        self.failed = false;
+        self.maybe_stale = false;
+        self.game_id = start.game_id.to_owned();
+        self.notice_timeout = start.time_control.startup;
+        let hello = HostMessage::Hello(Hello {
+            protocol: stratego_protocol::PROTOCOL_VERSION,
+            game_id: start.game_id.to_owned(),
+            color: start.color,
+            ruleset: start.rules.spec().clone(),
+            time_control: start.time_control.to_wire(),
+            seed: start.seed,
+            max_line_bytes: start.max_line,
+            opponent: start.opponent.map(str::to_owned),
+        });
+        let answer = self.ask(&hello, start.time_control.startup, None).await?;
+        match answer.value {
+            BotMessage::Ready(r) => {
+                self.ready = Some(r);
+                Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
+            }
+            other => {
+                self.failed = true;
+                Err(unexpected(&other, "\"ready\""))
+            }
+        }
+    }
+
+    async fn setup(
+        &mut self,
+        start: &GameStart<'_>,
+        fixed: Option<&stratego_rules::Deployment>,
+    ) -> Result<Timed<String>, SessionError> {
+        let request = HostMessage::SetupRequest(SetupRequest {
+            game_id: start.game_id.to_owned(),
+            color: start.color,
+            squares: start.rules.setup_squares(start.color).collect(),
+            pieces: *start.rules.pieces(),
+            exact_counts: start.rules.exact_counts(),
+            time_ms: crate::clock::ms(start.time_control.setup),
+            fixed: fixed.map(|d| d.to_rows(start.rules)),
+        });
+        let answer = self.ask(&request, start.time_control.setup, None).await?;
+        match answer.value {
+            BotMessage::Setup(s) => {
+                Ok(Timed { value: s.deployment, took: answer.took, stall_credit: answer.stall_credit })
+            }
+            other => {
+                self.failed = true;
+                Err(unexpected(&other, "\"setup\""))
+            }
+        }
+    }
+
+    async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
+        if self.maybe_stale {
+            self.discard_buffered_moves();
+            self.maybe_stale = false;
+        }
+        let game = req.game;
+        let color = game.to_move();
+        let full_view = self.full_view();
+        let mut legal = std::mem::take(&mut self.legal);
+        game.legal_moves(&mut legal);
+        let turn = HostMessage::Turn(Turn {
+            game_id: req.game_id.to_owned(),
+            ply: game.ply_count(),
+            color,
+            plies: std::mem::take(&mut self.pending),
+            pieces: if full_view { game.view_pieces(color) } else { Vec::new() },
+            captured: full_view.then(|| *game.captured()),
+            legal_moves: legal,
+            clock: req.clock,
+            strike: req.strike.cloned(),
+        });
+        let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
+        if let HostMessage::Turn(t) = turn {
+            self.legal = t.legal_moves; // keep the buffers
+            self.pending = t.plies;
+            self.pending.clear();
+        }
+        let answer = answer?;
+        let value = match answer.value {
+            BotMessage::Move(m) => Decision::Move(m.mv),
+            BotMessage::Resign(_) => Decision::Resign,
+            other => {
+                self.failed = true;
+                return Err(unexpected(&other, "\"move\" or \"resign\""));
+            }
+        };
+        Ok(Timed { value, took: answer.took, stall_credit: answer.stall_credit })
+    }
+
+    async fn played(&mut self, game: &Game, ply: &Ply) {
+        if self.immediate() {
+            let notice =
+                HostMessage::Ply(PlyNotice { game_id: self.game_id.clone(), ply: game.ply_count(), played: *ply });
+            // A failure here shows up at this bot's next turn.
+            let _ = self.tell(&notice, Instant::now() + self.notice_timeout).await;
+        } else {
+            self.pending.push(*ply);
+        }
+    }
+
+    async fn game_over(&mut self, end: &GameEnd<'_>) {
+        let over = HostMessage::GameOver(GameOver {
+            game_id: end.game_id.to_owned(),
+            result: match end.result.winner {
+                None => GameResult::Draw,
+                Some(w) if w == end.color => GameResult::Win,
+                Some(_) => GameResult::Loss,
+            },
+            winner: end.result.winner,
+            reason: end.result.reason.code().to_owned(),
+            message: end.result.message.clone(),
+            plies: std::mem::take(&mut self.pending),
+            total_plies: end.total_plies,
+            opponent_setup: end
+                .opponent_setup
+                .map(|d| d.pieces().iter().map(|&(square, rank)| Placement { square, rank }).collect())
+                .unwrap_or_default(),
+        });
+        let _ = self.tell(&over, Instant::now() + self.grace).await;
+    }
+
+    fn report(&self) -> SessionReport {
+        let (stderr_tail, stderr_bytes) = self.proc.stderr_tail();
+        SessionReport {
+            reported_name: self.ready.as_ref().map(|r| r.name.clone()),
+            version: self.ready.as_ref().and_then(|r| r.version.clone()),
+            author: self.ready.as_ref().and_then(|r| r.author.clone()),
+            info: self.infos.clone(),
+            stderr_tail,
+            stderr_bytes,
+            bytes_to_bot: self.proc.bytes_sent,
+            bytes_from_bot: self.proc.bytes_received,
+        }
+    }
+
+    fn reusable(&self) -> bool {
+        !self.failed && !self.dead && self.ready.as_ref().is_some_and(|r| r.multi_game)
+    }
+
+    async fn shutdown(mut self, grace: Duration) -> String {
+        self.encode(&HostMessage::Quit(Quit {}));
+        let JsonSession { proc, write_buf, dead, .. } = self;
+        proc.shutdown(grace, (!dead).then_some(write_buf.as_slice())).await
+    }
+}
+
+/// Decodes one line from a bot, classifying what is wrong with a bad one.
+///
+/// # Errors
+/// `malformed_json` for text that is not JSON, `unexpected_message` for a message without
+/// a known `type`, `malformed_message` for a known type with wrong fields.
+pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
+    match serde_json::from_str::<BotMessage>(line) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let value: serde_json::Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Err(Fault::new(
+                        Reason::MalformedJson,
+                        format!("it sent a line that is not JSON ({e}): {}", clip(line)),
+                    ));
+                }
+            };
+            let ty = value.get("type").and_then(|t| t.as_str());
+            match ty {
+                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
+                    Reason::MalformedMessage,
+                    format!("its {t:?} message is malformed ({e}): {}", clip(line)),
+                )),
+                Some(t) => {
+                    Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
+                }
+                None => Err(Fault::new(
+                    Reason::UnexpectedMessage,
+                    format!("it sent a message without a \"type\": {}", clip(line)),
+                )),
+            }
+        }
+    }
+}
+
+/// At most 200 characters of a line, for messages.
+pub fn clip(line: &str) -> String {
+    if line.chars().count() <= 200 {
+        line.to_owned()
+    } else {
+        format!("{}…", line.chars().take(200).collect::<String>())
+    }
+}

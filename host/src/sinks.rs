@@ -1,0 +1,220 @@
+//! The sinks every command shares: the records file, the live progress on stderr, and the
+//! two-bot match summary. Tournament tables and the SPRT have theirs in
+//! [`crate::tournament`] and [`crate::sprt`].
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use stratego_rules::Color;
+
+use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::reason::Reason;
+use crate::record::{GameRecord, RecordWriter};
+use crate::report::Summary;
+
+/// Appends each finished game's record to `DIR/games.jsonl`, on a low-priority thread of
+/// its own: encoding a long game takes a millisecond or more, which must not be taken from
+/// thinking bots (the host's own thread runs at a raised priority).
+pub struct RecordsSink {
+    queue: Option<std::sync::mpsc::Sender<Arc<GameRecord>>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+    failed: Arc<AtomicBool>,
+    path: String,
+}
+
+impl RecordsSink {
+    /// Starts the writer thread for `writer`.
+    ///
+    /// # Errors
+    /// The thread cannot be started.
+    pub fn start(writer: RecordWriter) -> std::io::Result<RecordsSink> {
+        let (tx, rx) = std::sync::mpsc::channel::<Arc<GameRecord>>();
+        let failed = Arc::new(AtomicBool::new(false));
+        let path = writer.path().display().to_string();
+        let flag = failed.clone();
+        let thread = std::thread::Builder::new().name("records".into()).spawn(move || {
+            crate::os::lower_current_thread();
+            for record in rx {
+                if let Err(e) = writer.append(&record) {
+                    flag.store(true, Ordering::SeqCst);
+                    return Err(e);
+                }
+            }
+            Ok(())
+        })?;
+        Ok(RecordsSink { queue: Some(tx), thread: Some(thread), failed, path })
+    }
+
+    /// The records file.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn close(&mut self) -> Result<(), String> {
+        self.queue = None;
+        match self.thread.take().map(|t| t.join()) {
+            None => Ok(()),
+            Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(format!("cannot write a game record to {}: {e}", self.path)),
+            Some(Err(_)) => Err("the record writer panicked".into()),
+        }
+    }
+}
+
+impl Sink for RecordsSink {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Event::GameFinished { record, .. } = event {
+            if self.failed.load(Ordering::SeqCst) {
+                // Results that cannot be saved are lost: stop the run.
+                return Flow::Fail(self.close().err().unwrap_or_else(|| "cannot write a game record".into()));
+            }
+            if let Some(q) = &self.queue {
+                let _ = q.send(record.clone());
+            }
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), String> {
+        self.close()
+    }
+}
+
+impl Drop for RecordsSink {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+/// How much the live view shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Live {
+    /// Nothing (`-q`).
+    Quiet,
+    /// A line per finished game; on a terminal, a progress bar below them too.
+    Lines,
+}
+
+/// Gives the progress bar's message after an event (None: unchanged).
+pub type StatusFn = Box<dyn FnMut(&Event) -> Option<String>>;
+/// Gives the line for a finished game: its number, the games planned, its record.
+pub type LineFn = Box<dyn FnMut(u64, Option<u64>, &GameRecord) -> String>;
+
+/// The live view on stderr: a line per finished game, and on a terminal an `indicatif`
+/// progress bar with the games done, a status (running W/D/L, the leader, the LLR: given
+/// by the command) and the ETA. Hidden when stderr is not a terminal.
+pub struct Progress {
+    live: Live,
+    bar: Option<indicatif::ProgressBar>,
+    done: u64,
+    planned: Option<u64>,
+    status: StatusFn,
+    line: LineFn,
+}
+
+impl Progress {
+    /// A live view for `planned` games (unknown for an open-ended run). `status` gives the
+    /// bar's message after an event (None: unchanged); `line` the line for a finished game
+    /// (number, planned, record).
+    pub fn new(
+        live: Live,
+        planned: Option<u64>,
+        status: impl FnMut(&Event) -> Option<String> + 'static,
+        line: impl FnMut(u64, Option<u64>, &GameRecord) -> String + 'static,
+    ) -> Progress {
+        let bar = (live != Live::Quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = match planned {
+                Some(n) => indicatif::ProgressBar::new(n),
+                None => indicatif::ProgressBar::no_length(),
+            };
+            let style = match planned {
+                Some(_) => "{bar:30} {pos}/{len} games, {elapsed} (ETA {eta})  {msg}",
+                None => "{spinner} {pos} games, {elapsed}  {msg}",
+            };
+            bar.set_style(indicatif::ProgressStyle::with_template(style).expect("a valid template"));
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            bar
+        });
+        Progress { live, bar, done: 0, planned, status: Box::new(status), line: Box::new(line) }
+    }
+}
+
+impl Sink for Progress {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if self.live == Live::Quiet {
+            return Flow::Continue;
+        }
+        if let Event::GameFinished { record, .. } = event {
+            self.done += 1;
+            let line = (self.line)(self.done, self.planned, record);
+            match &self.bar {
+                Some(bar) => {
+                    bar.println(line);
+                    bar.set_position(self.done);
+                }
+                None => eprintln!("{line}"),
+            }
+        }
+        if let (Some(bar), Some(status)) = (&self.bar, (self.status)(event)) {
+            bar.set_message(status);
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), String> {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        Ok(())
+    }
+}
+
+/// The line printed when a game finishes: `game 3/10 A (red) vs B (blue): 1-0 flag_captured
+/// after 312 plies, 0.4 s`, with the message for a forfeit or resignation (and the last
+/// lines of the faulty bot's stderr, when it wrote any).
+pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
+    use std::fmt::Write as _;
+    let score = match rec.result.winner {
+        Some(Color::Red) => "1-0",
+        Some(Color::Blue) => "0-1",
+        None => "1/2-1/2",
+    };
+    let of = planned.map(|p| format!("/{p}")).unwrap_or_default();
+    let mut line = format!(
+        "game {n}{of} {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
+        rec.bots.red.name,
+        rec.bots.blue.name,
+        rec.result.reason,
+        rec.plies.len(),
+        rec.duration_ms as f64 / 1000.0
+    );
+    if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
+        let _ = write!(line, " — {}", rec.result.message);
+    }
+    line
+}
+
+/// The two-bot summary of `match` (bot 0 is bot A).
+pub struct MatchSummary {
+    /// The summary so far.
+    pub summary: Summary,
+}
+
+impl Sink for MatchSummary {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Some((seats, record)) = event.finished() {
+            let a_color = if seats.red == 0 { Color::Red } else { Color::Blue };
+            self.summary.add(record, a_color);
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+        let s = &mut self.summary;
+        s.wall_s = end.wall.as_secs_f64();
+        s.host_cpu_us_per_ply = if s.plies == 0 { 0.0 } else { end.host_cpu_us as f64 / s.plies as f64 };
+        s.host_peak_rss_kib = end.host_peak_rss_kib;
+        Ok(())
+    }
+}

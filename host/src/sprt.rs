@@ -1,0 +1,213 @@
+//! `stratego-host sprt NEW BASE`: colour-swapped pairs of NEW (bot 0) against BASE (bot 1)
+//! until the generalised SPRT over the pairs' pentanomial counts accepts H0 or H1, or the
+//! game limit is reached. The schedule is open-ended ([`PairSource`]); the verdict comes
+//! from [`SprtSink`], which stops the run when a bound is crossed.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use stratego_rules::Color;
+
+use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::executor::GameSource;
+use crate::schedule::{self, GameSpec};
+use crate::stats::{Hypothesis, Pentanomial, Sprt};
+use crate::style::Style;
+
+/// Pairs of NEW and BASE, one after another, up to `max_games`.
+pub struct PairSource {
+    event: schedule::Event,
+    next_index: u32,
+    max_games: u32,
+    pending: Option<GameSpec>,
+}
+
+impl PairSource {
+    /// Pairs for `event` (two bots) up to `max_games` games.
+    pub fn new(event: schedule::Event, max_games: u32) -> PairSource {
+        PairSource { event, next_index: 0, max_games, pending: None }
+    }
+}
+
+impl GameSource for PairSource {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        if let Some(g) = self.pending.take() {
+            return Some(g);
+        }
+        if self.next_index >= self.max_games {
+            return None;
+        }
+        let [first, second] = schedule::pair_games(&self.event, self.next_index / 2, 0, 1);
+        self.next_index += 2;
+        self.pending = Some(second);
+        Some(first)
+    }
+}
+
+/// The state of the test, for people and (`--json`) programs.
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtReport {
+    /// NEW's name.
+    pub new: String,
+    /// BASE's name.
+    pub base: String,
+    /// The test's parameters.
+    pub sprt: Sprt,
+    /// Lower and upper LLR bounds.
+    pub bounds: (f64, f64),
+    /// The log-likelihood ratio over the finished pairs.
+    pub llr: f64,
+    /// Games finished.
+    pub games: u32,
+    /// NEW's wins, draws and losses.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// NEW's losses.
+    pub losses: u32,
+    /// Finished pairs by NEW's points.
+    pub pentanomial: Pentanomial,
+    /// Elo of NEW over BASE, in words.
+    pub elo: String,
+    /// `"H1"` (NEW is better), `"H0"` (not better), `"inconclusive"` (game limit) or
+    /// `"interrupted"`.
+    pub verdict: String,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// The records file, when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<String>,
+}
+
+/// Watches the pairs and stops the run when the test decides.
+pub struct SprtSink {
+    open: BTreeMap<u32, f64>,
+    decided: Option<Hypothesis>,
+    /// The report so far.
+    pub report: SprtReport,
+}
+
+impl SprtSink {
+    /// A sink for NEW (bot 0) against BASE (bot 1).
+    pub fn new(sprt: Sprt, new: String, base: String, records: Option<String>) -> SprtSink {
+        SprtSink {
+            open: BTreeMap::new(),
+            decided: None,
+            report: SprtReport {
+                new,
+                base,
+                bounds: sprt.bounds(),
+                sprt,
+                llr: 0.0,
+                games: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                pentanomial: Pentanomial::default(),
+                elo: String::new(),
+                verdict: "inconclusive".into(),
+                wall_s: 0.0,
+                records,
+            },
+        }
+    }
+
+    /// The verdict, once the test has decided.
+    pub fn verdict(&self) -> Option<Hypothesis> {
+        self.decided
+    }
+
+    /// The progress line's status: games, W/D/L and the LLR against its bounds.
+    pub fn status(&self) -> String {
+        let r = &self.report;
+        format!(
+            "{} +{} ={} -{}  LLR {:.2} [{:.2}, {:.2}]",
+            r.new, r.wins, r.draws, r.losses, r.llr, r.bounds.0, r.bounds.1
+        )
+    }
+}
+
+impl Sink for SprtSink {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        let Event::GameFinished { spec, record } = event else { return Flow::Continue };
+        let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+        let score = match record.result.winner {
+            None => 0.5,
+            Some(w) if w == new_color => 1.0,
+            Some(_) => 0.0,
+        };
+        let r = &mut self.report;
+        r.games += 1;
+        match score {
+            1.0 => r.wins += 1,
+            0.0 => r.losses += 1,
+            _ => r.draws += 1,
+        }
+        // The test counts whole pairs: their two games share setups and seed.
+        match self.open.remove(&spec.pair) {
+            None => {
+                self.open.insert(spec.pair, score);
+                return Flow::Continue;
+            }
+            Some(first) => {
+                let p = &mut r.pentanomial;
+                match ((first + score) * 2.0).round() as u32 {
+                    0 => p.ll += 1,
+                    1 => p.ld += 1,
+                    2 => p.wl_dd += 1,
+                    3 => p.wd += 1,
+                    _ => p.ww += 1,
+                }
+            }
+        }
+        r.llr = r.sprt.llr_pentanomial(&r.pentanomial);
+        self.decided = r.sprt.verdict(r.llr);
+        if self.decided.is_some() { Flow::Stop } else { Flow::Continue }
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+        let r = &mut self.report;
+        r.wall_s = end.wall.as_secs_f64();
+        r.elo = crate::stats::describe_elo(r.wins, r.draws, r.losses);
+        r.verdict = match (self.decided, end.cancelled) {
+            (Some(Hypothesis::H1), _) => "H1".into(),
+            (Some(Hypothesis::H0), _) => "H0".into(),
+            (None, true) => "interrupted".into(),
+            (None, false) => "inconclusive".into(),
+        };
+        Ok(())
+    }
+}
+
+impl SprtReport {
+    /// The verdict for people.
+    pub fn render(&self, style: Style) -> String {
+        let mut s = String::new();
+        let verdict = match self.verdict.as_str() {
+            "H1" => style.green(&format!("H1 accepted: {} is better than {}", self.new, self.base)),
+            "H0" => style.red(&format!("H0 accepted: {} is not better than {}", self.new, self.base)),
+            "interrupted" => style.yellow("interrupted before the test decided"),
+            _ => style.yellow(&format!("inconclusive after {} games (the --max-games limit)", self.games)),
+        };
+        let _ = writeln!(
+            s,
+            "SPRT {} vs {}: elo0 {}, elo1 {} ({:?}), alpha {}, beta {}",
+            self.new, self.base, self.sprt.elo0, self.sprt.elo1, self.sprt.model, self.sprt.alpha, self.sprt.beta
+        );
+        let _ = writeln!(s, "  {verdict}");
+        let _ = writeln!(s, "  LLR {:.3} (bounds {:.3}, {:.3})", self.llr, self.bounds.0, self.bounds.1);
+        let p = &self.pentanomial;
+        let _ = writeln!(
+            s,
+            "  games {}: +{} ={} -{}; pairs LL {} LD {} WL+DD {} WD {} WW {}",
+            self.games, self.wins, self.draws, self.losses, p.ll, p.ld, p.wl_dd, p.wd, p.ww
+        );
+        let _ = writeln!(s, "  Elo {}", self.elo);
+        let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
+        if let Some(r) = &self.records {
+            let _ = writeln!(s, "  records: {r}");
+        }
+        s
+    }
+}

@@ -1,0 +1,327 @@
+//! The tournament's tables: a ranking with Bradley–Terry ratings and error bars, and a
+//! crosstable, built game by game from the run's events; for people (aligned, colour only
+//! on a terminal) and for programs (`--json`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use stratego_rules::Color;
+
+use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::stats::{self, Pentanomial, Rating};
+use crate::style::Style;
+
+/// One bot's line of the ranking.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Standing {
+    /// Stable name.
+    pub name: String,
+    /// Rating (Bradley–Terry, Elo scale, average 0).
+    pub elo: f64,
+    /// Half-width of its 95 % interval (`null` when it has no game).
+    pub elo_err95: Option<f64>,
+    /// Games played.
+    pub games: u32,
+    /// Points (a win 1, a draw 1/2).
+    pub points: f64,
+    /// Wins.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// Losses by fault, by reason code.
+    pub faults: BTreeMap<String, u32>,
+}
+
+/// The results between two bots, from the first's side.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PairingResult {
+    /// First bot's name.
+    pub a: String,
+    /// Second bot's name.
+    pub b: String,
+    /// Wins of `a`.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses of `a`.
+    pub losses: u32,
+    /// Colour-swapped pairs, by `a`'s points in the pair.
+    pub pentanomial: Pentanomial,
+    /// Elo of `a` over `b` in words ("no decisive game" when there is none).
+    pub elo: String,
+}
+
+/// The tables of a tournament.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TournamentReport {
+    /// Games finished.
+    pub games: u32,
+    /// Games planned.
+    pub planned: u32,
+    /// Master seed.
+    pub seed: u64,
+    /// Ruleset name.
+    pub rules: String,
+    /// Bots by rank (best first).
+    pub ranking: Vec<Standing>,
+    /// `crosstable[i][j]`: points of ranked bot `i` against ranked bot `j` and games
+    /// between them (`null` on the diagonal and for pairs that did not meet).
+    pub crosstable: Vec<Vec<Option<(f64, u32)>>>,
+    /// Every pairing that played.
+    pub pairings: Vec<PairingResult>,
+    /// The run was interrupted before every game was played.
+    pub interrupted: bool,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// The records file, when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<String>,
+}
+
+/// Collects a tournament's games.
+pub struct TournamentSink {
+    names: Vec<String>,
+    standings: Vec<Standing>,
+    /// (bot, opponent) → (points, games).
+    cross: BTreeMap<(usize, usize), (f64, u32)>,
+    /// (first, second) of a pairing → its results.
+    pairings: BTreeMap<(usize, usize), PairingResult>,
+    /// Games for the ratings: (red, blue, Red's score).
+    games: Vec<(usize, usize, f64)>,
+    /// Pair number → the first game's first-bot score and who that bot was.
+    open_pairs: BTreeMap<u32, (usize, usize, f64)>,
+    /// The report, once finished.
+    pub report: TournamentReport,
+}
+
+impl TournamentSink {
+    /// A sink for bots with these names.
+    pub fn new(names: Vec<String>, planned: u32, seed: u64, rules: String, records: Option<String>) -> TournamentSink {
+        TournamentSink {
+            standings: names.iter().map(|n| Standing { name: n.clone(), ..Standing::default() }).collect(),
+            names,
+            cross: BTreeMap::new(),
+            pairings: BTreeMap::new(),
+            games: Vec::new(),
+            open_pairs: BTreeMap::new(),
+            report: TournamentReport { planned, seed, rules, records, ..TournamentReport::default() },
+        }
+    }
+
+    /// The leader so far and its points, for the progress line.
+    pub fn leader(&self) -> Option<(&str, f64, u32)> {
+        self.standings
+            .iter()
+            .filter(|s| s.games > 0)
+            .max_by(|a, b| (a.points / f64::from(a.games)).total_cmp(&(b.points / f64::from(b.games))))
+            .map(|s| (s.name.as_str(), s.points, s.games))
+    }
+
+    fn add(&mut self, red: usize, blue: usize, record: &crate::record::GameRecord, pair: u32) {
+        let red_score = match record.result.winner {
+            Some(Color::Red) => 1.0,
+            Some(Color::Blue) => 0.0,
+            None => 0.5,
+        };
+        self.games.push((red, blue, red_score));
+        for (me, other, score, color) in [(red, blue, red_score, Color::Red), (blue, red, 1.0 - red_score, Color::Blue)]
+        {
+            let s = &mut self.standings[me];
+            s.games += 1;
+            s.points += score;
+            match record.result.winner {
+                None => s.draws += 1,
+                Some(w) if w == color => s.wins += 1,
+                Some(_) => {
+                    s.losses += 1;
+                    if record.result.faulty == Some(color) {
+                        *s.faults.entry(record.result.reason.code().to_owned()).or_default() += 1;
+                    }
+                }
+            }
+            let c = self.cross.entry((me, other)).or_default();
+            c.0 += score;
+            c.1 += 1;
+        }
+        let key = (red.min(blue), red.max(blue));
+        let a_score = if red == key.0 { red_score } else { 1.0 - red_score };
+        let names = &self.names;
+        let p = self.pairings.entry(key).or_insert_with(|| PairingResult {
+            a: names[key.0].clone(),
+            b: names[key.1].clone(),
+            ..PairingResult::default()
+        });
+        match a_score {
+            1.0 => p.wins += 1,
+            0.0 => p.losses += 1,
+            _ => p.draws += 1,
+        }
+        match self.open_pairs.remove(&pair) {
+            None => {
+                self.open_pairs.insert(pair, (key.0, key.1, a_score));
+            }
+            Some((_, _, first)) => add_pair(&mut p.pentanomial, first + a_score),
+        }
+    }
+
+    fn finish_report(&mut self, end: &RunEnd) {
+        let ratings = stats::bradley_terry(self.names.len(), &self.games, None);
+        for (s, r) in self.standings.iter_mut().zip(&ratings) {
+            s.elo = r.elo;
+            s.elo_err95 = r.err95.is_finite().then_some(r.err95);
+        }
+        let mut order: Vec<usize> = (0..self.names.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&self.standings[a], &self.standings[b]);
+            rating_key(&ratings[b], y).total_cmp(&rating_key(&ratings[a], x)).then(a.cmp(&b))
+        });
+        let r = &mut self.report;
+        r.games = end.finished;
+        r.interrupted = end.cancelled;
+        r.wall_s = end.wall.as_secs_f64();
+        r.ranking = order.iter().map(|&i| self.standings[i].clone()).collect();
+        r.crosstable = order
+            .iter()
+            .map(|&i| order.iter().map(|&j| if i == j { None } else { self.cross.get(&(i, j)).copied() }).collect())
+            .collect();
+        r.pairings = self
+            .pairings
+            .values()
+            .cloned()
+            .map(|mut p| {
+                p.elo = stats::describe_elo(p.wins, p.draws, p.losses);
+                p
+            })
+            .collect();
+    }
+}
+
+/// Ranks by rating, and bots without games last.
+fn rating_key(r: &Rating, s: &Standing) -> f64 {
+    if s.games == 0 { f64::NEG_INFINITY } else { r.elo }
+}
+
+/// Counts a finished pair by the first bot's points in it (0, ½, 1, 1½ or 2).
+fn add_pair(p: &mut Pentanomial, points: f64) {
+    match (points * 2.0).round() as u32 {
+        0 => p.ll += 1,
+        1 => p.ld += 1,
+        2 => p.wl_dd += 1,
+        3 => p.wd += 1,
+        _ => p.ww += 1,
+    }
+}
+
+impl Sink for TournamentSink {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Event::GameFinished { spec, record } = event {
+            self.add(spec.seats.red, spec.seats.blue, record, spec.pair);
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+        self.finish_report(end);
+        Ok(())
+    }
+}
+
+impl TournamentReport {
+    /// The tables for people.
+    pub fn render(&self, style: Style) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{}",
+            style.bold(&format!(
+                "Tournament: {} of {} games, rules {}, seed {}{}",
+                self.games,
+                self.planned,
+                self.rules,
+                self.seed,
+                if self.interrupted { " (interrupted)" } else { "" }
+            ))
+        );
+        let width = self.ranking.iter().map(|b| b.name.chars().count()).max().unwrap_or(3).max(4);
+        let _ = writeln!(
+            s,
+            "  {:>3}  {:width$}  {:>6} {:>6}  {:>5}  {:>6}  {:>6}  {:>5} {:>5} {:>5}  faults",
+            "#", "bot", "Elo", "±95%", "games", "points", "score", "win", "draw", "loss"
+        );
+        for (i, b) in self.ranking.iter().enumerate() {
+            let score = if b.games == 0 { 0.0 } else { 100.0 * b.points / f64::from(b.games) };
+            let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
+            let faults: Vec<String> = b.faults.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let faults = if faults.is_empty() { "-".to_owned() } else { faults.join(", ") };
+            let elo = if b.games == 0 { "—".to_owned() } else { format!("{:+.0}", zero(b.elo)) };
+            let elo = format!("{elo:>6}");
+            let elo = if b.elo > 0.5 {
+                style.green(&elo)
+            } else if b.elo < -0.5 {
+                style.red(&elo)
+            } else {
+                elo
+            };
+            let _ = writeln!(
+                s,
+                "  {:>3}  {:width$}  {elo} {:>6}  {:>5}  {:>6.1}  {:>5.1}%  {:>5} {:>5} {:>5}  {faults}",
+                i + 1,
+                b.name,
+                err,
+                b.games,
+                b.points,
+                score,
+                b.wins,
+                b.draws,
+                b.losses,
+            );
+        }
+        let _ = writeln!(s, "\n  Crosstable (points of the row's bot against the column's / games):");
+        let cell = 9;
+        let mut header = format!("  {:>3}  {:width$} ", "", "");
+        for i in 0..self.ranking.len() {
+            let _ = write!(header, " {:>cell$}", format!("#{}", i + 1));
+        }
+        let _ = writeln!(s, "{}", header.trim_end());
+        for (i, row) in self.crosstable.iter().enumerate() {
+            let mut line = format!("  {:>3}  {:width$} ", i + 1, self.ranking[i].name);
+            for c in row {
+                let text = match c {
+                    None => "·".to_owned(),
+                    Some((p, n)) => format!("{}/{n}", half(*p)),
+                };
+                let _ = write!(line, " {text:>cell$}");
+            }
+            let _ = writeln!(s, "{}", line.trim_end());
+        }
+        if !self.pairings.is_empty() && self.pairings.len() <= 45 {
+            let _ = writeln!(s, "\n  Pairings (W/D/L of the first; pairs LL LD WL+DD WD WW):");
+            for p in &self.pairings {
+                let pe = &p.pentanomial;
+                let _ = writeln!(
+                    s,
+                    "    {} vs {}: {}/{}/{}, pairs {} {} {} {} {}, Elo {}",
+                    p.a, p.b, p.wins, p.draws, p.losses, pe.ll, pe.ld, pe.wl_dd, pe.wd, pe.ww, p.elo
+                );
+            }
+        }
+        let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
+        if let Some(r) = &self.records {
+            let _ = writeln!(s, "  records: {r}");
+        }
+        s
+    }
+}
+
+/// `-0` printed as `0`.
+fn zero(x: f64) -> f64 {
+    if x == 0.0 { 0.0 } else { x }
+}
+
+/// Points with a half as `3.5`, whole ones as `3`.
+fn half(p: f64) -> String {
+    if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+}

@@ -1,0 +1,181 @@
+//! Game records: one self-contained JSON object per game, appended to a JSON Lines file
+//! as soon as the game ends. RECORDS.md documents every field.
+//!
+//! They live here, beside the protocol's types, so that a viewer or an analysis tool can
+//! read and replay records with only serde and the rules crate (no tokio, libc or clap).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use stratego_rules::{ByColor, Color, Deployment, Game, Outcome, Ply, Ruleset, RulesetSpec};
+
+use crate::reason::Reason;
+
+/// What a record says about one bot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BotInfo {
+    /// Name from the bot spec.
+    pub name: String,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Name the bot gave in `ready`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_name: Option<String>,
+    /// Version from `ready`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Author from `ready`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Last bytes of stderr (at most 8 KiB; a multi-game process's tail covers its games so far).
+    pub stderr_tail: String,
+    /// Bytes the process has written to stderr in all.
+    pub stderr_bytes: u64,
+    /// `info` lines sent during this game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub info: Vec<String>,
+    /// Bytes the host sent to the bot in this game.
+    pub bytes_to_bot: u64,
+    /// Bytes the bot sent in this game.
+    pub bytes_from_bot: u64,
+    /// Total think time over the game's moves, in microseconds.
+    pub think_us: u64,
+    /// Bank left at the end, in milliseconds (`null` without a bank).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+    /// After a timeout: how long after the deadline the host declared it, microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_late_us: Option<u64>,
+    /// Faults forgiven under `--strikes`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strikes: Vec<StrikeRecord>,
+    /// How the process ended, if it was stopped after this game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<String>,
+}
+
+/// A fault forgiven under the strike policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StrikeRecord {
+    /// The ply played for the bot (1-based).
+    pub ply: u32,
+    /// The fault.
+    pub reason: Reason,
+    /// What was wrong.
+    pub message: String,
+    /// The random legal move played instead.
+    pub replaced_by: stratego_rules::Move,
+}
+
+/// One ply and the time the mover took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordPly {
+    /// The ply.
+    #[serde(flatten)]
+    pub ply: Ply,
+    /// Think time in microseconds, from the end of the host's write of the turn to the end
+    /// of the bot's answer line.
+    pub time_us: u64,
+    /// Time the machine was stalled during the move (see `RECORDS.md`), in microseconds:
+    /// credited to the bot, so not part of `time_us`. Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stall_us: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn no_book(b: &ByColor<Option<u32>>) -> bool {
+    b.red.is_none() && b.blue.is_none()
+}
+
+/// The result of a game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordResult {
+    /// The winning side, `null` for a draw.
+    pub winner: Option<Color>,
+    /// Why it ended.
+    pub reason: Reason,
+    /// The same in words.
+    pub message: String,
+    /// The side that faulted, for forfeits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faulty: Option<Color>,
+}
+
+/// A complete game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Game id, unique within the run.
+    pub game_id: String,
+    /// Position in the run's schedule (0-based).
+    pub index: u32,
+    /// The colour-swapped pair the game belongs to (games `2 * pair` and `2 * pair + 1`).
+    #[serde(default)]
+    pub pair: u32,
+    /// The setup book entries played by each side (absent without a book; `null` for a
+    /// side that chose its own setup).
+    #[serde(default, skip_serializing_if = "no_book")]
+    pub book_setups: ByColor<Option<u32>>,
+    /// The match's master seed.
+    pub match_seed: u64,
+    /// This game's seed (bots get seeds derived from it).
+    pub seed: u64,
+    /// `stratego-host` version.
+    pub host_version: String,
+    /// Start time, milliseconds since the Unix epoch.
+    pub started_unix_ms: u64,
+    /// Wall time of the game, milliseconds.
+    pub duration_ms: u64,
+    /// The rules.
+    pub ruleset: RulesetSpec,
+    /// The time control.
+    pub time_control: crate::TimeControl,
+    /// The bots by colour.
+    pub bots: ByColor<BotInfo>,
+    /// The setups in rows form (`null` if a bot gave no valid setup).
+    pub deployments: ByColor<Option<String>>,
+    /// Every ply.
+    pub plies: Vec<RecordPly>,
+    /// How it ended.
+    pub result: RecordResult,
+}
+
+impl GameRecord {
+    /// Replays the record with the rules crate: every ply must be legal and have the
+    /// recorded fight, and the rules' outcome is returned (`None` when the rules had not
+    /// ended the game, e.g. a forfeit or resignation).
+    ///
+    /// # Errors
+    /// What does not replay.
+    pub fn replay(&self) -> Result<Option<Outcome>, String> {
+        let rules = Ruleset::try_from(self.ruleset.clone()).map_err(|e| e.to_string())?;
+        let (Some(r), Some(b)) = (&self.deployments.red, &self.deployments.blue) else {
+            return if self.plies.is_empty() { Ok(None) } else { Err("plies without both setups".into()) };
+        };
+        let red = Deployment::parse(&rules, Color::Red, r).map_err(|e| e.to_string())?;
+        let blue = Deployment::parse(&rules, Color::Blue, b).map_err(|e| e.to_string())?;
+        let mut game = Game::new(rules, &red, &blue).map_err(|e| e.to_string())?;
+        for (i, p) in self.plies.iter().enumerate() {
+            let played = game.play(p.ply.mv).map_err(|e| format!("ply {} {}: {e}", i + 1, p.ply.mv))?;
+            if played != p.ply {
+                return Err(format!("ply {}: recorded {:?}, replayed {:?}", i + 1, p.ply, played));
+            }
+        }
+        Ok(game.outcome())
+    }
+}
+
+/// Reads every record of a JSON Lines file.
+///
+/// # Errors
+/// The file cannot be read, or a line is not a record (with its line number).
+pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
+        .collect()
+}
