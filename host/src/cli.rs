@@ -41,7 +41,7 @@ pub enum Command {
     /// colour-swapped pairs, optionally with a setup book; prints a crosstable and a
     /// ranking with Bradley-Terry ratings and error bars.
     ///
-    /// Bots come from a TOML config file (--config; see the README for a complete example)
+    /// Bots come from a TOML config file (CONFIG; see the README for a complete example)
     /// and/or --bot flags. Flags given on the command line override the file.
     Tournament(Box<TournamentArgs>),
     /// Sequential probability ratio test: play NEW against BASE in colour-swapped pairs
@@ -229,7 +229,7 @@ pub struct MatchArgs {
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// The tournament's config file (TOML): bots, format, games, clocks, setup book.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_name = "CONFIG")]
     pub config: Option<PathBuf>,
     /// A bot (repeat): a command line, a JSON spec or @FILE, as for `match`. Added after
     /// the config file's bots.
@@ -564,7 +564,7 @@ impl TournamentArgs {
         let args: Vec<Option<&str>> = self.bots.iter().map(|b| Some(b.as_str())).collect();
         let specs = name_bots(named, &args)?;
         if specs.len() < 2 {
-            return Err(usage("a tournament needs at least two bots (--bot or --config)"));
+            return Err(usage("a tournament needs at least two bots (--bot, or [[bot]] tables in a config file)"));
         }
         let games_per_pairing = self.games.or(config.as_ref().map(|c| c.games_per_pairing)).unwrap_or(2);
         let (format_arg, seed_bots) = match (&self.format, &config) {

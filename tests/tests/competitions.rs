@@ -142,7 +142,7 @@ fn a_tournament_config_file_is_validated_with_file_line_and_key() {
         "games = 2\n[[bot]]\ncommand = \"sample-bot\"\n[[bot]]\ncommand = \"sample-bot\"\nmove_time = \"fast\"\n",
     )
     .unwrap();
-    let out = host(&["tournament", "--config", path.to_str().unwrap()]);
+    let out = host(&["tournament", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("t.toml: line 6, bot[2].move_time: \"fast\" is not a number of seconds"), "{err}");
