@@ -257,4 +257,34 @@ mod tests {
         assert_eq!(TimeControl::parse_bank("x+1").unwrap_err(), "--tc \"x+1\": bank: \"x\" is not a number of seconds");
         assert!(TimeControl::parse_bank("0+1").is_err());
     }
+
+    #[test]
+    fn the_stopwatch_starts_at_the_read_within_the_grace() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        // Watching reads: due `limit` after the read, and no later than grace + limit.
+        let mut w = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
+        assert!(w.waits_for_read());
+        assert_eq!(w.deadline(), t0 + ms(110), "read not seen: the latest start counts");
+        w.written(t0 + ms(1));
+        w.seen_read(t0 + ms(4));
+        assert!(!w.waits_for_read());
+        assert_eq!(w.start(), t0 + ms(4));
+        assert_eq!(w.deadline(), t0 + ms(104));
+        // A read seen after the grace counts at the end of the grace.
+        let mut late = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
+        late.seen_read(t0 + ms(30));
+        assert_eq!(late.start(), t0 + ms(10));
+        // An answer before the read was seen: the clock started at the end of the write.
+        let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
+        quick.written(t0 + ms(2));
+        assert_eq!(quick.start(), t0 + ms(2));
+        // Not watching (grace 0 or no one-page pipe): from the end of the write.
+        let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
+        plain.written(t0 + ms(3));
+        assert_eq!(plain.start(), t0 + ms(3));
+        assert_eq!(plain.deadline(), t0 + ms(103));
+        // Without a stall watch nothing is credited.
+        assert_eq!(plain.credit_stalls(t0 + ms(200), true), Duration::ZERO);
+    }
 }

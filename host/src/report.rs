@@ -52,6 +52,12 @@ pub struct Summary {
     /// Elo of bot A against bot B.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elo: Option<EloEstimate>,
+    /// Normalised Elo of bot A against bot B (`null` without spread).
+    pub nelo: Option<f64>,
+    /// Colour-swapped pairs finished, by bot A's points in the pair.
+    pub pentanomial: crate::stats::Pentanomial,
+    /// The run was interrupted before every game was played.
+    pub interrupted: bool,
     /// Wall time, seconds.
     pub wall_s: f64,
     /// Host CPU time per ply, microseconds.
@@ -90,12 +96,15 @@ impl Summary {
         }
         let a = &self.bots[0];
         self.elo = elo(a.wins, a.draws, a.losses);
+        self.nelo = crate::stats::nelo(a.wins, a.draws, a.losses);
     }
 
     /// The final table.
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "Match: {} games, rules {}, seed {}", self.games, self.rules, self.seed);
+        let interrupted =
+            if self.interrupted { format!(" (interrupted: {} planned)", self.planned) } else { String::new() };
+        let _ = writeln!(s, "Match: {} games, rules {}, seed {}{interrupted}", self.games, self.rules, self.seed);
         let width = self.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             s,
@@ -128,6 +137,19 @@ impl Summary {
                 b.name,
                 crate::stats::describe_elo(a.wins, a.draws, a.losses)
             );
+            let p = &self.pentanomial;
+            if p.pairs() > 0 {
+                let _ = writeln!(
+                    s,
+                    "  pairs (LL LD WL+DD WD WW): {} {} {} {} {}; Elo from pairs {}",
+                    p.ll,
+                    p.ld,
+                    p.wl_dd,
+                    p.wd,
+                    p.ww,
+                    crate::stats::describe_pentanomial(p)
+                );
+            }
         }
         if self.bots.iter().any(|b| b.stall_moves > 0) {
             let per_bot: Vec<String> = self

@@ -124,15 +124,13 @@ async fn play(
     match &plan.kind {
         EventKind::Match { games } => {
             let schedule: VecDeque<_> = schedule::plan(&event(schedule::Format::RoundRobin, *games)).into();
-            let summary = Rc::new(RefCell::new(MatchSummary {
-                summary: Summary {
-                    planned: *games,
-                    seed: run.settings.match_seed,
-                    rules: run.settings.rules.name().to_owned(),
-                    records: records_path,
-                    ..Summary::default()
-                },
-            }));
+            let summary = Rc::new(RefCell::new(MatchSummary::new(Summary {
+                planned: *games,
+                seed: run.settings.match_seed,
+                rules: run.settings.rules.name().to_owned(),
+                records: records_path,
+                ..Summary::default()
+            })));
             {
                 let mut s = summary.borrow_mut();
                 s.summary.bots[0].name = names[0].clone();

@@ -199,19 +199,40 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
 pub struct MatchSummary {
     /// The summary so far.
     pub summary: Summary,
+    /// Bot A's score in the first finished game of each pair still open.
+    open_pairs: std::collections::BTreeMap<u32, f64>,
+}
+
+impl MatchSummary {
+    /// A sink that fills `summary`.
+    pub fn new(summary: Summary) -> MatchSummary {
+        MatchSummary { summary, open_pairs: std::collections::BTreeMap::new() }
+    }
 }
 
 impl Sink for MatchSummary {
     fn on_event(&mut self, event: &Event) -> Flow {
-        if let Some((seats, record)) = event.finished() {
-            let a_color = if seats.red == 0 { Color::Red } else { Color::Blue };
+        if let Event::GameFinished { spec, record } = event {
+            let a_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
             self.summary.add(record, a_color);
+            let score = match record.result.winner {
+                None => 0.5,
+                Some(w) if w == a_color => 1.0,
+                Some(_) => 0.0,
+            };
+            match self.open_pairs.remove(&spec.pair) {
+                None => {
+                    self.open_pairs.insert(spec.pair, score);
+                }
+                Some(first) => self.summary.pentanomial.add(first + score),
+            }
         }
         Flow::Continue
     }
 
     fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
         let s = &mut self.summary;
+        s.interrupted = end.cancelled;
         s.wall_s = end.wall.as_secs_f64();
         s.host_cpu_us_per_ply = if s.plies == 0 { 0.0 } else { end.host_cpu_us as f64 / s.plies as f64 };
         s.host_peak_rss_kib = end.host_peak_rss_kib;

@@ -151,14 +151,7 @@ impl Sink for SprtSink {
                 return Flow::Continue;
             }
             Some(first) => {
-                let p = &mut r.pentanomial;
-                match ((first + score) * 2.0).round() as u32 {
-                    0 => p.ll += 1,
-                    1 => p.ld += 1,
-                    2 => p.wl_dd += 1,
-                    3 => p.wd += 1,
-                    _ => p.ww += 1,
-                }
+                r.pentanomial.add(first + score);
             }
         }
         r.llr = r.sprt.llr_pentanomial(&r.pentanomial);
@@ -209,5 +202,76 @@ impl SprtReport {
             let _ = writeln!(s, "  records: {r}");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use stratego_rules::Color;
+
+    use super::*;
+    use crate::stats::EloModel;
+
+    #[test]
+    fn the_pair_source_makes_colour_swapped_pairs_up_to_the_limit() {
+        let event = schedule::Event {
+            bots: 2,
+            format: schedule::Format::RoundRobin,
+            games_per_pairing: 2,
+            seed: 9,
+            book_len: None,
+            own_setup: vec![false; 2],
+            same_program: vec![],
+        };
+        let mut source = PairSource::new(event, 6);
+        let games: Vec<GameSpec> = std::iter::from_fn(|| source.next_game()).collect();
+        assert_eq!(games.len(), 6);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.index as usize, i);
+            assert_eq!(g.pair as usize, i / 2);
+            assert_eq!(g.seats.red, i % 2, "NEW is Red in the first game of each pair");
+        }
+    }
+
+    #[test]
+    fn the_sink_counts_pairs_and_stops_when_h1_is_accepted() {
+        let sprt = Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
+        let mut sink = SprtSink::new(sprt, "new".into(), "base".into(), None);
+        let event = schedule::Event {
+            bots: 2,
+            format: schedule::Format::RoundRobin,
+            games_per_pairing: 2,
+            seed: 9,
+            book_len: None,
+            own_setup: vec![false; 2],
+            same_program: vec![],
+        };
+        let mut flows = Vec::new();
+        for pair in 0..200 {
+            for spec in schedule::pair_games(&event, pair, 0, 1) {
+                // NEW wins every game but one draw in four pairs.
+                let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+                let winner = if pair % 4 == 0 && spec.seats.red == 1 { None } else { Some(new_color) };
+                let record = crate::tournament::tests_support::record(winner);
+                let flow = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record) });
+                flows.push(flow.clone());
+                if flow == Flow::Stop {
+                    break;
+                }
+            }
+            if flows.last() == Some(&Flow::Stop) {
+                break;
+            }
+        }
+        assert_eq!(sink.verdict(), Some(Hypothesis::H1));
+        let r = &sink.report;
+        assert!(r.llr >= r.bounds.1);
+        assert_eq!(r.games % 2, 0, "the test decides on whole pairs");
+        assert_eq!(r.pentanomial.pairs() as u32 * 2, r.games);
+        assert!(r.games < 100, "{} games", r.games);
+        sink.finish(&RunEnd::default()).unwrap();
+        assert_eq!(sink.report.verdict, "H1");
     }
 }

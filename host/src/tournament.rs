@@ -50,8 +50,18 @@ pub struct PairingResult {
     pub losses: u32,
     /// Colour-swapped pairs, by `a`'s points in the pair.
     pub pentanomial: Pentanomial,
+    /// `a`'s points per game, 0 to 1.
+    pub score: f64,
+    /// Share of drawn games.
+    pub draw_ratio: f64,
+    /// Likelihood that `a` is the stronger, 0 to 1.
+    pub los: f64,
+    /// Normalised Elo of `a` over `b` (`null` without spread).
+    pub nelo: Option<f64>,
     /// Elo of `a` over `b` in words ("no decisive game" when there is none).
     pub elo: String,
+    /// Elo from the pentanomial counts of the finished pairs, in words.
+    pub pair_elo: String,
 }
 
 /// The tables of a tournament.
@@ -163,7 +173,7 @@ impl TournamentSink {
             None => {
                 self.open_pairs.insert(pair, (key.0, key.1, a_score));
             }
-            Some((_, _, first)) => add_pair(&mut p.pentanomial, first + a_score),
+            Some((_, _, first)) => p.pentanomial.add(first + a_score),
         }
     }
 
@@ -192,7 +202,14 @@ impl TournamentSink {
             .values()
             .cloned()
             .map(|mut p| {
-                p.elo = stats::describe_elo(p.wins, p.draws, p.losses);
+                let (w, d, l) = (p.wins, p.draws, p.losses);
+                let n = f64::from(w + d + l);
+                p.score = if n == 0.0 { 0.0 } else { (f64::from(w) + f64::from(d) / 2.0) / n };
+                p.draw_ratio = stats::draw_ratio(w, d, l);
+                p.los = stats::elo(w, d, l).map_or(0.5, |e| e.los);
+                p.nelo = stats::nelo(w, d, l);
+                p.elo = stats::describe_elo(w, d, l);
+                p.pair_elo = stats::describe_pentanomial(&p.pentanomial);
                 p
             })
             .collect();
@@ -202,17 +219,6 @@ impl TournamentSink {
 /// Ranks by rating, and bots without games last.
 fn rating_key(r: &Rating, s: &Standing) -> f64 {
     if s.games == 0 { f64::NEG_INFINITY } else { r.elo }
-}
-
-/// Counts a finished pair by the first bot's points in it (0, ½, 1, 1½ or 2).
-fn add_pair(p: &mut Pentanomial, points: f64) {
-    match (points * 2.0).round() as u32 {
-        0 => p.ll += 1,
-        1 => p.ld += 1,
-        2 => p.wl_dd += 1,
-        3 => p.wd += 1,
-        _ => p.ww += 1,
-    }
 }
 
 impl Sink for TournamentSink {
@@ -298,13 +304,24 @@ impl TournamentReport {
             let _ = writeln!(s, "{}", line.trim_end());
         }
         if !self.pairings.is_empty() && self.pairings.len() <= 45 {
-            let _ = writeln!(s, "\n  Pairings (W/D/L of the first; pairs LL LD WL+DD WD WW):");
+            let _ = writeln!(s, "\n  Pairings (W/D/L of the first; draw ratio; pairs LL LD WL+DD WD WW):");
             for p in &self.pairings {
                 let pe = &p.pentanomial;
                 let _ = writeln!(
                     s,
-                    "    {} vs {}: {}/{}/{}, pairs {} {} {} {} {}, Elo {}",
-                    p.a, p.b, p.wins, p.draws, p.losses, pe.ll, pe.ld, pe.wl_dd, pe.wd, pe.ww, p.elo
+                    "    {} vs {}: {}/{}/{}, draws {:.0} %, pairs {} {} {} {} {}, Elo {}",
+                    p.a,
+                    p.b,
+                    p.wins,
+                    p.draws,
+                    p.losses,
+                    100.0 * p.draw_ratio,
+                    pe.ll,
+                    pe.ld,
+                    pe.wl_dd,
+                    pe.wd,
+                    pe.ww,
+                    p.elo
                 );
             }
         }
@@ -324,4 +341,132 @@ fn zero(x: f64) -> f64 {
 /// Points with a half as `3.5`, whole ones as `3`.
 fn half(p: f64) -> String {
     if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+}
+
+/// Records for the sinks' unit tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use std::time::Duration;
+
+    use stratego_rules::{ByColor, Color};
+
+    use crate::reason::Reason;
+    use crate::record::{BotInfo, GameRecord, RecordResult};
+
+    /// A record that says only who won (what the tables read).
+    pub(crate) fn record(winner: Option<Color>) -> GameRecord {
+        record_with_fault(winner, None)
+    }
+
+    /// The same, with the side that faulted.
+    pub(crate) fn record_with_fault(winner: Option<Color>, faulty: Option<Color>) -> GameRecord {
+        let bot = |name: &str| BotInfo {
+            name: name.into(),
+            command: vec![],
+            reported_name: None,
+            version: None,
+            author: None,
+            stderr_tail: String::new(),
+            stderr_bytes: 0,
+            info: vec![],
+            bytes_to_bot: 0,
+            bytes_from_bot: 0,
+            think_us: 0,
+            clock_ms: None,
+            timeout_late_us: None,
+            strikes: vec![],
+            exit: None,
+        };
+        GameRecord {
+            game_id: "g".into(),
+            index: 0,
+            pair: 0,
+            book_setups: ByColor::new(None, None),
+            match_seed: 1,
+            seed: 1,
+            host_version: "test".into(),
+            started_unix_ms: 0,
+            duration_ms: 0,
+            ruleset: stratego_rules::Ruleset::classic().spec().clone(),
+            time_control: crate::clock::TimeControl {
+                startup: Duration::ZERO,
+                setup: Duration::ZERO,
+                move_limit: None,
+                bank: None,
+                increment: Duration::ZERO,
+            }
+            .to_wire(),
+            bots: ByColor::new(bot("r"), bot("b")),
+            deployments: ByColor::new(None, None),
+            plies: vec![],
+            result: RecordResult {
+                winner,
+                reason: if faulty.is_some() { Reason::MoveTimeout } else { Reason::FlagCaptured },
+                message: String::new(),
+                faulty,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use stratego_rules::Color;
+
+    use super::tests_support::record_with_fault;
+    use super::*;
+    use crate::schedule::{self, Format};
+
+    #[test]
+    fn the_tables_add_up_and_rank_by_rating() {
+        // Three bots; bot 2 wins everything, bot 0 beats bot 1 once and draws once.
+        let event = schedule::Event {
+            bots: 3,
+            format: Format::RoundRobin,
+            games_per_pairing: 2,
+            seed: 1,
+            book_len: None,
+            own_setup: vec![false; 3],
+            same_program: vec![],
+        };
+        let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let mut sink = TournamentSink::new(names, 6, 1, "classic".into(), None);
+        for spec in schedule::plan(&event) {
+            let (red, blue) = (spec.seats.red, spec.seats.blue);
+            let winner = match (red, blue) {
+                (2, _) => Some(Color::Red),
+                (_, 2) => Some(Color::Blue),
+                (0, 1) => Some(Color::Red),
+                _ => None,
+            };
+            let faulty = (red == 1 && blue == 2).then_some(Color::Red);
+            let rec = record_with_fault(winner, faulty);
+            assert_eq!(sink.on_event(&Event::GameFinished { spec, record: Arc::new(rec) }), Flow::Continue);
+        }
+        sink.finish(&RunEnd { finished: 6, ..RunEnd::default() }).unwrap();
+        let r = &sink.report;
+        let order: Vec<&str> = r.ranking.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(order, ["c", "a", "b"]);
+        let points: Vec<f64> = r.ranking.iter().map(|s| s.points).collect();
+        assert_eq!(points, [4.0, 1.5, 0.5]);
+        assert_eq!(r.ranking.iter().map(|s| s.games).sum::<u32>(), 12);
+        assert_eq!(r.ranking[2].faults.get("move_timeout"), Some(&1));
+        // Crosstable in rank order: c beat a 2/2, a scored 1.5/2 against b.
+        assert_eq!(r.crosstable[0][1], Some((2.0, 2)));
+        assert_eq!(r.crosstable[1][2], Some((1.5, 2)));
+        assert_eq!(r.crosstable[2][1], Some((0.5, 2)));
+        assert_eq!(r.crosstable[1][1], None);
+        let ab = r.pairings.iter().find(|p| p.a == "a" && p.b == "b").unwrap();
+        assert_eq!((ab.wins, ab.draws, ab.losses), (1, 1, 0));
+        assert_eq!(ab.pentanomial.wd, 1, "a win and a draw in one pair");
+        assert!((ab.draw_ratio - 0.5).abs() < 1e-12);
+        assert!(r.ranking[0].elo > r.ranking[1].elo && r.ranking[1].elo > r.ranking[2].elo);
+        assert!(r.ranking.iter().all(|s| s.elo.is_finite() && s.elo_err95.is_some()));
+        let text = r.render(crate::style::Style::plain());
+        assert!(text.starts_with("Tournament: 6 of 6 games, rules classic, seed 1\n"), "{text}");
+        assert!(!text.contains("\x1b["), "no colour in plain style");
+        assert!(!text.contains("-0 ") && !text.contains("inf") && !text.contains("NaN"), "{text}");
+    }
 }

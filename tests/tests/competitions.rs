@@ -211,3 +211,54 @@ fn sprt_rejects_bad_bounds_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--elo1 (1) must be more than --elo0 (5)"));
 }
+
+#[test]
+fn sigint_ends_a_tournament_with_the_table_of_the_finished_games_and_exit_130() {
+    use std::process::Stdio;
+    let dir = TempDir::new("tournament-sigint");
+    // Quick random bots, and one that hangs in its first game: the run cannot finish.
+    let hang = stratego_tests::misbehaving("--misbehave move-timeout --at 1");
+    let child = Command::new(host_bin())
+        .args([
+            "tournament",
+            "--bot",
+            "sample-bot --strategy random",
+            "--bot",
+            "sample-bot",
+            "--bot",
+            &hang,
+            "--games",
+            "2",
+            "--move-time",
+            "60",
+            "--json",
+            "-q",
+            "--out",
+            dir.0.to_str().unwrap(),
+        ])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The two games between the quick bots come first; then the hanging bot's game waits.
+    let records = dir.join("games.jsonl");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&records).map(|t| t.lines().count()).unwrap_or(0) >= 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: sending SIGINT to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the table of what finished");
+    assert_eq!(report["interrupted"], true);
+    let finished = report["games"].as_u64().unwrap();
+    assert!(finished >= 2, "{report}");
+    assert_eq!(read_records(&records).unwrap().len() as u64, finished, "every finished game is in the records");
+}
