@@ -60,7 +60,9 @@ pub enum Command {
     /// says it can, two games in one process. Each failure says what was sent, what came
     /// back and what was expected.
     Check(Box<CheckArgs>),
-    /// Run the built-in sample bot on stdin/stdout (what `sample-bot` starts).
+    /// Run the built-in sample bot on stdin/stdout (what `sample-bot` starts); `--help`
+    /// shows the bot's own options.
+    #[command(disable_help_flag = true)]
     SampleBot {
         /// Arguments of the sample bot (see `stratego-host sample-bot --help`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -154,6 +156,10 @@ pub struct RunFlags {
     /// Do not tell bots their opponent's name (`hello.opponent`).
     #[arg(long)]
     pub blind: bool,
+    /// Write every protocol line each way, with a timestamp and the direction, to FILE (all
+    /// bots) or DIR/ (a file per bot: an existing directory or a path ending with /).
+    #[arg(long, value_name = "FILE|DIR")]
+    pub log_protocol: Option<PathBuf>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -456,6 +462,14 @@ impl RunFlags {
                 "--concurrency {concurrency} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time"
             );
         }
+        let protocol_log = match &self.log_protocol {
+            None => None,
+            Some(path) => {
+                let log = crate::protocol_log::ProtocolLog::open(path)
+                    .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
+                Some(Arc::new(log))
+            }
+        };
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()))
@@ -470,6 +484,7 @@ impl RunFlags {
                 match_seed: seed,
                 strikes: self.strikes.or(file.strikes).unwrap_or(0),
                 blind: self.blind,
+                protocol_log,
             },
             default_limits,
             concurrency,

@@ -64,8 +64,17 @@ pub enum Flow {
     /// Stop: the run has its answer (e.g. an SPRT bound was crossed). Games still running
     /// are stopped and not counted.
     Stop,
-    /// Stop: something that must not be lost cannot be saved (the message says what).
-    Fail(String),
+    /// Stop: the run cannot go on (a record cannot be saved, a bot cannot start).
+    Fail(Failure),
+}
+
+/// Why a run could not go on, and the exit code that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What went wrong, for people.
+    pub message: String,
+    /// The process's exit code ([`crate::exit`]).
+    pub code: i32,
 }
 
 /// How a run ended.
@@ -78,7 +87,7 @@ pub struct RunEnd {
     /// Stopped by a sink ([`Flow::Stop`]).
     pub stopped: bool,
     /// Stopped because a sink failed ([`Flow::Fail`]).
-    pub failed: Option<String>,
+    pub failed: Option<Failure>,
     /// Wall time of the run.
     pub wall: Duration,
     /// Host CPU time over the run, microseconds.
@@ -102,7 +111,7 @@ pub trait Sink {
     ///
     /// # Errors
     /// What could not be written.
-    fn finish(&mut self, _end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
         Ok(())
     }
 }

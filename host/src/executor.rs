@@ -213,21 +213,14 @@ impl Executor {
         let entrant = &self.bots[id];
         let session = match pool[id].pop() {
             Some(s) => Ok(s),
-            None => JsonSession::spawn(
-                &entrant.spec,
-                self.settings.max_line,
-                cpu,
-                self.settings.read_grace,
-                self.settings.grace,
-                &self.supervisor,
-            )
-            .map(|mut s| {
-                if entrant.probe_unknown_fields {
-                    s.probe_unknown_fields();
-                }
-                s
-            })
-            .map_err(|e| Fault::new(Reason::Crash, format!("the program could not be started: {e}"))),
+            None => JsonSession::spawn(&entrant.spec, &self.settings.session_options(cpu), &self.supervisor)
+                .map(|mut s| {
+                    if entrant.probe_unknown_fields {
+                        s.probe_unknown_fields();
+                    }
+                    s
+                })
+                .map_err(|e| Fault::new(Reason::Crash, format!("the program could not be started: {e}"))),
         };
         let fixed_setup = match (&self.book, spec.setups[color]) {
             (Some(book), Some(i)) => Some(book(i, color)),

@@ -2,6 +2,7 @@
 //! request as one line, decodes each answer line, classifies what is wrong with a bad one,
 //! keeps `info` lines, and times each answer with the request's [`Stopwatch`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use stratego_protocol::{
@@ -12,6 +13,7 @@ use stratego_rules::{Game, Move, Ply};
 use crate::bot_spec::BotSpec;
 use crate::clock::Stopwatch;
 use crate::process::{Process, RecvError};
+use crate::protocol_log::{Direction, ProtocolLog};
 use crate::reason::{Fault, Reason};
 use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
 use crate::supervisor::Supervisor;
@@ -21,9 +23,33 @@ pub const MAX_INFO_LINES: usize = 200;
 /// Characters kept of one `info` line.
 pub const MAX_INFO_CHARS: usize = 1000;
 
+/// How a session starts (and restarts) its bot's process.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// Longest line the bot may send.
+    pub max_line: usize,
+    /// Pin the process to this CPU.
+    pub cpu: Option<usize>,
+    /// See [`crate::referee::GameSettings::read_grace`].
+    pub read_grace: Duration,
+    /// Time a bot has to exit after `quit`, and to take `game_over`.
+    pub grace: Duration,
+    /// `--log-protocol`.
+    pub log: Option<Arc<ProtocolLog>>,
+}
+
 /// A bot process spoken to in the JSON protocol.
 pub struct JsonSession {
+    spec: BotSpec,
+    options: SessionOptions,
+    supervisor: Supervisor,
     proc: Process,
+    /// Games started in this session (over its processes).
+    games: u32,
+    /// Set when this game needed a fresh process; reported in the record.
+    process_note: Option<String>,
+    /// Whether this game's first `turn` was sent.
+    sent_turn: bool,
     /// Its `ready` answer, once given.
     ready: Option<Ready>,
     /// `info` lines of the current game.
@@ -37,13 +63,9 @@ pub struct JsonSession {
     dead: bool,
     /// A timed-out answer may still arrive: drop buffered moves before the next turn.
     maybe_stale: bool,
-    /// See [`crate::referee::GameSettings::read_grace`].
-    read_grace: Duration,
     /// Add an unknown field to every message (the conformance check's forward-compatibility
     /// probe).
     probe_unknown_fields: bool,
-    /// Time a bot has to exit after `quit`, and to take `game_over`.
-    grace: Duration,
     /// The game in progress, and how long a `ply` notice may wait for the bot to read.
     game_id: String,
     notice_timeout: Duration,
@@ -56,26 +78,23 @@ impl JsonSession {
     ///
     /// # Errors
     /// The operating system's error when the program cannot be started.
-    pub fn spawn(
-        spec: &BotSpec,
-        max_line: usize,
-        cpu: Option<usize>,
-        read_grace: Duration,
-        grace: Duration,
-        supervisor: &Supervisor,
-    ) -> std::io::Result<JsonSession> {
-        let proc = Process::spawn(spec, max_line, cpu, !read_grace.is_zero(), supervisor)?;
+    pub fn spawn(spec: &BotSpec, options: &SessionOptions, supervisor: &Supervisor) -> std::io::Result<JsonSession> {
+        let proc = Process::spawn(spec, options.max_line, options.cpu, !options.read_grace.is_zero(), supervisor)?;
         Ok(JsonSession {
+            spec: spec.clone(),
+            options: options.clone(),
+            supervisor: supervisor.clone(),
             proc,
+            games: 0,
+            process_note: None,
+            sent_turn: false,
             ready: None,
             infos: Vec::new(),
             pending: Vec::new(),
             failed: false,
             dead: false,
             maybe_stale: false,
-            read_grace,
             probe_unknown_fields: false,
-            grace,
             game_id: String::new(),
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
@@ -92,6 +111,12 @@ impl JsonSession {
     /// The process id.
     pub fn pid(&self) -> i32 {
         self.proc.pid()
+    }
+
+    fn log(&self, direction: Direction, text: &[u8]) {
+        if let Some(log) = &self.options.log {
+            log.line(&self.spec.name, &self.game_id, direction, text);
+        }
     }
 
     fn encode(&mut self, msg: &HostMessage) {
@@ -112,6 +137,7 @@ impl JsonSession {
             return Ok(());
         }
         self.encode(msg);
+        self.log(Direction::ToBot, &self.write_buf);
         let buf = std::mem::take(&mut self.write_buf);
         let r = self.proc.write(&buf, deadline).await;
         self.write_buf = buf;
@@ -131,7 +157,8 @@ impl JsonSession {
             return Err(SessionError::Fault(Fault::new(Reason::Crash, "the process is no longer running")));
         }
         self.encode(msg);
-        let mut watch = self.proc.stopwatch(Instant::now(), limit, self.read_grace);
+        self.log(Direction::ToBot, &self.write_buf);
+        let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace);
         let buf = std::mem::take(&mut self.write_buf);
         let written = self.proc.write(&buf, watch.deadline()).await;
         self.write_buf = buf;
@@ -170,6 +197,7 @@ impl JsonSession {
     async fn next_message(&mut self, watch: &mut Stopwatch) -> Result<(BotMessage, Instant), RecvError> {
         loop {
             let (line, at) = self.proc.read_line(watch).await?;
+            self.log(Direction::FromBot, line.as_bytes());
             match parse_bot_message(&line) {
                 Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
                 Ok(msg) => return Ok((msg, at)),
@@ -211,10 +239,75 @@ impl JsonSession {
     /// that timed out under the strike policy); keeps `info` lines.
     fn discard_buffered_moves(&mut self) {
         for line in self.proc.buffered_lines() {
+            self.log(Direction::FromBot, line.as_bytes());
             if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
                 self.keep_info(&text);
             }
         }
+    }
+
+    /// Starts a game in the current process: hello, then ready.
+    async fn hello(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
+        // What the bot writes from this hello on belongs to this game.
+        self.infos.clear();
+        self.pending.clear();
+        self.proc.begin_game();
+        self.failed = false;
+        self.dead = false;
+        self.maybe_stale = false;
+        self.sent_turn = false;
+        self.game_id = start.game_id.to_owned();
+        self.notice_timeout = start.time_control.startup;
+        let hello = HostMessage::Hello(Hello {
+            protocol: stratego_protocol::PROTOCOL_VERSION,
+            game_id: start.game_id.to_owned(),
+            color: start.color,
+            ruleset: start.rules.spec().clone(),
+            time_control: start.time_control.to_wire(),
+            seed: start.seed,
+            max_line_bytes: start.max_line,
+            opponent: start.opponent.map(str::to_owned),
+        });
+        let answer = match self.ask(&hello, start.time_control.startup, None).await {
+            Ok(a) => a,
+            Err(SessionError::Timeout { stall_credit, late, note: None }) if self.proc.bytes_received == 0 => {
+                return Err(SessionError::Timeout {
+                    stall_credit,
+                    late,
+                    note: Some("nothing at all came back: did the bot flush its output?".into()),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        match answer.value {
+            BotMessage::Ready(r) => {
+                self.ready = Some(r);
+                Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
+            }
+            other => {
+                self.failed = true;
+                Err(unexpected(&other, "\"ready\""))
+            }
+        }
+    }
+
+    /// Replaces the process by a fresh one, noting why for the record.
+    async fn restart(&mut self, why: &str) -> Result<(), SessionError> {
+        let fresh = Process::spawn(
+            &self.spec,
+            self.options.max_line,
+            self.options.cpu,
+            !self.options.read_grace.is_zero(),
+            &self.supervisor,
+        )
+        .map_err(|e| {
+            SessionError::Fault(Fault::new(Reason::Crash, format!("the program could not be started again: {e}")))
+        })?;
+        let old = std::mem::replace(&mut self.proc, fresh);
+        let how = old.shutdown(self.options.grace, None).await;
+        self.ready = None;
+        self.process_note = Some(format!("a fresh process: the previous one ({how}) could not go on: {why}"));
+        Ok(())
     }
 
     fn full_view(&self) -> bool {
@@ -240,35 +333,24 @@ fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
 
 impl BotSession for JsonSession {
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
-        // Per-game counters start again with each game of a multi-game process.
-        self.infos.clear();
-        self.pending.clear();
-        self.proc.bytes_sent = 0;
-        self.proc.bytes_received = 0;
-        self.failed = false;
-        self.maybe_stale = false;
-        self.game_id = start.game_id.to_owned();
-        self.notice_timeout = start.time_control.startup;
-        let hello = HostMessage::Hello(Hello {
-            protocol: stratego_protocol::PROTOCOL_VERSION,
-            game_id: start.game_id.to_owned(),
-            color: start.color,
-            ruleset: start.rules.spec().clone(),
-            time_control: start.time_control.to_wire(),
-            seed: start.seed,
-            max_line_bytes: start.max_line,
-            opponent: start.opponent.map(str::to_owned),
-        });
-        let answer = self.ask(&hello, start.time_control.startup, None).await?;
-        match answer.value {
-            BotMessage::Ready(r) => {
-                self.ready = Some(r);
-                Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
+        self.process_note = None;
+        if self.games > 0 && self.proc.has_exited() {
+            // A multi-game bot that exits after game_over does not forfeit its next game:
+            // it gets a fresh process, as chess hosts do (-recover).
+            self.restart("it had exited after its previous game").await?;
+        }
+        self.games += 1;
+        match self.hello(start).await {
+            Err(SessionError::Fault(f))
+                if self.games > 1
+                    && self.process_note.is_none()
+                    && matches!(f.reason, Reason::Crash | Reason::ClosedOutput) =>
+            {
+                // It exited between the previous game's end and this hello.
+                self.restart(&format!("it had ended after its previous game ({})", f.message)).await?;
+                self.hello(start).await
             }
-            other => {
-                self.failed = true;
-                Err(unexpected(&other, "\"ready\""))
-            }
+            other => other,
         }
     }
 
@@ -318,7 +400,9 @@ impl BotSession for JsonSession {
             legal_moves: legal,
             clock: req.clock,
             strike: req.strike.cloned(),
+            opponent_squares: (!full_view && !self.sent_turn).then(|| req.opponent_setup.to_vec()),
         });
+        self.sent_turn = true;
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
         if let HostMessage::Turn(t) = turn {
             self.legal = t.legal_moves; // keep the buffers
@@ -366,7 +450,7 @@ impl BotSession for JsonSession {
                 .map(|d| d.pieces().iter().map(|&(square, rank)| Placement { square, rank }).collect())
                 .unwrap_or_default(),
         });
-        let _ = self.tell(&over, Instant::now() + self.grace).await;
+        let _ = self.tell(&over, Instant::now() + self.options.grace).await;
     }
 
     fn report(&self) -> SessionReport {
@@ -380,6 +464,7 @@ impl BotSession for JsonSession {
             stderr_bytes,
             bytes_to_bot: self.proc.bytes_sent,
             bytes_from_bot: self.proc.bytes_received,
+            process_note: self.process_note.clone(),
         }
     }
 
@@ -387,10 +472,36 @@ impl BotSession for JsonSession {
         !self.failed && !self.dead && self.ready.as_ref().is_some_and(|r| r.multi_game)
     }
 
-    async fn shutdown(mut self, grace: Duration) -> String {
-        self.encode(&HostMessage::Quit(Quit {}));
-        let JsonSession { proc, write_buf, dead, .. } = self;
-        proc.shutdown(grace, (!dead).then_some(write_buf.as_slice())).await
+    async fn shutdown(self, grace: Duration) -> String {
+        self.close(grace).await.0
+    }
+
+    async fn close(mut self, grace: Duration) -> (String, SessionReport) {
+        let deadline = Instant::now() + grace;
+        if !self.dead {
+            // quit, then whatever the bot says until it closes its output: its last info
+            // lines belong to the game that just ended.
+            self.encode(&HostMessage::Quit(Quit {}));
+            self.log(Direction::ToBot, &self.write_buf);
+            let buf = std::mem::take(&mut self.write_buf);
+            let _ = self.proc.write(&buf, deadline).await;
+            self.proc.close_stdin();
+            for line in self.proc.drain_lines(deadline).await {
+                self.log(Direction::FromBot, line.as_bytes());
+                if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
+                    self.keep_info(&text);
+                }
+            }
+        }
+        let mut report = self.report();
+        let stderr = self.proc.stderr_handle();
+        let rest = deadline.saturating_duration_since(Instant::now());
+        let how = self.proc.shutdown(rest, None).await;
+        // Its last words on stderr, once it has ended.
+        let tail = stderr.lock().unwrap_or_else(|e| e.into_inner());
+        (report.stderr_tail, report.stderr_bytes) = (tail.text(), tail.game_bytes());
+        drop(tail);
+        (how, report)
     }
 }
 

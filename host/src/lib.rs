@@ -20,6 +20,7 @@ pub mod exit;
 pub mod json_session;
 pub mod os;
 pub mod process;
+pub mod protocol_log;
 pub use stratego_protocol::reason;
 pub mod record;
 pub mod referee;

@@ -36,7 +36,8 @@ fn run_check(args: stratego_host::cli::CheckArgs) -> ! {
     };
     print_stdout(&out);
     supervisor.kill_all();
-    std::process::exit(if results.iter().all(|r| r.passed) { exit::OK } else { exit::CHECK_FAILED });
+    let failed = results.iter().any(|r| r.status != stratego_host::check::Status::Pass);
+    std::process::exit(if failed { exit::CHECK_FAILED } else { exit::OK });
 }
 
 fn run_event(plan: EventPlan) -> ! {

@@ -23,12 +23,15 @@ use crate::supervisor::Supervisor;
 /// Bytes of stderr kept per bot for the record.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
-/// The last bytes a bot wrote to stderr, and how many it wrote in all.
+/// The last bytes a bot wrote to stderr, and how many it wrote in all and since the
+/// current game began.
 #[derive(Default, Debug)]
 pub struct StderrTail {
     buf: Vec<u8>,
     /// Total bytes written.
     pub total: u64,
+    /// `total` when the current game began.
+    game_start: u64,
 }
 
 impl StderrTail {
@@ -41,10 +44,18 @@ impl StderrTail {
         }
     }
 
-    /// The tail as text (lossy), at most [`STDERR_TAIL_BYTES`].
+    /// The tail of what was written since the current game began, as text (lossy), at most
+    /// [`STDERR_TAIL_BYTES`].
     pub fn text(&self) -> String {
-        let start = self.buf.len().saturating_sub(STDERR_TAIL_BYTES);
+        let since_game = usize::try_from(self.total - self.game_start).unwrap_or(usize::MAX);
+        let keep = STDERR_TAIL_BYTES.min(since_game);
+        let start = self.buf.len().saturating_sub(keep);
         String::from_utf8_lossy(&self.buf[start..]).into_owned()
+    }
+
+    /// Bytes written since the current game began.
+    pub fn game_bytes(&self) -> u64 {
+        self.total - self.game_start
     }
 }
 
@@ -59,6 +70,9 @@ pub struct Process {
     sees_reads: bool,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// The task draining stderr: it ends at the pipe's end, after the process (and any
+    /// child holding the pipe) is gone.
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
     /// Bytes sent to it in the current game.
     pub bytes_sent: u64,
     /// Bytes received from it in the current game.
@@ -121,7 +135,7 @@ impl Process {
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let tail2 = tail.clone();
         // Drain stderr all the time, so a chatty bot never blocks on a full pipe.
-        tokio::spawn(async move {
+        let stderr_task = tokio::spawn(async move {
             let mut buf = vec![0u8; 16 * 1024];
             while let Ok(n) = stderr.read(&mut buf).await {
                 if n == 0 {
@@ -138,6 +152,7 @@ impl Process {
             sees_reads,
             lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
             stderr: tail,
+            stderr_task: Some(stderr_task),
             bytes_sent: 0,
             bytes_received: 0,
             supervisor: supervisor.clone(),
@@ -152,7 +167,42 @@ impl Process {
     /// The stderr tail and the total bytes written to stderr.
     pub fn stderr_tail(&self) -> (String, u64) {
         let t = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        (t.text(), t.total)
+        (t.text(), t.game_bytes())
+    }
+
+    /// Closes the bot's stdin (end of input tells a bot that ignores `quit` to stop).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The stderr tail, readable after the process is gone.
+    pub fn stderr_handle(&self) -> Arc<Mutex<StderrTail>> {
+        self.stderr.clone()
+    }
+
+    /// Starts a new game's stderr: what the bot writes from now on belongs to it.
+    pub fn begin_game(&mut self) {
+        let mut t = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        t.game_start = t.total;
+        drop(t);
+        self.bytes_sent = 0;
+        self.bytes_received = 0;
+    }
+
+    /// Whether the process has ended (without waiting).
+    pub fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Reads lines until the bot closes its output or `deadline` passes (what it says after
+    /// the game is over), without judging them.
+    pub async fn drain_lines(&mut self, deadline: Instant) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(Some(Ok(line))) = tokio::time::timeout_at(deadline.into(), self.lines.next()).await {
+            self.bytes_received += line.len() as u64 + 1;
+            out.push(line);
+        }
+        out
     }
 
     /// Writes one whole message (`bytes`, ending in a newline) with one write, waiting at
@@ -346,6 +396,10 @@ impl Process {
             }
         };
         self.supervisor.unregister_group(self.pgid);
+        // Let the drain read the last words (a traceback written just before the exit).
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(100), task).await;
+        }
         // Descendants that left the group (setsid) were re-parented to the host when the
         // bot died: kill them too, off the runtime's thread (finding them may mean reading
         // every process's stat file, and reaping waits).

@@ -38,6 +38,21 @@ pub struct GameSettings {
     pub strikes: u32,
     /// Do not tell bots their opponent's name.
     pub blind: bool,
+    /// `--log-protocol`: every line each way.
+    pub protocol_log: Option<Arc<crate::protocol_log::ProtocolLog>>,
+}
+
+impl GameSettings {
+    /// How sessions start their bots' processes (pinned to `cpu` when given).
+    pub fn session_options(&self, cpu: Option<usize>) -> crate::json_session::SessionOptions {
+        crate::json_session::SessionOptions {
+            max_line: self.max_line,
+            cpu,
+            read_grace: self.read_grace,
+            grace: self.grace,
+            log: self.protocol_log.clone(),
+        }
+    }
 }
 
 /// A bot taking its seat for one game.
@@ -280,6 +295,9 @@ async fn moves<S: BotSession>(
 ) -> Option<Color> {
     let mut legal = Vec::with_capacity(128);
     let mut rng = stratego_protocol::Rng::new(stratego_protocol::Rng::derive(spec.seed, 0x5712_1CE5));
+    // Where each side's pieces stood after the setups (told to bots that keep their own board).
+    let setup_squares: ByColor<Vec<stratego_rules::Square>> =
+        ByColor::new_with(|c| game.view_pieces(c).iter().filter(|p| p.color == c).map(|p| p.square).collect());
     while !game.is_over() {
         let color = game.to_move();
         let opponent_remaining = players[!color].clock.remaining;
@@ -297,6 +315,7 @@ async fn moves<S: BotSession>(
             },
             budget,
             strike: strike.as_ref(),
+            opponent_setup: &setup_squares[!color],
         };
         let answer = session.turn(&req).await;
         let took = answer.as_ref().ok().map(|a| (a.took, a.stall_credit));
@@ -450,6 +469,7 @@ async fn finish<S: BotSession>(
             clock_ms: p.clock.remaining.map(crate::clock::ms),
             timeout_late_us: p.timeout_late_us,
             strikes: std::mem::take(&mut p.strikes),
+            process_note: None,
             exit: None,
         };
         if let Some(mut session) = p.session.take() {
@@ -469,6 +489,7 @@ async fn finish<S: BotSession>(
             info.info = r.info;
             info.bytes_to_bot = r.bytes_to_bot;
             info.bytes_from_bot = r.bytes_from_bot;
+            info.process_note = r.process_note;
             (info.stderr_tail, info.stderr_bytes) = (r.stderr_tail, r.stderr_bytes);
             if p.fault.is_none() && session.reusable() {
                 kept[color] = Some(session);
@@ -478,18 +499,25 @@ async fn finish<S: BotSession>(
         }
         infos[color] = Some(info);
     }
-    // Both at once: each may take the grace period to exit.
+    // Both at once: each may take the grace period to exit. What a bot writes after
+    // `game_over` until it ends belongs to this game: its report is taken again once it has.
     let ByColor { red, blue } = stopping;
     let stop = |s: Option<S>| async move {
         match s {
-            Some(s) => Some(s.shutdown(settings.grace).await),
+            Some(s) => Some(s.close(settings.grace).await),
             None => None,
         }
     };
     let (r, b) = tokio::join!(stop(red), stop(blue));
     let mut infos = infos.map(|i| i.expect("both seats reported"));
-    infos.red.exit = r;
-    infos.blue.exit = b;
+    for (info, closed) in [(&mut infos.red, r), (&mut infos.blue, b)] {
+        if let Some((exit, report)) = closed {
+            info.exit = Some(exit);
+            info.info = report.info;
+            info.bytes_from_bot = report.bytes_from_bot;
+            (info.stderr_tail, info.stderr_bytes) = (report.stderr_tail, report.stderr_bytes);
+        }
+    }
     (infos, kept)
 }
 
@@ -631,6 +659,7 @@ mod tests {
             match_seed: 1,
             strikes,
             blind: false,
+            protocol_log: None,
         }
     }
 

@@ -8,12 +8,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::cli::{EventKind, EventPlan};
-use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::executor::{BookLookup, Executor};
 use crate::record::RecordWriter;
 use crate::report::Summary;
 use crate::schedule;
-use crate::sinks::{MatchSummary, Progress, RecordsSink, game_line};
+use crate::sinks::{MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
 use crate::sprt::{PairSource, SprtSink};
 use crate::stats::Hypothesis;
 use crate::style::Style;
@@ -36,7 +36,7 @@ impl<S: Sink> Sink for Shared<S> {
     fn on_event(&mut self, event: &Event) -> Flow {
         self.0.borrow_mut().on_event(event)
     }
-    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         self.0.borrow_mut().finish(end)
     }
 }
@@ -62,6 +62,9 @@ pub fn run_event(plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError> {
         })?),
         None => None,
     };
+    if let Some(log) = &run.settings.protocol_log {
+        tracing::info!("protocol log: {}", log.describe());
+    }
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
@@ -121,6 +124,7 @@ async fn play(
     };
     let records_path = records.as_ref().map(|r| r.path().to_owned());
     let style = Style::stdout();
+    let mut startup = StartupWatch::default();
     match &plan.kind {
         EventKind::Match { games } => {
             let schedule: VecDeque<_> = schedule::plan(&event(schedule::Format::RoundRobin, *games)).into();
@@ -155,6 +159,7 @@ async fn play(
                 if let Some(r) = records.as_mut() {
                     sinks.push(r);
                 }
+                sinks.push(&mut startup);
                 sinks.push(&mut shared);
                 sinks.push(&mut progress);
                 executor.run(schedule, &mut sinks, cancel).await
@@ -188,6 +193,7 @@ async fn play(
                 if let Some(r) = records.as_mut() {
                     sinks.push(r);
                 }
+                sinks.push(&mut startup);
                 sinks.push(&mut shared);
                 sinks.push(&mut progress);
                 executor.run(VecDeque::from(games), &mut sinks, cancel).await
@@ -212,6 +218,7 @@ async fn play(
                 if let Some(r) = records.as_mut() {
                     sinks.push(r);
                 }
+                sinks.push(&mut startup);
                 sinks.push(&mut shared);
                 sinks.push(&mut progress);
                 executor.run(source, &mut sinks, cancel).await
@@ -240,8 +247,9 @@ fn fail(message: &str) -> i32 {
 /// The outcome for how the run ended: a failed sink exits 1, an interruption 130 (after
 /// the summary of what finished), else `code`.
 fn finish(stdout: String, end: &RunEnd, code: i32) -> Outcome {
-    if let Some(e) = &end.failed {
-        return Outcome { stdout, code: fail(e) };
+    if let Some(f) = &end.failed {
+        eprintln!("stratego-host: {}", f.message);
+        return Outcome { stdout, code: f.code };
     }
     if end.cancelled {
         eprintln!(

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use stratego_protocol::{Clock as WireClock, Strike};
-use stratego_rules::{Color, Deployment, Game, Ply, Ruleset};
+use stratego_rules::{Color, Deployment, Game, Ply, Ruleset, Square};
 
 use crate::clock::TimeControl;
 use crate::reason::Fault;
@@ -84,6 +84,8 @@ pub struct TurnRequest<'a> {
     pub budget: Duration,
     /// The bot's previous move was replaced under the strike policy.
     pub strike: Option<&'a Strike>,
+    /// The squares the opponent's pieces stood on after the setups (before any move).
+    pub opponent_setup: &'a [Square],
 }
 
 /// What a bot is told when its game ends.
@@ -120,6 +122,9 @@ pub struct SessionReport {
     pub bytes_to_bot: u64,
     /// Bytes it sent in this game.
     pub bytes_from_bot: u64,
+    /// What the host had to do about the bot's process for this game (e.g. start a fresh
+    /// one because a multi-game bot had exited after its previous game).
+    pub process_note: Option<String>,
 }
 
 /// A bot, as the referee sees it. One session serves one game at a time; a session whose
@@ -161,4 +166,14 @@ pub trait BotSession {
 
     /// Ends the session; returns how the bot ended (e.g. its exit status).
     async fn shutdown(self, grace: Duration) -> String;
+
+    /// Ends the session after its last game; returns how the bot ended and the report taken
+    /// once it has (so what the bot said after `game_over` belongs to that game).
+    async fn close(self, grace: Duration) -> (String, SessionReport)
+    where
+        Self: Sized,
+    {
+        let report = self.report();
+        (self.shutdown(grace).await, report)
+    }
 }

@@ -203,7 +203,7 @@ impl QuickCheck {
         }
         let counts_fit = Rank::ALL.iter().all(|&r| {
             let (placed, allowed) = (counts[r.index()], self.pieces[r]);
-            placed == allowed || (!self.exact && placed < allowed)
+            placed == allowed || (!self.exact && r != Rank::Flag && placed < allowed)
         });
         counts_fit && counts.iter().any(|&n| n > 0)
     }

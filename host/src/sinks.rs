@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use stratego_rules::Color;
 
-use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::reason::Reason;
 use crate::record::{GameRecord, RecordWriter};
 use crate::report::Summary;
@@ -51,14 +51,14 @@ impl RecordsSink {
         &self.path
     }
 
-    fn close(&mut self) -> Result<(), String> {
+    fn close(&mut self) -> Result<(), Failure> {
         self.queue = None;
-        match self.thread.take().map(|t| t.join()) {
-            None => Ok(()),
-            Some(Ok(Ok(()))) => Ok(()),
-            Some(Ok(Err(e))) => Err(format!("cannot write a game record to {}: {e}", self.path)),
-            Some(Err(_)) => Err("the record writer panicked".into()),
-        }
+        let message = match self.thread.take().map(|t| t.join()) {
+            None | Some(Ok(Ok(()))) => return Ok(()),
+            Some(Ok(Err(e))) => format!("cannot write a game record to {}: {e}", self.path),
+            Some(Err(_)) => "the record writer panicked".into(),
+        };
+        Err(Failure { message, code: crate::exit::FAILURE })
     }
 }
 
@@ -67,7 +67,10 @@ impl Sink for RecordsSink {
         if let Event::GameFinished { record, .. } = event {
             if self.failed.load(Ordering::SeqCst) {
                 // Results that cannot be saved are lost: stop the run.
-                return Flow::Fail(self.close().err().unwrap_or_else(|| "cannot write a game record".into()));
+                return Flow::Fail(self.close().err().unwrap_or_else(|| Failure {
+                    message: "cannot write a game record".into(),
+                    code: crate::exit::FAILURE,
+                }));
             }
             if let Some(q) = &self.queue {
                 let _ = q.send(record.clone());
@@ -76,7 +79,7 @@ impl Sink for RecordsSink {
         Flow::Continue
     }
 
-    fn finish(&mut self, _end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
         self.close()
     }
 }
@@ -162,7 +165,7 @@ impl Sink for Progress {
         Flow::Continue
     }
 
-    fn finish(&mut self, _end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
@@ -192,7 +195,67 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
     if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
         let _ = write!(line, " — {}", rec.result.message);
     }
+    if let Some(faulty) = rec.result.faulty {
+        line.push_str(&stderr_lines(&rec.bots[faulty].name, &rec.bots[faulty].stderr_tail));
+    }
     line
+}
+
+/// Lines of a bot's stderr tail shown under a forfeit.
+pub const STDERR_LINES_SHOWN: usize = 10;
+
+/// The last lines a bot wrote to stderr, indented under the line that reports its fault
+/// (at most [`STDERR_LINES_SHOWN`], each clipped to 200 characters); empty when it wrote
+/// nothing.
+pub fn stderr_lines(name: &str, tail: &str) -> String {
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let shown = &lines[lines.len().saturating_sub(STDERR_LINES_SHOWN)..];
+    let mut out = format!("\n    {name}'s stderr (last {} of {} lines):", shown.len(), lines.len());
+    for l in shown {
+        out.push_str("\n    | ");
+        out.push_str(&crate::json_session::clip(l));
+    }
+    out
+}
+
+/// Stops the run when a bot cannot even start: its first game ended before it said
+/// `ready` (it exited, crashed, closed its output or stayed silent). Every other game it
+/// would play would end the same way, so the host stops with exit code 3 and the bot's
+/// stderr, instead of recording a forfeit for each game.
+#[derive(Default)]
+pub struct StartupWatch {
+    /// Bots (by id) that have said `ready` at least once.
+    ready: std::collections::HashSet<usize>,
+}
+
+impl Sink for StartupWatch {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        let Event::GameFinished { spec, record } = event else { return Flow::Continue };
+        for color in [Color::Red, Color::Blue] {
+            if record.bots[color].reported_name.is_some() {
+                self.ready.insert(spec.seats[color]);
+            }
+        }
+        for color in [Color::Red, Color::Blue] {
+            let bot = &record.bots[color];
+            let startup_fault = matches!(
+                record.result.reason,
+                Reason::Crash | Reason::ClosedOutput | Reason::StartupTimeout | Reason::BothFaulted
+            ) && (record.result.faulty == Some(color) || record.result.faulty.is_none());
+            if bot.reported_name.is_none() && startup_fault && !self.ready.contains(&spec.seats[color]) {
+                let mut message = format!(
+                    "bot {} cannot start: its first game ended before it was ready: {}",
+                    bot.name, record.result.message
+                );
+                message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
+                return Flow::Fail(Failure { message, code: crate::exit::BOT_NOT_STARTABLE });
+            }
+        }
+        Flow::Continue
+    }
 }
 
 /// The two-bot summary of `match` (bot 0 is bot A).
@@ -230,7 +293,7 @@ impl Sink for MatchSummary {
         Flow::Continue
     }
 
-    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         let s = &mut self.summary;
         s.interrupted = end.cancelled;
         s.wall_s = end.wall.as_secs_f64();

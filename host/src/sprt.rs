@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
-use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::executor::GameSource;
 use crate::schedule::{self, GameSpec};
 use crate::stats::{Hypothesis, Pentanomial, Sprt};
@@ -159,7 +159,7 @@ impl Sink for SprtSink {
         if self.decided.is_some() { Flow::Stop } else { Flow::Continue }
     }
 
-    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         let r = &mut self.report;
         r.wall_s = end.wall.as_secs_f64();
         r.elo = crate::stats::describe_elo(r.wins, r.draws, r.losses);

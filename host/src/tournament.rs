@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
-use crate::events::{Event, Flow, RunEnd, Sink};
+use crate::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::stats::{self, Pentanomial, Rating};
 use crate::style::Style;
 
@@ -229,7 +229,7 @@ impl Sink for TournamentSink {
         Flow::Continue
     }
 
-    fn finish(&mut self, end: &RunEnd) -> Result<(), String> {
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         self.finish_report(end);
         Ok(())
     }
@@ -375,6 +375,7 @@ pub(crate) mod tests_support {
             clock_ms: None,
             timeout_late_us: None,
             strikes: vec![],
+            process_note: None,
             exit: None,
         };
         GameRecord {

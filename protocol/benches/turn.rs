@@ -36,6 +36,7 @@ fn build(game: &Game, moves: &mut Vec<stratego_rules::Move>) -> Turn {
         legal_moves: std::mem::take(moves),
         clock: Clock { move_ms: 1000, remaining_ms: None, opponent_remaining_ms: None },
         strike: None,
+        opponent_squares: None,
     }
 }
 

@@ -167,6 +167,16 @@ pub fn write_turn(out: &mut Vec<u8>, t: &Turn) {
         out.extend_from_slice(b",\"strike\":");
         serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail");
     }
+    if let Some(squares) = &t.opponent_squares {
+        out.extend_from_slice(b",\"opponent_squares\":[");
+        for (i, &s) in squares.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            square(out, s);
+        }
+        out.push(b']');
+    }
     out.push(b'}');
 }
 
@@ -209,6 +219,8 @@ mod tests {
                         replaced_by: moves[0],
                         strikes_left: 2,
                     }),
+                    opponent_squares: (seed == 2 && game.ply_count() < 2)
+                        .then(|| blue.pieces().iter().map(|&(s, _)| s).collect()),
                 };
                 let mut fast = Vec::new();
                 write_turn(&mut fast, &turn);

@@ -190,6 +190,11 @@ pub struct Turn {
     /// host's strike policy (`--strikes`): why, and the move played for you.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strike: Option<Strike>,
+    /// Only in the first `turn` of a game, and only for bots with `"view": "moves"`: the
+    /// squares the opponent's pieces stood on when both setups were placed, before any move
+    /// (with `plies`, a bot that keeps its own board then knows where every enemy piece is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent_squares: Option<Vec<Square>>,
 }
 
 /// A fault forgiven under the strike policy: the move the host played instead.

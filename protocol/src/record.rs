@@ -49,6 +49,10 @@ pub struct BotInfo {
     /// Faults forgiven under `--strikes`, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub strikes: Vec<StrikeRecord>,
+    /// What the host had to do about the bot's process for this game: a multi-game bot that
+    /// exited after its previous game gets a fresh process, noted here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_note: Option<String>,
     /// How the process ended, if it was stopped after this game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<String>,

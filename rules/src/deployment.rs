@@ -43,8 +43,9 @@ pub enum DeploymentError {
     /// Two pieces on one square.
     #[error("square {0} is given twice")]
     Duplicate(Square),
-    /// A piece count differs from the ruleset's.
-    #[error("{color} places {placed} {}; the ruleset {} {allowed}", plural(*rank, *placed), if *placed > u32::from(*allowed) { "allows" } else { "requires" })]
+    /// A piece count differs from the ruleset's: more than it allows, or fewer than it
+    /// requires (any shortfall with exact counts; a missing Flag always).
+    #[error("{color} places {}; the ruleset {} {allowed}", placed_words(*rank, *placed, *allowed), if *placed > u32::from(*allowed) { "allows" } else { "requires" })]
     Count {
         /// The side deploying.
         color: Color,
@@ -55,12 +56,23 @@ pub enum DeploymentError {
         /// How many the ruleset allows or requires.
         allowed: u16,
     },
-    /// Nothing placed (free setups still need one piece).
+    /// Nothing placed (checked before the counts, so an empty setup says so rather than
+    /// naming the missing Flag).
     #[error("{0} places no piece")]
     Empty(Color),
     /// The text does not parse.
     #[error("{0}")]
     Syntax(String),
+}
+
+/// "3 scouts", or "no flag" / "no bombs" (in the number the ruleset asks for), which reads
+/// as the mistake it is where "0 flags" reads like a count.
+fn placed_words(rank: Rank, placed: u32, allowed: u16) -> String {
+    if placed == 0 {
+        format!("no {}", plural(rank, u32::from(allowed)))
+    } else {
+        format!("{placed} {}", plural(rank, placed))
+    }
 }
 
 fn plural(rank: Rank, n: u32) -> String {
@@ -74,13 +86,32 @@ fn plural(rank: Rank, n: u32) -> String {
 impl Deployment {
     /// Validates a list of placements for `color`.
     ///
+    /// With [`Ruleset::exact_counts`] the deployment places exactly the ruleset's army.
+    /// Without it (free setups) it may place fewer of any kind but the Flag: every setup
+    /// places exactly the ruleset's Flag, since a side without one could never lose by
+    /// capture. A setup without a movable piece is accepted: that side simply loses at once
+    /// for having no legal move.
+    ///
     /// # Errors
-    /// The first problem found: a square outside the setup area, a square given twice, then
-    /// piece counts (in the order Flag, Spy, … Marshal, Bomb).
+    /// The first problem found: a square outside the setup area, a square given twice, no
+    /// piece at all, then piece counts, too many of a kind before too few (each in the
+    /// order Flag, Spy, … Marshal, Bomb).
     pub fn new(
         rules: &Ruleset,
         color: Color,
         pieces: impl IntoIterator<Item = (Square, Rank)>,
+    ) -> Result<Deployment, DeploymentError> {
+        Deployment::checked(rules, color, pieces, true)
+    }
+
+    /// [`Deployment::new`], with the Flag optional in free setups when `flag_required` is
+    /// false: only for replaying Gravon's `classicfree` training games, one of which has a
+    /// side without its Flag.
+    pub(crate) fn checked(
+        rules: &Ruleset,
+        color: Color,
+        pieces: impl IntoIterator<Item = (Square, Rank)>,
+        flag_required: bool,
     ) -> Result<Deployment, DeploymentError> {
         let mut pieces: Vec<(Square, Rank)> = pieces.into_iter().collect();
         for &(sq, _) in &pieces {
@@ -92,6 +123,11 @@ impl Deployment {
         if let Some(w) = pieces.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(DeploymentError::Duplicate(w[0].0));
         }
+        // Checked before the counts: "places no piece" says more than "places no flag" about
+        // an empty answer.
+        if pieces.is_empty() {
+            return Err(DeploymentError::Empty(color));
+        }
         let mut counts = PieceCounts::default();
         for &(_, r) in &pieces {
             counts[r] = counts[r].saturating_add(1);
@@ -101,13 +137,12 @@ impl Deployment {
         for too_many in [true, false] {
             for r in Rank::ALL {
                 let (placed, allowed) = (counts[r], rules.pieces()[r]);
-                if (too_many && placed > allowed) || (!too_many && exact && placed < allowed) {
+                // A free setup may leave pieces out, but not its Flag.
+                let must_place_all = exact || (flag_required && r == Rank::Flag);
+                if (too_many && placed > allowed) || (!too_many && must_place_all && placed < allowed) {
                     return Err(DeploymentError::Count { color, rank: r, placed: u32::from(placed), allowed });
                 }
             }
-        }
-        if pieces.is_empty() {
-            return Err(DeploymentError::Empty(color));
         }
         Ok(Deployment { color, pieces })
     }
@@ -183,7 +218,8 @@ impl Deployment {
     }
 
     /// A uniformly random deployment of the ruleset's army (for free setups, the full
-    /// allowed army) over `color`'s setup area, drawing from `rng` (any 64-bit generator).
+    /// allowed army, or where that does not fit, its first pieces in the order Flag, Spy, …
+    /// Bomb) over `color`'s setup area, drawing from `rng` (any 64-bit generator).
     ///
     /// ```
     /// use stratego_rules::{Color, Deployment, Ruleset};
@@ -199,6 +235,8 @@ impl Deployment {
             let j = (rng() % (i as u64 + 1)) as usize;
             squares.swap(i, j);
         }
+        // The army comes Flag first, so a free setup's area too small for all of it (the zip
+        // stops at the last square) still gets the Flag every deployment must place.
         let army = rules.pieces().iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n)));
         let pieces: Vec<(Square, Rank)> = squares.into_iter().zip(army).collect();
         Deployment::new(rules, color, pieces).expect("a shuffled army fits its setup area")
@@ -288,7 +326,7 @@ mod tests {
             ("a1=F b1=B c2=X d2=9 e5=3 f3=2 g3=2 h4=S", "square e5 is outside Red's setup area"),
             ("a1=F a1=B c2=X d2=9 e2=3 f3=2 g3=2 h4=S", "square a1 is given twice"),
             ("a1=F b1=B c2=X d2=9 e2=3 f3=2 g3=2 h4=2", "Red places 3 scouts; the ruleset allows 2"),
-            ("a1=F b1=B c2=X d2=9 e2=3 f3=2 g3=2", "Red places 0 spies; the ruleset requires 1"),
+            ("a1=F b1=B c2=X d2=9 e2=3 f3=2 g3=2", "Red places no spy; the ruleset requires 1"),
             ("a1=F b1=Q", "square b1: unknown piece \"Q\""),
             ("a1=F b1", "\"b1\" is not square=piece, like a1=F"),
         ];

@@ -198,6 +198,12 @@ impl Game {
             }
             Deployment::new(&rules, color, deployments[color].pieces().iter().copied())?;
         }
+        Game::start(rules, deployments)
+    }
+
+    /// Starts a game from deployments the caller has already validated (for Gravon replays,
+    /// whose free training games may lack a Flag, which [`Deployment::new`] refuses).
+    pub(crate) fn start(rules: Arc<Ruleset>, deployments: ByColor<Deployment>) -> Result<Game, GameError> {
         let pieces: Vec<PositionPiece> = Color::ALL
             .iter()
             .flat_map(|&color| {

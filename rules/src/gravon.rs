@@ -189,6 +189,11 @@ impl GravonGame {
 
     /// The two deployments encoded in the field string.
     ///
+    /// They are checked as by [`Deployment::new`], except that in a `classicfree` game a side
+    /// may lack its Flag: Gravon's free training games allowed that (one game of the archive,
+    /// `classicfree-2005.5-4228`, a board set up and resigned without a move), while every
+    /// deployment of an arena game must place its Flag.
+    ///
     /// # Errors
     /// An unknown letter, or a deployment invalid under `rules`.
     pub fn deployments(&self, rules: &Ruleset) -> Result<(Deployment, Deployment), GravonError> {
@@ -203,7 +208,11 @@ impl GravonGame {
                 _ => return Err(GravonError::Format(format!("field: unknown letter {:?} at {sq}", c as char))),
             }
         }
-        Ok((Deployment::new(rules, Color::Red, red)?, Deployment::new(rules, Color::Blue, blue)?))
+        let flag_required = self.game_type != "classicfree";
+        Ok((
+            Deployment::checked(rules, Color::Red, red, flag_required)?,
+            Deployment::checked(rules, Color::Blue, blue, flag_required)?,
+        ))
     }
 
     /// Builds a Gravon game from a played game (10×10 boards).
@@ -309,7 +318,10 @@ impl Replay {
         let rules =
             g.ruleset().ok_or_else(|| GravonError::Format(format!("no ruleset for game type {:?}", g.game_type)))?;
         let (red, blue) = g.deployments(&rules)?;
-        let mut game = Game::new(rules, &red, &blue).map_err(|e| GravonError::Format(format!("field: {e}")))?;
+        // `Game::new` would check the deployments again, without the exception
+        // `deployments` makes for free training games.
+        let mut game = Game::start(rules.into(), crate::ByColor::new(red, blue))
+            .map_err(|e| GravonError::Format(format!("field: {e}")))?;
         let mut illegal = None;
         let mut plies = 0;
         for (i, &m) in g.moves.iter().enumerate() {

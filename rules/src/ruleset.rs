@@ -16,6 +16,11 @@ pub(crate) const WALL: u8 = 0xFF;
 /// the fields of [`RulesetSpec`]; missing fields take the `classic` value, unknown fields are
 /// an error.
 ///
+/// Every ruleset, presets included, goes through the same checks (`TryFrom<RulesetSpec>`).
+/// Besides the geometry, the army must hold exactly one Flag (RULES.md gives each side one;
+/// with none no game could be won by capture) and at least one piece that moves. Every deployment, free setups (`exact_counts: false`) included, places
+/// that Flag; see [`Deployment::new`](crate::Deployment::new).
+///
 /// ```
 /// use stratego_rules::Ruleset;
 /// let r = Ruleset::from_json(r#"{"name": "mini", "width": 6, "height": 6, "lakes": [],
@@ -166,16 +171,37 @@ impl TryFrom<RulesetSpec> for Ruleset {
                     area_size[color] += 1;
                 }
             }
+            // Even a free setup places its Flag, so an area of lakes only could hold no
+            // deployment at all (and `Deployment::random` relies on there being a square).
+            if area_size[color] == 0 {
+                return Err(field_err(
+                    "setup_ranks",
+                    format!("{color}'s ranks {lo} to {hi} are all lakes; no piece can be placed"),
+                ));
+            }
         }
         let total = spec.pieces.total();
         if total == 0 {
             return Err(field_err("pieces", "the army is empty"));
         }
-        if spec.pieces.mobile() == 0 {
-            return Err(field_err("pieces", "the army has no movable piece"));
+        // Without a Flag a side can never lose by capture, so every game would end on the ply
+        // limit or by immobility; RULES.md gives each side exactly one Flag.
+        match spec.pieces[Rank::Flag] {
+            0 => {
+                return Err(field_err(
+                    "pieces",
+                    "the army has no flag; it needs exactly one (without it no game can be won by capture)",
+                ));
+            }
+            1 => {}
+            n => return Err(field_err("pieces", format!("the army has {n} flags; it needs exactly one"))),
         }
-        if spec.pieces[Rank::Flag] > 1 {
-            return Err(field_err("pieces", format!("{} flags; at most one is allowed", spec.pieces[Rank::Flag])));
+        // An army of Bombs and a Flag can never make a move: the first player would lose at once.
+        if spec.pieces.mobile() == 0 {
+            return Err(field_err(
+                "pieces",
+                "the army has no movable piece; it needs at least one (bombs and flags never move)",
+            ));
         }
         for color in Color::ALL {
             if spec.exact_counts && total > area_size[color] {
@@ -413,8 +439,19 @@ mod tests {
             (r#"{"width": 16}"#, "width: 16 is outside the supported range 2 to 15"),
             (r#"{"lakes": ["k5"]}"#, "lakes: square k5 is outside the 10x10 board"),
             (r#"{"lakes": ["c5", "c5"]}"#, "lakes: square c5 is listed twice"),
-            (r#"{"pieces": {"scout": 51}}"#, "pieces: 51 pieces do not fit in Red's setup area of 40 squares"),
-            (r#"{"pieces": {"bomb": 3, "flag": 1}}"#, "pieces: the army has no movable piece"),
+            (
+                r#"{"pieces": {"scout": 50, "flag": 1}}"#,
+                "pieces: 51 pieces do not fit in Red's setup area of 40 squares",
+            ),
+            (
+                r#"{"pieces": {"bomb": 3, "flag": 1}}"#,
+                "pieces: the army has no movable piece; it needs at least one (bombs and flags never move)",
+            ),
+            (r#"{"pieces": {"scout": 3, "flag": 2}}"#, "pieces: the army has 2 flags; it needs exactly one"),
+            (
+                r#"{"width": 2, "height": 2, "lakes": ["a1", "b1"], "setup_ranks": {"red": [1, 1], "blue": [2, 2]}}"#,
+                "setup_ranks: Red's ranks 1 to 1 are all lakes; no piece can be placed",
+            ),
             (r#"{"pieces": {}}"#, "pieces: the army is empty"),
             (
                 r#"{"setup_ranks": {"red": [0, 4], "blue": [7, 10]}}"#,

@@ -107,3 +107,17 @@ fn duell_games_replay_under_the_duell_ruleset() {
         assert!(replay.agrees);
     }
 }
+
+#[test]
+fn only_free_training_games_may_lack_a_flag() {
+    // Gravon's classicfree training boards could leave out a Flag (one archive game does);
+    // any other game type, like every arena game, must place it.
+    use stratego_rules::gravon::{GravonGame, Replay};
+    let field = "ABLKEDDCAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA__AA__AAAA__AA__AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAYNXWQPPOAA";
+    let xml = |ty: &str| format!(r#"<stratego><game type="{ty}"><field content="{field}"/></game></stratego>"#);
+    let free = GravonGame::parse(&xml("classicfree")).unwrap();
+    let replay = Replay::run(&free).unwrap();
+    assert_eq!((replay.plies, replay.illegal), (0, None));
+    let barrage = GravonGame::parse(&xml("barrage")).unwrap();
+    assert_eq!(Replay::run(&barrage).unwrap_err().to_string(), "field: Red places no flag; the ruleset requires 1");
+}

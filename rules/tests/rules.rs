@@ -41,8 +41,13 @@ fn play_all(g: &mut Game, moves: &str) {
 
 fn fight(attacker: Rank, defender: Rank) -> (Ply, Game) {
     let rules = free(Ruleset::classic(), |_| {});
-    let mut g =
-        game(rules, &format!("a1=F e4={} j1=2", attacker.code()), &format!("a10=B e5={} j10=2", defender.code()));
+    // Every setup places its Flag: Blue's stands on i10 unless it is the defender.
+    let blue_flag = if defender == Rank::Flag { "" } else { " i10=F" };
+    let mut g = game(
+        rules,
+        &format!("a1=F e4={} j1=2", attacker.code()),
+        &format!("a10=B e5={} j10=2{blue_flag}", defender.code()),
+    );
     let ply = g.play(mv("e4-e5")).unwrap();
     (ply, g)
 }
@@ -352,6 +357,80 @@ fn each_ending_has_a_distinct_reason() {
     ];
     let codes: std::collections::BTreeSet<&str> = all.iter().map(|r| r.code()).collect();
     assert_eq!(codes.len(), all.len());
+}
+
+#[test]
+fn free_setup_without_a_flag_is_rejected() {
+    // Free setups may leave pieces out, but a side without its Flag could never lose by capture.
+    let rules = free(Ruleset::classic(), |_| {});
+    assert!(!rules.exact_counts());
+    let err = Deployment::parse(&rules, Color::Red, "e4=4 j1=2 a1=B").unwrap_err();
+    assert_eq!(err.to_string(), "Red places no flag; the ruleset requires 1");
+    assert_eq!(err, DeploymentError::Count { color: Color::Red, rank: Rank::Flag, placed: 0, allowed: 1 });
+    let err = Deployment::parse(&rules, Color::Blue, "a10=F b10=F e9=4").unwrap_err();
+    assert_eq!(err.to_string(), "Blue places 2 flags; the ruleset allows 1");
+}
+
+#[test]
+fn exact_setup_without_a_flag_names_the_flag() {
+    let rules = Ruleset::classic();
+    let err = Deployment::parse(&rules, Color::Red, "B32222222S/6655554444/BX98877766/.B3B333B2B").unwrap_err();
+    assert_eq!(err.to_string(), "Red places no flag; the ruleset requires 1");
+    // An empty answer says so instead of naming the first missing kind.
+    let err = Deployment::new(&rules, Color::Red, []).unwrap_err();
+    assert_eq!(err.to_string(), "Red places no piece");
+    let err = Deployment::new(&free(Ruleset::classic(), |_| {}), Color::Blue, []).unwrap_err();
+    assert_eq!(err.to_string(), "Blue places no piece");
+}
+
+#[test]
+fn free_setup_with_its_flag_and_fewer_other_pieces_is_accepted() {
+    let rules = free(Ruleset::classic(), |_| {});
+    let d = Deployment::parse(&rules, Color::Red, "a1=F e4=4 b1=B").unwrap();
+    assert_eq!(d.pieces().len(), 3);
+    // Only the Flag: legal, and that side loses at once by having no legal move.
+    let red = Deployment::parse(&rules, Color::Red, "a1=F").unwrap();
+    let blue = Deployment::parse(&rules, Color::Blue, "j10=F e9=4").unwrap();
+    let g = Game::new(rules, &red, &blue).unwrap();
+    assert_eq!(g.outcome(), Some(Outcome { winner: Some(Color::Blue), reason: EndReason::NoLegalMoves }));
+}
+
+#[test]
+fn ruleset_without_a_flag_is_rejected() {
+    let err = Ruleset::from_json(r#"{"pieces": {"marshal": 1, "scout": 2, "flag": 0}}"#).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "pieces: the army has no flag; it needs exactly one (without it no game can be won by capture)"
+    );
+    // The same check holds for free setups and for a spec built in code.
+    let mut spec = Ruleset::classic().spec().clone();
+    spec.exact_counts = false;
+    spec.pieces[Rank::Flag] = 0;
+    assert_eq!(Ruleset::try_from(spec.clone()).unwrap_err(), err);
+    spec.pieces[Rank::Flag] = 2;
+    assert_eq!(Ruleset::try_from(spec).unwrap_err().to_string(), "pieces: the army has 2 flags; it needs exactly one");
+}
+
+#[test]
+fn ruleset_of_only_bombs_and_flags_is_rejected() {
+    let err = Ruleset::from_json(r#"{"pieces": {"bomb": 6, "flag": 1}}"#).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "pieces: the army has no movable piece; it needs at least one (bombs and flags never move)"
+    );
+    assert!(matches!(err, RulesetError::Field { field: "pieces", .. }), "{err:?}");
+}
+
+#[test]
+fn presets_have_one_flag_and_movable_pieces() {
+    for name in ["classic", "isf", "barrage"] {
+        let r = Ruleset::preset(name).unwrap();
+        assert_eq!(r.pieces()[Rank::Flag], 1, "{name}");
+        assert!(r.pieces().mobile() > 0, "{name}");
+        // Presets go through the same checks as JSON rulesets.
+        assert_eq!(Ruleset::try_from(r.spec().clone()).unwrap(), r, "{name}");
+        assert_eq!(Ruleset::from_json(&serde_json::to_string(&r).unwrap()).unwrap(), r, "{name}");
+    }
 }
 
 #[test]

@@ -187,6 +187,7 @@ mod tests {
             legal_moves,
             clock: Clock { move_ms: 100, remaining_ms: None, opponent_remaining_ms: None },
             strike: None,
+            opponent_squares: None,
         }
     }
 

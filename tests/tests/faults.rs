@@ -1,7 +1,7 @@
 //! One misbehaving bot per fault: it loses with the right reason code and a useful
 //! message, the opponent wins, and the host exits normally.
 
-use stratego_tests::{misbehaving, play_against_sample_bot};
+use stratego_tests::{TempDir, misbehaving, play_against_sample_bot};
 
 /// Plays one game: the misbehaving bot as Red against the sample bot.
 fn forfeit(kind: &str, extra: &[&str]) -> serde_json::Value {
@@ -25,9 +25,24 @@ fn assert_fault(kind: &str, reason: &str, message_part: &str, extra: &[&str]) {
 
 const FAST: &[&str] = &["--startup-time", "0.5", "--setup-time", "0.5", "--move-time", "0.5", "--grace-ms", "100"];
 
+/// A bot that never says `ready` in its first game cannot start: the match stops there
+/// with exit 3 (not a forfeit in every game), and the one game is recorded with the fault.
 #[test]
 fn startup_timeout() {
-    assert_fault("startup-timeout", "startup_timeout", "no ready within 0.500 s", FAST);
+    let dir = TempDir::new("startup-timeout");
+    let mut args = vec![misbehaving("--misbehave startup-timeout"), "sample-bot".into(), "--games".into(), "4".into()];
+    args.extend(["--out".into(), dir.0.display().to_string()]);
+    args.extend(FAST.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = stratego_tests::run_match(&args);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start: its first game ended before it was ready"));
+    let recs = stratego_tests::records(&dir.0);
+    assert_eq!(recs.len(), 1, "it stopped after the first game");
+    let result = &recs[0]["result"];
+    assert_eq!(result["reason"], "startup_timeout", "{result}");
+    assert_eq!(result["faulty"], "red", "{result}");
+    assert!(result["message"].as_str().unwrap().contains("no ready within 0.500 s"), "{result}");
 }
 
 #[test]
