@@ -404,6 +404,16 @@ pub struct FileDefaults {
 }
 
 impl RunFlags {
+    /// The tracing level the flags ask for (`-q`, `-v`, `-vv`).
+    pub fn log_level(&self) -> &'static str {
+        match (self.quiet, self.verbose) {
+            (true, _) => "error",
+            (false, 0) => "warn",
+            (false, 1) => "info",
+            (false, _) => "debug",
+        }
+    }
+
     /// Validates the shared flags, with `file` giving values the flags leave unset.
     ///
     /// # Errors
@@ -495,12 +505,7 @@ impl RunFlags {
             setups: self.setups.clone().or_else(|| file.setups.clone()),
             json: self.json,
             live: if self.quiet { Live::Quiet } else { Live::Lines },
-            log_level: match (self.quiet, self.verbose) {
-                (true, _) => "error",
-                (false, 0) => "warn",
-                (false, 1) => "info",
-                (false, _) => "debug",
-            },
+            log_level: self.log_level(),
         })
     }
 }

@@ -14,9 +14,18 @@ fn main() {
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
         Command::Check(args) => run_check(*args),
-        Command::Match(args) => args.into_plan(),
-        Command::Tournament(args) => args.into_plan(),
-        Command::Sprt(args) => args.into_plan(),
+        Command::Match(args) => {
+            init_logging(args.run.log_level());
+            args.into_plan()
+        }
+        Command::Tournament(args) => {
+            init_logging(args.run.log_level());
+            args.into_plan()
+        }
+        Command::Sprt(args) => {
+            init_logging(args.run.log_level());
+            args.into_plan()
+        }
     };
     run_event(plan.unwrap_or_else(|e| config_error(e)))
 }
@@ -41,7 +50,6 @@ fn run_check(args: stratego_host::cli::CheckArgs) -> ! {
 }
 
 fn run_event(plan: EventPlan) -> ! {
-    init_logging(plan.run.log_level);
     let outcome = stratego_host::run::run_event(plan).unwrap_or_else(|e| config_error(e));
     print_stdout(&outcome.stdout);
     std::process::exit(outcome.code);
@@ -53,8 +61,12 @@ fn config_error(e: ConfigError) -> ! {
 }
 
 fn init_logging(level: &str) {
+    // Colour only on a terminal, and never with NO_COLOR (no-color.org).
+    use std::io::IsTerminal;
+    let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(ansi)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
