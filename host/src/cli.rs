@@ -52,6 +52,10 @@ pub enum Command {
     /// 11 inconclusive at --max-games; errors keep their codes (2 usage, 3 a bot cannot be
     /// started, 130 interrupted).
     Sprt(Box<SprtArgs>),
+    /// Combine the --out directories of a plan's shards (--shard I/N) into one report: the
+    /// same tables, JSON, statistics and ratings as a single run. Directories of different
+    /// plans are refused; missing or duplicated games are named (exit 1).
+    Merge(crate::merge::MergeArgs),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
     ///
@@ -156,6 +160,11 @@ pub struct RunFlags {
     /// Do not tell bots their opponent's name (`hello.opponent`).
     #[arg(long)]
     pub blind: bool,
+    /// Play only shard I of N of the plan (its colour-swapped pairs p with p mod N = I-1),
+    /// e.g. from a Slurm array task or a CI matrix job; `stratego-host merge` combines the
+    /// shards' --out directories into one report.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
     /// Write every protocol line each way, with a timestamp and the direction, to FILE (all
     /// bots) or DIR/ (a file per bot: an existing directory or a path ending with /).
     #[arg(long, value_name = "FILE|DIR")]
@@ -251,6 +260,9 @@ pub struct TournamentArgs {
     /// Games per pairing, an even number: colour-swapped pairs [default: 2].
     #[arg(short = 'n', long)]
     pub games: Option<u32>,
+    /// Fix one bot's rating (NAME, at 0, or NAME=ELO) instead of averaging the ratings to 0.
+    #[arg(long, value_name = "NAME[=ELO]")]
+    pub anchor: Option<String>,
     /// Flags shared with `match` and `sprt` (they override the config file).
     #[command(flatten)]
     pub run: RunFlags,
@@ -341,6 +353,11 @@ pub struct RunConfig {
     pub live: Live,
     /// Log level for tracing (`warn`, `info`, `debug`, `error`).
     pub log_level: &'static str,
+    /// Whether `--seed` (or the config file) gave the seed: a resumed run takes its
+    /// directory's seed otherwise.
+    pub seed_given: bool,
+    /// `--shard I/N`.
+    pub shard: Option<crate::manifest::Shard>,
 }
 
 /// What a validated event command runs.
@@ -357,6 +374,8 @@ pub enum EventKind {
         format: crate::schedule::Format,
         /// Games per pairing.
         games_per_pairing: u32,
+        /// A bot whose rating is fixed (id, Elo).
+        anchor: Option<(usize, f64)>,
     },
     /// New vs base until the test decides.
     Sprt {
@@ -480,6 +499,21 @@ impl RunFlags {
                 Some(Arc::new(log))
             }
         };
+        let shard = match &self.shard {
+            None => None,
+            Some(text) => {
+                let parsed = text
+                    .split_once('/')
+                    .and_then(|(i, n)| Some((i.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+                match parsed {
+                    Some((index, count)) if count >= 1 && (1..=count).contains(&index) => {
+                        Some(crate::manifest::Shard { index, count })
+                    }
+                    _ => return Err(usage(format!("--shard {text:?}: expected I/N with 1 <= I <= N, e.g. 2/8"))),
+                }
+            }
+        };
+        let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()))
@@ -506,6 +540,8 @@ impl RunFlags {
             json: self.json,
             live: if self.quiet { Live::Quiet } else { Live::Lines },
             log_level: self.log_level(),
+            seed_given,
+            shard,
         })
     }
 }
@@ -629,7 +665,24 @@ impl TournamentArgs {
             other => return Err(usage(format!("--format {other:?}: expected round-robin or gauntlet"))),
         };
         let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
-        Ok(EventPlan { run, bots, kind: EventKind::Tournament { format, games_per_pairing } })
+        let anchor = match &self.anchor {
+            None => None,
+            Some(text) => {
+                let (name, elo) = text.split_once('=').unwrap_or((text.as_str(), "0"));
+                let id = bots
+                    .iter()
+                    .position(|b| b.spec.name == name.trim())
+                    .ok_or_else(|| usage(format!("--anchor {name:?}: no bot of that name")))?;
+                let elo: f64 = elo
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|e: &f64| e.is_finite())
+                    .ok_or_else(|| usage(format!("--anchor {text:?}: the Elo after = is not a number")))?;
+                Some((id, elo))
+            }
+        };
+        Ok(EventPlan { run, bots, kind: EventKind::Tournament { format, games_per_pairing, anchor } })
     }
 }
 

@@ -102,6 +102,12 @@ pub trait Sink {
     /// Takes one event.
     fn on_event(&mut self, event: &Event) -> Flow;
 
+    /// Takes a game finished in an earlier run of the same plan (resume, merge), before the
+    /// run's own events. By default the same as [`Sink::on_event`].
+    fn on_history(&mut self, event: &Event) {
+        let _ = self.on_event(event);
+    }
+
     /// Whether this sink wants [`Event::Ply`] (off by default: a ply event per move costs).
     fn wants_plies(&self) -> bool {
         false

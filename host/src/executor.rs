@@ -76,13 +76,26 @@ impl Executor {
     /// Runs games from `source` until it is empty, a sink stops the run, or `cancel` fires.
     /// Every sink sees every event, in order; at the end each sink's
     /// [`Sink::finish`] is called with how the run ended.
+    ///
+    /// `history` holds the games an earlier run of the same plan finished (resume): the
+    /// sinks see them first ([`Sink::on_history`]).
     pub async fn run(
         &self,
         source: impl GameSource + 'static,
+        history: &[Event],
         sinks: &mut [&mut dyn Sink],
         mut cancel: Cancel,
     ) -> RunEnd {
         let started = Instant::now();
+        let mut end = RunEnd::default();
+        for event in history {
+            for sink in sinks.iter_mut() {
+                sink.on_history(event);
+            }
+            if matches!(event, Event::GameFinished { .. }) {
+                end.finished += 1;
+            }
+        }
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
         let want_plies = sinks.iter().any(|s| s.wants_plies());
@@ -95,7 +108,6 @@ impl Executor {
             workers.push(tokio::spawn(async move { exec.worker(source, stop, tx, cpu, want_plies).await }));
         }
         drop(tx);
-        let mut end = RunEnd::default();
         loop {
             let report = tokio::select! {
                 biased;

@@ -18,6 +18,8 @@ pub mod events;
 pub mod executor;
 pub mod exit;
 pub mod json_session;
+pub mod manifest;
+pub mod merge;
 pub mod os;
 pub mod process;
 pub mod protocol_log;

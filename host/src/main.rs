@@ -14,6 +14,12 @@ fn main() {
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
         Command::Check(args) => run_check(*args),
+        Command::Merge(args) => {
+            init_logging("warn");
+            let outcome = stratego_host::merge::run_merge(args).unwrap_or_else(|e| config_error(e));
+            print_stdout(&outcome.stdout);
+            std::process::exit(outcome.code);
+        }
         Command::Match(args) => {
             init_logging(args.run.log_level());
             args.into_plan()

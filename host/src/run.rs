@@ -10,9 +10,10 @@ use std::sync::Arc;
 use crate::cli::{EventKind, EventPlan};
 use crate::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::executor::{BookLookup, Executor};
+use crate::manifest;
 use crate::record::RecordWriter;
 use crate::report::Summary;
-use crate::schedule;
+use crate::schedule::{self, GameSpec};
 use crate::sinks::{MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
 use crate::sprt::{PairSource, SprtSink};
 use crate::stats::Hypothesis;
@@ -41,27 +42,173 @@ impl<S: Sink> Sink for Shared<S> {
     }
 }
 
-/// Runs the event to its end (or interruption) and returns what to print.
+/// The schedule's input for a plan: the bots, the format, and what makes games differ.
+pub fn schedule_event(plan: &EventPlan, book_len: Option<u32>) -> schedule::Event {
+    let bots = &plan.bots;
+    let same_program = (0..bots.len())
+        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let (x, y) = (&bots[a].spec, &bots[b].spec);
+            x.command == y.command && x.dir == y.dir && x.env == y.env
+        })
+        .collect();
+    let (format, games) = match &plan.kind {
+        EventKind::Match { games } => (schedule::Format::RoundRobin, *games),
+        EventKind::Tournament { format, games_per_pairing, .. } => (format.clone(), *games_per_pairing),
+        EventKind::Sprt { .. } => (schedule::Format::RoundRobin, 2),
+    };
+    schedule::Event {
+        bots: bots.len(),
+        format,
+        games_per_pairing: games,
+        seed: plan.run.settings.match_seed,
+        book_len,
+        own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
+        same_program,
+    }
+}
+
+/// The plan as the manifest records it.
+fn manifest_plan(
+    plan: &EventPlan,
+    event: &schedule::Event,
+    book: Option<&crate::setup_book::SetupBook>,
+) -> manifest::Plan {
+    manifest::Plan {
+        command: match plan.kind {
+            EventKind::Match { .. } => "match",
+            EventKind::Tournament { .. } => "tournament",
+            EventKind::Sprt { .. } => "sprt",
+        }
+        .to_owned(),
+        event: event.clone(),
+        rules: plan.run.settings.rules.spec().clone(),
+        bots: plan
+            .bots
+            .iter()
+            .map(|b| manifest::PlanBot {
+                name: b.spec.name.clone(),
+                command: b.spec.command.clone(),
+                time_control: b.time_control.to_wire(),
+            })
+            .collect(),
+        book: book.map(|b| format!("{:016x}", b.fingerprint())),
+        strikes: plan.run.settings.strikes,
+        sprt: match plan.kind {
+            EventKind::Sprt { sprt, max_games } => Some((sprt, max_games)),
+            _ => None,
+        },
+    }
+}
+
+fn usage(message: String) -> crate::cli::ConfigError {
+    crate::cli::ConfigError { message, code: crate::exit::USAGE }
+}
+
+/// Runs the event to its end (or interruption) and returns what to print. With `--out DIR`
+/// the directory's manifest makes the run resumable: the same command on the same
+/// directory plays only what is not finished yet.
 ///
 /// # Errors
-/// A configuration problem found only now (the setup book), with its exit code.
-pub fn run_event(plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError> {
-    let run = &plan.run;
-    let book = match &run.setups {
+/// A configuration problem found only now (the setup book, a directory that holds another
+/// plan), with its exit code.
+pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError> {
+    let book = match &plan.run.setups {
         None => None,
-        Some(path) => {
-            Some(Arc::new(crate::setup_book::SetupBook::load(path, &run.settings.rules).map_err(|e| {
-                crate::cli::ConfigError { message: format!("--setups: {e}"), code: crate::exit::USAGE }
-            })?))
+        Some(path) => Some(Arc::new(
+            crate::setup_book::SetupBook::load(path, &plan.run.settings.rules)
+                .map_err(|e| usage(format!("--setups: {e}")))?,
+        )),
+    };
+    let lock = match &plan.run.out {
+        Some(dir) => Some(manifest::DirLock::take(dir).map_err(usage)?),
+        None => None,
+    };
+    let existing = match &plan.run.out {
+        Some(dir) => manifest::read(dir).map_err(usage)?,
+        None => None,
+    };
+    if let (Some(m), false) = (&existing, plan.run.seed_given) {
+        // Re-running the same command resumes: without --seed, the directory's seed.
+        plan.run.settings.match_seed = m.plan.event.seed;
+    }
+    if matches!(plan.kind, EventKind::Sprt { .. }) && plan.run.shard.is_some() {
+        return Err(usage("--shard: an SPRT decides as it goes and cannot be sharded".into()));
+    }
+    let event = schedule_event(&plan, book.as_ref().map(|b| b.len() as u32));
+    let mplan = manifest_plan(&plan, &event, book.as_deref());
+    let mut history = Vec::new();
+    if let Some(dir) = plan.run.out.clone() {
+        // One hash per distinct command (several bots are often one program).
+        type Command = (Vec<String>, Option<std::path::PathBuf>);
+        let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
+        let executables: Vec<_> = plan
+            .bots
+            .iter()
+            .map(|b| {
+                seen.entry((b.spec.command.clone(), b.spec.dir.clone()))
+                    .or_insert_with(|| manifest::executable_hash(&b.spec.command, b.spec.dir.as_deref()))
+                    .clone()
+            })
+            .collect();
+        match &existing {
+            Some(m) => {
+                if m.plan_hash != mplan.hash() {
+                    let diffs = m.plan.differences(&mplan).join("\n  ");
+                    return Err(usage(format!(
+                        "--out {}: the directory holds another plan (use another directory, or the same command):\n  {diffs}",
+                        dir.display()
+                    )));
+                }
+                if m.shard != plan.run.shard {
+                    return Err(usage(format!(
+                        "--out {}: the directory holds shard {:?}, this command plays {:?}",
+                        dir.display(),
+                        m.shard,
+                        plan.run.shard
+                    )));
+                }
+                for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
+                    if old != new {
+                        tracing::warn!(
+                            "bot {}: its executable changed since the run began ({:?} -> {:?}): the games it played before were played by the old one",
+                            plan.bots[i].spec.name,
+                            old.as_ref().map(|o| &o.1),
+                            new.as_ref().map(|n| &n.1)
+                        );
+                    }
+                }
+                history = manifest::read_records(&dir).map_err(usage)?;
+                let (_, dups) = manifest::ids(&history);
+                if !dups.is_empty() {
+                    tracing::warn!("{}: games recorded twice (the first is kept): {}", dir.display(), dups.join(", "));
+                }
+                eprintln!("stratego-host: resuming {}: {} games already finished", dir.display(), history.len());
+            }
+            None => {
+                if manifest::read_records(&dir).map_err(usage)?.iter().len() > 0 {
+                    return Err(usage(format!(
+                        "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
+                        dir.display()
+                    )));
+                }
+            }
         }
-    };
-    let records = match &run.out {
-        Some(dir) => Some(RecordWriter::open(dir).map_err(|e| crate::cli::ConfigError {
-            message: format!("--out {}: {e}", dir.display()),
-            code: crate::exit::USAGE,
-        })?),
+        let m = manifest::Manifest {
+            manifest_version: 1,
+            plan_hash: mplan.hash(),
+            host_version: env!("CARGO_PKG_VERSION").to_owned(),
+            plan: mplan,
+            shard: plan.run.shard,
+            executables,
+        };
+        manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
+    }
+    let records = match &plan.run.out {
+        Some(dir) => Some(RecordWriter::open(dir).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?),
         None => None,
     };
+    let run = &plan.run;
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
@@ -71,37 +218,48 @@ pub fn run_event(plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError> {
         pin_host: run.pin && run.concurrency == 1,
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let outcome = runtime.block_on(play(&plan, book, records, supervisor.clone()));
+    let outcome = runtime.block_on(play(&plan, event, book, records, history, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
+    drop(lock);
     Ok(outcome)
+}
+
+/// The games of `event` in this shard, minus those already in `history`; and `history` as
+/// events (in schedule order, games of other plans or shards left out).
+fn remaining(
+    games: Vec<GameSpec>,
+    shard: Option<manifest::Shard>,
+    history: Vec<crate::record::GameRecord>,
+) -> (u32, VecDeque<GameSpec>, Vec<Event>) {
+    let games: Vec<GameSpec> =
+        games.into_iter().filter(|g| shard.is_none_or(|s| schedule::in_shard(g.pair, s.index, s.count))).collect();
+    let planned = games.len() as u32;
+    let mut done: std::collections::HashMap<String, crate::record::GameRecord> = std::collections::HashMap::new();
+    for r in history {
+        done.entry(r.game_id.clone()).or_insert(r);
+    }
+    let mut past = Vec::new();
+    let mut todo = VecDeque::new();
+    for g in games {
+        match done.remove(&g.game_id) {
+            Some(record) => past.push(Event::GameFinished { spec: g, record: Arc::new(record) }),
+            None => todo.push_back(g),
+        }
+    }
+    (planned, todo, past)
 }
 
 async fn play(
     plan: &EventPlan,
+    event: schedule::Event,
     book: Option<Arc<crate::setup_book::SetupBook>>,
     records: Option<RecordWriter>,
+    history: Vec<crate::record::GameRecord>,
     supervisor: Supervisor,
 ) -> Outcome {
     let run = &plan.run;
     let names: Vec<String> = plan.bots.iter().map(|b| b.spec.name.clone()).collect();
-    let same_program = (0..plan.bots.len())
-        .flat_map(|a| (a + 1..plan.bots.len()).map(move |b| (a, b)))
-        .filter(|&(a, b)| {
-            let (x, y) = (&plan.bots[a].spec, &plan.bots[b].spec);
-            x.command == y.command && x.dir == y.dir && x.env == y.env
-        })
-        .collect();
-    let book_len = book.as_ref().map(|b| b.len() as u32);
-    let event = |format: schedule::Format, games: u32| schedule::Event {
-        bots: plan.bots.len(),
-        format,
-        games_per_pairing: games,
-        seed: run.settings.match_seed,
-        book_len,
-        own_setup: plan.bots.iter().map(|b| b.spec.own_setup).collect(),
-        same_program: Vec::clone(&same_program),
-    };
     let lookup: Option<BookLookup> =
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
     let executor = Executor {
@@ -126,10 +284,10 @@ async fn play(
     let style = Style::stdout();
     let mut startup = StartupWatch::default();
     match &plan.kind {
-        EventKind::Match { games } => {
-            let schedule: VecDeque<_> = schedule::plan(&event(schedule::Format::RoundRobin, *games)).into();
+        EventKind::Match { .. } => {
+            let (games, schedule, past) = remaining(schedule::plan(&event), run.shard, history);
             let summary = Rc::new(RefCell::new(MatchSummary::new(Summary {
-                planned: *games,
+                planned: games,
                 seed: run.settings.match_seed,
                 rules: run.settings.rules.name().to_owned(),
                 records: records_path,
@@ -143,7 +301,7 @@ async fn play(
             let status = summary.clone();
             let mut progress = Progress::new(
                 run.live,
-                Some(u64::from(*games)),
+                Some(u64::from(games)),
                 move |e| {
                     e.finished().map(|_| {
                         let s = &status.borrow().summary;
@@ -162,15 +320,14 @@ async fn play(
                 sinks.push(&mut startup);
                 sinks.push(&mut shared);
                 sinks.push(&mut progress);
-                executor.run(schedule, &mut sinks, cancel).await
+                executor.run(schedule, &past, &mut sinks, cancel).await
             };
             let s = &summary.borrow().summary;
             let text = if run.json { json(s) } else { s.render() };
             finish(text, &end, crate::exit::OK)
         }
-        EventKind::Tournament { format, games_per_pairing } => {
-            let games = schedule::plan(&event(format.clone(), *games_per_pairing));
-            let planned = games.len() as u32;
+        EventKind::Tournament { anchor, .. } => {
+            let (planned, games, past) = remaining(schedule::plan(&event), run.shard, history);
             let table = Rc::new(RefCell::new(TournamentSink::new(
                 names.clone(),
                 planned,
@@ -178,6 +335,7 @@ async fn play(
                 run.settings.rules.name().to_owned(),
                 records_path,
             )));
+            table.borrow_mut().anchor = *anchor;
             let status = table.clone();
             let mut progress = Progress::new(
                 run.live,
@@ -196,14 +354,23 @@ async fn play(
                 sinks.push(&mut startup);
                 sinks.push(&mut shared);
                 sinks.push(&mut progress);
-                executor.run(VecDeque::from(games), &mut sinks, cancel).await
+                executor.run(games, &past, &mut sinks, cancel).await
             };
             let report = &table.borrow().report;
             let text = if run.json { json(report) } else { report.render(style) };
             finish(text, &end, crate::exit::OK)
         }
         EventKind::Sprt { sprt, max_games } => {
-            let source = PairSource::new(event(schedule::Format::RoundRobin, 2), *max_games);
+            let done: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
+            let (_, _, past) = remaining(done, None, history);
+            let finished: std::collections::HashSet<String> = past
+                .iter()
+                .filter_map(|e| match e {
+                    Event::GameFinished { spec, .. } => Some(spec.game_id.clone()),
+                    _ => None,
+                })
+                .collect();
+            let source = PairSource::new(event.clone(), *max_games).skipping(finished);
             let test = Rc::new(RefCell::new(SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path)));
             let status = test.clone();
             let mut progress = Progress::new(
@@ -221,7 +388,7 @@ async fn play(
                 sinks.push(&mut startup);
                 sinks.push(&mut shared);
                 sinks.push(&mut progress);
-                executor.run(source, &mut sinks, cancel).await
+                executor.run(source, &past, &mut sinks, cancel).await
             };
             let t = test.borrow();
             let text = if run.json { json(&t.report) } else { t.report.render(style) };

@@ -33,7 +33,8 @@ pub struct GameSpec {
 }
 
 /// How the bots meet.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Every bot plays every other bot.
     RoundRobin,
@@ -45,7 +46,7 @@ pub enum Format {
 }
 
 /// What a schedule is made from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     /// Number of bots.
     pub bots: usize,
@@ -125,6 +126,12 @@ pub fn pair_games(event: &Event, pair: u32, a: BotId, b: BotId) -> [GameSpec; 2]
 
 /// Separates the book's random stream from the games' seeds.
 const BOOK_STREAM: u64 = 0xB00C_5E7E_5EED_0001;
+
+/// Whether pair `pair` belongs to shard `index` (1-based) of `count`: pairs are dealt out
+/// in turn, so every shard gets a share of every round and pairing.
+pub fn in_shard(pair: u32, index: u32, count: u32) -> bool {
+    count <= 1 || pair % count == index - 1
+}
 
 /// `SEED-N`: the master seed in hex and the 1-based game number, unique within the run.
 pub fn game_id(seed: u64, index: usize) -> String {

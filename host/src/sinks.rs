@@ -79,6 +79,10 @@ impl Sink for RecordsSink {
         Flow::Continue
     }
 
+    fn on_history(&mut self, _event: &Event) {
+        // Already in the file.
+    }
+
     fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
         self.close()
     }
@@ -144,6 +148,15 @@ impl Progress {
 }
 
 impl Sink for Progress {
+    fn on_history(&mut self, event: &Event) {
+        if matches!(event, Event::GameFinished { .. }) {
+            self.done += 1;
+            if let Some(bar) = &self.bar {
+                bar.set_position(self.done);
+            }
+        }
+    }
+
     fn on_event(&mut self, event: &Event) -> Flow {
         if self.live == Live::Quiet {
             return Flow::Continue;

@@ -3,7 +3,7 @@
 //! game limit is reached. The schedule is open-ended ([`PairSource`]); the verdict comes
 //! from [`SprtSink`], which stops the run when a bound is crossed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -20,28 +20,37 @@ pub struct PairSource {
     event: schedule::Event,
     next_index: u32,
     max_games: u32,
-    pending: Option<GameSpec>,
+    pending: VecDeque<GameSpec>,
+    /// Games already finished (a resumed run): not played again.
+    skip: HashSet<String>,
 }
 
 impl PairSource {
     /// Pairs for `event` (two bots) up to `max_games` games.
     pub fn new(event: schedule::Event, max_games: u32) -> PairSource {
-        PairSource { event, next_index: 0, max_games, pending: None }
+        PairSource { event, next_index: 0, max_games, pending: VecDeque::new(), skip: HashSet::new() }
+    }
+
+    /// The same, not playing the games whose ids are in `finished`.
+    pub fn skipping(mut self, finished: HashSet<String>) -> PairSource {
+        self.skip = finished;
+        self
     }
 }
 
 impl GameSource for PairSource {
     fn next_game(&mut self) -> Option<GameSpec> {
-        if let Some(g) = self.pending.take() {
-            return Some(g);
+        loop {
+            if let Some(g) = self.pending.pop_front() {
+                return Some(g);
+            }
+            if self.next_index >= self.max_games {
+                return None;
+            }
+            let pair = schedule::pair_games(&self.event, self.next_index / 2, 0, 1);
+            self.next_index += 2;
+            self.pending.extend(pair.into_iter().filter(|g| !self.skip.contains(&g.game_id)));
         }
-        if self.next_index >= self.max_games {
-            return None;
-        }
-        let [first, second] = schedule::pair_games(&self.event, self.next_index / 2, 0, 1);
-        self.next_index += 2;
-        self.pending = Some(second);
-        Some(first)
     }
 }
 

@@ -16,7 +16,7 @@
 //! `f64::NEG_INFINITY` in the structs, never NaN; serde_json writes them as `null`. The `describe_*`
 //! functions give text that never shows an infinity, a NaN or `-0`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Two-sided 95 % quantile of the standard normal distribution.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -325,7 +325,7 @@ pub fn describe_pentanomial(p: &Pentanomial) -> String {
 }
 
 /// How the SPRT's Elo bounds are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EloModel {
     /// Normalised Elo (fishtest's default): bounds on (s − ½) / σ_game × 800 / ln 10.
@@ -344,7 +344,7 @@ pub enum Hypothesis {
 }
 
 /// A generalised sequential probability ratio test (GSPRT) of `elo0` against `elo1`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sprt {
     /// Elo difference under H0.
     pub elo0: f64,

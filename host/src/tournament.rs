@@ -103,6 +103,8 @@ pub struct TournamentSink {
     games: Vec<(usize, usize, f64)>,
     /// Pair number → the first game's first-bot score and who that bot was.
     open_pairs: BTreeMap<u32, (usize, usize, f64)>,
+    /// A bot whose rating is fixed (id, Elo); else ratings average 0.
+    pub anchor: Option<(usize, f64)>,
     /// The report, once finished.
     pub report: TournamentReport,
 }
@@ -117,6 +119,7 @@ impl TournamentSink {
             pairings: BTreeMap::new(),
             games: Vec::new(),
             open_pairs: BTreeMap::new(),
+            anchor: None,
             report: TournamentReport { planned, seed, rules, records, ..TournamentReport::default() },
         }
     }
@@ -178,7 +181,7 @@ impl TournamentSink {
     }
 
     fn finish_report(&mut self, end: &RunEnd) {
-        let ratings = stats::bradley_terry(self.names.len(), &self.games, None);
+        let ratings = stats::bradley_terry(self.names.len(), &self.games, self.anchor);
         for (s, r) in self.standings.iter_mut().zip(&ratings) {
             s.elo = r.elo;
             s.elo_err95 = r.err95.is_finite().then_some(r.err95);

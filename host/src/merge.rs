@@ -1,0 +1,160 @@
+//! `stratego-host merge DIR...`: the report of one plan played in shards (or resumed in
+//! several directories): the same tables, JSON, statistics and ratings as a single run.
+//! Directories of different plans are refused; games missing or recorded twice are named.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::cli::ConfigError;
+use crate::events::{Event, RunEnd, Sink};
+use crate::manifest;
+use crate::report::Summary;
+use crate::run::Outcome;
+use crate::schedule;
+use crate::sinks::MatchSummary;
+use crate::style::Style;
+
+/// `merge` options.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The `--out` directories of the shards (each with its manifest.json and games.jsonl).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn usage(message: String) -> ConfigError {
+    ConfigError { message, code: crate::exit::USAGE }
+}
+
+/// Merges the directories into one report. Exit code 0 when every planned game is there
+/// exactly once, [`crate::exit::FAILURE`] when games are missing or recorded twice (the
+/// report of what is there is printed, and the ids on stderr).
+///
+/// # Errors
+/// A directory without a manifest, or directories of different plans (exit 2).
+pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
+    let mut manifests = Vec::new();
+    for dir in &args.dirs {
+        let m = manifest::read(dir)
+            .map_err(usage)?
+            .ok_or_else(|| usage(format!("{}: no manifest.json (not a run's --out directory)", dir.display())))?;
+        manifests.push(m);
+    }
+    let first = &manifests[0];
+    for (dir, m) in args.dirs.iter().zip(&manifests).skip(1) {
+        if m.plan_hash != first.plan_hash {
+            return Err(usage(format!(
+                "{} holds another plan than {}:\n  {}",
+                dir.display(),
+                args.dirs[0].display(),
+                first.plan.differences(&m.plan).join("\n  ")
+            )));
+        }
+    }
+    let plan = &first.plan;
+    let mut records = Vec::new();
+    for dir in &args.dirs {
+        records.extend(manifest::read_records(dir).map_err(usage)?);
+    }
+    // Which games the plan holds (an SPRT's are the pairs it reached).
+    let games: Vec<schedule::GameSpec> = match &plan.sprt {
+        Some((_, max)) => (0..max / 2).flat_map(|p| schedule::pair_games(&plan.event, p, 0, 1)).collect(),
+        None => schedule::plan(&plan.event),
+    };
+    let mut found: BTreeMap<String, Vec<crate::record::GameRecord>> = BTreeMap::new();
+    for r in records {
+        found.entry(r.game_id.clone()).or_default().push(r);
+    }
+    let mut history = Vec::new();
+    let mut missing = Vec::new();
+    let mut duplicated = Vec::new();
+    for g in &games {
+        match found.remove(&g.game_id) {
+            Some(mut rs) => {
+                if rs.len() > 1 {
+                    duplicated.push(format!("{} ({} times)", g.game_id, rs.len()));
+                }
+                history.push(Event::GameFinished { spec: g.clone(), record: Arc::new(rs.remove(0)) });
+            }
+            None if plan.sprt.is_none() => missing.push(g.game_id.clone()),
+            None => {}
+        }
+    }
+    let strangers: Vec<String> = found.into_keys().collect();
+    let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let end = RunEnd { finished: history.len() as u32, ..RunEnd::default() };
+    let style = Style::stdout();
+    let stdout = match (plan.command.as_str(), &plan.sprt) {
+        ("sprt", Some((sprt, _))) => {
+            let mut sink = crate::sprt::SprtSink::new(*sprt, names[0].clone(), names[1].clone(), None);
+            feed(&mut sink, &history, &end);
+            if args.json { json(&sink.report) } else { sink.report.render(style) }
+        }
+        ("tournament", _) => {
+            let mut sink = crate::tournament::TournamentSink::new(
+                names,
+                games.len() as u32,
+                plan.event.seed,
+                plan.rules.name.clone(),
+                None,
+            );
+            feed(&mut sink, &history, &end);
+            if args.json { json(&sink.report) } else { sink.report.render(style) }
+        }
+        _ => {
+            let summary = Summary {
+                planned: games.len() as u32,
+                seed: plan.event.seed,
+                rules: plan.rules.name.clone(),
+                ..Summary::default()
+            };
+            let sink = Rc::new(RefCell::new(MatchSummary::new(summary)));
+            {
+                let mut s = sink.borrow_mut();
+                s.summary.bots[0].name = names[0].clone();
+                s.summary.bots[1].name = names[1].clone();
+                feed(&mut *s, &history, &end);
+            }
+            let s = &sink.borrow().summary;
+            if args.json { json(s) } else { s.render() }
+        }
+    };
+    let mut code = crate::exit::OK;
+    let shards: Vec<String> =
+        manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
+    eprintln!(
+        "stratego-host: merged {} directories (shards {}): {} of {} planned games",
+        args.dirs.len(),
+        shards.join(", "),
+        history.len(),
+        games.len()
+    );
+    for (what, ids) in
+        [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
+    {
+        if !ids.is_empty() {
+            eprintln!("stratego-host: {} games {what}: {}", ids.len(), ids.join(", "));
+            code = crate::exit::FAILURE;
+        }
+    }
+    Ok(Outcome { stdout, code })
+}
+
+fn feed(sink: &mut dyn Sink, history: &[Event], end: &RunEnd) {
+    for e in history {
+        sink.on_history(e);
+    }
+    let _ = sink.finish(end);
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
+}

@@ -1,0 +1,190 @@
+//! Nothing lost, nothing repeated: a tournament killed with `kill -9` and resumed, shards
+//! merged, plans that differ refused (issue #12), through the real binary.
+
+use std::collections::HashSet;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use stratego_host::record::read_records;
+use stratego_tests::{TempDir, host_bin};
+
+/// Deterministic bots (the sample bot's play depends only on the seed the host sends), each
+/// marked with an environment variable so the test can find any process left behind.
+fn tournament_args(mark: &str) -> Vec<String> {
+    let bot = |cmd: &str| format!(r#"{{"command": "{cmd}", "env": {{"STRATEGO_TEST_MARK": "{mark}"}}}}"#);
+    let mut args = vec!["tournament".to_owned()];
+    for cmd in ["sample-bot", "sample-bot --strategy random", "sample-bot --strategy search --worlds 2"] {
+        args.extend(["--bot".to_owned(), bot(cmd)]);
+    }
+    args.extend(["--games", "4", "--seed", "21", "-j", "2", "-q", "--json"].map(str::to_owned));
+    args
+}
+
+fn run(args: &[String], extra: &[&str]) -> Output {
+    Command::new(host_bin()).args(args).args(extra).output().expect("run stratego-host")
+}
+
+/// Processes whose environment carries the mark.
+fn marked_processes(mark: &str) -> Vec<u32> {
+    let needle = format!("STRATEGO_TEST_MARK={mark}");
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
+            if env.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
+                pids.push(pid);
+            }
+        }
+    }
+    pids
+}
+
+/// The report without what differs between runs of the same plan.
+fn comparable(out: &Output) -> serde_json::Value {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let o = v.as_object_mut().unwrap();
+    o.remove("wall_s");
+    o.remove("records");
+    v
+}
+
+#[test]
+fn a_tournament_killed_again_and_again_resumes_to_the_report_of_an_uninterrupted_run() {
+    let dir = TempDir::new("resume-kill");
+    let mark = format!("resume-{}", std::process::id());
+    let args = tournament_args(&mark);
+    let out = dir.0.to_str().unwrap();
+    // Kill the host at different points (once it has recorded a game more, then a little
+    // later), resuming each time.
+    let lines = || std::fs::read_to_string(dir.join("games.jsonl")).map(|t| t.lines().count()).unwrap_or(0);
+    let mut counts = Vec::new();
+    for (i, after_ms) in [0u64, 150, 40, 300].into_iter().enumerate() {
+        let before = lines();
+        let mut child = Command::new(host_bin())
+            .args(&args)
+            .args(["--out", out])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while lines() <= before && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(after_ms));
+        // SAFETY: SIGKILL to our own child.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGKILL);
+        }
+        let _ = child.wait();
+        let n = std::fs::read_to_string(dir.join("games.jsonl")).map(|t| t.lines().count()).unwrap_or(0);
+        counts.push(n);
+        // The bots die with their host (parent-death signal).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !marked_processes(&mark).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(marked_processes(&mark).is_empty(), "kill {i}: bot processes left behind");
+    }
+    let resumed = run(&args, &["--out", out]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(
+        String::from_utf8_lossy(&resumed.stderr).contains("resuming"),
+        "after kills at {counts:?} games: {}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(counts.windows(2).all(|w| w[0] < w[1]), "each kill came after a new game: {counts:?}");
+    // Every planned game exactly once.
+    let records = read_records(&dir.join("games.jsonl")).unwrap();
+    let ids: HashSet<_> = records.iter().map(|r| r.game_id.clone()).collect();
+    assert_eq!(records.len(), 12, "after kills at {counts:?} games");
+    assert_eq!(ids.len(), 12);
+    // The same report as an uninterrupted run of the same plan.
+    let whole = TempDir::new("resume-whole");
+    let uninterrupted = run(&args, &["--out", whole.0.to_str().unwrap()]);
+    assert_eq!(comparable(&resumed), comparable(&uninterrupted));
+    // Running it once more plays nothing and reports the same.
+    let again = run(&args, &["--out", out]);
+    assert_eq!(comparable(&again), comparable(&uninterrupted));
+    assert_eq!(read_records(&dir.join("games.jsonl")).unwrap().len(), 12);
+    assert!(marked_processes(&mark).is_empty());
+}
+
+#[test]
+fn shards_run_apart_merge_to_the_single_run_and_other_plans_are_refused() {
+    let mark = format!("shards-{}", std::process::id());
+    let args = tournament_args(&mark);
+    let dirs: Vec<TempDir> = (1..=3).map(|i| TempDir::new(&format!("shard-{i}"))).collect();
+    let children: Vec<_> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            Command::new(host_bin())
+                .args(&args)
+                .args(["--shard", &format!("{}/3", i + 1), "--out", d.0.to_str().unwrap()])
+                .output()
+        })
+        .collect();
+    for c in children {
+        let c = c.unwrap();
+        assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    }
+    let paths: Vec<&str> = dirs.iter().map(|d| d.0.to_str().unwrap()).collect();
+    let merged = Command::new(host_bin()).arg("merge").args(&paths).arg("--json").output().unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+    let single = TempDir::new("shard-single");
+    let whole = run(&args, &["--out", single.0.to_str().unwrap()]);
+    assert_eq!(comparable(&merged), comparable(&whole));
+    // A missing shard is named.
+    let partial = Command::new(host_bin()).arg("merge").args(&paths[..2]).output().unwrap();
+    assert_eq!(partial.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&partial.stderr).contains("games missing: "));
+    // A directory of another plan is refused, saying what differs.
+    let two_games: Vec<String> = args.iter().map(|a| if a == "4" { "2".to_owned() } else { a.clone() }).collect();
+    let other = run(&two_games, &["--out", paths[0]]);
+    assert_eq!(other.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        err.contains("holds another plan")
+            && err.contains("event.games_per_pairing: 4 in the directory, 2 in this command"),
+        "{err}"
+    );
+}
+
+/// The Slurm array recipe, run as Slurm would run its tasks (the array variables set by
+/// hand: a one-node Slurm cluster is not started here), merges to the single run.
+#[test]
+fn the_slurm_array_recipe_shards_and_merges_to_the_single_run() {
+    let dir = TempDir::new("slurm-recipe");
+    let config = dir.join("t.toml");
+    std::fs::write(
+        &config,
+        "games = 2\nseed = 8\n[[bot]]\ncommand = \"sample-bot\"\n[[bot]]\ncommand = \"sample-bot --strategy random\"\n[[bot]]\ncommand = \"sample-bot --strategy search --worlds 2\"\n",
+    )
+    .unwrap();
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../recipes/slurm-shards.sh");
+    let results = dir.join("results");
+    for task in 1..=3 {
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg(&config)
+            .arg(&results)
+            .env("SLURM_ARRAY_TASK_ID", task.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .env("SLURM_CPUS_PER_TASK", "2")
+            .env("STRATEGO_HOST", host_bin())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "task {task}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let shards: Vec<String> = (1..=3).map(|i| results.join(format!("shard-{i}")).display().to_string()).collect();
+    let merged = Command::new(host_bin()).arg("merge").args(&shards).arg("--json").output().unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+    let single = Command::new(host_bin())
+        .args(["tournament", config.to_str().unwrap(), "-j", "2", "-q", "--json", "--out"])
+        .arg(dir.join("single"))
+        .output()
+        .unwrap();
+    assert_eq!(comparable(&merged), comparable(&single));
+}
