@@ -56,6 +56,10 @@ pub enum Command {
     /// same tables, JSON, statistics and ratings as a single run. Directories of different
     /// plans are refused; missing or duplicated games are named (exit 1).
     Merge(crate::merge::MergeArgs),
+    /// Export recorded games as one self-contained HTML viewer (board, play/pause, steps, a
+    /// ply slider, the move list with fights, captures, think times and clocks, the result,
+    /// and spectator, Red's and Blue's views). No network needed to open it.
+    Export(crate::viewer::ExportArgs),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
     ///

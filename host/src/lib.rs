@@ -38,3 +38,4 @@ pub mod stats;
 pub mod style;
 pub mod supervisor;
 pub mod tournament;
+pub mod viewer;

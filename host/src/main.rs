@@ -14,6 +14,10 @@ fn main() {
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
         Command::Check(args) => run_check(*args),
+        Command::Export(args) => {
+            init_logging("warn");
+            std::process::exit(stratego_host::viewer::run_export(args));
+        }
         Command::Merge(args) => {
             init_logging("warn");
             let outcome = stratego_host::merge::run_merge(args).unwrap_or_else(|e| config_error(e));
