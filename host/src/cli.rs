@@ -60,6 +60,10 @@ pub enum Command {
     /// ply slider, the move list with fights, captures, think times and clocks, the result,
     /// and spectator, Red's and Blue's views). No network needed to open it.
     Export(crate::viewer::ExportArgs),
+    /// Replay a recorded game on the terminal: a board you step through with the arrow
+    /// keys (r, b, s switch to Red's, Blue's or the spectator's view; q quits), or, when not
+    /// on a terminal, the whole game printed as text.
+    Replay(crate::replay::ReplayArgs),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
     ///

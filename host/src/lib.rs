@@ -26,6 +26,7 @@ pub mod protocol_log;
 pub use stratego_protocol::reason;
 pub mod record;
 pub mod referee;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod schedule;

@@ -14,6 +14,7 @@ fn main() {
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
         Command::Check(args) => run_check(*args),
+        Command::Replay(args) => std::process::exit(stratego_host::replay::run(args)),
         Command::Export(args) => {
             init_logging("warn");
             std::process::exit(stratego_host::viewer::run_export(args));
