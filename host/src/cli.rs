@@ -64,6 +64,9 @@ pub enum Command {
     /// keys (r, b, s switch to Red's, Blue's or the spectator's view; q quits), or, when not
     /// on a terminal, the whole game printed as text.
     Replay(crate::replay::ReplayArgs),
+    /// A persistent rating ladder in one SQLite file, for CI pipelines: add and retire bots,
+    /// play the pairings that most reduce the ratings' uncertainty, print the table.
+    Ladder(Box<crate::ladder::LadderArgs>),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
     ///

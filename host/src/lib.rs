@@ -7,7 +7,8 @@
 //! sinks ([`sinks`]: records, live progress, match summary; [`tournament`]; [`sprt`]).
 //! The [`supervisor`] owns everything the host does to the operating system (priorities,
 //! stall watchdogs, the registry of bot processes and the kill sequence, signals); [`run`]
-//! puts the pieces together for `match`, `tournament` and `sprt`.
+//! puts the pieces together for `match`, `tournament` and `sprt`; [`ladder`] does the same
+//! for `ladder play`, whose games go to a SQLite file.
 
 pub mod bot_spec;
 pub mod check;
@@ -18,6 +19,7 @@ pub mod events;
 pub mod executor;
 pub mod exit;
 pub mod json_session;
+pub mod ladder;
 pub mod manifest;
 pub mod merge;
 pub mod os;

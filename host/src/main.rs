@@ -14,6 +14,10 @@ fn main() {
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
         Command::Check(args) => run_check(*args),
+        Command::Ladder(args) => {
+            init_logging(args.log_level());
+            std::process::exit(stratego_host::ladder::run(*args));
+        }
         Command::Replay(args) => std::process::exit(stratego_host::replay::run(args)),
         Command::Export(args) => {
             init_logging("warn");
