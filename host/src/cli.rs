@@ -559,7 +559,10 @@ impl RunFlags {
 
 /// Makes a bot an entrant: built-in sample bot resolved, default limits applied, its
 /// program checked, its clocks settled.
-fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
+///
+/// # Errors
+/// The program cannot be found (exit 3) or its clocks are invalid (exit 2).
+pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = spec.resolve_builtin();
     spec.limits = spec.limits.or(run.default_limits);
     spec.check_startable().map_err(not_startable)?;

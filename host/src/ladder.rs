@@ -890,15 +890,9 @@ impl Sink for LadderSink<'_> {
 /// Makes a ladder bot an entrant, as `match` does: built-in sample bot resolved, default
 /// limits, program checked, clocks settled.
 fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
-    let mut spec = bot.spec.clone().resolve_builtin();
+    let mut spec = bot.spec.clone();
     spec.name = bot.name.clone();
-    spec.limits = spec.limits.or(run.default_limits);
-    spec.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
-    let time_control = spec.tc_override.apply(run.settings.time_control);
-    if time_control.move_limit.is_some_and(|m| m.is_zero()) {
-        return Err(usage(format!("bot {}: move_time must be more than zero", spec.name)));
-    }
-    Ok(Entrant { time_control, spec, probe_unknown_fields: false })
+    crate::cli::entrant(spec, run)
 }
 
 /// A prefix unique to this run: `ladder-<unix ms>-<random>`.
