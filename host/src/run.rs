@@ -312,16 +312,19 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(summary.clone());
-            let end = {
-                let mut sinks: Vec<&mut dyn Sink> = Vec::new();
-                if let Some(r) = records.as_mut() {
-                    sinks.push(r);
-                }
-                sinks.push(&mut startup);
-                sinks.push(&mut shared);
-                sinks.push(&mut progress);
-                executor.run(schedule, &past, &mut sinks, cancel).await
-            };
+            let end = play_with_sinks(
+                &executor,
+                schedule,
+                &past,
+                [
+                    records.as_mut().map(|r| r as &mut dyn Sink),
+                    Some(&mut startup),
+                    Some(&mut shared),
+                    Some(&mut progress),
+                ],
+                cancel,
+            )
+            .await;
             let s = &summary.borrow().summary;
             let text = if run.json { json(s) } else { s.render() };
             finish(text, &end, crate::exit::OK)
@@ -346,16 +349,19 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(table.clone());
-            let end = {
-                let mut sinks: Vec<&mut dyn Sink> = Vec::new();
-                if let Some(r) = records.as_mut() {
-                    sinks.push(r);
-                }
-                sinks.push(&mut startup);
-                sinks.push(&mut shared);
-                sinks.push(&mut progress);
-                executor.run(games, &past, &mut sinks, cancel).await
-            };
+            let end = play_with_sinks(
+                &executor,
+                games,
+                &past,
+                [
+                    records.as_mut().map(|r| r as &mut dyn Sink),
+                    Some(&mut startup),
+                    Some(&mut shared),
+                    Some(&mut progress),
+                ],
+                cancel,
+            )
+            .await;
             let report = &table.borrow().report;
             let text = if run.json { json(report) } else { report.render(style) };
             finish(text, &end, crate::exit::OK)
@@ -380,16 +386,19 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(test.clone());
-            let end = {
-                let mut sinks: Vec<&mut dyn Sink> = Vec::new();
-                if let Some(r) = records.as_mut() {
-                    sinks.push(r);
-                }
-                sinks.push(&mut startup);
-                sinks.push(&mut shared);
-                sinks.push(&mut progress);
-                executor.run(source, &past, &mut sinks, cancel).await
-            };
+            let end = play_with_sinks(
+                &executor,
+                source,
+                &past,
+                [
+                    records.as_mut().map(|r| r as &mut dyn Sink),
+                    Some(&mut startup),
+                    Some(&mut shared),
+                    Some(&mut progress),
+                ],
+                cancel,
+            )
+            .await;
             let t = test.borrow();
             let text = if run.json { json(&t.report) } else { t.report.render(style) };
             let code = match t.verdict() {
@@ -400,6 +409,18 @@ async fn play(
             finish(text, &end, code)
         }
     }
+}
+
+/// Runs the executor with the sinks that are there, in order.
+async fn play_with_sinks(
+    executor: &Executor,
+    source: impl crate::executor::GameSource + 'static,
+    past: &[Event],
+    sinks: [Option<&mut dyn Sink>; 4],
+    cancel: crate::supervisor::Cancel,
+) -> RunEnd {
+    let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
+    executor.run(source, past, &mut sinks, cancel).await
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
