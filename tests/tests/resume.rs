@@ -188,3 +188,49 @@ fn the_slurm_array_recipe_shards_and_merges_to_the_single_run() {
         .unwrap();
     assert_eq!(comparable(&merged), comparable(&single));
 }
+
+/// The Slurm array recipe submitted for real to a one-node Slurm cluster (`.ci/run` starts
+/// one with `.ci/slurm-one-node.sh`): `sbatch --wait --array=1-3`, then `merge`, equals the
+/// single run.
+#[test]
+#[ignore = "needs a running one-node Slurm (.ci/run starts one with .ci/slurm-one-node.sh)"]
+fn the_slurm_array_recipe_runs_under_a_real_slurm_and_merges_to_the_single_run() {
+    let sinfo = Command::new("sinfo").args(["-h", "-o", "%T"]).output();
+    assert!(
+        sinfo.as_ref().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("idle")),
+        "no idle Slurm node: start one with .ci/slurm-one-node.sh ({sinfo:?})"
+    );
+    let dir = TempDir::new("slurm-real");
+    let config = dir.join("t.toml");
+    std::fs::write(
+        &config,
+        "games = 2\nseed = 8\n[[bot]]\ncommand = \"sample-bot\"\n[[bot]]\ncommand = \"sample-bot --strategy random\"\n[[bot]]\ncommand = \"sample-bot --strategy search --worlds 2\"\n",
+    )
+    .unwrap();
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../recipes/slurm-shards.sh");
+    let results = dir.join("results");
+    let out = Command::new("sbatch")
+        .args(["--wait", "--array=1-3", "--cpus-per-task=1"])
+        .arg(&script)
+        .arg(&config)
+        .arg(&results)
+        .current_dir(&dir.0)
+        .env("STRATEGO_HOST", host_bin())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sbatch: {} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shards: Vec<String> = (1..=3).map(|i| results.join(format!("shard-{i}")).display().to_string()).collect();
+    let merged = Command::new(host_bin()).arg("merge").args(&shards).arg("--json").output().unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+    let single = Command::new(host_bin())
+        .args(["tournament", config.to_str().unwrap(), "-q", "--json", "--out"])
+        .arg(dir.join("single"))
+        .output()
+        .unwrap();
+    assert_eq!(comparable(&merged), comparable(&single));
+}
