@@ -44,6 +44,7 @@ use crate::record::GameRecord;
 use crate::schedule::{self, GameSpec};
 use crate::sinks::{Progress, RecordsSink, StartupWatch, game_line};
 use crate::supervisor::{Supervisor, SupervisorOptions};
+use crate::viewer::html_escape;
 
 /// The schema version this host writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i32 = 1;
@@ -743,22 +744,6 @@ impl LadderTable {
         s.push_str("</table>\n</body>\n</html>\n");
         s
     }
-}
-
-/// Escapes text for HTML element content and attribute values.
-pub fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Escapes text for a Markdown table cell: Markdown punctuation is backslash-escaped and

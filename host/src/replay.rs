@@ -322,25 +322,11 @@ impl Replay {
     /// The pieces each side has lost by ply `n`, a line per side, strongest first:
     /// `Red lost 4: X 2×2 B`.
     fn captured_lines(&self, n: u32, paint: Paint) -> Vec<String> {
-        const ORDER: [Rank; 12] = [
-            Rank::Marshal,
-            Rank::General,
-            Rank::Colonel,
-            Rank::Major,
-            Rank::Captain,
-            Rank::Lieutenant,
-            Rank::Sergeant,
-            Rank::Miner,
-            Rank::Scout,
-            Rank::Spy,
-            Rank::Bomb,
-            Rank::Flag,
-        ];
         let lost = self.game_at(n).map(|g| *g.captured()).unwrap_or_default();
         Color::ALL
             .into_iter()
             .map(|c| {
-                let items: Vec<String> = ORDER
+                let items: Vec<String> = Rank::STRONGEST_FIRST
                     .into_iter()
                     .filter(|&r| lost[c][r] > 0)
                     .map(|r| match lost[c][r] {

@@ -25,22 +25,6 @@ const TEMPLATE: &str = include_str!("viewer.html");
 const STYLE: &str = include_str!("viewer.css");
 const SCRIPT: &str = include_str!("viewer.js");
 
-/// Ranks from strongest to weakest, then Bomb and Flag: the order captured pieces are listed in.
-const DISPLAY_ORDER: [Rank; 12] = [
-    Rank::Marshal,
-    Rank::General,
-    Rank::Colonel,
-    Rank::Major,
-    Rank::Captain,
-    Rank::Lieutenant,
-    Rank::Sergeant,
-    Rank::Miner,
-    Rank::Scout,
-    Rank::Spy,
-    Rank::Bomb,
-    Rank::Flag,
-];
-
 /// Everything the page shows, serialized into it.
 #[derive(Serialize)]
 struct PageData {
@@ -165,7 +149,7 @@ pub fn export_html(records: &[GameRecord], title: &str) -> Result<String, String
     let json = serde_json::to_string(&data).map_err(|e| e.to_string())?;
     Ok(fill_template(
         TEMPLATE,
-        &[("TITLE", &escape_html(title)), ("STYLE", STYLE), ("SCRIPT", SCRIPT), ("DATA", &escape_script_json(&json))],
+        &[("TITLE", &html_escape(title)), ("STYLE", STYLE), ("SCRIPT", SCRIPT), ("DATA", &escape_script_json(&json))],
     ))
 }
 
@@ -179,7 +163,7 @@ pub fn index_html(
     games: &[(String, String, String, String, String)],
     crosstable_html: Option<&str>,
 ) -> String {
-    let title = escape_html(title);
+    let title = html_escape(title);
     let mut out = String::with_capacity(1024 + games.len() * 200);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -196,11 +180,11 @@ pub fn index_html(
         out.push_str(&format!(
             "<tr><td>{}</td><td><a href=\"{}\">{}</a></td><td class=\"red\">{}</td><td class=\"blue\">{}</td><td>{}</td></tr>\n",
             i + 1,
-            escape_html(href),
-            escape_html(id),
-            escape_html(red),
-            escape_html(blue),
-            escape_html(result)
+            html_escape(href),
+            html_escape(id),
+            html_escape(red),
+            html_escape(blue),
+            html_escape(result)
         ));
     }
     out.push_str("</tbody>\n</table>\n</body>\n</html>\n");
@@ -211,8 +195,9 @@ const INDEX_STYLE: &str = "body{font:15px/1.4 system-ui,sans-serif;margin:2em;co
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\
 th{background:#f2f2f2}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}";
 
-/// Escapes text for HTML content and quoted attribute values.
-fn escape_html(s: &str) -> String {
+/// Escapes text for HTML content and quoted attribute values (the viewer, the ladder's
+/// page).
+pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -435,7 +420,7 @@ fn state_data(game: &Game, squares: &[Square], think_us: ByColor<u64>, clock_us:
         ],
         captured: ByColor::new_with(|c| {
             let lost = &game.captured()[c];
-            DISPLAY_ORDER.iter().flat_map(|&r| std::iter::repeat_n(r.code(), usize::from(lost[r]))).collect()
+            Rank::STRONGEST_FIRST.iter().flat_map(|&r| std::iter::repeat_n(r.code(), usize::from(lost[r]))).collect()
         }),
         to_move: game.to_move(),
         think_us,

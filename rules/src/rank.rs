@@ -47,6 +47,23 @@ pub enum Rank {
 }
 
 impl Rank {
+    /// All twelve kinds from the strongest down, then Bomb and Flag: the order pieces are
+    /// listed in for people (captured pieces in the replay and the HTML viewer).
+    pub const STRONGEST_FIRST: [Rank; 12] = [
+        Rank::Marshal,
+        Rank::General,
+        Rank::Colonel,
+        Rank::Major,
+        Rank::Captain,
+        Rank::Lieutenant,
+        Rank::Sergeant,
+        Rank::Miner,
+        Rank::Scout,
+        Rank::Spy,
+        Rank::Bomb,
+        Rank::Flag,
+    ];
+
     /// All twelve kinds, Flag first, Bomb last.
     pub const ALL: [Rank; 12] = [
         Rank::Flag,
