@@ -455,22 +455,11 @@ async fn finish<S: BotSession>(
     for color in Color::ALL {
         let p = &mut players[color];
         let mut info = BotInfo {
-            name: p.name.clone(),
-            command: p.command.clone(),
-            reported_name: None,
-            version: None,
-            author: None,
-            stderr_tail: String::new(),
-            stderr_bytes: 0,
-            info: Vec::new(),
-            bytes_to_bot: 0,
-            bytes_from_bot: 0,
             think_us: p.think_us,
             clock_ms: p.clock.remaining.map(crate::clock::ms),
             timeout_late_us: p.timeout_late_us,
             strikes: std::mem::take(&mut p.strikes),
-            process_note: None,
-            exit: None,
+            ..BotInfo::new(p.name.clone(), p.command.clone())
         };
         if let Some(mut session) = p.session.take() {
             session

@@ -591,24 +591,7 @@ mod tests {
     use super::*;
 
     fn bot(name: &str) -> BotInfo {
-        BotInfo {
-            name: name.into(),
-            command: vec![name.into()],
-            reported_name: None,
-            version: None,
-            author: None,
-            stderr_tail: String::new(),
-            stderr_bytes: 0,
-            info: Vec::new(),
-            bytes_to_bot: 0,
-            bytes_from_bot: 0,
-            think_us: 0,
-            clock_ms: None,
-            timeout_late_us: None,
-            strikes: Vec::new(),
-            process_note: None,
-            exit: None,
-        }
+        BotInfo::new(name.into(), vec![name.into()])
     }
 
     const RED: &str = "B32222222S/6655554444/BX98877766/FB3B333B2B";

@@ -363,24 +363,7 @@ pub(crate) mod tests_support {
 
     /// The same, with the side that faulted.
     pub(crate) fn record_with_fault(winner: Option<Color>, faulty: Option<Color>) -> GameRecord {
-        let bot = |name: &str| BotInfo {
-            name: name.into(),
-            command: vec![],
-            reported_name: None,
-            version: None,
-            author: None,
-            stderr_tail: String::new(),
-            stderr_bytes: 0,
-            info: vec![],
-            bytes_to_bot: 0,
-            bytes_from_bot: 0,
-            think_us: 0,
-            clock_ms: None,
-            timeout_late_us: None,
-            strikes: vec![],
-            process_note: None,
-            exit: None,
-        };
+        let bot = |name: &str| BotInfo::new(name.into(), vec![]);
         GameRecord {
             game_id: "g".into(),
             index: 0,

@@ -58,6 +58,30 @@ pub struct BotInfo {
     pub exit: Option<String>,
 }
 
+impl BotInfo {
+    /// A bot known only by its name and command: every count zero, nothing reported yet.
+    pub fn new(name: String, command: Vec<String>) -> BotInfo {
+        BotInfo {
+            name,
+            command,
+            reported_name: None,
+            version: None,
+            author: None,
+            stderr_tail: String::new(),
+            stderr_bytes: 0,
+            info: Vec::new(),
+            bytes_to_bot: 0,
+            bytes_from_bot: 0,
+            think_us: 0,
+            clock_ms: None,
+            timeout_late_us: None,
+            strikes: Vec::new(),
+            process_note: None,
+            exit: None,
+        }
+    }
+}
+
 /// A fault forgiven under the strike policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StrikeRecord {
