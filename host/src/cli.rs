@@ -217,10 +217,11 @@ pub struct RunFlags {
     /// opponent's time then shares that CPU with it.
     #[arg(long)]
     pub pin: bool,
-    /// The host's scheduling priority: realtime (SCHED_FIFO, the fairest clocks when bots
-    /// fill every CPU), nice (-10) or normal. Falls back when not allowed. Unpinned matches
-    /// of very fast bots run about a third faster with nice.
-    #[arg(long, value_enum, value_name = "PRIORITY", default_value = "realtime")]
+    /// The host's scheduling priority: auto (nice -10, and real-time SCHED_FIFO with read
+    /// watch and stall watchdogs while a bot thinks for over 2 ms: fair clocks for bots that
+    /// think, no cost for bots that answer in microseconds), realtime (always), nice (-10)
+    /// or normal. Falls back when not allowed.
+    #[arg(long, value_enum, value_name = "PRIORITY", default_value = "auto")]
     pub host_priority: crate::os::HostPriority,
     /// Charge bots for time the machine was stalled too. By default, with a real-time host,
     /// a watchdog per CPU logs when the CPU could not run anything (a virtual machine's

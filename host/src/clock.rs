@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::stall_watch::StallWatch;
+use crate::tempo::{ESCALATE_AFTER, Tempo};
 
 use serde::{Deserialize, Serialize};
 
@@ -126,6 +127,24 @@ pub struct Stopwatch {
     credit: Duration,
     pid: Option<u32>,
     stalls: Option<Arc<StallWatch>>,
+    /// The adaptive tempo this request reports to (see [`crate::tempo`]).
+    tempo: Option<Arc<Tempo>>,
+    /// Reads are to be watched once the request goes long (the host was calm when it
+    /// started).
+    deferred_watch: bool,
+    /// Held from the moment the request ran long until its stopwatch is gone.
+    long: Option<Arc<LongRequest>>,
+}
+
+/// A request that has run past [`crate::tempo::ESCALATE_AFTER`]; tells the tempo when it
+/// is over.
+#[derive(Debug)]
+struct LongRequest(Arc<Tempo>);
+
+impl Drop for LongRequest {
+    fn drop(&mut self) {
+        self.0.long_request_ended(Instant::now());
+    }
 }
 
 impl Stopwatch {
@@ -150,7 +169,56 @@ impl Stopwatch {
             credit: Duration::ZERO,
             pid,
             stalls,
+            tempo: None,
+            deferred_watch: false,
+            long: None,
         }
+    }
+
+    /// Makes the stopwatch follow an adaptive `tempo` (call
+    /// [`Tempo::request_starts`] first): while the host is calm, the clock starts at the end
+    /// of the write, and reads are watched only once the request goes long (when the bot
+    /// has not read it by then). A fixed tempo changes nothing.
+    pub fn with_tempo(mut self, tempo: &Arc<Tempo>) -> Stopwatch {
+        if tempo.is_adaptive() {
+            if !tempo.escalated() {
+                self.deferred_watch = self.watch;
+                self.watch = false;
+            }
+            self.tempo = Some(tempo.clone());
+        }
+        self
+    }
+
+    /// When the request counts as long (an adaptive tempo, until it has).
+    pub fn goes_long_at(&self) -> Option<Instant> {
+        // A limit shorter than the escalation time: escalate well before the deadline.
+        let after = ESCALATE_AFTER.min(self.limit / 2);
+        self.tempo.as_ref().filter(|_| self.long.is_none()).map(|_| self.written + after)
+    }
+
+    /// The request has waited [`ESCALATE_AFTER`] for its answer: the host escalates, and
+    /// when the bot has not read the request yet (`unread`), its read is watched. Call on
+    /// the host's event-loop thread.
+    pub fn went_long(&mut self, unread: bool) {
+        let Some(tempo) = &self.tempo else { return };
+        let Some(due) = self.goes_long_at() else { return };
+        let woken = Instant::now();
+        tempo.request_went_long();
+        if let Some(w) = &self.stalls {
+            w.woken_late(due, woken);
+        }
+        self.long = Some(Arc::new(LongRequest(tempo.clone())));
+        if self.deferred_watch && unread {
+            self.watch = true;
+        }
+        self.deferred_watch = false;
+    }
+
+    /// Whether an adaptive tempo is escalated: the thread that sleeps until the deadline
+    /// must then be real-time too (with a fixed tempo it inherited the host's priority).
+    pub fn raise_deadline_sleep(&self) -> bool {
+        self.tempo.as_ref().is_some_and(|t| t.escalated())
     }
 
     /// Whether the host should still wait for the bot to read the request.

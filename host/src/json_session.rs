@@ -158,7 +158,7 @@ impl JsonSession {
         }
         self.encode(msg);
         self.log(Direction::ToBot, &self.write_buf);
-        let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace);
+        let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace, expect_ply.is_some());
         let buf = std::mem::take(&mut self.write_buf);
         let written = self.proc.write(&buf, watch.deadline()).await;
         self.write_buf = buf;

@@ -40,5 +40,6 @@ pub mod stall_watch;
 pub mod stats;
 pub mod style;
 pub mod supervisor;
+pub mod tempo;
 pub mod tournament;
 pub mod viewer;

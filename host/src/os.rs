@@ -145,6 +145,9 @@ pub enum HostPriority {
     Nice,
     /// Real-time (`SCHED_FIFO`, priority 1): woken ahead of any normal process.
     Realtime,
+    /// Nice -10, real-time while a bot thinks (see [`crate::tempo`]); needs the right to
+    /// use real-time priorities, like `Realtime`.
+    Auto,
 }
 
 /// Raises the host's scheduling priority up to `wanted`, so that it sees a bot's read and
@@ -156,6 +159,11 @@ pub enum HostPriority {
 /// starts: threads inherit it. Returns what it got.
 pub fn raise_host_priority(wanted: HostPriority) -> HostPriority {
     if wanted >= HostPriority::Realtime && make_current_thread_realtime(1).is_ok() {
+        if wanted == HostPriority::Auto {
+            // Allowed: start calm; the tempo raises the event loop while a bot thinks.
+            calm_current_thread();
+            return HostPriority::Auto;
+        }
         return HostPriority::Realtime;
     }
     // SAFETY: setpriority takes plain integers.
@@ -163,6 +171,17 @@ pub fn raise_host_priority(wanted: HostPriority) -> HostPriority {
         return HostPriority::Nice;
     }
     HostPriority::Normal
+}
+
+/// Moves the calling thread to the normal policy at nice -10 (the calm host of
+/// [`crate::tempo`]; needs the right that raised it).
+pub fn calm_current_thread() {
+    // SAFETY: plain integers and a stack struct; these calls only affect the calling thread.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_OTHER, &param);
+        libc::setpriority(libc::PRIO_PROCESS, 0, -10);
+    }
 }
 
 /// Moves the calling thread to the normal policy at nice 10 (always allowed), for host work

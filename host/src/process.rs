@@ -66,8 +66,11 @@ pub struct Process {
     child: Child,
     pgid: i32,
     stdin: Option<pipe::Sender>,
-    /// Its stdin pipe holds one page, so the host sees when the bot has read a request.
+    /// Its stdin pipe can hold one page, so the host sees when the bot has read a request.
     sees_reads: bool,
+    /// Its stdin pipe holds one page now (a calm host gives it the default 64 KiB, so that
+    /// a full turn goes in one write: see [`crate::tempo`]).
+    stdin_small: bool,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The task draining stderr: it ends at the pipe's end, after the process (and any
@@ -150,6 +153,7 @@ impl Process {
             pgid,
             stdin: Some(stdin),
             sees_reads,
+            stdin_small: sees_reads,
             lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
             stderr: tail,
             stderr_task: Some(stderr_task),
@@ -234,10 +238,26 @@ impl Process {
 
     /// The stopwatch for a request the host starts writing at `begun`, to be answered within
     /// `limit` of the moment the bot has read it, which counts as `read_grace` after `begun`
-    /// at the latest.
-    pub fn stopwatch(&self, begun: Instant, limit: Duration, read_grace: Duration) -> Stopwatch {
-        let watch = self.sees_reads && !read_grace.is_zero();
-        Stopwatch::new(begun, limit, read_grace, watch, self.child.id(), self.supervisor.stalls().cloned())
+    /// at the latest. A `paced` request (a turn) follows the run's tempo (see
+    /// [`crate::tempo`]); start-up and setup requests are always timed the same way.
+    pub fn stopwatch(&mut self, begun: Instant, limit: Duration, read_grace: Duration, paced: bool) -> Stopwatch {
+        let tempo = self.supervisor.tempo().clone();
+        let calm = paced && tempo.is_adaptive() && {
+            tempo.request_starts(begun);
+            !tempo.escalated()
+        };
+        if self.sees_reads && !read_grace.is_zero() && self.stdin_small == calm {
+            // Calm: a large pipe (one write per turn, no read watch); else one page. The
+            // pipe is empty between requests; if not, it keeps its size.
+            if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
+                if os::set_pipe_size(fd, if calm { 65536 } else { 4096 }).is_ok() {
+                    self.stdin_small = !calm;
+                }
+            }
+        }
+        let watch = self.sees_reads && self.stdin_small && !read_grace.is_zero();
+        let w = Stopwatch::new(begun, limit, read_grace, watch, self.child.id(), self.supervisor.stalls().cloned());
+        if paced { w.with_tempo(&tempo) } else { w }
     }
 
     /// Reads the next line (without its line ending) until the stopwatch's deadline;
@@ -255,6 +275,12 @@ impl Process {
                     _ => std::future::pending().await,
                 }
             };
+            let goes_long = async {
+                match watch.goes_long_at() {
+                    Some(at) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
             let next = tokio::select! {
                 biased;
                 () = seen_read => {
@@ -262,7 +288,15 @@ impl Process {
                     continue;
                 }
                 n = self.lines.next() => n,
-                () = precise_sleep_until(watch.deadline()) => {
+                () = goes_long => {
+                    // The bot thinks: fair-clock machinery on (see crate::tempo), and its
+                    // read watched if it has not read the request yet.
+                    let unread =
+                        self.stdin_small && self.stdin.as_ref().is_some_and(|s| !os::pipe_is_empty(s.as_raw_fd()));
+                    watch.went_long(unread);
+                    continue;
+                }
+                () = precise_sleep_until(watch.deadline(), watch.raise_deadline_sleep()) => {
                     // Time the machine took from the bot (or from the host) moves the
                     // deadline; the bot may still answer in time.
                     watch.credit_stalls(Instant::now(), true);
@@ -430,14 +464,22 @@ async fn wait_until_read(stdin: &pipe::Sender) {
 /// Sleeps until `deadline` with sub-millisecond precision: tokio's timer (whole
 /// milliseconds, rounded up) until about 1.5 ms before, then a thread sleep on the
 /// blocking pool, which the kernel's high-resolution timers end within microseconds.
-pub async fn precise_sleep_until(deadline: Instant) {
+/// With `realtime`, that thread makes itself real-time first (the escalated host of
+/// [`crate::tempo`]; blocking-pool threads keep the priority they were made with).
+pub async fn precise_sleep_until(deadline: Instant, realtime: bool) {
     let coarse = deadline.checked_sub(Duration::from_micros(1500));
     if let Some(c) = coarse.filter(|&c| c > Instant::now()) {
         tokio::time::sleep_until(c.into()).await;
     }
     let rest = deadline.saturating_duration_since(Instant::now());
     if !rest.is_zero() {
-        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
+        let _ = tokio::task::spawn_blocking(move || {
+            if realtime {
+                let _ = os::make_current_thread_realtime(1);
+            }
+            std::thread::sleep(deadline.saturating_duration_since(Instant::now()))
+        })
+        .await;
     }
 }
 

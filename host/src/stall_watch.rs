@@ -20,7 +20,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often a watchdog wakes.
@@ -53,6 +53,10 @@ pub struct StallWatch {
     latest_end: AtomicU64,
     /// Set when the watchdogs must stop (one could not start, or the watch was dropped).
     stop: AtomicBool,
+    /// Set while nothing is timed closely enough to need the watchdogs (the calm host of
+    /// [`crate::tempo`]): they sleep on `wake` instead of ticking.
+    paused: AtomicBool,
+    wake: (Mutex<()>, Condvar),
 }
 
 /// Starts one watchdog on each CPU the host may run on, and returns the watch (owned by
@@ -77,6 +81,8 @@ pub fn start() -> Result<Arc<StallWatch>, String> {
             .collect(),
         latest_end: AtomicU64::new(0),
         stop: AtomicBool::new(false),
+        paused: AtomicBool::new(false),
+        wake: (Mutex::new(()), Condvar::new()),
     });
     let started = (0..watch.cpus.len()).try_for_each(|i| {
         let (tx, rx) = std::sync::mpsc::channel();
@@ -116,26 +122,73 @@ impl StallWatch {
         me.last_tick.store(self.ns(next), Ordering::Release);
         let _ = ready.send(Ok(()));
         while !self.stop.load(Ordering::Acquire) {
+            if self.paused.load(Ordering::Acquire) {
+                let (lock, cvar) = &self.wake;
+                let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while self.paused.load(Ordering::Acquire) && !self.stop.load(Ordering::Acquire) {
+                    guard = cvar.wait(guard).unwrap_or_else(|e| e.into_inner());
+                }
+                drop(guard);
+                // [`StallWatch::resume`] marked the tick; a sleep is not a stall.
+                next = Instant::now();
+                me.last_tick.fetch_max(self.ns(next), Ordering::AcqRel);
+            }
             next += TICK;
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
             let now = Instant::now();
             me.last_tick.store(self.ns(now), Ordering::Release);
             let late = now.saturating_duration_since(next);
             if late > THRESHOLD {
-                let (from, to) = (self.ns(next), self.ns(now));
-                let mut log = me.stalls.lock().unwrap_or_else(|e| e.into_inner());
-                let keep = to.saturating_sub(MEMORY.as_nanos() as u64);
-                while log.front().is_some_and(|&(_, end)| end < keep) {
-                    log.pop_front();
-                }
-                log.push_back((from, to));
-                drop(log);
-                self.latest_end.fetch_max(to, Ordering::AcqRel);
+                self.log(i, self.ns(next), self.ns(now));
             }
             if late > TICK {
                 next = now;
             }
         }
+    }
+
+    fn log(&self, i: usize, from: u64, to: u64) {
+        let mut log = self.cpus[i].stalls.lock().unwrap_or_else(|e| e.into_inner());
+        let keep = to.saturating_sub(MEMORY.as_nanos() as u64);
+        while log.front().is_some_and(|&(_, end)| end < keep) {
+            log.pop_front();
+        }
+        log.push_back((from, to));
+        drop(log);
+        self.latest_end.fetch_max(to, Ordering::AcqRel);
+    }
+
+    /// The host's event loop, woken at `due` to wake the watchdogs, ran only at `now`: when
+    /// that is later than a watchdog would tolerate, the CPU it runs on is logged as stalled
+    /// meanwhile (the watchdogs were asleep and could not see it).
+    pub fn woken_late(&self, due: Instant, now: Instant) {
+        if now.saturating_duration_since(due) <= THRESHOLD {
+            return;
+        }
+        let cpu = crate::os::current_cpu();
+        if let Some(i) = self.cpus.iter().position(|c| Some(c.cpu) == cpu) {
+            self.log(i, self.ns(due), self.ns(now));
+        }
+    }
+
+    /// Puts the watchdogs to sleep (each at its next tick): nothing is timed closely enough
+    /// to need them. Stalls are not seen until [`StallWatch::resume`].
+    pub fn pause(&self) {
+        self.paused.store(true, Ordering::Release);
+    }
+
+    /// Wakes the watchdogs. Each CPU counts as having ticked now, so the time asleep is not
+    /// taken for a stall.
+    pub fn resume(&self) {
+        let now = self.ns(Instant::now());
+        for c in &self.cpus {
+            c.last_tick.fetch_max(now, Ordering::AcqRel);
+        }
+        let (lock, cvar) = &self.wake;
+        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.paused.store(false, Ordering::Release);
+        drop(guard);
+        cvar.notify_all();
     }
 
     /// Whether any CPU stalled after `since` (one atomic load).
@@ -154,7 +207,8 @@ impl StallWatch {
         if let Some(c) = self.cpus.iter().find(|c| Some(c.cpu) == bot_cpu) {
             spans.extend(c.stalls.lock().unwrap_or_else(|e| e.into_inner()).iter().copied());
             let due = c.last_tick.load(Ordering::Acquire) + TICK.as_nanos() as u64;
-            if to > due + THRESHOLD.as_nanos() as u64 {
+            // A sleeping watchdog has not ticked for a while without any stall.
+            if !self.paused.load(Ordering::Acquire) && to > due + THRESHOLD.as_nanos() as u64 {
                 spans.push((due, to));
             }
         }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::os::{self, HostPriority};
 use crate::stall_watch::StallWatch;
+use crate::tempo::Tempo;
 
 /// What a run asks of the operating system.
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +40,7 @@ pub struct Supervisor {
     registry: Arc<Registry>,
     stalls: Option<Arc<StallWatch>>,
     priority: HostPriority,
+    tempo: Arc<Tempo>,
 }
 
 impl Supervisor {
@@ -62,7 +64,7 @@ impl Supervisor {
         }
         let mut stalls = None;
         if opts.stall_credit {
-            if got == HostPriority::Realtime {
+            if got >= HostPriority::Realtime {
                 match crate::stall_watch::start() {
                     Ok(w) => {
                         tracing::debug!("stall watchdogs on CPUs {:?}", w.cpus().collect::<Vec<_>>());
@@ -81,14 +83,29 @@ impl Supervisor {
                 tracing::warn!("--pin: cannot pin the host: {e}");
             }
         }
-        Supervisor { registry: Arc::default(), stalls, priority: got }
+        let tempo = match got {
+            HostPriority::Auto => Tempo::adaptive(stalls.clone()),
+            HostPriority::Realtime => Tempo::fixed(true, stalls.clone()),
+            HostPriority::Nice | HostPriority::Normal => Tempo::fixed(false, None),
+        };
+        Supervisor { registry: Arc::default(), stalls, priority: got, tempo: Arc::new(tempo) }
     }
 
     /// A supervisor that only makes the host a subreaper (for `check`, which keeps the
     /// host's priority and charges all wall time).
     pub fn plain() -> Supervisor {
         os::become_subreaper();
-        Supervisor { registry: Arc::default(), stalls: None, priority: HostPriority::Normal }
+        Supervisor {
+            registry: Arc::default(),
+            stalls: None,
+            priority: HostPriority::Normal,
+            tempo: Arc::new(Tempo::fixed(false, None)),
+        }
+    }
+
+    /// The run's tempo (when the fair-clock machinery runs).
+    pub fn tempo(&self) -> &Arc<Tempo> {
+        &self.tempo
     }
 
     /// The stall watch, when running.

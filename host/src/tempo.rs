@@ -1,0 +1,179 @@
+//! The host's tempo: fair-clock machinery only while a clock can be at stake.
+//!
+//! Fair clocks cost. A real-time (`SCHED_FIFO`) host, a host wake-up when a bot reads its
+//! request, and a stall watchdog per CPU ticking every millisecond make the host see a
+//! bot's read and answer within microseconds when thinking bots fill every CPU, and credit
+//! the machine's stalls; but on this kind of machine every one of those wake-ups costs
+//! 20–25 µs of CPU, and with bots that answer in microseconds they tripled the host's CPU
+//! per ply (BENCHMARKS.md) for no benefit: a move answered in microseconds is nowhere near
+//! its limit.
+//!
+//! With `--host-priority auto` (the default) the host starts **calm**: nice −10, the clock
+//! of a request starts when the host has finished writing it, and the watchdogs sleep. As
+//! soon as any request has been waiting for its answer for [`ESCALATE_AFTER`] (a bot that
+//! thinks), the host **escalates**, for every game at once: it turns `SCHED_FIFO`, wakes
+//! the watchdogs, and watches reads again (for that request too, if the bot has not read it
+//! yet). It calms down once no request has run that long for [`CALM_AFTER`]. While bots
+//! think, the host therefore stays escalated and clocks are as fair as with
+//! `--host-priority realtime`; what calm mode gives up is bounded: a bot that answers
+//! within [`ESCALATE_AFTER`] is charged from the end of the write rather than from its read
+//! (its wake-up latency, microseconds on an idle CPU), and stalls in the first
+//! [`ESCALATE_AFTER`] of the first long move after a calm spell are not seen.
+//!
+//! `--host-priority realtime` keeps the host escalated for the whole run; `nice` and
+//! `normal` never escalate (and run no watchdogs).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::stall_watch::StallWatch;
+
+/// How long a request waits for its answer before the host escalates.
+pub const ESCALATE_AFTER: Duration = Duration::from_millis(2);
+
+/// How long after the last long request ended the host calms down.
+pub const CALM_AFTER: Duration = Duration::from_millis(100);
+
+/// The run's tempo, shared by every game (the host's event loop is one thread).
+#[derive(Debug)]
+pub struct Tempo {
+    /// Whether the tempo changes at all (`--host-priority auto` with the right to go
+    /// real-time); otherwise it stays as it started.
+    adaptive: bool,
+    escalated: AtomicBool,
+    /// Requests in flight that have run past [`ESCALATE_AFTER`].
+    long_requests: AtomicU32,
+    /// When the last long request ended, in ns since `base`.
+    last_long_end: AtomicU64,
+    /// Escalations so far (for the logs and the tests).
+    escalations: AtomicU64,
+    base: Instant,
+    stalls: Option<Arc<StallWatch>>,
+}
+
+impl Tempo {
+    /// A tempo that never changes: escalated (`realtime`) or calm (`nice`, `normal`).
+    pub fn fixed(escalated: bool, stalls: Option<Arc<StallWatch>>) -> Tempo {
+        Tempo::new(false, escalated, stalls)
+    }
+
+    /// An adaptive tempo (`auto`); starts calm, with the watchdogs asleep.
+    pub fn adaptive(stalls: Option<Arc<StallWatch>>) -> Tempo {
+        if let Some(w) = &stalls {
+            w.pause();
+        }
+        Tempo::new(true, false, stalls)
+    }
+
+    fn new(adaptive: bool, escalated: bool, stalls: Option<Arc<StallWatch>>) -> Tempo {
+        Tempo {
+            adaptive,
+            escalated: AtomicBool::new(escalated),
+            long_requests: AtomicU32::new(0),
+            last_long_end: AtomicU64::new(0),
+            escalations: AtomicU64::new(0),
+            base: Instant::now(),
+            stalls,
+        }
+    }
+
+    /// Whether the tempo adapts (calm until a bot thinks).
+    pub fn is_adaptive(&self) -> bool {
+        self.adaptive
+    }
+
+    /// Whether the host is escalated: real-time, watching reads, watchdogs awake.
+    pub fn escalated(&self) -> bool {
+        self.escalated.load(Ordering::Acquire)
+    }
+
+    /// How many times the host escalated.
+    pub fn escalations(&self) -> u64 {
+        self.escalations.load(Ordering::Relaxed)
+    }
+
+    /// A request has waited [`ESCALATE_AFTER`] for its answer. Must be called on the
+    /// host's event-loop thread (the thread made real-time).
+    pub fn request_went_long(&self) {
+        self.long_requests.fetch_add(1, Ordering::AcqRel);
+        if self.adaptive && !self.escalated.swap(true, Ordering::AcqRel) {
+            self.escalations.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = crate::os::make_current_thread_realtime(1) {
+                tracing::debug!("cannot escalate the host to real-time: {e}");
+            }
+            if let Some(w) = &self.stalls {
+                w.resume();
+            }
+            tracing::trace!("tempo: escalated");
+        }
+    }
+
+    /// A request that had gone long has its answer (or ended otherwise).
+    pub fn long_request_ended(&self, at: Instant) {
+        self.long_requests.fetch_sub(1, Ordering::AcqRel);
+        self.last_long_end.fetch_max(self.ns(at), Ordering::AcqRel);
+    }
+
+    /// Called when a request starts: calms the host down when no request has run long for
+    /// [`CALM_AFTER`]. Must be called on the host's event-loop thread.
+    pub fn request_starts(&self, now: Instant) {
+        if !self.adaptive || !self.escalated() || self.long_requests.load(Ordering::Acquire) > 0 {
+            return;
+        }
+        let since = self.ns(now).saturating_sub(self.last_long_end.load(Ordering::Acquire));
+        if since < CALM_AFTER.as_nanos() as u64 {
+            return;
+        }
+        self.escalated.store(false, Ordering::Release);
+        crate::os::calm_current_thread();
+        if let Some(w) = &self.stalls {
+            w.pause();
+        }
+        tracing::trace!("tempo: calm");
+    }
+
+    fn ns(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.base).as_nanos() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adaptive_tempo_escalates_on_a_long_request_and_calms_after_the_quiet_period() {
+        let t = Tempo::adaptive(None);
+        assert!(!t.escalated(), "starts calm");
+        let t0 = Instant::now();
+        t.request_starts(t0);
+        assert!(!t.escalated());
+        t.request_went_long();
+        assert!(t.escalated());
+        assert_eq!(t.escalations(), 1);
+        // Another request starts while the long one runs: stays escalated.
+        t.request_starts(t0 + Duration::from_secs(1));
+        assert!(t.escalated(), "a long request is in flight");
+        let end = Instant::now();
+        t.long_request_ended(end);
+        t.request_starts(end + CALM_AFTER / 2);
+        assert!(t.escalated(), "within the quiet period");
+        t.request_starts(end + CALM_AFTER + Duration::from_millis(1));
+        assert!(!t.escalated(), "quiet for long enough");
+        crate::os::calm_current_thread();
+    }
+
+    #[test]
+    fn a_fixed_tempo_never_changes() {
+        let rt = Tempo::fixed(true, None);
+        rt.request_went_long();
+        rt.long_request_ended(Instant::now());
+        rt.request_starts(Instant::now() + Duration::from_secs(5));
+        assert!(rt.escalated());
+        let calm = Tempo::fixed(false, None);
+        calm.request_went_long();
+        assert!(!calm.escalated());
+        assert_eq!(calm.escalations(), 0);
+    }
+}
