@@ -9,7 +9,8 @@
 //!    declares the timeout (the record's `timeout_late_us`). p50 / p99 / max.
 //! 3. Spurious losses: bots answering at 90 % of a 20 ms move limit, as many games at once
 //!    as there are cores, 24 games in one match (over 10,000 moves): count the time losses.
-//!    Then the same oversubscribed (twice as many games as cores).
+//!    The Rust test bot, then a Python bot (benches/busy_bot.py); then the Rust bot
+//!    oversubscribed (twice as many games as cores).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -120,10 +121,14 @@ fn main() {
 
     // 3. Spurious losses: one match per concurrency, as a user runs it (games start and end
     // while the other games' bots think).
+    // The Python bot (tests/benches/busy_bot.py) busy-waits 90 % of the limit from its
+    // read, parsing included: what a bot author in an interpreted language sees.
     let games = if quick { 4 } else { 24 };
-    for concurrency in [cores, 2 * cores] {
-        let dir = tmp.join(format!("spurious-{concurrency}"));
-        let b = bot("--think-ms 18");
+    let python = format!("python3 {}", Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/busy_bot.py").display());
+    for (concurrency, b, who) in
+        [(cores, bot("--think-ms 18"), "Rust"), (cores, python, "Python"), (2 * cores, bot("--think-ms 18"), "Rust")]
+    {
+        let dir = tmp.join(format!("spurious-{concurrency}-{who}"));
         let (n, j) = (games.to_string(), concurrency.to_string());
         run(
             &host,
@@ -160,7 +165,7 @@ fn main() {
             }
         }
         println!(
-            "bots answering at 18 ms of a 20 ms limit, {concurrency} games at once on {cores} cores: {losses} time losses in {moves} moves ({games} games; {early} of the losses in a game's first 10 plies){}",
+            "{who} bots answering at 18 ms of a 20 ms limit, {concurrency} games at once on {cores} cores: {losses} time losses in {moves} moves ({games} games; {early} of the losses in a game's first 10 plies){}",
             if concurrency > cores { "  (oversubscribed; the host warns at start)" } else { "   (goal: 0)" }
         );
         println!(
