@@ -352,6 +352,7 @@ async fn one_game(
             session,
             time_control: plan.time_control,
             fixed_setup: None,
+            share_cpu: None,
         }
     });
     let (record, kept) = play_game(&settings, &spec, seats, None).await;

@@ -217,6 +217,11 @@ pub struct RunFlags {
     /// opponent's time then shares that CPU with it.
     #[arg(long)]
     pub pin: bool,
+    /// Do not put a game's two bots on one CPU when both say they are single-threaded
+    /// (`ready.single_threaded`; done by default when there are no more games at once than
+    /// CPUs, and with -j 1 the host joins them: cheap hand-overs).
+    #[arg(long)]
+    pub no_auto_pin: bool,
     /// The host's scheduling priority: auto (nice -10, and real-time SCHED_FIFO with read
     /// watch and stall watchdogs while a bot thinks for over 2 ms: fair clocks for bots that
     /// think, no cost for bots that answer in microseconds), realtime (always), nice (-10)
@@ -351,6 +356,8 @@ pub struct RunConfig {
     pub concurrency: usize,
     /// `--pin`.
     pub pin: bool,
+    /// Not `--no-auto-pin`.
+    pub auto_pin: bool,
     /// `--host-priority`.
     pub host_priority: crate::os::HostPriority,
     /// Credit machine stalls.
@@ -545,6 +552,7 @@ impl RunFlags {
             default_limits,
             concurrency,
             pin: self.pin,
+            auto_pin: !self.no_auto_pin,
             host_priority: self.host_priority,
             stall_credit: !self.no_stall_credit,
             out: self.out.clone().or_else(|| file.out.clone()),

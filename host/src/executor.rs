@@ -63,6 +63,9 @@ pub struct Executor {
     pub concurrency: usize,
     /// Pin each worker slot's bots to one CPU.
     pub pin: bool,
+    /// Put a game's bots on its slot's CPU when both say they are single-threaded and
+    /// there are no more slots than CPUs (`ready.single_threaded`; `--no-auto-pin` off).
+    pub auto_pin: bool,
     /// The run's supervisor.
     pub supervisor: Supervisor,
 }
@@ -105,7 +108,8 @@ impl Executor {
         for slot in 0..self.concurrency.max(1) {
             let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
             let cpu = self.pin.then_some(slot % cores);
-            workers.push(tokio::spawn(async move { exec.worker(source, stop, tx, cpu, want_plies).await }));
+            let share = self.share_cpu(slot);
+            workers.push(tokio::spawn(async move { exec.worker(source, stop, tx, cpu, share, want_plies).await }));
         }
         drop(tx);
         loop {
@@ -173,6 +177,7 @@ impl Executor {
         stop: Arc<AtomicBool>,
         tx: mpsc::UnboundedSender<Report>,
         cpu: Option<usize>,
+        share: Option<crate::referee::ShareCpu>,
         want_plies: bool,
     ) {
         // Sessions of multi-game bots, kept between this worker's games, by bot id.
@@ -183,7 +188,8 @@ impl Executor {
             }
             let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
             let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
-            let seats = ByColor::new_with(|color| self.seat(&spec, color, &mut pool, cpu));
+            let seats =
+                ByColor::new_with(|color| Seat { share_cpu: share.clone(), ..self.seat(&spec, color, &mut pool, cpu) });
             let on_ply = |ply: &crate::record::RecordPly| {
                 let _ = tx.send(Report::Event(Event::Ply { game_id: spec.game_id.clone(), ply: ply.clone() }));
             };
@@ -244,6 +250,17 @@ impl Executor {
             session,
             time_control: entrant.time_control,
             fixed_setup,
+            share_cpu: None,
         }
+    }
+
+    /// The CPU that slot `slot`'s single-threaded bots share (see [`Executor::auto_pin`]).
+    fn share_cpu(&self, slot: usize) -> Option<crate::referee::ShareCpu> {
+        let all = crate::os::allowed_cpus().ok().filter(|c| !c.is_empty())?;
+        (self.auto_pin && !self.pin && self.concurrency <= all.len()).then(|| crate::referee::ShareCpu {
+            cpu: all[slot % all.len()],
+            with_host: self.concurrency == 1,
+            all: Arc::new(all),
+        })
     }
 }

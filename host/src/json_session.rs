@@ -71,7 +71,27 @@ pub struct JsonSession {
     notice_timeout: Duration,
     write_buf: Vec<u8>,
     legal: Vec<Move>,
+    /// The CPU it shares with its opponent (see [`BotSession::share_cpu`]), and all the
+    /// run's CPUs.
+    shared_cpu: Option<usize>,
+    run_cpus: Vec<usize>,
+    /// While it shares a CPU: the CPU time it used outside its own turns.
+    off_turn: OffTurn,
 }
+
+/// CPU used by a single-threaded bot outside its own turns, while it shares a CPU.
+#[derive(Clone, Copy, Debug, Default)]
+struct OffTurn {
+    /// Its process's CPU time and the time at the end of its last answer.
+    mark: Option<(Duration, Instant)>,
+    /// CPU time and wall time of its opponent's turns so far.
+    cpu: Duration,
+    wall: Duration,
+}
+
+/// CPU time a bot that shares its CPU may use during its opponent's turns in a game before
+/// it is moved off that CPU (when that is also over a tenth of those turns' wall time).
+const OFF_TURN_CPU: Duration = Duration::from_millis(20);
 
 impl JsonSession {
     /// Starts the bot's process (see [`Process::spawn`]).
@@ -99,6 +119,9 @@ impl JsonSession {
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
             legal: Vec::with_capacity(128),
+            shared_cpu: None,
+            run_cpus: Vec::new(),
+            off_turn: OffTurn::default(),
         })
     }
 
@@ -106,6 +129,31 @@ impl JsonSession {
     /// probe).
     pub fn probe_unknown_fields(&mut self) {
         self.probe_unknown_fields = true;
+    }
+
+    /// A bot that shares its CPU with its opponent but used more than [`OFF_TURN_CPU`] (and
+    /// a tenth of the time) during its opponent's turns is let off that CPU: it said it
+    /// was single-threaded, yet it thinks on its opponent's time, which would take that
+    /// CPU from the opponent. Noted in the record.
+    fn check_off_turn(&mut self) {
+        let (Some(cpu), Some((mark, at))) = (self.shared_cpu, self.off_turn.mark.take()) else { return };
+        let Some(now) = self.proc.child_id().and_then(crate::os::process_cpu_time) else { return };
+        self.off_turn.cpu += now.saturating_sub(mark);
+        self.off_turn.wall += at.elapsed();
+        tracing::trace!("{}: off-turn CPU {:?} in {:?}", self.spec.name, self.off_turn.cpu, self.off_turn.wall);
+        if self.off_turn.cpu > OFF_TURN_CPU && self.off_turn.cpu * 10 > self.off_turn.wall {
+            let used = self.off_turn.cpu;
+            if let Some(pid) = self.proc.child_id() {
+                crate::os::set_process_cpus(pid, None, &self.run_cpus);
+            }
+            self.shared_cpu = None;
+            let note = format!(
+                "it said it was single-threaded but used {:.0} ms of CPU during its opponent's turns: it no longer shares CPU {cpu} with its opponent",
+                used.as_secs_f64() * 1000.0
+            );
+            tracing::warn!("{}: {note}", self.spec.name);
+            self.process_note = Some(note);
+        }
     }
 
     /// The process id.
@@ -304,6 +352,7 @@ impl JsonSession {
             SessionError::Fault(Fault::new(Reason::Crash, format!("the program could not be started again: {e}")))
         })?;
         let old = std::mem::replace(&mut self.proc, fresh);
+        self.shared_cpu = None; // a fresh process runs on every CPU
         let how = old.shutdown(self.options.grace, None).await;
         self.ready = None;
         self.process_note = Some(format!("a fresh process: the previous one ({how}) could not go on: {why}"));
@@ -332,6 +381,21 @@ fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
 }
 
 impl BotSession for JsonSession {
+    fn single_threaded(&self) -> bool {
+        !self.dead && self.ready.as_ref().is_some_and(|r| r.single_threaded)
+    }
+
+    fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {
+        self.off_turn = OffTurn::default();
+        if self.shared_cpu == cpu {
+            return;
+        }
+        if let Some(pid) = self.proc.child_id() {
+            crate::os::set_process_cpus(pid, cpu, all);
+            self.shared_cpu = cpu;
+            all.clone_into(&mut self.run_cpus);
+        }
+    }
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         self.process_note = None;
         if self.games > 0 && self.proc.has_exited() {
@@ -403,7 +467,12 @@ impl BotSession for JsonSession {
             opponent_squares: (!full_view && !self.sent_turn).then(|| req.opponent_setup.to_vec()),
         });
         self.sent_turn = true;
+        self.check_off_turn();
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
+        if self.shared_cpu.is_some() {
+            self.off_turn.mark =
+                self.proc.child_id().and_then(crate::os::process_cpu_time).map(|c| (c, Instant::now()));
+        }
         if let HostMessage::Turn(t) = turn {
             self.legal = t.legal_moves; // keep the buffers
             self.pending = t.plies;

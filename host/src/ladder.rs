@@ -988,6 +988,7 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
         book: lookup,
         concurrency: run.concurrency,
         pin: run.pin,
+        auto_pin: run.auto_pin,
         supervisor: supervisor.clone(),
     };
     let ids: Vec<i64> = active.iter().map(|b| b.id).collect();

@@ -237,6 +237,54 @@ pub fn pin_current(cpu: usize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Restricts every thread of process `pid` to `cpu`, or with `None` lets them run on
+/// `allowed` again. Threads it starts later inherit it; processes it started before are
+/// not moved. Returns how many threads could not be moved (they may have just ended).
+pub fn set_process_cpus(pid: u32, cpu: Option<usize>, allowed: &[usize]) -> usize {
+    // SAFETY: the set is a plain bitmask on the stack; sched_setaffinity only reads it.
+    let set = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        match cpu {
+            Some(c) => libc::CPU_SET(c, &mut set),
+            None => allowed.iter().for_each(|&c| libc::CPU_SET(c, &mut set)),
+        }
+        set
+    };
+    let tids: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_else(|_| vec![pid as i32]);
+    tids.iter()
+        // SAFETY: as above; a thread id that has gone just fails.
+        .filter(|&&tid| unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0)
+        .count()
+}
+
+/// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
+pub fn process_cpu_time(pid: u32) -> Option<std::time::Duration> {
+    // SAFETY: clock_getcpuclockid writes the clock id; clock_gettime writes the timespec.
+    unsafe {
+        let mut clock: libc::clockid_t = 0;
+        if libc::clock_getcpuclockid(pid as i32, &mut clock) != 0 {
+            return None;
+        }
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        if libc::clock_gettime(clock, &mut ts) != 0 {
+            return None;
+        }
+        Some(std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+}
+
+/// Lets the calling thread run on `allowed` again (undoes [`pin_current`]).
+pub fn unpin_current(allowed: &[usize]) {
+    // SAFETY: as in pin_current.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        allowed.iter().for_each(|&c| libc::CPU_SET(c, &mut set));
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
 /// The CPUs the calling thread may run on.
 ///
 /// # Errors
@@ -328,4 +376,20 @@ pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
     // SAFETY: one valid pollfd, no waiting.
     let r = unsafe { libc::poll(&mut p, 1, 0) };
     r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
+#[cfg(test)]
+mod cpu_clock_tests {
+    #[test]
+    fn the_cpu_time_of_a_child_process_can_be_read() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 1"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let t = super::process_cpu_time(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(t.is_some_and(|t| t > std::time::Duration::from_millis(50)), "{t:?}");
+    }
 }

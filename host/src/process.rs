@@ -163,6 +163,11 @@ impl Process {
         })
     }
 
+    /// The process id, while it has not been reaped.
+    pub fn child_id(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// The process id (also its process group id).
     pub fn pid(&self) -> i32 {
         self.pgid

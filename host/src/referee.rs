@@ -67,6 +67,44 @@ pub struct Seat<S> {
     pub time_control: TimeControl,
     /// The setup the event gives it (a setup book), if any.
     pub fixed_setup: Option<Deployment>,
+    /// The CPU this game's bots share when both are single-threaded (see
+    /// [`BotSession::single_threaded`]).
+    pub share_cpu: Option<ShareCpu>,
+}
+
+/// Where a game's bots go when both say they are single-threaded.
+#[derive(Clone, Debug)]
+pub struct ShareCpu {
+    /// The CPU of the game's slot.
+    pub cpu: usize,
+    /// One game at a time: the host's event loop follows them to that CPU.
+    pub with_host: bool,
+    /// Every CPU of the run (to let bots and host go again).
+    pub all: Arc<Vec<usize>>,
+}
+
+/// Puts both bots (and maybe the host) on the game's CPU when both said they are
+/// single-threaded; otherwise lets kept sessions pinned by an earlier game go.
+fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&ShareCpu>) {
+    let Some(share) = share else { return };
+    let both = players.red.session.as_ref().is_some_and(S::single_threaded)
+        && players.blue.session.as_ref().is_some_and(S::single_threaded);
+    let cpu = both.then_some(share.cpu);
+    for p in [&mut players.red, &mut players.blue] {
+        if let Some(s) = p.session.as_mut() {
+            s.share_cpu(cpu, &share.all);
+        }
+    }
+    if share.with_host {
+        match cpu {
+            Some(c) => {
+                if let Err(e) = crate::os::pin_current(c) {
+                    tracing::debug!("cannot pin the host to CPU {c}: {e}");
+                }
+            }
+            None => crate::os::unpin_current(&share.all),
+        }
+    }
 }
 
 /// What the referee tracks for a seat during a game.
@@ -141,6 +179,7 @@ pub async fn play_game<S: BotSession>(
     let started = Instant::now();
     let started_unix_ms =
         SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let share = seats.red.share_cpu.clone();
     let mut players = seats.map(|seat| {
         let (session, fault) = match seat.session {
             Ok(s) => (Some(s), None),
@@ -171,6 +210,7 @@ pub async fn play_game<S: BotSession>(
     });
 
     start(&mut players, &starts).await;
+    share_cpu(&mut players, share.as_ref());
     let deployments = if players.red.fault.is_none() && players.blue.fault.is_none() {
         setups(&mut players, &starts, &settings.rules).await
     } else {
@@ -670,6 +710,7 @@ mod tests {
             session: Ok(bot),
             time_control: settings.time_control,
             fixed_setup: None,
+            share_cpu: None,
         }
     }
 

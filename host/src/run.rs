@@ -268,6 +268,7 @@ async fn play(
         book: lookup,
         concurrency: run.concurrency,
         pin: run.pin,
+        auto_pin: run.auto_pin,
         supervisor: supervisor.clone(),
     };
     let cancel = supervisor.cancel_on_signals();

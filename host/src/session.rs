@@ -131,6 +131,17 @@ pub struct SessionReport {
 /// [`BotSession::reusable`] is true may be handed the next game.
 #[allow(async_fn_in_trait)] // used with static dispatch only (generic referee)
 pub trait BotSession {
+    /// Whether the bot said it computes on one thread, only on its own turn
+    /// (`ready.single_threaded` in protocol.md), so that it may share a CPU with its
+    /// opponent. Known after [`BotSession::start_game`].
+    fn single_threaded(&self) -> bool {
+        false
+    }
+
+    /// Runs the bot on `cpu` only (shared with its opponent), or with `None` on `all` the
+    /// CPUs of the run again.
+    fn share_cpu(&mut self, _cpu: Option<usize>, _all: &[usize]) {}
+
     /// Starts a game: introduces it and waits for the bot to be ready, within the time
     /// control's start-up limit.
     ///

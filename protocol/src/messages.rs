@@ -102,6 +102,11 @@ pub struct Ready {
     /// need only the legal moves).
     #[serde(default, skip_serializing_if = "ViewMode::is_full")]
     pub view: ViewMode,
+    /// The bot computes on one thread and only while it is its turn (it does not think on
+    /// its opponent's time). When both bots of a game say so, the host may run them on one
+    /// CPU, which makes every hand-over several times cheaper. Default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub single_threaded: bool,
 }
 
 /// What a `turn` carries (see [`Ready::view`]).

@@ -121,6 +121,9 @@ impl Bot for SampleBot {
             } else {
                 stratego_protocol::ViewMode::Full
             },
+            // It thinks on one thread, only on its own turn: the host may run both bots of
+            // a game on one CPU.
+            single_threaded: true,
             ..Ready::default()
         }
     }

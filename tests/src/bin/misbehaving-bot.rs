@@ -21,7 +21,10 @@
 //! like a bot that computes: time the machine takes from it makes it answer later.
 //! `--read-delay-ms X` (with `--think-ms`): after each move, waits until the next message
 //! is in its stdin pipe, then sleeps X ms before reading it, like a bot the scheduler wakes
-//! late.
+//! late. `--single-threaded` says so in `ready` (the host may then put both bots on one
+//! CPU); `--report-cpus` writes `cpus: LIST` (its allowed CPUs) to stderr at each turn
+//! where they changed; `--ponder-ms X` spins X ms after each move, as a bot that thinks on
+//! its opponent's time.
 
 use std::io::{BufRead, Write};
 
@@ -72,6 +75,7 @@ fn children_of(pid: u32) -> Vec<i32> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let opt = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let has = |name: &str| args.iter().any(|a| a == name);
     let kind = opt("--misbehave").unwrap_or_else(|| "none".into());
     let at: u32 = opt("--at").and_then(|s| s.parse().ok()).unwrap_or(3);
     let mut log =
@@ -96,6 +100,8 @@ fn main() {
         .map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
     let mut times =
         opt("--times").map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).expect("times file"));
+    let ponder = opt("--ponder-ms").and_then(|s| s.parse::<u64>().ok()).map(std::time::Duration::from_millis);
+    let mut cpus_seen = String::new();
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
@@ -118,7 +124,11 @@ fn main() {
                 rng = Rng::new(h.seed);
                 rules = Ruleset::try_from(h.ruleset).unwrap();
                 color = h.color;
-                send(r#"{"type":"ready","name":"misbehaving-bot","future_field":{"x":1}}"#);
+                if has("--single-threaded") {
+                    send(r#"{"type":"ready","name":"misbehaving-bot","single_threaded":true}"#);
+                } else {
+                    send(r#"{"type":"ready","name":"misbehaving-bot","future_field":{"x":1}}"#);
+                }
             }
             HostMessage::SetupRequest(_) => match kind.as_str() {
                 "setup-timeout" => hang(),
@@ -132,6 +142,14 @@ fn main() {
             },
             HostMessage::Turn(t) => {
                 turns += 1;
+                if has("--report-cpus") {
+                    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+                    let now = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap_or("?").trim();
+                    if now != cpus_seen {
+                        eprintln!("cpus: {now}");
+                        now.clone_into(&mut cpus_seen);
+                    }
+                }
                 if turns == at {
                     match kind.as_str() {
                         "move-timeout" => hang(),
@@ -314,6 +332,12 @@ fn main() {
                 }
                 send(r#"{"type":"info","text":"thinking"}"#);
                 send(&format!(r#"{{"type":"move","move":"{m}","extra":[1,2,3]}}"#));
+                if let Some(p) = ponder {
+                    let t0 = std::time::Instant::now();
+                    while t0.elapsed() < p {
+                        std::hint::spin_loop();
+                    }
+                }
             }
             HostMessage::Quit(_) if kind == "ignore-sigterm" => hang(),
             HostMessage::Quit(_) => return,

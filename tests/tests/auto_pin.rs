@@ -1,0 +1,82 @@
+//! Bots that say they are single-threaded (`ready.single_threaded`) share one CPU when
+//! there are no more games at once than CPUs; a bot that said so but thinks on its
+//! opponent's time is let off that CPU. The bots report their allowed CPUs on stderr
+//! (`misbehaving-bot --report-cpus`), which the records keep.
+
+use stratego_tests::{TempDir, misbehaving, records, run_match};
+
+fn cores() -> usize {
+    let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    assert!(n >= 2, "these tests compare one CPU with all of them: they need a machine with 2 CPUs or more");
+    n
+}
+
+/// The CPU lists each bot reported over a one-game match, by colour.
+fn reported(red: &str, blue: &str, extra: &[&str]) -> (Vec<serde_json::Value>, [Vec<String>; 2]) {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = TempDir::new(&format!("auto-pin-{}", RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+    let (r, b) = (misbehaving(red), misbehaving(blue));
+    let mut args = vec![r.as_str(), b.as_str(), "--games", "1", "--seed", "3", "--out", dir.0.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_match(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let recs = records(&dir.0);
+    let lists = ["red", "blue"].map(|c| {
+        recs[0]["bots"][c]["stderr_tail"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| l.strip_prefix("cpus: "))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    });
+    (recs, lists)
+}
+
+fn all_cpus() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_owned()
+}
+
+#[test]
+fn two_single_threaded_bots_share_one_cpu_and_others_do_not() {
+    cores();
+    let all = all_cpus();
+    // Both single-threaded, one game at a time: both on the slot's CPU from their first turn.
+    let (_, [red, blue]) = reported("--single-threaded --report-cpus", "--single-threaded --report-cpus", &[]);
+    assert_eq!(red.len(), 1, "red's CPUs changed during the game: {red:?}");
+    assert_eq!(red, blue, "both bots on the same CPU");
+    assert!(red[0].parse::<usize>().is_ok(), "one CPU, not {:?} (all: {all})", red[0]);
+
+    // Only one of them says so: neither is moved.
+    let (_, [red, blue]) = reported("--single-threaded --report-cpus", "--report-cpus", &[]);
+    assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
+
+    // --no-auto-pin: neither is moved.
+    let (_, [red, blue]) =
+        reported("--single-threaded --report-cpus", "--single-threaded --report-cpus", &["--no-auto-pin"]);
+    assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
+
+    // More games at once than CPUs: no sharing (each slot would not have a CPU of its own).
+    let j = (cores() + 1).to_string();
+    let (_, [red, _]) = reported("--single-threaded --report-cpus", "--single-threaded --report-cpus", &["-j", &j]);
+    assert_eq!(red, vec![all]);
+}
+
+#[test]
+fn a_bot_that_thinks_on_its_opponents_time_is_let_off_the_shared_cpu() {
+    cores();
+    let all = all_cpus();
+    // Red spins 30 ms after each of its moves, through Blue's turns (Blue thinks 10 ms).
+    let (recs, [red, blue]) = reported(
+        "--single-threaded --report-cpus --ponder-ms 30",
+        "--single-threaded --report-cpus --think-ms 10",
+        &["--move-time", "0.5"],
+    );
+    assert!(red.len() >= 2 && red[0] != all, "red first shared a CPU, then not: {red:?}");
+    assert_eq!(red.last().unwrap(), &all, "red was let go: {red:?}");
+    assert_eq!(blue.len(), 1, "blue stays where it was: {blue:?}");
+    let note = recs[0]["bots"]["red"]["process_note"].as_str().unwrap_or_default();
+    assert!(note.contains("said it was single-threaded but used"), "the record says why: {note:?}");
+    assert!(recs[0]["bots"]["blue"]["process_note"].is_null());
+}
