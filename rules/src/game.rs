@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::idset::IdSet;
 use crate::repetition::{Chase, LastMove, SIDE_KEY, Shuttle, zobrist};
 use crate::ruleset::WALL;
 use crate::{
@@ -154,6 +155,11 @@ pub struct Game {
     pieces: Vec<PieceState>,
     /// Ids `1..=red_count` are Red's, the rest Blue's.
     red_count: u8,
+    /// Each side's pieces that are alive and can move, one bit per id: move generation
+    /// visits only these, in id order.
+    mobile: ByColor<IdSet>,
+    /// Occupied squares, one bit per mailbox index: views list the pieces by square from it.
+    occupied: IdSet,
     deployments: ByColor<Deployment>,
     to_move: Color,
     history: Vec<Ply>,
@@ -289,11 +295,21 @@ impl Game {
             });
         }
         let red_count = pieces.iter().filter(|p| p.color == Color::Red).count() as u8;
+        let mut mobile = ByColor::<IdSet>::default();
+        let mut occupied = IdSet::default();
+        for (id, p) in states.iter().enumerate().skip(1) {
+            if p.rank.is_mobile() {
+                mobile[p.color].insert(id as u8);
+            }
+            occupied.insert(p.square.index() as u8);
+        }
         let mut game = Game {
             rules,
             board,
             pieces: states,
             red_count,
+            mobile,
+            occupied,
             deployments,
             to_move,
             history: Vec::new(),
@@ -379,8 +395,12 @@ impl Game {
         &self.pieces
     }
 
-    pub(crate) fn piece_id_at(&self, sq: Square) -> u8 {
-        self.board[sq.index()]
+    pub(crate) fn piece_id_at_index(&self, index: u8) -> u8 {
+        self.board[index as usize]
+    }
+
+    pub(crate) fn occupied_squares(&self) -> &IdSet {
+        &self.occupied
     }
 
     #[inline]
@@ -413,11 +433,20 @@ impl Game {
         self.gen_moves(color, &mut |_| true)
     }
 
-    /// Calls `emit` for each legal move of `color`; stops early when `emit` returns true.
-    /// Returns whether it stopped early.
+    /// Where `color`'s enemies' ids lie: `cell.wrapping_sub(lo) < n` holds exactly for a
+    /// cell holding an enemy piece (never for an empty cell, a wall or an own piece).
     #[inline]
+    fn enemy_ids(&self, color: Color) -> (u8, u8) {
+        match color {
+            Color::Red => (self.red_count + 1, (self.pieces.len() - 1) as u8 - self.red_count),
+            Color::Blue => (1, self.red_count),
+        }
+    }
+
+    /// Calls `emit` for each legal move of `color`, by piece id, then direction (`DIRS`),
+    /// then distance; stops early when `emit` returns true. Returns whether it stopped early.
+    #[inline(always)]
     fn gen_moves(&self, color: Color, emit: &mut impl FnMut(Move) -> bool) -> bool {
-        let move_and_attack = self.rules.scout_move_and_attack();
         // Only the shuttling piece and the chasing piece can have moves the repetition
         // rules forbid; every other piece skips those checks.
         let shuttle = &self.shuttle[color];
@@ -429,33 +458,74 @@ impl Game {
             Some(c) if c.chaser == color => c.piece,
             _ => 0,
         };
+        let (lo, n) = self.enemy_ids(color);
+        let long_attack = self.rules.scout_move_and_attack();
         let board = &self.board;
-        for id in self.ids(color) {
-            let p = &self.pieces[id];
-            if !p.alive || !p.rank.is_mobile() {
-                continue;
-            }
-            let checked = id as u8 == shuttle_piece || id as u8 == chase_piece;
+        for id in self.mobile[color].iter() {
+            let p = &self.pieces[id as usize];
             let from = p.square;
-            let scout = p.rank == Rank::Scout;
-            for d in DIRS {
-                let mut to = from.index() as u8;
-                let mut steps = 0u8;
-                loop {
-                    to = to.wrapping_add(d);
-                    steps += 1;
+            let f = from.index() as u8;
+            if id == shuttle_piece || id == chase_piece {
+                if self.gen_checked_moves(color, id, emit) {
+                    return true;
+                }
+            } else if p.rank != Rank::Scout {
+                for d in DIRS {
+                    let to = f.wrapping_add(d);
                     let cell = board[to as usize];
-                    let attack = cell != EMPTY;
-                    if attack && (!self.is_enemy_cell(cell, color) || (steps > 1 && !move_and_attack)) {
-                        break;
-                    }
-                    let mv = Move::new(from, Square::from_index(to).expect("on the board"));
-                    if (!checked || self.repetition_check(color, id as u8, mv, attack).is_ok()) && emit(mv) {
+                    if (cell == EMPTY || cell.wrapping_sub(lo) < n) && emit(Move::new(from, Square::at(to))) {
                         return true;
                     }
-                    if attack || !scout {
-                        break;
+                }
+            } else {
+                for d in DIRS {
+                    let mut to = f.wrapping_add(d);
+                    let mut cell = board[to as usize];
+                    while cell == EMPTY {
+                        if emit(Move::new(from, Square::at(to))) {
+                            return true;
+                        }
+                        to = to.wrapping_add(d);
+                        cell = board[to as usize];
                     }
+                    if cell.wrapping_sub(lo) < n
+                        && (long_attack || to == f.wrapping_add(d))
+                        && emit(Move::new(from, Square::at(to)))
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// The moves of piece `id`, which the repetition rules may restrict, in the order of
+    /// [`Game::gen_moves`].
+    #[cold]
+    #[inline(never)]
+    fn gen_checked_moves(&self, color: Color, id: u8, emit: &mut impl FnMut(Move) -> bool) -> bool {
+        let move_and_attack = self.rules.scout_move_and_attack();
+        let p = &self.pieces[id as usize];
+        let from = p.square;
+        let scout = p.rank == Rank::Scout;
+        for d in DIRS {
+            let mut to = from.index() as u8;
+            let mut steps = 0u8;
+            loop {
+                to = to.wrapping_add(d);
+                steps += 1;
+                let cell = self.board[to as usize];
+                let attack = cell != EMPTY;
+                if attack && (!self.is_enemy_cell(cell, color) || (steps > 1 && !move_and_attack)) {
+                    break;
+                }
+                let mv = Move::new(from, Square::at(to));
+                if self.repetition_check(color, id, mv, attack).is_ok() && emit(mv) {
+                    return true;
+                }
+                if attack || !scout {
+                    break;
                 }
             }
         }
@@ -574,6 +644,7 @@ impl Game {
         }
 
         self.board[mv.from.index()] = EMPTY;
+        self.occupied.remove(mv.from.index() as u8);
         self.hash ^= zobrist(id, mv.from);
         {
             let p = &mut self.pieces[id as usize];
@@ -615,6 +686,7 @@ impl Game {
 
     fn place(&mut self, id: u8, sq: Square) {
         self.board[sq.index()] = id;
+        self.occupied.insert(sq.index() as u8);
         self.pieces[id as usize].square = sq;
         self.hash ^= zobrist(id, sq);
     }
@@ -623,9 +695,11 @@ impl Game {
         let p = &mut self.pieces[id as usize];
         p.alive = false;
         self.captured[p.color][p.rank] += 1;
+        self.mobile[p.color].remove(id);
         // An attacker has already been lifted off its square (and out of the hash).
         if self.board[p.square.index()] == id {
             self.board[p.square.index()] = EMPTY;
+            self.occupied.remove(p.square.index() as u8);
             self.hash ^= zobrist(id, p.square);
         }
     }

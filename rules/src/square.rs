@@ -55,6 +55,14 @@ impl Square {
         Square::new(index & 15, index >> 4)
     }
 
+    /// The square at a mailbox index the caller knows to be on the board (move generation:
+    /// every index it reaches that is not a wall cell is a board square).
+    #[inline]
+    pub(crate) const fn at(index: u8) -> Square {
+        debug_assert!(index & 15 < MAX_SIDE && index >> 4 < MAX_SIDE);
+        Square(index)
+    }
+
     /// Writes the name (`e4`, `j10`) into `buf` and returns it, without formatting
     /// machinery (names are written for every piece of every turn).
     #[inline]

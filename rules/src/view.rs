@@ -70,26 +70,35 @@ fn is_false(b: &bool) -> bool {
 impl Game {
     /// The pieces on the board as `viewer` sees them, by square.
     pub fn view_pieces(&self, viewer: Color) -> Vec<ViewPiece> {
+        let mut out = Vec::new();
+        self.view_pieces_into(viewer, &mut out);
+        out
+    }
+
+    /// [`Game::view_pieces`] into `buf` (cleared first), reusing its allocation.
+    pub fn view_pieces_into(&self, viewer: Color, buf: &mut Vec<ViewPiece>) {
+        buf.clear();
+        let occupied = self.occupied_squares();
+        buf.reserve(occupied.len());
         let pieces = self.pieces_raw();
-        self.rules()
-            .squares()
-            .filter_map(|sq| {
-                let id = self.piece_id_at(sq);
-                if id == 0 {
-                    return None;
-                }
-                let p = &pieces[id as usize];
-                let revealed = p.revealed || p.scout_shown;
-                let rank = if p.color == viewer || p.revealed {
-                    Some(p.rank)
-                } else if p.scout_shown {
-                    Some(Rank::Scout)
-                } else {
-                    None
-                };
-                Some(ViewPiece { square: sq, color: p.color, origin: p.origin, rank, moved: p.moved, revealed })
-            })
-            .collect()
+        buf.extend(occupied.iter().map(|index| {
+            let p = &pieces[self.piece_id_at_index(index) as usize];
+            let rank = if p.color == viewer || p.revealed {
+                Some(p.rank)
+            } else if p.scout_shown {
+                Some(Rank::Scout)
+            } else {
+                None
+            };
+            ViewPiece {
+                square: Square::at(index),
+                color: p.color,
+                origin: p.origin,
+                rank,
+                moved: p.moved,
+                revealed: p.revealed || p.scout_shown,
+            }
+        }));
     }
 
     /// Everything `viewer` may know of the game.
