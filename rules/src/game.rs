@@ -421,6 +421,8 @@ impl Game {
     pub fn legal_moves(&self, buf: &mut Vec<Move>) {
         buf.clear();
         if self.outcome.is_none() {
+            // Room for four moves a piece: one allocation for a fresh buffer in most positions.
+            buf.reserve(4 * self.mobile[self.to_move].len());
             self.gen_moves(self.to_move, &mut |m| {
                 buf.push(m);
                 false

@@ -29,6 +29,12 @@ impl IdSet {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// The four 64-bit words: member `i` is bit `i % 64` of word `i / 64`.
+    #[inline]
+    pub fn words(&self) -> [u64; 4] {
+        self.0
+    }
+
     /// The members, smallest first.
     #[inline]
     pub fn iter(&self) -> Iter {

@@ -56,14 +56,15 @@ fn legal_by_check(game: &Game) -> Vec<Move> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
-    /// The generator against the checker, move for move and in order, and the views' piece
-    /// lists against the board.
+    /// The generator against the checker, move for move and in order; the views' piece
+    /// lists against the board; a reused view against a fresh one.
     #[test]
     fn legal_moves_are_exactly_the_checked_moves_in_order(seed in any::<u64>(), p in 0usize..3) {
         let rules = preset(p);
         let (red, blue, moves) = random_game(&rules, seed);
         let mut game = Game::new(rules.clone(), &red, &blue).unwrap();
         let mut buf = Vec::new();
+        let mut reused = game.view(Color::Blue);
         for ply in 0..=moves.len() {
             game.legal_moves(&mut buf);
             prop_assert_eq!(&buf, &legal_by_check(&game), "ply {}", game.ply_count());
@@ -71,6 +72,8 @@ proptest! {
                 let seen: Vec<(Square, Color)> = game.view_pieces(viewer).iter().map(|p| (p.square, p.color)).collect();
                 let board: Vec<(Square, Color)> = game.board_pieces().map(|(sq, c, _)| (sq, c)).collect();
                 prop_assert_eq!(seen, board);
+                game.view_into(viewer, &mut reused);
+                prop_assert_eq!(&reused, &game.view(viewer), "a reused view equals a fresh one");
             }
             if game.is_over() {
                 break;
