@@ -152,12 +152,17 @@ pub enum GameError {
 pub struct Game {
     rules: Arc<Ruleset>,
     board: [u8; 256],
+    /// Per side and cell, 1 when that side may move onto the cell: it is empty or holds an
+    /// enemy piece (never a wall). Kept with `board`.
+    enterable: ByColor<[u8; 256]>,
     pieces: Vec<PieceState>,
     /// Ids `1..=red_count` are Red's, the rest Blue's.
     red_count: u8,
     /// Each side's pieces that are alive and can move, one bit per id: move generation
     /// visits only these, in id order.
     mobile: ByColor<IdSet>,
+    /// Each side's live Scouts (they take more room in a move list).
+    scouts: ByColor<u8>,
     /// Occupied squares, one bit per mailbox index: views list the pieces by square from it.
     occupied: IdSet,
     deployments: ByColor<Deployment>,
@@ -295,20 +300,33 @@ impl Game {
             });
         }
         let red_count = pieces.iter().filter(|p| p.color == Color::Red).count() as u8;
+        let enterable = ByColor::new_with(|color| {
+            board.map(|cell| match cell {
+                EMPTY => 1,
+                WALL => 0,
+                id => u8::from(states[id as usize].color != color),
+            })
+        });
         let mut mobile = ByColor::<IdSet>::default();
+        let mut scouts = ByColor::<u8>::default();
         let mut occupied = IdSet::default();
         for (id, p) in states.iter().enumerate().skip(1) {
             if p.rank.is_mobile() {
                 mobile[p.color].insert(id as u8);
+            }
+            if p.rank == Rank::Scout {
+                scouts[p.color] += 1;
             }
             occupied.insert(p.square.index() as u8);
         }
         let mut game = Game {
             rules,
             board,
+            enterable,
             pieces: states,
             red_count,
             mobile,
+            scouts,
             occupied,
             deployments,
             to_move,
@@ -418,39 +436,106 @@ impl Game {
 
     /// Fills `buf` (cleared first) with the legal moves of the side to move; empty once
     /// the game is over. Reuse the buffer to avoid allocation.
+    ///
+    /// The order is fixed: the mover's pieces by starting square, then direction (+file,
+    /// -file, +rank, -rank), then distance.
     pub fn legal_moves(&self, buf: &mut Vec<Move>) {
         buf.clear();
-        if self.outcome.is_none() {
-            // Room for four moves a piece: one allocation for a fresh buffer in most positions.
-            buf.reserve(4 * self.mobile[self.to_move].len());
-            self.gen_moves(self.to_move, &mut |m| {
-                buf.push(m);
-                false
-            });
+        if self.outcome.is_some() {
+            return;
         }
+        let color = self.to_move;
+        let mobile = &self.mobile[color];
+        // Room for every candidate: four a piece; a Scout reaches at most the other squares
+        // of its file and rank, plus one slot for the candidate that ends its last ray.
+        let scouts = self.scouts[color] as usize;
+        let line = (self.rules.width() as usize + self.rules.height() as usize - 1).max(4);
+        buf.reserve(4 * (mobile.len() - scouts) + line * scouts);
+        let (shuttle_piece, chase_piece) = self.restricted_pieces(color);
+        let long_attack = self.rules.scout_move_and_attack();
+        let board = &self.board;
+        let enterable = &self.enterable[color];
+        // Whether a piece can move or attack onto a cell is data no branch predictor can
+        // guess: each candidate is written to the next free slot, and kept by advancing
+        // the count past it.
+        let slots = buf.spare_capacity_mut();
+        let mut len = 0;
+        for (word, mut bits) in mobile.words().into_iter().enumerate() {
+            while bits != 0 {
+                let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
+                bits &= bits - 1;
+                let p = &self.pieces[id as usize];
+                let from = p.square;
+                let f = from.index() as u8;
+                if id == shuttle_piece || id == chase_piece {
+                    // Copies, so that `len` and `slots` stay in registers elsewhere.
+                    let (mut k, out) = (len, &mut *slots);
+                    self.gen_checked_moves(color, id, &mut |m| {
+                        out[k].write(m);
+                        k += 1;
+                        false
+                    });
+                    len = k;
+                } else if p.rank != Rank::Scout {
+                    for d in DIRS {
+                        let to = f.wrapping_add(d);
+                        slots[len].write(Move::new(from, Square::at(to)));
+                        len += enterable[to as usize] as usize;
+                    }
+                } else {
+                    for d in DIRS {
+                        let first = f.wrapping_add(d);
+                        let mut to = first;
+                        let mut cell = board[to as usize];
+                        while cell == EMPTY {
+                            slots[len].write(Move::new(from, Square::at(to)));
+                            len += 1;
+                            to = to.wrapping_add(d);
+                            cell = board[to as usize];
+                        }
+                        slots[len].write(Move::new(from, Square::at(to)));
+                        // The ray ends on a wall, an own piece or an enemy: only the last is
+                        // enterable.
+                        len += (enterable[to as usize] & u8::from(long_attack | (to == first))) as usize;
+                    }
+                }
+            }
+        }
+        // SAFETY: slots `0..len` of the spare capacity (the buffer was cleared, so they
+        // follow its length 0) were each written above before `len` passed them.
+        unsafe { buf.set_len(len) };
     }
 
     /// Whether `color` would have a legal move if it were its turn in this position.
     pub fn has_legal_move(&self, color: Color) -> bool {
-        self.gen_moves(color, &mut |_| true)
-    }
-
-    /// Where `color`'s enemies' ids lie: `cell.wrapping_sub(lo) < n` holds exactly for a
-    /// cell holding an enemy piece (never for an empty cell, a wall or an own piece).
-    #[inline]
-    fn enemy_ids(&self, color: Color) -> (u8, u8) {
-        match color {
-            Color::Red => (self.red_count + 1, (self.pieces.len() - 1) as u8 - self.red_count),
-            Color::Blue => (1, self.red_count),
+        let (shuttle_piece, chase_piece) = self.restricted_pieces(color);
+        let enterable = &self.enterable[color];
+        for (word, mut bits) in self.mobile[color].words().into_iter().enumerate() {
+            while bits != 0 {
+                let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
+                bits &= bits - 1;
+                if id == shuttle_piece || id == chase_piece {
+                    if self.gen_checked_moves(color, id, &mut |_| true) {
+                        return true;
+                    }
+                    continue;
+                }
+                // Any other piece (a Scout too) has a move exactly when a neighbouring cell
+                // is empty or holds an enemy.
+                let f = self.pieces[id as usize].square.index() as u8;
+                if DIRS.iter().any(|&d| enterable[f.wrapping_add(d) as usize] != 0) {
+                    return true;
+                }
+            }
         }
+        false
     }
 
-    /// Calls `emit` for each legal move of `color`, by piece id, then direction (`DIRS`),
-    /// then distance; stops early when `emit` returns true. Returns whether it stopped early.
-    #[inline(always)]
-    fn gen_moves(&self, color: Color, emit: &mut impl FnMut(Move) -> bool) -> bool {
-        // Only the shuttling piece and the chasing piece can have moves the repetition
-        // rules forbid; every other piece skips those checks.
+    /// The pieces of `color` whose moves the repetition rules may restrict now (0: none):
+    /// the shuttling piece once it has reached the two-square limit, and the chasing piece.
+    /// Every other piece skips those checks.
+    #[inline]
+    fn restricted_pieces(&self, color: Color) -> (u8, u8) {
         let shuttle = &self.shuttle[color];
         let shuttle_piece = match self.rules.two_square_limit() {
             Some(limit) if shuttle.count >= limit => shuttle.piece,
@@ -460,50 +545,11 @@ impl Game {
             Some(c) if c.chaser == color => c.piece,
             _ => 0,
         };
-        let (lo, n) = self.enemy_ids(color);
-        let long_attack = self.rules.scout_move_and_attack();
-        let board = &self.board;
-        for id in self.mobile[color].iter() {
-            let p = &self.pieces[id as usize];
-            let from = p.square;
-            let f = from.index() as u8;
-            if id == shuttle_piece || id == chase_piece {
-                if self.gen_checked_moves(color, id, emit) {
-                    return true;
-                }
-            } else if p.rank != Rank::Scout {
-                for d in DIRS {
-                    let to = f.wrapping_add(d);
-                    let cell = board[to as usize];
-                    if (cell == EMPTY || cell.wrapping_sub(lo) < n) && emit(Move::new(from, Square::at(to))) {
-                        return true;
-                    }
-                }
-            } else {
-                for d in DIRS {
-                    let mut to = f.wrapping_add(d);
-                    let mut cell = board[to as usize];
-                    while cell == EMPTY {
-                        if emit(Move::new(from, Square::at(to))) {
-                            return true;
-                        }
-                        to = to.wrapping_add(d);
-                        cell = board[to as usize];
-                    }
-                    if cell.wrapping_sub(lo) < n
-                        && (long_attack || to == f.wrapping_add(d))
-                        && emit(Move::new(from, Square::at(to)))
-                    {
-                        return true;
-                    }
-                }
-            }
-        }
-        false
+        (shuttle_piece, chase_piece)
     }
 
     /// The moves of piece `id`, which the repetition rules may restrict, in the order of
-    /// [`Game::gen_moves`].
+    /// [`Game::legal_moves`]; stops early when `emit` returns true and says whether it did.
     #[cold]
     #[inline(never)]
     fn gen_checked_moves(&self, color: Color, id: u8, emit: &mut impl FnMut(Move) -> bool) -> bool {
@@ -645,8 +691,7 @@ impl Game {
             self.shuttle[color].record(id, mv, self.rules.scout_path());
         }
 
-        self.board[mv.from.index()] = EMPTY;
-        self.occupied.remove(mv.from.index() as u8);
+        self.set_empty(mv.from);
         self.hash ^= zobrist(id, mv.from);
         {
             let p = &mut self.pieces[id as usize];
@@ -686,8 +731,19 @@ impl Game {
         ply
     }
 
+    /// Empties a cell of the board (the piece's own records are the caller's).
+    fn set_empty(&mut self, sq: Square) {
+        self.board[sq.index()] = EMPTY;
+        self.occupied.remove(sq.index() as u8);
+        self.enterable[Color::Red][sq.index()] = 1;
+        self.enterable[Color::Blue][sq.index()] = 1;
+    }
+
     fn place(&mut self, id: u8, sq: Square) {
         self.board[sq.index()] = id;
+        let color = self.pieces[id as usize].color;
+        self.enterable[color][sq.index()] = 0;
+        self.enterable[!color][sq.index()] = 1;
         self.occupied.insert(sq.index() as u8);
         self.pieces[id as usize].square = sq;
         self.hash ^= zobrist(id, sq);
@@ -698,11 +754,14 @@ impl Game {
         p.alive = false;
         self.captured[p.color][p.rank] += 1;
         self.mobile[p.color].remove(id);
+        if p.rank == Rank::Scout {
+            self.scouts[p.color] -= 1;
+        }
         // An attacker has already been lifted off its square (and out of the hash).
         if self.board[p.square.index()] == id {
-            self.board[p.square.index()] = EMPTY;
-            self.occupied.remove(p.square.index() as u8);
-            self.hash ^= zobrist(id, p.square);
+            let sq = p.square;
+            self.set_empty(sq);
+            self.hash ^= zobrist(id, sq);
         }
     }
 

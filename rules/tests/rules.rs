@@ -488,3 +488,41 @@ fn from_position_rebuilds_a_played_position() {
         Err(GameError::OffBoard(_))
     ));
 }
+
+/// The most crowded move list: fifteen Scouts on the diagonal of an open 15x15 board, each
+/// with (almost) its whole file and rank to run along. The generator's list equals the
+/// moves `check_move` accepts among all square pairs.
+#[test]
+fn scouts_on_the_largest_open_board_get_every_move() {
+    let spec = RulesetSpec {
+        name: "open15".to_owned(),
+        width: 15,
+        height: 15,
+        lakes: Vec::new(),
+        setup_ranks: ByColor::new([1, 7], [9, 15]),
+        ..RulesetSpec::default()
+    };
+    let rules = Ruleset::try_from(spec).unwrap();
+    let at = |f: u8, r: u8| Square::new(f, r).unwrap();
+    let piece = |square, color, rank| PositionPiece { square, color, rank, moved: false, revealed: false };
+    let mut pieces: Vec<PositionPiece> = (0..15).map(|i| piece(at(i, i), Color::Red, Rank::Scout)).collect();
+    pieces.push(piece(at(14, 0), Color::Blue, Rank::Flag));
+    pieces.push(piece(at(0, 14), Color::Blue, Rank::Scout));
+    let game = Game::from_position(rules.clone(), &pieces, Color::Red, 0, ByColor::default()).unwrap();
+    let mut generated = Vec::new();
+    game.legal_moves(&mut generated);
+    let squares: Vec<Square> = rules.squares().collect();
+    let mut checked: Vec<Move> = Vec::new();
+    for &from in &squares {
+        for &to in &squares {
+            if game.check_move(Move::new(from, to)).is_ok() {
+                checked.push(Move::new(from, to));
+            }
+        }
+    }
+    assert!(generated.len() > 400, "{} moves", generated.len());
+    let mut sorted = generated.clone();
+    sorted.sort();
+    checked.sort();
+    assert_eq!(sorted, checked);
+}
