@@ -1,5 +1,6 @@
 //! The game: position, legal moves, combat, repetition rules and the end of the game.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use crate::idset::IdSet;
@@ -451,23 +452,41 @@ impl Game {
         let scouts = self.scouts[color] as usize;
         let line = (self.rules.width() as usize + self.rules.height() as usize - 1).max(4);
         buf.reserve(4 * (mobile.len() - scouts) + line * scouts);
-        let (shuttle_piece, chase_piece) = self.restricted_pieces(color);
+        let slots = buf.spare_capacity_mut();
+        let len = match self.restricted_pieces(color) {
+            (0, 0) => self.write_moves::<false>(color, slots, (0, 0)),
+            restricted => self.write_moves::<true>(color, slots, restricted),
+        };
+        // SAFETY: `write_moves` wrote each of the first `len` slots of the spare capacity,
+        // which follow the buffer's length 0 (it was cleared above).
+        unsafe { buf.set_len(len) };
+    }
+
+    /// Writes the legal moves of `color` into `slots` (room for every candidate, see
+    /// [`Game::legal_moves`]) and returns how many it wrote. Only with `RESTRICTED` may a
+    /// piece (one of `restricted`) have moves the repetition rules forbid.
+    #[inline(always)]
+    fn write_moves<const RESTRICTED: bool>(
+        &self,
+        color: Color,
+        slots: &mut [MaybeUninit<Move>],
+        restricted: (u8, u8),
+    ) -> usize {
         let long_attack = self.rules.scout_move_and_attack();
         let board = &self.board;
         let enterable = &self.enterable[color];
         // Whether a piece can move or attack onto a cell is data no branch predictor can
         // guess: each candidate is written to the next free slot, and kept by advancing
         // the count past it.
-        let slots = buf.spare_capacity_mut();
         let mut len = 0;
-        for (word, mut bits) in mobile.words().into_iter().enumerate() {
+        for (word, mut bits) in self.mobile[color].words().into_iter().enumerate() {
             while bits != 0 {
                 let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
                 bits &= bits - 1;
                 let p = &self.pieces[id as usize];
                 let from = p.square;
                 let f = from.index() as u8;
-                if id == shuttle_piece || id == chase_piece {
+                if RESTRICTED && (id == restricted.0 || id == restricted.1) {
                     // Copies, so that `len` and `slots` stay in registers elsewhere.
                     let (mut k, out) = (len, &mut *slots);
                     self.gen_checked_moves(color, id, &mut |m| {
@@ -501,30 +520,47 @@ impl Game {
                 }
             }
         }
-        // SAFETY: slots `0..len` of the spare capacity (the buffer was cleared, so they
-        // follow its length 0) were each written above before `len` passed them.
-        unsafe { buf.set_len(len) };
+        len
     }
 
     /// Whether `color` would have a legal move if it were its turn in this position.
     pub fn has_legal_move(&self, color: Color) -> bool {
         let (shuttle_piece, chase_piece) = self.restricted_pieces(color);
         let enterable = &self.enterable[color];
-        for (word, mut bits) in self.mobile[color].words().into_iter().enumerate() {
-            while bits != 0 {
-                let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
-                bits &= bits - 1;
-                if id == shuttle_piece || id == chase_piece {
-                    if self.gen_checked_moves(color, id, &mut |_| true) {
-                        return true;
+        let can_move = |id: u8| {
+            if id == shuttle_piece || id == chase_piece {
+                return self.gen_checked_moves(color, id, &mut |_| true);
+            }
+            // Any other piece (a Scout too) has a move exactly when a neighbouring cell is
+            // empty or holds an enemy.
+            let f = self.pieces[id as usize].square.index() as u8;
+            DIRS.iter().any(|&d| enterable[f.wrapping_add(d) as usize] != 0)
+        };
+        // Ids follow the starting squares, so each side's front row comes first when Red's
+        // pieces are visited from the highest id down and Blue's from the lowest up: the
+        // search usually stops at the first piece.
+        let words = self.mobile[color].words();
+        match color {
+            Color::Red => {
+                for (word, mut bits) in words.into_iter().enumerate().rev() {
+                    while bits != 0 {
+                        let top = 63 - bits.leading_zeros();
+                        bits &= !(1 << top);
+                        if can_move((word as u32 * 64 + top) as u8) {
+                            return true;
+                        }
                     }
-                    continue;
                 }
-                // Any other piece (a Scout too) has a move exactly when a neighbouring cell
-                // is empty or holds an enemy.
-                let f = self.pieces[id as usize].square.index() as u8;
-                if DIRS.iter().any(|&d| enterable[f.wrapping_add(d) as usize] != 0) {
-                    return true;
+            }
+            Color::Blue => {
+                for (word, mut bits) in words.into_iter().enumerate() {
+                    while bits != 0 {
+                        let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
+                        bits &= bits - 1;
+                        if can_move(id) {
+                            return true;
+                        }
+                    }
                 }
             }
         }
