@@ -86,20 +86,15 @@ impl Game {
                 let index = (w as u32 * 64 + bits.trailing_zeros()) as u8;
                 bits &= bits - 1;
                 let p = pieces[self.piece_id_at_index(index) as usize];
-                let rank = if p.color == viewer || p.revealed {
-                    Some(p.rank)
-                } else if p.scout_shown {
-                    Some(Rank::Scout)
-                } else {
-                    None
-                };
+                // Only a Scout can be shown by a long move, so a shown piece's rank is public.
+                let shown = p.revealed | p.scout_shown;
                 buf.push(ViewPiece {
                     square: Square::at(index),
                     color: p.color,
                     origin: p.origin,
-                    rank,
+                    rank: ((p.color == viewer) | shown).then_some(p.rank),
                     moved: p.moved,
-                    revealed: p.revealed || p.scout_shown,
+                    revealed: shown,
                 });
             }
         }
