@@ -1,7 +1,9 @@
 //! The game: position, legal moves, combat, repetition rules and the end of the game.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
+use crate::idset::IdSet;
 use crate::repetition::{Chase, LastMove, SIDE_KEY, Shuttle, zobrist};
 use crate::ruleset::WALL;
 use crate::{
@@ -151,9 +153,19 @@ pub enum GameError {
 pub struct Game {
     rules: Arc<Ruleset>,
     board: [u8; 256],
+    /// Per side and cell, 1 when that side may move onto the cell: it is empty or holds an
+    /// enemy piece (never a wall). Kept with `board`.
+    enterable: ByColor<[u8; 256]>,
     pieces: Vec<PieceState>,
     /// Ids `1..=red_count` are Red's, the rest Blue's.
     red_count: u8,
+    /// Each side's pieces that are alive and can move, one bit per id: move generation
+    /// visits only these, in id order.
+    mobile: ByColor<IdSet>,
+    /// Each side's live Scouts (they take more room in a move list).
+    scouts: ByColor<u8>,
+    /// Occupied squares, one bit per mailbox index: views list the pieces by square from it.
+    occupied: IdSet,
     deployments: ByColor<Deployment>,
     to_move: Color,
     history: Vec<Ply>,
@@ -289,11 +301,34 @@ impl Game {
             });
         }
         let red_count = pieces.iter().filter(|p| p.color == Color::Red).count() as u8;
+        let enterable = ByColor::new_with(|color| {
+            board.map(|cell| match cell {
+                EMPTY => 1,
+                WALL => 0,
+                id => u8::from(states[id as usize].color != color),
+            })
+        });
+        let mut mobile = ByColor::<IdSet>::default();
+        let mut scouts = ByColor::<u8>::default();
+        let mut occupied = IdSet::default();
+        for (id, p) in states.iter().enumerate().skip(1) {
+            if p.rank.is_mobile() {
+                mobile[p.color].insert(id as u8);
+            }
+            if p.rank == Rank::Scout {
+                scouts[p.color] += 1;
+            }
+            occupied.insert(p.square.index() as u8);
+        }
         let mut game = Game {
             rules,
             board,
+            enterable,
             pieces: states,
             red_count,
+            mobile,
+            scouts,
+            occupied,
             deployments,
             to_move,
             history: Vec::new(),
@@ -379,8 +414,12 @@ impl Game {
         &self.pieces
     }
 
-    pub(crate) fn piece_id_at(&self, sq: Square) -> u8 {
-        self.board[sq.index()]
+    pub(crate) fn piece_id_at_index(&self, index: u8) -> u8 {
+        self.board[index as usize]
+    }
+
+    pub(crate) fn occupied_squares(&self) -> &IdSet {
+        &self.occupied
     }
 
     #[inline]
@@ -398,28 +437,141 @@ impl Game {
 
     /// Fills `buf` (cleared first) with the legal moves of the side to move; empty once
     /// the game is over. Reuse the buffer to avoid allocation.
+    ///
+    /// The order is fixed: the mover's pieces by starting square, then direction (+file,
+    /// -file, +rank, -rank), then distance.
     pub fn legal_moves(&self, buf: &mut Vec<Move>) {
         buf.clear();
-        if self.outcome.is_none() {
-            self.gen_moves(self.to_move, &mut |m| {
-                buf.push(m);
-                false
-            });
+        if self.outcome.is_some() {
+            return;
         }
+        let color = self.to_move;
+        let mobile = &self.mobile[color];
+        // Room for every candidate: four a piece; a Scout reaches at most the other squares
+        // of its file and rank, plus one slot for the candidate that ends its last ray.
+        let scouts = self.scouts[color] as usize;
+        let line = (self.rules.width() as usize + self.rules.height() as usize - 1).max(4);
+        buf.reserve(4 * (mobile.len() - scouts) + line * scouts);
+        let slots = buf.spare_capacity_mut();
+        let len = match self.restricted_pieces(color) {
+            (0, 0) => self.write_moves::<false>(color, slots, (0, 0)),
+            restricted => self.write_moves::<true>(color, slots, restricted),
+        };
+        // SAFETY: `write_moves` wrote each of the first `len` slots of the spare capacity,
+        // which follow the buffer's length 0 (it was cleared above).
+        unsafe { buf.set_len(len) };
+    }
+
+    /// Writes the legal moves of `color` into `slots` (room for every candidate, see
+    /// [`Game::legal_moves`]) and returns how many it wrote. Only with `RESTRICTED` may a
+    /// piece (one of `restricted`) have moves the repetition rules forbid.
+    #[inline(always)]
+    fn write_moves<const RESTRICTED: bool>(
+        &self,
+        color: Color,
+        slots: &mut [MaybeUninit<Move>],
+        restricted: (u8, u8),
+    ) -> usize {
+        let long_attack = self.rules.scout_move_and_attack();
+        let board = &self.board;
+        let enterable = &self.enterable[color];
+        // Whether a piece can move or attack onto a cell is data no branch predictor can
+        // guess: each candidate is written to the next free slot, and kept by advancing
+        // the count past it.
+        let mut len = 0;
+        for (word, mut bits) in self.mobile[color].words().into_iter().enumerate() {
+            while bits != 0 {
+                let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
+                bits &= bits - 1;
+                let p = &self.pieces[id as usize];
+                let from = p.square;
+                let f = from.index() as u8;
+                if RESTRICTED && (id == restricted.0 || id == restricted.1) {
+                    // Copies, so that `len` and `slots` stay in registers elsewhere.
+                    let (mut k, out) = (len, &mut *slots);
+                    self.gen_checked_moves(color, id, &mut |m| {
+                        out[k].write(m);
+                        k += 1;
+                        false
+                    });
+                    len = k;
+                } else if p.rank != Rank::Scout {
+                    for d in DIRS {
+                        let to = f.wrapping_add(d);
+                        slots[len].write(Move::new(from, Square::at(to)));
+                        len += enterable[to as usize] as usize;
+                    }
+                } else {
+                    for d in DIRS {
+                        let first = f.wrapping_add(d);
+                        let mut to = first;
+                        let mut cell = board[to as usize];
+                        while cell == EMPTY {
+                            slots[len].write(Move::new(from, Square::at(to)));
+                            len += 1;
+                            to = to.wrapping_add(d);
+                            cell = board[to as usize];
+                        }
+                        slots[len].write(Move::new(from, Square::at(to)));
+                        // The ray ends on a wall, an own piece or an enemy: only the last is
+                        // enterable.
+                        len += (enterable[to as usize] & u8::from(long_attack | (to == first))) as usize;
+                    }
+                }
+            }
+        }
+        len
     }
 
     /// Whether `color` would have a legal move if it were its turn in this position.
     pub fn has_legal_move(&self, color: Color) -> bool {
-        self.gen_moves(color, &mut |_| true)
+        let (shuttle_piece, chase_piece) = self.restricted_pieces(color);
+        let enterable = &self.enterable[color];
+        let can_move = |id: u8| {
+            if id == shuttle_piece || id == chase_piece {
+                return self.gen_checked_moves(color, id, &mut |_| true);
+            }
+            // Any other piece (a Scout too) has a move exactly when a neighbouring cell is
+            // empty or holds an enemy.
+            let f = self.pieces[id as usize].square.index() as u8;
+            DIRS.iter().any(|&d| enterable[f.wrapping_add(d) as usize] != 0)
+        };
+        // Ids follow the starting squares, so each side's front row comes first when Red's
+        // pieces are visited from the highest id down and Blue's from the lowest up: the
+        // search usually stops at the first piece.
+        let words = self.mobile[color].words();
+        match color {
+            Color::Red => {
+                for (word, mut bits) in words.into_iter().enumerate().rev() {
+                    while bits != 0 {
+                        let top = 63 - bits.leading_zeros();
+                        bits &= !(1 << top);
+                        if can_move((word as u32 * 64 + top) as u8) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            Color::Blue => {
+                for (word, mut bits) in words.into_iter().enumerate() {
+                    while bits != 0 {
+                        let id = (word as u32 * 64 + bits.trailing_zeros()) as u8;
+                        bits &= bits - 1;
+                        if can_move(id) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
     }
 
-    /// Calls `emit` for each legal move of `color`; stops early when `emit` returns true.
-    /// Returns whether it stopped early.
+    /// The pieces of `color` whose moves the repetition rules may restrict now (0: none):
+    /// the shuttling piece once it has reached the two-square limit, and the chasing piece.
+    /// Every other piece skips those checks.
     #[inline]
-    fn gen_moves(&self, color: Color, emit: &mut impl FnMut(Move) -> bool) -> bool {
-        let move_and_attack = self.rules.scout_move_and_attack();
-        // Only the shuttling piece and the chasing piece can have moves the repetition
-        // rules forbid; every other piece skips those checks.
+    fn restricted_pieces(&self, color: Color) -> (u8, u8) {
         let shuttle = &self.shuttle[color];
         let shuttle_piece = match self.rules.two_square_limit() {
             Some(limit) if shuttle.count >= limit => shuttle.piece,
@@ -429,33 +581,35 @@ impl Game {
             Some(c) if c.chaser == color => c.piece,
             _ => 0,
         };
-        let board = &self.board;
-        for id in self.ids(color) {
-            let p = &self.pieces[id];
-            if !p.alive || !p.rank.is_mobile() {
-                continue;
-            }
-            let checked = id as u8 == shuttle_piece || id as u8 == chase_piece;
-            let from = p.square;
-            let scout = p.rank == Rank::Scout;
-            for d in DIRS {
-                let mut to = from.index() as u8;
-                let mut steps = 0u8;
-                loop {
-                    to = to.wrapping_add(d);
-                    steps += 1;
-                    let cell = board[to as usize];
-                    let attack = cell != EMPTY;
-                    if attack && (!self.is_enemy_cell(cell, color) || (steps > 1 && !move_and_attack)) {
-                        break;
-                    }
-                    let mv = Move::new(from, Square::from_index(to).expect("on the board"));
-                    if (!checked || self.repetition_check(color, id as u8, mv, attack).is_ok()) && emit(mv) {
-                        return true;
-                    }
-                    if attack || !scout {
-                        break;
-                    }
+        (shuttle_piece, chase_piece)
+    }
+
+    /// The moves of piece `id`, which the repetition rules may restrict, in the order of
+    /// [`Game::legal_moves`]; stops early when `emit` returns true and says whether it did.
+    #[cold]
+    #[inline(never)]
+    fn gen_checked_moves(&self, color: Color, id: u8, emit: &mut impl FnMut(Move) -> bool) -> bool {
+        let move_and_attack = self.rules.scout_move_and_attack();
+        let p = &self.pieces[id as usize];
+        let from = p.square;
+        let scout = p.rank == Rank::Scout;
+        for d in DIRS {
+            let mut to = from.index() as u8;
+            let mut steps = 0u8;
+            loop {
+                to = to.wrapping_add(d);
+                steps += 1;
+                let cell = self.board[to as usize];
+                let attack = cell != EMPTY;
+                if attack && (!self.is_enemy_cell(cell, color) || (steps > 1 && !move_and_attack)) {
+                    break;
+                }
+                let mv = Move::new(from, Square::at(to));
+                if self.repetition_check(color, id, mv, attack).is_ok() && emit(mv) {
+                    return true;
+                }
+                if attack || !scout {
+                    break;
                 }
             }
         }
@@ -573,7 +727,7 @@ impl Game {
             self.shuttle[color].record(id, mv, self.rules.scout_path());
         }
 
-        self.board[mv.from.index()] = EMPTY;
+        self.set_empty(mv.from);
         self.hash ^= zobrist(id, mv.from);
         {
             let p = &mut self.pieces[id as usize];
@@ -613,8 +767,20 @@ impl Game {
         ply
     }
 
+    /// Empties a cell of the board (the piece's own records are the caller's).
+    fn set_empty(&mut self, sq: Square) {
+        self.board[sq.index()] = EMPTY;
+        self.occupied.remove(sq.index() as u8);
+        self.enterable[Color::Red][sq.index()] = 1;
+        self.enterable[Color::Blue][sq.index()] = 1;
+    }
+
     fn place(&mut self, id: u8, sq: Square) {
         self.board[sq.index()] = id;
+        let color = self.pieces[id as usize].color;
+        self.enterable[color][sq.index()] = 0;
+        self.enterable[!color][sq.index()] = 1;
+        self.occupied.insert(sq.index() as u8);
         self.pieces[id as usize].square = sq;
         self.hash ^= zobrist(id, sq);
     }
@@ -623,10 +789,15 @@ impl Game {
         let p = &mut self.pieces[id as usize];
         p.alive = false;
         self.captured[p.color][p.rank] += 1;
+        self.mobile[p.color].remove(id);
+        if p.rank == Rank::Scout {
+            self.scouts[p.color] -= 1;
+        }
         // An attacker has already been lifted off its square (and out of the hash).
         if self.board[p.square.index()] == id {
-            self.board[p.square.index()] = EMPTY;
-            self.hash ^= zobrist(id, p.square);
+            let sq = p.square;
+            self.set_empty(sq);
+            self.hash ^= zobrist(id, sq);
         }
     }
 

@@ -26,6 +26,7 @@ mod color;
 mod deployment;
 mod game;
 pub mod gravon;
+mod idset;
 mod mv;
 mod outcome;
 mod rank;

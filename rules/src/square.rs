@@ -55,6 +55,14 @@ impl Square {
         Square::new(index & 15, index >> 4)
     }
 
+    /// The square at mailbox index `index`, unchecked. Move generation reaches only board
+    /// squares and the wall cells around them; a candidate onto a wall cell is written but
+    /// never kept.
+    #[inline]
+    pub(crate) const fn at(index: u8) -> Square {
+        Square(index)
+    }
+
     /// Writes the name (`e4`, `j10`) into `buf` and returns it, without formatting
     /// machinery (names are written for every piece of every turn).
     #[inline]

@@ -70,43 +70,67 @@ fn is_false(b: &bool) -> bool {
 impl Game {
     /// The pieces on the board as `viewer` sees them, by square.
     pub fn view_pieces(&self, viewer: Color) -> Vec<ViewPiece> {
+        let mut out = Vec::new();
+        self.view_pieces_into(viewer, &mut out);
+        out
+    }
+
+    /// [`Game::view_pieces`] into `buf` (cleared first), reusing its allocation.
+    pub fn view_pieces_into(&self, viewer: Color, buf: &mut Vec<ViewPiece>) {
+        buf.clear();
+        let occupied = self.occupied_squares();
+        buf.reserve(occupied.len());
         let pieces = self.pieces_raw();
-        self.rules()
-            .squares()
-            .filter_map(|sq| {
-                let id = self.piece_id_at(sq);
-                if id == 0 {
-                    return None;
-                }
-                let p = &pieces[id as usize];
-                let revealed = p.revealed || p.scout_shown;
-                let rank = if p.color == viewer || p.revealed {
-                    Some(p.rank)
-                } else if p.scout_shown {
-                    Some(Rank::Scout)
-                } else {
-                    None
-                };
-                Some(ViewPiece { square: sq, color: p.color, origin: p.origin, rank, moved: p.moved, revealed })
-            })
-            .collect()
+        for (w, mut bits) in occupied.words().into_iter().enumerate() {
+            while bits != 0 {
+                let index = (w as u32 * 64 + bits.trailing_zeros()) as u8;
+                bits &= bits - 1;
+                let p = pieces[self.piece_id_at_index(index) as usize];
+                // Only a Scout can be shown by a long move, so a shown piece's rank is public.
+                let shown = p.revealed | p.scout_shown;
+                buf.push(ViewPiece {
+                    square: Square::at(index),
+                    color: p.color,
+                    origin: p.origin,
+                    rank: ((p.color == viewer) | shown).then_some(p.rank),
+                    moved: p.moved,
+                    revealed: shown,
+                });
+            }
+        }
     }
 
     /// Everything `viewer` may know of the game.
     pub fn view(&self, viewer: Color) -> View {
-        let mut legal_moves = Vec::new();
-        if viewer == self.to_move() {
-            self.legal_moves(&mut legal_moves);
-        }
-        View {
+        let mut view = View {
             color: viewer,
             to_move: self.to_move(),
             ply: self.ply_count(),
-            pieces: self.view_pieces(viewer),
+            pieces: Vec::new(),
             captured: *self.captured(),
-            history: self.history().to_vec(),
-            legal_moves,
+            history: Vec::new(),
+            legal_moves: Vec::new(),
             outcome: self.outcome(),
+        };
+        self.view_into(viewer, &mut view);
+        view
+    }
+
+    /// [`Game::view`] into `view`, reusing its buffers (no allocation once they are large
+    /// enough).
+    pub fn view_into(&self, viewer: Color, view: &mut View) {
+        view.color = viewer;
+        view.to_move = self.to_move();
+        view.ply = self.ply_count();
+        view.captured = *self.captured();
+        view.outcome = self.outcome();
+        self.view_pieces_into(viewer, &mut view.pieces);
+        view.history.clear();
+        view.history.extend_from_slice(self.history());
+        if viewer == self.to_move() {
+            self.legal_moves(&mut view.legal_moves);
+        } else {
+            view.legal_moves.clear();
         }
     }
 }

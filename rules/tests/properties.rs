@@ -27,8 +27,63 @@ fn random_game(rules: &Ruleset, seed: u64) -> (Deployment, Deployment, Vec<Move>
     (red, blue, moves)
 }
 
+/// The legal moves by the public rules alone, in the documented order: the mover's pieces by
+/// starting square, then direction (+file, -file, +rank, -rank), then distance; every
+/// straight move that [`Game::check_move`] accepts.
+fn legal_by_check(game: &Game) -> Vec<Move> {
+    if game.is_over() {
+        return Vec::new();
+    }
+    let mut own: Vec<ViewPiece> =
+        game.view_pieces(game.to_move()).into_iter().filter(|p| p.color == game.to_move()).collect();
+    own.sort_by_key(|p| p.origin);
+    let mut out = Vec::new();
+    for p in own {
+        for (df, dr) in [(1i8, 0i8), (-1, 0), (0, 1), (0, -1)] {
+            for dist in 1..MAX_SIDE as i8 {
+                let (f, r) = (p.square.file() as i8 + df * dist, p.square.rank() as i8 + dr * dist);
+                let Some(to) = (f >= 0 && r >= 0).then(|| Square::new(f as u8, r as u8)).flatten() else { break };
+                let m = Move::new(p.square, to);
+                if game.check_move(m).is_ok() {
+                    out.push(m);
+                }
+            }
+        }
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// The generator against the checker, move for move and in order; the views' piece
+    /// lists against the board; a reused view against a fresh one.
+    #[test]
+    fn legal_moves_are_exactly_the_checked_moves_in_order(seed in any::<u64>(), p in 0usize..3) {
+        let rules = preset(p);
+        let (red, blue, moves) = random_game(&rules, seed);
+        let mut game = Game::new(rules.clone(), &red, &blue).unwrap();
+        let mut buf = Vec::new();
+        let mut reused = game.view(Color::Blue);
+        for ply in 0..=moves.len() {
+            game.legal_moves(&mut buf);
+            prop_assert_eq!(&buf, &legal_by_check(&game), "ply {}", game.ply_count());
+            for viewer in Color::ALL {
+                let seen: Vec<(Square, Color)> = game.view_pieces(viewer).iter().map(|p| (p.square, p.color)).collect();
+                let board: Vec<(Square, Color)> = game.board_pieces().map(|(sq, c, _)| (sq, c)).collect();
+                prop_assert_eq!(seen, board);
+                game.view_into(viewer, &mut reused);
+                prop_assert_eq!(&reused, &game.view(viewer), "a reused view equals a fresh one");
+            }
+            if game.is_over() {
+                break;
+            }
+            prop_assert!(game.has_legal_move(game.to_move()) && !buf.is_empty());
+            if let Some(&m) = moves.get(ply) {
+                game.play_unchecked(m);
+            }
+        }
+    }
 
     #[test]
     fn random_playouts_keep_the_invariants(seed in any::<u64>(), p in 0usize..3) {

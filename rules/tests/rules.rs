@@ -33,6 +33,29 @@ fn legal(g: &Game) -> Vec<String> {
     v
 }
 
+/// Every move `check_move` accepts among all pairs of board squares, sorted.
+fn checked_moves(g: &Game) -> Vec<Move> {
+    let squares: Vec<Square> = g.rules().squares().collect();
+    let mut out = Vec::new();
+    for &from in &squares {
+        for &to in &squares {
+            if g.check_move(Move::new(from, to)).is_ok() {
+                out.push(Move::new(from, to));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The generator's moves, sorted.
+fn generated_moves(g: &Game) -> Vec<Move> {
+    let mut buf = Vec::new();
+    g.legal_moves(&mut buf);
+    buf.sort();
+    buf
+}
+
 fn play_all(g: &mut Game, moves: &str) {
     for m in moves.split_whitespace() {
         g.play(mv(m)).unwrap_or_else(|e| panic!("{m}: {e}"));
@@ -196,6 +219,7 @@ fn two_square_rule_classic_allows_five_and_forbids_the_sixth() {
     play_all(&mut g, "e4-e5 e9-e8 e5-e4 e8-e9 e4-e5 e9-e8 e5-e4 j9-j8 e4-e5 j8-j9");
     assert_eq!(g.check_move(mv("e5-e4")), Err(IllegalMove::TwoSquareRule { limit: 5 }));
     assert!(!legal(&g).contains(&"e5-e4".to_string()));
+    assert_eq!(generated_moves(&g), checked_moves(&g));
     // Other moves of the same piece stay legal, and moving another piece resets the count.
     assert!(legal(&g).contains(&"e5-e6".to_string()));
     play_all(&mut g, "j1-j2 e8-e7 e5-e4");
@@ -263,6 +287,7 @@ fn chasing_rule_forbids_recreating_a_position_of_the_chase() {
     assert_eq!(g.piece_at("c7".parse().unwrap()), Some((Color::Blue, Rank::Captain)));
     assert_eq!(g.check_move(mv("b6-b7")), Err(IllegalMove::ChasingRule));
     assert!(!legal(&g).contains(&"b6-b7".to_string()));
+    assert_eq!(generated_moves(&g), checked_moves(&g));
     // A move that does not chase is fine, and so is the same move without the rule.
     assert_eq!(g.check_move(mv("b6-a6")), Ok(()));
     assert_eq!(chase_game(false).check_move(mv("b6-b7")), Ok(()));
@@ -487,4 +512,29 @@ fn from_position_rebuilds_a_played_position() {
         Game::from_position(rules, &lake, Color::Red, 0, ByColor::default()),
         Err(GameError::OffBoard(_))
     ));
+}
+
+/// The most crowded move list: fifteen Scouts on the diagonal of an open 15x15 board, each
+/// with (almost) its whole file and rank to run along. The generator's list equals the
+/// moves `check_move` accepts among all square pairs.
+#[test]
+fn scouts_on_the_largest_open_board_get_every_move() {
+    let spec = RulesetSpec {
+        name: "open15".to_owned(),
+        width: 15,
+        height: 15,
+        lakes: Vec::new(),
+        setup_ranks: ByColor::new([1, 7], [9, 15]),
+        ..RulesetSpec::default()
+    };
+    let rules = Ruleset::try_from(spec).unwrap();
+    let at = |f: u8, r: u8| Square::new(f, r).unwrap();
+    let piece = |square, color, rank| PositionPiece { square, color, rank, moved: false, revealed: false };
+    let mut pieces: Vec<PositionPiece> = (0..15).map(|i| piece(at(i, i), Color::Red, Rank::Scout)).collect();
+    pieces.push(piece(at(14, 0), Color::Blue, Rank::Flag));
+    pieces.push(piece(at(0, 14), Color::Blue, Rank::Scout));
+    let game = Game::from_position(rules, &pieces, Color::Red, 0, ByColor::default()).unwrap();
+    let generated = generated_moves(&game);
+    assert!(generated.len() > 400, "{} moves", generated.len());
+    assert_eq!(generated, checked_moves(&game));
 }
