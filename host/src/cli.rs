@@ -600,9 +600,10 @@ impl RunFlags {
 /// The program cannot be found (exit 3) or its clocks are invalid (exit 2).
 pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = spec.resolve_builtin();
+    let own_limits = spec.limits;
     spec.limits = spec.limits.or(run.default_limits);
     spec.check_startable().map_err(not_startable)?;
-    sandbox_entrant(&spec, run)?;
+    sandbox_entrant(&spec, own_limits, run)?;
     let time_control = spec.tc_override.apply(run.settings.time_control);
     if time_control.move_limit.is_some_and(|m| m.is_zero()) {
         return Err(usage(format!("bot {}: move_time must be more than zero", spec.name)));
@@ -613,13 +614,15 @@ pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
 /// The sandbox's part of [`entrant`]: registers the bot's paths and the run's files that
 /// sandboxes must mask; for a sandboxed bot, checks that the sandbox works here and says
 /// on stderr what it contains, which limits are enforced and which could not be (why).
-fn sandbox_entrant(spec: &BotSpec, run: &RunConfig) -> Result<(), ConfigError> {
+/// `own_limits` are the bot's spec's own, before the run's defaults: a sandbox-only key there
+/// is an error for a bot that does not run in the sandbox.
+fn sandbox_entrant(spec: &BotSpec, own_limits: crate::bot_spec::Limits, run: &RunConfig) -> Result<(), ConfigError> {
     for path in run.out.iter().chain(&run.setups) {
         crate::sandbox::hide(path);
     }
     crate::sandbox::note_bot(spec);
     if spec.limits.sandbox != Some(true) {
-        return crate::sandbox::check_unsandboxed(spec).map_err(usage);
+        return crate::sandbox::check_unsandboxed(&spec.name, &own_limits).map_err(usage);
     }
     let settings = crate::sandbox::prepare(spec).map_err(not_startable)?;
     if run.log_level != "error" {

@@ -128,12 +128,17 @@ impl Process {
         let host_pid = std::process::id() as i32;
         let limits = launch.as_ref().map_or(spec.limits, |l| l.limits);
         let cgroup_fds = launch.as_ref().and_then(|l| l.cgroup.as_ref()).map(|c| c.join_fds()).unwrap_or_default();
-        // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec` and
-        // `join_cgroups`).
+        let args_fd = launch.as_ref().map(|l| l.args_file.as_raw_fd());
+        // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`,
+        // `join_cgroups` and `inherit_fd`).
         unsafe {
             cmd.pre_exec(move || {
                 os::child_pre_exec(host_pid, cpu, limits)?;
-                crate::sandbox::join_cgroups(&cgroup_fds)
+                crate::sandbox::join_cgroups(&cgroup_fds)?;
+                match args_fd {
+                    Some(fd) => crate::sandbox::inherit_fd(fd),
+                    None => Ok(()),
+                }
             });
         }
         let spawning = supervisor.spawn_guard();

@@ -115,8 +115,11 @@ fn userns_diagnosis() -> String {
         );
     }
     if causes.is_empty() {
-        "The sandbox needs user namespaces (kernel.unprivileged_userns_clone, user.max_user_namespaces, AppArmor's \
-         restrict_unprivileged_userns, or a container that forbids them)"
+        "The sandbox needs user namespaces, and this machine (or the container the host runs in) does not let it \
+         create one. Fix: allow them: `sysctl -w user.max_user_namespaces=10000`; on older Debian \
+         `sysctl -w kernel.unprivileged_userns_clone=1`; on Ubuntu 23.10 and later an AppArmor profile for bwrap or \
+         `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; in a container, a seccomp profile that allows \
+         unshare/clone with user namespaces (docker: --security-opt seccomp=unconfined)"
             .to_owned()
     } else {
         causes.join("; ")
@@ -332,27 +335,49 @@ fn etc_masks() -> &'static [PathBuf] {
     })
 }
 
-/// An empty, unreadable file and directory of this host process, bound over what a
-/// sandbox must not see.
+/// An empty, unreadable file and directory, bound over what a sandbox must not see. They
+/// live in `$TMPDIR/stratego-host-masks-UID` (mode 0700, owned by the user, reused by every
+/// run of that user), or a directory of this process when that name is taken by someone
+/// else.
 fn mask_sources() -> std::io::Result<&'static (PathBuf, PathBuf)> {
     static MASK: OnceLock<Result<(PathBuf, PathBuf), String>> = OnceLock::new();
     MASK.get_or_init(|| {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("stratego-host-sandbox-{}", std::process::id()));
-        let make = || -> std::io::Result<(PathBuf, PathBuf)> {
-            std::fs::create_dir_all(&dir)?;
-            let file = dir.join("masked-file");
-            let sub = dir.join("masked-dir");
-            File::create(&file)?;
-            std::fs::create_dir_all(&sub)?;
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000))?;
-            std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o000))?;
-            Ok((file, sub))
-        };
-        make().map_err(|e| format!("creating the sandbox's masks in {}: {e}", dir.display()))
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        let shared = std::env::temp_dir().join(format!("stratego-host-masks-{uid}"));
+        let own = std::env::temp_dir().join(format!("stratego-host-masks-{uid}-{}", std::process::id()));
+        make_masks(&shared)
+            .or_else(|_| make_masks(&own))
+            .map_err(|e| format!("creating the sandbox's masks in {}: {e}", own.display()))
     })
     .as_ref()
     .map_err(|e| std::io::Error::other(e.clone()))
+}
+
+fn make_masks(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    // Only a real directory of ours (not a link or someone else's, in a shared /tmp).
+    let meta = std::fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    if !meta.is_dir() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o077 != 0 {
+        return Err(std::io::Error::other(format!("{} is not a private directory of this user", dir.display())));
+    }
+    let file = dir.join("masked-file");
+    let sub = dir.join("masked-dir");
+    if !file.is_file() {
+        File::create(&file)?;
+    }
+    if !sub.is_dir() {
+        std::fs::create_dir(&sub)?;
+    }
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000))?;
+    std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o000))?;
+    Ok((file, sub))
 }
 
 /// How a resource limit is (or is not) enforced in a sandbox.
@@ -604,6 +629,19 @@ impl Settings {
     }
 }
 
+/// How a sandbox started by this process would limit a bot's processes (`cgroup v1`,
+/// `cgroup v2`, `RLIMIT_NPROC`), or why it could not.
+///
+/// # Errors
+/// Why no process limit would be in force.
+pub fn process_limit() -> Result<String, String> {
+    match Settings::of(&Limits::default()).pids.1 {
+        Enforced::Cgroup(v) => Ok(v.to_string()),
+        Enforced::Rlimit => Ok("RLIMIT_NPROC".to_owned()),
+        Enforced::Not(why) => Err(why),
+    }
+}
+
 fn prlimit() -> Option<PathBuf> {
     let path_var = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path_var).map(|d| d.join("prlimit")).find(|p| is_executable(p))
@@ -621,12 +659,12 @@ pub fn prepare(spec: &BotSpec) -> Result<Settings, String> {
     Ok(Settings::of(&spec.limits))
 }
 
-/// Checks the sandbox keys of a bot that does not run in the sandbox.
+/// Checks the sandbox keys of a bot (`l`: its spec's own limits) that does not run in the
+/// sandbox.
 ///
 /// # Errors
 /// A sandbox-only key (`sandbox_net`, `pids`, `disk`) set without the sandbox.
-pub fn check_unsandboxed(spec: &BotSpec) -> Result<(), String> {
-    let l = &spec.limits;
+pub fn check_unsandboxed(name: &str, l: &Limits) -> Result<(), String> {
     let set: Vec<&str> =
         [("sandbox_net", l.sandbox_net == Some(true)), ("pids", l.pids.is_some()), ("disk", l.disk_bytes.is_some())]
             .into_iter()
@@ -636,8 +674,7 @@ pub fn check_unsandboxed(spec: &BotSpec) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "bot {}: {} only apply in the sandbox (--sandbox, or \"sandbox\": true in its spec)",
-            spec.name,
+            "bot {name}: {} only apply in the sandbox (--sandbox, or \"sandbox\": true in its spec)",
             set.join(", ")
         ))
     }
@@ -658,6 +695,24 @@ pub struct Launch {
     /// the sandbox (an address-space limit breaks runtimes that reserve address space, and
     /// the cgroup counts what the bot really uses, in all its processes and its /tmp).
     pub limits: Limits,
+    /// bwrap's options (`--args FD`): inherited by bwrap only (see [`inherit_fd`]).
+    pub args_file: File,
+}
+
+/// Clears close-on-exec on `fd`, in the child between fork and exec, so that bwrap (and
+/// only this child) inherits it.
+///
+/// # Safety
+/// Only `fcntl`, which is async-signal-safe.
+///
+/// # Errors
+/// The operating system's error.
+pub unsafe fn inherit_fd(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on a descriptor the parent opened, with an integer argument.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The cgroups of one sandboxed process (memory and/or pids), removed when it is gone.
@@ -803,7 +858,11 @@ pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
             bind(&mut args, "--ro-bind", if m.is_dir() { mask_dir } else { mask_file }, &m);
         }
     }
-    args.extend(["--chdir".into(), cwd.as_os_str().to_owned(), "--remount-ro".into(), "/".into(), "--".into()]);
+    args.extend(["--chdir".into(), cwd.as_os_str().to_owned(), "--remount-ro".into(), "/".into()]);
+    // The options go through a file descriptor, so that bwrap's command line (pid 1 in the
+    // sandbox, readable by the bot) does not show the masked paths.
+    let args_file = args_memfd(&args)?;
+    let mut args: Vec<OsString> = vec!["--args".into(), args_file.as_raw_fd().to_string().into(), "--".into()];
     if settings.pids.1 == Enforced::Rlimit {
         // Without a pids cgroup: RLIMIT_NPROC set inside the sandbox counts the processes
         // of its own user namespace only (bwrap's reaper included).
@@ -826,7 +885,29 @@ pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
     if matches!(settings.memory.1, Enforced::Cgroup(_)) {
         limits.memory_bytes = None;
     }
-    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits })
+    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, args_file })
+}
+
+/// bwrap's options, NUL-separated, in an anonymous file read from its start.
+fn args_memfd(args: &[OsString]) -> std::io::Result<File> {
+    use std::io::{Seek, Write};
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: a valid C string and flags; the descriptor returned is ours to own.
+    let fd = unsafe { libc::memfd_create(c"stratego-bwrap-args".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor nothing else owns.
+    let mut file = unsafe { File::from_raw_fd(fd) };
+    let mut bytes = Vec::new();
+    for a in args {
+        bytes.extend_from_slice(a.as_bytes());
+        bytes.push(0);
+    }
+    file.write_all(&bytes)?;
+    file.rewind()?;
+    Ok(file)
 }
 
 /// Writes "0" (the calling process) to each cgroup's `cgroup.procs`: run in the child
