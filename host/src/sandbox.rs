@@ -20,7 +20,8 @@
 //! - `/proc` of its own PID namespace (it is pid 2; bwrap's reaper is pid 1), a minimal
 //!   `/dev`, `/tmp` and `/dev/shm` as private tmpfs of the disk limit each; no network but
 //!   its own loopback unless `--sandbox-net`; an environment of `PATH`, `HOME=/tmp`,
-//!   `TMPDIR=/tmp`, the locale variables and the spec's `env`; no capabilities, no new
+//!   `TMPDIR=/tmp`, the locale variables, `TZ`, `PYENV_VERSION`, `JAVA_HOME` and the spec's
+//!   `env`; no capabilities, no new
 //!   privileges, no nested user namespaces, a new session (no terminal to inject into).
 //!
 //! The host keeps talking to it over the same pipes, the same clocks apply, and the kill
