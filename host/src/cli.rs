@@ -541,6 +541,7 @@ impl RunFlags {
         let protocol_log = match &self.log_protocol {
             None => None,
             Some(path) => {
+                crate::sandbox::hide(path);
                 let log = crate::protocol_log::ProtocolLog::open(path)
                     .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
                 Some(Arc::new(log))
@@ -691,6 +692,10 @@ impl TournamentArgs {
             strikes: c.strikes,
         });
         let run = self.run.validate(&file)?;
+        if let Some(path) = &self.config {
+            // The file may hold every bot's command and environment: no sandbox shows it.
+            crate::sandbox::hide(path);
+        }
         let named = config.as_ref().map(|c| c.bots.clone()).unwrap_or_default();
         let args: Vec<Option<&str>> = self.bots.iter().map(|b| Some(b.as_str())).collect();
         let specs = name_bots(named, &args)?;
