@@ -107,6 +107,18 @@ pub struct Limits {
     /// Niceness of the bot process (0 by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nice: Option<i32>,
+    /// Run the bot in the sandbox ([`crate::sandbox`]: bubblewrap namespaces, cgroups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<bool>,
+    /// In the sandbox, keep the host's network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_net: Option<bool>,
+    /// In the sandbox, most processes and threads at once (pids cgroup, else RLIMIT_NPROC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pids: Option<u32>,
+    /// In the sandbox, the size of its private `/tmp` (and `/dev/shm`) in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_bytes: Option<u64>,
 }
 
 impl Limits {
@@ -117,6 +129,10 @@ impl Limits {
             cpu_seconds: self.cpu_seconds.or(defaults.cpu_seconds),
             output_bytes: self.output_bytes.or(defaults.output_bytes),
             nice: self.nice.or(defaults.nice),
+            sandbox: self.sandbox.or(defaults.sandbox),
+            sandbox_net: self.sandbox_net.or(defaults.sandbox_net),
+            pids: self.pids.or(defaults.pids),
+            disk_bytes: self.disk_bytes.or(defaults.disk_bytes),
         }
     }
 }
@@ -160,6 +176,14 @@ pub struct RawSpec {
     pub output: Option<NumOrText>,
     /// `nice`: niceness, 0 to 19.
     pub nice: Option<i32>,
+    /// `sandbox`: run in the sandbox (bubblewrap; see [`crate::sandbox`]).
+    pub sandbox: Option<bool>,
+    /// `sandbox_net`: in the sandbox, keep the host's network.
+    pub sandbox_net: Option<bool>,
+    /// `pids`: in the sandbox, most processes and threads at once.
+    pub pids: Option<u32>,
+    /// `disk`: in the sandbox, the size of its private `/tmp`, bytes or a size like `"64M"`.
+    pub disk: Option<NumOrText>,
     /// `move_time`: seconds a move.
     pub move_time: Option<NumOrText>,
     /// `tc`: `"BANK+INC"` in seconds, or just the bank.
@@ -298,7 +322,14 @@ impl RawSpec {
             cpu_seconds: self.cpu_seconds,
             output_bytes: size("output", self.output)?,
             nice: self.nice,
+            sandbox: self.sandbox,
+            sandbox_net: self.sandbox_net,
+            pids: self.pids,
+            disk_bytes: size("disk", self.disk)?,
         };
+        if self.pids == Some(0) {
+            return Err(err("pids", "must be at least 1".to_owned()));
+        }
         let tc_override = TimeControlOverride {
             move_time: self
                 .move_time
@@ -582,7 +613,24 @@ mod tests {
             .unwrap();
         assert_eq!(
             s.limits,
-            Limits { memory_bytes: Some(512 << 20), cpu_seconds: Some(60), output_bytes: Some(1 << 30), nice: Some(5) }
+            Limits {
+                memory_bytes: Some(512 << 20),
+                cpu_seconds: Some(60),
+                output_bytes: Some(1 << 30),
+                nice: Some(5),
+                ..Limits::default()
+            }
+        );
+        let s = BotSpec::parse(r#"{"command": "x", "sandbox": true, "sandbox_net": true, "pids": 64, "disk": "16M"}"#)
+            .unwrap();
+        let l = s.limits;
+        assert_eq!(
+            (l.sandbox, l.sandbox_net, l.pids, l.disk_bytes),
+            (Some(true), Some(true), Some(64), Some(16 << 20))
+        );
+        assert_eq!(BotSpec::parse(r#"{"command": "x", "pids": 0}"#).unwrap_err(), "bot spec: pids: must be at least 1");
+        assert!(
+            BotSpec::parse(r#"{"command": "x", "disk": "big"}"#).unwrap_err().contains("disk: \"big\" is not a size")
         );
         assert!(
             BotSpec::parse(r#"{"command": "x", "memory": "lots"}"#)

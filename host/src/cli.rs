@@ -207,6 +207,22 @@ pub struct RunFlags {
     /// Niceness of bot processes (0 to 19).
     #[arg(long, value_name = "N")]
     pub bot_nice: Option<i32>,
+    /// Run every bot in a sandbox (bubblewrap): its own user, PID, IPC, UTS and network
+    /// namespaces, the system and its own directory read-only, a private size-limited /tmp,
+    /// no records, no other bot's files, memory and process limits in cgroups (rlimits
+    /// where there are none). A bot spec's "sandbox": false opts one out. Says at start
+    /// what is enforced and what could not be.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// With --sandbox: keep the host's network (by default a sandbox has none).
+    #[arg(long)]
+    pub sandbox_net: bool,
+    /// With --sandbox: most processes and threads a bot may have at once [default: 128].
+    #[arg(long, value_name = "N")]
+    pub bot_pids: Option<u32>,
+    /// With --sandbox: size of a bot's private /tmp (and /dev/shm) [default: 64M].
+    #[arg(long, value_name = "SIZE")]
+    pub bot_disk: Option<String>,
     /// Fault policy for ladders of unreliable bots: forgive up to K timeouts or illegal
     /// moves per bot and game by playing a random legal move instead (recorded, and told to
     /// the bot in its next turn's "strike" field) [default: 0: every fault loses].
@@ -503,7 +519,27 @@ impl RunFlags {
                     .map_err(|e| usage(format!("--bot-output: {e}")))?,
             ),
             nice: self.bot_nice,
+            sandbox: self.sandbox.then_some(true),
+            sandbox_net: self.sandbox_net.then_some(true),
+            pids: self.bot_pids,
+            disk_bytes: self
+                .bot_disk
+                .as_deref()
+                .map(|m| crate::bot_spec::parse_size(m).map_err(|e| usage(format!("--bot-disk: {e}"))))
+                .transpose()?,
         };
+        for (flag, given) in [
+            ("--sandbox-net", self.sandbox_net),
+            ("--bot-pids", self.bot_pids.is_some()),
+            ("--bot-disk", self.bot_disk.is_some()),
+        ] {
+            if given && !self.sandbox {
+                return Err(usage(format!("{flag}: only with --sandbox")));
+            }
+        }
+        if self.bot_pids == Some(0) {
+            return Err(usage("--bot-pids: must be at least 1"));
+        }
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         if concurrency > cores {
             tracing::warn!(
@@ -513,6 +549,7 @@ impl RunFlags {
         let protocol_log = match &self.log_protocol {
             None => None,
             Some(path) => {
+                crate::sandbox::hide(path);
                 let log = crate::protocol_log::ProtocolLog::open(path)
                     .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
                 Some(Arc::new(log))
@@ -573,13 +610,38 @@ impl RunFlags {
 /// The program cannot be found (exit 3) or its clocks are invalid (exit 2).
 pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = spec.resolve_builtin();
+    let own_limits = spec.limits;
     spec.limits = spec.limits.or(run.default_limits);
     spec.check_startable().map_err(not_startable)?;
+    sandbox_entrant(&spec, own_limits, run)?;
     let time_control = spec.tc_override.apply(run.settings.time_control);
     if time_control.move_limit.is_some_and(|m| m.is_zero()) {
         return Err(usage(format!("bot {}: move_time must be more than zero", spec.name)));
     }
     Ok(Entrant { time_control, spec, probe_unknown_fields: false })
+}
+
+/// The sandbox's part of [`entrant`]: registers the bot's paths and the run's files that
+/// sandboxes must mask; for a sandboxed bot, checks that the sandbox works here and says
+/// on stderr what it contains, which limits are enforced and which could not be (why).
+/// `own_limits` are the bot's spec's own, before the run's defaults: a sandbox-only key there
+/// is an error for a bot that does not run in the sandbox.
+fn sandbox_entrant(spec: &BotSpec, own_limits: crate::bot_spec::Limits, run: &RunConfig) -> Result<(), ConfigError> {
+    for path in run.out.iter().chain(&run.setups) {
+        crate::sandbox::hide(path);
+    }
+    crate::sandbox::note_bot(spec);
+    if spec.limits.sandbox != Some(true) {
+        return crate::sandbox::check_unsandboxed(&spec.name, &own_limits).map_err(usage);
+    }
+    let settings = crate::sandbox::prepare(spec).map_err(not_startable)?;
+    if run.log_level != "error" {
+        eprintln!("stratego-host: sandbox for {}: {}", spec.name, settings.describe(spec));
+    }
+    for problem in settings.not_applied() {
+        tracing::warn!("sandbox for {}: {problem}", spec.name);
+    }
+    Ok(())
 }
 
 /// Parses bot arguments (`None`: the sample bot) and gives them stable, unique names: a
@@ -639,6 +701,10 @@ impl TournamentArgs {
             strikes: c.strikes,
         });
         let run = self.run.validate(&file)?;
+        if let Some(path) = &self.config {
+            // The file may hold every bot's command and environment: no sandbox shows it.
+            crate::sandbox::hide(path);
+        }
         let named = config.as_ref().map(|c| c.bots.clone()).unwrap_or_default();
         let args: Vec<Option<&str>> = self.bots.iter().map(|b| Some(b.as_str())).collect();
         let specs = name_bots(named, &args)?;

@@ -841,6 +841,7 @@ mod tests {
                         cpu_seconds: Some(600),
                         output_bytes: Some(16 << 20),
                         nice: Some(5),
+                        ..Limits::default()
                     },
                     tc_override: TimeControlOverride {
                         setup: Some(secs(5.0)),

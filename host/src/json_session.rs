@@ -137,13 +137,13 @@ impl JsonSession {
     /// CPU from the opponent. Noted in the record.
     fn check_off_turn(&mut self) {
         let (Some(cpu), Some((mark, at))) = (self.shared_cpu, self.off_turn.mark.take()) else { return };
-        let Some(now) = self.proc.child_id().and_then(crate::os::process_cpu_time) else { return };
+        let Some(now) = self.proc.thinking_pid().and_then(crate::os::process_cpu_time) else { return };
         self.off_turn.cpu += now.saturating_sub(mark);
         self.off_turn.wall += at.elapsed();
         tracing::trace!("{}: off-turn CPU {:?} in {:?}", self.spec.name, self.off_turn.cpu, self.off_turn.wall);
         if self.off_turn.cpu > OFF_TURN_CPU && self.off_turn.cpu * 10 > self.off_turn.wall {
             let used = self.off_turn.cpu;
-            if let Some(pid) = self.proc.child_id() {
+            if let Some(pid) = self.proc.thinking_pid() {
                 crate::os::set_process_cpus(pid, None, &self.run_cpus);
             }
             self.shared_cpu = None;
@@ -390,7 +390,7 @@ impl BotSession for JsonSession {
         if self.shared_cpu == cpu {
             return;
         }
-        if let Some(pid) = self.proc.child_id() {
+        if let Some(pid) = self.proc.thinking_pid() {
             crate::os::set_process_cpus(pid, cpu, all);
             self.shared_cpu = cpu;
             all.clone_into(&mut self.run_cpus);
@@ -471,7 +471,7 @@ impl BotSession for JsonSession {
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
         if self.shared_cpu.is_some() {
             self.off_turn.mark =
-                self.proc.child_id().and_then(crate::os::process_cpu_time).map(|c| (c, Instant::now()));
+                self.proc.thinking_pid().and_then(crate::os::process_cpu_time).map(|c| (c, Instant::now()));
         }
         if let HostMessage::Turn(t) = turn {
             self.legal = t.legal_moves; // keep the buffers

@@ -31,6 +31,7 @@ pub mod referee;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod sandbox;
 pub mod schedule;
 pub mod session;
 pub mod setup_book;

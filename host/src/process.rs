@@ -81,6 +81,10 @@ pub struct Process {
     /// Bytes received from it in the current game.
     pub bytes_received: u64,
     supervisor: Supervisor,
+    /// In the sandbox: the bot's cgroups (memory, pids), removed after it is gone.
+    cgroup: Option<crate::sandbox::BotCgroup>,
+    /// In the sandbox: the host pid of the bot itself (bwrap's grandchild), once found.
+    bot_pid: std::sync::OnceLock<u32>,
 }
 
 /// What went wrong when reading a message.
@@ -106,22 +110,39 @@ impl Process {
         watch_reads: bool,
         supervisor: &Supervisor,
     ) -> std::io::Result<Process> {
-        let mut cmd = tokio::process::Command::new(&spec.command[0]);
-        cmd.args(&spec.command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+        // In the sandbox, bwrap runs the command (see `crate::sandbox`).
+        let launch = if spec.limits.sandbox == Some(true) { Some(crate::sandbox::launch(spec)?) } else { None };
+        let mut cmd = match &launch {
+            Some(l) => {
+                let mut cmd = tokio::process::Command::new(&l.program);
+                cmd.args(&l.args).env_clear().envs(l.env.iter().map(|(k, v)| (k, v)));
+                cmd
+            }
+            None => {
+                let mut cmd = tokio::process::Command::new(&spec.command[0]);
+                cmd.args(&spec.command[1..]).envs(&spec.env);
+                cmd
+            }
+        };
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
         if let Some(dir) = &spec.dir {
             cmd.current_dir(dir);
         }
-        cmd.envs(&spec.env);
         let host_pid = std::process::id() as i32;
-        // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`).
+        let limits = launch.as_ref().map_or(spec.limits, |l| l.limits);
+        let cgroup_fds = launch.as_ref().and_then(|l| l.cgroup.as_ref()).map(|c| c.join_fds()).unwrap_or_default();
+        let args_fd = launch.as_ref().map(|l| l.args_file.as_raw_fd());
+        // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`,
+        // `join_cgroups` and `inherit_fd`).
         unsafe {
-            let limits = spec.limits;
-            cmd.pre_exec(move || os::child_pre_exec(host_pid, cpu, limits));
+            cmd.pre_exec(move || {
+                os::child_pre_exec(host_pid, cpu, limits)?;
+                crate::sandbox::join_cgroups(&cgroup_fds)?;
+                match args_fd {
+                    Some(fd) => crate::sandbox::inherit_fd(fd),
+                    None => Ok(()),
+                }
+            });
         }
         let spawning = supervisor.spawn_guard();
         let mut child = cmd.spawn()?;
@@ -160,12 +181,9 @@ impl Process {
             bytes_sent: 0,
             bytes_received: 0,
             supervisor: supervisor.clone(),
+            cgroup: launch.and_then(|l| l.cgroup),
+            bot_pid: std::sync::OnceLock::new(),
         })
-    }
-
-    /// The process id, while it has not been reaped.
-    pub fn child_id(&self) -> Option<u32> {
-        self.child.id()
     }
 
     /// The process id (also its process group id).
@@ -261,8 +279,24 @@ impl Process {
             }
         }
         let watch = self.sees_reads && self.stdin_small && !read_grace.is_zero();
-        let w = Stopwatch::new(begun, limit, read_grace, watch, self.child.id(), self.supervisor.stalls().cloned());
+        let w = Stopwatch::new(begun, limit, read_grace, watch, self.thinking_pid(), self.supervisor.stalls().cloned());
         if paced { w.with_tempo(&tempo) } else { w }
+    }
+
+    /// The process that thinks, whose CPU the stall credit watches: the bot's own, or in the
+    /// sandbox the bot inside bwrap (bwrap's own process only waits) once it is found.
+    pub fn thinking_pid(&self) -> Option<u32> {
+        let pid = self.child.id()?;
+        if self.cgroup.is_none() && self.spec.limits.sandbox != Some(true) {
+            return Some(pid);
+        }
+        if let Some(&p) = self.bot_pid.get() {
+            return Some(p);
+        }
+        match crate::sandbox::bot_pid(pid) {
+            Some(p) => Some(*self.bot_pid.get_or_init(|| p)),
+            None => Some(pid),
+        }
     }
 
     /// Reads the next line (without its line ending) until the stopwatch's deadline;
@@ -365,9 +399,21 @@ impl Process {
     /// The fault for a process that ended: a crash, or a resource limit it ran into.
     fn exit_fault(&self, status: std::process::ExitStatus) -> Fault {
         use std::os::unix::process::ExitStatusExt;
-        let how = describe_exit(status);
+        let sandboxed = self.spec.limits.sandbox == Some(true);
+        let how = if sandboxed { describe_sandbox_exit(status) } else { describe_exit(status) };
         let limits = self.spec.limits;
-        let signal = status.signal();
+        let signal =
+            if sandboxed { crate::sandbox::bot_exit(status.code(), status.signal()).1 } else { status.signal() };
+        if self.cgroup.as_ref().is_some_and(|c| c.oom_killed()) {
+            let bytes = limits.memory_bytes.unwrap_or(crate::sandbox::DEFAULT_MEMORY_BYTES);
+            return Fault::new(
+                Reason::MemoryLimit,
+                format!(
+                    "it ran out of its sandbox's memory limit of {} MiB ({how}; the kernel's OOM killer)",
+                    bytes >> 20
+                ),
+            );
+        }
         if let Some(secs) = limits.cpu_seconds {
             // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
             if matches!(signal, Some(libc::SIGXCPU) | Some(libc::SIGKILL)) {
@@ -425,6 +471,7 @@ impl Process {
         // Kill the group even after a clean exit: grandchildren may still hold on.
         os::kill_group(self.pgid, libc::SIGKILL);
         let how = match status {
+            Ok(Ok(s)) if self.spec.limits.sandbox == Some(true) => describe_sandbox_exit(s),
             Ok(Ok(s)) => describe_exit(s),
             _ => {
                 let _ = self.child.start_kill();
@@ -443,7 +490,14 @@ impl Process {
         // bot died: kill them too, off the runtime's thread (finding them may mean reading
         // every process's stat file, and reaping waits).
         let sup = self.supervisor.clone();
-        let _ = tokio::task::spawn_blocking(move || sup.kill_escaped_descendants()).await;
+        let cgroup = self.cgroup.take();
+        let _ = tokio::task::spawn_blocking(move || {
+            sup.kill_escaped_descendants();
+            if let Some(cg) = cgroup {
+                cg.remove();
+            }
+        })
+        .await;
         how
     }
 }
@@ -485,6 +539,17 @@ pub async fn precise_sleep_until(deadline: Instant, realtime: bool) {
             std::thread::sleep(deadline.saturating_duration_since(Instant::now()))
         })
         .await;
+    }
+}
+
+/// Describes the exit of a sandboxed bot from bwrap's status (128 + N when the bot was
+/// killed by signal N).
+fn describe_sandbox_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match crate::sandbox::bot_exit(status.code(), status.signal()) {
+        (Some(c), _) => format!("the process exited with status {c}"),
+        (None, Some(s)) => format!("the process was killed by {}", os::signal_name(s)),
+        _ => "the process ended".to_owned(),
     }
 }
 
