@@ -64,6 +64,10 @@ pub enum Command {
     /// keys (r, b, s switch to Red's, Blue's or the spectator's view; q quits), or, when not
     /// on a terminal, the whole game printed as text.
     Replay(crate::replay::ReplayArgs),
+    /// Convert between game records (games.jsonl) and Gravon XML, both ways: the direction
+    /// comes from IN (or --to). Every game is replayed by the rules; games that cannot be
+    /// converted are named on stderr and counted in the summary.
+    Convert(crate::convert::ConvertArgs),
     /// A persistent rating ladder in one SQLite file, for CI pipelines: add and retire bots,
     /// play the pairings that most reduce the ratings' uncertainty, print the table.
     Ladder(Box<crate::ladder::LadderArgs>),

@@ -15,6 +15,7 @@ pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod convert;
 pub mod events;
 pub mod executor;
 pub mod exit;
