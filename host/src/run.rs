@@ -327,7 +327,9 @@ async fn play(
             .await;
             let s = &summary.borrow().summary;
             let text = if run.json { json(s) } else { s.render() };
-            finish(text, &end, crate::exit::OK)
+            let index =
+                write_index(run, &format!("Match: {} vs {}", names[0], names[1]), &crate::viewer::match_html(s));
+            with_index(finish(text, &end, crate::exit::OK), index)
         }
         EventKind::Tournament { anchor, .. } => {
             let (planned, games, past) = remaining(schedule::plan(&event), run.shard, history);
@@ -364,7 +366,9 @@ async fn play(
             .await;
             let report = &table.borrow().report;
             let text = if run.json { json(report) } else { report.render(style) };
-            finish(text, &end, crate::exit::OK)
+            let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
+            let index = write_index(run, &title, &crate::viewer::tournament_html(report));
+            with_index(finish(text, &end, crate::exit::OK), index)
         }
         EventKind::Sprt { sprt, max_games } => {
             let done: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
@@ -421,6 +425,39 @@ async fn play_with_sinks(
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
     executor.run(source, past, &mut sinks, cancel).await
+}
+
+/// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
+/// schedule order) and a viewer page per game in `DIR/games/` (at most
+/// [`crate::viewer::MAX_VIEWER_PAGES`]).
+fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
+    let Some(dir) = &run.out else { return Ok(()) };
+    let mut records = manifest::read_records(dir)?;
+    records.sort_by_key(|r| r.index);
+    let index = dir.join("index.html");
+    let w = crate::viewer::write_index(&index, title, Some(summary_html), &records, crate::viewer::MAX_VIEWER_PAGES)?;
+    if run.live != crate::sinks::Live::Quiet {
+        eprintln!(
+            "stratego-host: wrote {} ({} games; {} viewer pages in {}, {:.1} MB)",
+            index.display(),
+            w.games,
+            w.pages,
+            dir.join("games").display(),
+            w.page_bytes as f64 / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// An index that could not be written fails a run that otherwise succeeded (exit 1).
+fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
+    if let Err(e) = index {
+        eprintln!("stratego-host: cannot write the index page: {e}");
+        if outcome.code == crate::exit::OK {
+            outcome.code = crate::exit::FAILURE;
+        }
+    }
+    outcome
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
