@@ -238,6 +238,10 @@ pub struct RunFlags {
     /// No line per game; only the summary and errors.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Draw one running game live on the terminal (stderr, or /dev/tty), move by move; with
+    /// several games at once, the first running, then the next.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// `match` options.
@@ -373,6 +377,8 @@ pub struct RunConfig {
     pub seed_given: bool,
     /// `--shard I/N`.
     pub shard: Option<crate::manifest::Shard>,
+    /// `--watch`: draw a running game live.
+    pub watch: bool,
 }
 
 /// What a validated event command runs.
@@ -557,6 +563,7 @@ impl RunFlags {
             log_level: self.log_level(),
             seed_given,
             shard,
+            watch: self.watch,
         })
     }
 }

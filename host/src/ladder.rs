@@ -944,6 +944,9 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
     if run.shard.is_some() {
         return Err(usage("--shard: a ladder picks its pairings as it goes and cannot be sharded"));
     }
+    if run.watch {
+        return Err(usage("--watch: not for ladder play (watch a match, tournament or sprt)"));
+    }
     if args.games == 0 || args.games % 2 == 1 {
         return Err(usage("--games: must be a positive even number (games are played in colour-swapped pairs)"));
     }

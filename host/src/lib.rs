@@ -43,3 +43,4 @@ pub mod style;
 pub mod supervisor;
 pub mod tournament;
 pub mod viewer;
+pub mod watch;

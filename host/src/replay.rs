@@ -86,6 +86,8 @@ pub struct Replay {
     record: GameRecord,
     rules: Arc<Ruleset>,
     setups: ByColor<Option<Deployment>>,
+    /// A game still being played ([`Replay::live`]): no result to show yet.
+    live: bool,
 }
 
 impl Replay {
@@ -95,6 +97,20 @@ impl Replay {
     /// An invalid ruleset or setup, or the first ply that does not replay (its number, its
     /// move and why).
     pub fn new(record: GameRecord) -> Result<Replay, String> {
+        Replay::build(record, false)
+    }
+
+    /// A game still being played, as far as it has gone: `record` holds its setups and
+    /// plies so far (its result is not shown). The plies are the referee's own, so they
+    /// are not checked again.
+    ///
+    /// # Errors
+    /// An invalid ruleset or setup.
+    pub fn live(record: GameRecord) -> Result<Replay, String> {
+        Replay::build(record, true)
+    }
+
+    fn build(record: GameRecord, live: bool) -> Result<Replay, String> {
         let id = record.game_id.clone();
         let fail = |e: String| format!("game {id} does not replay: {e}");
         let rules = Arc::new(Ruleset::try_from(record.ruleset.clone()).map_err(|e| fail(e.to_string()))?);
@@ -109,10 +125,10 @@ impl Replay {
             if !record.plies.is_empty() {
                 return Err(fail("plies without both setups".into()));
             }
-        } else {
+        } else if !live {
             record.replay().map_err(fail)?;
         }
-        Ok(Replay { record, rules, setups })
+        Ok(Replay { record, rules, setups, live })
     }
 
     /// The record.
@@ -196,7 +212,7 @@ impl Replay {
             }
         }
         if ply == self.plies() {
-            lines.push(self.result_line());
+            lines.push(if self.live { "Playing…".to_owned() } else { self.result_line() });
         }
         lines
     }
@@ -483,7 +499,7 @@ fn run_inner(args: &ReplayArgs) -> Result<(), String> {
 }
 
 /// Colour on a terminal, unless `NO_COLOR` is set to anything non-empty (no-color.org).
-fn colour_wanted(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+pub(crate) fn colour_wanted(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
     terminal && no_color.is_none_or(|v| v.is_empty())
 }
 

@@ -212,13 +212,25 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
+    let watch = if run.watch {
+        let bots =
+            plan.bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
+        let planned = match &plan.kind {
+            EventKind::Sprt { max_games, .. } => u64::from(*max_games),
+            _ => schedule::plan(&event).len() as u64,
+        };
+        let rules = run.settings.rules.spec().clone();
+        Some(crate::watch::Watch::open(rules, bots, Some(planned)).map_err(usage)?)
+    } else {
+        None
+    };
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
         pin_host: run.pin && run.concurrency == 1,
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let outcome = runtime.block_on(play(&plan, event, book, records, history, supervisor.clone()));
+    let outcome = runtime.block_on(play(&plan, event, book, records, history, watch, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
     drop(lock);
@@ -256,9 +268,12 @@ async fn play(
     book: Option<Arc<crate::setup_book::SetupBook>>,
     records: Option<RecordWriter>,
     history: Vec<crate::record::GameRecord>,
+    mut watch: Option<crate::watch::Watch>,
     supervisor: Supervisor,
 ) -> Outcome {
     let run = &plan.run;
+    // With --watch, the finished games' lines are shown under the board instead.
+    let live = if watch.is_some() { crate::sinks::Live::Quiet } else { run.live };
     let names: Vec<String> = plan.bots.iter().map(|b| b.spec.name.clone()).collect();
     let lookup: Option<BookLookup> =
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
@@ -300,7 +315,7 @@ async fn play(
             }
             let status = summary.clone();
             let mut progress = Progress::new(
-                run.live,
+                live,
                 Some(u64::from(games)),
                 move |e| {
                     e.finished().map(|_| {
@@ -321,6 +336,7 @@ async fn play(
                     Some(&mut startup),
                     Some(&mut shared),
                     Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
                 cancel,
             )
@@ -343,7 +359,7 @@ async fn play(
             table.borrow_mut().anchor = *anchor;
             let status = table.clone();
             let mut progress = Progress::new(
-                run.live,
+                live,
                 Some(u64::from(planned)),
                 move |e| {
                     e.finished().and_then(|_| status.borrow().leader().map(|(n, p, g)| format!("leader {n} {p}/{g}")))
@@ -360,6 +376,7 @@ async fn play(
                     Some(&mut startup),
                     Some(&mut shared),
                     Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
                 cancel,
             )
@@ -384,7 +401,7 @@ async fn play(
             let test = Rc::new(RefCell::new(SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path)));
             let status = test.clone();
             let mut progress = Progress::new(
-                run.live,
+                live,
                 Some(u64::from(*max_games)),
                 move |e| e.finished().map(|_| status.borrow().status()),
                 game_line,
@@ -399,6 +416,7 @@ async fn play(
                     Some(&mut startup),
                     Some(&mut shared),
                     Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
                 cancel,
             )
@@ -420,7 +438,7 @@ async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::executor::GameSource + 'static,
     past: &[Event],
-    sinks: [Option<&mut dyn Sink>; 4],
+    sinks: [Option<&mut dyn Sink>; 5],
     cancel: crate::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
