@@ -278,6 +278,17 @@ impl Replay {
         lines
     }
 
+    /// Whether the record has think times: a game converted from Gravon XML has none
+    /// (every time zero, no time control).
+    fn timed(&self) -> bool {
+        let tc = &self.record.time_control;
+        self.record.plies.iter().any(|p| p.time_us > 0)
+            || tc.move_ms.is_some()
+            || tc.bank_ms.is_some()
+            || tc.startup_ms > 0
+            || self.live
+    }
+
     /// `Ply N/M: Red e4-e5 …` for ply `n` (1-based), or the start for 0.
     fn ply_line(&self, n: u32, paint: Paint) -> String {
         let total = self.plies();
@@ -302,7 +313,9 @@ impl Replay {
                 c.defender.code()
             );
         }
-        let _ = write!(s, "; thought {}", micros(rp.time_us));
+        if self.timed() {
+            let _ = write!(s, "; thought {}", micros(rp.time_us));
+        }
         if rp.stall_us > 0 {
             let _ = write!(s, " (+{} stall credited)", micros(rp.stall_us));
         }
@@ -311,6 +324,9 @@ impl Replay {
 
     /// Each side's total think time and moves up to ply `n`.
     fn time_line(&self, n: u32) -> String {
+        if !self.timed() {
+            return "Think time: not recorded (a game converted from Gravon XML)".to_owned();
+        }
         let mut total = ByColor::new((0u64, 0u32), (0u64, 0u32));
         for rp in self.record.plies.iter().take(n as usize) {
             total[rp.ply.color].0 += rp.time_us;

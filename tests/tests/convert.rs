@@ -129,6 +129,7 @@ fn a_converted_human_game_can_be_replayed_and_exported() {
     let n = flag.plies.len();
     assert!(shown.contains(&format!("Ply {n}/{n}: ")) && shown.contains("attacks flag (F)"), "{shown}");
     assert!(shown.contains("Result: ") && shown.contains("flag_captured"), "{shown}");
+    assert!(shown.contains("Think time: not recorded") && !shown.contains("thought"), "{shown}");
     let html = tmp.join("human.html");
     let out = Command::new(host_bin())
         .args(["export", file.to_str().unwrap(), "--game", &flag.game_id, "--html", html.to_str().unwrap()])
