@@ -64,6 +64,10 @@ pub enum Command {
     /// keys (r, b, s switch to Red's, Blue's or the spectator's view; q quits), or, when not
     /// on a terminal, the whole game printed as text.
     Replay(crate::replay::ReplayArgs),
+    /// Convert between game records (games.jsonl) and Gravon XML, both ways: the direction
+    /// comes from IN (or --to). Every game is replayed by the rules; games that cannot be
+    /// converted are named on stderr and counted in the summary.
+    Convert(crate::convert::ConvertArgs),
     /// A persistent rating ladder in one SQLite file, for CI pipelines: add and retire bots,
     /// play the pairings that most reduce the ratings' uncertainty, print the table.
     Ladder(Box<crate::ladder::LadderArgs>),
@@ -256,6 +260,10 @@ pub struct RunFlags {
     /// No line per game; only the summary and errors.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Draw one running game live on the terminal (stderr, or /dev/tty), move by move; with
+    /// several games at once, the first running, then the next.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// `match` options.
@@ -393,6 +401,8 @@ pub struct RunConfig {
     pub seed_given: bool,
     /// `--shard I/N`.
     pub shard: Option<crate::manifest::Shard>,
+    /// `--watch`: draw a running game live.
+    pub watch: bool,
 }
 
 /// What a validated event command runs.
@@ -599,6 +609,7 @@ impl RunFlags {
             log_level: self.log_level(),
             seed_given,
             shard,
+            watch: self.watch,
         })
     }
 }

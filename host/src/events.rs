@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use stratego_rules::{ByColor, Color};
+use stratego_rules::{ByColor, Color, Deployment};
 
 use crate::reason::Reason;
 use crate::record::{GameRecord, RecordPly};
@@ -18,6 +18,14 @@ pub enum Event {
     GameStarted {
         /// The game.
         spec: GameSpec,
+    },
+    /// Both setups are in and the game begins (sent only when a sink asks for plies:
+    /// [`Sink::wants_plies`]); a live view needs them to draw the board.
+    GameSetups {
+        /// The game.
+        game_id: String,
+        /// The setups.
+        deployments: ByColor<Deployment>,
     },
     /// A ply was played (sent only when a sink asks for plies: [`Sink::wants_plies`]).
     Ply {

@@ -190,10 +190,16 @@ impl Executor {
             let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
             let seats =
                 ByColor::new_with(|color| Seat { share_cpu: share.clone(), ..self.seat(&spec, color, &mut pool, cpu) });
-            let on_ply = |ply: &crate::record::RecordPly| {
-                let _ = tx.send(Report::Event(Event::Ply { game_id: spec.game_id.clone(), ply: ply.clone() }));
+            let on_ply = |update: crate::referee::LiveUpdate<'_>| {
+                let game_id = spec.game_id.clone();
+                let _ = tx.send(Report::Event(match update {
+                    crate::referee::LiveUpdate::Started(game) => {
+                        Event::GameSetups { game_id, deployments: game.deployments().clone() }
+                    }
+                    crate::referee::LiveUpdate::Ply(ply) => Event::Ply { game_id, ply: ply.clone() },
+                }));
             };
-            let on_ply: Option<&(dyn Fn(&crate::record::RecordPly) + Sync)> =
+            let on_ply: Option<&(dyn Fn(crate::referee::LiveUpdate<'_>) + Sync)> =
                 if want_plies { Some(&on_ply) } else { None };
             let (record, kept) = play_game(&self.settings, &spec, seats, on_ply).await;
             let ByColor { red, blue } = kept;

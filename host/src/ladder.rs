@@ -121,9 +121,11 @@ pub struct TableArgs {
     /// JSON.
     #[arg(long)]
     pub json: bool,
-    /// A small self-contained HTML page.
-    #[arg(long)]
-    pub html: bool,
+    /// A small self-contained HTML page on stdout; with OUT.html, that page is written
+    /// to OUT.html with the latest games listed below the table, each linking a viewer
+    /// page written to games/ beside it.
+    #[arg(long, value_name = "OUT.html", num_args = 0..=1)]
+    pub html: Option<Option<PathBuf>>,
 }
 
 impl LadderArgs {
@@ -191,7 +193,26 @@ fn run_inner(args: LadderArgs) -> Result<(String, i32), ConfigError> {
                 json(&table)
             } else if t.markdown {
                 table.markdown()
-            } else if t.html {
+            } else if let Some(Some(out)) = &t.html {
+                let records = ladder.recent_records(crate::viewer::MAX_VIEWER_PAGES).map_err(failure)?;
+                let w = crate::viewer::write_index(
+                    out,
+                    &table.heading(),
+                    Some(&table.table_html()),
+                    &records,
+                    crate::viewer::MAX_VIEWER_PAGES,
+                )
+                .map_err(failure)?;
+                eprintln!(
+                    "stratego-host: wrote {} (the latest {} of {} games, {} viewer pages, {:.1} MB)",
+                    out.display(),
+                    w.games,
+                    table.games,
+                    w.pages,
+                    w.page_bytes as f64 / 1e6
+                );
+                String::new()
+            } else if t.html.is_some() {
                 table.html()
             } else {
                 table.render()
@@ -463,6 +484,26 @@ impl Ladder {
         tx.commit()
     }
 
+    /// The records of the latest `limit` games, newest first.
+    ///
+    /// # Errors
+    /// A database error or a stored record that does not parse.
+    pub fn recent_records(&self, limit: usize) -> Result<Vec<GameRecord>, String> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT game_id, record FROM games ORDER BY played_unix DESC, rowid DESC LIMIT ?1")
+            .map_err(|e| e.to_string())?;
+        let rows = stmt
+            .query_map(params![limit as i64], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, text) = row.map_err(|e| e.to_string())?;
+            out.push(serde_json::from_str(&text).map_err(|e| format!("game {id}: stored record: {e}"))?);
+        }
+        Ok(out)
+    }
+
     /// The ladder's table: ratings from every game, active bots only.
     ///
     /// # Errors
@@ -671,7 +712,8 @@ impl LadderTable {
         ]
     }
 
-    fn heading(&self) -> String {
+    /// The heading: bots and games.
+    pub fn heading(&self) -> String {
         let retired = if self.retired > 0 { format!(", {} retired", self.retired) } else { String::new() };
         format!("Ladder: {} bots, {} games{retired}", self.bots.len(), self.games)
     }
@@ -732,16 +774,26 @@ impl LadderTable {
              th { background: #f3f3f3; }\n</style>\n</head>\n<body>\n",
         );
         let _ = writeln!(s, "<h1>{}</h1>", html_escape(&self.heading()));
-        s.push_str("<table>\n<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score</th><th>last played</th></tr>\n");
+        s.push_str(&self.table_html());
+        s.push_str("\n</body>\n</html>\n");
+        s
+    }
+
+    /// The table alone (`<table id="ranking">`, a row per bot with `data-bot`), for a page.
+    pub fn table_html(&self) -> String {
+        let mut s = String::from(
+            "<table id=\"ranking\">\n<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score</th><th>last played</th></tr>\n",
+        );
         for r in &self.bots {
             let c = Self::cells(r);
-            let _ = write!(s, "<tr><td class=\"n\">{}</td><td>{}</td>", c[0], html_escape(&r.name));
+            let name = html_escape(&r.name);
+            let _ = write!(s, "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td>", c[0]);
             for cell in &c[1..8] {
                 let _ = write!(s, "<td class=\"n\">{}</td>", html_escape(cell));
             }
             let _ = writeln!(s, "<td>{}</td></tr>", html_escape(&c[8]));
         }
-        s.push_str("</table>\n</body>\n</html>\n");
+        s.push_str("</table>");
         s
     }
 }
@@ -891,6 +943,9 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
     let run = args.run.validate(&FileDefaults::default())?;
     if run.shard.is_some() {
         return Err(usage("--shard: a ladder picks its pairings as it goes and cannot be sharded"));
+    }
+    if run.watch {
+        return Err(usage("--watch: not for ladder play (watch a match, tournament or sprt)"));
     }
     if args.games == 0 || args.games % 2 == 1 {
         return Err(usage("--games: must be a positive even number (games are played in colour-swapped pairs)"));

@@ -19,6 +19,7 @@ fn main() {
             std::process::exit(stratego_host::ladder::run(*args));
         }
         Command::Replay(args) => std::process::exit(stratego_host::replay::run(args)),
+        Command::Convert(args) => std::process::exit(stratego_host::convert::run(args)),
         Command::Export(args) => {
             init_logging("warn");
             std::process::exit(stratego_host::viewer::run_export(args));

@@ -167,14 +167,23 @@ pub fn judge<T>(
     }
 }
 
+/// What a live view is told while a game is played.
+#[derive(Clone, Copy, Debug)]
+pub enum LiveUpdate<'a> {
+    /// The setups are in and the game starts.
+    Started(&'a Game),
+    /// A ply was played.
+    Ply(&'a RecordPly),
+}
+
 /// Plays one game. Returns its record and the sessions fit for another game (the others
 /// are shut down).
-/// `on_ply`, when given, sees each ply as it is played (live views).
+/// `on_ply`, when given, sees the start and each ply as it is played (live views).
 pub async fn play_game<S: BotSession>(
     settings: &GameSettings,
     spec: &GameSpec,
     seats: ByColor<Seat<S>>,
-    on_ply: Option<&(dyn Fn(&RecordPly) + Sync)>,
+    on_ply: Option<&(dyn Fn(LiveUpdate<'_>) + Sync)>,
 ) -> (GameRecord, ByColor<Option<S>>) {
     let started = Instant::now();
     let started_unix_ms =
@@ -222,6 +231,9 @@ pub async fn play_game<S: BotSession>(
     if let (Some(r), Some(b)) = (&deployments.red, &deployments.blue) {
         match Game::new(settings.rules.clone(), r, b) {
             Ok(mut g) => {
+                if let Some(f) = on_ply {
+                    f(LiveUpdate::Started(&g));
+                }
                 resigned = moves(&mut g, &mut players, settings, spec, &mut plies, on_ply).await;
                 game = Some(g);
             }
@@ -331,7 +343,7 @@ async fn moves<S: BotSession>(
     settings: &GameSettings,
     spec: &GameSpec,
     plies: &mut Vec<RecordPly>,
-    on_ply: Option<&(dyn Fn(&RecordPly) + Sync)>,
+    on_ply: Option<&(dyn Fn(LiveUpdate<'_>) + Sync)>,
 ) -> Option<Color> {
     let mut legal = Vec::with_capacity(128);
     let mut rng = stratego_protocol::Rng::new(stratego_protocol::Rng::derive(spec.seed, 0x5712_1CE5));
@@ -390,7 +402,7 @@ async fn moves<S: BotSession>(
         let (time_us, stall_us) = took.map_or((0, 0), |(t, s)| (t.as_micros() as u64, s.as_micros() as u64));
         plies.push(RecordPly { ply, time_us, stall_us });
         if let Some(f) = on_ply {
-            f(plies.last().expect("just pushed"));
+            f(LiveUpdate::Ply(plies.last().expect("just pushed")));
         }
         for c in Color::ALL {
             if let Some(s) = players[c].session.as_mut() {

@@ -86,6 +86,8 @@ pub struct Replay {
     record: GameRecord,
     rules: Arc<Ruleset>,
     setups: ByColor<Option<Deployment>>,
+    /// A game still being played ([`Replay::live`]): no result to show yet.
+    live: bool,
 }
 
 impl Replay {
@@ -95,6 +97,20 @@ impl Replay {
     /// An invalid ruleset or setup, or the first ply that does not replay (its number, its
     /// move and why).
     pub fn new(record: GameRecord) -> Result<Replay, String> {
+        Replay::build(record, false)
+    }
+
+    /// A game still being played, as far as it has gone: `record` holds its setups and
+    /// plies so far (its result is not shown). The plies are the referee's own, so they
+    /// are not checked again.
+    ///
+    /// # Errors
+    /// An invalid ruleset or setup.
+    pub fn live(record: GameRecord) -> Result<Replay, String> {
+        Replay::build(record, true)
+    }
+
+    fn build(record: GameRecord, live: bool) -> Result<Replay, String> {
         let id = record.game_id.clone();
         let fail = |e: String| format!("game {id} does not replay: {e}");
         let rules = Arc::new(Ruleset::try_from(record.ruleset.clone()).map_err(|e| fail(e.to_string()))?);
@@ -109,10 +125,10 @@ impl Replay {
             if !record.plies.is_empty() {
                 return Err(fail("plies without both setups".into()));
             }
-        } else {
+        } else if !live {
             record.replay().map_err(fail)?;
         }
-        Ok(Replay { record, rules, setups })
+        Ok(Replay { record, rules, setups, live })
     }
 
     /// The record.
@@ -196,7 +212,7 @@ impl Replay {
             }
         }
         if ply == self.plies() {
-            lines.push(self.result_line());
+            lines.push(if self.live { "Playing…".to_owned() } else { self.result_line() });
         }
         lines
     }
@@ -262,6 +278,17 @@ impl Replay {
         lines
     }
 
+    /// Whether the record has think times: a game converted from Gravon XML has none
+    /// (every time zero, no time control).
+    fn timed(&self) -> bool {
+        let tc = &self.record.time_control;
+        self.record.plies.iter().any(|p| p.time_us > 0)
+            || tc.move_ms.is_some()
+            || tc.bank_ms.is_some()
+            || tc.startup_ms > 0
+            || self.live
+    }
+
     /// `Ply N/M: Red e4-e5 …` for ply `n` (1-based), or the start for 0.
     fn ply_line(&self, n: u32, paint: Paint) -> String {
         let total = self.plies();
@@ -286,7 +313,9 @@ impl Replay {
                 c.defender.code()
             );
         }
-        let _ = write!(s, "; thought {}", micros(rp.time_us));
+        if self.timed() {
+            let _ = write!(s, "; thought {}", micros(rp.time_us));
+        }
         if rp.stall_us > 0 {
             let _ = write!(s, " (+{} stall credited)", micros(rp.stall_us));
         }
@@ -295,6 +324,9 @@ impl Replay {
 
     /// Each side's total think time and moves up to ply `n`.
     fn time_line(&self, n: u32) -> String {
+        if !self.timed() {
+            return "Think time: not recorded (a game converted from Gravon XML)".to_owned();
+        }
         let mut total = ByColor::new((0u64, 0u32), (0u64, 0u32));
         for rp in self.record.plies.iter().take(n as usize) {
             total[rp.ply.color].0 += rp.time_us;
@@ -483,7 +515,7 @@ fn run_inner(args: &ReplayArgs) -> Result<(), String> {
 }
 
 /// Colour on a terminal, unless `NO_COLOR` is set to anything non-empty (no-color.org).
-fn colour_wanted(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+pub(crate) fn colour_wanted(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
     terminal && no_color.is_none_or(|v| v.is_empty())
 }
 

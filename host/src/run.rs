@@ -212,13 +212,25 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
+    let watch = if run.watch {
+        let bots =
+            plan.bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
+        let planned = match &plan.kind {
+            EventKind::Sprt { max_games, .. } => u64::from(*max_games),
+            _ => schedule::plan(&event).len() as u64,
+        };
+        let rules = run.settings.rules.spec().clone();
+        Some(crate::watch::Watch::open(rules, bots, Some(planned)).map_err(usage)?)
+    } else {
+        None
+    };
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
         pin_host: run.pin && run.concurrency == 1,
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let outcome = runtime.block_on(play(&plan, event, book, records, history, supervisor.clone()));
+    let outcome = runtime.block_on(play(&plan, event, book, records, history, watch, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
     drop(lock);
@@ -256,9 +268,12 @@ async fn play(
     book: Option<Arc<crate::setup_book::SetupBook>>,
     records: Option<RecordWriter>,
     history: Vec<crate::record::GameRecord>,
+    mut watch: Option<crate::watch::Watch>,
     supervisor: Supervisor,
 ) -> Outcome {
     let run = &plan.run;
+    // With --watch, the finished games' lines are shown under the board instead.
+    let live = if watch.is_some() { crate::sinks::Live::Quiet } else { run.live };
     let names: Vec<String> = plan.bots.iter().map(|b| b.spec.name.clone()).collect();
     let lookup: Option<BookLookup> =
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
@@ -301,7 +316,7 @@ async fn play(
             }
             let status = summary.clone();
             let mut progress = Progress::new(
-                run.live,
+                live,
                 Some(u64::from(games)),
                 move |e| {
                     e.finished().map(|_| {
@@ -322,13 +337,16 @@ async fn play(
                     Some(&mut startup),
                     Some(&mut shared),
                     Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
                 cancel,
             )
             .await;
             let s = &summary.borrow().summary;
             let text = if run.json { json(s) } else { s.render() };
-            finish(text, &end, crate::exit::OK)
+            let index =
+                write_index(run, &format!("Match: {} vs {}", names[0], names[1]), &crate::viewer::match_html(s));
+            with_index(finish(text, &end, crate::exit::OK), index)
         }
         EventKind::Tournament { anchor, .. } => {
             let (planned, games, past) = remaining(schedule::plan(&event), run.shard, history);
@@ -342,7 +360,7 @@ async fn play(
             table.borrow_mut().anchor = *anchor;
             let status = table.clone();
             let mut progress = Progress::new(
-                run.live,
+                live,
                 Some(u64::from(planned)),
                 move |e| {
                     e.finished().and_then(|_| status.borrow().leader().map(|(n, p, g)| format!("leader {n} {p}/{g}")))
@@ -359,13 +377,16 @@ async fn play(
                     Some(&mut startup),
                     Some(&mut shared),
                     Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
                 cancel,
             )
             .await;
             let report = &table.borrow().report;
             let text = if run.json { json(report) } else { report.render(style) };
-            finish(text, &end, crate::exit::OK)
+            let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
+            let index = write_index(run, &title, &crate::viewer::tournament_html(report));
+            with_index(finish(text, &end, crate::exit::OK), index)
         }
         EventKind::Sprt { sprt, max_games } => {
             let done: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
@@ -381,7 +402,7 @@ async fn play(
             let test = Rc::new(RefCell::new(SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path)));
             let status = test.clone();
             let mut progress = Progress::new(
-                run.live,
+                live,
                 Some(u64::from(*max_games)),
                 move |e| e.finished().map(|_| status.borrow().status()),
                 game_line,
@@ -396,6 +417,7 @@ async fn play(
                     Some(&mut startup),
                     Some(&mut shared),
                     Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
                 cancel,
             )
@@ -417,11 +439,44 @@ async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::executor::GameSource + 'static,
     past: &[Event],
-    sinks: [Option<&mut dyn Sink>; 4],
+    sinks: [Option<&mut dyn Sink>; 5],
     cancel: crate::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
     executor.run(source, past, &mut sinks, cancel).await
+}
+
+/// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
+/// schedule order) and a viewer page per game in `DIR/games/` (at most
+/// [`crate::viewer::MAX_VIEWER_PAGES`]).
+fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
+    let Some(dir) = &run.out else { return Ok(()) };
+    let mut records = manifest::read_records(dir)?;
+    records.sort_by_key(|r| r.index);
+    let index = dir.join("index.html");
+    let w = crate::viewer::write_index(&index, title, Some(summary_html), &records, crate::viewer::MAX_VIEWER_PAGES)?;
+    if run.live != crate::sinks::Live::Quiet {
+        eprintln!(
+            "stratego-host: wrote {} ({} games; {} viewer pages in {}, {:.1} MB)",
+            index.display(),
+            w.games,
+            w.pages,
+            dir.join("games").display(),
+            w.page_bytes as f64 / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// An index that could not be written fails a run that otherwise succeeded (exit 1).
+fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
+    if let Err(e) = index {
+        eprintln!("stratego-host: cannot write the index page: {e}");
+        if outcome.code == crate::exit::OK {
+            outcome.code = crate::exit::FAILURE;
+        }
+    }
+    outcome
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {

@@ -153,47 +153,269 @@ pub fn export_html(records: &[GameRecord], title: &str) -> Result<String, String
     ))
 }
 
-/// A tournament index: a table of `games`, each `(game id, red bot, blue bot, result,
-/// href)`, with the game id linking to `href` (a relative URL of the game's viewer page),
-/// below `crosstable_html` when given. Every text is escaped; `crosstable_html` is inserted
-/// as it is, so it must be HTML the caller made (not text from a record). A `javascript:`
-/// href is replaced by `#`.
-pub fn index_html(
-    title: &str,
-    games: &[(String, String, String, String, String)],
-    crosstable_html: Option<&str>,
-) -> String {
+/// One game's row on an index page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexGame {
+    /// Game id.
+    pub id: String,
+    /// Red's bot.
+    pub red: String,
+    /// Blue's bot.
+    pub blue: String,
+    /// The result for people: `1-0 flag_captured`.
+    pub result: String,
+    /// Plies played.
+    pub plies: usize,
+    /// A relative URL of the game's viewer page, if one was written.
+    pub href: Option<String>,
+}
+
+impl IndexGame {
+    /// The row of `record`, linking `href`.
+    pub fn of(record: &GameRecord, href: Option<String>) -> IndexGame {
+        let score = match record.result.winner {
+            Some(Color::Red) => "1-0",
+            Some(Color::Blue) => "0-1",
+            None => "½-½",
+        };
+        IndexGame {
+            id: record.game_id.clone(),
+            red: record.bots.red.name.clone(),
+            blue: record.bots.blue.name.clone(),
+            result: format!("{score} {}", record.result.reason.code()),
+            plies: record.plies.len(),
+            href,
+        }
+    }
+}
+
+/// An index page: `summary_html` (a ranking or crosstable the caller made: it is inserted
+/// as it is, so it must not hold unescaped text from a record), `note` (text), and a table
+/// of `games`, each id linking its viewer page when it has one. Every text is escaped; a
+/// `javascript:` or `data:` href becomes `#`. The games table is `<table id="games">`, a
+/// row per game with `data-game="ID"`.
+pub fn index_html(title: &str, summary_html: Option<&str>, note: Option<&str>, games: &[IndexGame]) -> String {
     let title = html_escape(title);
     let mut out = String::with_capacity(1024 + games.len() * 200);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     out.push_str(&format!("<title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"));
-    if let Some(table) = crosstable_html {
-        out.push_str("<section class=\"crosstable\">\n");
+    if let Some(table) = summary_html {
+        out.push_str("<section class=\"summary\">\n");
         out.push_str(table);
         out.push_str("\n</section>\n");
     }
-    out.push_str("<table class=\"games\">\n<thead><tr><th>#</th><th>game</th><th>Red</th><th>Blue</th><th>result</th></tr></thead>\n<tbody>\n");
-    for (i, (id, red, blue, result, href)) in games.iter().enumerate() {
-        let trimmed = href.trim_start().to_ascii_lowercase();
-        let href = if trimmed.starts_with("javascript:") || trimmed.starts_with("data:") { "#" } else { href };
+    if let Some(note) = note {
+        out.push_str(&format!("<p class=\"note\">{}</p>\n", html_escape(note)));
+    }
+    out.push_str(&format!("<h2>Games ({})</h2>\n", games.len()));
+    out.push_str("<table id=\"games\">\n<thead><tr><th>#</th><th>game</th><th>Red</th><th>Blue</th><th>result</th><th>plies</th></tr></thead>\n<tbody>\n");
+    for (i, g) in games.iter().enumerate() {
+        let id = match &g.href {
+            Some(href) => {
+                let trimmed = href.trim_start().to_ascii_lowercase();
+                let href = if trimmed.starts_with("javascript:") || trimmed.starts_with("data:") { "#" } else { href };
+                format!("<a href=\"{}\">{}</a>", html_escape(href), html_escape(&g.id))
+            }
+            None => html_escape(&g.id),
+        };
         out.push_str(&format!(
-            "<tr><td>{}</td><td><a href=\"{}\">{}</a></td><td class=\"red\">{}</td><td class=\"blue\">{}</td><td>{}</td></tr>\n",
+            "<tr data-game=\"{}\"><td class=\"n\">{}</td><td>{id}</td><td class=\"red\">{}</td><td class=\"blue\">{}</td><td>{}</td><td class=\"n\">{}</td></tr>\n",
+            html_escape(&g.id),
             i + 1,
-            html_escape(href),
-            html_escape(id),
-            html_escape(red),
-            html_escape(blue),
-            html_escape(result)
+            html_escape(&g.red),
+            html_escape(&g.blue),
+            html_escape(&g.result),
+            g.plies
         ));
     }
     out.push_str("</tbody>\n</table>\n</body>\n</html>\n");
     out
 }
 
+/// At most this many viewer pages beside an index (the first games in schedule order):
+/// a page is about 1.2 KB a ply (a 300-ply game 0.4 MB), so 250 typical games are about
+/// 100 MB; the index still lists every game, and `stratego-host export` makes the others.
+pub const MAX_VIEWER_PAGES: usize = 250;
+
+/// What [`write_index`] wrote.
+#[derive(Clone, Debug, Default)]
+pub struct IndexWritten {
+    /// Games listed.
+    pub games: usize,
+    /// Viewer pages written.
+    pub pages: usize,
+    /// Bytes of the viewer pages.
+    pub page_bytes: u64,
+}
+
+/// The file name of a game's viewer page: its id with anything but letters, digits, `.`,
+/// `-`, `_` replaced by `_`, and `.html`.
+pub fn page_name(id: &str) -> String {
+    let mut s: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect();
+    if s.is_empty() || s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    s + ".html"
+}
+
+/// Writes `index` (an index page of `records`, in their order, below `summary_html`) and a
+/// viewer page per game in `games/` beside it, for at most `max_pages` games (the rest are
+/// listed without a link, and the page says how to export them). A record that does not
+/// replay is listed without a page.
+///
+/// # Errors
+/// A file or directory that cannot be written.
+pub fn write_index(
+    index: &std::path::Path,
+    title: &str,
+    summary_html: Option<&str>,
+    records: &[GameRecord],
+    max_pages: usize,
+) -> Result<IndexWritten, String> {
+    let dir = index.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let games_dir = dir.join("games");
+    if !records.is_empty() && max_pages > 0 {
+        std::fs::create_dir_all(&games_dir).map_err(|e| format!("{}: {e}", games_dir.display()))?;
+    }
+    let mut written = IndexWritten { games: records.len(), ..IndexWritten::default() };
+    let mut rows = Vec::with_capacity(records.len());
+    let mut taken = std::collections::HashSet::new();
+    let mut unreplayable = 0;
+    for r in records {
+        let mut href = None;
+        if written.pages < max_pages {
+            let mut name = page_name(&r.game_id);
+            let mut k = 2;
+            while !taken.insert(name.clone()) {
+                name = format!("{}-{k}.html", page_name(&r.game_id).trim_end_matches(".html"));
+                k += 1;
+            }
+            match export_html(std::slice::from_ref(r), &format!("{title}: game {}", r.game_id)) {
+                Ok(page) => {
+                    let path = games_dir.join(&name);
+                    std::fs::write(&path, &page).map_err(|e| format!("{}: {e}", path.display()))?;
+                    written.pages += 1;
+                    written.page_bytes += page.len() as u64;
+                    href = Some(format!("games/{name}"));
+                }
+                Err(e) => {
+                    tracing::warn!("game {}: no viewer page: {e}", r.game_id);
+                    unreplayable += 1;
+                }
+            }
+        }
+        rows.push(IndexGame::of(r, href));
+    }
+    let mut notes = Vec::new();
+    if written.pages + unreplayable < records.len() {
+        notes.push(format!(
+            "Viewer pages for the first {} games; for another: stratego-host export games.jsonl --game ID --html game.html",
+            written.pages
+        ));
+    }
+    if unreplayable > 0 {
+        notes.push(format!("{unreplayable} games do not replay and have no page."));
+    }
+    let note = (!notes.is_empty()).then(|| notes.join(" "));
+    let page = index_html(title, summary_html, note.as_deref(), &rows);
+    std::fs::write(index, page).map_err(|e| format!("{}: {e}", index.display()))?;
+    Ok(written)
+}
+
+/// A tournament's ranking and crosstable as HTML for [`index_html`]: `<table
+/// id="ranking">` (a row per bot, best first, `data-bot` its name) and `<table
+/// id="crosstable">` whose cells carry `data-cell="ROW,COLUMN"` (ranked positions from 0)
+/// and show points/games as the text summary does.
+pub fn tournament_html(report: &crate::tournament::TournamentReport) -> String {
+    use std::fmt::Write as _;
+    let mut s = format!(
+        "<p>{} of {} games, rules {}, seed {}{}</p>\n",
+        report.games,
+        report.planned,
+        html_escape(&report.rules),
+        report.seed,
+        if report.interrupted { " (interrupted)" } else { "" }
+    );
+    s.push_str("<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    for (i, b) in report.ranking.iter().enumerate() {
+        let elo = if b.games == 0 {
+            "—".to_owned()
+        } else {
+            format!("{:+.0}", if b.elo.abs() < 0.5 { 0.0 } else { b.elo })
+        };
+        let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
+        let _ = writeln!(
+            s,
+            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\">{elo}</td><td class=\"n\">{err}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            i + 1,
+            b.games,
+            half(b.points),
+            b.wins,
+            b.draws,
+            b.losses,
+            name = html_escape(&b.name),
+        );
+    }
+    s.push_str("</tbody>\n</table>\n<h2>Crosstable</h2>\n<p>Points of the row's bot against the column's / games.</p>\n<table id=\"crosstable\">\n<thead><tr><th></th>");
+    for i in 0..report.ranking.len() {
+        let _ = write!(s, "<th>#{}</th>", i + 1);
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for (i, row) in report.crosstable.iter().enumerate() {
+        let _ = write!(s, "<tr><th>{} {}</th>", i + 1, html_escape(&report.ranking[i].name));
+        for (j, c) in row.iter().enumerate() {
+            let text = match c {
+                None => "·".to_owned(),
+                Some((p, n)) => format!("{}/{n}", half(*p)),
+            };
+            let _ = write!(s, "<td class=\"n\" data-cell=\"{i},{j}\">{text}</td>");
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>");
+    s
+}
+
+/// A match's result as HTML for [`index_html`]: `<table id="ranking">`, a row per bot
+/// (`data-bot`) with its wins, draws, losses and points.
+pub fn match_html(summary: &crate::report::Summary) -> String {
+    use std::fmt::Write as _;
+    let mut s = format!(
+        "<p>{} of {} games, rules {}, seed {}{}</p>\n",
+        summary.games,
+        summary.planned,
+        html_escape(&summary.rules),
+        summary.seed,
+        if summary.interrupted { " (interrupted)" } else { "" }
+    );
+    s.push_str("<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    for b in &summary.bots {
+        let points = f64::from(b.wins) + 0.5 * f64::from(b.draws);
+        let _ = writeln!(
+            s,
+            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            b.wins + b.draws + b.losses,
+            half(points),
+            b.wins,
+            b.draws,
+            b.losses,
+            name = html_escape(&b.name),
+        );
+    }
+    s.push_str("</tbody>\n</table>");
+    s
+}
+
+/// Points as the text tables write them: `1.5`, `2`.
+fn half(p: f64) -> String {
+    if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+}
+
 const INDEX_STYLE: &str = "body{font:15px/1.4 system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\
-th{background:#f2f2f2}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}";
+th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}";
 
 /// Escapes text for HTML content and quoted attribute values (the viewer, the ladder's
 /// page).
@@ -705,23 +927,29 @@ mod tests {
 
     #[test]
     fn the_index_escapes_everything() {
+        let row = |id: &str, red: &str, blue: &str, href: Option<&str>| IndexGame {
+            id: id.into(),
+            red: red.into(),
+            blue: blue.into(),
+            result: "1-0 flag_captured".into(),
+            plies: 3,
+            href: href.map(Into::into),
+        };
         let games = vec![
-            (
-                "g-1".to_owned(),
-                "<b>red</b>".to_owned(),
-                "blue & co".to_owned(),
-                "1-0".to_owned(),
-                "g-1.html".to_owned(),
-            ),
-            ("g\"2".to_owned(), "r".to_owned(), "b".to_owned(), "½-½".to_owned(), "javascript:alert(1)".to_owned()),
+            row("g-1", "<b>red</b>", "blue & co", Some("games/g-1.html")),
+            row("g\"2", "r", "b", Some("javascript:alert(1)")),
+            row("g-3", "r", "b", None),
         ];
-        let page = index_html("T <i>", &games, Some("<table id=\"ct\"></table>"));
+        let page = index_html("T <i>", Some("<table id=\"ct\"></table>"), Some("a <note>"), &games);
         assert!(page.contains("<title>T &lt;i&gt;</title>"));
-        assert!(page.contains("<a href=\"g-1.html\">g-1</a>"));
+        assert!(page.contains("<a href=\"games/g-1.html\">g-1</a>"));
         assert!(page.contains("&lt;b&gt;red&lt;/b&gt;") && page.contains("blue &amp; co"));
         assert!(page.contains("<a href=\"#\">g&quot;2</a>"));
-        assert!(page.contains("<table id=\"ct\"></table>"));
+        assert!(page.contains("<td>g-3</td>"), "no page, no link");
+        assert!(page.contains("<table id=\"ct\"></table>") && page.contains("a &lt;note&gt;"));
         assert!(!page.contains("javascript:"));
+        assert_eq!(page_name("a/b:c"), "a_b_c.html");
+        assert_eq!(page_name(".."), "_...html");
     }
 }
 

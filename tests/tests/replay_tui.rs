@@ -332,3 +332,70 @@ fn replay_without_a_terminal_prints_text_and_errors_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ply 5 a1-a2"), "{err}");
 }
+
+/// The ply count a live frame shows: `Ply N/N: …`.
+fn shown_ply(screen: &str) -> Option<usize> {
+    let text = visible(screen);
+    let line = text.lines().find(|l| l.starts_with("Ply "))?;
+    line[4..line.find('/')?].parse().ok()
+}
+
+#[test]
+fn match_watch_draws_the_running_game_live_on_the_terminal() {
+    let t0 = Instant::now();
+    let tmux = Tmux::new("watch");
+    let dir = TempDir::new("watch-live");
+    let d = dir.0.display();
+    // One game of the search bot (a few ms a move) against random: long enough to be seen
+    // while it is played. stdout (the summary, as JSON) goes to a file: the board is drawn
+    // on the terminal only.
+    let command = format!(
+        "env -u NO_COLOR TERM=xterm-256color {} match 'sample-bot --strategy search --worlds 4' 'sample-bot --strategy random' \
+         --games 1 --seed 3 --watch --json --out {d}/run > {d}/summary.json; echo $? > {d}/rc; sleep 60",
+        host_bin().display()
+    );
+    tmux.start(&command);
+    // While the game runs: a frame says "Playing…" and shows the position of its ply.
+    tmux.wait_for("Playing…");
+    let mut live = Vec::new();
+    let start = Instant::now();
+    while !dir.join("rc").exists() && start.elapsed() < Duration::from_secs(60) {
+        let screen = tmux.capture();
+        if visible(&screen).contains("Playing…")
+            && let Some(n) = shown_ply(&screen)
+        {
+            live.push((n, screen));
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let rc = std::fs::read_to_string(dir.join("rc")).expect("the match ended");
+    assert_eq!(rc.trim(), "0");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).expect("stdout is the JSON");
+    assert_eq!(summary["games"], 1);
+    let record = stratego_protocol::record::read_records(&dir.join("run/games.jsonl")).unwrap().remove(0);
+    let total = record.plies.len();
+    // Live frames at several plies, each the rules' position at the ply it says (a capture
+    // taken in the middle of a redraw could mix two frames: those are allowed to differ,
+    // but most must match, and at least two different plies).
+    let matched: Vec<usize> = live
+        .iter()
+        .filter(|(n, screen)| *n <= total && parse_board(screen, true) == spectator(&position(&record, *n)))
+        .map(|(n, _)| *n)
+        .collect();
+    let distinct: std::collections::BTreeSet<usize> = matched.iter().copied().collect();
+    assert!(distinct.len() >= 2, "live frames matching their ply: {distinct:?} of {} captures", live.len());
+    assert!(matched.len() * 10 >= live.len() * 8, "{} of {} live frames match their ply", matched.len(), live.len());
+    assert!(distinct.iter().all(|&n| n < total), "captured while it was played");
+    // After the run the last frame stays: the final position and the result.
+    let screen = tmux.capture();
+    let text = visible(&screen);
+    assert!(text.contains(&format!("Ply {total}/{total}: ")), "{text}");
+    assert!(text.contains("Result: ") && text.contains("1 of 1 finished"), "{text}");
+    assert_eq!(parse_board(&screen, true), spectator(&position(&record, total)), "{text}");
+    eprintln!(
+        "match_watch_draws_the_running_game_live_on_the_terminal: {} live frames, plies {distinct:?}, {:.2} s",
+        live.len(),
+        t0.elapsed().as_secs_f64()
+    );
+}

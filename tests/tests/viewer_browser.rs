@@ -185,3 +185,54 @@ fn the_export_command_writes_a_self_contained_page() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("0000000000000004-1"));
 }
+
+/// A match's index page (`--out DIR`) in the browser: its links are the games, and
+/// following one opens that game's viewer, whose board is the rules' position in each view.
+#[test]
+fn the_index_page_links_each_game_s_viewer_in_a_browser() {
+    let found = Command::new(chromium()).arg("--version").output();
+    assert!(found.is_ok_and(|o| o.status.success()), "{MISSING}");
+    let dir = TempDir::new("index-browser");
+    let out = run_match(&[
+        "sample-bot --strategy random",
+        "sample-bot",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        dir.0.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut records = read_records(&dir.join("games.jsonl")).unwrap();
+    records.sort_by_key(|r| r.index);
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("viewer/drive.mjs");
+    let index = dir.join("index.html");
+    let run = Command::new("node")
+        .arg(&driver)
+        .args(["--html", index.to_str().unwrap(), "--follow-link", "1", "--ply", &PLY.to_string()])
+        .output()
+        .expect("run node");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_ne!(run.status.code(), Some(3), "{MISSING}\n{stderr}");
+    assert_eq!(run.status.code(), Some(0), "the driver failed:\n{stderr}");
+    let result: Value = serde_json::from_slice(&run.stdout).expect("the driver prints JSON");
+    for kind in ["exceptions", "console_errors", "dialogs"] {
+        assert_eq!(result["problems"][kind], serde_json::json!([]), "{kind}: {}", result["problems"]);
+    }
+    let links: Vec<&str> = result["index"]["links"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(links.len(), 2, "{links:?}");
+    let names: Vec<&str> = result["index"]["ranking"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(names, ["sample-bot-random", "sample-bot-heuristic"]);
+    // The link followed is the second game's page, and the browser is on it.
+    let followed = result["index"]["followed"].as_str().unwrap();
+    assert!(followed.contains(&records[1].game_id), "{followed}");
+    let url = result["url"].as_str().unwrap();
+    assert!(url.split('#').next().unwrap().ends_with(followed), "{url}");
+    assert_eq!(result["game_count"], 1);
+    assert_eq!(result["ply_after_clicks"], PLY);
+    for (view, viewer) in [("spectator", None), ("red", Some(Color::Red)), ("blue", Some(Color::Blue))] {
+        let shown = as_board(&result["boards"][view]);
+        assert_eq!(shown, expected_board(&records[1], PLY, viewer), "{view}'s view at ply {PLY}");
+    }
+}

@@ -4,6 +4,10 @@
 //
 //   node drive.mjs --html PAGE.html --ply N [--game K] [--views spectator,red,blue]
 //                  [--screenshot OUT.png] [--screenshot-view spectator] [--also-game K2]
+//                  [--follow-link L]
+//
+// With --follow-link, PAGE.html is an index page (`tournament --out`): it reads the page's
+// game links and ranking, clicks link L (0-based) of #games, and drives the viewer it opens.
 //
 // It opens the page, selects game K (0-based) with #game-select, clicks #next N+2 times and
 // #prev twice (so it shows ply N), then for each view clicks its button and reads every
@@ -23,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 const MISSING = "this test needs Debian's chromium (.ci/run installs it)";
 
 function parseArgs(argv) {
-  const args = { views: 'spectator,red,blue', game: null, screenshot: null, 'screenshot-view': 'spectator', ply: '0', 'also-game': null };
+  const args = { views: 'spectator,red,blue', game: null, screenshot: null, 'screenshot-view': 'spectator', ply: '0', 'also-game': null, 'follow-link': null };
   for (let i = 0; i < argv.length; i += 2) {
     if (!argv[i].startsWith('--') || argv[i + 1] === undefined) throw new Error(`bad argument ${argv[i]}`);
     args[argv[i].slice(2)] = argv[i + 1];
@@ -282,13 +286,29 @@ async function drive(args, cdp) {
   const label = () => evaluate(`Number(document.querySelector('#ply-label').getAttribute('data-ply'))`);
 
   await s('Page.navigate', { url: pathToFileURL(path.resolve(args.html)).href });
+  let index = null;
+  if (args['follow-link'] !== null) {
+    const until = Date.now() + 10000;
+    while ((await evaluate(`document.readyState === 'complete' && !!document.querySelector('#games')`).catch(() => false)) !== true) {
+      if (Date.now() > until) throw new Error(`the index page did not load: ${JSON.stringify(problems)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    index = await evaluate(`({
+      url: location.href,
+      links: [...document.querySelectorAll('#games a')].map((a) => a.getAttribute('href')),
+      ranking: [...document.querySelectorAll('#ranking [data-bot]')].map((r) => r.getAttribute('data-bot')),
+    })`);
+    await evaluate(`document.querySelectorAll('#games a')[${Number(args['follow-link'])}].click()`);
+    index.followed = index.links[Number(args['follow-link'])];
+  }
   const deadline = Date.now() + 10000;
   while ((await evaluate(`document.body ? document.body.getAttribute('data-ready') : null`).catch(() => null)) !== '1') {
     if (Date.now() > deadline) throw new Error(`the page did not get ready: ${JSON.stringify(problems)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 
-  const out = { problems };
+  const out = { problems, index };
+  out.url = await evaluate('location.href');
   out.title = await evaluate('document.title');
   out.script_elements = await evaluate(`document.querySelectorAll('script').length`);
   out.game_count = await evaluate(`document.querySelectorAll('#game-select option').length`);
