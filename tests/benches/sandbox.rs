@@ -63,7 +63,7 @@ fn startups(rt: &tokio::runtime::Runtime, spec: &BotSpec, hello: &[u8], n: usize
             let mut p = Process::spawn(spec, 1 << 20, None, true, &sup).expect("spawn");
             let deadline = Instant::now() + Duration::from_secs(20);
             p.write(hello, deadline).await.map_err(|e| format!("{e:?}")).expect("hello");
-            let mut watch = p.stopwatch(Instant::now(), Duration::from_secs(20), Duration::from_millis(10));
+            let mut watch = p.stopwatch(Instant::now(), Duration::from_secs(20), Duration::from_millis(10), false);
             let (line, at) = p.read_line(&mut watch).await.map_err(|e| format!("{e:?}")).expect("ready");
             assert!(line.contains("\"ready\""), "{line}");
             let ms = (at - t0).as_secs_f64() * 1000.0;
