@@ -41,4 +41,5 @@ pub mod stats;
 pub mod style;
 pub mod supervisor;
 pub mod tournament;
+pub mod ucc_session;
 pub mod viewer;
