@@ -53,6 +53,8 @@ pub struct UccSession {
     started: bool,
     /// RED's `START` was sent.
     sent_start: bool,
+    /// Its setup came back: the legacy protocol's counterpart of `ready`.
+    answered: bool,
     /// Its last move line, refused as illegal: echoed with `ILLEGAL` if that ends the game.
     illegal: Option<String>,
     /// A request went wrong: the process is not handed another game.
@@ -89,15 +91,17 @@ pub fn from_old_char(c: char) -> Option<Rank> {
     Rank::ALL.into_iter().find(|&r| old_char(r) == c)
 }
 
-/// The opponent's name as a 2012 bot is told it: one word without `/` (some agents make
-/// file names of it).
+/// The opponent's name as a 2012 bot is told it: `./NAME`, one word with no other `/`.
+/// The 2012 referee gave the opponent's path (`../../agents/vixen/vixen.py`); ramen needs a
+/// `/` in it (it crashes without one) and makes the name of its learning file of what
+/// follows the last one.
 pub fn legacy_name(name: Option<&str>) -> String {
     let cleaned: String = name
         .unwrap_or("unknown")
         .chars()
         .map(|c| if c.is_whitespace() || c == '/' || c.is_control() { '_' } else { c })
         .collect();
-    if cleaned.is_empty() { "unknown".to_owned() } else { cleaned }
+    if cleaned.is_empty() { "./unknown".to_owned() } else { format!("./{cleaned}") }
 }
 
 /// Why a 2012 bot cannot play under these rules, if it cannot: it knows only the classic
@@ -285,6 +289,7 @@ impl UccSession {
             game_id: String::new(),
             started: false,
             sent_start: false,
+            answered: false,
             illegal: None,
             failed: false,
             dead: false,
@@ -431,6 +436,7 @@ impl BotSession for UccSession {
         };
         let request = format!("{colour} {} {SIDE} {SIDE}\n", legacy_name(start.opponent));
         let answer = self.ask(&request, start.time_control.setup, 4).await?;
+        self.answered = true;
         match setup_pairs(start.color, &answer.value) {
             Ok(pairs) => Ok(Timed { value: pairs, took: answer.took, stall_credit: answer.stall_credit }),
             Err(f) => Err(self.fault(f)),
@@ -509,6 +515,9 @@ impl BotSession for UccSession {
     fn report(&self) -> SessionReport {
         let (stderr_tail, stderr_bytes) = self.proc.stderr_tail();
         SessionReport {
+            // The legacy protocol has no `ready`: a bot that answered with its setup has
+            // started, and goes by its spec's name.
+            reported_name: self.answered.then(|| self.spec.name.clone()),
             stderr_tail,
             stderr_bytes,
             bytes_to_bot: self.proc.bytes_sent,
@@ -633,11 +642,11 @@ mod tests {
     }
 
     #[test]
-    fn opponent_names_are_one_word_without_slashes() {
-        assert_eq!(legacy_name(Some("../agents/vixen/vixen.py")), ".._agents_vixen_vixen.py");
-        assert_eq!(legacy_name(Some("sample bot")), "sample_bot");
-        assert_eq!(legacy_name(None), "unknown");
-        assert_eq!(legacy_name(Some("")), "unknown");
+    fn opponent_names_are_one_word_with_one_slash() {
+        assert_eq!(legacy_name(Some("../agents/vixen/vixen.py")), "./.._agents_vixen_vixen.py");
+        assert_eq!(legacy_name(Some("sample bot")), "./sample_bot");
+        assert_eq!(legacy_name(None), "./unknown");
+        assert_eq!(legacy_name(Some("")), "./unknown");
     }
 
     #[test]

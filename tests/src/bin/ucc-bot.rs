@@ -282,8 +282,14 @@ fn main() {
     };
     let first = bot.read();
     let w: Vec<&str> = first.split_whitespace().collect();
-    if w.len() != 4 || !["RED", "BLUE"].contains(&w[0]) || w[2] != "10" || w[3] != "10" || w[1].contains('/') {
-        die(&format!("the first line {first:?} is not \"RED|BLUE opponent 10 10\""));
+    if w.len() != 4
+        || !["RED", "BLUE"].contains(&w[0])
+        || w[2] != "10"
+        || w[3] != "10"
+        || !w[1].starts_with("./")
+        || w[1][2..].contains('/')
+    {
+        die(&format!("the first line {first:?} is not \"RED|BLUE ./opponent 10 10\""));
     }
     bot.red = w[0] == "RED";
     bot.rng = (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(bot.red)) | 1;
