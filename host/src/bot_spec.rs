@@ -639,6 +639,22 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_comes_from_a_prefix_or_the_spec_and_implies_own_setup() {
+        let s = BotSpec::parse("ucc2012:python2 -u agents/vixen/vixen.py").unwrap();
+        assert_eq!((s.protocol, s.own_setup, s.name.as_str()), (Protocol::Ucc2012, true, "vixen"));
+        assert_eq!(s.command, ["python2", "-u", "agents/vixen/vixen.py"]);
+        let s = BotSpec::parse(r#"{"command": "./ramen", "protocol": "ucc2012"}"#).unwrap();
+        assert_eq!((s.protocol, s.own_setup), (Protocol::Ucc2012, true));
+        let s = BotSpec::parse("./bot").unwrap();
+        assert_eq!((s.protocol, s.own_setup), (Protocol::Json, false));
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains("protocol"), "the default is not written: {json}");
+        let e = BotSpec::parse(r#"{"command": "x", "protocol": "uci"}"#).unwrap_err();
+        assert!(e.contains("unknown variant `uci`, expected `json` or `ucc2012`"), "{e}");
+        assert_eq!(BotSpec::parse("ucc2012:").unwrap_err(), "empty bot command");
+    }
+
+    #[test]
     fn missing_programs_are_reported_before_any_game() {
         let s = BotSpec::parse("/nonexistent/bot").unwrap();
         assert_eq!(s.check_startable().unwrap_err(), "bot bot: program /nonexistent/bot does not exist");

@@ -207,3 +207,25 @@ fn check_says_it_checks_json_bots_only() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_legacy_bot_plays_on_the_ladder() {
+    let dir = TempDir::new("ucc-ladder");
+    let db = dir.join("l.sqlite");
+    let ladder = |args: &[&str]| {
+        let out = Command::new(host_bin()).args(["ladder", "--db", db.to_str().unwrap()]).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    ladder(&["add", "legacy", &ucc("--seed 4")]);
+    ladder(&["add", "rnd", "sample-bot --strategy random"]);
+    ladder(&["play", "-n", "2", "--rules", "ucc2012"]);
+    let history = ladder(&["history", "legacy"]);
+    assert!(history.contains("legacy: 2 games"), "{history}");
+    let endings = ["flag_captured", "no_legal_moves", "neither_can_move", "ply_limit"];
+    let games: Vec<&str> = history.lines().filter(|l| l.contains("ladder-")).collect();
+    assert_eq!(games.len(), 2, "{history}");
+    for g in games {
+        assert!(endings.iter().any(|e| g.contains(e)), "a game ended by the rules: {g}");
+    }
+}
