@@ -57,15 +57,12 @@ pub struct UccSession {
     answered: bool,
     /// Its last move line, refused as illegal: echoed with `ILLEGAL` if that ends the game.
     illegal: Option<String>,
-    /// A request went wrong: the process is not handed another game.
-    failed: bool,
     /// The process is gone or unusable: nothing more is sent to it.
     dead: bool,
     /// A timed-out answer may still arrive: drop waiting lines before the next turn.
     maybe_stale: bool,
     /// How long a notice may wait for the bot to read it.
     notice_timeout: Duration,
-    grace: Duration,
 }
 
 /// The piece of the old numbering (`1` Marshal … `9` Scout, `s` Spy, `B` Bomb, `F` Flag).
@@ -291,11 +288,9 @@ impl UccSession {
             sent_start: false,
             answered: false,
             illegal: None,
-            failed: false,
             dead: false,
             maybe_stale: false,
             notice_timeout: Duration::from_secs(10),
-            grace: options.grace,
         })
     }
 
@@ -355,7 +350,6 @@ impl UccSession {
     }
 
     fn failure(&mut self, e: RecvError, stall_credit: Duration, deadline: Instant) -> SessionError {
-        self.failed = true;
         match e {
             RecvError::Timeout => {
                 self.maybe_stale = true;
@@ -376,11 +370,10 @@ impl UccSession {
             }
         }
     }
+}
 
-    fn fault(&mut self, f: Fault) -> SessionError {
-        self.failed = true;
-        SessionError::Fault(f)
-    }
+fn fault(f: Fault) -> SessionError {
+    SessionError::Fault(f)
 }
 
 /// The message for a move the rules refuse; says so when the rule is one the 2012 protocol
@@ -405,7 +398,7 @@ fn illegal_message(line: &str, mv: Move, e: &IllegalMove) -> String {
 impl BotSession for UccSession {
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         if self.started {
-            return Err(self.fault(Fault::new(Reason::Crash, "a ucc2012 bot plays one game per process")));
+            return Err(fault(Fault::new(Reason::Crash, "a ucc2012 bot plays one game per process")));
         }
         self.started = true;
         self.proc.begin_game();
@@ -413,7 +406,7 @@ impl BotSession for UccSession {
         self.game_id = start.game_id.to_owned();
         self.notice_timeout = start.time_control.startup.max(Duration::from_secs(1));
         if let Some(why) = unplayable(start.rules) {
-            return Err(self.fault(Fault::new(Reason::InvalidSetup, why)));
+            return Err(fault(Fault::new(Reason::InvalidSetup, why)));
         }
         // The legacy protocol has no greeting: the bot is asked for its setup at once.
         Ok(Timed { value: (), took: Duration::ZERO, stall_credit: Duration::ZERO })
@@ -425,7 +418,7 @@ impl BotSession for UccSession {
         fixed: Option<&stratego_rules::Deployment>,
     ) -> Result<Timed<String>, SessionError> {
         if fixed.is_some() {
-            return Err(self.fault(Fault::new(
+            return Err(fault(Fault::new(
                 Reason::InvalidSetup,
                 "a ucc2012 bot cannot be told a setup from a setup book; it always chooses its own",
             )));
@@ -439,7 +432,7 @@ impl BotSession for UccSession {
         self.answered = true;
         match setup_pairs(start.color, &answer.value) {
             Ok(pairs) => Ok(Timed { value: pairs, took: answer.took, stall_credit: answer.stall_credit }),
-            Err(f) => Err(self.fault(f)),
+            Err(f) => Err(fault(f)),
         }
     }
 
@@ -468,14 +461,14 @@ impl BotSession for UccSession {
             Ok(mv) => mv,
             Err(f) => {
                 self.illegal = Some(line.to_owned());
-                return Err(self.fault(f));
+                return Err(fault(f));
             }
         };
         match game.check_move(mv) {
             Ok(()) => Ok(timed(Decision::Move(mv.to_string()))),
             Err(e) => {
                 self.illegal = Some(line.to_owned());
-                Err(self.fault(Fault::new(Reason::IllegalMove, illegal_message(line, mv, &e))))
+                Err(fault(Fault::new(Reason::IllegalMove, illegal_message(line, mv, &e))))
             }
         }
     }
@@ -536,7 +529,7 @@ impl BotSession for UccSession {
     }
 
     async fn close(mut self, grace: Duration) -> (String, SessionReport) {
-        let deadline = Instant::now() + grace.min(self.grace.max(grace));
+        let deadline = Instant::now() + grace;
         if !self.dead {
             // After QUIT the bot exits; end of input tells one that does not.
             self.proc.close_stdin();
