@@ -35,7 +35,34 @@ pub struct BotSpec {
     /// book's.
     #[serde(default, skip_serializing_if = "is_false")]
     pub own_setup: bool,
+    /// The protocol it speaks: the JSON protocol of protocol.md (the default), or the
+    /// line protocol of the UCC Programming Competition 2012 (see ucc2012.md).
+    #[serde(default, skip_serializing_if = "Protocol::is_json")]
+    pub protocol: Protocol,
 }
+
+/// The protocol a bot speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// The JSON protocol of protocol.md.
+    #[default]
+    Json,
+    /// The line protocol of the UCC Programming Competition 2012 (one game per process,
+    /// no clocks, the bot chooses its own setup); see ucc2012.md.
+    Ucc2012,
+}
+
+impl Protocol {
+    /// True for the JSON protocol (the default, not written out in specs and records).
+    pub fn is_json(&self) -> bool {
+        *self == Protocol::Json
+    }
+}
+
+/// The prefix of a command-line bot argument that speaks the 2012 protocol:
+/// `ucc2012:./agents/ramen/ramen`.
+pub const UCC2012_PREFIX: &str = "ucc2012:";
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -195,6 +222,9 @@ pub struct RawSpec {
     /// `own_setup`: choose its own setup even when the event has a setup book.
     #[serde(default)]
     pub own_setup: bool,
+    /// `protocol`: `"json"` (the default) or `"ucc2012"`.
+    #[serde(default)]
+    pub protocol: Protocol,
 }
 
 /// The `command` of a [`RawSpec`]: a command line or a list of arguments.
@@ -339,8 +369,18 @@ impl RawSpec {
             setup: seconds("setup_time", self.setup_time)?,
             startup: seconds("startup_time", self.startup_time)?,
         };
-        let spec =
-            BotSpec { name, command, dir: self.dir, env: self.env, limits, tc_override, own_setup: self.own_setup };
+        // A 2012 bot cannot be told a setup: it always chooses its own.
+        let own_setup = self.own_setup || self.protocol == Protocol::Ucc2012;
+        let spec = BotSpec {
+            name,
+            command,
+            dir: self.dir,
+            env: self.env,
+            limits,
+            tc_override,
+            own_setup,
+            protocol: self.protocol,
+        };
         Ok((spec, explicit))
     }
 }
@@ -351,7 +391,8 @@ pub const SAMPLE_BOT: &str = "sample-bot";
 impl BotSpec {
     /// Parses a bot argument: a JSON object (`{"name": …, "command": "prog args" or
     /// [..], "dir": …, "env": {…}}`, and the other keys of [`RawSpec`]), `@FILE` holding such
-    /// an object, or a command line quoted as one string (`"python3 bot.py --fast"`).
+    /// an object, or a command line quoted as one string (`"python3 bot.py --fast"`), which
+    /// speaks the 2012 protocol when it starts with `ucc2012:` (`"ucc2012:./ramen"`).
     ///
     /// # Errors
     /// A message naming what is wrong with the argument.
@@ -371,7 +412,11 @@ impl BotSpec {
         } else if arg.starts_with('{') {
             (arg.to_owned(), "bot spec".to_owned())
         } else {
-            let command = shell_words::split(arg).map_err(|e| format!("bot command {arg:?}: {e}"))?;
+            let (protocol, line) = match arg.strip_prefix(UCC2012_PREFIX) {
+                Some(rest) => (Protocol::Ucc2012, rest.trim_start()),
+                None => (Protocol::Json, arg),
+            };
+            let command = shell_words::split(line).map_err(|e| format!("bot command {arg:?}: {e}"))?;
             if command.is_empty() {
                 return Err("empty bot command".to_owned());
             }
@@ -382,7 +427,8 @@ impl BotSpec {
                 env: BTreeMap::new(),
                 limits: Limits::default(),
                 tc_override: TimeControlOverride::default(),
-                own_setup: false,
+                own_setup: protocol == Protocol::Ucc2012,
+                protocol,
             };
             return Ok((spec, false));
         };
@@ -403,6 +449,7 @@ impl BotSpec {
             limits: Limits::default(),
             tc_override: TimeControlOverride::default(),
             own_setup: false,
+            protocol: Protocol::Json,
         }
     }
 
@@ -637,6 +684,22 @@ mod tests {
                 .unwrap_err()
                 .contains("memory: \"lots\" is not a size")
         );
+    }
+
+    #[test]
+    fn the_protocol_comes_from_a_prefix_or_the_spec_and_implies_own_setup() {
+        let s = BotSpec::parse("ucc2012:python2 -u agents/vixen/vixen.py").unwrap();
+        assert_eq!((s.protocol, s.own_setup, s.name.as_str()), (Protocol::Ucc2012, true, "vixen"));
+        assert_eq!(s.command, ["python2", "-u", "agents/vixen/vixen.py"]);
+        let s = BotSpec::parse(r#"{"command": "./ramen", "protocol": "ucc2012"}"#).unwrap();
+        assert_eq!((s.protocol, s.own_setup), (Protocol::Ucc2012, true));
+        let s = BotSpec::parse("./bot").unwrap();
+        assert_eq!((s.protocol, s.own_setup), (Protocol::Json, false));
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains("protocol"), "the default is not written: {json}");
+        let e = BotSpec::parse(r#"{"command": "x", "protocol": "uci"}"#).unwrap_err();
+        assert!(e.contains("unknown variant `uci`, expected `json` or `ucc2012`"), "{e}");
+        assert_eq!(BotSpec::parse("ucc2012:").unwrap_err(), "empty bot command");
     }
 
     #[test]

@@ -135,6 +135,13 @@ impl CheckArgs {
             increment: Duration::ZERO,
         };
         let bot = BotSpec::parse(&self.bot).map_err(usage)?.resolve_builtin();
+        if bot.protocol == crate::bot_spec::Protocol::Ucc2012 {
+            return Err(usage(
+                "check tests bots of the JSON protocol only; a ucc2012 bot is tried by playing it, e.g. \
+                 `stratego-host match 'ucc2012:./agent' sample-bot --rules ucc2012 --games 2`"
+                    .to_owned(),
+            ));
+        }
         bot.check_startable().map_err(not_startable)?;
         Ok(crate::check::CheckPlan { bot, rulesets, time_control, max_line: self.max_line, seed: self.seed })
     }
@@ -143,7 +150,7 @@ impl CheckArgs {
 /// Flags shared by `match`, `tournament` and `sprt`.
 #[derive(Args, Debug)]
 pub struct RunFlags {
-    /// Ruleset: classic, isf, barrage, or a JSON file [default: classic].
+    /// Ruleset: classic, isf, barrage, ucc2012, or a JSON file [default: classic].
     #[arg(long)]
     pub rules: Option<String>,
     /// Master seed (default: from the clock; printed in the summary).
@@ -364,8 +371,9 @@ pub fn load_rules(arg: &str) -> Result<Ruleset, String> {
     if let Ok(r) = Ruleset::preset(arg) {
         return Ok(r);
     }
-    let text = std::fs::read_to_string(arg)
-        .map_err(|e| format!("--rules {arg:?}: not a preset (classic, isf, barrage) and not a readable file: {e}"))?;
+    let text = std::fs::read_to_string(arg).map_err(|e| {
+        format!("--rules {arg:?}: not a preset (classic, isf, barrage, ucc2012) and not a readable file: {e}")
+    })?;
     Ruleset::from_json(&text).map_err(|e| format!("--rules {arg}: {e}"))
 }
 

@@ -4,7 +4,7 @@
 //! format = "gauntlet"            # or "round-robin" (the default)
 //! games = 4                      # per pairing, even: colour-swapped pairs (default 2)
 //! seeds = ["new-build"]          # gauntlet: the bots that play all the others
-//! rules = "classic"              # classic, isf, barrage or a JSON rules file
+//! rules = "classic"              # classic, isf, barrage, ucc2012 or a JSON rules file
 //! move_time = 0.1                # seconds; also tc = "60+0.5", setup_time, startup_time
 //!
 //! [[bot]]
@@ -336,7 +336,7 @@ impl Context<'_> {
             let shown = path.display();
             self.error(
                 "rules",
-                format!("{rules:?} is not a preset (classic, isf, barrage) nor a readable file: {shown}: {e}"),
+                format!("{rules:?} is not a preset (classic, isf, barrage, ucc2012) nor a readable file: {shown}: {e}"),
             )
         })?;
         Ruleset::from_json(&text).map_err(|e| self.error("rules", format!("{}: {e}", path.display())))?;
@@ -747,7 +747,7 @@ mod tests {
         assert_eq!(
             e,
             format!(
-                "{dir}/t.toml: line 1, rules: \"mine.json\" is not a preset (classic, isf, barrage) nor a readable \
+                "{dir}/t.toml: line 1, rules: \"mine.json\" is not a preset (classic, isf, barrage, ucc2012) nor a readable \
                  file: {dir}/mine.json: No such file or directory (os error 2)"
             )
         );

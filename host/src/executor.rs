@@ -15,14 +15,16 @@ use std::time::Instant;
 use stratego_rules::{ByColor, Color, Deployment};
 use tokio::sync::mpsc;
 
-use crate::bot_spec::BotSpec;
+use crate::bot_spec::{BotSpec, Protocol};
 use crate::clock::TimeControl;
 use crate::events::{Event, Flow, RunEnd, Sink};
-use crate::json_session::JsonSession;
+use crate::json_session::{JsonSession, SessionOptions};
 use crate::reason::{Fault, Reason};
 use crate::referee::{GameSettings, Seat, play_game};
 use crate::schedule::GameSpec;
+use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
 use crate::supervisor::{Cancel, Supervisor};
+use crate::ucc_session::UccSession;
 
 /// Where the games come from: a fixed schedule, or one made as the run goes (`sprt`).
 pub trait GameSource: Send {
@@ -181,7 +183,7 @@ impl Executor {
         want_plies: bool,
     ) {
         // Sessions of multi-game bots, kept between this worker's games, by bot id.
-        let mut pool: Vec<Vec<JsonSession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
+        let mut pool: Vec<Vec<AnySession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
         loop {
             if stop.load(Ordering::SeqCst) {
                 break;
@@ -230,17 +232,17 @@ impl Executor {
         &self,
         spec: &GameSpec,
         color: Color,
-        pool: &mut [Vec<JsonSession>],
+        pool: &mut [Vec<AnySession>],
         cpu: Option<usize>,
-    ) -> Seat<JsonSession> {
+    ) -> Seat<AnySession> {
         let id = spec.seats[color];
         let entrant = &self.bots[id];
         let session = match pool[id].pop() {
             Some(s) => Ok(s),
-            None => JsonSession::spawn(&entrant.spec, &self.settings.session_options(cpu), &self.supervisor)
+            None => AnySession::spawn(&entrant.spec, &self.settings.session_options(cpu), &self.supervisor)
                 .map(|mut s| {
-                    if entrant.probe_unknown_fields {
-                        s.probe_unknown_fields();
+                    if let (true, AnySession::Json(j)) = (entrant.probe_unknown_fields, &mut s) {
+                        j.probe_unknown_fields();
                     }
                     s
                 })
@@ -268,5 +270,96 @@ impl Executor {
             with_host: self.concurrency == 1,
             all: Arc::new(all),
         })
+    }
+}
+
+/// A session in the protocol its bot speaks (its spec's `protocol`).
+#[allow(clippy::large_enum_variant)] // a handful per worker, moved once per game
+pub enum AnySession {
+    /// The JSON protocol of protocol.md.
+    Json(JsonSession),
+    /// The 2012 line protocol (ucc2012.md).
+    Ucc(UccSession),
+}
+
+impl AnySession {
+    /// Starts the bot's process, to be spoken to in its protocol.
+    ///
+    /// # Errors
+    /// The operating system's error when the program cannot be started.
+    pub fn spawn(spec: &BotSpec, options: &SessionOptions, supervisor: &Supervisor) -> std::io::Result<AnySession> {
+        Ok(match spec.protocol {
+            Protocol::Json => AnySession::Json(JsonSession::spawn(spec, options, supervisor)?),
+            Protocol::Ucc2012 => AnySession::Ucc(UccSession::spawn(spec, options, supervisor)?),
+        })
+    }
+}
+
+impl BotSession for AnySession {
+    async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
+        match self {
+            AnySession::Json(s) => s.start_game(start).await,
+            AnySession::Ucc(s) => s.start_game(start).await,
+        }
+    }
+
+    async fn setup(
+        &mut self,
+        start: &GameStart<'_>,
+        fixed: Option<&Deployment>,
+    ) -> Result<Timed<String>, SessionError> {
+        match self {
+            AnySession::Json(s) => s.setup(start, fixed).await,
+            AnySession::Ucc(s) => s.setup(start, fixed).await,
+        }
+    }
+
+    async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
+        match self {
+            AnySession::Json(s) => s.turn(req).await,
+            AnySession::Ucc(s) => s.turn(req).await,
+        }
+    }
+
+    async fn played(&mut self, game: &stratego_rules::Game, ply: &stratego_rules::Ply) {
+        match self {
+            AnySession::Json(s) => s.played(game, ply).await,
+            AnySession::Ucc(s) => s.played(game, ply).await,
+        }
+    }
+
+    async fn game_over(&mut self, end: &GameEnd<'_>) {
+        match self {
+            AnySession::Json(s) => s.game_over(end).await,
+            AnySession::Ucc(s) => s.game_over(end).await,
+        }
+    }
+
+    fn report(&self) -> SessionReport {
+        match self {
+            AnySession::Json(s) => s.report(),
+            AnySession::Ucc(s) => s.report(),
+        }
+    }
+
+    fn reusable(&self) -> bool {
+        match self {
+            AnySession::Json(s) => s.reusable(),
+            AnySession::Ucc(s) => s.reusable(),
+        }
+    }
+
+    async fn shutdown(self, grace: std::time::Duration) -> String {
+        match self {
+            AnySession::Json(s) => s.shutdown(grace).await,
+            AnySession::Ucc(s) => s.shutdown(grace).await,
+        }
+    }
+
+    async fn close(self, grace: std::time::Duration) -> (String, SessionReport) {
+        match self {
+            AnySession::Json(s) => s.close(grace).await,
+            AnySession::Ucc(s) => s.close(grace).await,
+        }
     }
 }

@@ -44,5 +44,6 @@ pub mod style;
 pub mod supervisor;
 pub mod tempo;
 pub mod tournament;
+pub mod ucc_session;
 pub mod viewer;
 pub mod watch;

@@ -115,7 +115,7 @@ pub enum RulesetError {
     #[error("{0}")]
     Json(String),
     /// No preset has this name.
-    #[error("unknown ruleset {0:?}: expected classic, isf, barrage or a JSON file")]
+    #[error("unknown ruleset {0:?}: expected classic, isf, barrage, ucc2012 or a JSON file")]
     UnknownPreset(String),
 }
 
@@ -265,7 +265,20 @@ impl Ruleset {
         .expect("the barrage preset is valid")
     }
 
-    /// The preset with this name (`classic`, `isf`, `barrage`).
+    /// The `ucc2012` preset: the rules of the UCC Programming Competition 2012 referee, the
+    /// classic game with no two-square limit (that referee had no repetition rule at all)
+    /// and its 1000 turns of two moves, 2000 plies. Its other rules are the classic ones
+    /// here: Scouts move and attack in one turn, the Spy beats the Marshal only when it
+    /// attacks, only Miners defuse Bombs, equal ranks both fall. Where the 2012 referee
+    /// differed (a side whose pieces are all Bombs and Flag loses before it is asked to
+    /// move; a side whose movable pieces are all blocked had to answer with an illegal
+    /// move), the result is the same: that side loses.
+    pub fn ucc2012() -> Ruleset {
+        Ruleset::try_from(RulesetSpec { name: "ucc2012".to_owned(), two_square_limit: None, ..RulesetSpec::default() })
+            .expect("the ucc2012 preset is valid")
+    }
+
+    /// The preset with this name (`classic`, `isf`, `barrage`, `ucc2012`).
     ///
     /// # Errors
     /// [`RulesetError::UnknownPreset`] for any other name.
@@ -274,6 +287,7 @@ impl Ruleset {
             "classic" => Ok(Ruleset::classic()),
             "isf" => Ok(Ruleset::isf()),
             "barrage" => Ok(Ruleset::barrage()),
+            "ucc2012" => Ok(Ruleset::ucc2012()),
             _ => Err(RulesetError::UnknownPreset(name.to_owned())),
         }
     }
@@ -419,6 +433,13 @@ mod tests {
         ] {
             assert_eq!(b.pieces()[r], n, "{r}");
         }
+        let u = Ruleset::ucc2012();
+        assert_eq!(
+            (u.pieces().total(), u.two_square_limit(), u.scout_path(), u.more_squares()),
+            (40, None, false, false)
+        );
+        assert_eq!((u.scout_move_and_attack(), u.ply_limit(), u.sealed_flags_draw()), (true, Some(2000), false));
+        assert_eq!(Ruleset::preset("ucc2012").unwrap(), u);
         assert_eq!(c.setup_area_size(Color::Red), 40);
         assert!(
             c.is_lake("c5".parse().unwrap()) && c.is_lake("h6".parse().unwrap()) && !c.is_lake("e5".parse().unwrap())
@@ -427,7 +448,7 @@ mod tests {
 
     #[test]
     fn json_round_trips() {
-        for r in [Ruleset::classic(), Ruleset::isf(), Ruleset::barrage()] {
+        for r in [Ruleset::classic(), Ruleset::isf(), Ruleset::barrage(), Ruleset::ucc2012()] {
             let text = serde_json::to_string(&r).unwrap();
             assert_eq!(Ruleset::from_json(&text).unwrap(), r);
         }

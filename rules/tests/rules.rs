@@ -366,7 +366,7 @@ fn end_sealed_flags_is_a_draw_only_when_no_capture_is_possible() {
 
 #[test]
 fn sealed_flags_is_off_in_every_preset() {
-    for r in [Ruleset::classic(), Ruleset::isf(), Ruleset::barrage()] {
+    for r in [Ruleset::classic(), Ruleset::isf(), Ruleset::barrage(), Ruleset::ucc2012()] {
         assert!(!r.sealed_flags_draw());
     }
 }
@@ -448,7 +448,7 @@ fn ruleset_of_only_bombs_and_flags_is_rejected() {
 
 #[test]
 fn presets_have_one_flag_and_movable_pieces() {
-    for name in ["classic", "isf", "barrage"] {
+    for name in ["classic", "isf", "barrage", "ucc2012"] {
         let r = Ruleset::preset(name).unwrap();
         assert_eq!(r.pieces()[Rank::Flag], 1, "{name}");
         assert!(r.pieces().mobile() > 0, "{name}");
