@@ -4,12 +4,23 @@
 //!   (known rank, or the remaining unknown pieces; a piece that moved is no Bomb or Flag).
 //! - A quiet move is worth a little progress towards the enemy, less the expected loss if
 //!   an adjacent enemy piece attacks it next, plus the danger it escapes.
+//! - Enemy pieces are judged by [`Knowledge::with_setup_prior`]: the Flag and Bombs most
+//!   likely where human players put them (the Gravon table), each mobile rank weighted by
+//!   where humans start it, and by what the piece's moves showed ([`Evidence`]: a piece that
+//!   steps next to a known piece of ours most likely beats it).
+//! - A piece that has just won a fight stands revealed: every neighbour that beats it,
+//!   moved or not, is a threat.
+//! - Known enemy pieces are hunted by the pieces that beat them (the Spy hunts only the
+//!   Marshal), and pieces keep two squares away from known pieces that beat them.
+//! - Flag hunt: Miners (after ply 120), and late in the game the other lower pieces, walk
+//!   towards the unmoved enemy piece most likely to be the Flag; Miners clear the Bombs
+//!   around it.
 //! - Ties are broken at random (seeded), so play is varied but reproducible.
 
 use stratego_protocol::{Rng, Turn};
 use stratego_rules::{Color, Combat, CombatResult, Move, Rank, Ruleset, Square, ViewPiece};
 
-use crate::knowledge::Knowledge;
+use crate::knowledge::{Evidence, Knowledge};
 
 /// Material value of a rank.
 pub fn value(r: Rank) -> f64 {
@@ -82,8 +93,9 @@ impl Position<'_> {
     }
 
     /// Expected loss of our `rank` standing on `sq` (ignoring the square `ignore`, which we
-    /// are leaving or capturing).
-    fn danger(&self, rank: Rank, sq: Square, ignore: Square) -> f64 {
+    /// are leaving or capturing). A piece the enemy knows (`revealed`) is attacked by any
+    /// neighbour that beats it, moved or not; an unknown one mostly by pieces that move.
+    fn danger(&self, rank: Rank, sq: Square, ignore: Square, revealed: bool) -> f64 {
         neighbours(sq)
             .filter(|&n| n != ignore)
             .filter_map(|n| self.at(n))
@@ -91,16 +103,27 @@ impl Position<'_> {
             .map(|p| {
                 let d = self.dist(p);
                 // An unmoved unknown piece rarely attacks: weigh it down.
-                let w = if p.rank.is_none() && !p.moved { 0.2 } else { 0.8 };
+                let w = if revealed {
+                    0.9
+                } else if p.rank.is_none() && !p.moved {
+                    0.2
+                } else {
+                    0.8
+                };
                 w * expected_threat(rank, &d)
             })
             .fold(0.0, f64::max)
     }
 }
 
-/// Scores every legal move, best first: `(score, move)`.
+/// Scores every legal move, best first: `(score, move)`, from the turn alone.
 pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
-    let pos = Position { turn, knowledge: Knowledge::new(rules, turn) };
+    ranked_with(rules, turn, rng, &Evidence::default())
+}
+
+/// Scores every legal move, best first, with what the enemy's moves have shown so far.
+pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Vec<(f64, Move)> {
+    let pos = Position { turn, knowledge: Knowledge::with_setup_prior(rules, turn, evidence) };
     let forward: i16 = if turn.color == Color::Red { 1 } else { -1 };
     let our_flag = turn.pieces.iter().find(|p| p.color == turn.color && p.rank == Some(Rank::Flag)).map(|p| p.square);
     let movable = turn.pieces.iter().filter(|p| p.color == turn.color && p.rank.is_some_and(Rank::is_mobile)).count();
@@ -123,6 +146,35 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
             && our_flag.is_some_and(|f| f.distance(p.square) <= 2)
     };
     let guards = turn.pieces.iter().filter(|p| is_guard(p)).count();
+    // Flag hunt: the unmoved enemy piece most likely to be the Flag (by where humans put
+    // it), and how much it is worth walking there.
+    let enemy_movable = turn
+        .pieces
+        .iter()
+        .filter(|p| p.color != turn.color && (p.moved || p.rank.is_some_and(Rank::is_mobile)))
+        .count();
+    let flag_target = turn
+        .pieces
+        .iter()
+        .filter(|p| p.color != turn.color && p.rank.is_none() && !p.moved)
+        .map(|p| (pos.knowledge.flag_probability(p), p.square))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let hunt = |rank: Rank| -> f64 {
+        match rank {
+            Rank::Miner if turn.ply > 120 => 6.0,
+            Rank::Marshal | Rank::General | Rank::Spy => 0.0,
+            _ if turn.ply > 400 && enemy_movable <= 6 => 4.0,
+            _ => 0.0,
+        }
+    };
+    // Known enemy pieces that can move: prey for the pieces that beat them, and a threat to
+    // the pieces they beat.
+    let known: Vec<(Square, Rank)> = turn
+        .pieces
+        .iter()
+        .filter(|p| p.color != turn.color)
+        .filter_map(|p| p.rank.filter(|r| r.is_mobile()).map(|r| (p.square, r)))
+        .collect();
     let mut out = Vec::with_capacity(turn.legal_moves.len());
     for &m in &turn.legal_moves {
         let Some(mine) = pos.at(m.from) else { continue };
@@ -151,7 +203,7 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                 }
                 // A winner stays on the square: account for the danger there.
                 if d[Rank::Flag.index()] < 0.99 {
-                    score -= 0.5 * pos.danger(rank, m.to, m.to);
+                    score -= 0.5 * pos.danger(rank, m.to, m.to, true);
                 }
                 // Unknown, unmoved targets may be Bombs: keep valuable pieces away.
                 if target.rank.is_none() && !target.moved && rank != Rank::Miner {
@@ -160,6 +212,10 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                     let bomb = d[Rank::Bomb.index()];
                     // Late, with movable pieces to spare, cheap pieces probe for the Flag.
                     let probing = turn.ply > 250 && movable > 6 && value(rank) <= value(Rank::Captain);
+                    // A Miner clears the Bombs around the likely Flag.
+                    if rank == Rank::Miner && flag_target.is_some_and(|(_, t)| t.distance(m.to) <= 1) {
+                        score += 80.0 * bomb;
+                    }
                     if !probing {
                         score -= caution
                             * value(rank)
@@ -175,10 +231,15 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
                     let closer = |sq: Square| intruders.iter().map(|&i| i.distance(sq)).min().unwrap_or(0);
                     score += 60.0 * (f64::from(closer(m.from)) - f64::from(closer(m.to)));
                 }
+                score += chase(&known, rank, m.from, m.to);
+                if let Some((p_flag, t)) = flag_target {
+                    let h = hunt(rank) * (0.5 + p_flag);
+                    score += h * (f64::from(t.distance(m.from)) - f64::from(t.distance(m.to)));
+                }
                 let progress = (m.to.rank() as i16 - m.from.rank() as i16) * forward;
                 score += 3.0 * f64::from(progress.signum());
-                score -= caution * pos.danger(rank, m.to, m.from);
-                score += 0.9 * pos.danger(rank, m.from, m.to);
+                score -= caution * pos.danger(rank, m.to, m.from, mine.revealed || m.from.distance(m.to) > 1);
+                score += 0.9 * pos.danger(rank, m.from, m.to, mine.revealed);
                 if rank == Rank::Scout && m.from.distance(m.to) > 1 {
                     score -= 5.0; // a long move reveals the Scout
                 }
@@ -193,7 +254,35 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
     out
 }
 
+/// The worth of a quiet move of our `rank` from `from` to `to` against the known enemy
+/// pieces: closing in on the most valuable one it beats (the Spy only on the Marshal), and
+/// keeping two squares away from those that beat it.
+fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square) -> f64 {
+    let mut score = 0.0;
+    let mut prey: Option<(f64, Square)> = None;
+    for &(sq, theirs) in known {
+        let ours_wins = Combat::resolve(rank, theirs).result == CombatResult::AttackerWins;
+        let theirs_wins = Combat::resolve(theirs, rank).result == CombatResult::AttackerWins;
+        if ours_wins && (rank != Rank::Spy || theirs == Rank::Marshal) && !theirs_wins {
+            let d = f64::from(sq.distance(from));
+            let w = value(theirs) / (1.0 + 0.3 * d);
+            if prey.is_none_or(|(b, _)| w > b) {
+                prey = Some((w, sq));
+            }
+        } else if theirs_wins {
+            // Within two squares, the enemy piece takes ours next move or the one after.
+            let near = |s: Square| if s.distance(sq) <= 2 { 1.0 } else { 0.0 };
+            score += 0.3 * value(rank) * (near(from) - near(to));
+        }
+    }
+    if let Some((_, sq)) = prey {
+        let v = known.iter().find(|k| k.0 == sq).map_or(0.0, |k| value(k.1));
+        score += 0.12 * v * (f64::from(sq.distance(from)) - f64::from(sq.distance(to)));
+    }
+    score
+}
+
 /// Picks the move with the best score.
-pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Move {
-    ranked(rules, turn, rng).first().map_or(turn.legal_moves[0], |&(_, m)| m)
+pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Move {
+    ranked_with(rules, turn, rng, evidence).first().map_or(turn.legal_moves[0], |&(_, m)| m)
 }

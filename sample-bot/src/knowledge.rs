@@ -1,7 +1,56 @@
 //! What the bot can infer about each enemy piece from a turn's view.
 
 use stratego_protocol::Turn;
-use stratego_rules::{PieceCounts, Rank, Ruleset, ViewPiece};
+use stratego_rules::{Color, Combat, CombatResult, PieceCounts, Rank, Ruleset, Square, ViewPiece};
+
+use crate::setup::{classic_area, table_index};
+use crate::setup_table::{BOMBS_BY_FLAG, MARGINAL};
+
+/// Where human players put their Flag and Bombs: weights of each enemy start square, from
+/// the 160,951 Gravon setups (most Flags on the back rank, most Bombs around the Flag).
+#[derive(Clone, Debug)]
+pub struct SetupPrior {
+    rules_ok: bool,
+    color: Color,
+    rules: Ruleset,
+}
+
+impl SetupPrior {
+    /// The prior for the enemy of `me` (uniform when the setup area is not the classic
+    /// 4 x 10 the table describes).
+    pub fn new(rules: &Ruleset, me: Color) -> SetupPrior {
+        let color = !me;
+        SetupPrior { rules_ok: classic_area(rules, color), color, rules: rules.clone() }
+    }
+
+    /// The table index of an enemy start square, if the table covers it.
+    pub fn index(&self, origin: Square) -> Option<usize> {
+        (self.rules_ok && self.rules.in_setup_area(self.color, origin))
+            .then(|| table_index(&self.rules, self.color, origin))
+    }
+
+    /// Relative weight of `rank` starting on `origin` (1 without a table).
+    pub fn weight(&self, rank: Rank, origin: Square) -> f64 {
+        self.index(origin).map_or(1.0, |t| f64::from(MARGINAL[rank.index()][t]) + 1.0)
+    }
+
+    /// How much likelier `rank` is on `origin` than on an average square of the area.
+    pub fn ratio(&self, rank: Rank, origin: Square) -> f64 {
+        self.index(origin).map_or(1.0, |t| {
+            let row = &MARGINAL[rank.index()];
+            let mean = row.iter().map(|&n| f64::from(n)).sum::<f64>() / 40.0;
+            (f64::from(row[t]) + 1.0) / (mean + 1.0)
+        })
+    }
+
+    /// Relative weight of a Bomb on `origin` given the Flag started on `flag`.
+    pub fn bomb_weight_given_flag(&self, origin: Square, flag: Square) -> f64 {
+        match (self.index(origin), self.index(flag)) {
+            (Some(t), Some(f)) => f64::from(BOMBS_BY_FLAG[f][t]) + 1.0,
+            _ => self.weight(Rank::Bomb, origin),
+        }
+    }
+}
 
 /// Unrevealed enemy pieces by rank: the army less captured pieces less pieces whose rank
 /// is known on the board.
@@ -20,6 +69,59 @@ pub fn unknown_counts(rules: &Ruleset, turn: &Turn) -> PieceCounts {
     counts
 }
 
+/// What an enemy piece's moves suggest about its rank, kept across the turns of a game:
+/// likelihood factors per rank for each enemy piece (by its start square, the stable label
+/// the protocol gives every piece).
+///
+/// A piece that steps next to one of our pieces whose rank it knows most likely beats it
+/// (players rarely walk into a known stronger piece): the ranks that beat ours gain weight,
+/// the others lose some (bluffs happen). A piece that steps next to an unknown piece of
+/// ours is more likely one of the stronger ranks.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    game_id: String,
+    factors: std::collections::HashMap<Square, [f64; 12]>,
+}
+
+impl Evidence {
+    /// Takes in the plies a turn reports (the opponent's moves since our last turn).
+    pub fn update(&mut self, turn: &Turn) {
+        if self.game_id != turn.game_id {
+            *self = Evidence { game_id: turn.game_id.clone(), factors: Default::default() };
+        }
+        let at = |sq: Square| turn.pieces.binary_search_by_key(&sq, |p| p.square).ok().map(|i| &turn.pieces[i]);
+        for ply in turn.plies.iter().filter(|p| p.color != turn.color && p.combat.is_none()) {
+            let Some(theirs) = at(ply.mv.to).filter(|p| p.color != turn.color && p.rank.is_none()) else {
+                continue;
+            };
+            let mut f = [1.0; 12];
+            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.square.is_adjacent(ply.mv.to)) {
+                let Some(ours) = n.rank else { continue };
+                for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
+                    let wins = Combat::resolve(*r, ours).result == CombatResult::AttackerWins;
+                    f[r.index()] *= match (n.revealed, wins) {
+                        (true, true) => 10.0,
+                        (true, false) => 0.6,
+                        (false, _) if r.strength().unwrap_or(0) >= 6 => 1.25,
+                        (false, _) => 1.0,
+                    };
+                }
+            }
+            let e = self.factors.entry(theirs.origin).or_insert([1.0; 12]);
+            for (a, b) in e.iter_mut().zip(f) {
+                // Bounded: a long chase must not make a rank certain.
+                *a = (*a * b).clamp(0.05, 100.0);
+            }
+        }
+    }
+
+    /// The likelihood factors of the enemy piece that started on `origin` (1 for all ranks
+    /// if it showed nothing).
+    pub fn factors(&self, origin: Square) -> [f64; 12] {
+        self.factors.get(&origin).copied().unwrap_or([1.0; 12])
+    }
+}
+
 /// What is known of the enemy's unrevealed pieces, for rank distributions.
 #[derive(Clone, Debug)]
 pub struct Knowledge {
@@ -27,13 +129,43 @@ pub struct Knowledge {
     pub unknown: PieceCounts,
     /// Unrevealed enemy pieces that never moved: the Bombs and the Flag are all among them.
     pub unmoved: u32,
+    /// With a setup prior: the prior and its Flag and Bomb weights summed over the
+    /// unrevealed unmoved enemy pieces.
+    pub prior: Option<(SetupPrior, f64, f64)>,
+    /// What the enemy pieces' moves suggest.
+    pub evidence: Evidence,
 }
 
 impl Knowledge {
     /// Reads what the turn tells about the enemy.
     pub fn new(rules: &Ruleset, turn: &Turn) -> Knowledge {
         let unmoved = turn.pieces.iter().filter(|p| p.color != turn.color && p.rank.is_none() && !p.moved).count();
-        Knowledge { unknown: unknown_counts(rules, turn), unmoved: unmoved as u32 }
+        Knowledge {
+            unknown: unknown_counts(rules, turn),
+            unmoved: unmoved as u32,
+            prior: None,
+            evidence: Evidence::default(),
+        }
+    }
+
+    /// Like [`Knowledge::new`], but the Bombs and the Flag are spread over the unmoved
+    /// pieces by where human players put them (the Gravon table) instead of evenly.
+    pub fn with_setup_prior(rules: &Ruleset, turn: &Turn, evidence: &Evidence) -> Knowledge {
+        let mut k = Knowledge::new(rules, turn);
+        k.evidence = evidence.clone();
+        let prior = SetupPrior::new(rules, turn.color);
+        let (mut flag, mut bomb) = (0.0, 0.0);
+        for p in turn.pieces.iter().filter(|p| p.color != turn.color && p.rank.is_none() && !p.moved) {
+            flag += prior.weight(Rank::Flag, p.origin);
+            bomb += prior.weight(Rank::Bomb, p.origin);
+        }
+        k.prior = Some((prior, flag, bomb));
+        k
+    }
+
+    /// The probability that an unrevealed, unmoved enemy piece is the Flag.
+    pub fn flag_probability(&self, piece: &ViewPiece) -> f64 {
+        self.distribution(piece)[Rank::Flag.index()]
     }
 
     /// The probability of each rank for an enemy piece: its known rank; for a piece that
@@ -46,11 +178,35 @@ impl Knowledge {
             p[r.index()] = 1.0;
             return p;
         }
+        let mut factors = self.evidence.factors(piece.origin);
+        // With the setup prior, each mobile rank also by how often humans start it there.
+        if let Some((prior, _, _)) = &self.prior {
+            for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
+                factors[r.index()] *= prior.ratio(*r, piece.origin);
+            }
+        }
         let mobile: f64 = Rank::ALL.iter().filter(|r| r.is_mobile()).map(|&r| f64::from(self.unknown[r])).sum();
+        // The mobile ranks in proportion to their unseen counts times the evidence.
+        let weighted_mobile: f64 =
+            Rank::ALL.iter().filter(|r| r.is_mobile()).map(|&r| f64::from(self.unknown[r]) * factors[r.index()]).sum();
+        let mobile_share = |r: Rank| {
+            if weighted_mobile > 0.0 { f64::from(self.unknown[r]) * factors[r.index()] / weighted_mobile } else { 0.0 }
+        };
         let immobile: f64 = Rank::ALL.iter().filter(|r| !r.is_mobile()).map(|&r| f64::from(self.unknown[r])).sum();
         let unmoved = f64::from(self.unmoved);
         // Share of the piece's probability that goes to Bombs and the Flag.
         let mut still = if piece.moved || unmoved == 0.0 { 0.0 } else { (immobile / unmoved).min(1.0) };
+        // With the setup prior, the Flag and the Bombs go to the squares humans favour.
+        let mut split: Option<(f64, f64)> = None;
+        if let Some((prior, flag_sum, bomb_sum)) = &self.prior {
+            if !piece.moved && unmoved > 0.0 && immobile > 0.0 {
+                let f = f64::from(self.unknown[Rank::Flag]) * prior.weight(Rank::Flag, piece.origin) / flag_sum;
+                let b = f64::from(self.unknown[Rank::Bomb]) * prior.weight(Rank::Bomb, piece.origin) / bomb_sum;
+                let (f, b) = if f + b > 1.0 { (f / (f + b), b / (f + b)) } else { (f, b) };
+                still = f + b;
+                split = Some((f, b));
+            }
+        }
         if mobile == 0.0 {
             if immobile == 0.0 || piece.moved {
                 // Inconsistent (free setups): a uniform guess over mobile ranks.
@@ -62,10 +218,19 @@ impl Knowledge {
             // No unseen mobile piece is left: an unmoved piece is a Bomb or the Flag.
             still = 1.0;
         }
+        if let Some((f, b)) = split.filter(|(f, b)| f + b > 0.0) {
+            for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
+                let n = f64::from(self.unknown[*r]);
+                p[r.index()] = if mobile > 0.0 && n > 0.0 { (1.0 - still) * mobile_share(*r) } else { 0.0 };
+            }
+            p[Rank::Flag.index()] = still * f / (f + b);
+            p[Rank::Bomb.index()] = still * b / (f + b);
+            return p;
+        }
         for r in Rank::ALL {
             let n = f64::from(self.unknown[r]);
             p[r.index()] = if r.is_mobile() {
-                if mobile > 0.0 { (1.0 - still) * n / mobile } else { 0.0 }
+                if mobile > 0.0 && n > 0.0 { (1.0 - still) * mobile_share(r) } else { 0.0 }
             } else if immobile > 0.0 {
                 still * n / immobile
             } else {
@@ -101,7 +266,7 @@ mod tests {
         unknown[Rank::Scout] = 1;
         // Ten unknown pieces, seven of which never moved: those seven are the six Bombs and
         // the Flag, and the three that moved are the Miners and the Scout.
-        let k = Knowledge { unknown, unmoved: 7 };
+        let k = Knowledge { unknown, unmoved: 7, prior: None, evidence: Evidence::default() };
         let still = k.distribution(&piece(false));
         assert!((still[Rank::Bomb.index()] - 6.0 / 7.0).abs() < 1e-9);
         assert!((still[Rank::Flag.index()] - 1.0 / 7.0).abs() < 1e-9);
@@ -110,10 +275,92 @@ mod tests {
         assert!((moved[Rank::Miner.index()] - 2.0 / 3.0).abs() < 1e-9);
         assert_eq!(moved[Rank::Bomb.index()], 0.0);
         // More unmoved pieces than Bombs and Flag: the rest is mobile in proportion.
-        let k = Knowledge { unknown, unmoved: 14 };
+        let k = Knowledge { unknown, unmoved: 14, prior: None, evidence: Evidence::default() };
         let still = k.distribution(&piece(false));
         assert!((still[Rank::Bomb.index()] - 6.0 / 14.0).abs() < 1e-9);
         assert!((still[Rank::Scout.index()] - 0.5 / 3.0).abs() < 1e-9);
         assert!((still.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+}
+
+#[cfg(test)]
+mod prior_tests {
+    use super::*;
+    use stratego_protocol::Rng;
+    use stratego_rules::{ByColor, Deployment, Game, Move, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// A classic game with both armies set up at random, Red to move.
+    fn game() -> Game {
+        let rules = Ruleset::classic();
+        let mut rng = Rng::new(3);
+        let red = Deployment::random(&rules, Color::Red, &mut || rng.next_u64());
+        let blue = Deployment::random(&rules, Color::Blue, &mut || rng.next_u64());
+        Game::new(rules, &red, &blue).unwrap()
+    }
+
+    #[test]
+    fn the_setup_prior_puts_the_flag_on_the_back_rank() {
+        let game = game();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = crate::tests::turn_of(&game, 0, moves);
+        let k = Knowledge::with_setup_prior(game.rules(), &turn, &Evidence::default());
+        let flag = |s: &str| {
+            let p = turn.pieces.iter().find(|p| p.square == sq(s)).unwrap();
+            assert_eq!(p.color, Color::Blue);
+            k.flag_probability(p)
+        };
+        // Blue's back rank is rank 10, its front rank 7; without the prior all 40 unmoved
+        // pieces share the Flag evenly (1/40).
+        assert!(flag("a10") > 2.0 / 40.0, "{}", flag("a10"));
+        assert!(flag("e7") < 0.2 / 40.0, "{}", flag("e7"));
+        let total: f64 = turn.pieces.iter().filter(|p| p.color == Color::Blue).map(|p| k.flag_probability(p)).sum();
+        assert!((total - 1.0).abs() < 1e-9, "{total}");
+        let plain = Knowledge::new(game.rules(), &turn);
+        let p = turn.pieces.iter().find(|p| p.square == sq("a10")).unwrap();
+        assert!((plain.distribution(p)[Rank::Flag.index()] - 1.0 / 40.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_piece_that_steps_next_to_a_known_piece_probably_beats_it() {
+        // Red's revealed Captain on e4; a Blue piece steps from e6 to e5, next to it.
+        let piece =
+            |s: &str, color, rank, moved, revealed| PositionPiece { square: sq(s), color, rank, moved, revealed };
+        let pieces = [
+            piece("e4", Color::Red, Rank::Captain, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b1", Color::Red, Rank::Scout, false, false),
+            piece("e6", Color::Blue, Rank::Colonel, false, false),
+            piece("a10", Color::Blue, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Scout, true, false),
+        ];
+        let mut game = Game::from_position(Ruleset::classic(), &pieces, Color::Blue, 40, ByColor::default()).unwrap();
+        game.play("e6-e5".parse::<Move>().unwrap()).unwrap();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = crate::tests::turn_of(&game, 1, moves);
+        let mut evidence = Evidence::default();
+        evidence.update(&turn);
+        let blue = turn.pieces.iter().find(|p| p.square == sq("e5")).unwrap();
+        let f = evidence.factors(blue.origin);
+        assert!(f[Rank::Colonel.index()] > 1.0 && f[Rank::Major.index()] > 1.0);
+        assert!(f[Rank::Sergeant.index()] < 1.0 && f[Rank::Captain.index()] < 1.0);
+        // The factors shift the piece's distribution towards the ranks that beat a Captain.
+        let plain = Knowledge::new(game.rules(), &turn);
+        let k = Knowledge::with_setup_prior(game.rules(), &turn, &evidence);
+        let beats = |d: [f64; 12]| {
+            Rank::ALL.iter().filter(|r| r.strength() > Rank::Captain.strength()).map(|r| d[r.index()]).sum::<f64>()
+        };
+        assert!(beats(k.distribution(blue)) > beats(plain.distribution(blue)) + 0.1);
+        // A new game forgets.
+        let mut other = turn.clone();
+        other.game_id = "h".into();
+        other.plies.clear();
+        evidence.update(&other);
+        assert_eq!(evidence.factors(blue.origin), [1.0; 12]);
     }
 }

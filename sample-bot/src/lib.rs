@@ -64,6 +64,7 @@ pub struct SampleBot {
     /// Ask for full turns whatever the strategy.
     pub full_view: bool,
     quiet: QuietPlies,
+    evidence: knowledge::Evidence,
 }
 
 /// Counts the plies since the last fight, from the plies each turn reports.
@@ -105,6 +106,7 @@ impl SampleBot {
             search: search::SearchConfig::default(),
             full_view: false,
             quiet: QuietPlies::default(),
+            evidence: knowledge::Evidence::default(),
         }
     }
 }
@@ -139,10 +141,15 @@ impl Bot for SampleBot {
 
     fn turn(&mut self, game: &mut Game, turn: &Turn) -> Action {
         let quiet = self.quiet.update(turn);
+        if self.strategy != Strategy::Random {
+            self.evidence.update(turn);
+        }
         match self.strategy {
             Strategy::Random => Action::Move(*game.rng.choose(&turn.legal_moves).expect("a turn has legal moves")),
-            Strategy::Heuristic => Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng)),
-            Strategy::Search => Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search, quiet)),
+            Strategy::Heuristic => Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng, &self.evidence)),
+            Strategy::Search => {
+                Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search, quiet, &self.evidence))
+            }
         }
     }
 }

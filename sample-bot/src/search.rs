@@ -2,7 +2,9 @@
 //!
 //! For each of the heuristic's best few moves, the bot samples complete opponent setups
 //! consistent with everything it has seen (revealed ranks, pieces that moved are neither
-//! Bombs nor the Flag, the counts of pieces not yet seen), plays the move in each sampled
+//! Bombs nor the Flag, the counts of pieces not yet seen; the Flag and the Bombs placed
+//! where human players put them, the ranks of pieces that moved weighted by what their
+//! moves showed), plays the move in each sampled
 //! world, then plays a short greedy rollout for both sides, and scores the material and
 //! any ending. A move's value is its mean over the worlds (the same worlds for every move)
 //! plus the heuristic's own score of it (the rollouts see each world with full
@@ -21,8 +23,8 @@ use std::time::{Duration, Instant};
 use stratego_protocol::{Rng, Turn};
 use stratego_rules::{ByColor, Color, Combat, CombatResult, Game, Move, PositionPiece, Rank, Ruleset};
 
-use crate::heuristic::{ranked, value};
-use crate::knowledge::unknown_counts;
+use crate::heuristic::{ranked_with, value};
+use crate::knowledge::{Evidence, SetupPrior, unknown_counts};
 
 /// Search settings.
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +53,7 @@ const PRIOR_WEIGHT: f64 = 1.0;
 const NOISE: f64 = 30.0;
 
 /// Samples one full-information world consistent with the turn.
-fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Option<Game> {
+fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Option<Game> {
     let me = turn.color;
     let mut pool: Vec<Rank> =
         unknown_counts(rules, turn).iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n))).collect();
@@ -73,19 +75,44 @@ fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Option<Game> {
     }
     // Moved pieces take mobile ranks first, then the rest is dealt to unmoved pieces.
     for p in unknown_moved {
-        let mobile: Vec<usize> = (0..pool.len()).filter(|&i| pool[i].is_mobile()).collect();
-        let i = *rng.choose(&mobile)?;
+        // Weighted by what the piece's moves showed.
+        let f = evidence.factors(p.origin);
+        let weights: Vec<f64> = pool.iter().map(|r| if r.is_mobile() { f[r.index()] } else { 0.0 }).collect();
+        let i = crate::setup::weighted(&weights, rng)?;
         let rank = pool.swap_remove(i);
         pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: true, revealed: false });
     }
-    for p in unknown_still {
-        if pool.is_empty() {
-            return None;
+    // The Flag and the Bombs go where human players put them (the Gravon table: the Flag
+    // mostly on the back rank, the Bombs around it), the rest at random.
+    let prior = SetupPrior::new(rules, me);
+    let mut still: Vec<Option<Rank>> = vec![None; unknown_still.len()];
+    let mut flag_origin = None;
+    for rank in [Rank::Flag, Rank::Bomb] {
+        while let Some(i) = pool.iter().position(|&r| r == rank) {
+            let weights: Vec<f64> = unknown_still
+                .iter()
+                .zip(&still)
+                .map(|(p, r)| match (r, flag_origin) {
+                    (Some(_), _) => 0.0,
+                    (None, Some(f)) if rank == Rank::Bomb => prior.bomb_weight_given_flag(p.origin, f),
+                    (None, _) => prior.weight(rank, p.origin),
+                })
+                .collect();
+            let j = crate::setup::weighted(&weights, rng)?;
+            still[j] = Some(pool.swap_remove(i));
+            if rank == Rank::Flag {
+                flag_origin = Some(unknown_still[j].origin);
+            }
         }
-        let rank = pool.swap_remove(rng.below(pool.len()));
+    }
+    for (p, r) in unknown_still.into_iter().zip(still) {
+        let rank = match r {
+            Some(r) => r,
+            None if pool.is_empty() => return None,
+            None => pool.swap_remove(rng.below(pool.len())),
+        };
         pieces.push(PositionPiece { square: p.square, color: p.color, rank, moved: false, revealed: false });
     }
-    let _ = me;
     Game::from_position(rules.clone(), &pieces, turn.color, turn.ply, turn.captured.unwrap_or_default()).ok()
 }
 
@@ -202,9 +229,16 @@ fn probe_bonus(turn: &Turn, m: Move, quiet: u32) -> f64 {
 
 /// Chooses a move within the move's time; `quiet` is the number of plies since the last
 /// fight.
-pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig, quiet: u32) -> Move {
+pub fn choose(
+    rules: &Ruleset,
+    turn: &Turn,
+    rng: &mut Rng,
+    config: &SearchConfig,
+    quiet: u32,
+    evidence: &Evidence,
+) -> Move {
     let started = Instant::now();
-    let mut ranked = ranked(rules, turn, rng);
+    let mut ranked = ranked_with(rules, turn, rng, evidence);
     if quiet >= QUIET_PLIES {
         for (score, m) in &mut ranked {
             *score += probe_bonus(turn, *m, quiet);
@@ -228,7 +262,7 @@ pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, config: &SearchConfig
             None if worlds > 0 && started.elapsed() >= budget => break,
             _ => {}
         }
-        let Some(world) = sample_world(rules, turn, rng) else { break };
+        let Some(world) = sample_world(rules, turn, rng, evidence) else { break };
         worlds += 1;
         for (i, &m) in candidates.iter().enumerate() {
             let mut g = world.clone();

@@ -24,7 +24,7 @@ pub fn weighted(weights: &[f64], rng: &mut Rng) -> Option<usize> {
 
 /// The table index of a square of `color`'s classic 4x10 area: rank from the owner's back
 /// rank * 10 + file from the owner's left.
-fn table_index(rules: &Ruleset, color: Color, sq: Square) -> usize {
+pub(crate) fn table_index(rules: &Ruleset, color: Color, sq: Square) -> usize {
     let d = usize::from(depth(rules, color, sq));
     let file = match color {
         Color::Red => sq.file(),
@@ -101,6 +101,12 @@ pub fn human_like(rules: &Ruleset, color: Color, rng: &mut Rng) -> Deployment {
         }
     }
     Deployment::new(rules, color, placed).expect("the table places the ruleset's army on free squares")
+}
+
+/// Whether `color`'s setup area is the classic 4 ranks of 10 files the table describes.
+pub(crate) fn classic_area(rules: &Ruleset, color: Color) -> bool {
+    let [lo, hi] = rules.spec().setup_ranks[color];
+    rules.width() == 10 && hi - lo == 3 && rules.setup_area_size(color) == 40
 }
 
 /// How far a square is from the enemy: 0 on the back rank of `color`'s area.
