@@ -296,6 +296,20 @@ impl AnySession {
 }
 
 impl BotSession for AnySession {
+    fn single_threaded(&self) -> bool {
+        match self {
+            AnySession::Json(s) => s.single_threaded(),
+            AnySession::Ucc(s) => s.single_threaded(),
+        }
+    }
+
+    fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {
+        match self {
+            AnySession::Json(s) => s.share_cpu(cpu, all),
+            AnySession::Ucc(s) => s.share_cpu(cpu, all),
+        }
+    }
+
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         match self {
             AnySession::Json(s) => s.start_game(start).await,
