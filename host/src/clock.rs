@@ -204,9 +204,12 @@ impl Stopwatch {
         let Some(tempo) = &self.tempo else { return };
         let Some(due) = self.goes_long_at() else { return };
         let woken = Instant::now();
-        tempo.request_went_long();
-        if let Some(w) = &self.stalls {
-            w.woken_late(due, woken);
+        // Only the escalation that woke the watchdogs tells of a stall they could not see;
+        // tokio's timer fires up to a millisecond after `due` (whole milliseconds).
+        if tempo.request_went_long() {
+            if let Some(w) = &self.stalls {
+                w.woken_late(due + Duration::from_millis(1), woken);
+            }
         }
         self.long = Some(Arc::new(LongRequest(tempo.clone())));
         if self.deferred_watch && unread {

@@ -94,10 +94,12 @@ impl Tempo {
     }
 
     /// A request has waited [`ESCALATE_AFTER`] for its answer. Must be called on the
-    /// host's event-loop thread (the thread made real-time).
-    pub fn request_went_long(&self) {
+    /// host's event-loop thread (the thread made real-time). Returns whether this escalated
+    /// the host (it was calm, the watchdogs asleep).
+    pub fn request_went_long(&self) -> bool {
         self.long_requests.fetch_add(1, Ordering::AcqRel);
-        if self.adaptive && !self.escalated.swap(true, Ordering::AcqRel) {
+        let now = self.adaptive && !self.escalated.swap(true, Ordering::AcqRel);
+        if now {
             self.escalations.fetch_add(1, Ordering::Relaxed);
             if let Err(e) = crate::os::make_current_thread_realtime(1) {
                 tracing::debug!("cannot escalate the host to real-time: {e}");
@@ -107,6 +109,7 @@ impl Tempo {
             }
             tracing::trace!("tempo: escalated");
         }
+        now
     }
 
     /// A request that had gone long has its answer (or ended otherwise).
@@ -149,9 +152,11 @@ mod tests {
         let t0 = Instant::now();
         t.request_starts(t0);
         assert!(!t.escalated());
-        t.request_went_long();
+        assert!(t.request_went_long(), "this escalated the host");
         assert!(t.escalated());
         assert_eq!(t.escalations(), 1);
+        assert!(!t.request_went_long(), "already escalated");
+        t.long_request_ended(Instant::now());
         // Another request starts while the long one runs: stays escalated.
         t.request_starts(t0 + Duration::from_secs(1));
         assert!(t.escalated(), "a long request is in flight");
@@ -167,12 +172,12 @@ mod tests {
     #[test]
     fn a_fixed_tempo_never_changes() {
         let rt = Tempo::fixed(true, None);
-        rt.request_went_long();
+        assert!(!rt.request_went_long());
         rt.long_request_ended(Instant::now());
         rt.request_starts(Instant::now() + Duration::from_secs(5));
         assert!(rt.escalated());
         let calm = Tempo::fixed(false, None);
-        calm.request_went_long();
+        assert!(!calm.request_went_long());
         assert!(!calm.escalated());
         assert_eq!(calm.escalations(), 0);
     }
