@@ -176,11 +176,16 @@ pub fn raise_host_priority(wanted: HostPriority) -> HostPriority {
 /// Moves the calling thread to the normal policy at nice -10 (the calm host of
 /// [`crate::tempo`]; needs the right that raised it).
 pub fn calm_current_thread() {
+    normal_policy_current_thread(-10);
+}
+
+/// Moves the calling thread to `SCHED_OTHER` at `nice`.
+fn normal_policy_current_thread(nice: i32) {
     // SAFETY: plain integers and a stack struct; these calls only affect the calling thread.
     unsafe {
         let param = libc::sched_param { sched_priority: 0 };
         libc::sched_setscheduler(0, libc::SCHED_OTHER, &param);
-        libc::setpriority(libc::PRIO_PROCESS, 0, -10);
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
     }
 }
 
@@ -188,12 +193,7 @@ pub fn calm_current_thread() {
 /// that may take milliseconds (scanning /proc, encoding and writing records) and must not
 /// preempt thinking bots.
 pub fn lower_current_thread() {
-    // SAFETY: plain integers and a stack struct; these calls only affect the calling thread.
-    unsafe {
-        let param = libc::sched_param { sched_priority: 0 };
-        libc::sched_setscheduler(0, libc::SCHED_OTHER, &param);
-        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-    }
+    normal_policy_current_thread(10);
 }
 
 /// Runs `f` with the calling thread lowered as by [`lower_current_thread`], then restores
@@ -226,37 +226,39 @@ pub fn with_background_priority<T>(f: impl FnOnce() -> T) -> T {
 /// # Errors
 /// The operating system's error (for instance a CPU outside the allowed set).
 pub fn pin_current(cpu: usize) -> std::io::Result<()> {
-    // SAFETY: the set is a plain bitmask on the stack; sched_setaffinity only reads it.
+    set_affinity(0, &cpu_set(&[cpu]))
+}
+
+/// A CPU set holding `cpus`.
+fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes into it.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+        cpus.iter().for_each(|&c| libc::CPU_SET(c, &mut set));
+        set
     }
-    Ok(())
+}
+
+/// Restricts thread `tid` (0: the calling thread) to `set`.
+fn set_affinity(tid: i32, set: &libc::cpu_set_t) -> std::io::Result<()> {
+    // SAFETY: sched_setaffinity only reads the set we pass.
+    let r = unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), set) };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 
 /// Restricts every thread of process `pid` to `cpu`, or with `None` lets them run on
 /// `allowed` again. Threads it starts later inherit it; processes it started before are
 /// not moved. Returns how many threads could not be moved (they may have just ended).
 pub fn set_process_cpus(pid: u32, cpu: Option<usize>, allowed: &[usize]) -> usize {
-    // SAFETY: the set is a plain bitmask on the stack; sched_setaffinity only reads it.
-    let set = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        match cpu {
-            Some(c) => libc::CPU_SET(c, &mut set),
-            None => allowed.iter().for_each(|&c| libc::CPU_SET(c, &mut set)),
-        }
-        set
+    let set = match cpu {
+        Some(c) => cpu_set(&[c]),
+        None => cpu_set(allowed),
     };
     let tids: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
         .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
         .unwrap_or_else(|_| vec![pid as i32]);
-    tids.iter()
-        // SAFETY: as above; a thread id that has gone just fails.
-        .filter(|&&tid| unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0)
-        .count()
+    // A thread that has gone just fails.
+    tids.iter().filter(|&&tid| set_affinity(tid, &set).is_err()).count()
 }
 
 /// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
@@ -277,12 +279,7 @@ pub fn process_cpu_time(pid: u32) -> Option<std::time::Duration> {
 
 /// Lets the calling thread run on `allowed` again (undoes [`pin_current`]).
 pub fn unpin_current(allowed: &[usize]) {
-    // SAFETY: as in pin_current.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        allowed.iter().for_each(|&c| libc::CPU_SET(c, &mut set));
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
+    let _ = set_affinity(0, &cpu_set(allowed));
 }
 
 /// The CPUs the calling thread may run on.

@@ -458,6 +458,15 @@ impl Process {
         out
     }
 
+    /// [`Process::shutdown`] without a goodbye, then the bot's last words: how it ended, its
+    /// stderr tail and the stderr bytes of this game (read once it has ended).
+    pub async fn shutdown_with_tail(self, grace: Duration) -> (String, String, u64) {
+        let stderr = self.stderr_handle();
+        let how = self.shutdown(grace, None).await;
+        let tail = stderr.lock().unwrap_or_else(|e| e.into_inner());
+        (how, tail.text(), tail.game_bytes())
+    }
+
     /// Ends the process: the protocol's goodbye (`quit`, when given), a grace period to
     /// exit by itself, then SIGKILL to its whole process group, then reaping. Returns how it
     /// ended.

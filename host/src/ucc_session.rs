@@ -539,12 +539,9 @@ impl BotSession for UccSession {
             }
         }
         let mut report = self.report();
-        let stderr = self.proc.stderr_handle();
         let rest = deadline.saturating_duration_since(Instant::now());
-        let how = self.proc.shutdown(rest, None).await;
-        let tail = stderr.lock().unwrap_or_else(|e| e.into_inner());
-        (report.stderr_tail, report.stderr_bytes) = (tail.text(), tail.game_bytes());
-        drop(tail);
+        let how;
+        (how, report.stderr_tail, report.stderr_bytes) = self.proc.shutdown_with_tail(rest).await;
         (how, report)
     }
 }

@@ -324,20 +324,19 @@ pub fn write_index(
     Ok(written)
 }
 
+/// The line above a result table: games played of planned, rules, seed.
+fn run_line(games: u32, planned: u32, rules: &str, seed: u64, interrupted: bool) -> String {
+    let cut = if interrupted { " (interrupted)" } else { "" };
+    format!("<p>{games} of {planned} games, rules {}, seed {seed}{cut}</p>\n", html_escape(rules))
+}
+
 /// A tournament's ranking and crosstable as HTML for [`index_html`]: `<table
 /// id="ranking">` (a row per bot, best first, `data-bot` its name) and `<table
 /// id="crosstable">` whose cells carry `data-cell="ROW,COLUMN"` (ranked positions from 0)
 /// and show points/games as the text summary does.
 pub fn tournament_html(report: &crate::tournament::TournamentReport) -> String {
     use std::fmt::Write as _;
-    let mut s = format!(
-        "<p>{} of {} games, rules {}, seed {}{}</p>\n",
-        report.games,
-        report.planned,
-        html_escape(&report.rules),
-        report.seed,
-        if report.interrupted { " (interrupted)" } else { "" }
-    );
+    let mut s = run_line(report.games, report.planned, &report.rules, report.seed, report.interrupted);
     s.push_str("<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
     for (i, b) in report.ranking.iter().enumerate() {
         let elo = if b.games == 0 {
@@ -382,14 +381,7 @@ pub fn tournament_html(report: &crate::tournament::TournamentReport) -> String {
 /// (`data-bot`) with its wins, draws, losses and points.
 pub fn match_html(summary: &crate::report::Summary) -> String {
     use std::fmt::Write as _;
-    let mut s = format!(
-        "<p>{} of {} games, rules {}, seed {}{}</p>\n",
-        summary.games,
-        summary.planned,
-        html_escape(&summary.rules),
-        summary.seed,
-        if summary.interrupted { " (interrupted)" } else { "" }
-    );
+    let mut s = run_line(summary.games, summary.planned, &summary.rules, summary.seed, summary.interrupted);
     s.push_str("<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
     for b in &summary.bots {
         let points = f64::from(b.wins) + 0.5 * f64::from(b.draws);
