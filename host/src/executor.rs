@@ -107,11 +107,20 @@ impl Executor {
         let (tx, mut rx) = mpsc::unbounded_channel::<Report>();
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let mut workers = Vec::new();
+        // With more than one slot, each plays on a thread of its own (its own event loop):
+        // one thread serving every game made `-j 2` slower than `-j 1` (BENCHMARKS.md).
+        let threaded = self.concurrency > 1;
+        let (abort_tx, abort_rx) = tokio::sync::watch::channel(false);
         for slot in 0..self.concurrency.max(1) {
             let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
             let cpu = self.pin.then_some(slot % cores);
             let share = self.share_cpu(slot);
-            workers.push(tokio::spawn(async move { exec.worker(source, stop, tx, cpu, share, want_plies).await }));
+            let work = async move { exec.worker(source, stop, tx, cpu, share, want_plies).await };
+            workers.push(if threaded {
+                spawn_slot_thread(slot, work, abort_rx.clone())
+            } else {
+                Worker::Task(tokio::spawn(work))
+            });
         }
         drop(tx);
         loop {
@@ -153,13 +162,23 @@ impl Executor {
         stop.store(true, Ordering::SeqCst);
         if end.cancelled || end.stopped || end.failed.is_some() {
             // Games still running are not counted: stop them and kill their bots.
+            let _ = abort_tx.send(true);
             for w in &workers {
-                w.abort();
+                if let Worker::Task(t) = w {
+                    t.abort();
+                }
             }
             self.supervisor.kill_all();
         }
         for w in workers {
-            let _ = w.await;
+            match w {
+                Worker::Task(t) => {
+                    let _ = t.await;
+                }
+                Worker::Thread(done) => {
+                    let _ = done.await;
+                }
+            }
         }
         let (cpu_us, rss_kib) = crate::os::self_usage();
         end.wall = started.elapsed();
@@ -265,11 +284,53 @@ impl Executor {
     /// The CPU that slot `slot`'s single-threaded bots share (see [`Executor::auto_pin`]).
     fn share_cpu(&self, slot: usize) -> Option<crate::referee::ShareCpu> {
         let all = crate::os::allowed_cpus().ok().filter(|c| !c.is_empty())?;
-        (self.auto_pin && !self.pin && self.concurrency <= all.len()).then(|| crate::referee::ShareCpu {
-            cpu: all[slot % all.len()],
-            with_host: self.concurrency == 1,
-            all: Arc::new(all),
-        })
+        (self.auto_pin && !self.pin && self.concurrency <= all.len())
+            .then(|| crate::referee::ShareCpu { cpu: all[slot % all.len()], all: Arc::new(all) })
+    }
+}
+
+/// A worker slot: a task of the run's event loop, or a thread with an event loop of its own
+/// (which says when it is done).
+enum Worker {
+    Task(tokio::task::JoinHandle<()>),
+    Thread(tokio::sync::oneshot::Receiver<()>),
+}
+
+/// Starts slot `slot`'s worker on a thread of its own, with a single-threaded event loop;
+/// `abort` turning true drops the worker (its games are stopped, their bots killed by the
+/// supervisor). Falls back to a task of the caller's event loop if no thread can be made.
+fn spawn_slot_thread(
+    slot: usize,
+    work: impl std::future::Future<Output = ()> + Send + 'static,
+    mut abort: tokio::sync::watch::Receiver<bool>,
+) -> Worker {
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let work = Arc::new(Mutex::new(Some(work)));
+    let for_thread = work.clone();
+    let started = std::thread::Builder::new().name(format!("game-slot-{slot}")).spawn(move || {
+        let Some(work) = for_thread.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+        match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(runtime) => runtime.block_on(async move {
+                tokio::select! {
+                    () = work => {}
+                    _ = abort.wait_for(|&a| a) => {}
+                }
+            }),
+            Err(e) => tracing::error!("game slot {slot}: cannot start an event loop: {e}"),
+        }
+        let _ = done_tx.send(());
+    });
+    match started {
+        Ok(_) => Worker::Thread(done_rx),
+        Err(e) => {
+            tracing::warn!("game slot {slot}: cannot start a thread ({e}); it plays on the main event loop");
+            let work = work.lock().unwrap_or_else(|e| e.into_inner()).take();
+            Worker::Task(tokio::spawn(async move {
+                if let Some(w) = work {
+                    w.await;
+                }
+            }))
+        }
     }
 }
 

@@ -77,13 +77,11 @@ pub struct Seat<S> {
 pub struct ShareCpu {
     /// The CPU of the game's slot.
     pub cpu: usize,
-    /// One game at a time: the host's event loop follows them to that CPU.
-    pub with_host: bool,
     /// Every CPU of the run (to let bots and host go again).
     pub all: Arc<Vec<usize>>,
 }
 
-/// Puts both bots (and maybe the host) on the game's CPU when both said they are
+/// Puts both bots and the game's event loop on the game's CPU when both said they are
 /// single-threaded; otherwise lets kept sessions pinned by an earlier game go.
 fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&ShareCpu>) {
     let Some(share) = share else { return };
@@ -95,15 +93,14 @@ fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&Sha
             s.share_cpu(cpu, &share.all);
         }
     }
-    if share.with_host {
-        match cpu {
-            Some(c) => {
-                if let Err(e) = crate::os::pin_current(c) {
-                    tracing::debug!("cannot pin the host to CPU {c}: {e}");
-                }
+    // The game's event loop (the run's at -j 1, its slot's thread above) follows them.
+    match cpu {
+        Some(c) => {
+            if let Err(e) = crate::os::pin_current(c) {
+                tracing::debug!("cannot pin the host to CPU {c}: {e}");
             }
-            None => crate::os::unpin_current(&share.all),
         }
+        None => crate::os::unpin_current(&share.all),
     }
 }
 

@@ -22,9 +22,14 @@
 //!
 //! `--host-priority realtime` keeps the host escalated for the whole run; `nice` and
 //! `normal` never escalate (and run no watchdogs).
+//!
+//! With `-j` above 1 each game slot runs on a thread of its own (see
+//! [`crate::executor`]); the tempo is shared, and each thread follows it at its next request
+//! (a scheduling policy belongs to a thread).
 
-use std::sync::Arc;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::stall_watch::StallWatch;
@@ -35,7 +40,12 @@ pub const ESCALATE_AFTER: Duration = Duration::from_millis(2);
 /// How long after the last long request ended the host calms down.
 pub const CALM_AFTER: Duration = Duration::from_millis(100);
 
-/// The run's tempo, shared by every game (the host's event loop is one thread).
+thread_local! {
+    /// Whether this thread has been made real-time by the tempo.
+    static THREAD_ESCALATED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The run's tempo, shared by every game and every game thread.
 #[derive(Debug)]
 pub struct Tempo {
     /// Whether the tempo changes at all (`--host-priority auto` with the right to go
@@ -50,6 +60,8 @@ pub struct Tempo {
     escalations: AtomicU64,
     base: Instant,
     stalls: Option<Arc<StallWatch>>,
+    /// Held while the tempo turns (escalates or calms), so the watchdogs follow the flag.
+    turning: Mutex<()>,
 }
 
 impl Tempo {
@@ -75,6 +87,7 @@ impl Tempo {
             escalations: AtomicU64::new(0),
             base: Instant::now(),
             stalls,
+            turning: Mutex::new(()),
         }
     }
 
@@ -94,22 +107,43 @@ impl Tempo {
     }
 
     /// A request has waited [`ESCALATE_AFTER`] for its answer. Must be called on the
-    /// host's event-loop thread (the thread made real-time). Returns whether this escalated
+    /// thread of the request's game (the thread made real-time). Returns whether this escalated
     /// the host (it was calm, the watchdogs asleep).
     pub fn request_went_long(&self) -> bool {
         self.long_requests.fetch_add(1, Ordering::AcqRel);
-        let now = self.adaptive && !self.escalated.swap(true, Ordering::AcqRel);
-        if now {
-            self.escalations.fetch_add(1, Ordering::Relaxed);
+        let mut now = false;
+        if self.adaptive && !self.escalated() {
+            let _turn = self.turning.lock().unwrap_or_else(|e| e.into_inner());
+            now = !self.escalated.swap(true, Ordering::AcqRel);
+            if now {
+                self.escalations.fetch_add(1, Ordering::Relaxed);
+                if let Some(w) = &self.stalls {
+                    w.resume();
+                }
+                tracing::trace!("tempo: escalated");
+            }
+        }
+        self.follow();
+        now
+    }
+
+    /// Gives the calling thread the tempo's scheduling policy, if it has not got it yet.
+    fn follow(&self) {
+        if !self.adaptive {
+            return;
+        }
+        let want = self.escalated();
+        if THREAD_ESCALATED.get() == want {
+            return;
+        }
+        THREAD_ESCALATED.set(want);
+        if want {
             if let Err(e) = crate::os::make_current_thread_realtime(1) {
                 tracing::debug!("cannot escalate the host to real-time: {e}");
             }
-            if let Some(w) = &self.stalls {
-                w.resume();
-            }
-            tracing::trace!("tempo: escalated");
+        } else {
+            crate::os::calm_current_thread();
         }
-        now
     }
 
     /// A request that had gone long has its answer (or ended otherwise).
@@ -119,21 +153,25 @@ impl Tempo {
     }
 
     /// Called when a request starts: calms the host down when no request has run long for
-    /// [`CALM_AFTER`]. Must be called on the host's event-loop thread.
+    /// [`CALM_AFTER`], and gives the calling thread (the game's) the tempo's policy.
     pub fn request_starts(&self, now: Instant) {
-        if !self.adaptive || !self.escalated() || self.long_requests.load(Ordering::Acquire) > 0 {
+        if !self.adaptive {
             return;
         }
-        let since = self.ns(now).saturating_sub(self.last_long_end.load(Ordering::Acquire));
-        if since < CALM_AFTER.as_nanos() as u64 {
-            return;
+        if self.escalated() && self.long_requests.load(Ordering::Acquire) == 0 {
+            let since = self.ns(now).saturating_sub(self.last_long_end.load(Ordering::Acquire));
+            if since >= CALM_AFTER.as_nanos() as u64 {
+                // Under the lock, so that a game thread escalating meanwhile wins.
+                let _turn = self.turning.lock().unwrap_or_else(|e| e.into_inner());
+                if self.long_requests.load(Ordering::Acquire) == 0 && self.escalated.swap(false, Ordering::AcqRel) {
+                    if let Some(w) = &self.stalls {
+                        w.pause();
+                    }
+                    tracing::trace!("tempo: calm");
+                }
+            }
         }
-        self.escalated.store(false, Ordering::Release);
-        crate::os::calm_current_thread();
-        if let Some(w) = &self.stalls {
-            w.pause();
-        }
-        tracing::trace!("tempo: calm");
+        self.follow();
     }
 
     fn ns(&self, t: Instant) -> u64 {
