@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::stall_watch::StallWatch;
+use crate::stall_watch::{Demand, StallWatch};
 use crate::tempo::{ESCALATE_AFTER, Tempo};
 
 use serde::{Deserialize, Serialize};
@@ -132,18 +132,52 @@ pub struct Stopwatch {
     /// Reads are to be watched once the request goes long (the host was calm when it
     /// started).
     deferred_watch: bool,
+    /// The host was calm when the request started (an adaptive tempo).
+    calm_start: bool,
+    /// The bot's own account is to open when its read is seen.
+    open_at_read: bool,
     /// Held from the moment the request ran long until its stopwatch is gone.
     long: Option<Arc<LongRequest>>,
+    /// A single-threaded bot's scheduler account at the last look (see
+    /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
+    own: Option<Own>,
 }
 
+/// The last look at a bot's own scheduler account.
+#[derive(Clone, Debug)]
+struct Own {
+    at: Instant,
+    account: crate::os::OwnAccount,
+    /// How long the game's thread had waited for a CPU (it sees the answer late).
+    host_waited: Duration,
+    /// Credit earned from the account so far.
+    credit: Duration,
+    /// Looks in a row past the deadline that earned nothing while the bot was runnable.
+    probes: u32,
+    /// A further look is due then, before the deadline is called (see [`PROBE`]).
+    probe_until: Option<Instant>,
+}
+
+/// How long the host looks again, past the deadline, at a bot that is runnable but may be
+/// waiting for its CPU (its account shows a wait only once the wait is over).
+pub const PROBE: Duration = Duration::from_micros(500);
+
+/// Looks in a row, past the deadline, that earn (almost) nothing before the deadline is
+/// called.
+const MAX_PROBES: u32 = 3;
+
 /// A request that has run past [`crate::tempo::ESCALATE_AFTER`]; tells the tempo when it
-/// is over.
+/// is over, and keeps the watchdogs of its CPUs ticking until then.
 #[derive(Debug)]
-struct LongRequest(Arc<Tempo>);
+struct LongRequest {
+    tempo: Arc<Tempo>,
+    /// Held for its drop: the watchdogs stop when the request is over.
+    _watch: Option<Demand>,
+}
 
 impl Drop for LongRequest {
     fn drop(&mut self) {
-        self.0.long_request_ended(Instant::now());
+        self.tempo.long_request_ended(Instant::now());
     }
 }
 
@@ -171,7 +205,22 @@ impl Stopwatch {
             stalls,
             tempo: None,
             deferred_watch: false,
+            calm_start: false,
+            open_at_read: false,
             long: None,
+            own: None,
+        }
+    }
+
+    /// Sets whether the bot's read of the request is to be watched (see [`Stopwatch::new`]),
+    /// after [`Stopwatch::with_tempo`]: a calm host watches it only once the request runs
+    /// long.
+    pub fn watch_reads(&mut self, watch: bool) {
+        if self.calm_start {
+            self.deferred_watch = watch;
+            self.watch = false;
+        } else {
+            self.watch = watch;
         }
     }
 
@@ -182,6 +231,7 @@ impl Stopwatch {
     pub fn with_tempo(mut self, tempo: &Arc<Tempo>) -> Stopwatch {
         if tempo.is_adaptive() {
             if !tempo.escalated() {
+                self.calm_start = true;
                 self.deferred_watch = self.watch;
                 self.watch = false;
             }
@@ -201,21 +251,76 @@ impl Stopwatch {
     /// when the bot has not read the request yet (`unread`), its read is watched. Call on
     /// the host's event-loop thread.
     pub fn went_long(&mut self, unread: bool) {
-        let Some(tempo) = &self.tempo else { return };
+        let Some(tempo) = self.tempo.clone() else { return };
         let Some(due) = self.goes_long_at() else { return };
         let woken = Instant::now();
-        // Only the escalation that woke the watchdogs tells of a stall they could not see;
-        // tokio's timer fires up to a millisecond after `due` (whole milliseconds).
-        if tempo.request_went_long() {
-            if let Some(w) = &self.stalls {
-                w.woken_late(due + Duration::from_millis(1), woken);
+        tempo.request_went_long();
+        // A single-threaded bot: its own scheduler account tells what the machine took from
+        // it from now on, exactly and without a watchdog. This wake-up's lateness (beyond
+        // tokio's whole-millisecond timer) is time the machine took from this thread's CPU
+        // before the account was opened: the bot's too when it last ran there.
+        if self.own.is_none() {
+            self.open_own_account();
+            if let Some(own) = self.own.as_mut() {
+                let late = woken.saturating_duration_since(due + Duration::from_millis(1));
+                let here = crate::os::current_cpu();
+                if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
+                    own.credit = late;
+                }
             }
         }
-        self.long = Some(Arc::new(LongRequest(tempo.clone())));
+        // Otherwise watch the CPUs where the bot and this game's thread may run, from now
+        // until the answer. When this thread's CPU was not watched, this wake-up tells of a
+        // stall its watchdog could not see.
+        let demand = self.stalls.as_ref().filter(|_| self.own.is_none()).map(|w| {
+            let here = crate::os::current_cpu();
+            if !w.watching(here) {
+                w.woken_late(due + Duration::from_millis(1), woken);
+            }
+            let mut cpus = crate::os::allowed_cpus().unwrap_or_default();
+            if let Some(bot) = self.pid.and_then(|p| crate::os::process_cpus(p).ok()) {
+                cpus.extend(bot);
+            } else {
+                cpus.clear(); // the bot's CPUs unknown: watch them all
+                cpus.extend(w.cpus());
+            }
+            w.want(&cpus)
+        });
+        self.long = Some(Arc::new(LongRequest { tempo, _watch: demand }));
         if self.deferred_watch && unread {
             self.watch = true;
         }
         self.deferred_watch = false;
+    }
+
+    /// Opens the bot's own scheduler account at the start of the clock: now (before the
+    /// write) when the clock starts at the end of the write, else when the bot's read is
+    /// seen. For a bot whose previous request ran long, so that the whole request is
+    /// accounted; otherwise the account opens when the request runs long.
+    pub fn open_own_account_at_start(&mut self) {
+        if self.watch {
+            self.open_at_read = true;
+        } else {
+            self.open_own_account();
+        }
+    }
+
+    /// Opens the bot's own scheduler account now (see [`Stopwatch::credit_stalls`]), when the
+    /// stall credit is on and the bot has one thread.
+    fn open_own_account(&mut self) {
+        if self.stalls.is_none() || self.tempo.is_none() {
+            return;
+        }
+        if let Some(account) = self.pid.and_then(crate::os::own_account) {
+            let host_waited = crate::os::thread_waited().unwrap_or_default();
+            let at = Instant::now();
+            self.own = Some(Own { at, account, host_waited, credit: Duration::ZERO, probes: 0, probe_until: None });
+        }
+    }
+
+    /// Whether the bot's own scheduler account is open.
+    pub fn own_account_open(&self) -> bool {
+        self.own.is_some()
     }
 
     /// Whether an adaptive tempo is escalated: the thread that sleeps until the deadline
@@ -233,6 +338,9 @@ impl Stopwatch {
     /// the latest start).
     pub fn seen_read(&mut self, at: Instant) {
         self.read = Some(at.min(self.latest_start));
+        if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
+            self.open_own_account();
+        }
     }
 
     /// Notes the end of the write.
@@ -247,8 +355,11 @@ impl Stopwatch {
             (false, _) => self.written + self.limit,
             (true, Some(read)) => read + self.limit,
             (true, None) => self.latest_start + self.limit,
-        };
-        due + self.credit
+        } + self.credit;
+        match self.own.as_ref().and_then(|o| o.probe_until) {
+            Some(probe) => due.max(probe),
+            None => due,
+        }
     }
 
     /// Stall time credited to the bot for this request.
@@ -262,7 +373,20 @@ impl Stopwatch {
     /// Costs one atomic load unless a stall happened or `judging` (the bot is about to lose
     /// on time), when it reads the bot's `/proc/PID/stat`. A bot running under a real-time
     /// policy gets no credit.
-    pub fn credit_stalls(&mut self, until: Instant, judging: bool) -> Duration {
+    ///
+    /// From the moment a request runs long, a bot with one thread is credited from its own
+    /// scheduler account instead ([`crate::os::own_account`]): the time it waited for a CPU
+    /// (whatever took the CPU: another process, the host, a real-time thread, the
+    /// hypervisor), and, over a stretch in which it never left its CPU, the time it was given
+    /// a CPU but did not run (the hypervisor took the CPU: steal time); and the time the
+    /// game's thread waited for a CPU meanwhile (so it saw the answer late). Time the bot
+    /// slept is never credited. `answered`: the answer has come (the bot may be asleep again since). At the
+    /// deadline, a runnable bot whose look earned nothing gets up to [`MAX_PROBES`] further
+    /// looks [`PROBE`] apart, since a wait still going on shows only once it is over.
+    pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
+        if self.own.is_some() {
+            return self.credit_own(until, answered);
+        }
         let Some(w) = &self.stalls else { return self.credit };
         let start = self.start();
         if !judging && !w.stalled_since(start) {
@@ -275,6 +399,42 @@ impl Stopwatch {
         };
         let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(self.limit);
         self.credit = self.credit.max(credit);
+        self.credit
+    }
+
+    fn credit_own(&mut self, until: Instant, answered: bool) -> Duration {
+        let window = until.saturating_duration_since(self.start());
+        let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return self.credit };
+        own.probe_until = None;
+        // Gone multi-threaded or real-time (or gone): nothing more is credited.
+        let Some(now) = crate::os::own_account(pid) else { return self.credit };
+        let at = Instant::now();
+        let wall = at.saturating_duration_since(own.at);
+        let waited = now.waited.saturating_sub(own.account.waited);
+        let ran = now.cpu.saturating_sub(own.account.cpu);
+        let steady = now.slices == own.account.slices && (now.runnable || answered);
+        let host_waited = crate::os::thread_waited().unwrap_or(own.host_waited);
+        let host_late = host_waited.saturating_sub(own.host_waited);
+        own.host_waited = host_waited;
+        let earned =
+            waited + host_late + if steady { wall.saturating_sub(ran).saturating_sub(waited) } else { Duration::ZERO };
+        tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?earned, "own account");
+        own.credit += earned;
+        own.at = at;
+        own.account = now;
+        self.credit = self.credit.max(own.credit.min(window).min(self.limit));
+        // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
+        // shows in the account once it is over), so look again shortly, as long as looks
+        // keep earning something.
+        if !answered && now.runnable {
+            if earned >= PROBE / 2 {
+                own.probes = 0;
+            }
+            if own.probes < MAX_PROBES {
+                own.probes += 1;
+                own.probe_until = Some(at + PROBE);
+            }
+        }
         self.credit
     }
 
@@ -356,6 +516,6 @@ mod tests {
         assert_eq!(plain.start(), t0 + ms(3));
         assert_eq!(plain.deadline(), t0 + ms(103));
         // Without a stall watch nothing is credited.
-        assert_eq!(plain.credit_stalls(t0 + ms(200), true), Duration::ZERO);
+        assert_eq!(plain.credit_stalls(t0 + ms(200), true, false), Duration::ZERO);
     }
 }

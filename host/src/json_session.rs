@@ -230,7 +230,7 @@ impl JsonSession {
                             // A late answer is judged with the stall log; an answer in time is
                             // credited only when a stall was logged meanwhile.
                             let raw = at.saturating_duration_since(watch.start());
-                            let credit = watch.credit_stalls(at, raw > limit);
+                            let credit = watch.credit_stalls(at, raw > limit, true);
                             break Ok(Timed { value: answer, took: raw.saturating_sub(credit), stall_credit: credit });
                         }
                         Err(e) => break Err(e),

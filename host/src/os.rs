@@ -261,6 +261,46 @@ pub fn set_process_cpus(pid: u32, cpu: Option<usize>, allowed: &[usize]) -> usiz
     tids.iter().filter(|&&tid| set_affinity(tid, &set).is_err()).count()
 }
 
+/// What the scheduler says of a single-threaded process at one moment (see
+/// [`own_account`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OwnAccount {
+    /// CPU time used so far, exact to the moment (the process's CPU-time clock).
+    pub cpu: std::time::Duration,
+    /// Time spent runnable but waiting for a CPU, waits that have ended
+    /// (`/proc/PID/schedstat`).
+    pub waited: std::time::Duration,
+    /// Times it was given a CPU.
+    pub slices: u64,
+    /// Runnable or running (state `R`), rather than asleep.
+    pub runnable: bool,
+}
+
+/// The scheduler's account of process `pid`, when it has one thread and a normal
+/// scheduling policy (otherwise `None`: its time cannot be told apart this way).
+pub fn own_account(pid: u32) -> Option<OwnAccount> {
+    let fields = proc_stat(pid)?;
+    let threads: u32 = stat_field(&fields, 20)?;
+    let policy: i32 = stat_field(&fields, 41)?;
+    if threads != 1 || !matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE) {
+        return None;
+    }
+    let runnable = fields.first().is_some_and(|s| s == "R");
+    let sched = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    let mut it = sched.split_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
+    let (waited, slices) = (it.next()??, it.next()??);
+    let cpu = process_cpu_time(pid)?;
+    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
+}
+
+/// How long the calling thread has waited for a CPU so far, waits that have ended
+/// (`/proc/thread-self/schedstat`).
+pub fn thread_waited() -> Option<std::time::Duration> {
+    let sched = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = sched.split_whitespace().nth(1)?.parse().ok()?;
+    Some(std::time::Duration::from_nanos(ns))
+}
+
 /// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
 pub fn process_cpu_time(pid: u32) -> Option<std::time::Duration> {
     // SAFETY: clock_getcpuclockid writes the clock id; clock_gettime writes the timespec.
@@ -282,15 +322,28 @@ pub fn unpin_current(allowed: &[usize]) {
     let _ = set_affinity(0, &cpu_set(allowed));
 }
 
+/// The CPUs process `pid` (its main thread) may run on.
+///
+/// # Errors
+/// The operating system's error (the process is gone).
+pub fn process_cpus(pid: u32) -> std::io::Result<Vec<usize>> {
+    cpus_of(pid as i32)
+}
+
 /// The CPUs the calling thread may run on.
 ///
 /// # Errors
 /// The operating system's error.
 pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    cpus_of(0)
+}
+
+/// The CPUs thread `tid` (0: the calling thread) may run on.
+fn cpus_of(tid: i32) -> std::io::Result<Vec<usize>> {
     // SAFETY: sched_getaffinity writes into the zeroed set we pass; CPU_ISSET only reads it.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+        if libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return Err(std::io::Error::last_os_error());
         }
         Ok((0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect())

@@ -71,6 +71,9 @@ pub struct Process {
     /// Its stdin pipe holds one page now (a calm host gives it the default 64 KiB, so that
     /// a full turn goes in one write: see [`crate::tempo`]).
     stdin_small: bool,
+    /// Its last request ran long (it thinks): its own scheduler account opens with the next
+    /// request (see [`Stopwatch::open_own_account`]).
+    thought: bool,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The task draining stderr: it ends at the pipe's end, after the process (and any
@@ -172,6 +175,7 @@ impl Process {
             spec: spec.clone(),
             child,
             pgid,
+            thought: false,
             stdin: Some(stdin),
             sees_reads,
             stdin_small: sees_reads,
@@ -269,6 +273,11 @@ impl Process {
             tempo.request_starts(begun);
             !tempo.escalated()
         };
+        let mut w =
+            Stopwatch::new(begun, limit, read_grace, false, self.thinking_pid(), self.supervisor.stalls().cloned());
+        if paced {
+            w = w.with_tempo(&tempo);
+        }
         if self.sees_reads && !read_grace.is_zero() && self.stdin_small == calm {
             // Calm: a large pipe (one write per turn, no read watch); else one page. The
             // pipe is empty between requests; if not, it keeps its size.
@@ -278,9 +287,11 @@ impl Process {
                 }
             }
         }
-        let watch = self.sees_reads && self.stdin_small && !read_grace.is_zero();
-        let w = Stopwatch::new(begun, limit, read_grace, watch, self.thinking_pid(), self.supervisor.stalls().cloned());
-        if paced { w.with_tempo(&tempo) } else { w }
+        w.watch_reads(self.sees_reads && self.stdin_small && !read_grace.is_zero());
+        if paced && std::mem::take(&mut self.thought) {
+            w.open_own_account_at_start();
+        }
+        w
     }
 
     /// The process that thinks, whose CPU the stall credit watches: the bot's own, or in the
@@ -333,12 +344,13 @@ impl Process {
                     let unread =
                         self.stdin_small && self.stdin.as_ref().is_some_and(|s| !os::pipe_is_empty(s.as_raw_fd()));
                     watch.went_long(unread);
+                    self.thought = true;
                     continue;
                 }
                 () = precise_sleep_until(watch.deadline(), watch.raise_deadline_sleep()) => {
                     // Time the machine took from the bot (or from the host) moves the
                     // deadline; the bot may still answer in time.
-                    watch.credit_stalls(Instant::now(), true);
+                    watch.credit_stalls(Instant::now(), true, false);
                     if Instant::now() < watch.deadline() {
                         continue;
                     }

@@ -19,7 +19,7 @@
 //! throughput with microsecond bots and nothing measurable with bots that think.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,10 @@ struct CpuWatch {
     /// The last time the watchdog ran, in ns since the base.
     last_tick: AtomicU64,
     stalls: Mutex<VecDeque<Interval>>,
+    /// Requests that want this CPU watched now ([`StallWatch::want`]).
+    demand: AtomicU32,
+    /// Where the watchdog sleeps while it is not wanted.
+    wake: (Mutex<()>, Condvar),
 }
 
 /// The watchdogs of every CPU the host may use.
@@ -53,10 +57,25 @@ pub struct StallWatch {
     latest_end: AtomicU64,
     /// Set when the watchdogs must stop (one could not start, or the watch was dropped).
     stop: AtomicBool,
-    /// Set while nothing is timed closely enough to need the watchdogs (the calm host of
-    /// [`crate::tempo`]): they sleep on `wake` instead of ticking.
+    /// Set when the watchdogs tick only for the requests that want their CPU (the adaptive
+    /// host of [`crate::tempo`]); clear, every watchdog ticks all the time.
     paused: AtomicBool,
-    wake: (Mutex<()>, Condvar),
+}
+
+/// A request's claim on the watchdogs of some CPUs; they tick until every claim on them is
+/// dropped.
+#[derive(Debug)]
+pub struct Demand {
+    watch: Arc<StallWatch>,
+    cpus: Vec<usize>,
+}
+
+impl Drop for Demand {
+    fn drop(&mut self) {
+        for &i in &self.cpus {
+            self.watch.cpus[i].demand.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
 }
 
 /// Starts one watchdog on each CPU the host may run on, and returns the watch (owned by
@@ -77,12 +96,17 @@ pub fn start() -> Result<Arc<StallWatch>, String> {
         base: Instant::now(),
         cpus: cpus
             .iter()
-            .map(|&cpu| CpuWatch { cpu, last_tick: AtomicU64::new(0), stalls: Mutex::new(VecDeque::new()) })
+            .map(|&cpu| CpuWatch {
+                cpu,
+                last_tick: AtomicU64::new(0),
+                stalls: Mutex::new(VecDeque::new()),
+                demand: AtomicU32::new(0),
+                wake: (Mutex::new(()), Condvar::new()),
+            })
             .collect(),
         latest_end: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         paused: AtomicBool::new(false),
-        wake: (Mutex::new(()), Condvar::new()),
     });
     let started = (0..watch.cpus.len()).try_for_each(|i| {
         let (tx, rx) = std::sync::mpsc::channel();
@@ -122,14 +146,14 @@ impl StallWatch {
         me.last_tick.store(self.ns(next), Ordering::Release);
         let _ = ready.send(Ok(()));
         while !self.stop.load(Ordering::Acquire) {
-            if self.paused.load(Ordering::Acquire) {
-                let (lock, cvar) = &self.wake;
+            if !self.ticking(me) {
+                let (lock, cvar) = &me.wake;
                 let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-                while self.paused.load(Ordering::Acquire) && !self.stop.load(Ordering::Acquire) {
+                while !self.ticking(me) && !self.stop.load(Ordering::Acquire) {
                     guard = cvar.wait(guard).unwrap_or_else(|e| e.into_inner());
                 }
                 drop(guard);
-                // [`StallWatch::resume`] marked the tick; a sleep is not a stall.
+                // Whoever woke it marked the tick; a sleep is not a stall.
                 next = Instant::now();
                 me.last_tick.fetch_max(self.ns(next), Ordering::AcqRel);
             }
@@ -171,24 +195,44 @@ impl StallWatch {
         }
     }
 
-    /// Puts the watchdogs to sleep (each at its next tick): nothing is timed closely enough
-    /// to need them. Stalls are not seen until [`StallWatch::resume`].
+    /// Whether the watchdog of `c` ticks now.
+    fn ticking(&self, c: &CpuWatch) -> bool {
+        !self.paused.load(Ordering::Acquire) || c.demand.load(Ordering::Acquire) > 0
+    }
+
+    /// Whether CPU `cpu` is watched now.
+    pub fn watching(&self, cpu: Option<usize>) -> bool {
+        self.cpus.iter().find(|c| Some(c.cpu) == cpu).is_some_and(|c| self.ticking(c))
+    }
+
+    /// From now on each watchdog ticks only while some [`Demand`] wants its CPU (each goes to
+    /// sleep at its next tick).
     pub fn pause(&self) {
         self.paused.store(true, Ordering::Release);
     }
 
-    /// Wakes the watchdogs. Each CPU counts as having ticked now, so the time asleep is not
+    /// Has the watchdogs of `cpus` (those watched) tick until the returned claim is dropped;
+    /// a watchdog that was asleep counts as having ticked now, so the time asleep is not
     /// taken for a stall.
-    pub fn resume(&self) {
+    pub fn want(self: &Arc<Self>, cpus: &[usize]) -> Demand {
         let now = self.ns(Instant::now());
-        for c in &self.cpus {
+        let mut claimed = Vec::with_capacity(cpus.len());
+        for (i, c) in self.cpus.iter().enumerate().filter(|(_, c)| cpus.contains(&c.cpu)) {
+            claimed.push(i);
+            // Already ticking for another claim: join it.
+            if c.demand.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| (d > 0).then_some(d + 1)).is_ok() {
+                continue;
+            }
             c.last_tick.fetch_max(now, Ordering::AcqRel);
+            // Under the lock, so the watchdog cannot miss the wake-up between its check and
+            // its wait.
+            let (lock, cvar) = &c.wake;
+            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+            c.demand.fetch_add(1, Ordering::AcqRel);
+            drop(guard);
+            cvar.notify_one();
         }
-        let (lock, cvar) = &self.wake;
-        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.paused.store(false, Ordering::Release);
-        drop(guard);
-        cvar.notify_all();
+        Demand { watch: self.clone(), cpus: claimed }
     }
 
     /// Whether any CPU stalled after `since` (one atomic load).
@@ -208,7 +252,7 @@ impl StallWatch {
             spans.extend(c.stalls.lock().unwrap_or_else(|e| e.into_inner()).iter().copied());
             let due = c.last_tick.load(Ordering::Acquire) + TICK.as_nanos() as u64;
             // A sleeping watchdog has not ticked for a while without any stall.
-            if !self.paused.load(Ordering::Acquire) && to > due + THRESHOLD.as_nanos() as u64 {
+            if self.ticking(c) && to > due + THRESHOLD.as_nanos() as u64 {
                 spans.push((due, to));
             }
         }

@@ -84,9 +84,9 @@ impl Supervisor {
             }
         }
         let tempo = match got {
-            HostPriority::Auto => Tempo::adaptive(stalls.clone()),
-            HostPriority::Realtime => Tempo::fixed(true, stalls.clone()),
-            HostPriority::Nice | HostPriority::Normal => Tempo::fixed(false, None),
+            HostPriority::Auto => Tempo::adaptive(stalls.as_deref()),
+            HostPriority::Realtime => Tempo::fixed(true),
+            HostPriority::Nice | HostPriority::Normal => Tempo::fixed(false),
         };
         Supervisor { registry: Arc::default(), stalls, priority: got, tempo: Arc::new(tempo) }
     }
@@ -99,7 +99,7 @@ impl Supervisor {
             registry: Arc::default(),
             stalls: None,
             priority: HostPriority::Normal,
-            tempo: Arc::new(Tempo::fixed(false, None)),
+            tempo: Arc::new(Tempo::fixed(false)),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The host's tempo: fair-clock machinery only while a clock can be at stake.
 //!
 //! Fair clocks cost. A real-time (`SCHED_FIFO`) host, a host wake-up when a bot reads its
-//! request, and a stall watchdog per CPU ticking every millisecond make the host see a
+//! request, and stall watchdogs ticking every millisecond make the host see a
 //! bot's read and answer within microseconds when thinking bots fill every CPU, and credit
 //! the machine's stalls; but on this kind of machine every one of those wake-ups costs
 //! 20–25 µs of CPU, and with bots that answer in microseconds they tripled the host's CPU
@@ -11,9 +11,11 @@
 //! With `--host-priority auto` (the default) the host starts **calm**: nice −10, the clock
 //! of a request starts when the host has finished writing it, and the watchdogs sleep. As
 //! soon as any request has been waiting for its answer for [`ESCALATE_AFTER`] (a bot that
-//! thinks), the host **escalates**, for every game at once: it turns `SCHED_FIFO`, wakes
-//! the watchdogs, and watches reads again (for that request too, if the bot has not read it
-//! yet). It calms down once no request has run that long for [`CALM_AFTER`]. While bots
+//! thinks), the host **escalates**, for every game at once: it turns `SCHED_FIFO` and
+//! watches reads again (for that request too, if the bot has not read it yet); and that
+//! request wakes the watchdogs of the CPUs its bot and its game's thread may run on, until
+//! it is answered ([`crate::stall_watch::StallWatch::want`]). The host calms down once no
+//! request has run that long for [`CALM_AFTER`]. While bots
 //! think, the host therefore stays escalated and clocks are as fair as with
 //! `--host-priority realtime`; what calm mode gives up is bounded: a bot that answers
 //! within [`ESCALATE_AFTER`] is charged from the end of the write rather than from its read
@@ -29,7 +31,6 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::stall_watch::StallWatch;
@@ -59,26 +60,24 @@ pub struct Tempo {
     /// Escalations so far (for the logs and the tests).
     escalations: AtomicU64,
     base: Instant,
-    stalls: Option<Arc<StallWatch>>,
-    /// Held while the tempo turns (escalates or calms), so the watchdogs follow the flag.
-    turning: Mutex<()>,
 }
 
 impl Tempo {
     /// A tempo that never changes: escalated (`realtime`) or calm (`nice`, `normal`).
-    pub fn fixed(escalated: bool, stalls: Option<Arc<StallWatch>>) -> Tempo {
-        Tempo::new(false, escalated, stalls)
+    pub fn fixed(escalated: bool) -> Tempo {
+        Tempo::new(false, escalated)
     }
 
-    /// An adaptive tempo (`auto`); starts calm, with the watchdogs asleep.
-    pub fn adaptive(stalls: Option<Arc<StallWatch>>) -> Tempo {
-        if let Some(w) = &stalls {
+    /// An adaptive tempo (`auto`); starts calm, with the watchdogs asleep until a long
+    /// request wants them.
+    pub fn adaptive(stalls: Option<&StallWatch>) -> Tempo {
+        if let Some(w) = stalls {
             w.pause();
         }
-        Tempo::new(true, false, stalls)
+        Tempo::new(true, false)
     }
 
-    fn new(adaptive: bool, escalated: bool, stalls: Option<Arc<StallWatch>>) -> Tempo {
+    fn new(adaptive: bool, escalated: bool) -> Tempo {
         Tempo {
             adaptive,
             escalated: AtomicBool::new(escalated),
@@ -86,8 +85,6 @@ impl Tempo {
             last_long_end: AtomicU64::new(0),
             escalations: AtomicU64::new(0),
             base: Instant::now(),
-            stalls,
-            turning: Mutex::new(()),
         }
     }
 
@@ -96,7 +93,7 @@ impl Tempo {
         self.adaptive
     }
 
-    /// Whether the host is escalated: real-time, watching reads, watchdogs awake.
+    /// Whether the host is escalated: real-time, watching reads.
     pub fn escalated(&self) -> bool {
         self.escalated.load(Ordering::Acquire)
     }
@@ -108,20 +105,13 @@ impl Tempo {
 
     /// A request has waited [`ESCALATE_AFTER`] for its answer. Must be called on the
     /// thread of the request's game (the thread made real-time). Returns whether this escalated
-    /// the host (it was calm, the watchdogs asleep).
+    /// the host (it was calm).
     pub fn request_went_long(&self) -> bool {
         self.long_requests.fetch_add(1, Ordering::AcqRel);
-        let mut now = false;
-        if self.adaptive && !self.escalated() {
-            let _turn = self.turning.lock().unwrap_or_else(|e| e.into_inner());
-            now = !self.escalated.swap(true, Ordering::AcqRel);
-            if now {
-                self.escalations.fetch_add(1, Ordering::Relaxed);
-                if let Some(w) = &self.stalls {
-                    w.resume();
-                }
-                tracing::trace!("tempo: escalated");
-            }
+        let now = self.adaptive && !self.escalated() && !self.escalated.swap(true, Ordering::AcqRel);
+        if now {
+            self.escalations.fetch_add(1, Ordering::Relaxed);
+            tracing::trace!("tempo: escalated");
         }
         self.follow();
         now
@@ -160,15 +150,8 @@ impl Tempo {
         }
         if self.escalated() && self.long_requests.load(Ordering::Acquire) == 0 {
             let since = self.ns(now).saturating_sub(self.last_long_end.load(Ordering::Acquire));
-            if since >= CALM_AFTER.as_nanos() as u64 {
-                // Under the lock, so that a game thread escalating meanwhile wins.
-                let _turn = self.turning.lock().unwrap_or_else(|e| e.into_inner());
-                if self.long_requests.load(Ordering::Acquire) == 0 && self.escalated.swap(false, Ordering::AcqRel) {
-                    if let Some(w) = &self.stalls {
-                        w.pause();
-                    }
-                    tracing::trace!("tempo: calm");
-                }
+            if since >= CALM_AFTER.as_nanos() as u64 && self.escalated.swap(false, Ordering::AcqRel) {
+                tracing::trace!("tempo: calm");
             }
         }
         self.follow();
@@ -209,12 +192,12 @@ mod tests {
 
     #[test]
     fn a_fixed_tempo_never_changes() {
-        let rt = Tempo::fixed(true, None);
+        let rt = Tempo::fixed(true);
         assert!(!rt.request_went_long());
         rt.long_request_ended(Instant::now());
         rt.request_starts(Instant::now() + Duration::from_secs(5));
         assert!(rt.escalated());
-        let calm = Tempo::fixed(false, None);
+        let calm = Tempo::fixed(false);
         assert!(!calm.request_went_long());
         assert!(!calm.escalated());
         assert_eq!(calm.escalations(), 0);

@@ -330,7 +330,7 @@ impl UccSession {
                 watch.written(at);
                 self.read_lines(&mut watch, lines).await.map(|(got, at)| {
                     let raw = at.saturating_duration_since(watch.start());
-                    let credit = watch.credit_stalls(at, raw > limit);
+                    let credit = watch.credit_stalls(at, raw > limit, true);
                     Timed { value: got, took: raw.saturating_sub(credit), stall_credit: credit }
                 })
             }

@@ -130,9 +130,10 @@ fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
 
 #[test]
 fn a_time_loss_says_how_much_stall_time_was_credited() {
-    // Red never answers its 5th turn while CPU 0 is stalled 40 ms out of every 60: any
-    // window of its clock holds stalls, which the forfeit message reports.
-    let recs = stalled_match("stalls-timeout", &[], "move-timeout --at 5", 60);
+    // Red spins without answering from its 5th turn while CPU 0 is stalled 40 ms out of
+    // every 60: any window of its clock holds stalls, which the forfeit message reports. (A
+    // bot that sleeps instead is not credited: the time taken was not its.)
+    let recs = stalled_match("stalls-timeout", &[], "burn-cpu --at 5", 60);
     for r in &recs {
         assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
         let message = r["result"]["message"].as_str().unwrap();
