@@ -277,27 +277,73 @@ pub struct OwnAccount {
 }
 
 /// The scheduler's account of process `pid`, when it has one thread and a normal
-/// scheduling policy (otherwise `None`: its time cannot be told apart this way).
+/// scheduling policy (otherwise `None`: its time cannot be told apart this way). Keeps the
+/// process's two files open on this thread between calls (one read each, no allocation).
 pub fn own_account(pid: u32) -> Option<OwnAccount> {
-    let fields = proc_stat(pid)?;
-    let threads: u32 = stat_field(&fields, 20)?;
-    let policy: i32 = stat_field(&fields, 41)?;
+    let mut stat = [0u8; 1024];
+    let mut sched = [0u8; 128];
+    let (n, m) =
+        with_proc_files(pid, |files| Some((pread_all(&files.0, &mut stat)?, pread_all(&files.1, &mut sched)?)))?;
+    // Fields after the command's closing parenthesis, numbered as in proc(5) from 3.
+    let rest = &stat[stat[..n].iter().rposition(|&b| b == b')')? + 1..n];
+    let field = |k: usize| std::str::from_utf8(rest.split(|&b| b == b' ').filter(|f| !f.is_empty()).nth(k - 3)?).ok();
+    let threads: u32 = field(20)?.parse().ok()?;
+    let policy: i32 = field(41)?.parse().ok()?;
     if threads != 1 || !matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE) {
         return None;
     }
-    let runnable = fields.first().is_some_and(|s| s == "R");
-    let sched = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
-    let mut it = sched.split_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
+    let runnable = field(3)? == "R";
+    let mut it = std::str::from_utf8(&sched[..m]).ok()?.split_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
     let (waited, slices) = (it.next()??, it.next()??);
     let cpu = process_cpu_time(pid)?;
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
 }
 
+thread_local! {
+    /// `/proc/PID/stat` and `/proc/PID/schedstat` of the processes [`own_account`] looked at
+    /// last from this thread (a game's two bots).
+    static PROC_FILES: std::cell::RefCell<Vec<(u32, (std::fs::File, std::fs::File))>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
+/// is gone, or the files were of an earlier process with that pid) opens them again once.
+fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&(std::fs::File, std::fs::File)) -> Option<T>) -> Option<T> {
+    PROC_FILES.with_borrow_mut(|cache| {
+        if let Some(i) = cache.iter().position(|(p, _)| *p == pid) {
+            if let Some(v) = f(&cache[i].1) {
+                return Some(v);
+            }
+            cache.swap_remove(i);
+        }
+        let files = (
+            std::fs::File::open(format!("/proc/{pid}/stat")).ok()?,
+            std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
+        );
+        let v = f(&files)?;
+        if cache.len() >= 4 {
+            cache.remove(0);
+        }
+        cache.push((pid, files));
+        Some(v)
+    })
+}
+
+/// Reads a small file from its start in one call; the byte count.
+fn pread_all(file: &std::fs::File, buf: &mut [u8]) -> Option<usize> {
+    use std::os::unix::fs::FileExt;
+    file.read_at(buf, 0).ok().filter(|&n| n > 0 && n < buf.len())
+}
+
 /// How long the calling thread has waited for a CPU so far, waits that have ended
-/// (`/proc/thread-self/schedstat`).
+/// (`/proc/thread-self/schedstat`, kept open per thread).
 pub fn thread_waited() -> Option<std::time::Duration> {
-    let sched = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns = sched.split_whitespace().nth(1)?.parse().ok()?;
+    thread_local! {
+        static OWN: Option<std::fs::File> = std::fs::File::open("/proc/thread-self/schedstat").ok();
+    }
+    let mut buf = [0u8; 128];
+    let n = OWN.with(|f| pread_all(f.as_ref()?, &mut buf))?;
+    let ns = std::str::from_utf8(&buf[..n]).ok()?.split_whitespace().nth(1)?.parse().ok()?;
     Some(std::time::Duration::from_nanos(ns))
 }
 
@@ -441,5 +487,36 @@ mod cpu_clock_tests {
         let _ = child.kill();
         let _ = child.wait();
         assert!(t.is_some_and(|t| t > std::time::Duration::from_millis(50)), "{t:?}");
+    }
+
+    #[test]
+    fn the_own_account_of_a_single_threaded_process_follows_it() {
+        // A shell that spins, then sleeps.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 5"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let spinning = super::own_account(child.id()).expect("one thread, normal policy");
+        assert!(spinning.runnable, "spinning: {spinning:?}");
+        // Wait for the loop to end (the shell then sleeps).
+        let t0 = std::time::Instant::now();
+        let asleep = loop {
+            let a = super::own_account(child.id()).unwrap();
+            if !a.runnable || t0.elapsed() > std::time::Duration::from_secs(4) {
+                break a;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!asleep.runnable, "asleep: {asleep:?}");
+        assert!(asleep.cpu > spinning.cpu, "{spinning:?} then {asleep:?}");
+        assert!(asleep.slices >= spinning.slices && asleep.waited >= spinning.waited);
+        // This test process has several threads: no account.
+        let helper = std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(200)));
+        assert!(super::own_account(std::process::id()).is_none());
+        helper.join().unwrap();
+        assert!(super::thread_waited().is_some());
     }
 }
