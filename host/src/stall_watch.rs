@@ -9,6 +9,11 @@
 //! wakes more than half a millisecond late, nothing of normal priority could have run on
 //! that CPU during the gap, and the gap is logged as a stall of that CPU.
 //!
+//! A watchdog ticks only while a request that has run long wants its CPU ([`StallWatch::want`]:
+//! the CPUs its bot and its game's thread may run on), or all the time with
+//! `--host-priority realtime`. Bots with one thread need no watchdog at all: they are
+//! credited from their own scheduler account (see [`crate::clock::Stopwatch::credit_stalls`]).
+//!
 //! The referee asks for the stalls only when one happened during a bot's move (one atomic
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
 //! last ran on, and with a stall of the host's own CPU that made the host see the answer
