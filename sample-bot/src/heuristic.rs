@@ -15,6 +15,9 @@
 //! - Flag hunt: Miners (after ply 120), and late in the game the other lower pieces, walk
 //!   towards the unmoved enemy piece most likely to be the Flag; Miners clear the Bombs
 //!   around it.
+//! - After [`QUIET_PLIES`] plies without a fight, the cheap pieces (Scouts, Sergeants,
+//!   Lieutenants) are urged to probe the unknown enemy pieces, more the longer the quiet
+//!   lasts ([`probe_bonus`]): otherwise two careful bots shuffle until the ply limit.
 //! - Ties are broken at random (seeded), so play is varied but reproducible.
 
 use stratego_protocol::{Rng, Turn};
@@ -59,13 +62,19 @@ fn expected_attack(attacker: Rank, p: &[f64; 12]) -> f64 {
     Rank::ALL.iter().map(|&r| p[r.index()] * fight_value(attacker, r)).sum()
 }
 
+/// What our `defender` loses when an enemy `attacker` attacks it: its value if it is
+/// taken, its value less the attacker's in a trade, nothing if it wins.
+fn loss_when_attacked(attacker: Rank, defender: Rank) -> f64 {
+    match Combat::resolve(attacker, defender).result {
+        CombatResult::AttackerWins => value(defender),
+        CombatResult::BothRemoved => (value(defender) - value(attacker)).max(0.0),
+        CombatResult::DefenderWins => 0.0,
+    }
+}
+
 /// Expected loss when an enemy piece with distribution `p` attacks our `defender`.
 fn expected_threat(defender: Rank, p: &[f64; 12]) -> f64 {
-    Rank::ALL
-        .iter()
-        .filter(|r| r.is_mobile())
-        .map(|&r| p[r.index()] * (-fight_value(r, defender)).max(0.0).min(value(defender)))
-        .sum()
+    Rank::ALL.iter().filter(|r| r.is_mobile()).map(|&r| p[r.index()] * loss_when_attacked(r, defender)).sum()
 }
 
 fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
@@ -282,7 +291,83 @@ fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square) -> f64 
     score
 }
 
-/// Picks the move with the best score.
-pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Move {
-    ranked_with(rules, turn, rng, evidence).first().map_or(turn.legal_moves[0], |&(_, m)| m)
+/// Plies without a fight after which the bot starts probing unknown pieces.
+pub const QUIET_PLIES: u32 = 20;
+
+/// Bonus for attacking an unknown piece with a cheap one after `quiet` plies without a
+/// fight: neither side attacks pieces it cannot see, and both would shuffle until the ply
+/// limit; a probe costs a little material and tells the search what it faces.
+pub fn probe_bonus(turn: &Turn, m: Move, quiet: u32) -> f64 {
+    if quiet < QUIET_PLIES {
+        return 0.0;
+    }
+    let at = |sq| turn.pieces.binary_search_by_key(&sq, |p: &stratego_rules::ViewPiece| p.square).ok();
+    let Some(from) = at(m.from) else { return 0.0 };
+    if !matches!(turn.pieces[from].rank, Some(Rank::Scout | Rank::Sergeant | Rank::Lieutenant)) {
+        return 0.0;
+    }
+    let urge = f64::from((quiet - QUIET_PLIES) * 2).min(120.0);
+    match at(m.to).map(|i| &turn.pieces[i]) {
+        Some(theirs) if theirs.color != turn.color && theirs.rank.is_none() => urge,
+        Some(_) => 0.0,
+        None => {
+            // Step towards the nearest unknown enemy piece.
+            let nearest = |sq: stratego_rules::Square| {
+                turn.pieces
+                    .iter()
+                    .filter(|p| p.color != turn.color && p.rank.is_none())
+                    .map(|p| p.square.distance(sq))
+                    .min()
+                    .unwrap_or(0)
+            };
+            let closer = i64::from(nearest(m.from)) - i64::from(nearest(m.to));
+            0.25 * urge * closer.signum() as f64
+        }
+    }
+}
+
+/// [`ranked_with`], plus the urge to probe unknown pieces with cheap ones after `quiet`
+/// plies without a fight ([`probe_bonus`]).
+pub fn ranked_quiet(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Vec<(f64, Move)> {
+    let mut ranked = ranked_with(rules, turn, rng, evidence);
+    if quiet >= QUIET_PLIES {
+        for (score, m) in &mut ranked {
+            *score += probe_bonus(turn, *m, quiet);
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    }
+    ranked
+}
+
+/// Picks the move with the best score; `quiet` is the number of plies since the last fight.
+pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Move {
+    ranked_quiet(rules, turn, rng, evidence, quiet).first().map_or(turn.legal_moves[0], |&(_, m)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(r: Rank) -> [f64; 12] {
+        let mut p = [0.0; 12];
+        p[r.index()] = 1.0;
+        p
+    }
+
+    #[test]
+    fn a_piece_is_threatened_by_the_enemy_pieces_that_beat_it_not_by_those_it_beats() {
+        // Our Captain next to a known Major: taken for sure; next to a known Scout: safe.
+        assert_eq!(expected_threat(Rank::Captain, &known(Rank::Major)), value(Rank::Captain));
+        assert_eq!(expected_threat(Rank::Captain, &known(Rank::Scout)), 0.0);
+        // Against an equal piece, a trade: nothing lost on balance.
+        assert_eq!(expected_threat(Rank::Captain, &known(Rank::Captain)), 0.0);
+        // The Marshal fears only the Spy (which takes it when attacking).
+        assert_eq!(expected_threat(Rank::Marshal, &known(Rank::General)), 0.0);
+        assert_eq!(expected_threat(Rank::Marshal, &known(Rank::Spy)), value(Rank::Marshal));
+        // An unknown piece: in proportion to the ranks that beat ours.
+        let mut half = [0.0; 12];
+        half[Rank::Scout.index()] = 0.5;
+        half[Rank::General.index()] = 0.5;
+        assert_eq!(expected_threat(Rank::Major, &half), 0.5 * value(Rank::Major));
+    }
 }

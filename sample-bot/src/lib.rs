@@ -146,7 +146,9 @@ impl Bot for SampleBot {
         }
         match self.strategy {
             Strategy::Random => Action::Move(*game.rng.choose(&turn.legal_moves).expect("a turn has legal moves")),
-            Strategy::Heuristic => Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng, &self.evidence)),
+            Strategy::Heuristic => {
+                Action::Move(heuristic::choose(&game.rules, turn, &mut game.rng, &self.evidence, quiet))
+            }
             Strategy::Search => {
                 Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search, quiet, &self.evidence))
             }
