@@ -326,13 +326,26 @@ pub fn probe_bonus(turn: &Turn, m: Move, quiet: u32) -> f64 {
     }
 }
 
+/// Penalty for moving a piece straight back where it came from after `quiet` plies
+/// without a fight: it grows with the quiet stretch, up to more than a fleeing piece gains,
+/// so an endless chase (an enemy piece following ours to and fro without attacking) ends.
+pub fn shuffle_penalty(quiet: u32) -> f64 {
+    f64::from(quiet.saturating_sub(QUIET_PLIES)).min(200.0)
+}
+
 /// [`ranked_with`], plus the urge to probe unknown pieces with cheap ones after `quiet`
 /// plies without a fight ([`probe_bonus`]).
 pub fn ranked_quiet(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Vec<(f64, Move)> {
     let mut ranked = ranked_with(rules, turn, rng, evidence);
     if quiet >= QUIET_PLIES {
+        // Our own last move: stepping straight back is how two careful bots shuffle a
+        // piece to and fro until the ply limit.
+        let last = turn.plies.iter().rev().find(|p| p.color == turn.color).map(|p| p.mv);
         for (score, m) in &mut ranked {
             *score += probe_bonus(turn, *m, quiet);
+            if last.is_some_and(|l| l.from == m.to && l.to == m.from) {
+                *score -= shuffle_penalty(quiet);
+            }
         }
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
     }
@@ -369,5 +382,50 @@ mod tests {
         half[Rank::Scout.index()] = 0.5;
         half[Rank::General.index()] = 0.5;
         assert_eq!(expected_threat(Rank::Major, &half), 0.5 * value(Rank::Major));
+    }
+}
+
+#[cfg(test)]
+mod shuffle_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, Ply, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's revealed Captain on a6 (a known Bomb above it) has just fled from a5, and
+    /// Blue's revealed General followed it from b5 to b6; Red has nothing else to move but
+    /// a Scout far away.
+    #[test]
+    fn after_a_long_quiet_stretch_a_piece_stops_fleeing_to_and_fro() {
+        let piece =
+            |s: &str, color, rank, revealed| PositionPiece { square: sq(s), color, rank, moved: true, revealed };
+        let pieces = [
+            piece("a6", Color::Red, Rank::Captain, true),
+            piece("b6", Color::Blue, Rank::General, true),
+            piece("a7", Color::Blue, Rank::Bomb, true),
+            piece("h1", Color::Red, Rank::Scout, false),
+            piece("i1", Color::Red, Rank::Flag, false),
+            piece("j10", Color::Blue, Rank::Flag, false),
+        ];
+        let game = Game::from_position(Ruleset::ucc2012(), &pieces, Color::Red, 300, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        let mut turn = crate::tests::turn_of(&game, 0, legal_moves);
+        turn.plies = vec![
+            Ply { color: Color::Red, mv: "a5-a6".parse().unwrap(), combat: None },
+            Ply { color: Color::Blue, mv: "b5-b6".parse().unwrap(), combat: None },
+        ];
+        let back: Move = "a6-a5".parse().unwrap();
+        let best = |quiet| {
+            let mut rng = Rng::new(1);
+            ranked_quiet(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::default(), quiet)[0].1
+        };
+        // Fleeing straight back is the natural move; after a long quiet stretch, not any more.
+        assert_eq!(best(0), back);
+        assert_ne!(best(400), back);
+        assert_eq!(shuffle_penalty(QUIET_PLIES), 0.0);
+        assert!(shuffle_penalty(400) > shuffle_penalty(100));
     }
 }
