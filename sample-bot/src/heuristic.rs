@@ -85,6 +85,9 @@ fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
         .filter_map(|(f, r)| Square::new(f as u8, r as u8))
 }
 
+/// The least probability that an unknown piece next to our known Marshal is the Spy.
+const SPY_SUSPICION: f64 = 0.3;
+
 struct Position<'a> {
     turn: &'a Turn,
     knowledge: Knowledge,
@@ -110,7 +113,12 @@ impl Position<'_> {
             .filter_map(|n| self.at(n))
             .filter(|p| p.color != self.turn.color)
             .map(|p| {
-                let d = self.dist(p);
+                let mut d = self.dist(p);
+                // A known Marshal is the Spy's one target: the enemy keeps its Spy where it
+                // can strike, so any unknown neighbour may well be it.
+                if rank == Rank::Marshal && revealed && p.rank.is_none() && d[Rank::Spy.index()] > 0.0 {
+                    d[Rank::Spy.index()] = d[Rank::Spy.index()].max(SPY_SUSPICION);
+                }
                 // An unmoved unknown piece rarely attacks: weigh it down.
                 let w = if revealed {
                     0.9
@@ -203,8 +211,11 @@ pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evide
                         .sum::<f64>();
                     score -= 1000.0 * p_lose;
                 }
-                // An enemy piece near our Flag must go, whatever it costs.
+                // An enemy piece near our Flag must go, whatever it costs; but a piece
+                // known to beat ours is not stopped by a sacrifice.
+                let futile = target.rank.is_some_and(|t| Combat::resolve(rank, t).result == CombatResult::DefenderWins);
                 match our_flag.map(|f| f.distance(m.to)) {
+                    _ if futile => {}
                     Some(1) => score += 500.0,
                     Some(2) => score += 250.0,
                     Some(3) if target.moved => score += 100.0,
@@ -427,5 +438,72 @@ mod shuffle_tests {
         assert_ne!(best(400), back);
         assert_eq!(shuffle_penalty(QUIET_PLIES), 0.0);
         assert!(shuffle_penalty(400) > shuffle_penalty(100));
+    }
+}
+
+#[cfg(test)]
+mod marshal_and_flag_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn turn_with(pieces: &[PositionPiece]) -> Turn {
+        let game = Game::from_position(Ruleset::ucc2012(), pieces, Color::Red, 200, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        crate::tests::turn_of(&game, 0, legal_moves)
+    }
+
+    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
+        PositionPiece { square: sq(s), color, rank, moved, revealed }
+    }
+
+    #[test]
+    fn a_known_marshal_fears_any_unknown_neighbour_as_the_spy() {
+        // Blue has its Spy and nine Scouts unseen: one in ten for each moved unknown piece.
+        let mut pieces = vec![
+            piece("e4", Color::Red, Rank::Marshal, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("e6", Color::Blue, Rank::Spy, true, false),
+        ];
+        for f in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
+            pieces.push(piece(&format!("{f}9"), Color::Blue, Rank::Scout, true, false));
+        }
+        let turn = turn_with(&pieces);
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let e6 = pos.at(sq("e6")).unwrap();
+        assert!(pos.dist(e6)[Rank::Spy.index()] < 0.2);
+        // Known to the enemy, the Marshal on e5 risks at least the suspicion's share of itself.
+        let known = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), true);
+        assert!(known >= 0.9 * SPY_SUSPICION * value(Rank::Marshal) - 1e-9, "{known}");
+        // Unknown, it risks only what the odds say.
+        let unknown = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), false);
+        assert!(unknown < 0.2 * value(Rank::Marshal), "{unknown}");
+    }
+
+    #[test]
+    fn no_sacrifice_against_a_known_piece_that_beats_ours_near_our_flag() {
+        // Blue's known Marshal on b1 stands next to our Flag on a1; our Scout on b2 could
+        // attack it and die; our Spy on c1 could take it.
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b2", Color::Red, Rank::Scout, true, false),
+            piece("c1", Color::Red, Rank::Spy, true, false),
+            piece("b1", Color::Blue, Rank::Marshal, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        let mut rng = Rng::new(1);
+        let ranked = ranked_with(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::default());
+        let score = |m: &str| ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0;
+        assert_eq!(ranked[0].1, "c1-b1".parse::<Move>().unwrap());
+        assert!(score("b2-b1") < 0.0, "{}", score("b2-b1"));
     }
 }
