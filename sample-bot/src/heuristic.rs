@@ -15,6 +15,9 @@
 //! - Flag hunt: Miners (after ply 120), and late in the game the other lower pieces, walk
 //!   towards the unmoved enemy piece most likely to be the Flag; Miners clear the Bombs
 //!   around it.
+//! - After [`QUIET_PLIES`] plies without a fight, the cheap pieces (Scouts, Sergeants,
+//!   Lieutenants) are urged to probe the unknown enemy pieces, more the longer the quiet
+//!   lasts ([`probe_bonus`]): otherwise two careful bots shuffle until the ply limit.
 //! - Ties are broken at random (seeded), so play is varied but reproducible.
 
 use stratego_protocol::{Rng, Turn};
@@ -59,13 +62,19 @@ fn expected_attack(attacker: Rank, p: &[f64; 12]) -> f64 {
     Rank::ALL.iter().map(|&r| p[r.index()] * fight_value(attacker, r)).sum()
 }
 
+/// What our `defender` loses when an enemy `attacker` attacks it: its value if it is
+/// taken, its value less the attacker's in a trade, nothing if it wins.
+fn loss_when_attacked(attacker: Rank, defender: Rank) -> f64 {
+    match Combat::resolve(attacker, defender).result {
+        CombatResult::AttackerWins => value(defender),
+        CombatResult::BothRemoved => (value(defender) - value(attacker)).max(0.0),
+        CombatResult::DefenderWins => 0.0,
+    }
+}
+
 /// Expected loss when an enemy piece with distribution `p` attacks our `defender`.
 fn expected_threat(defender: Rank, p: &[f64; 12]) -> f64 {
-    Rank::ALL
-        .iter()
-        .filter(|r| r.is_mobile())
-        .map(|&r| p[r.index()] * (-fight_value(r, defender)).max(0.0).min(value(defender)))
-        .sum()
+    Rank::ALL.iter().filter(|r| r.is_mobile()).map(|&r| p[r.index()] * loss_when_attacked(r, defender)).sum()
 }
 
 fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
@@ -75,6 +84,9 @@ fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
         .filter(|&(f, r)| f >= 0 && r >= 0)
         .filter_map(|(f, r)| Square::new(f as u8, r as u8))
 }
+
+/// The least probability that an unknown piece next to our known Marshal is the Spy.
+const SPY_SUSPICION: f64 = 0.3;
 
 struct Position<'a> {
     turn: &'a Turn,
@@ -101,7 +113,12 @@ impl Position<'_> {
             .filter_map(|n| self.at(n))
             .filter(|p| p.color != self.turn.color)
             .map(|p| {
-                let d = self.dist(p);
+                let mut d = self.dist(p);
+                // A known Marshal is the Spy's one target: the enemy keeps its Spy where it
+                // can strike, so any unknown neighbour may well be it.
+                if rank == Rank::Marshal && revealed && p.rank.is_none() && d[Rank::Spy.index()] > 0.0 {
+                    d[Rank::Spy.index()] = d[Rank::Spy.index()].max(SPY_SUSPICION);
+                }
                 // An unmoved unknown piece rarely attacks: weigh it down.
                 let w = if revealed {
                     0.9
@@ -194,8 +211,11 @@ pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evide
                         .sum::<f64>();
                     score -= 1000.0 * p_lose;
                 }
-                // An enemy piece near our Flag must go, whatever it costs.
+                // An enemy piece near our Flag must go, whatever it costs; but a piece
+                // known to beat ours is not stopped by a sacrifice.
+                let futile = target.rank.is_some_and(|t| Combat::resolve(rank, t).result == CombatResult::DefenderWins);
                 match our_flag.map(|f| f.distance(m.to)) {
+                    _ if futile => {}
                     Some(1) => score += 500.0,
                     Some(2) => score += 250.0,
                     Some(3) if target.moved => score += 100.0,
@@ -282,7 +302,208 @@ fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square) -> f64 
     score
 }
 
-/// Picks the move with the best score.
-pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Move {
-    ranked_with(rules, turn, rng, evidence).first().map_or(turn.legal_moves[0], |&(_, m)| m)
+/// Plies without a fight after which the bot starts probing unknown pieces.
+pub const QUIET_PLIES: u32 = 20;
+
+/// Bonus for attacking an unknown piece with a cheap one after `quiet` plies without a
+/// fight: neither side attacks pieces it cannot see, and both would shuffle until the ply
+/// limit; a probe costs a little material and tells the search what it faces.
+pub fn probe_bonus(turn: &Turn, m: Move, quiet: u32) -> f64 {
+    if quiet < QUIET_PLIES {
+        return 0.0;
+    }
+    let at = |sq| turn.pieces.binary_search_by_key(&sq, |p: &stratego_rules::ViewPiece| p.square).ok();
+    let Some(from) = at(m.from) else { return 0.0 };
+    if !matches!(turn.pieces[from].rank, Some(Rank::Scout | Rank::Sergeant | Rank::Lieutenant)) {
+        return 0.0;
+    }
+    let urge = f64::from((quiet - QUIET_PLIES) * 2).min(120.0);
+    match at(m.to).map(|i| &turn.pieces[i]) {
+        Some(theirs) if theirs.color != turn.color && theirs.rank.is_none() => urge,
+        Some(_) => 0.0,
+        None => {
+            // Step towards the nearest unknown enemy piece.
+            let nearest = |sq: stratego_rules::Square| {
+                turn.pieces
+                    .iter()
+                    .filter(|p| p.color != turn.color && p.rank.is_none())
+                    .map(|p| p.square.distance(sq))
+                    .min()
+                    .unwrap_or(0)
+            };
+            let closer = i64::from(nearest(m.from)) - i64::from(nearest(m.to));
+            0.25 * urge * closer.signum() as f64
+        }
+    }
+}
+
+/// Penalty for moving a piece straight back where it came from after `quiet` plies
+/// without a fight: it grows with the quiet stretch, up to more than a fleeing piece gains,
+/// so an endless chase (an enemy piece following ours to and fro without attacking) ends.
+pub fn shuffle_penalty(quiet: u32) -> f64 {
+    f64::from(quiet.saturating_sub(QUIET_PLIES)).min(200.0)
+}
+
+/// [`ranked_with`], plus the urge to probe unknown pieces with cheap ones after `quiet`
+/// plies without a fight ([`probe_bonus`]).
+pub fn ranked_quiet(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Vec<(f64, Move)> {
+    let mut ranked = ranked_with(rules, turn, rng, evidence);
+    if quiet >= QUIET_PLIES {
+        // Our own last move: stepping straight back is how two careful bots shuffle a
+        // piece to and fro until the ply limit.
+        let last = turn.plies.iter().rev().find(|p| p.color == turn.color).map(|p| p.mv);
+        for (score, m) in &mut ranked {
+            *score += probe_bonus(turn, *m, quiet);
+            if last.is_some_and(|l| l.from == m.to && l.to == m.from) {
+                *score -= shuffle_penalty(quiet);
+            }
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    }
+    ranked
+}
+
+/// Picks the move with the best score; `quiet` is the number of plies since the last fight.
+pub fn choose(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Move {
+    ranked_quiet(rules, turn, rng, evidence, quiet).first().map_or(turn.legal_moves[0], |&(_, m)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(r: Rank) -> [f64; 12] {
+        let mut p = [0.0; 12];
+        p[r.index()] = 1.0;
+        p
+    }
+
+    #[test]
+    fn a_piece_is_threatened_by_the_enemy_pieces_that_beat_it_not_by_those_it_beats() {
+        // Our Captain next to a known Major: taken for sure; next to a known Scout: safe.
+        assert_eq!(expected_threat(Rank::Captain, &known(Rank::Major)), value(Rank::Captain));
+        assert_eq!(expected_threat(Rank::Captain, &known(Rank::Scout)), 0.0);
+        // Against an equal piece, a trade: nothing lost on balance.
+        assert_eq!(expected_threat(Rank::Captain, &known(Rank::Captain)), 0.0);
+        // The Marshal fears only the Spy (which takes it when attacking).
+        assert_eq!(expected_threat(Rank::Marshal, &known(Rank::General)), 0.0);
+        assert_eq!(expected_threat(Rank::Marshal, &known(Rank::Spy)), value(Rank::Marshal));
+        // An unknown piece: in proportion to the ranks that beat ours.
+        let mut half = [0.0; 12];
+        half[Rank::Scout.index()] = 0.5;
+        half[Rank::General.index()] = 0.5;
+        assert_eq!(expected_threat(Rank::Major, &half), 0.5 * value(Rank::Major));
+    }
+}
+
+#[cfg(test)]
+mod shuffle_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, Ply, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's revealed Captain on a6 (a known Bomb above it) has just fled from a5, and
+    /// Blue's revealed General followed it from b5 to b6; Red has nothing else to move but
+    /// a Scout far away.
+    #[test]
+    fn after_a_long_quiet_stretch_a_piece_stops_fleeing_to_and_fro() {
+        let piece =
+            |s: &str, color, rank, revealed| PositionPiece { square: sq(s), color, rank, moved: true, revealed };
+        let pieces = [
+            piece("a6", Color::Red, Rank::Captain, true),
+            piece("b6", Color::Blue, Rank::General, true),
+            piece("a7", Color::Blue, Rank::Bomb, true),
+            piece("h1", Color::Red, Rank::Scout, false),
+            piece("i1", Color::Red, Rank::Flag, false),
+            piece("j10", Color::Blue, Rank::Flag, false),
+        ];
+        let game = Game::from_position(Ruleset::ucc2012(), &pieces, Color::Red, 300, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        let mut turn = crate::tests::turn_of(&game, 0, legal_moves);
+        turn.plies = vec![
+            Ply { color: Color::Red, mv: "a5-a6".parse().unwrap(), combat: None },
+            Ply { color: Color::Blue, mv: "b5-b6".parse().unwrap(), combat: None },
+        ];
+        let back: Move = "a6-a5".parse().unwrap();
+        let best = |quiet| {
+            let mut rng = Rng::new(1);
+            ranked_quiet(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::default(), quiet)[0].1
+        };
+        // Fleeing straight back is the natural move; after a long quiet stretch, not any more.
+        assert_eq!(best(0), back);
+        assert_ne!(best(400), back);
+        assert_eq!(shuffle_penalty(QUIET_PLIES), 0.0);
+        assert!(shuffle_penalty(400) > shuffle_penalty(100));
+    }
+}
+
+#[cfg(test)]
+mod marshal_and_flag_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn turn_with(pieces: &[PositionPiece]) -> Turn {
+        let game = Game::from_position(Ruleset::ucc2012(), pieces, Color::Red, 200, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        crate::tests::turn_of(&game, 0, legal_moves)
+    }
+
+    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
+        PositionPiece { square: sq(s), color, rank, moved, revealed }
+    }
+
+    #[test]
+    fn a_known_marshal_fears_any_unknown_neighbour_as_the_spy() {
+        // Blue has its Spy and nine Scouts unseen: one in ten for each moved unknown piece.
+        let mut pieces = vec![
+            piece("e4", Color::Red, Rank::Marshal, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("e6", Color::Blue, Rank::Spy, true, false),
+        ];
+        for f in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
+            pieces.push(piece(&format!("{f}9"), Color::Blue, Rank::Scout, true, false));
+        }
+        let turn = turn_with(&pieces);
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let e6 = pos.at(sq("e6")).unwrap();
+        assert!(pos.dist(e6)[Rank::Spy.index()] < 0.2);
+        // Known to the enemy, the Marshal on e5 risks at least the suspicion's share of itself.
+        let known = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), true);
+        assert!(known >= 0.9 * SPY_SUSPICION * value(Rank::Marshal) - 1e-9, "{known}");
+        // Unknown, it risks only what the odds say.
+        let unknown = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), false);
+        assert!(unknown < 0.2 * value(Rank::Marshal), "{unknown}");
+    }
+
+    #[test]
+    fn no_sacrifice_against_a_known_piece_that_beats_ours_near_our_flag() {
+        // Blue's known Marshal on b1 stands next to our Flag on a1; our Scout on b2 could
+        // attack it and die; our Spy on c1 could take it.
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b2", Color::Red, Rank::Scout, true, false),
+            piece("c1", Color::Red, Rank::Spy, true, false),
+            piece("b1", Color::Blue, Rank::Marshal, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        let mut rng = Rng::new(1);
+        let ranked = ranked_with(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::default());
+        let score = |m: &str| ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0;
+        assert_eq!(ranked[0].1, "c1-b1".parse::<Move>().unwrap());
+        assert!(score("b2-b1") < 0.0, "{}", score("b2-b1"));
+    }
 }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use stratego_protocol::{Rng, Turn};
 use stratego_rules::{ByColor, Color, Combat, CombatResult, Game, Move, PositionPiece, Rank, Ruleset};
 
-use crate::heuristic::{ranked_with, value};
+use crate::heuristic::{ranked_quiet, value};
 use crate::knowledge::{Evidence, SetupPrior, unknown_counts};
 
 /// Search settings.
@@ -192,41 +192,6 @@ fn rollout_move(game: &Game, moves: &[Move], rng: &mut Rng) -> Move {
     *rng.choose(if safe.is_empty() { moves } else { &safe }).expect("a game not over has moves")
 }
 
-/// Plies without a fight after which the search starts probing unknown pieces.
-const QUIET_PLIES: u32 = 20;
-
-/// Bonus for attacking an unknown piece with a cheap one after `quiet` plies without a
-/// fight: neither side attacks pieces it cannot see, and both would shuffle until the ply
-/// limit; a probe costs a little material and tells the search what it faces.
-fn probe_bonus(turn: &Turn, m: Move, quiet: u32) -> f64 {
-    if quiet < QUIET_PLIES {
-        return 0.0;
-    }
-    let at = |sq| turn.pieces.binary_search_by_key(&sq, |p: &stratego_rules::ViewPiece| p.square).ok();
-    let Some(from) = at(m.from) else { return 0.0 };
-    if !matches!(turn.pieces[from].rank, Some(Rank::Scout | Rank::Sergeant | Rank::Lieutenant)) {
-        return 0.0;
-    }
-    let urge = f64::from((quiet - QUIET_PLIES) * 2).min(120.0);
-    match at(m.to).map(|i| &turn.pieces[i]) {
-        Some(theirs) if theirs.color != turn.color && theirs.rank.is_none() => urge,
-        Some(_) => 0.0,
-        None => {
-            // Step towards the nearest unknown enemy piece.
-            let nearest = |sq: stratego_rules::Square| {
-                turn.pieces
-                    .iter()
-                    .filter(|p| p.color != turn.color && p.rank.is_none())
-                    .map(|p| p.square.distance(sq))
-                    .min()
-                    .unwrap_or(0)
-            };
-            let closer = i64::from(nearest(m.from)) - i64::from(nearest(m.to));
-            0.25 * urge * closer.signum() as f64
-        }
-    }
-}
-
 /// Chooses a move within the move's time; `quiet` is the number of plies since the last
 /// fight.
 pub fn choose(
@@ -238,13 +203,7 @@ pub fn choose(
     evidence: &Evidence,
 ) -> Move {
     let started = Instant::now();
-    let mut ranked = ranked_with(rules, turn, rng, evidence);
-    if quiet >= QUIET_PLIES {
-        for (score, m) in &mut ranked {
-            *score += probe_bonus(turn, *m, quiet);
-        }
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-    }
+    let ranked = ranked_quiet(rules, turn, rng, evidence, quiet);
     let (prior, candidates): (Vec<f64>, Vec<Move>) = ranked.iter().take(config.candidates).copied().unzip();
     if candidates.len() == 1 {
         return candidates[0];
@@ -302,6 +261,7 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::heuristic::{QUIET_PLIES, probe_bonus};
     use stratego_rules::Square;
 
     fn sq(s: &str) -> Square {
