@@ -150,6 +150,8 @@ struct Own {
     account: crate::os::OwnAccount,
     /// How long the game's thread had waited for a CPU (it sees the answer late).
     host_waited: Duration,
+    /// The bot's voluntary context switches (it slept), when read.
+    voluntary: Option<u64>,
     /// Credit earned from the account so far.
     credit: Duration,
     /// Looks in a row past the deadline that earned nothing while the bot was runnable.
@@ -161,6 +163,9 @@ struct Own {
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
 /// waiting for its CPU (its account shows a wait only once the wait is over).
 pub const PROBE: Duration = Duration::from_micros(500);
+
+/// Time neither run nor waited below which a look does not ask whether the bot slept.
+const GAP_WORTH_A_LOOK: Duration = Duration::from_micros(200);
 
 /// Looks in a row, past the deadline, that earn (almost) nothing before the deadline is
 /// called.
@@ -303,6 +308,12 @@ impl Stopwatch {
         } else {
             self.open_own_account();
         }
+        // The request counts as long from the start (the tempo stays escalated): no
+        // wake-up 2 ms in to find it out.
+        if let Some(tempo) = self.tempo.clone().filter(|t| t.escalated() && self.long.is_none()) {
+            tempo.request_went_long();
+            self.long = Some(Arc::new(LongRequest { tempo, _watch: None }));
+        }
     }
 
     /// Opens the bot's own scheduler account now (see [`Stopwatch::credit_stalls`]), when the
@@ -313,8 +324,10 @@ impl Stopwatch {
         }
         if let Some(account) = self.pid.and_then(crate::os::own_account) {
             let host_waited = crate::os::thread_waited().unwrap_or_default();
+            let voluntary = self.pid.and_then(crate::os::voluntary_switches);
             let at = Instant::now();
-            self.own = Some(Own { at, account, host_waited, credit: Duration::ZERO, probes: 0, probe_until: None });
+            self.own =
+                Some(Own { at, account, host_waited, voluntary, credit: Duration::ZERO, probes: 0, probe_until: None });
         }
     }
 
@@ -377,8 +390,8 @@ impl Stopwatch {
     /// From the moment a request runs long, a bot with one thread is credited from its own
     /// scheduler account instead ([`crate::os::own_account`]): the time it waited for a CPU
     /// (whatever took the CPU: another process, the host, a real-time thread, the
-    /// hypervisor), and, over a stretch in which it never left its CPU, the time it was given
-    /// a CPU but did not run (the hypervisor took the CPU: steal time); and the time the
+    /// hypervisor), and, over a stretch in which it never went to sleep, the time it neither
+    /// ran nor waited (the hypervisor took the CPU while it had it: steal time); and the time the
     /// game's thread waited for a CPU meanwhile (so it saw the answer late). Time the bot
     /// slept is never credited. `answered`: the answer has come (the bot may be asleep again since). At the
     /// deadline, a runnable bot whose look earned nothing gets up to [`MAX_PROBES`] further
@@ -412,13 +425,26 @@ impl Stopwatch {
         let wall = at.saturating_duration_since(own.at);
         let waited = now.waited.saturating_sub(own.account.waited);
         let ran = now.cpu.saturating_sub(own.account.cpu);
-        let steady = now.slices == own.account.slices && (now.runnable || answered);
         let host_waited = crate::os::thread_waited().unwrap_or(own.host_waited);
         let host_late = host_waited.saturating_sub(own.host_waited);
         own.host_waited = host_waited;
-        let earned =
-            waited + host_late + if steady { wall.saturating_sub(ran).saturating_sub(waited) } else { Duration::ZERO };
-        tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?earned, "own account");
+        // Time neither run nor waited: slept, or taken while it had its CPU (steal), or a
+        // wait still going on. Credited when it did not sleep meanwhile: no voluntary
+        // switch, but the one of an answered bot back at reading its input.
+        let gap = wall.saturating_sub(ran).saturating_sub(waited);
+        let mut unslept = Duration::ZERO;
+        if gap >= GAP_WORTH_A_LOOK && (now.runnable || answered) {
+            let voluntary = crate::os::voluntary_switches(pid);
+            let allowed = u64::from(answered && !now.runnable);
+            if let (Some(before), Some(after)) = (own.voluntary, voluntary) {
+                if after.saturating_sub(before) <= allowed {
+                    unslept = gap;
+                }
+            }
+            own.voluntary = voluntary;
+        }
+        let earned = waited + host_late + unslept;
+        tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?unslept, ?earned, "own account");
         own.credit += earned;
         own.at = at;
         own.account = now;

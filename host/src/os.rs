@@ -299,16 +299,29 @@ pub fn own_account(pid: u32) -> Option<OwnAccount> {
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
 }
 
+/// How many times process `pid` (its main thread) gave up its CPU of its own accord
+/// (`voluntary_ctxt_switches` of `/proc/PID/status`, kept open like [`own_account`]'s).
+pub fn voluntary_switches(pid: u32) -> Option<u64> {
+    let mut buf = [0u8; 4096];
+    let n = with_proc_files(pid, |files| pread_all(&files.2, &mut buf))?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?;
+    line.trim().parse().ok()
+}
+
 thread_local! {
-    /// `/proc/PID/stat` and `/proc/PID/schedstat` of the processes [`own_account`] looked at
+    /// `/proc/PID/stat`, `schedstat` and `status` of the processes [`own_account`] looked at
     /// last from this thread (a game's two bots).
-    static PROC_FILES: std::cell::RefCell<Vec<(u32, (std::fs::File, std::fs::File))>> =
+    static PROC_FILES: std::cell::RefCell<Vec<(u32, ProcFiles)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// A process's open `stat`, `schedstat` and `status` files.
+type ProcFiles = (std::fs::File, std::fs::File, std::fs::File);
+
 /// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
 /// is gone, or the files were of an earlier process with that pid) opens them again once.
-fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&(std::fs::File, std::fs::File)) -> Option<T>) -> Option<T> {
+fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> Option<T> {
     PROC_FILES.with_borrow_mut(|cache| {
         if let Some(i) = cache.iter().position(|(p, _)| *p == pid) {
             if let Some(v) = f(&cache[i].1) {
@@ -319,6 +332,7 @@ fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&(std::fs::File, std::fs::File
         let files = (
             std::fs::File::open(format!("/proc/{pid}/stat")).ok()?,
             std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
+            std::fs::File::open(format!("/proc/{pid}/status")).ok()?,
         );
         let v = f(&files)?;
         if cache.len() >= 4 {
@@ -349,12 +363,12 @@ pub fn thread_waited() -> Option<std::time::Duration> {
 
 /// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
 pub fn process_cpu_time(pid: u32) -> Option<std::time::Duration> {
-    // SAFETY: clock_getcpuclockid writes the clock id; clock_gettime writes the timespec.
+    // The process's CPU-time clock, as clock_getcpuclockid(3) makes it (without the
+    // clock_getres call glibc adds to check the process exists): CPUCLOCK_SCHED of the
+    // whole process, `(~pid << 3) | 2`.
+    let clock: libc::clockid_t = (!(pid as i32) << 3) | 2;
+    // SAFETY: clock_gettime writes the timespec we pass.
     unsafe {
-        let mut clock: libc::clockid_t = 0;
-        if libc::clock_getcpuclockid(pid as i32, &mut clock) != 0 {
-            return None;
-        }
         let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         if libc::clock_gettime(clock, &mut ts) != 0 {
             return None;
