@@ -168,8 +168,9 @@ pub const PROBE: Duration = Duration::from_micros(500);
 const GAP_WORTH_A_LOOK: Duration = Duration::from_micros(200);
 
 /// Looks in a row, past the deadline, that earn (almost) nothing before the deadline is
-/// called.
-const MAX_PROBES: u32 = 3;
+/// called: one tells a bot waiting for its CPU (time neither run nor waited grows) from one
+/// that runs past its time, at 0.5 ms of timeout lateness.
+const MAX_PROBES: u32 = 1;
 
 /// A request that has run past [`crate::tempo::ESCALATE_AFTER`]; tells the tempo when it
 /// is over, and keeps the watchdogs of its CPUs ticking until then.
@@ -393,9 +394,9 @@ impl Stopwatch {
     /// hypervisor), and, over a stretch in which it never went to sleep, the time it neither
     /// ran nor waited (the hypervisor took the CPU while it had it: steal time); and the time the
     /// game's thread waited for a CPU meanwhile (so it saw the answer late). Time the bot
-    /// slept is never credited. `answered`: the answer has come (the bot may be asleep again since). At the
-    /// deadline, a runnable bot whose look earned nothing gets up to [`MAX_PROBES`] further
-    /// looks [`PROBE`] apart, since a wait still going on shows only once it is over.
+    /// slept is never credited. `answered`: the answer has come (the bot may be asleep again
+    /// since). At the deadline, a runnable bot gets one more look [`PROBE`] later, and more
+    /// while looks earn credit, since a wait still going on shows only once it is over.
     pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
         if self.own.is_some() {
             return self.credit_own(until, answered);
