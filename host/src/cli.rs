@@ -250,15 +250,16 @@ pub struct RunFlags {
     #[arg(long)]
     pub no_auto_pin: bool,
     /// The host's scheduling priority: auto (nice -10, and real-time SCHED_FIFO with read
-    /// watch and stall watchdogs while a bot thinks for over 2 ms: fair clocks for bots that
+    /// watch and stall credit while a bot thinks for over 2 ms: fair clocks for bots that
     /// think, no cost for bots that answer in microseconds), realtime (always), nice (-10)
     /// or normal. Falls back when not allowed.
     #[arg(long, value_enum, value_name = "PRIORITY", default_value = "auto")]
     pub host_priority: crate::os::HostPriority,
-    /// Charge bots for time the machine was stalled too. By default, with a real-time host,
-    /// a watchdog per CPU logs when the CPU could not run anything (a virtual machine's
-    /// steal time, a long non-preemptible kernel call), and a move is credited with the
-    /// stalls of the bot's and the host's CPUs, up to its limit ("stall_us" in records).
+    /// Charge bots for time the machine took from them too. By default, with a real-time
+    /// host, a single-threaded bot's long move is credited from its own scheduler account
+    /// (time it waited for a CPU or had it taken away, and the host's wait to see its
+    /// answer; never time it slept), and other bots' from watchdogs on their CPUs that log
+    /// when a CPU could not run anything; at most the move's limit ("stall_us" in records).
     #[arg(long)]
     pub no_stall_credit: bool,
     /// More logging (-v, -vv).
