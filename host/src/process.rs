@@ -358,6 +358,12 @@ impl Process {
                 }
             };
             let at = Instant::now();
+            // A request answered after the escalation time: the bot thinks (its next
+            // request opens its account from the start; `went_long` does not fire for a
+            // request that counted as long from its start).
+            if at.saturating_duration_since(watch.start()) >= crate::tempo::ESCALATE_AFTER {
+                self.thought = true;
+            }
             let line = match next {
                 Some(Ok(line)) => line,
                 Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
