@@ -255,7 +255,7 @@ impl Stopwatch {
 
     /// The request has waited [`ESCALATE_AFTER`] for its answer: the host escalates, and
     /// when the bot has not read the request yet (`unread`), its read is watched. Call on
-    /// the host's event-loop thread.
+    /// the thread of the request's game.
     pub fn went_long(&mut self, unread: bool) {
         let Some(tempo) = self.tempo.clone() else { return };
         let Some(due) = self.goes_long_at() else { return };

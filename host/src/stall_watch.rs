@@ -187,7 +187,7 @@ impl StallWatch {
         self.latest_end.fetch_max(to, Ordering::AcqRel);
     }
 
-    /// The host's event loop, woken at `due` to wake the watchdogs, ran only at `now`: when
+    /// A game's event loop, woken at `due` to wake the watchdogs, ran only at `now`: when
     /// that is later than a watchdog would tolerate, the CPU it runs on is logged as stalled
     /// meanwhile (the watchdogs were asleep and could not see it).
     pub fn woken_late(&self, due: Instant, now: Instant) {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use stratego_protocol::record::GameRecord;
 use stratego_rules::{Color, Deployment, Game, Rank, Ruleset, Square};
-use stratego_tests::{TempDir, host_bin, run_match};
+use stratego_tests::{TempDir, host_bin, misbehaving, run_match};
 
 /// What a board shows: by square, the side and the rank (`None`: an unknown enemy piece).
 type Board = BTreeMap<Square, (Color, Option<Rank>)>;
@@ -346,13 +346,15 @@ fn match_watch_draws_the_running_game_live_on_the_terminal() {
     let tmux = Tmux::new("watch");
     let dir = TempDir::new("watch-live");
     let d = dir.0.display();
-    // One game of the search bot (a few ms a move) against random: long enough to be seen
-    // while it is played. stdout (the summary, as JSON) goes to a file: the board is drawn
-    // on the terminal only.
+    // One game of a bot that thinks 3 ms a move (random legal moves) against random: about
+    // two seconds, long enough to be seen while it is played (the sample bot's search has
+    // become too fast for that). stdout (the summary, as JSON) goes to a file: the board is
+    // drawn on the terminal only.
     let command = format!(
-        "env -u NO_COLOR TERM=xterm-256color {} match 'sample-bot --strategy search --worlds 4' 'sample-bot --strategy random' \
+        "env -u NO_COLOR TERM=xterm-256color {} match '{}' 'sample-bot --strategy random' \
          --games 1 --seed 3 --watch --json --out {d}/run > {d}/summary.json; echo $? > {d}/rc; sleep 60",
-        host_bin().display()
+        host_bin().display(),
+        misbehaving("--think-ms 3"),
     );
     tmux.start(&command);
     // While the game runs: a frame says "Playing…" and shows the position of its ply.
