@@ -347,8 +347,8 @@ fn match_watch_draws_the_running_game_live_on_the_terminal() {
     let dir = TempDir::new("watch-live");
     let d = dir.0.display();
     // One game of a bot that thinks 3 ms a move (random legal moves) against random: about
-    // two seconds, long enough to be seen while it is played (the sample bot's search has
-    // become too fast for that). stdout (the summary, as JSON) goes to a file: the board is
+    // two seconds, long enough to be seen while it is played (a game of the sample bot's
+    // search lasts a few tenths of a second: too short to capture reliably). stdout (the summary, as JSON) goes to a file: the board is
     // drawn on the terminal only.
     let command = format!(
         "env -u NO_COLOR TERM=xterm-256color {} match '{}' 'sample-bot --strategy random' \
