@@ -308,9 +308,17 @@ impl Stopwatch {
             self.open_at_read = true;
         } else {
             self.open_own_account();
+            self.long_from_start();
         }
-        // The request counts as long from the start (the tempo stays escalated): no
-        // wake-up 2 ms in to find it out.
+    }
+
+    /// Once the bot's own account is open from the start, the request counts as long at
+    /// once (the tempo stays escalated): no wake-up 2 ms in to find it out. Without the
+    /// account (a multi-threaded bot), that wake-up stays: it wakes the CPU watch.
+    fn long_from_start(&mut self) {
+        if self.own.is_none() {
+            return;
+        }
         if let Some(tempo) = self.tempo.clone().filter(|t| t.escalated() && self.long.is_none()) {
             tempo.request_went_long();
             self.long = Some(Arc::new(LongRequest { tempo, _watch: None }));
@@ -354,6 +362,7 @@ impl Stopwatch {
         self.read = Some(at.min(self.latest_start));
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
             self.open_own_account();
+            self.long_from_start();
         }
     }
 

@@ -61,9 +61,14 @@ impl Drop for Staller {
 /// e.g. `resign --at 40`), at 60 ms a move, pinned to CPU 0, while CPU 0 is stalled 40 ms out of
 /// every `period` ms.
 fn stalled_match(name: &str, extra: &[&str], red_kind: &str, period: u64) -> Vec<serde_json::Value> {
+    stalled_match_of(name, extra, red_kind, "", period)
+}
+
+/// [`stalled_match`] with `bot_args` added to both bots.
+fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, period: u64) -> Vec<serde_json::Value> {
     let dir = TempDir::new(name);
-    let red = misbehaving(&format!("--think-cpu-ms 25 --misbehave {red_kind}"));
-    let blue = misbehaving("--think-cpu-ms 25");
+    let red = misbehaving(&format!("--think-cpu-ms 25 --misbehave {red_kind} {bot_args}"));
+    let blue = misbehaving(&format!("--think-cpu-ms 25 {bot_args}"));
     let mut args = vec![
         red.as_str(),
         blue.as_str(),
@@ -142,4 +147,17 @@ fn a_time_loss_says_how_much_stall_time_was_credited() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn a_multi_threaded_bot_is_credited_by_the_watchdogs_of_its_cpu() {
+    // Bots with a second (idle) thread have no single-threaded scheduler account: their
+    // long moves wake the watchdog of the CPU they are pinned to, which sees the stalls.
+    let recs = stalled_match_of("stalls-threads", &[], "resign --at 40", "--idle-thread", 120);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
+    }
+    let credited: Vec<u64> =
+        recs.iter().flat_map(|r| r["plies"].as_array().unwrap()).filter_map(|p| p["stall_us"].as_u64()).collect();
+    assert!(credited.iter().filter(|&&s| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
 }

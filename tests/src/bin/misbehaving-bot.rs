@@ -13,6 +13,9 @@
 //! illegal move), ignore-sigterm (ignores SIGTERM and `quit`), stderr-flood (200 MB to
 //! stderr, then plays on), alloc (allocates without limit), burn-cpu (spins forever).
 //!
+//! `--idle-thread` starts a second thread that only sleeps (a multi-threaded process, as
+//! far as the host's stall credit can tell).
+//!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
 //! moment a turn's line has been read to the write of its move, and `--times FILE` appends
@@ -83,6 +86,10 @@ fn main() {
     if let Some(p) = opt("--pidfile") {
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).expect("pid file");
         append_line(&mut f, &std::process::id().to_string());
+    }
+    if has("--idle-thread") {
+        // A second thread that only sleeps: the process is no longer single-threaded.
+        std::thread::spawn(hang);
     }
     let mut rng = Rng::new(0);
     let mut rules = Ruleset::classic();
