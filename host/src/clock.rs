@@ -238,8 +238,7 @@ impl Stopwatch {
         if tempo.is_adaptive() {
             if !tempo.escalated() {
                 self.calm_start = true;
-                self.deferred_watch = self.watch;
-                self.watch = false;
+                self.watch_reads(self.watch);
             }
             self.tempo = Some(tempo.clone());
         }
@@ -338,11 +337,6 @@ impl Stopwatch {
             self.own =
                 Some(Own { at, account, host_waited, voluntary, credit: Duration::ZERO, probes: 0, probe_until: None });
         }
-    }
-
-    /// Whether the bot's own scheduler account is open.
-    pub fn own_account_open(&self) -> bool {
-        self.own.is_some()
     }
 
     /// Whether an adaptive tempo is escalated: the thread that sleeps until the deadline

@@ -95,8 +95,18 @@ pub fn kill_and_reap_children(pids: impl IntoIterator<Item = i32>) -> usize {
 /// after the command name, which may hold spaces and parentheses.
 fn proc_stat(pid: impl std::fmt::Display) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    Some(rest.split_whitespace().map(str::to_owned).collect())
+    Some(stat_fields(&stat)?.map(str::to_owned).collect())
+}
+
+/// The fields of a `/proc/PID/stat` text from the third on (see [`proc_stat`]).
+fn stat_fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
+    Some(stat.rsplit_once(')')?.1.split_whitespace())
+}
+
+/// Time waited on a run queue (ns) and times given a CPU, from a `schedstat` text.
+fn schedstat_waits(text: &str) -> Option<(u64, u64)> {
+    let mut it = text.split_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
+    Some((it.next()??, it.next()??))
 }
 
 /// Field `n` (as numbered in proc(5), 3 or more) of what [`proc_stat`] returned.
@@ -284,17 +294,16 @@ pub fn own_account(pid: u32) -> Option<OwnAccount> {
     let mut sched = [0u8; 128];
     let (n, m) =
         with_proc_files(pid, |files| Some((pread_all(&files.0, &mut stat)?, pread_all(&files.1, &mut sched)?)))?;
-    // Fields after the command's closing parenthesis, numbered as in proc(5) from 3.
-    let rest = &stat[stat[..n].iter().rposition(|&b| b == b')')? + 1..n];
-    let field = |k: usize| std::str::from_utf8(rest.split(|&b| b == b' ').filter(|f| !f.is_empty()).nth(k - 3)?).ok();
+    let stat = std::str::from_utf8(&stat[..n]).ok()?;
+    // Numbered as in proc(5), 3 or more.
+    let field = |k: usize| stat_fields(stat)?.nth(k - 3);
     let threads: u32 = field(20)?.parse().ok()?;
     let policy: i32 = field(41)?.parse().ok()?;
     if threads != 1 || !matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE) {
         return None;
     }
     let runnable = field(3)? == "R";
-    let mut it = std::str::from_utf8(&sched[..m]).ok()?.split_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
-    let (waited, slices) = (it.next()??, it.next()??);
+    let (waited, slices) = schedstat_waits(std::str::from_utf8(&sched[..m]).ok()?)?;
     let cpu = process_cpu_time(pid)?;
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
 }
@@ -357,7 +366,7 @@ pub fn thread_waited() -> Option<std::time::Duration> {
     }
     let mut buf = [0u8; 128];
     let n = OWN.with(|f| pread_all(f.as_ref()?, &mut buf))?;
-    let ns = std::str::from_utf8(&buf[..n]).ok()?.split_whitespace().nth(1)?.parse().ok()?;
+    let (ns, _) = schedstat_waits(std::str::from_utf8(&buf[..n]).ok()?)?;
     Some(std::time::Duration::from_nanos(ns))
 }
 
