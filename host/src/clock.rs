@@ -141,6 +141,9 @@ pub struct Stopwatch {
     /// A single-threaded bot's scheduler account at the last look (see
     /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
     own: Option<Own>,
+    /// How long the watching thread had waited for a CPU when the read watch began (see
+    /// [`Stopwatch::seen_read`]).
+    host_waits_from: Option<HostWaits>,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -158,6 +161,29 @@ struct Own {
     probes: u32,
     /// A further look is due then, before the deadline is called (see [`PROBE`]).
     probe_until: Option<Instant>,
+}
+
+/// How long a thread had waited for a CPU, all told, at some moment (see
+/// [`crate::os::thread_waited`]).
+#[derive(Clone, Copy, Debug)]
+pub struct HostWaits {
+    thread: std::thread::ThreadId,
+    waited: Duration,
+}
+
+impl HostWaits {
+    /// The calling thread's waits so far.
+    pub fn now() -> Option<HostWaits> {
+        Some(HostWaits { thread: std::thread::current().id(), waited: crate::os::thread_waited()? })
+    }
+
+    /// How long the calling thread has waited for a CPU since; `None` on another thread.
+    pub fn since(&self) -> Option<Duration> {
+        if self.thread != std::thread::current().id() {
+            return None;
+        }
+        Some(crate::os::thread_waited()?.saturating_sub(self.waited))
+    }
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -215,6 +241,7 @@ impl Stopwatch {
             open_at_read: false,
             long: None,
             own: None,
+            host_waits_from: None,
         }
     }
 
@@ -294,6 +321,7 @@ impl Stopwatch {
         self.long = Some(Arc::new(LongRequest { tempo, _watch: demand }));
         if self.deferred_watch && unread {
             self.watch = true;
+            self.host_waits_from = HostWaits::now();
         }
         self.deferred_watch = false;
     }
@@ -351,8 +379,13 @@ impl Stopwatch {
     }
 
     /// Notes that the bot was seen to have read the request at `at` (counted no later than
-    /// the latest start).
+    /// the latest start). Called on the thread that watched the read: the time it waited for
+    /// a CPU since the watch began is time by which it may have seen the read late (a host
+    /// that is not real-time, on the CPU of a busy bot, waits out the bot's time slice), so
+    /// the read counts that much earlier, but not before the end of the write.
     pub fn seen_read(&mut self, at: Instant) {
+        let host_late = self.host_waits_from.and_then(|w| w.since()).unwrap_or_default();
+        let at = at.checked_sub(host_late).unwrap_or(at).max(self.written);
         self.read = Some(at.min(self.latest_start));
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
             self.open_own_account();
@@ -360,9 +393,12 @@ impl Stopwatch {
         }
     }
 
-    /// Notes the end of the write.
-    pub fn written(&mut self, at: Instant) {
+    /// Notes the end of the write: the moment its last bytes went into the pipe, and how
+    /// long the writing thread had waited for a CPU by then (see
+    /// [`crate::process::Process::write_request`]).
+    pub fn written(&mut self, at: Instant, host_waits: Option<HostWaits>) {
         self.written = at;
+        self.host_waits_from = host_waits;
     }
 
     /// When the answer is due: the limit after the start, or after the latest start while
@@ -527,7 +563,7 @@ mod tests {
         let mut w = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
         assert!(w.waits_for_read());
         assert_eq!(w.deadline(), t0 + ms(110), "read not seen: the latest start counts");
-        w.written(t0 + ms(1));
+        w.written(t0 + ms(1), None);
         w.seen_read(t0 + ms(4));
         assert!(!w.waits_for_read());
         assert_eq!(w.start(), t0 + ms(4));
@@ -538,11 +574,11 @@ mod tests {
         assert_eq!(late.start(), t0 + ms(10));
         // An answer before the read was seen: the clock started at the end of the write.
         let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
-        quick.written(t0 + ms(2));
+        quick.written(t0 + ms(2), None);
         assert_eq!(quick.start(), t0 + ms(2));
         // Not watching (grace 0 or no one-page pipe): from the end of the write.
         let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
-        plain.written(t0 + ms(3));
+        plain.written(t0 + ms(3), None);
         assert_eq!(plain.start(), t0 + ms(3));
         assert_eq!(plain.deadline(), t0 + ms(103));
         // Without a stall watch nothing is credited.

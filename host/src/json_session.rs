@@ -208,13 +208,12 @@ impl JsonSession {
         self.log(Direction::ToBot, &self.write_buf);
         let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace, expect_ply.is_some());
         let buf = std::mem::take(&mut self.write_buf);
-        let written = self.proc.write(&buf, watch.deadline()).await;
+        let written = self.proc.write_request(&buf, &mut watch).await;
         self.write_buf = buf;
         let mut note = None;
         let result = match written {
             Err(e) => Err(e),
-            Ok(at) => {
-                watch.written(at);
+            Ok(()) => {
                 loop {
                     match self.next_message(&mut watch).await {
                         Ok((BotMessage::Move(m), _))

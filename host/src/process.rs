@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdout};
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use crate::bot_spec::BotSpec;
-use crate::clock::Stopwatch;
+use crate::clock::{HostWaits, Stopwatch};
 use crate::os;
 use crate::reason::{Fault, Reason};
 use crate::supervisor::Supervisor;
@@ -236,24 +236,61 @@ impl Process {
         out
     }
 
-    /// Writes one whole message (`bytes`, ending in a newline) with one write, waiting at
-    /// most until `deadline`. Returns the moment the write completed.
+    /// Writes one whole message (`bytes`, ending in a newline), waiting at most until
+    /// `deadline`. Returns the moment its last bytes went into the pipe (see
+    /// [`Process::write_request`]).
     ///
     /// # Errors
     /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
     /// read its input.
     pub async fn write(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
+        self.write_noting(bytes, deadline, false).await.map(|(at, _)| at)
+    }
+
+    /// Writes a request (`bytes`, ending in a newline) timed by `watch`, within its
+    /// deadline, and tells it when the request was written: the moment its last bytes went
+    /// into the pipe, taken just before the write call that put them there, not after the
+    /// call returns, since the bot, woken by that write, may take the CPU from the host
+    /// before the call returns (on a shared CPU, for a whole time slice: the bot would think
+    /// that long off the clock). When the bot's read is watched, also how long this thread
+    /// had waited for a CPU by then: a wait after it delays the host's sight of the read.
+    ///
+    /// # Errors
+    /// As [`Process::write`].
+    pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
+        let (at, waits) = self.write_noting(bytes, watch.deadline(), watch.waits_for_read()).await?;
+        watch.written(at, waits);
+        Ok(())
+    }
+
+    async fn write_noting(
+        &mut self,
+        bytes: &[u8],
+        deadline: Instant,
+        note_waits: bool,
+    ) -> Result<(Instant, Option<HostWaits>), RecvError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
         let write = async {
-            stdin.write_all(bytes).await?;
-            stdin.flush().await
+            let mut rest = bytes;
+            loop {
+                stdin.writable().await?;
+                let waits = if note_waits { HostWaits::now() } else { None };
+                let before = Instant::now();
+                match stdin.try_write(rest) {
+                    Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
+                    Ok(n) if n == rest.len() => return Ok((before, waits)),
+                    Ok(n) => rest = &rest[n..],
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(e),
+                }
+            }
         };
         match tokio::time::timeout_at(deadline.into(), write).await {
-            Ok(Ok(())) => {
+            Ok(Ok(written)) => {
                 self.bytes_sent += bytes.len() as u64;
-                Ok(Instant::now())
+                Ok(written)
             }
             Ok(Err(e)) => {
                 self.stdin = None;

@@ -324,16 +324,13 @@ impl UccSession {
         self.log(Direction::ToBot, text);
         // A turn (one answer line) follows the run's tempo; the setup (four lines) does not.
         let mut watch = self.proc.stopwatch(Instant::now(), limit, self.read_grace, lines == 1);
-        let result = match self.proc.write(text.as_bytes(), watch.deadline()).await {
+        let result = match self.proc.write_request(text.as_bytes(), &mut watch).await {
             Err(e) => Err(e),
-            Ok(at) => {
-                watch.written(at);
-                self.read_lines(&mut watch, lines).await.map(|(got, at)| {
-                    let raw = at.saturating_duration_since(watch.start());
-                    let credit = watch.credit_stalls(at, raw > limit, true);
-                    Timed { value: got, took: raw.saturating_sub(credit), stall_credit: credit }
-                })
-            }
+            Ok(()) => self.read_lines(&mut watch, lines).await.map(|(got, at)| {
+                let raw = at.saturating_duration_since(watch.start());
+                let credit = watch.credit_stalls(at, raw > limit, true);
+                Timed { value: got, took: raw.saturating_sub(credit), stall_credit: credit }
+            }),
         };
         result.map_err(|e| self.failure(e, watch.credit(), watch.deadline()))
     }

@@ -6,7 +6,10 @@ use stratego_tests::{TempDir, misbehaving, play_against_sample_bot};
 
 fn one_game(kind: &str, extra: &[&str]) -> serde_json::Value {
     let bot = misbehaving(&format!("--misbehave {kind} --at 2"));
-    let mut args = vec!["--seed", "3", "--move-time", "0.05"];
+    let mut args = vec!["--move-time", "0.05"];
+    if !extra.contains(&"--seed") {
+        args.extend(["--seed", "3"]);
+    }
     args.extend_from_slice(extra);
     play_against_sample_bot(&format!("deadline-{kind}"), &bot, 1, &args).remove(0)
 }
@@ -48,13 +51,26 @@ fn answers_around_the_deadline() {
     assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
     assert_eq!(r["result"]["faulty"], "red");
     assert!(r["result"]["message"].as_str().unwrap().contains("0.050 s"));
+    // The same with a host that is neither niced nor real-time, on the CPU of the spinning
+    // bot: the bot, woken by the write of its turn, may take the CPU from the host for a
+    // whole time slice before the host sees the end of its write or the bot's read. Neither
+    // may count as the start of the clock (once, 2 of 30 such games were judged on time:
+    // charged 47.8 and 48.2 ms for 51 ms of thinking).
+    for seed in ["3", "5", "7"] {
+        let r = one_game("late-1ms", &["--no-stall-credit", "--host-priority", "normal", "--seed", seed]);
+        assert_eq!(r["result"]["reason"], "move_timeout", "seed {seed}: {}", r["result"]);
+    }
 
     let r = one_game("just-in-time", &[]);
     assert!(r["result"]["faulty"].is_null(), "2 ms before the deadline must not lose: {}", r["result"]);
-    // The move really was answered close to the deadline: at least 48 ms, at most 50 (with
-    // any machine stall credited to it added back).
+    // The move really was answered close to the deadline: at least 48 ms from the start of
+    // its clock (with any machine stall credited to it added back), and charged at most 50.
+    // (The time to the answer may exceed 50 ms on a busy machine: the host sees the answer
+    // late, and that is credited.)
     let t = wall_us(&r["plies"][2]);
-    assert!((48_000..=50_000).contains(&t), "think time {t} µs");
+    assert!(t >= 48_000, "think time {t} µs");
+    let charged = r["plies"][2]["time_us"].as_u64().unwrap();
+    assert!(charged <= 50_000, "charged {charged} µs");
 }
 
 /// The clock starts when the bot has read its turn (the host sees its stdin pipe empty),
@@ -69,8 +85,10 @@ fn the_clock_starts_when_the_bot_reads_its_turn() {
     // Its first move follows the setup, not a move of its own, so it is read at once.
     for &t in &red[1..] {
         // The host sees the read a few microseconds after it happens (it is woken by it), so
-        // it may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine).
-        assert!((73_000..90_000).contains(&t), "charged {t} µs for 75 ms of thinking after a 40 ms read");
+        // it may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine;
+        // once 2.1 ms: the host's wake-up by the read came that late, the host waiting for
+        // nothing that its scheduler account shows).
+        assert!((72_000..90_000).contains(&t), "charged {t} µs for 75 ms of thinking after a 40 ms read");
     }
     // No grace: the clock starts at the write and 40 + 75 ms is over the limit.
     let r = slow_reader("0", false);
