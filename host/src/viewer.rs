@@ -430,17 +430,29 @@ pub fn html_escape(s: &str) -> String {
 /// separators become `\uXXXX` escapes. They can occur only inside JSON strings, where the
 /// escapes mean the same characters, so the JSON still parses to the same value.
 fn escape_script_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len() + json.len() / 16);
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
+    let bytes = json.as_bytes();
+    // `<`, `>`, `&` are ASCII; U+2028/U+2029 are E2 80 A8/A9 in UTF-8 (an E2 byte never
+    // occurs inside another character's encoding, so a cut there is at a character
+    // boundary). Found with SIMD byte searches; the runs between are copied whole.
+    let mut hits: Vec<usize> =
+        memchr::memchr3_iter(b'<', b'>', b'&', bytes).chain(memchr::memchr_iter(0xE2, bytes)).collect();
+    hits.sort_unstable();
+    let mut out = String::with_capacity(json.len() + hits.len() * 6);
+    let mut copied = 0;
+    for i in hits {
+        let escape = match &bytes[i..bytes.len().min(i + 3)] {
+            [b'<', ..] => "\\u003c",
+            [b'>', ..] => "\\u003e",
+            [b'&', ..] => "\\u0026",
+            [0xE2, 0x80, 0xA8] => "\\u2028",
+            [0xE2, 0x80, 0xA9] => "\\u2029",
+            _ => continue,
+        };
+        out.push_str(&json[copied..i]);
+        out.push_str(escape);
+        copied = i + if bytes[i] == 0xE2 { 3 } else { 1 };
     }
+    out.push_str(&json[copied..]);
     out
 }
 
@@ -518,7 +530,8 @@ fn game_data(r: &GameRecord) -> Result<GameData, String> {
     let strikes = ByColor::new_with(|c| &r.bots[c].strikes);
     let mut clock = ClockModel::new(r);
     let mut think = ByColor::new(0u64, 0u64);
-    data.states.push(state_data(&game, &squares, think, clock.remaining));
+    let mut views = [Vec::new(), Vec::new()];
+    data.states.push(state_data(&game, &squares, think, clock.remaining, &mut views));
     for (i, p) in r.plies.iter().enumerate() {
         let n = i as u32 + 1;
         let played = game.play(p.ply.mv).map_err(|e| format!("ply {n} {}: {e}", p.ply.mv))?;
@@ -548,7 +561,7 @@ fn game_data(r: &GameRecord) -> Result<GameData, String> {
             strike: strike
                 .map(|s| format!("{}: {}; the host played {} instead", s.reason.code(), s.message, s.replaced_by)),
         });
-        data.states.push(state_data(&game, &squares, think, clock.remaining));
+        data.states.push(state_data(&game, &squares, think, clock.remaining, &mut views));
     }
     Ok(data)
 }
@@ -622,15 +635,24 @@ impl ClockModel {
     }
 }
 
-fn state_data(game: &Game, squares: &[Square], think_us: ByColor<u64>, clock_us: Option<ByColor<u64>>) -> StateData {
-    let red = game.view_pieces(Color::Red);
-    let blue = game.view_pieces(Color::Blue);
+/// The page's state after a ply; `views` are buffers for the two sides' views.
+fn state_data(
+    game: &Game,
+    squares: &[Square],
+    think_us: ByColor<u64>,
+    clock_us: Option<ByColor<u64>>,
+    views: &mut [Vec<ViewPiece>; 2],
+) -> StateData {
+    let [red, blue] = views;
+    game.view_pieces_into(Color::Red, red);
+    game.view_pieces_into(Color::Blue, blue);
+    let red_at = pieces_at(red);
     let spectator = |sq: Square| game.piece_at(sq).map(|(_, rank)| rank);
     StateData {
         boards: [
-            board_text(squares, &red, spectator),
-            board_text(squares, &red, |_| None),
-            board_text(squares, &blue, |_| None),
+            board_text(squares, &red_at, spectator),
+            board_text(squares, &red_at, |_| None),
+            board_text(squares, &pieces_at(blue), |_| None),
         ],
         captured: ByColor::new_with(|c| {
             let lost = &game.captured()[c];
@@ -642,13 +664,19 @@ fn state_data(game: &Game, squares: &[Square], think_us: ByColor<u64>, clock_us:
     }
 }
 
-/// A board in the page's form (see [`StateData::boards`]): `pieces` as one side sees them,
-/// with the ranks it does not know taken from `known` when that knows them.
-fn board_text(squares: &[Square], pieces: &[ViewPiece], known: impl Fn(Square) -> Option<Rank>) -> String {
-    let mut at: [Option<&ViewPiece>; 256] = [None; 256];
+/// A side's view pieces by square index.
+fn pieces_at(pieces: &[ViewPiece]) -> [Option<&ViewPiece>; 256] {
+    let mut at = [None; 256];
     for p in pieces {
         at[p.square.index()] = Some(p);
     }
+    at
+}
+
+/// A board in the page's form (see [`StateData::boards`]): the pieces as one side sees
+/// them (`at`, by square index), with the ranks it does not know taken from `known` when
+/// that knows them.
+fn board_text(squares: &[Square], at: &[Option<&ViewPiece>; 256], known: impl Fn(Square) -> Option<Rank>) -> String {
     let mut out = String::with_capacity(squares.len() * 3);
     for sq in squares {
         match at[sq.index()] {
@@ -873,6 +901,18 @@ mod tests {
         assert_eq!(data["games"][0]["bots"]["red"]["name"], nasty);
         assert_eq!(data["games"][0]["bots"]["blue"]["info"][0], format!("info {nasty} & \u{2028}\u{2029} end"));
         assert_eq!(data["title"], format!("title {nasty}"));
+    }
+
+    #[test]
+    fn script_json_escapes_only_what_could_end_the_element() {
+        // Other characters that start with the byte E2 (U+2027, the euro sign) stay.
+        let json = "{\"a\":\"é<b>&\u{2028}\u{2029}\u{2027}€\",\"z\":1}";
+        let out = escape_script_json(json);
+        assert_eq!(out, "{\"a\":\"é\\u003cb\\u003e\\u0026\\u2028\\u2029\u{2027}€\",\"z\":1}");
+        let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, serde_json::from_str::<serde_json::Value>(json).unwrap());
+        assert_eq!(escape_script_json(""), "");
+        assert_eq!(escape_script_json("\u{2028}"), "\\u2028");
     }
 
     #[test]
