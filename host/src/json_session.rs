@@ -79,15 +79,23 @@ pub struct JsonSession {
     off_turn: OffTurn,
 }
 
-/// CPU used by a single-threaded bot outside its own turns, while it shares a CPU.
+/// CPU used by a single-threaded bot outside its own turns, while it shares a CPU:
+/// measured over one opponent's turn in [`OFF_TURN_SAMPLE`] (reading a process's CPU clock
+/// is a system call; sums of CPU and wall time over the same turns keep their ratio).
 #[derive(Clone, Copy, Debug, Default)]
 struct OffTurn {
-    /// Its process's CPU time and the time at the end of its last answer.
+    /// Its process's CPU time and the time at the end of its last answer, when the
+    /// opponent's turn that follows is measured.
     mark: Option<(Duration, Instant)>,
-    /// CPU time and wall time of its opponent's turns so far.
+    /// Its answers so far.
+    answers: u32,
+    /// CPU time and wall time of the measured opponent's turns so far.
     cpu: Duration,
     wall: Duration,
 }
+
+/// One opponent's turn in this many is measured for [`OffTurn`].
+const OFF_TURN_SAMPLE: u32 = 4;
 
 /// CPU time a bot that shares its CPU may use during its opponent's turns in a game before
 /// it is moved off that CPU (when that is also over a tenth of those turns' wall time).
@@ -132,7 +140,7 @@ impl JsonSession {
     }
 
     /// A bot that shares its CPU with its opponent but used more than [`OFF_TURN_CPU`] (and
-    /// a tenth of the time) during its opponent's turns is let off that CPU: it said it
+    /// a tenth of the time) during its opponent's measured turns is let off that CPU: it said it
     /// was single-threaded, yet it thinks on its opponent's time, which would take that
     /// CPU from the opponent. Noted in the record.
     fn check_off_turn(&mut self) {
@@ -469,8 +477,11 @@ impl BotSession for JsonSession {
         self.check_off_turn();
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
         if self.shared_cpu.is_some() {
-            self.off_turn.mark =
-                self.proc.thinking_pid().and_then(crate::os::process_cpu_time).map(|c| (c, Instant::now()));
+            self.off_turn.answers += 1;
+            if self.off_turn.answers % OFF_TURN_SAMPLE == 1 {
+                self.off_turn.mark =
+                    self.proc.thinking_pid().and_then(crate::os::process_cpu_time).map(|c| (c, Instant::now()));
+            }
         }
         if let HostMessage::Turn(t) = turn {
             self.legal = t.legal_moves; // keep the buffers
@@ -569,12 +580,42 @@ impl BotSession for JsonSession {
     }
 }
 
+/// The move messages bots send most, exactly as `serde_json` writes them:
+/// `{"type":"move","move":"X"}` and `{"type":"move","move":"X","ply":N}`, where X has no
+/// quote or backslash and N is a `u32` without leading zeros. Anything else is left to
+/// serde (same value for these lines, without its buffering of internally tagged enums).
+fn plain_move(line: &str) -> Option<BotMessage> {
+    let rest = line.strip_prefix(r#"{"type":"move","move":""#)?;
+    let end = rest.find('"')?;
+    let (mv, tail) = (&rest[..end], &rest[end + 1..]);
+    if mv.contains('\\') {
+        return None;
+    }
+    let ply = match tail {
+        "}" => None,
+        _ => {
+            let digits = tail.strip_prefix(r#","ply":"#)?.strip_suffix('}')?;
+            if digits.is_empty()
+                || !digits.bytes().all(|b| b.is_ascii_digit())
+                || (digits.len() > 1 && digits.starts_with('0'))
+            {
+                return None;
+            }
+            Some(digits.parse::<u32>().ok()?)
+        }
+    };
+    Some(BotMessage::Move(stratego_protocol::MoveAnswer { mv: mv.to_owned(), ply }))
+}
+
 /// Decodes one line from a bot, classifying what is wrong with a bad one.
 ///
 /// # Errors
 /// `malformed_json` for text that is not JSON, `unexpected_message` for a message without
 /// a known `type`, `malformed_message` for a known type with wrong fields.
 pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
+    if let Some(m) = plain_move(line) {
+        return Ok(m);
+    }
     match serde_json::from_str::<BotMessage>(line) {
         Ok(m) => Ok(m),
         Err(e) => {
@@ -611,5 +652,44 @@ pub fn clip(line: &str) -> String {
         line.to_owned()
     } else {
         format!("{}…", line.chars().take(200).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_moves_parse_as_serde_parses_them() {
+        for line in [
+            r#"{"type":"move","move":"e4-e5"}"#,
+            r#"{"type":"move","move":"a10-a9","ply":0}"#,
+            r#"{"type":"move","move":"b1-b2","ply":4294967295}"#,
+            r#"{"type":"move","move":"","ply":12}"#,
+            r#"{"type":"move","move":"not a move","ply":7}"#,
+        ] {
+            let fast = plain_move(line).unwrap_or_else(|| panic!("not taken: {line}"));
+            assert_eq!(fast, serde_json::from_str::<BotMessage>(line).unwrap(), "{line}");
+        }
+        // Other shapes go to serde, which judges them (some are fine, some are faults).
+        for line in [
+            r#"{"type":"move","move":"e4-e5","ply":4294967296}"#,
+            r#"{"type":"move","move":"e4-e5","ply":007}"#,
+            r#"{"type":"move","move":"e4-e5","ply":-1}"#,
+            r#"{"type":"move","move":"e4-e5","ply":}"#,
+            r#"{"type":"move","move":"e4\"-e5"}"#,
+            r#"{"type":"move","move":"e4\u002de5"}"#,
+            r#"{"type":"move","move":"e4-e5"} "#,
+            r#"{"type":"move","move":"e4-e5","extra":1}"#,
+            r#"{"move":"e4-e5","type":"move"}"#,
+            r#"{ "type": "move", "move": "e4-e5" }"#,
+            r#"{"type":"move","move":"e4-e5""#,
+        ] {
+            assert!(plain_move(line).is_none(), "taken: {line}");
+        }
+        assert_eq!(
+            parse_bot_message(r#"{"type":"move","move":"e4\u002de5"}"#).unwrap(),
+            BotMessage::Move(stratego_protocol::MoveAnswer { mv: "e4-e5".into(), ply: None })
+        );
     }
 }

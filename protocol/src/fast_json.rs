@@ -7,6 +7,95 @@ use stratego_rules::{Color, CombatResult, PieceCounts, Ply, Rank, Square};
 
 use crate::Turn;
 
+/// A rank's name in quotes, padded to 16 bytes, and its length, by `Rank as usize`.
+const RANK_JSON: [([u8; 16], usize); 12] = {
+    let mut table = [([0u8; 16], 0); 12];
+    let mut i = 0;
+    while i < 12 {
+        let name = Rank::ALL[i].name().as_bytes();
+        let mut quoted = [0u8; 16];
+        quoted[0] = b'"';
+        let mut j = 0;
+        while j < name.len() {
+            quoted[j + 1] = name[j];
+            j += 1;
+        }
+        quoted[name.len() + 1] = b'"';
+        table[Rank::ALL[i] as usize] = (quoted, name.len() + 2);
+        i += 1;
+    }
+    table
+};
+
+/// Room for a few list entries of a turn, written with copies of fixed sizes (no calls
+/// and no capacity checks per field), then appended to the message at once.
+struct Chunk {
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl Chunk {
+    /// Flushed once this full: an entry (at most 100 bytes) always fits after it.
+    const HIGH: usize = 150;
+
+    fn new() -> Chunk {
+        Chunk { buf: [0; 256], len: 0 }
+    }
+
+    /// Appends `bytes` (a literal: its length is known where this is inlined).
+    #[inline(always)]
+    fn lit(&mut self, bytes: &[u8]) {
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    /// Appends the first `len` bytes of `bytes` (all `N` are copied, then overwritten).
+    #[inline(always)]
+    fn padded<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        self.buf[self.len..self.len + N].copy_from_slice(bytes);
+        self.len += len;
+    }
+
+    #[inline(always)]
+    fn name(&mut self, sq: Square) {
+        let (bytes, len) = sq.name_bytes();
+        self.padded(&bytes, len);
+    }
+
+    #[inline(always)]
+    fn color(&mut self, c: Color) {
+        if c == Color::Red {
+            self.lit(b"\"red\"");
+        } else {
+            self.lit(b"\"blue\"");
+        }
+    }
+
+    #[inline(always)]
+    fn rank(&mut self, r: Rank) {
+        let (bytes, len) = &RANK_JSON[r as usize];
+        self.padded(bytes, *len);
+    }
+
+    #[inline(always)]
+    fn mv(&mut self, m: stratego_rules::Move) {
+        self.lit(b"\"");
+        self.name(m.from);
+        self.lit(b"-");
+        self.name(m.to);
+        self.lit(b"\"");
+    }
+
+    /// Appends what it holds to `out` when it is full enough (or `always`).
+    #[inline(always)]
+    fn flush(&mut self, out: &mut Vec<u8>, always: bool) {
+        if always || self.len >= Self::HIGH {
+            out.extend_from_slice(&self.buf[..self.len]);
+            self.len = 0;
+        }
+    }
+}
+
 fn name(out: &mut Vec<u8>, sq: Square) {
     let (bytes, len) = sq.name_bytes();
     out.extend_from_slice(&bytes[..len]);
@@ -117,28 +206,32 @@ pub fn write_turn(out: &mut Vec<u8>, t: &Turn) {
     if !t.pieces.is_empty() {
         out.extend_from_slice(b",\"pieces\":[");
     }
+    let mut c = Chunk::new();
     for (i, p) in t.pieces.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            c.lit(b",");
         }
-        out.extend_from_slice(b"{\"square\":");
-        square(out, p.square);
-        out.extend_from_slice(b",\"color\":");
-        color(out, p.color);
-        out.extend_from_slice(b",\"origin\":");
-        square(out, p.origin);
+        c.lit(b"{\"square\":\"");
+        c.name(p.square);
+        c.lit(b"\",\"color\":");
+        c.color(p.color);
+        c.lit(b",\"origin\":\"");
+        c.name(p.origin);
+        c.lit(b"\"");
         if let Some(r) = p.rank {
-            out.extend_from_slice(b",\"rank\":");
-            rank(out, r);
+            c.lit(b",\"rank\":");
+            c.rank(r);
         }
         if p.moved {
-            out.extend_from_slice(b",\"moved\":true");
+            c.lit(b",\"moved\":true");
         }
         if p.revealed {
-            out.extend_from_slice(b",\"revealed\":true");
+            c.lit(b",\"revealed\":true");
         }
-        out.push(b'}');
+        c.lit(b"}");
+        c.flush(out, false);
     }
+    c.flush(out, true);
     if !t.pieces.is_empty() {
         out.push(b']');
     }
@@ -152,10 +245,12 @@ pub fn write_turn(out: &mut Vec<u8>, t: &Turn) {
     out.extend_from_slice(b",\"legal_moves\":[");
     for (i, &m) in t.legal_moves.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            c.lit(b",");
         }
-        mv(out, m);
+        c.mv(m);
+        c.flush(out, false);
     }
+    c.flush(out, true);
     out.extend_from_slice(b"],\"clock\":{\"move_ms\":");
     number(out, t.clock.move_ms);
     out.extend_from_slice(b",\"remaining_ms\":");
