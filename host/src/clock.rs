@@ -141,9 +141,9 @@ pub struct Stopwatch {
     /// A single-threaded bot's scheduler account at the last look (see
     /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
     own: Option<Own>,
-    /// How long the watching thread had waited for a CPU when the read watch began (see
-    /// [`Stopwatch::seen_read`]).
-    host_waits_from: Option<HostWaits>,
+    /// How long the writing thread waited for a CPU within the call that wrote the request
+    /// (see [`Stopwatch::seen_read`]).
+    host_waited_in_write: Duration,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -241,7 +241,7 @@ impl Stopwatch {
             open_at_read: false,
             long: None,
             own: None,
-            host_waits_from: None,
+            host_waited_in_write: Duration::ZERO,
         }
     }
 
@@ -321,7 +321,6 @@ impl Stopwatch {
         self.long = Some(Arc::new(LongRequest { tempo, _watch: demand }));
         if self.deferred_watch && unread {
             self.watch = true;
-            self.host_waits_from = HostWaits::now();
         }
         self.deferred_watch = false;
     }
@@ -379,12 +378,14 @@ impl Stopwatch {
     }
 
     /// Notes that the bot was seen to have read the request at `at` (counted no later than
-    /// the latest start). Called on the thread that watched the read: the time it waited for
-    /// a CPU since the watch began is time by which it may have seen the read late (a host
-    /// that is not real-time, on the CPU of a busy bot, waits out the bot's time slice), so
-    /// the read counts that much earlier, but not before the end of the write.
+    /// the latest start). When the host waited for a CPU within the write call (the bot,
+    /// woken by the write on the host's CPU, ran first: a host that is not real-time waits
+    /// out its time slice), the bot may have read meanwhile: the read counts that much
+    /// earlier, but not before the write. (Later waits of the host are not counted: they
+    /// may come before the read, e.g. while the bot's CPU is stalled too.)
     pub fn seen_read(&mut self, at: Instant) {
-        let host_late = self.host_waits_from.and_then(|w| w.since()).unwrap_or_default();
+        let host_late = self.host_waited_in_write;
+        tracing::trace!(?host_late, since_write = ?at.saturating_duration_since(self.written), "read seen");
         let at = at.checked_sub(host_late).unwrap_or(at).max(self.written);
         self.read = Some(at.min(self.latest_start));
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
@@ -394,11 +395,11 @@ impl Stopwatch {
     }
 
     /// Notes the end of the write: the moment its last bytes went into the pipe, and how
-    /// long the writing thread had waited for a CPU by then (see
+    /// long the writing thread waited for a CPU within the call that put them there (see
     /// [`crate::process::Process::write_request`]).
-    pub fn written(&mut self, at: Instant, host_waits: Option<HostWaits>) {
+    pub fn written(&mut self, at: Instant, waited_in_write: Duration) {
         self.written = at;
-        self.host_waits_from = host_waits;
+        self.host_waited_in_write = waited_in_write;
     }
 
     /// When the answer is due: the limit after the start, or after the latest start while
@@ -563,7 +564,7 @@ mod tests {
         let mut w = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
         assert!(w.waits_for_read());
         assert_eq!(w.deadline(), t0 + ms(110), "read not seen: the latest start counts");
-        w.written(t0 + ms(1), None);
+        w.written(t0 + ms(1), Duration::ZERO);
         w.seen_read(t0 + ms(4));
         assert!(!w.waits_for_read());
         assert_eq!(w.start(), t0 + ms(4));
@@ -574,11 +575,11 @@ mod tests {
         assert_eq!(late.start(), t0 + ms(10));
         // An answer before the read was seen: the clock started at the end of the write.
         let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
-        quick.written(t0 + ms(2), None);
+        quick.written(t0 + ms(2), Duration::ZERO);
         assert_eq!(quick.start(), t0 + ms(2));
         // Not watching (grace 0 or no one-page pipe): from the end of the write.
         let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
-        plain.written(t0 + ms(3), None);
+        plain.written(t0 + ms(3), Duration::ZERO);
         assert_eq!(plain.start(), t0 + ms(3));
         assert_eq!(plain.deadline(), t0 + ms(103));
         // Without a stall watch nothing is credited.

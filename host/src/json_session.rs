@@ -71,6 +71,8 @@ pub struct JsonSession {
     notice_timeout: Duration,
     write_buf: Vec<u8>,
     legal: Vec<Move>,
+    /// The turn's pieces, kept between turns for its allocation.
+    pieces: Vec<stratego_rules::ViewPiece>,
     /// The CPU it shares with its opponent (see [`BotSession::share_cpu`]), and all the
     /// run's CPUs.
     shared_cpu: Option<usize>,
@@ -127,6 +129,7 @@ impl JsonSession {
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
             legal: Vec::with_capacity(128),
+            pieces: Vec::new(),
             shared_cpu: None,
             run_cpus: Vec::new(),
             off_turn: OffTurn::default(),
@@ -466,7 +469,15 @@ impl BotSession for JsonSession {
             ply: game.ply_count(),
             color,
             plies: std::mem::take(&mut self.pending),
-            pieces: if full_view { game.view_pieces(color) } else { Vec::new() },
+            pieces: {
+                let mut pieces = std::mem::take(&mut self.pieces);
+                if full_view {
+                    game.view_pieces_into(color, &mut pieces);
+                } else {
+                    pieces.clear();
+                }
+                pieces
+            },
             captured: full_view.then(|| *game.captured()),
             legal_moves: legal,
             clock: req.clock,
@@ -485,6 +496,7 @@ impl BotSession for JsonSession {
         }
         if let HostMessage::Turn(t) = turn {
             self.legal = t.legal_moves; // keep the buffers
+            self.pieces = t.pieces;
             self.pending = t.plies;
             self.pending.clear();
         }

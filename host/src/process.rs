@@ -253,13 +253,13 @@ impl Process {
     /// call returns, since the bot, woken by that write, may take the CPU from the host
     /// before the call returns (on a shared CPU, for a whole time slice: the bot would think
     /// that long off the clock). When the bot's read is watched, also how long this thread
-    /// had waited for a CPU by then: a wait after it delays the host's sight of the read.
+    /// waited for a CPU within that write call: the bot may have read meanwhile.
     ///
     /// # Errors
     /// As [`Process::write`].
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
-        let (at, waits) = self.write_noting(bytes, watch.deadline(), watch.waits_for_read()).await?;
-        watch.written(at, waits);
+        let (at, waited) = self.write_noting(bytes, watch.deadline(), watch.waits_for_read()).await?;
+        watch.written(at, waited);
         Ok(())
     }
 
@@ -268,7 +268,7 @@ impl Process {
         bytes: &[u8],
         deadline: Instant,
         note_waits: bool,
-    ) -> Result<(Instant, Option<HostWaits>), RecvError> {
+    ) -> Result<(Instant, Duration), RecvError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
@@ -280,7 +280,9 @@ impl Process {
                 let before = Instant::now();
                 match stdin.try_write(rest) {
                     Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
-                    Ok(n) if n == rest.len() => return Ok((before, waits)),
+                    Ok(n) if n == rest.len() => {
+                        return Ok((before, waits.and_then(|w| w.since()).unwrap_or_default()));
+                    }
                     Ok(n) => rest = &rest[n..],
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                     Err(e) => return Err(e),

@@ -149,20 +149,29 @@ fn opt_number(out: &mut Vec<u8>, n: Option<u64>) {
 
 fn counts(out: &mut Vec<u8>, c: &PieceCounts) {
     // Same order as `PieceCounts`'s Serialize: strongest first, Bomb first of all.
-    out.push(b'{');
+    let mut chunk = Chunk::new();
+    chunk.lit(b"{");
     let mut first = true;
     for &r in Rank::ALL.iter().rev() {
-        if c[r] > 0 {
+        let n = c[r];
+        if n > 0 {
             if !first {
-                out.push(b',');
+                chunk.lit(b",");
             }
             first = false;
-            rank(out, r);
-            out.push(b':');
-            number(out, u64::from(c[r]));
+            chunk.rank(r);
+            chunk.lit(b":");
+            if n < 10 {
+                chunk.padded(&[b'0' + n as u8], 1);
+            } else {
+                chunk.flush(out, true);
+                number(out, u64::from(n));
+            }
         }
+        chunk.flush(out, false);
     }
-    out.push(b'}');
+    chunk.lit(b"}");
+    chunk.flush(out, true);
 }
 
 /// Writes one ply as `serde_json` would.

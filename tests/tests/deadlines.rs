@@ -83,13 +83,23 @@ fn the_clock_starts_when_the_bot_reads_its_turn() {
     let red: Vec<u64> = r["plies"].as_array().unwrap().iter().step_by(2).map(wall_us).collect();
     assert!(red.len() >= 10, "{} moves", red.len());
     // Its first move follows the setup, not a move of its own, so it is read at once.
-    for &t in &red[1..] {
+    let mut moves = red[1..].to_vec();
+    for &t in &moves {
         // The host sees the read a few microseconds after it happens (it is woken by it), so
         // it may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine;
         // once 2.1 ms: the host's wake-up by the read came that late, the host waiting for
         // nothing that its scheduler account shows).
-        assert!((72_000..90_000).contains(&t), "charged {t} µs for 75 ms of thinking after a 40 ms read");
+        assert!(t >= 72_000, "charged {t} µs for 75 ms of thinking after a 40 ms read");
     }
+    // A move may take longer when another process takes the bot's CPU as its 75 ms run out
+    // (it answers late, and its wait for the CPU is credited); most do not. From the write,
+    // every move would take 115 ms.
+    moves.sort_unstable();
+    let median = moves[moves.len() / 2];
+    assert!(
+        (72_000..90_000).contains(&median),
+        "median {median} µs for 75 ms of thinking after a 40 ms read: {moves:?}"
+    );
     // No grace: the clock starts at the write and 40 + 75 ms is over the limit.
     let r = slow_reader("0", false);
     assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
