@@ -119,7 +119,8 @@ struct StateData {
     /// Boards of the spectator, Red and Blue, three characters per cell in `cells` order:
     /// side (`r`, `b` or `.`), rank code (`?` when the view does not know it, `.` for an
     /// empty square), and a digit: 1 if the piece has moved, plus 2 if its rank is public.
-    boards: [String; 3],
+    /// JSON strings as they are written (their characters need no escape).
+    boards: [Box<serde_json::value::RawValue>; 3],
     /// Pieces each side has lost, as rank codes, strongest first.
     captured: ByColor<String>,
     to_move: Color,
@@ -656,7 +657,13 @@ fn state_data(
         ],
         captured: ByColor::new_with(|c| {
             let lost = &game.captured()[c];
-            Rank::STRONGEST_FIRST.iter().flat_map(|&r| std::iter::repeat_n(r.code(), usize::from(lost[r]))).collect()
+            let mut codes = String::with_capacity(lost.total() as usize);
+            for &r in &Rank::STRONGEST_FIRST {
+                for _ in 0..lost[r] {
+                    codes.push(r.code());
+                }
+            }
+            codes
         }),
         to_move: game.to_move(),
         think_us,
@@ -676,8 +683,13 @@ fn pieces_at(pieces: &[ViewPiece]) -> [Option<&ViewPiece>; 256] {
 /// A board in the page's form (see [`StateData::boards`]): the pieces as one side sees
 /// them (`at`, by square index), with the ranks it does not know taken from `known` when
 /// that knows them.
-fn board_text(squares: &[Square], at: &[Option<&ViewPiece>; 256], known: impl Fn(Square) -> Option<Rank>) -> String {
-    let mut out = String::with_capacity(squares.len() * 3);
+fn board_text(
+    squares: &[Square],
+    at: &[Option<&ViewPiece>; 256],
+    known: impl Fn(Square) -> Option<Rank>,
+) -> Box<serde_json::value::RawValue> {
+    let mut out = String::with_capacity(squares.len() * 3 + 2);
+    out.push('"');
     for sq in squares {
         match at[sq.index()] {
             None => out.push_str("..0"),
@@ -688,7 +700,9 @@ fn board_text(squares: &[Square], at: &[Option<&ViewPiece>; 256], known: impl Fn
             }
         }
     }
-    out
+    out.push('"');
+    // Side letters, rank codes, dots and digits: a JSON string as it stands (checked here).
+    serde_json::value::RawValue::from_string(out).expect("a board's characters need no escape")
 }
 
 #[cfg(test)]
