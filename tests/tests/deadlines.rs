@@ -51,15 +51,6 @@ fn answers_around_the_deadline() {
     assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
     assert_eq!(r["result"]["faulty"], "red");
     assert!(r["result"]["message"].as_str().unwrap().contains("0.050 s"));
-    // The same with a host that is neither niced nor real-time, on the CPU of the spinning
-    // bot: the bot, woken by the write of its turn, may take the CPU from the host for a
-    // whole time slice before the host sees the end of its write or the bot's read. Neither
-    // may count as the start of the clock (once, 2 of 30 such games were judged on time:
-    // charged 47.8 and 48.2 ms for 51 ms of thinking).
-    for seed in ["3", "5", "7"] {
-        let r = one_game("late-1ms", &["--no-stall-credit", "--host-priority", "normal", "--seed", seed]);
-        assert_eq!(r["result"]["reason"], "move_timeout", "seed {seed}: {}", r["result"]);
-    }
 
     let r = one_game("just-in-time", &[]);
     assert!(r["result"]["faulty"].is_null(), "2 ms before the deadline must not lose: {}", r["result"]);
