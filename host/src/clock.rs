@@ -378,15 +378,11 @@ impl Stopwatch {
     }
 
     /// Notes that the bot was seen to have read the request at `at` (counted no later than
-    /// the latest start). When the host waited for a CPU within the write call (the bot,
-    /// woken by the write on the host's CPU, ran first: a host that is not real-time waits
-    /// out its time slice), the bot may have read meanwhile: the read counts that much
-    /// earlier, but not before the write. (Later waits of the host are not counted: they
-    /// may come before the read, e.g. while the bot's CPU is stalled too.)
+    /// the latest start). (A wait of the host for a CPU within the write call, when the bot
+    /// woken by it ran first, is traced but not deducted: deducting it cost games on time
+    /// to bots whose CPU was stalled while the host waited.)
     pub fn seen_read(&mut self, at: Instant) {
-        let host_late = self.host_waited_in_write;
-        tracing::trace!(?host_late, since_write = ?at.saturating_duration_since(self.written), "read seen");
-        let at = at.checked_sub(host_late).unwrap_or(at).max(self.written);
+        tracing::trace!(waited_in_write = ?self.host_waited_in_write, since_write = ?at.saturating_duration_since(self.written), "read seen");
         self.read = Some(at.min(self.latest_start));
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
             self.open_own_account();
