@@ -141,9 +141,6 @@ pub struct Stopwatch {
     /// A single-threaded bot's scheduler account at the last look (see
     /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
     own: Option<Own>,
-    /// How long the writing thread waited for a CPU within the call that wrote the request
-    /// (see [`Stopwatch::seen_read`]).
-    host_waited_in_write: Duration,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -161,29 +158,6 @@ struct Own {
     probes: u32,
     /// A further look is due then, before the deadline is called (see [`PROBE`]).
     probe_until: Option<Instant>,
-}
-
-/// How long a thread had waited for a CPU, all told, at some moment (see
-/// [`crate::os::thread_waited`]).
-#[derive(Clone, Copy, Debug)]
-pub struct HostWaits {
-    thread: std::thread::ThreadId,
-    waited: Duration,
-}
-
-impl HostWaits {
-    /// The calling thread's waits so far.
-    pub fn now() -> Option<HostWaits> {
-        Some(HostWaits { thread: std::thread::current().id(), waited: crate::os::thread_waited()? })
-    }
-
-    /// How long the calling thread has waited for a CPU since; `None` on another thread.
-    pub fn since(&self) -> Option<Duration> {
-        if self.thread != std::thread::current().id() {
-            return None;
-        }
-        Some(crate::os::thread_waited()?.saturating_sub(self.waited))
-    }
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -241,7 +215,6 @@ impl Stopwatch {
             open_at_read: false,
             long: None,
             own: None,
-            host_waited_in_write: Duration::ZERO,
         }
     }
 
@@ -378,11 +351,8 @@ impl Stopwatch {
     }
 
     /// Notes that the bot was seen to have read the request at `at` (counted no later than
-    /// the latest start). (A wait of the host for a CPU within the write call, when the bot
-    /// woken by it ran first, is traced but not deducted: deducting it cost games on time
-    /// to bots whose CPU was stalled while the host waited.)
+    /// the latest start).
     pub fn seen_read(&mut self, at: Instant) {
-        tracing::trace!(waited_in_write = ?self.host_waited_in_write, since_write = ?at.saturating_duration_since(self.written), "read seen");
         self.read = Some(at.min(self.latest_start));
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
             self.open_own_account();
@@ -390,12 +360,10 @@ impl Stopwatch {
         }
     }
 
-    /// Notes the end of the write: the moment its last bytes went into the pipe, and how
-    /// long the writing thread waited for a CPU within the call that put them there (see
+    /// Notes the end of the write: the moment its last bytes went into the pipe (see
     /// [`crate::process::Process::write_request`]).
-    pub fn written(&mut self, at: Instant, waited_in_write: Duration) {
+    pub fn written(&mut self, at: Instant) {
         self.written = at;
-        self.host_waited_in_write = waited_in_write;
     }
 
     /// When the answer is due: the limit after the start, or after the latest start while
@@ -560,7 +528,7 @@ mod tests {
         let mut w = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
         assert!(w.waits_for_read());
         assert_eq!(w.deadline(), t0 + ms(110), "read not seen: the latest start counts");
-        w.written(t0 + ms(1), Duration::ZERO);
+        w.written(t0 + ms(1));
         w.seen_read(t0 + ms(4));
         assert!(!w.waits_for_read());
         assert_eq!(w.start(), t0 + ms(4));
@@ -571,11 +539,11 @@ mod tests {
         assert_eq!(late.start(), t0 + ms(10));
         // An answer before the read was seen: the clock started at the end of the write.
         let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
-        quick.written(t0 + ms(2), Duration::ZERO);
+        quick.written(t0 + ms(2));
         assert_eq!(quick.start(), t0 + ms(2));
         // Not watching (grace 0 or no one-page pipe): from the end of the write.
         let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
-        plain.written(t0 + ms(3), Duration::ZERO);
+        plain.written(t0 + ms(3));
         assert_eq!(plain.start(), t0 + ms(3));
         assert_eq!(plain.deadline(), t0 + ms(103));
         // Without a stall watch nothing is credited.

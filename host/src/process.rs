@@ -15,7 +15,7 @@ use tokio::process::{Child, ChildStdout};
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use crate::bot_spec::BotSpec;
-use crate::clock::{HostWaits, Stopwatch};
+use crate::clock::Stopwatch;
 use crate::os;
 use crate::reason::{Fault, Reason};
 use crate::supervisor::Supervisor;
@@ -244,7 +244,7 @@ impl Process {
     /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
     /// read its input.
     pub async fn write(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
-        self.write_noting(bytes, deadline, false).await.map(|(at, _)| at)
+        self.write_at(bytes, deadline).await
     }
 
     /// Writes a request (`bytes`, ending in a newline) timed by `watch`, within its
@@ -252,23 +252,17 @@ impl Process {
     /// into the pipe, taken just before the write call that put them there, not after the
     /// call returns, since the bot, woken by that write, may take the CPU from the host
     /// before the call returns (on a shared CPU, for a whole time slice: the bot would think
-    /// that long off the clock). When the bot's read is watched, also how long this thread
-    /// waited for a CPU within that write call: the bot may have read meanwhile.
+    /// that long off the clock).
     ///
     /// # Errors
     /// As [`Process::write`].
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
-        let (at, waited) = self.write_noting(bytes, watch.deadline(), watch.waits_for_read()).await?;
-        watch.written(at, waited);
+        let at = self.write_at(bytes, watch.deadline()).await?;
+        watch.written(at);
         Ok(())
     }
 
-    async fn write_noting(
-        &mut self,
-        bytes: &[u8],
-        deadline: Instant,
-        note_waits: bool,
-    ) -> Result<(Instant, Duration), RecvError> {
+    async fn write_at(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
@@ -276,13 +270,10 @@ impl Process {
             let mut rest = bytes;
             loop {
                 stdin.writable().await?;
-                let waits = if note_waits { HostWaits::now() } else { None };
                 let before = Instant::now();
                 match stdin.try_write(rest) {
                     Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
-                    Ok(n) if n == rest.len() => {
-                        return Ok((before, waits.and_then(|w| w.since()).unwrap_or_default()));
-                    }
+                    Ok(n) if n == rest.len() => return Ok(before),
                     Ok(n) => rest = &rest[n..],
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                     Err(e) => return Err(e),
