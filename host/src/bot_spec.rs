@@ -827,6 +827,7 @@ mod tests {
             move_limit: Some(ms(1000)),
             bank: None,
             increment: ms(0),
+            margin: ms(3),
         };
         assert_eq!(TimeControlOverride::default().apply(event), event);
         let bank_only = TimeControlOverride { bank: Some((ms(60_000), ms(500))), ..Default::default() };

@@ -18,6 +18,10 @@ use crate::sinks::Live;
 /// charged to its clock.
 pub const DEFAULT_READ_GRACE_MS: u64 = 10;
 
+/// Default of `--time-margin-ms`: how far past a limit an answer may come and still be in
+/// time. See the README ("Clocks") for the measurement behind the figure.
+pub const DEFAULT_TIME_MARGIN_MS: u64 = 3;
+
 /// Runs Stratego bots against each other.
 #[derive(Parser, Debug)]
 #[command(name = "stratego-host", version, about, long_about = None)]
@@ -133,6 +137,7 @@ impl CheckArgs {
             move_limit: Some(secs("--move-time", &self.move_time)?),
             bank: None,
             increment: Duration::ZERO,
+            margin: Duration::ZERO,
         };
         let bot = BotSpec::parse(&self.bot).map_err(usage)?.resolve_builtin();
         if bot.protocol == crate::bot_spec::Protocol::Ucc2012 {
@@ -204,6 +209,12 @@ pub struct RunFlags {
     /// many milliseconds after the host wrote it (0: the clock starts at the write).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_READ_GRACE_MS)]
     pub read_grace_ms: u64,
+    /// Safety margin in milliseconds: an answer that comes up to this much after its limit
+    /// (move, bank, setup, start-up) is still in time; a move that uses it is marked in the
+    /// records (`over_us`) and counted in the summary. The same for every bot; bots are told
+    /// it (`time_control.margin_ms`). Default 3; 0 for none.
+    #[arg(long, value_name = "MS")]
+    pub time_margin_ms: Option<u64>,
     /// Memory limit of each bot process (address space, setrlimit RLIMIT_AS), e.g. 512M.
     /// A bot spec's "memory" overrides it.
     #[arg(long, value_name = "SIZE")]
@@ -474,6 +485,8 @@ pub struct FileDefaults {
     pub out: Option<PathBuf>,
     /// Strikes.
     pub strikes: Option<u32>,
+    /// Safety margin past the limits.
+    pub time_margin: Option<Duration>,
 }
 
 impl RunFlags {
@@ -515,6 +528,13 @@ impl RunFlags {
         let move_limit = if move_limit.is_none() && bank.is_none() { Some(Duration::from_secs(1)) } else { move_limit };
         if move_limit.is_some_and(|m| m.is_zero()) {
             return Err(usage("--move-time: must be more than zero"));
+        }
+        let margin = match self.time_margin_ms {
+            Some(ms) => Duration::from_millis(ms),
+            None => file.time_margin.unwrap_or(Duration::from_millis(DEFAULT_TIME_MARGIN_MS)),
+        };
+        if margin > Duration::from_secs(60) {
+            return Err(usage("--time-margin-ms: at most 60000".to_owned()));
         }
         let concurrency = self.concurrency.or(file.concurrency).unwrap_or(1);
         if concurrency == 0 {
@@ -596,7 +616,7 @@ impl RunFlags {
         Ok(RunConfig {
             settings: GameSettings {
                 rules: Arc::new(rules),
-                time_control: TimeControl { startup, setup, move_limit, bank, increment },
+                time_control: TimeControl { startup, setup, move_limit, bank, increment, margin },
                 max_line: self.max_line,
                 grace: Duration::from_millis(self.grace_ms),
                 read_grace: Duration::from_millis(self.read_grace_ms),
@@ -719,6 +739,7 @@ impl TournamentArgs {
             setups: c.setups.clone(),
             out: c.out.clone(),
             strikes: c.strikes,
+            time_margin: c.time_margin,
         });
         let run = self.run.validate(&file)?;
         if let Some(path) = &self.config {

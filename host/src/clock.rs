@@ -23,6 +23,10 @@ pub struct TimeControl {
     pub bank: Option<Duration>,
     /// Added to the bank after each move.
     pub increment: Duration,
+    /// The safety margin: how far past any of the limits above an answer may come and
+    /// still be in time (`--time-margin-ms`; the same for every bot of an event).
+    #[serde(default)]
+    pub margin: Duration,
 }
 
 impl TimeControl {
@@ -34,7 +38,13 @@ impl TimeControl {
             move_ms: self.move_limit.map(ms),
             bank_ms: self.bank.map(ms),
             increment_ms: ms(self.increment),
+            margin_ms: ms(self.margin),
         }
+    }
+
+    /// How long the host waits for an answer due within `limit`: the limit plus the margin.
+    pub fn allowed(&self, limit: Duration) -> Duration {
+        limit + self.margin
     }
 
     /// Parses `BANK+INC` in seconds (`60+0.5`, or `60` for no increment).
@@ -100,12 +110,14 @@ impl Clock {
     ///
     /// # Errors
     /// [`Flagged`] when it took longer than the budget.
+    /// A move that goes past its budget within the margin is in time; a bank it overdraws
+    /// is left empty (the next move then has only the increment).
     pub fn charge(&mut self, tc: &TimeControl, elapsed: Duration) -> Result<(), Flagged> {
-        if elapsed > self.budget(tc) {
+        if elapsed > tc.allowed(self.budget(tc)) {
             return Err(Flagged);
         }
         if let Some(r) = self.remaining.as_mut() {
-            *r = *r - elapsed + tc.increment;
+            *r = r.saturating_sub(elapsed) + tc.increment;
         }
         Ok(())
     }
@@ -490,7 +502,24 @@ mod tests {
             move_limit: move_ms.map(Duration::from_millis),
             bank: bank_ms.map(Duration::from_millis),
             increment: Duration::from_millis(inc_ms),
+            margin: Duration::ZERO,
         }
+    }
+
+    #[test]
+    fn the_margin_lets_a_move_past_its_limit_and_empties_an_overdrawn_bank() {
+        let ms = Duration::from_millis;
+        let t = TimeControl { margin: ms(2), ..tc(Some(20), None, 0) };
+        let mut c = Clock::new(&t);
+        assert_eq!(t.allowed(ms(20)), ms(22));
+        assert_eq!(c.charge(&t, ms(22)), Ok(()), "within the margin");
+        assert_eq!(c.charge(&t, ms(22) + Duration::from_micros(1)), Err(Flagged));
+        let banked = TimeControl { margin: ms(2), ..tc(None, Some(100), 10) };
+        let mut c = Clock::new(&banked);
+        assert_eq!(c.charge(&banked, ms(101)), Ok(()), "1 ms over the bank, within the margin");
+        assert_eq!(c.remaining, Some(ms(10)), "the bank is emptied, then the increment added");
+        assert_eq!(c.charge(&banked, ms(13)), Err(Flagged));
+        assert_eq!(banked.to_wire().margin_ms, 2);
     }
 
     #[test]

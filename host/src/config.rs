@@ -6,6 +6,7 @@
 //! seeds = ["new-build"]          # gauntlet: the bots that play all the others
 //! rules = "classic"              # classic, isf, barrage, ucc2012 or a JSON rules file
 //! move_time = 0.1                # seconds; also tc = "60+0.5", setup_time, startup_time
+//! time_margin_ms = 2             # how far past a limit an answer is still in time
 //!
 //! [[bot]]
 //! name = "new-build"             # default: derived from the command (bot_spec::default_name)
@@ -76,6 +77,8 @@ pub struct TournamentFile {
     pub out: Option<PathBuf>,
     /// `strikes`: faults forgiven per bot and game.
     pub strikes: Option<i64>,
+    /// `time_margin_ms`: how far past a limit an answer is still in time.
+    pub time_margin_ms: Option<i64>,
     /// The `[[bot]]` tables.
     #[serde(default)]
     pub bot: Vec<RawSpec>,
@@ -151,6 +154,8 @@ pub struct TournamentConfig {
     pub out: Option<PathBuf>,
     /// Faults forgiven per bot and game.
     pub strikes: Option<u32>,
+    /// Safety margin past the limits (at most 60 s).
+    pub time_margin: Option<Duration>,
 }
 
 /// What is wrong with a tournament file, and where.
@@ -300,6 +305,14 @@ impl Context<'_> {
             .strikes
             .map(|s| u32::try_from(s).map_err(|_| self.error("strikes", "must be a whole number, 0 or more")))
             .transpose()?;
+        let time_margin =
+            raw.time_margin_ms
+                .map(|m| {
+                    u64::try_from(m).ok().filter(|&m| m <= 60_000).map(Duration::from_millis).ok_or_else(|| {
+                        self.error("time_margin_ms", "must be a whole number of milliseconds, 0 to 60000")
+                    })
+                })
+                .transpose()?;
         let bots = self.check_bots(raw.bot)?;
         let format = if round_robin {
             if raw.seeds.is_some() {
@@ -323,6 +336,7 @@ impl Context<'_> {
             setups,
             out,
             strikes,
+            time_margin,
         })
     }
 
@@ -617,7 +631,7 @@ mod tests {
         assert_eq!(
             error(&format!("colour = \"red\"\n{TWO_BOTS}")),
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
-             concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, bot)"
+             concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -787,6 +801,7 @@ mod tests {
             setups = "book.txt"
             out = "results"
             strikes = 1
+            time_margin_ms = 5
 
             [[bot]]
             name = "heuristic"
@@ -864,6 +879,7 @@ mod tests {
             setups: Some(tmp.0.join("book.txt")),
             out: Some(tmp.0.join("results")),
             strikes: Some(1),
+            time_margin: Some(secs(0.005)),
         };
         assert_eq!(config, expected);
         let minimal = parse(TWO_BOTS, "t.toml", Path::new("")).unwrap();

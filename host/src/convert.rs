@@ -284,7 +284,7 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
     let mut plies = Vec::with_capacity(g.moves.len());
     for (i, &mv) in g.moves.iter().enumerate() {
         let ply = game.play(mv).map_err(|e| Problem::error(format!("ply {} {mv} is illegal: {e}", i + 1)))?;
-        plies.push(RecordPly { ply, time_us: 0, stall_us: 0 });
+        plies.push(RecordPly { ply, time_us: 0, stall_us: 0, over_us: 0 });
     }
     let winner = match result.winner {
         1 => Some(Color::Red),
@@ -318,7 +318,14 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
         started_unix_ms: 0,
         duration_ms: 0,
         ruleset: rules.spec().clone(),
-        time_control: TimeControl { startup_ms: 0, setup_ms: 0, move_ms: None, bank_ms: None, increment_ms: 0 },
+        time_control: TimeControl {
+            startup_ms: 0,
+            setup_ms: 0,
+            move_ms: None,
+            bank_ms: None,
+            increment_ms: 0,
+            margin_ms: 0,
+        },
         bots: ByColor::new(bot(Color::Red), bot(Color::Blue)),
         deployments: ByColor::new(Some(rows.red), Some(rows.blue)),
         plies,

@@ -326,7 +326,7 @@ impl JsonSession {
             max_line_bytes: start.max_line,
             opponent: start.opponent.map(str::to_owned),
         });
-        let answer = match self.ask(&hello, start.time_control.startup, None).await {
+        let answer = match self.ask(&hello, start.time_control.allowed(start.time_control.startup), None).await {
             Ok(a) => a,
             Err(SessionError::Timeout { stall_credit, late, note: None }) if self.proc.bytes_received == 0 => {
                 return Err(SessionError::Timeout {
@@ -442,7 +442,7 @@ impl BotSession for JsonSession {
             time_ms: crate::clock::ms(start.time_control.setup),
             fixed: fixed.map(|d| d.to_rows(start.rules)),
         });
-        let answer = self.ask(&request, start.time_control.setup, None).await?;
+        let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), None).await?;
         match answer.value {
             BotMessage::Setup(s) => {
                 Ok(Timed { value: s.deployment, took: answer.took, stall_credit: answer.stall_credit })

@@ -138,18 +138,26 @@ pub fn secs(d: Duration) -> String {
 pub fn judge<T>(
     answer: Result<Timed<T>, SessionError>,
     limit: Duration,
+    margin: Duration,
     timeout: Reason,
     what: &str,
     timeout_late_us: &mut Option<u64>,
 ) -> Result<Timed<T>, Fault> {
+    let margin_note = match margin {
+        m if m.is_zero() => String::new(),
+        m => format!(" (+{} margin)", secs(m)),
+    };
     match answer {
-        Ok(a) if a.took <= limit => Ok(a),
+        Ok(a) if a.took <= limit + margin => Ok(a),
         Ok(a) => {
             let stalls = match a.stall_credit {
                 c if c.is_zero() => String::new(),
                 c => format!(" (not counting {} of machine stalls)", secs(c)),
             };
-            Err(Fault::new(timeout, format!("{what} took {}; the limit was {}{stalls}", secs(a.took), secs(limit))))
+            Err(Fault::new(
+                timeout,
+                format!("{what} took {}; the limit was {}{margin_note}{stalls}", secs(a.took), secs(limit)),
+            ))
         }
         Err(SessionError::Timeout { stall_credit, late, note }) => {
             *timeout_late_us = Some(late.as_micros() as u64);
@@ -158,7 +166,7 @@ pub fn judge<T>(
                 c => format!(" (plus {} for machine stalls)", secs(c)),
             };
             let note = note.map(|n| format!("; {n}")).unwrap_or_default();
-            Err(Fault::new(timeout, format!("no {what} within {}{stalls}{note}", secs(limit))))
+            Err(Fault::new(timeout, format!("no {what} within {}{margin_note}{stalls}{note}", secs(limit))))
         }
         Err(SessionError::Fault(f)) => Err(f),
     }
@@ -296,7 +304,9 @@ async fn start<S: BotSession>(players: &mut ByColor<Player<S>>, starts: &ByColor
     async fn one<S: BotSession>(p: &mut Player<S>, start: &StartInfo<'_>) {
         let Some(session) = p.session.as_mut() else { return };
         let answer = session.start_game(&start.view()).await;
-        if let Err(f) = judge(answer, p.tc.startup, Reason::StartupTimeout, "ready", &mut p.timeout_late_us) {
+        if let Err(f) =
+            judge(answer, p.tc.startup, p.tc.margin, Reason::StartupTimeout, "ready", &mut p.timeout_late_us)
+        {
             p.fail(f);
         }
     }
@@ -313,7 +323,7 @@ async fn setups<S: BotSession>(
     async fn one<S: BotSession>(p: &mut Player<S>, start: &StartInfo<'_>, rules: &Ruleset) -> Option<Deployment> {
         let session = p.session.as_mut()?;
         let answer = session.setup(&start.view(), p.fixed_setup.as_ref()).await;
-        match judge(answer, p.tc.setup, Reason::SetupTimeout, "setup", &mut p.timeout_late_us) {
+        match judge(answer, p.tc.setup, p.tc.margin, Reason::SetupTimeout, "setup", &mut p.timeout_late_us) {
             Err(f) => {
                 p.fail(f);
                 None
@@ -362,31 +372,34 @@ async fn moves<S: BotSession>(
                 remaining_ms: p.clock.remaining.map(crate::clock::ms),
                 opponent_remaining_ms: opponent_remaining.map(crate::clock::ms),
             },
-            budget,
+            budget: p.tc.allowed(budget),
             strike: strike.as_ref(),
             opponent_setup: &setup_squares[!color],
         };
         let answer = session.turn(&req).await;
         let took = answer.as_ref().ok().map(|a| (a.took, a.stall_credit));
-        let decided = judge(answer, budget, Reason::MoveTimeout, "move", &mut p.timeout_late_us).and_then(|a| {
-            p.think_us += a.took.as_micros() as u64;
-            if p.clock.charge(&p.tc, a.took).is_err() {
-                return Err(Fault::new(
-                    Reason::MoveTimeout,
-                    format!("the move took {}; it had {}", secs(a.took), secs(budget)),
-                ));
-            }
-            match a.value {
-                Decision::Resign => Ok(None),
-                Decision::Move(text) => match text.parse::<Move>() {
-                    Err(e) => Err(Fault::new(Reason::IllegalMove, e.to_string())),
-                    Ok(mv) => match game.check_move(mv) {
-                        Ok(()) => Ok(Some(mv)),
-                        Err(e) => Err(Fault::new(Reason::IllegalMove, format!("{mv} is illegal: {e}"))),
+        let margin = p.tc.margin;
+        let decided =
+            judge(answer, budget, margin, Reason::MoveTimeout, "move", &mut p.timeout_late_us).and_then(|a| {
+                p.think_us += a.took.as_micros() as u64;
+                if p.clock.charge(&p.tc, a.took).is_err() {
+                    let margin = if margin.is_zero() { String::new() } else { format!(" (+{} margin)", secs(margin)) };
+                    return Err(Fault::new(
+                        Reason::MoveTimeout,
+                        format!("the move took {}; it had {}{margin}", secs(a.took), secs(budget)),
+                    ));
+                }
+                match a.value {
+                    Decision::Resign => Ok(None),
+                    Decision::Move(text) => match text.parse::<Move>() {
+                        Err(e) => Err(Fault::new(Reason::IllegalMove, e.to_string())),
+                        Ok(mv) => match game.check_move(mv) {
+                            Ok(()) => Ok(Some(mv)),
+                            Err(e) => Err(Fault::new(Reason::IllegalMove, format!("{mv} is illegal: {e}"))),
+                        },
                     },
-                },
-            }
-        });
+                }
+            });
         let mv = match decided {
             Ok(Some(mv)) => mv,
             Ok(None) => return Some(color),
@@ -396,8 +409,11 @@ async fn moves<S: BotSession>(
             },
         };
         let ply = game.play_unchecked(mv);
-        let (time_us, stall_us) = took.map_or((0, 0), |(t, s)| (t.as_micros() as u64, s.as_micros() as u64));
-        plies.push(RecordPly { ply, time_us, stall_us });
+        let (time_us, stall_us, over_us) = took.map_or((0, 0, 0), |(t, s)| {
+            let over = if t <= budget + margin { t.saturating_sub(budget) } else { Duration::ZERO };
+            (t.as_micros() as u64, s.as_micros() as u64, over.as_micros() as u64)
+        });
+        plies.push(RecordPly { ply, time_us, stall_us, over_us });
         if let Some(f) = on_ply {
             f(LiveUpdate::Ply(plies.last().expect("just pushed")));
         }
@@ -690,6 +706,7 @@ mod tests {
                 move_limit: Some(Duration::from_millis(100)),
                 bank: None,
                 increment: Duration::ZERO,
+                margin: Duration::ZERO,
             },
             max_line: 1 << 20,
             grace: Duration::from_millis(10),
@@ -833,10 +850,15 @@ mod tests {
     #[test]
     fn judge_is_the_one_place_an_answer_is_found_late() {
         let mut late = None;
-        let ok = judge::<()>(answer(()), Duration::from_micros(5), Reason::MoveTimeout, "move", &mut late);
+        let us = Duration::from_micros;
+        let ok = judge::<()>(answer(()), us(5), Duration::ZERO, Reason::MoveTimeout, "move", &mut late);
         assert!(ok.is_ok(), "an answer exactly at the limit is in time");
-        let slow = judge::<()>(answer(()), Duration::from_micros(4), Reason::SetupTimeout, "setup", &mut late);
+        let slow = judge::<()>(answer(()), us(4), Duration::ZERO, Reason::SetupTimeout, "setup", &mut late);
         assert_eq!(slow.unwrap_err().message, "setup took 0.000 s; the limit was 0.000 s");
+        // The answer took 5 µs: 1 µs past a 4 µs limit is within a 1 µs margin, 2 µs is not.
+        assert!(judge::<()>(answer(()), us(4), us(1), Reason::MoveTimeout, "move", &mut late).is_ok());
+        let over = judge::<()>(answer(()), us(3), us(1), Reason::MoveTimeout, "move", &mut late);
+        assert_eq!(over.unwrap_err().message, "move took 0.000 s; the limit was 0.000 s (+0.000 s margin)");
         assert_eq!(late, None);
     }
 }

@@ -650,7 +650,7 @@ mod tests {
             let mv = *moves.iter().max_by_key(|m| (forward(m), m.from.file() as i32 * ((k as i32 % 3) - 1))).unwrap();
             k += 1;
             let ply = game.play(mv).unwrap();
-            recorded.push(RecordPly { ply, time_us: 100 * k, stall_us: 0 });
+            recorded.push(RecordPly { ply, time_us: 100 * k, stall_us: 0, over_us: 0 });
         }
         GameRecord {
             game_id: "0000000000000007-1".into(),
@@ -663,7 +663,14 @@ mod tests {
             started_unix_ms: 0,
             duration_ms: 0,
             ruleset: RulesetSpec::from(rules),
-            time_control: TimeControl { startup_ms: 1, setup_ms: 1, move_ms: None, bank_ms, increment_ms: 10 },
+            time_control: TimeControl {
+                startup_ms: 1,
+                setup_ms: 1,
+                move_ms: None,
+                bank_ms,
+                increment_ms: 10,
+                margin_ms: 0,
+            },
             bots: ByColor::new(bot("alpha"), bot("beta")),
             deployments: ByColor::new(Some(RED.into()), Some(BLUE.into())),
             plies: recorded,

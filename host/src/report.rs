@@ -30,6 +30,10 @@ pub struct BotTotals {
     pub stall_moves: u64,
     /// Machine stall time credited in all, microseconds.
     pub stall_us: u64,
+    /// Moves that came past their limit, within the safety margin (`over_us` in RECORDS.md).
+    pub margin_moves: u64,
+    /// The furthest past its limit such a move came, microseconds.
+    pub margin_max_us: u64,
 }
 
 /// The summary of a match, updated game by game.
@@ -49,6 +53,8 @@ pub struct Summary {
     pub reasons: BTreeMap<String, u32>,
     /// Plies in all.
     pub plies: u64,
+    /// The safety margin past each limit, milliseconds (`time_control.margin_ms`).
+    pub time_margin_ms: u64,
     /// Elo of bot A against bot B.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elo: Option<EloEstimate>,
@@ -74,6 +80,7 @@ impl Summary {
     pub fn add(&mut self, rec: &GameRecord, a_color: Color) {
         self.games += 1;
         self.plies += rec.plies.len() as u64;
+        self.time_margin_ms = rec.time_control.margin_ms;
         *self.reasons.entry(rec.result.reason.code().to_owned()).or_default() += 1;
         for (i, color) in [(0, a_color), (1, !a_color)] {
             let b = &mut self.bots[i];
@@ -91,6 +98,10 @@ impl Summary {
             for p in rec.plies.iter().filter(|p| p.ply.color == color && p.stall_us > 0) {
                 b.stall_moves += 1;
                 b.stall_us += p.stall_us;
+            }
+            for p in rec.plies.iter().filter(|p| p.ply.color == color && p.over_us > 0) {
+                b.margin_moves += 1;
+                b.margin_max_us = b.margin_max_us.max(p.over_us);
             }
             b.think_us += rec.bots[color].think_us;
         }
@@ -159,6 +170,22 @@ impl Summary {
                 .collect();
             let _ = writeln!(s, "  machine stalls credited: {}", per_bot.join("; "));
         }
+        if self.time_margin_ms > 0 {
+            let per_bot: Vec<String> = self
+                .bots
+                .iter()
+                .map(|b| match b.margin_moves {
+                    0 => format!("{} none", b.name),
+                    n => format!("{} {n} (at most {:.3} ms over)", b.name, b.margin_max_us as f64 / 1000.0),
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  time margin {} ms past each limit; moves that used it: {}",
+                self.time_margin_ms,
+                per_bot.join("; ")
+            );
+        }
         let reasons: Vec<String> = self.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(s, "  endings: {}", reasons.join(", "));
         let _ = writeln!(
@@ -174,5 +201,40 @@ impl Summary {
             let _ = writeln!(s, "  records: {r}");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_shows_the_margin_and_the_moves_that_used_it() {
+        let mut rec = crate::tournament::tests_support::record(Some(Color::Red));
+        rec.time_control.margin_ms = 3;
+        rec.plies = [
+            r#"{"color":"red","move":"a4-a5","time_us":21000,"over_us":1000}"#,
+            r#"{"color":"blue","move":"a7-a6","time_us":19000}"#,
+            r#"{"color":"red","move":"a5-a4","time_us":22500,"over_us":2500}"#,
+        ]
+        .iter()
+        .map(|p| serde_json::from_str(p).unwrap())
+        .collect();
+        let mut s = Summary::default();
+        s.bots[0].name = "a".into();
+        s.bots[1].name = "b".into();
+        s.add(&rec, Color::Red);
+        assert_eq!((s.bots[0].margin_moves, s.bots[0].margin_max_us, s.bots[1].margin_moves), (2, 2500, 0));
+        let text = s.render();
+        assert!(
+            text.contains(
+                "  time margin 3 ms past each limit; moves that used it: a 2 (at most 2.500 ms over); b none\n"
+            ),
+            "{text}"
+        );
+        rec.time_control.margin_ms = 0;
+        let mut none = Summary::default();
+        none.add(&rec, Color::Red);
+        assert!(!none.render().contains("time margin"), "no margin, no line");
     }
 }

@@ -33,6 +33,8 @@ pub struct Standing {
     pub losses: u32,
     /// Losses by fault, by reason code.
     pub faults: BTreeMap<String, u32>,
+    /// Moves that came past their limit, within the safety margin (`over_us` in the records).
+    pub margin_moves: u64,
 }
 
 /// The results between two bots, from the first's side.
@@ -84,6 +86,8 @@ pub struct TournamentReport {
     pub pairings: Vec<PairingResult>,
     /// The run was interrupted before every game was played.
     pub interrupted: bool,
+    /// The safety margin past each limit, milliseconds (`time_control.margin_ms`).
+    pub time_margin_ms: u64,
     /// Wall time, seconds.
     pub wall_s: f64,
     /// The records file, when written.
@@ -140,9 +144,11 @@ impl TournamentSink {
             None => 0.5,
         };
         self.games.push((red, blue, red_score));
+        self.report.time_margin_ms = record.time_control.margin_ms;
         for (me, other, score, color) in [(red, blue, red_score, Color::Red), (blue, red, 1.0 - red_score, Color::Blue)]
         {
             let s = &mut self.standings[me];
+            s.margin_moves += record.plies.iter().filter(|p| p.ply.color == color && p.over_us > 0).count() as u64;
             s.games += 1;
             s.points += score;
             match record.result.winner {
@@ -328,6 +334,16 @@ impl TournamentReport {
                 );
             }
         }
+        if self.time_margin_ms > 0 {
+            let used: Vec<String> = self
+                .ranking
+                .iter()
+                .filter(|b| b.margin_moves > 0)
+                .map(|b| format!("{} {}", b.name, b.margin_moves))
+                .collect();
+            let used = if used.is_empty() { "none".to_owned() } else { used.join(", ") };
+            let _ = writeln!(s, "  time margin {} ms past each limit; moves that used it: {used}", self.time_margin_ms);
+        }
         let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
         if let Some(r) = &self.records {
             let _ = writeln!(s, "  records: {r}");
@@ -381,6 +397,7 @@ pub(crate) mod tests_support {
                 move_limit: None,
                 bank: None,
                 increment: Duration::ZERO,
+                margin: Duration::ZERO,
             }
             .to_wire(),
             bots: ByColor::new(bot("r"), bot("b")),

@@ -426,7 +426,7 @@ impl BotSession for UccSession {
             Color::Blue => "BLUE",
         };
         let request = format!("{colour} {} {SIDE} {SIDE}\n", legacy_name(start.opponent));
-        let answer = self.ask(&request, start.time_control.setup, 4).await?;
+        let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), 4).await?;
         self.answered = true;
         match setup_pairs(start.color, &answer.value) {
             Ok(pairs) => Ok(Timed { value: pairs, took: answer.took, stall_credit: answer.stall_credit }),

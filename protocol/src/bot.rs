@@ -208,6 +208,7 @@ mod tests {
                 move_ms: Some(1),
                 bank_ms: None,
                 increment_ms: 0,
+                margin_ms: 0,
             },
             seed: 3,
             max_line_bytes: 1 << 20,

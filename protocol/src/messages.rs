@@ -54,6 +54,15 @@ pub struct TimeControl {
     pub bank_ms: Option<u64>,
     /// Added to the bank after each move.
     pub increment_ms: u64,
+    /// (1.3) The host's safety margin: an answer that comes this much after a limit (the
+    /// move limit, the bank, the start-up or setup time) is still in time. The same for
+    /// every bot of an event; absent when zero. Plan to answer within the limit.
+    #[serde(default, skip_serializing_if = "is_zero_ms")]
+    pub margin_ms: u64,
+}
+
+fn is_zero_ms(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `hello`: the first message of every game.

@@ -108,6 +108,10 @@ pub struct RecordPly {
     /// credited to the bot, so not part of `time_us`. Absent when zero.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stall_us: u64,
+    /// How far past its limit the move came, within the host's safety margin
+    /// (`time_control.margin_ms`), in microseconds. Absent when it came in time.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub over_us: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

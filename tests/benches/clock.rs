@@ -8,7 +8,8 @@
 //! 2. Timeout lateness: a bot that never answers; how long after the deadline the host
 //!    declares the timeout (the record's `timeout_late_us`). p50 / p99 / max.
 //! 3. Spurious losses: bots answering at 90 % of a 20 ms move limit, as many games at once
-//!    as there are cores, 24 games in one match (over 10,000 moves): count the time losses.
+//!    as there are cores, 24 games in one match (over 10,000 moves): count the time losses,
+//!    and the moves that came past the limit within the host's default safety margin.
 //!    The Rust test bot, then a Python bot (benches/busy_bot.py); then the Rust bot
 //!    oversubscribed (twice as many games as cores).
 
@@ -150,7 +151,11 @@ fn main() {
         );
         let (mut moves, mut losses, mut early) = (0u64, 0u64, 0u64);
         let mut stalls: Vec<f64> = Vec::new();
+        let mut over: Vec<f64> = Vec::new();
         for r in records(&dir) {
+            over.extend(
+                r["plies"].as_array().unwrap().iter().filter_map(|p| p["over_us"].as_f64()).map(|us| us / 1000.0),
+            );
             let plies = r["plies"].as_array().unwrap().len() as u64;
             stalls.extend(
                 r["plies"].as_array().unwrap().iter().filter_map(|p| p["stall_us"].as_f64()).map(|us| us / 1000.0),
@@ -173,6 +178,11 @@ fn main() {
             stalls.len(),
             stalls.iter().sum::<f64>(),
             stalls.iter().copied().fold(0.0, f64::max)
+        );
+        println!(
+            "  past the 20 ms limit within the host's safety margin (default 3 ms): {} moves, the furthest {:.3} ms over",
+            over.len(),
+            over.iter().copied().fold(0.0, f64::max)
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);

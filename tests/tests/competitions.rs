@@ -131,6 +131,8 @@ fn a_gauntlet_plays_its_seed_against_every_other_bot_only() {
     // The two non-seeds never met: their crosstable cells are empty.
     let rows: Vec<&str> = stdout.lines().filter(|l| l.contains("sample-bot-random") || l.contains(" bot ")).collect();
     assert!(rows.iter().any(|l| l.contains('·')), "{stdout}");
+    // The default safety margin is shown with the table.
+    assert!(stdout.contains("\n  time margin 3 ms past each limit; moves that used it: "), "{stdout}");
 }
 
 #[test]

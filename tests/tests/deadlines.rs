@@ -47,10 +47,23 @@ fn slow_reader(read_grace_ms: &str, stall_credit: bool) -> serde_json::Value {
 fn answers_around_the_deadline() {
     // Without the stall credit: a machine stall of a millisecond during that move would
     // rightly put the answer back in time (tests/tests/stalls.rs covers the credit).
-    let r = one_game("late-1ms", &["--no-stall-credit"]);
+    // Without the safety margin too (default 3 ms), which would let it off.
+    let r = one_game("late-1ms", &["--no-stall-credit", "--time-margin-ms", "0"]);
     assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
     assert_eq!(r["result"]["faulty"], "red");
     assert!(r["result"]["message"].as_str().unwrap().contains("0.050 s"));
+    assert_eq!(r["time_control"]["margin_ms"], serde_json::Value::Null, "no margin: the field is absent");
+
+    // With the default margin the same move is in time, and the record says it went over.
+    let r = one_game("late-1ms", &["--no-stall-credit"]);
+    assert!(r["result"]["faulty"].is_null(), "1 ms late is within the default 3 ms margin: {}", r["result"]);
+    assert_eq!(r["time_control"]["margin_ms"], 3);
+    let over = r["plies"][2]["over_us"].as_u64().unwrap_or(0);
+    assert!((1..=3_000).contains(&over), "over_us {over}: {}", r["plies"][2]);
+    assert!(
+        r["plies"].as_array().unwrap().iter().filter(|p| p.get("over_us").is_some()).count() == 1,
+        "only the late move is marked"
+    );
 
     let r = one_game("just-in-time", &[]);
     assert!(r["result"]["faulty"].is_null(), "2 ms before the deadline must not lose: {}", r["result"]);

@@ -84,6 +84,9 @@ fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, 
         "--out",
         dir.0.to_str().unwrap(),
         "--json",
+        // The stall credit alone (no safety margin past the 60 ms): what these tests are about.
+        "--time-margin-ms",
+        "0",
     ];
     args.extend_from_slice(extra);
     // One stalled match at a time: the tests of this file run on threads of one process.
