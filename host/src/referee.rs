@@ -152,6 +152,10 @@ pub fn judge<T>(
         Ok(a) => {
             let stalls = match a.stall_credit {
                 c if c.is_zero() => String::new(),
+                // The credit is capped at the limit (with the margin): a longer stall shows so.
+                c if c >= limit + margin => {
+                    format!(" (not counting {} of machine stalls, the most a move is credited)", secs(c))
+                }
                 c => format!(" (not counting {} of machine stalls)", secs(c)),
             };
             Err(Fault::new(
@@ -859,6 +863,21 @@ mod tests {
         assert!(judge::<()>(answer(()), us(4), us(1), Reason::MoveTimeout, "move", &mut late).is_ok());
         let over = judge::<()>(answer(()), us(3), us(1), Reason::MoveTimeout, "move", &mut late);
         assert_eq!(over.unwrap_err().message, "move took 0.000 s; the limit was 0.000 s (+0.000 s margin)");
+        let capped = Ok(Timed { value: (), took: Duration::from_millis(30), stall_credit: Duration::from_millis(23) });
+        assert_eq!(
+            judge::<()>(
+                capped,
+                Duration::from_millis(20),
+                Duration::from_millis(3),
+                Reason::MoveTimeout,
+                "move",
+                &mut late
+            )
+            .unwrap_err()
+            .message,
+            "move took 0.030 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.023 s of machine stalls, the most \
+             a move is credited)"
+        );
         assert_eq!(late, None);
     }
 }
