@@ -76,7 +76,33 @@ fn loss_when_attacked(attacker: Rank, defender: Rank) -> f64 {
 
 /// Expected loss when an enemy piece with distribution `p` attacks our `defender`.
 fn expected_threat(defender: Rank, p: &[f64; 12]) -> f64 {
-    Rank::ALL.iter().filter(|r| r.is_mobile()).map(|&r| p[r.index()] * loss_when_attacked(r, defender)).sum()
+    defended_threat(defender, p, &[])
+}
+
+/// How much of a recapture counts against the loss it answers (the enemy may see it coming
+/// and not attack, or our defender may be needed elsewhere).
+pub const RECAPTURE: f64 = 0.8;
+
+/// What one of our `helpers` (pieces next to the square) wins by taking back an enemy
+/// `attacker` that has just taken our `defender` there: the best of them, 0 if none gains.
+fn recapture(attacker: Rank, defender: Rank, helpers: &[Rank]) -> f64 {
+    if Combat::resolve(attacker, defender).result != CombatResult::AttackerWins {
+        return 0.0; // no attacker left standing there to take
+    }
+    helpers.iter().map(|&h| fight_value(h, attacker).max(0.0)).fold(0.0, f64::max)
+}
+
+/// [`expected_threat`] on a square our `helpers` defend: for each attacking rank, the loss
+/// less [`RECAPTURE`] times what taking the attacker back wins (never below 0). A piece
+/// chased by a known General stands safe next to our Marshal: the chase ends there.
+fn defended_threat(defender: Rank, p: &[f64; 12], helpers: &[Rank]) -> f64 {
+    Rank::ALL
+        .iter()
+        .filter(|r| r.is_mobile())
+        .map(|&r| {
+            p[r.index()] * (loss_when_attacked(r, defender) - RECAPTURE * recapture(r, defender, helpers)).max(0.0)
+        })
+        .sum()
 }
 
 fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
@@ -116,7 +142,15 @@ impl Position<'_> {
     /// Expected loss of our `rank` standing on `sq` (ignoring the square `ignore`, which we
     /// are leaving or capturing). A piece the enemy knows (`revealed`) is attacked by any
     /// neighbour that beats it, moved or not; an unknown one mostly by pieces that move.
-    fn danger(&self, rank: Rank, sq: Square, ignore: Square, revealed: bool) -> f64 {
+    /// Our pieces next to `sq` other than the one at `ignore` or `mover` can take back an
+    /// attacker that wins there ([`defended_threat`]).
+    fn danger(&self, rank: Rank, sq: Square, ignore: Square, mover: Square, revealed: bool) -> f64 {
+        let helpers: Vec<Rank> = neighbours(sq)
+            .filter(|&n| n != ignore && n != mover)
+            .filter_map(|n| self.at(n))
+            .filter(|p| p.color == self.turn.color)
+            .filter_map(|p| p.rank.filter(|r| r.is_mobile()))
+            .collect();
         neighbours(sq)
             .filter(|&n| n != ignore)
             .filter_map(|n| self.at(n))
@@ -136,7 +170,7 @@ impl Position<'_> {
                 } else {
                     0.8
                 };
-                w * expected_threat(rank, &d)
+                w * defended_threat(rank, &d, &helpers)
             })
             .fold(0.0, f64::max)
     }
@@ -232,7 +266,7 @@ pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evide
                 }
                 // A winner stays on the square: account for the danger there.
                 if d[Rank::Flag.index()] < 0.99 {
-                    score -= 0.5 * pos.danger(rank, m.to, m.to, true);
+                    score -= 0.5 * pos.danger(rank, m.to, m.to, m.from, true);
                 }
                 // Unknown, unmoved targets may be Bombs: keep valuable pieces away.
                 if target.rank.is_none() && !target.moved && rank != Rank::Miner {
@@ -272,8 +306,8 @@ pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evide
                 }
                 let progress = (m.to.rank() as i16 - m.from.rank() as i16) * forward;
                 score += 3.0 * f64::from(progress.signum());
-                score -= caution * pos.danger(rank, m.to, m.from, mine.revealed || m.from.distance(m.to) > 1);
-                score += 0.9 * pos.danger(rank, m.from, m.to, mine.revealed);
+                score -= caution * pos.danger(rank, m.to, m.from, m.from, mine.revealed || m.from.distance(m.to) > 1);
+                score += 0.9 * pos.danger(rank, m.from, m.to, m.from, mine.revealed);
                 if rank == Rank::Scout && m.from.distance(m.to) > 1 {
                     score -= 5.0; // a long move reveals the Scout
                 }
@@ -358,11 +392,73 @@ pub fn shuffle_penalty(quiet: u32) -> f64 {
     f64::from(quiet.saturating_sub(QUIET_PLIES)).min(200.0)
 }
 
+/// Worth of a step of a chased piece towards the nearest of our pieces that beats its
+/// chaser, and of such a piece towards the chaser ([`chase_breaker`]).
+pub const HELP_STEP: f64 = 20.0;
+
+/// Bonus for ending a chase, a quiet move at a time: without a two-square rule an enemy
+/// piece can follow one of ours for a thousand plies, ours fleeing every move (the ply-limit
+/// draws against Asmodeus, its Marshal after our General). A chased piece (an enemy piece
+/// next to it that likely beats it) flees towards the nearest of our other pieces whose
+/// attack on the chaser gains on average; those pieces close in on the chaser. Next to such
+/// a helper the chased piece stands defended ([`defended_threat`]) and stops fleeing.
+fn chase_breaker(pos: &Position, m: Move) -> f64 {
+    let turn = pos.turn;
+    if pos.at(m.to).is_some() {
+        return 0.0; // attacks are scored on their own
+    }
+    let Some(mine) = pos.at(m.from) else { return 0.0 };
+    let Some(rank) = mine.rank else { return 0.0 };
+    let ours = |p: &&ViewPiece| p.color == turn.color && p.rank.is_some_and(Rank::is_mobile);
+    // Chasers: moved (or known mobile) enemy pieces next to one of ours they likely beat.
+    let mut chasers: Vec<(Square, [f64; 12], Square)> = Vec::new();
+    for v in turn.pieces.iter().filter(ours) {
+        let vr = v.rank.unwrap_or(Rank::Flag);
+        for n in neighbours(v.square) {
+            let Some(e) = pos.at(n) else { continue };
+            if e.color == turn.color || !(e.moved || e.rank.is_some_and(Rank::is_mobile)) {
+                continue;
+            }
+            let d = pos.dist(e);
+            if expected_threat(vr, &d) >= 0.25 * value(vr) {
+                chasers.push((n, d, v.square));
+            }
+        }
+    }
+    let step = |target: Square| f64::from(target.distance(m.from)) - f64::from(target.distance(m.to));
+    let mut bonus = 0.0;
+    // The chased piece flees towards help.
+    if let Some((_, d, _)) = chasers.iter().find(|c| c.2 == m.from) {
+        let help = turn
+            .pieces
+            .iter()
+            .filter(ours)
+            .filter(|h| h.square != m.from && expected_attack(h.rank.unwrap_or(Rank::Flag), d) > 0.0)
+            .map(|h| h.square)
+            .min_by_key(|h| h.distance(m.from));
+        if let Some(h) = help {
+            bonus += HELP_STEP * step(h);
+        }
+    } else if let Some(&(c, _, _)) = chasers
+        .iter()
+        .filter(|c| c.2 != m.from && expected_attack(rank, &c.1) > HELP_STEP)
+        .min_by_key(|c| c.0.distance(m.from))
+    {
+        // A helper closes in on the chaser.
+        bonus += HELP_STEP * step(c);
+    }
+    bonus
+}
+
 /// [`ranked_with`], plus the urge to probe unknown pieces with cheap ones after `quiet`
-/// plies without a fight ([`probe_bonus`]).
+/// plies without a fight ([`probe_bonus`]), and to end a chase ([`chase_breaker`]).
 pub fn ranked_quiet(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Vec<(f64, Move)> {
     let mut ranked = ranked_with(rules, turn, rng, evidence);
     if quiet >= QUIET_PLIES {
+        let pos = Position { turn, knowledge: Knowledge::with_setup_prior(rules, turn, evidence) };
+        for (score, m) in &mut ranked {
+            *score += chase_breaker(&pos, *m);
+        }
         // Our own last move: stepping straight back is how two careful bots shuffle a
         // piece to and fro until the ply limit.
         let last = turn.plies.iter().rev().find(|p| p.color == turn.color).map(|p| p.mv);
@@ -495,10 +591,10 @@ mod marshal_and_flag_tests {
         let e6 = pos.at(sq("e6")).unwrap();
         assert!(pos.dist(e6)[Rank::Spy.index()] < 0.2);
         // Known to the enemy, the Marshal on e5 risks at least the suspicion's share of itself.
-        let known = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), true);
+        let known = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), sq("e4"), true);
         assert!(known >= 0.9 * SPY_SUSPICION * value(Rank::Marshal) - 1e-9, "{known}");
         // Unknown, it risks only what the odds say.
-        let unknown = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), false);
+        let unknown = pos.danger(Rank::Marshal, sq("e5"), sq("e4"), sq("e4"), false);
         assert!(unknown < 0.2 * value(Rank::Marshal), "{unknown}");
     }
 
@@ -543,5 +639,90 @@ mod marshal_and_flag_tests {
         let score = |m: &str| ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0;
         assert_eq!(ranked[0].1, "c1-b1".parse::<Move>().unwrap());
         assert!(score("b2-b1") < 0.0, "{}", score("b2-b1"));
+    }
+}
+
+#[cfg(test)]
+mod chase_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn piece(s: &str, color: Color, rank: Rank) -> PositionPiece {
+        PositionPiece { square: sq(s), color, rank, moved: rank.is_mobile(), revealed: rank.is_mobile() }
+    }
+
+    /// Red's known Colonel chased by Blue's known General, Red's known Marshal at `marshal`.
+    fn position(colonel: &str, general: &str, marshal: &str) -> Turn {
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag),
+            piece(colonel, Color::Red, Rank::Colonel),
+            piece(marshal, Color::Red, Rank::Marshal),
+            piece(general, Color::Blue, Rank::General),
+            piece("j10", Color::Blue, Rank::Flag),
+        ];
+        let game = Game::from_position(Ruleset::ucc2012(), &pieces, Color::Red, 300, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        crate::tests::turn_of(&game, 0, legal_moves)
+    }
+
+    #[test]
+    fn a_piece_next_to_a_defender_that_takes_the_attacker_back_is_safe() {
+        assert_eq!(defended_threat(Rank::Colonel, &known(Rank::General), &[]), value(Rank::Colonel));
+        assert_eq!(defended_threat(Rank::Colonel, &known(Rank::General), &[Rank::Marshal]), 0.0);
+        // A defender the attacker also beats is no help; a trade back is worth its balance.
+        assert_eq!(defended_threat(Rank::Colonel, &known(Rank::General), &[Rank::Major]), value(Rank::Colonel));
+        let trade_back = defended_threat(Rank::Major, &known(Rank::General), &[Rank::General]);
+        assert!((trade_back - value(Rank::Major)).abs() < 1e-9, "{trade_back}");
+        // The Spy takes a Marshal back.
+        let spy = defended_threat(Rank::General, &known(Rank::Marshal), &[Rank::Spy]);
+        assert!(spy < 0.1 * value(Rank::General), "{spy}");
+        // In a position: the Colonel on g4 next to our Marshal on h4 risks nothing; on e4, all.
+        let turn = position("g4", "f4", "h4");
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        assert_eq!(pos.danger(Rank::Colonel, sq("g4"), sq("g3"), sq("g3"), true), 0.0);
+        // The Marshal itself, were it the piece moving away, would not defend.
+        let leaving = pos.danger(Rank::Colonel, sq("g4"), sq("g3"), sq("h4"), true);
+        assert!((leaving - 0.9 * value(Rank::Colonel)).abs() < 1e-9, "{leaving}");
+        let turn = position("e4", "e5", "h4");
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let alone = pos.danger(Rank::Colonel, sq("e4"), sq("e3"), sq("e3"), true);
+        assert!((alone - 0.9 * value(Rank::Colonel)).abs() < 1e-9, "{alone}");
+    }
+
+    fn known(r: Rank) -> [f64; 12] {
+        let mut p = [0.0; 12];
+        p[r.index()] = 1.0;
+        p
+    }
+
+    #[test]
+    fn a_chased_piece_flees_towards_help_and_help_comes() {
+        let turn = position("e4", "e5", "h4");
+        let scores = |quiet| {
+            let mut rng = Rng::new(3);
+            ranked_quiet(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::default(), quiet)
+        };
+        let score =
+            |ranked: &[(f64, Move)], m: &str| ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0;
+        // After a quiet stretch the Colonel flees towards the Marshal (f4), not away (d4),
+        // and the Marshal's step towards the General gains the same.
+        let late = scores(QUIET_PLIES);
+        assert_eq!(late[0].1, "e4-f4".parse::<Move>().unwrap(), "{late:?}");
+        assert!(score(&late, "e4-f4") - score(&late, "e4-d4") >= 2.0 * HELP_STEP - 2.0);
+        let early = scores(0);
+        let help_late = score(&late, "h4-g4") - score(&late, "h4-i4");
+        let help_early = score(&early, "h4-g4") - score(&early, "h4-i4");
+        assert!(help_late - help_early >= 2.0 * HELP_STEP - 4.0, "{help_late} {help_early}");
     }
 }
