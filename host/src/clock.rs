@@ -164,6 +164,13 @@ struct Own {
     host_waited: Duration,
     /// The bot's voluntary context switches (it slept), when read.
     voluntary: Option<u64>,
+    /// Whether it slept is told by the times it was given a CPU instead (no read of
+    /// `/proc/PID/status`, the dearest file): for an account opened before the request was
+    /// written to a bot asleep in its read ([`Stopwatch::open_own_account_now`]). It is
+    /// given a CPU once when the request wakes it; any more means it was switched out
+    /// meanwhile, perhaps to sleep. How many more times it may have been given a CPU since
+    /// the last look without that counting: 1 until the first look, then 0.
+    slices_allowed: Option<u64>,
     /// Credit earned from the account so far.
     credit: Duration,
     /// Looks in a row past the deadline that earned nothing while the bot was runnable.
@@ -323,6 +330,18 @@ impl Stopwatch {
         }
     }
 
+    /// Opens the bot's own scheduler account now, at the start of the clock, for a
+    /// stopwatch that does not watch the bot's read; whether it opened (the stall credit is
+    /// on, the tempo adaptive, and the bot single-threaded with a normal policy).
+    pub fn open_own_account_now(&mut self) -> bool {
+        if self.watch || self.deferred_watch || self.own.is_some() {
+            return false;
+        }
+        self.open_own_account_counting(true);
+        self.long_from_start();
+        self.own.is_some()
+    }
+
     /// Once the bot's own account is open from the start, the request counts as long at
     /// once (the tempo stays escalated): no wake-up 2 ms in to find it out. Without the
     /// account (a multi-threaded bot), that wake-up stays: it wakes the CPU watch.
@@ -339,15 +358,28 @@ impl Stopwatch {
     /// Opens the bot's own scheduler account now (see [`Stopwatch::credit_stalls`]), when the
     /// stall credit is on and the bot has one thread.
     fn open_own_account(&mut self) {
+        self.open_own_account_counting(false);
+    }
+
+    /// [`Stopwatch::open_own_account`]; `by_slices`: see [`Own::slices_allowed`].
+    fn open_own_account_counting(&mut self, by_slices: bool) {
         if self.stalls.is_none() || self.tempo.is_none() {
             return;
         }
-        if let Some(account) = self.pid.and_then(crate::os::own_account) {
+        if let Some(account) = self.pid.and_then(crate::os::own_account_rechecked_later) {
             let host_waited = crate::os::thread_waited().unwrap_or_default();
-            let voluntary = self.pid.and_then(crate::os::voluntary_switches);
+            let voluntary = if by_slices { None } else { self.pid.and_then(crate::os::voluntary_switches) };
             let at = Instant::now();
-            self.own =
-                Some(Own { at, account, host_waited, voluntary, credit: Duration::ZERO, probes: 0, probe_until: None });
+            self.own = Some(Own {
+                at,
+                account,
+                host_waited,
+                voluntary,
+                slices_allowed: by_slices.then_some(1),
+                credit: Duration::ZERO,
+                probes: 0,
+                probe_until: None,
+            });
         }
     }
 
@@ -450,7 +482,14 @@ impl Stopwatch {
         // switch, but the one of an answered bot back at reading its input.
         let gap = wall.saturating_sub(ran).saturating_sub(waited);
         let mut unslept = Duration::ZERO;
-        if gap >= GAP_WORTH_A_LOOK && (now.runnable || answered) {
+        if let Some(allowed) = own.slices_allowed {
+            // Woken once by the request (allowed until the first look), then never switched
+            // out: it did not sleep.
+            if gap >= GAP_WORTH_A_LOOK && (now.runnable || answered) && now.slices <= own.account.slices + allowed {
+                unslept = gap;
+            }
+            own.slices_allowed = Some(0);
+        } else if gap >= GAP_WORTH_A_LOOK && (now.runnable || answered) {
             let voluntary = crate::os::voluntary_switches(pid);
             let allowed = u64::from(answered && !now.runnable);
             if let (Some(before), Some(after)) = (own.voluntary, voluntary) {

@@ -158,6 +158,7 @@ impl JsonSession {
                 crate::os::set_process_cpus(pid, None, &self.run_cpus);
             }
             self.shared_cpu = None;
+            self.proc.set_idle_off_turn(false);
             let note = format!(
                 "it said it was single-threaded but used {:.0} ms of CPU during its opponent's turns: it no longer shares CPU {cpu} with its opponent",
                 used.as_secs_f64() * 1000.0
@@ -339,6 +340,7 @@ impl JsonSession {
         };
         match answer.value {
             BotMessage::Ready(r) => {
+                self.proc.set_idle_off_turn(r.single_threaded);
                 self.ready = Some(r);
                 Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
             }

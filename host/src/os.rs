@@ -292,27 +292,48 @@ pub struct OwnAccount {
 pub fn own_account(pid: u32) -> Option<OwnAccount> {
     let mut stat = [0u8; 1024];
     let mut sched = [0u8; 128];
-    let (n, m) =
-        with_proc_files(pid, |files| Some((pread_all(&files.0, &mut stat)?, pread_all(&files.1, &mut sched)?)))?;
-    let stat = std::str::from_utf8(&stat[..n]).ok()?;
-    // Numbered as in proc(5), 3 or more.
-    let field = |k: usize| stat_fields(stat)?.nth(k - 3);
-    let threads: u32 = field(20)?.parse().ok()?;
-    let policy: i32 = field(41)?.parse().ok()?;
-    if threads != 1 || !matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE) {
-        return None;
-    }
-    let runnable = field(3)? == "R";
+    let (runnable, m) = with_proc_files(pid, |files| {
+        let n = pread_all(&files.stat, &mut stat)?;
+        let m = pread_all(&files.schedstat, &mut sched)?;
+        let stat = std::str::from_utf8(&stat[..n]).ok()?;
+        // Numbered as in proc(5), 3 or more.
+        let field = |k: usize| stat_fields(stat)?.nth(k - 3);
+        let threads: u32 = field(20)?.parse().ok()?;
+        let policy: i32 = field(41)?.parse().ok()?;
+        let single = threads == 1 && matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
+        files.checked.set(single);
+        Some((single.then_some(field(3)? == "R"), m))
+    })?;
+    let runnable = runnable?;
     let (waited, slices) = schedstat_waits(std::str::from_utf8(&sched[..m]).ok()?)?;
     let cpu = process_cpu_time(pid)?;
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
+}
+
+/// [`own_account`] without reading `/proc/PID/stat` (a third of the cost) when the last
+/// [`own_account`] of `pid` from this thread found it single-threaded with a normal policy:
+/// for the opening of an account, whose `runnable` is not used (reported `false`). The
+/// account's close calls [`own_account`], which checks again: a bot that has started a
+/// thread meanwhile is credited nothing.
+pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
+    let mut sched = [0u8; 128];
+    let quick = with_proc_files(pid, |files| {
+        if !files.checked.get() {
+            return Some(None);
+        }
+        Some(Some(pread_all(&files.schedstat, &mut sched)?))
+    })?;
+    let Some(m) = quick else { return own_account(pid) };
+    let (waited, slices) = schedstat_waits(std::str::from_utf8(&sched[..m]).ok()?)?;
+    let cpu = process_cpu_time(pid)?;
+    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable: false })
 }
 
 /// How many times process `pid` (its main thread) gave up its CPU of its own accord
 /// (`voluntary_ctxt_switches` of `/proc/PID/status`, kept open like [`own_account`]'s).
 pub fn voluntary_switches(pid: u32) -> Option<u64> {
     let mut buf = [0u8; 4096];
-    let n = with_proc_files(pid, |files| pread_all(&files.2, &mut buf))?;
+    let n = with_proc_files(pid, |files| pread_all(&files.status, &mut buf))?;
     let text = std::str::from_utf8(&buf[..n]).ok()?;
     let line = text.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?;
     line.trim().parse().ok()
@@ -326,7 +347,13 @@ thread_local! {
 }
 
 /// A process's open `stat`, `schedstat` and `status` files.
-type ProcFiles = (std::fs::File, std::fs::File, std::fs::File);
+struct ProcFiles {
+    stat: std::fs::File,
+    schedstat: std::fs::File,
+    status: std::fs::File,
+    /// The last [`own_account`] found the process single-threaded with a normal policy.
+    checked: std::cell::Cell<bool>,
+}
 
 /// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
 /// is gone, or the files were of an earlier process with that pid) opens them again once.
@@ -338,11 +365,12 @@ fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> O
             }
             cache.swap_remove(i);
         }
-        let files = (
-            std::fs::File::open(format!("/proc/{pid}/stat")).ok()?,
-            std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
-            std::fs::File::open(format!("/proc/{pid}/status")).ok()?,
-        );
+        let files = ProcFiles {
+            stat: std::fs::File::open(format!("/proc/{pid}/stat")).ok()?,
+            schedstat: std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
+            status: std::fs::File::open(format!("/proc/{pid}/status")).ok()?,
+            checked: std::cell::Cell::new(false),
+        };
         let v = f(&files)?;
         if cache.len() >= 4 {
             cache.remove(0);

@@ -74,6 +74,9 @@ pub struct Process {
     /// Its last request ran long (it thinks): its own scheduler account opens with the next
     /// request (see [`Stopwatch::open_own_account`]).
     thought: bool,
+    /// It said it computes on one thread and only on its own turn
+    /// (`ready.single_threaded`), and has not been caught thinking off its turn.
+    idle_off_turn: bool,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The task draining stderr: it ends at the pipe's end, after the process (and any
@@ -176,6 +179,7 @@ impl Process {
             child,
             pgid,
             thought: false,
+            idle_off_turn: false,
             stdin: Some(stdin),
             sees_reads,
             stdin_small: sees_reads,
@@ -308,6 +312,21 @@ impl Process {
         if paced {
             w = w.with_tempo(&tempo);
         }
+        // A bot idle off its turn that thought last turn: its scheduler account, open from
+        // the end of the write, credits the time it then waits for a CPU before it reads,
+        // which is all the read watch would spare it. So its read is not watched: one
+        // wake-up of the host less a turn, and a large pipe (a full turn in one write).
+        if paced && self.idle_off_turn && self.thought && w.open_own_account_now() {
+            self.thought = false;
+            if self.stdin_small {
+                if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
+                    if os::set_pipe_size(fd, 65536).is_ok() {
+                        self.stdin_small = false;
+                    }
+                }
+            }
+            return w;
+        }
         if self.sees_reads && !read_grace.is_zero() && self.stdin_small == calm {
             // Calm: a large pipe (one write per turn, no read watch); else one page. The
             // pipe is empty between requests; if not, it keeps its size.
@@ -322,6 +341,13 @@ impl Process {
             w.open_own_account_at_start();
         }
         w
+    }
+
+    /// Whether the bot computes on one thread and only on its own turn, as it said
+    /// (`ready.single_threaded`) and as the host has seen: its reads need not be watched
+    /// once it thinks (see [`Process::stopwatch`]).
+    pub fn set_idle_off_turn(&mut self, idle: bool) {
+        self.idle_off_turn = idle;
     }
 
     /// The process that thinks, whose CPU the stall credit watches: the bot's own, or in the

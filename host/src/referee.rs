@@ -143,7 +143,8 @@ pub fn judge<T>(
     what: &str,
     timeout_late_us: &mut Option<u64>,
 ) -> Result<Timed<T>, Fault> {
-    let margin_note = match margin {
+    // Formatted only for a fault: judging runs every ply.
+    let margin_note = || match margin {
         m if m.is_zero() => String::new(),
         m => format!(" (+{} margin)", secs(m)),
     };
@@ -160,7 +161,7 @@ pub fn judge<T>(
             };
             Err(Fault::new(
                 timeout,
-                format!("{what} took {}; the limit was {}{margin_note}{stalls}", secs(a.took), secs(limit)),
+                format!("{what} took {}; the limit was {}{}{stalls}", secs(a.took), secs(limit), margin_note()),
             ))
         }
         Err(SessionError::Timeout { stall_credit, late, note }) => {
@@ -170,7 +171,7 @@ pub fn judge<T>(
                 c => format!(" (plus {} for machine stalls)", secs(c)),
             };
             let note = note.map(|n| format!("; {n}")).unwrap_or_default();
-            Err(Fault::new(timeout, format!("no {what} within {}{margin_note}{stalls}{note}", secs(limit))))
+            Err(Fault::new(timeout, format!("no {what} within {}{}{stalls}{note}", secs(limit), margin_note())))
         }
         Err(SessionError::Fault(f)) => Err(f),
     }

@@ -10,8 +10,8 @@
 //! 3. Spurious losses: bots answering at 90 % of a 20 ms move limit, as many games at once
 //!    as there are cores, 24 games in one match (over 10,000 moves): count the time losses,
 //!    and the moves that came past the limit within the host's default safety margin.
-//!    The Rust test bot, then a Python bot (benches/busy_bot.py); then the Rust bot
-//!    oversubscribed (twice as many games as cores).
+//!    The Rust test bot, the same saying `single_threaded`, then a Python bot
+//!    (benches/busy_bot.py); then the Rust bot oversubscribed (twice as many games as cores).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -126,10 +126,20 @@ fn main() {
     // read, parsing included: what a bot author in an interpreted language sees.
     let games = if quick { 4 } else { 24 };
     let python = format!("python3 {}", Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/busy_bot.py").display());
-    for (concurrency, b, who) in
-        [(cores, bot("--think-ms 18"), "Rust"), (cores, python, "Python"), (2 * cores, bot("--think-ms 18"), "Rust")]
+    for (row, (concurrency, b, who)) in [
+        (cores, bot("--think-ms 18"), "Rust"),
+        (
+            cores,
+            bot("--think-ms 18 --single-threaded"),
+            "Rust, declared single_threaded (auto-pinned, reads not watched),",
+        ),
+        (cores, python, "Python"),
+        (2 * cores, bot("--think-ms 18"), "Rust"),
+    ]
+    .into_iter()
+    .enumerate()
     {
-        let dir = tmp.join(format!("spurious-{concurrency}-{who}"));
+        let dir = tmp.join(format!("spurious-{row}"));
         let (n, j) = (games.to_string(), concurrency.to_string());
         run(
             &host,

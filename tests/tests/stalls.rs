@@ -137,6 +137,28 @@ fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
 }
 
 #[test]
+fn a_bot_idle_off_its_turn_is_credited_from_the_end_of_the_write() {
+    // Bots that say they compute only on their own turn (`single_threaded`) are not
+    // watched for their read once they think: their clock starts at the end of the write
+    // and their own scheduler account, open from then, credits whatever kept them from
+    // reading (here the stalls, 40 ms at a time, often right when the turn is written).
+    let recs = stalled_match_of("stalls-idle-off-turn", &[], "resign --at 40", "--single-threaded", 120);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
+    }
+    let credited: Vec<(u64, u64)> = recs
+        .iter()
+        .flat_map(|r| r["plies"].as_array().unwrap())
+        .filter_map(|p| Some((p["time_us"].as_u64().unwrap(), p.get("stall_us")?.as_u64().unwrap())))
+        .collect();
+    assert!(credited.iter().filter(|&&(_, s)| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
+    for &(t, s) in &credited {
+        assert!(s <= 60_000, "a credit is at most the move's limit: {s} µs");
+        assert!(t < 60_000, "charged {t} µs after {s} µs of stalls");
+    }
+}
+
+#[test]
 fn a_time_loss_says_how_much_stall_time_was_credited() {
     // Red spins without answering from its 5th turn while CPU 0 is stalled 40 ms out of
     // every 60: any window of its clock holds stalls, which the forfeit message reports. (A
