@@ -162,21 +162,29 @@ struct Own {
     account: crate::os::OwnAccount,
     /// How long the game's thread had waited for a CPU (it sees the answer late).
     host_waited: Duration,
-    /// The bot's voluntary context switches (it slept), when read.
-    voluntary: Option<u64>,
-    /// Whether it slept is told by the times it was given a CPU instead (no read of
-    /// `/proc/PID/status`, the dearest file): for an account opened before the request was
-    /// written to a bot asleep in its read ([`Stopwatch::open_own_account_now`]). It is
-    /// given a CPU once when the request wakes it; any more means it was switched out
-    /// meanwhile, perhaps to sleep. How many more times it may have been given a CPU since
-    /// the last look without that counting: 1 until the first look, then 0.
-    slices_allowed: Option<u64>,
+    /// How the look tells whether the bot slept since the last one.
+    sleep: SleepCheck,
     /// Credit earned from the account so far.
     credit: Duration,
     /// Looks in a row past the deadline that earned nothing while the bot was runnable.
     probes: u32,
     /// A further look is due then, before the deadline is called (see [`PROBE`]).
     probe_until: Option<Instant>,
+}
+
+/// How a look at a bot's own account tells that it did not sleep since the last look (so
+/// that the time it neither ran nor waited was taken from it: steal).
+#[derive(Clone, Copy, Debug)]
+enum SleepCheck {
+    /// By its voluntary context switches (`/proc/PID/status`), as read at the last look.
+    Voluntary(Option<u64>),
+    /// By the times it was given a CPU (no read of `/proc/PID/status`, the dearest file):
+    /// for an account opened before the request was written to a bot asleep in its read
+    /// ([`Stopwatch::open_own_account_now`]). It is given a CPU once when the request wakes
+    /// it; any more means it was switched out meanwhile, perhaps to sleep. How many more
+    /// times it may have been given a CPU since the last look without that counting: 1
+    /// until the first look, then 0.
+    Slices(u64),
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -361,25 +369,21 @@ impl Stopwatch {
         self.open_own_account_counting(false);
     }
 
-    /// [`Stopwatch::open_own_account`]; `by_slices`: see [`Own::slices_allowed`].
+    /// [`Stopwatch::open_own_account`]; `by_slices`: see [`SleepCheck::Slices`].
     fn open_own_account_counting(&mut self, by_slices: bool) {
         if self.stalls.is_none() || self.tempo.is_none() {
             return;
         }
         if let Some(account) = self.pid.and_then(crate::os::own_account_rechecked_later) {
             let host_waited = crate::os::thread_waited().unwrap_or_default();
-            let voluntary = if by_slices { None } else { self.pid.and_then(crate::os::voluntary_switches) };
+            let sleep = if by_slices {
+                SleepCheck::Slices(1)
+            } else {
+                SleepCheck::Voluntary(self.pid.and_then(crate::os::voluntary_switches))
+            };
             let at = Instant::now();
-            self.own = Some(Own {
-                at,
-                account,
-                host_waited,
-                voluntary,
-                slices_allowed: by_slices.then_some(1),
-                credit: Duration::ZERO,
-                probes: 0,
-                probe_until: None,
-            });
+            self.own =
+                Some(Own { at, account, host_waited, sleep, credit: Duration::ZERO, probes: 0, probe_until: None });
         }
     }
 
@@ -482,22 +486,27 @@ impl Stopwatch {
         // switch, but the one of an answered bot back at reading its input.
         let gap = wall.saturating_sub(ran).saturating_sub(waited);
         let mut unslept = Duration::ZERO;
-        if let Some(allowed) = own.slices_allowed {
-            // Woken once by the request (allowed until the first look), then never switched
-            // out: it did not sleep.
-            if gap >= GAP_WORTH_A_LOOK && (now.runnable || answered) && now.slices <= own.account.slices + allowed {
-                unslept = gap;
-            }
-            own.slices_allowed = Some(0);
-        } else if gap >= GAP_WORTH_A_LOOK && (now.runnable || answered) {
-            let voluntary = crate::os::voluntary_switches(pid);
-            let allowed = u64::from(answered && !now.runnable);
-            if let (Some(before), Some(after)) = (own.voluntary, voluntary) {
-                if after.saturating_sub(before) <= allowed {
+        let looks = gap >= GAP_WORTH_A_LOOK && (now.runnable || answered);
+        match &mut own.sleep {
+            SleepCheck::Slices(allowed) => {
+                // Woken once by the request (allowed until the first look), then never
+                // switched out: it did not sleep.
+                if looks && now.slices <= own.account.slices + *allowed {
                     unslept = gap;
                 }
+                *allowed = 0;
             }
-            own.voluntary = voluntary;
+            SleepCheck::Voluntary(before) if looks => {
+                let after = crate::os::voluntary_switches(pid);
+                let allowed = u64::from(answered && !now.runnable);
+                if let (Some(b), Some(a)) = (*before, after) {
+                    if a.saturating_sub(b) <= allowed {
+                        unslept = gap;
+                    }
+                }
+                *before = after;
+            }
+            SleepCheck::Voluntary(_) => {}
         }
         let earned = waited + host_late + unslept;
         tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?unslept, ?earned, "own account");

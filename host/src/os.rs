@@ -304,8 +304,12 @@ pub fn own_account(pid: u32) -> Option<OwnAccount> {
         files.checked.set(single);
         Some((single.then_some(field(3)? == "R"), m))
     })?;
-    let runnable = runnable?;
-    let (waited, slices) = schedstat_waits(std::str::from_utf8(&sched[..m]).ok()?)?;
+    account(pid, &sched[..m], runnable?)
+}
+
+/// The account of `pid` from its `schedstat` text and its CPU-time clock.
+fn account(pid: u32, schedstat: &[u8], runnable: bool) -> Option<OwnAccount> {
+    let (waited, slices) = schedstat_waits(std::str::from_utf8(schedstat).ok()?)?;
     let cpu = process_cpu_time(pid)?;
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
 }
@@ -323,10 +327,10 @@ pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
         }
         Some(Some(pread_all(&files.schedstat, &mut sched)?))
     })?;
-    let Some(m) = quick else { return own_account(pid) };
-    let (waited, slices) = schedstat_waits(std::str::from_utf8(&sched[..m]).ok()?)?;
-    let cpu = process_cpu_time(pid)?;
-    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable: false })
+    match quick {
+        Some(m) => account(pid, &sched[..m], false),
+        None => own_account(pid),
+    }
 }
 
 /// How many times process `pid` (its main thread) gave up its CPU of its own accord

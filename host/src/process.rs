@@ -312,35 +312,38 @@ impl Process {
         if paced {
             w = w.with_tempo(&tempo);
         }
+        let thought = paced && std::mem::take(&mut self.thought);
         // A bot idle off its turn that thought last turn: its scheduler account, open from
         // the end of the write, credits the time it then waits for a CPU before it reads,
         // which is all the read watch would spare it. So its read is not watched: one
         // wake-up of the host less a turn, and a large pipe (a full turn in one write).
-        if paced && self.idle_off_turn && self.thought && w.open_own_account_now() {
-            self.thought = false;
-            if self.stdin_small {
-                if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
-                    if os::set_pipe_size(fd, 65536).is_ok() {
-                        self.stdin_small = false;
-                    }
-                }
-            }
+        if thought && self.idle_off_turn && w.open_own_account_now() {
+            self.set_stdin_small(false);
             return w;
         }
-        if self.sees_reads && !read_grace.is_zero() && self.stdin_small == calm {
-            // Calm: a large pipe (one write per turn, no read watch); else one page. The
-            // pipe is empty between requests; if not, it keeps its size.
-            if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
-                if os::set_pipe_size(fd, if calm { 65536 } else { 4096 }).is_ok() {
-                    self.stdin_small = !calm;
-                }
-            }
+        if self.sees_reads && !read_grace.is_zero() {
+            // Calm: a large pipe (one write per turn, no read watch); else one page.
+            self.set_stdin_small(!calm);
         }
         w.watch_reads(self.sees_reads && self.stdin_small && !read_grace.is_zero());
-        if paced && std::mem::take(&mut self.thought) {
+        if thought {
             w.open_own_account_at_start();
         }
         w
+    }
+
+    /// Gives the bot's stdin pipe one page (`small`: the host sees when the bot has read a
+    /// request) or 64 KiB, unless it has that size already. The pipe is empty between
+    /// requests; if not, it keeps its size.
+    fn set_stdin_small(&mut self, small: bool) {
+        if self.stdin_small == small {
+            return;
+        }
+        if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
+            if os::set_pipe_size(fd, if small { 4096 } else { 65536 }).is_ok() {
+                self.stdin_small = small;
+            }
+        }
     }
 
     /// Whether the bot computes on one thread and only on its own turn, as it said

@@ -105,6 +105,25 @@ fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, 
     recs
 }
 
+/// Every game of a [`stalled_match`] whose Red resigns ended by that resignation (none on
+/// time); at least five moves were credited 20 ms or more of stalls; every credit is at
+/// most the 60 ms limit and every move was charged less than it.
+fn assert_no_time_lost_and_stalls_credited(recs: &[serde_json::Value]) {
+    for r in recs {
+        assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
+    }
+    let credited: Vec<(u64, u64)> = recs
+        .iter()
+        .flat_map(|r| r["plies"].as_array().unwrap())
+        .filter_map(|p| Some((p["time_us"].as_u64().unwrap(), p.get("stall_us")?.as_u64().unwrap())))
+        .collect();
+    assert!(credited.iter().filter(|&&(_, s)| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
+    for &(t, s) in &credited {
+        assert!(s <= 60_000, "a credit is at most the move's limit: {s} µs");
+        assert!(t < 60_000, "charged {t} µs after {s} µs of stalls");
+    }
+}
+
 #[test]
 fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
     // Without the credit, a stall in the middle of a move (25 ms of work + 40 ms without
@@ -120,20 +139,7 @@ fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
 
     // With it (the default): no game lost on time; the stalls are in the records and the
     // think times are the bots' own work.
-    let recs = stalled_match("stalls-credit", &[], "resign --at 40", 120);
-    for r in &recs {
-        assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
-    }
-    let plies: Vec<&serde_json::Value> = recs.iter().flat_map(|r| r["plies"].as_array().unwrap()).collect();
-    let credited: Vec<(u64, u64)> = plies
-        .iter()
-        .filter_map(|p| Some((p["time_us"].as_u64().unwrap(), p.get("stall_us")?.as_u64().unwrap())))
-        .collect();
-    assert!(credited.iter().filter(|&&(_, s)| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
-    for &(t, s) in &credited {
-        assert!(s <= 60_000, "a credit is at most the move's limit: {s} µs");
-        assert!(t < 60_000, "charged {t} µs after {s} µs of stalls");
-    }
+    assert_no_time_lost_and_stalls_credited(&stalled_match("stalls-credit", &[], "resign --at 40", 120));
 }
 
 #[test]
@@ -143,19 +149,7 @@ fn a_bot_idle_off_its_turn_is_credited_from_the_end_of_the_write() {
     // and their own scheduler account, open from then, credits whatever kept them from
     // reading (here the stalls, 40 ms at a time, often right when the turn is written).
     let recs = stalled_match_of("stalls-idle-off-turn", &[], "resign --at 40", "--single-threaded", 120);
-    for r in &recs {
-        assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
-    }
-    let credited: Vec<(u64, u64)> = recs
-        .iter()
-        .flat_map(|r| r["plies"].as_array().unwrap())
-        .filter_map(|p| Some((p["time_us"].as_u64().unwrap(), p.get("stall_us")?.as_u64().unwrap())))
-        .collect();
-    assert!(credited.iter().filter(|&&(_, s)| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
-    for &(t, s) in &credited {
-        assert!(s <= 60_000, "a credit is at most the move's limit: {s} µs");
-        assert!(t < 60_000, "charged {t} µs after {s} µs of stalls");
-    }
+    assert_no_time_lost_and_stalls_credited(&recs);
 }
 
 #[test]
