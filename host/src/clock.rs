@@ -130,6 +130,8 @@ impl Clock {
 /// starts at the end of the write.
 #[derive(Clone, Debug)]
 pub struct Stopwatch {
+    /// When the host began writing the request.
+    begun: Instant,
     written: Instant,
     latest_start: Instant,
     read: Option<Instant>,
@@ -153,6 +155,9 @@ pub struct Stopwatch {
     /// A single-threaded bot's scheduler account at the last look (see
     /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
     own: Option<Own>,
+    /// An own account was wanted, but the bot had more than one thread or a real-time
+    /// policy (or was gone).
+    not_single: bool,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -228,6 +233,7 @@ impl Stopwatch {
         stalls: Option<Arc<StallWatch>>,
     ) -> Stopwatch {
         Stopwatch {
+            begun,
             written: begun,
             latest_start: begun + read_grace,
             read: None,
@@ -242,6 +248,7 @@ impl Stopwatch {
             open_at_read: false,
             long: None,
             own: None,
+            not_single: false,
         }
     }
 
@@ -384,7 +391,23 @@ impl Stopwatch {
             let at = Instant::now();
             self.own =
                 Some(Own { at, account, host_waited, sleep, credit: Duration::ZERO, probes: 0, probe_until: None });
+        } else {
+            self.not_single = self.pid.is_some();
         }
+    }
+
+    /// How long after the host began writing the request the bot was seen to have read it
+    /// all, when its read was watched and seen (not when it had read it before the request
+    /// ran long on a calm host, or answered before). (From the start of the write: a request
+    /// longer than the pipe is written in full only as the bot reads it.)
+    pub fn read_delay(&self) -> Option<Duration> {
+        self.read.filter(|_| self.watch).map(|r| r.saturating_duration_since(self.begun))
+    }
+
+    /// Whether the bot was found with more than one thread or a real-time policy when its
+    /// own scheduler account was opened or looked at (or it was gone).
+    pub fn found_not_single_threaded(&self) -> bool {
+        self.not_single
     }
 
     /// Whether an adaptive tempo is escalated: the thread that sleeps until the deadline
@@ -473,7 +496,10 @@ impl Stopwatch {
         let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return self.credit };
         own.probe_until = None;
         // Gone multi-threaded or real-time (or gone): nothing more is credited.
-        let Some(now) = crate::os::own_account(pid) else { return self.credit };
+        let Some(now) = crate::os::own_account(pid) else {
+            self.not_single = true;
+            return self.credit;
+        };
         let at = Instant::now();
         let wall = at.saturating_duration_since(own.at);
         let waited = now.waited.saturating_sub(own.account.waited);

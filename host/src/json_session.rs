@@ -79,7 +79,49 @@ pub struct JsonSession {
     run_cpus: Vec<usize>,
     /// While it shares a CPU: the CPU time it used outside its own turns.
     off_turn: OffTurn,
+    /// What the host has seen of a bot that did not say it is single-threaded.
+    observed: Observed,
+    /// The last request's stopwatch found the bot with more than one thread (see
+    /// [`Stopwatch::found_not_single_threaded`]).
+    not_single_seen: bool,
+    /// How long after the write the bot read the last request (see
+    /// [`Stopwatch::read_delay`]).
+    read_delay: Option<Duration>,
 }
+
+/// What the host has seen of a bot that did not say `single_threaded` (protocol.md): one
+/// seen over [`INFER_TURNS`] answered turns with one thread, no child process, a normal
+/// scheduling policy, idle off its turns, and reading each turn within [`PROMPT_READ`] of
+/// its write (but once) is run as if it had said so (it may share a CPU with its opponent,
+/// and its reads are not watched once it thinks), until it is seen otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Observed {
+    /// Still watched: answered turns seen with one thread and read promptly, turns read
+    /// late, CPU used outside its turns so far, and its CPU time at its last answer.
+    Watching { turns: u32, late_reads: u32, off_turn: Duration, mark: Option<Duration> },
+    /// Seen single-threaded and idle off its turns.
+    SingleThreaded,
+    /// Not inferred: it said so itself, or it was seen with more than one thread, a child
+    /// process, a real-time policy, or using CPU outside its turns.
+    Not,
+}
+
+impl Observed {
+    const START: Observed = Observed::Watching { turns: 0, late_reads: 0, off_turn: Duration::ZERO, mark: None };
+}
+
+/// Answered turns over which a bot that did not say `single_threaded` is watched (see
+/// [`Observed`]).
+pub const INFER_TURNS: u32 = 4;
+
+/// CPU such a bot may use outside its turns while it is watched (the tail of each answer:
+/// writing it, going back to its read) and still count as idle off its turns.
+const INFER_OFF_TURN_CPU: Duration = Duration::from_millis(2);
+
+/// A watched bot reads its turns within this of the end of the write (it waits in its read
+/// when a turn comes, as a bot that says `single_threaded` does), but once: one that reads
+/// later (it polls, or sleeps before reading) keeps its reads watched.
+const PROMPT_READ: Duration = Duration::from_millis(2);
 
 /// CPU used by a single-threaded bot outside its own turns, while it shares a CPU:
 /// measured over one opponent's turn in [`OFF_TURN_SAMPLE`] (reading a process's CPU clock
@@ -133,7 +175,87 @@ impl JsonSession {
             shared_cpu: None,
             run_cpus: Vec::new(),
             off_turn: OffTurn::default(),
+            observed: Observed::START,
+            not_single_seen: false,
+            read_delay: None,
         })
+    }
+
+    /// Before a turn is written: the CPU the watched bot used since its last answer (see
+    /// [`Observed`]); after [`INFER_TURNS`] answers without any, it counts as
+    /// single-threaded.
+    fn observe_before_turn(&mut self) {
+        let Observed::Watching { turns, late_reads, off_turn, mark: Some(mark) } = self.observed else { return };
+        let Some(now) = self.proc.thinking_pid().and_then(crate::os::process_cpu_time) else { return };
+        let off_turn = off_turn + now.saturating_sub(mark);
+        if off_turn > INFER_OFF_TURN_CPU {
+            tracing::debug!("{}: {off_turn:?} of CPU outside its turns: not run as single-threaded", self.spec.name);
+            self.observed = Observed::Not;
+            return;
+        }
+        if turns < INFER_TURNS {
+            self.observed = Observed::Watching { turns, late_reads, off_turn, mark: None };
+            return;
+        }
+        if self.proc.thinking_pid().and_then(crate::os::has_children) != Some(false) {
+            tracing::debug!("{}: child processes (or unknown): not run as single-threaded", self.spec.name);
+            self.observed = Observed::Not;
+            return;
+        }
+        self.observed = Observed::SingleThreaded;
+        self.proc.set_idle_off_turn(true);
+        let note = format!(
+            "it did not say single_threaded, but over its first {INFER_TURNS} turns it had one thread and no child process and used {:.1} ms of CPU outside its turns: it is run as if it had said so",
+            off_turn.as_secs_f64() * 1000.0
+        );
+        tracing::debug!("{}: {note}", self.spec.name);
+        self.add_note(note);
+    }
+
+    /// Adds to this game's note on the bot's process (after any earlier one).
+    fn add_note(&mut self, note: String) {
+        match &mut self.process_note {
+            Some(before) => {
+                before.push_str("; ");
+                before.push_str(&note);
+            }
+            None => self.process_note = Some(note),
+        }
+    }
+
+    /// After a turn's answer: a watched bot is checked for its threads and its CPU time
+    /// noted; one run as single-threaded that was found with more threads is let go.
+    fn observe_after_answer(&mut self) {
+        match self.observed {
+            Observed::Watching { turns, late_reads, off_turn, .. } => {
+                let Some(pid) = self.proc.thinking_pid() else { return };
+                let late = self.read_delay.is_some_and(|d| d > PROMPT_READ);
+                let (turns, late_reads) = if late { (turns, late_reads + 1) } else { (turns + 1, late_reads) };
+                self.observed = match (crate::os::is_single_threaded(pid), crate::os::process_cpu_time(pid)) {
+                    (Some(true), Some(cpu)) if late_reads <= 1 => {
+                        Observed::Watching { turns, late_reads, off_turn, mark: Some(cpu) }
+                    }
+                    _ => Observed::Not,
+                };
+            }
+            Observed::SingleThreaded if self.not_single_seen => {
+                self.observed = Observed::Not;
+                self.proc.set_idle_off_turn(false);
+                let pinned = self.shared_cpu.take();
+                if let (Some(pid), Some(_)) = (self.proc.thinking_pid(), pinned) {
+                    crate::os::set_process_cpus(pid, None, &self.run_cpus);
+                }
+                let note = match pinned {
+                    Some(cpu) => format!(
+                        "it was run as single-threaded (seen so), but then had more than one thread: it no longer shares CPU {cpu} with its opponent"
+                    ),
+                    None => "it was run as single-threaded (seen so), but then had more than one thread".to_owned(),
+                };
+                tracing::warn!("{}: {note}", self.spec.name);
+                self.add_note(note);
+            }
+            _ => {}
+        }
     }
 
     /// Adds an unknown field to every message from now on (`check`'s forward-compatibility
@@ -159,12 +281,18 @@ impl JsonSession {
             }
             self.shared_cpu = None;
             self.proc.set_idle_off_turn(false);
+            let said = if self.observed == Observed::SingleThreaded {
+                "it was run as single-threaded (seen so)"
+            } else {
+                "it said it was single-threaded"
+            };
+            self.observed = Observed::Not;
             let note = format!(
-                "it said it was single-threaded but used {:.0} ms of CPU during its opponent's turns: it no longer shares CPU {cpu} with its opponent",
+                "{said} but used {:.0} ms of CPU during its opponent's turns: it no longer shares CPU {cpu} with its opponent",
                 used.as_secs_f64() * 1000.0
             );
             tracing::warn!("{}: {note}", self.spec.name);
-            self.process_note = Some(note);
+            self.add_note(note);
         }
     }
 
@@ -219,6 +347,7 @@ impl JsonSession {
         self.encode(msg);
         self.log(Direction::ToBot, &self.write_buf);
         let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace, expect_ply.is_some());
+        self.not_single_seen = false;
         let buf = std::mem::take(&mut self.write_buf);
         let written = self.proc.write_request(&buf, &mut watch).await;
         self.write_buf = buf;
@@ -249,6 +378,8 @@ impl JsonSession {
                 }
             }
         };
+        self.not_single_seen = watch.found_not_single_threaded();
+        self.read_delay = watch.read_delay();
         result.map_err(|e| self.failure(e, watch.credit(), watch.deadline(), note))
     }
 
@@ -340,7 +471,10 @@ impl JsonSession {
         };
         match answer.value {
             BotMessage::Ready(r) => {
-                self.proc.set_idle_off_turn(r.single_threaded);
+                if r.single_threaded {
+                    self.observed = Observed::Not; // it said so: nothing to infer
+                }
+                self.proc.set_idle_off_turn(r.single_threaded || self.observed == Observed::SingleThreaded);
                 self.ready = Some(r);
                 Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
             }
@@ -365,6 +499,7 @@ impl JsonSession {
         })?;
         let old = std::mem::replace(&mut self.proc, fresh);
         self.shared_cpu = None; // a fresh process runs on every CPU
+        self.observed = Observed::START;
         let how = old.shutdown(self.options.grace, None).await;
         self.ready = None;
         self.process_note = Some(format!("a fresh process: the previous one ({how}) could not go on: {why}"));
@@ -394,7 +529,8 @@ fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
 
 impl BotSession for JsonSession {
     fn single_threaded(&self) -> bool {
-        !self.dead && self.ready.as_ref().is_some_and(|r| r.single_threaded)
+        !self.dead
+            && (self.observed == Observed::SingleThreaded || self.ready.as_ref().is_some_and(|r| r.single_threaded))
     }
 
     fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {
@@ -488,7 +624,11 @@ impl BotSession for JsonSession {
         });
         self.sent_turn = true;
         self.check_off_turn();
+        self.observe_before_turn();
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
+        if answer.is_ok() {
+            self.observe_after_answer();
+        }
         if self.shared_cpu.is_some() {
             self.off_turn.answers += 1;
             if self.off_turn.answers % OFF_TURN_SAMPLE == 1 {

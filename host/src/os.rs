@@ -295,16 +295,40 @@ pub fn own_account(pid: u32) -> Option<OwnAccount> {
     let (runnable, m) = with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
         let m = pread_all(&files.schedstat, &mut sched)?;
-        let stat = std::str::from_utf8(&stat[..n]).ok()?;
-        // Numbered as in proc(5), 3 or more.
-        let field = |k: usize| stat_fields(stat)?.nth(k - 3);
-        let threads: u32 = field(20)?.parse().ok()?;
-        let policy: i32 = field(41)?.parse().ok()?;
-        let single = threads == 1 && matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
-        files.checked.set(single);
-        Some((single.then_some(field(3)? == "R"), m))
+        let (single, runnable) = single_and_runnable(files, &stat[..n])?;
+        Some((single.then_some(runnable), m))
     })?;
     account(pid, &sched[..m], runnable?)
+}
+
+/// From `/proc/PID/stat`'s text: whether the process has one thread and a normal
+/// scheduling policy (noted in `files`), and whether it is runnable (state `R`).
+fn single_and_runnable(files: &ProcFiles, stat: &[u8]) -> Option<(bool, bool)> {
+    let stat = std::str::from_utf8(stat).ok()?;
+    // Numbered as in proc(5), 3 or more.
+    let field = |k: usize| stat_fields(stat)?.nth(k - 3);
+    let threads: u32 = field(20)?.parse().ok()?;
+    let policy: i32 = field(41)?.parse().ok()?;
+    let single = threads == 1 && matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
+    files.checked.set(single);
+    Some((single, field(3)? == "R"))
+}
+
+/// Whether process `pid` has one thread and a normal scheduling policy now (one read of
+/// its `/proc/PID/stat`, kept open like [`own_account`]'s); `None` when it is gone.
+pub fn is_single_threaded(pid: u32) -> Option<bool> {
+    let mut stat = [0u8; 1024];
+    with_proc_files(pid, |files| {
+        let n = pread_all(&files.stat, &mut stat)?;
+        Some(single_and_runnable(files, &stat[..n])?.0)
+    })
+}
+
+/// Whether process `pid` (its main thread) has started child processes that are still
+/// there (`/proc/PID/task/PID/children`); `None` when that cannot be told.
+pub fn has_children(pid: u32) -> Option<bool> {
+    let text = std::fs::read(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    Some(text.iter().any(u8::is_ascii_digit))
 }
 
 /// The account of `pid` from its `schedstat` text and its CPU-time clock.

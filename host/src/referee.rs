@@ -81,10 +81,11 @@ pub struct ShareCpu {
     pub all: Arc<Vec<usize>>,
 }
 
-/// Puts both bots and the game's event loop on the game's CPU when both said they are
-/// single-threaded; otherwise lets kept sessions pinned by an earlier game go.
-fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&ShareCpu>) {
-    let Some(share) = share else { return };
+/// Puts both bots and the game's event loop on the game's CPU when both are
+/// single-threaded (they said so, or were seen so); otherwise lets kept sessions pinned by an
+/// earlier game go. Whether they now share it.
+fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&ShareCpu>) -> bool {
+    let Some(share) = share else { return false };
     let both = players.red.session.as_ref().is_some_and(S::single_threaded)
         && players.blue.session.as_ref().is_some_and(S::single_threaded);
     let cpu = both.then_some(share.cpu);
@@ -102,6 +103,7 @@ fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&Sha
         }
         None => crate::os::unpin_current(&share.all),
     }
+    both
 }
 
 /// What the referee tracks for a seat during a game.
@@ -229,7 +231,7 @@ pub async fn play_game<S: BotSession>(
     });
 
     start(&mut players, &starts).await;
-    share_cpu(&mut players, share.as_ref());
+    let shared = share_cpu(&mut players, share.as_ref());
     let deployments = if players.red.fault.is_none() && players.blue.fault.is_none() {
         setups(&mut players, &starts, &settings.rules).await
     } else {
@@ -244,7 +246,8 @@ pub async fn play_game<S: BotSession>(
                 if let Some(f) = on_ply {
                     f(LiveUpdate::Started(&g));
                 }
-                resigned = moves(&mut g, &mut players, settings, spec, &mut plies, on_ply).await;
+                let share = share.as_ref().filter(|_| !shared);
+                resigned = moves(&mut g, &mut players, settings, spec, &mut plies, on_ply, share).await;
                 game = Some(g);
             }
             Err(e) => players.blue.fail(Fault::new(Reason::InvalidSetup, e.to_string())),
@@ -356,6 +359,7 @@ async fn moves<S: BotSession>(
     spec: &GameSpec,
     plies: &mut Vec<RecordPly>,
     on_ply: Option<&(dyn Fn(LiveUpdate<'_>) + Sync)>,
+    mut share: Option<&ShareCpu>,
 ) -> Option<Color> {
     let mut legal = Vec::with_capacity(128);
     let mut rng = stratego_protocol::Rng::new(stratego_protocol::Rng::derive(spec.seed, 0x5712_1CE5));
@@ -363,6 +367,14 @@ async fn moves<S: BotSession>(
     let setup_squares: ByColor<Vec<stratego_rules::Square>> =
         ByColor::new_with(|c| game.view_pieces(c).iter().filter(|p| p.color == c).map(|p| p.square).collect());
     while !game.is_over() {
+        // Bots seen to be single-threaded during the game (see `JsonSession`) share their
+        // CPU from then on.
+        if share.is_some()
+            && players.red.session.as_ref().is_some_and(S::single_threaded)
+            && players.blue.session.as_ref().is_some_and(S::single_threaded)
+        {
+            share_cpu(players, share.take());
+        }
         let color = game.to_move();
         let opponent_remaining = players[!color].clock.remaining;
         let p = &mut players[color];

@@ -127,13 +127,18 @@ fn main() {
     let games = if quick { 4 } else { 24 };
     let python = format!("python3 {}", Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/busy_bot.py").display());
     for (row, (concurrency, b, who)) in [
-        (cores, bot("--think-ms 18"), "Rust"),
+        (
+            cores,
+            bot("--think-ms 18"),
+            "Rust (seen single-threaded: auto-pinned from its fifth turn, reads not watched)",
+        ),
+        (cores, bot("--think-ms 18 --idle-thread"), "Rust with a second (idle) thread (CPU watchdogs, reads watched)"),
         (
             cores,
             bot("--think-ms 18 --single-threaded"),
             "Rust, declared single_threaded (auto-pinned, reads not watched),",
         ),
-        (cores, python, "Python"),
+        (cores, python, "Python (seen single-threaded)"),
         (2 * cores, bot("--think-ms 18"), "Rust"),
     ]
     .into_iter()

@@ -1,7 +1,8 @@
-//! Bots that say they are single-threaded (`ready.single_threaded`) share one CPU when
-//! there are no more games at once than CPUs; a bot that said so but thinks on its
-//! opponent's time is let off that CPU. The bots report their allowed CPUs on stderr
-//! (`misbehaving-bot --report-cpus`), which the records keep.
+//! Bots that say they are single-threaded (`ready.single_threaded`), or are seen so over
+//! their first turns, share one CPU when there are no more games at once than CPUs; a bot
+//! that thinks on its opponent's time or starts a thread is let off that CPU. The bots
+//! report their allowed CPUs on stderr (`misbehaving-bot --report-cpus`), which the records
+//! keep.
 
 use stratego_tests::{TempDir, misbehaving, records, run_match};
 
@@ -48,8 +49,8 @@ fn two_single_threaded_bots_share_one_cpu_and_others_do_not() {
     assert_eq!(red, blue, "both bots on the same CPU");
     assert!(red[0].parse::<usize>().is_ok(), "one CPU, not {:?} (all: {all})", red[0]);
 
-    // Only one of them says so: neither is moved.
-    let (_, [red, blue]) = reported("--single-threaded --report-cpus", "--report-cpus", &[]);
+    // Only one of them is single-threaded (the other has a second thread): neither is moved.
+    let (_, [red, blue]) = reported("--single-threaded --report-cpus", "--report-cpus --idle-thread", &[]);
     assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
 
     // --no-auto-pin: neither is moved.
@@ -79,4 +80,63 @@ fn a_bot_that_thinks_on_its_opponents_time_is_let_off_the_shared_cpu() {
     let note = recs[0]["bots"]["red"]["process_note"].as_str().unwrap_or_default();
     assert!(note.contains("said it was single-threaded but used"), "the record says why: {note:?}");
     assert!(recs[0]["bots"]["blue"]["process_note"].is_null());
+}
+
+/// The note a bot's record of the first game keeps.
+fn note(recs: &[serde_json::Value], color: &str) -> String {
+    recs[0]["bots"][color]["process_note"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn bots_seen_to_be_single_threaded_share_one_cpu_after_their_first_turns() {
+    cores();
+    let all = all_cpus();
+    // Neither says so, but both have one thread and compute only on their own turns.
+    let (recs, [red, blue]) = reported("--report-cpus --misbehave resign --at 30", "--report-cpus", &[]);
+    assert_eq!(red.len(), 2, "red ran on every CPU, then on one: {red:?}");
+    assert_eq!(red[0], all);
+    assert!(red[1].parse::<usize>().is_ok(), "one CPU, not {:?} (all: {all})", red[1]);
+    assert_eq!(red, blue, "both bots on the same CPU");
+    for color in ["red", "blue"] {
+        let note = note(&recs, color);
+        assert!(
+            note.contains("did not say single_threaded, but over its first 4 turns it had one thread"),
+            "the record says why {color} was run so: {note:?}"
+        );
+    }
+
+    // One has a second thread from its start: it is not taken for single-threaded, and
+    // neither moves; the other alone is (its note says so).
+    let (recs, [red, blue]) = reported("--report-cpus --idle-thread --misbehave resign --at 30", "--report-cpus", &[]);
+    assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
+    assert_eq!(note(&recs, "red"), "");
+    assert!(note(&recs, "blue").contains("did not say single_threaded"));
+
+    // One spins 5 ms after each of its moves (it thinks on its opponent's time): not taken
+    // for single-threaded.
+    let (recs, [red, blue]) = reported(
+        "--report-cpus --ponder-ms 5 --misbehave resign --at 20",
+        "--report-cpus --think-ms 3",
+        &["--move-time", "0.5"],
+    );
+    assert_eq!((red, blue), (vec![all.clone()], vec![all]));
+    assert_eq!(note(&recs, "red"), "");
+}
+
+#[test]
+fn a_bot_seen_to_be_single_threaded_that_starts_a_thread_is_let_off_the_shared_cpu() {
+    cores();
+    let all = all_cpus();
+    // Both think 5 ms a move (their scheduler accounts are looked at); red starts a second
+    // thread at its 12th turn.
+    let (recs, [red, blue]) = reported(
+        "--report-cpus --think-ms 5 --idle-thread-at 12 --misbehave resign --at 30",
+        "--report-cpus --think-ms 5",
+        &["--move-time", "0.5"],
+    );
+    assert_eq!(red.len(), 3, "red ran on every CPU, then on one, then on every CPU again: {red:?}");
+    assert_eq!((&red[0], &red[2]), (&all, &all));
+    assert_eq!(blue, red[..2], "blue stays on the shared CPU");
+    let note = note(&recs, "red");
+    assert!(note.contains("then had more than one thread: it no longer shares CPU"), "{note:?}");
 }

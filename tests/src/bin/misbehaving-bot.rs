@@ -14,7 +14,7 @@
 //! stderr, then plays on), alloc (allocates without limit), burn-cpu (spins forever).
 //!
 //! `--idle-thread` starts a second thread that only sleeps (a multi-threaded process, as
-//! far as the host's stall credit can tell).
+//! far as the host's stall credit can tell); `--idle-thread-at N` starts it at its N-th turn.
 //!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
@@ -95,6 +95,7 @@ fn main() {
     let mut rules = Ruleset::classic();
     let mut color = stratego_rules::Color::Red;
     let mut turns = 0u32;
+    let idle_thread_at = opt("--idle-thread-at").and_then(|s| s.parse::<u32>().ok());
     let think =
         opt("--think-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
     let think_cpu = opt("--think-cpu-ms")
@@ -149,6 +150,9 @@ fn main() {
             },
             HostMessage::Turn(t) => {
                 turns += 1;
+                if idle_thread_at == Some(turns) {
+                    std::thread::spawn(hang);
+                }
                 if has("--report-cpus") {
                     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
                     let now = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap_or("?").trim();
