@@ -165,8 +165,10 @@ pub struct Stopwatch {
 struct Own {
     at: Instant,
     account: crate::os::OwnAccount,
-    /// How long the game's thread had waited for a CPU (it sees the answer late).
+    /// How long the game's thread had waited for a CPU (it sees the answer late), and how
+    /// many times it was given one.
     host_waited: Duration,
+    host_slices: u64,
     /// How the look tells whether the bot slept since the last one.
     sleep: SleepCheck,
     /// Credit earned from the account so far.
@@ -186,9 +188,11 @@ enum SleepCheck {
     /// By the times it was given a CPU (no read of `/proc/PID/status`, the dearest file):
     /// for an account opened before the request was written to a bot asleep in its read
     /// ([`Stopwatch::open_own_account_now`]). It is given a CPU once when the request wakes
-    /// it; any more means it was switched out meanwhile, perhaps to sleep. How many more
-    /// times it may have been given a CPU since the last look without that counting: 1
-    /// until the first look, then 0.
+    /// it; any more means it was switched out meanwhile, perhaps to sleep, unless the host's
+    /// own threads woke meanwhile and took its CPU for a moment (counted from the game
+    /// thread's `schedstat`; twice each, for the thread that sleeps the last of a deadline).
+    /// How many more times it may have been given a CPU since the last look without that
+    /// counting, besides those: 1 until the first look, then 0.
     Slices(u64),
 }
 
@@ -382,15 +386,23 @@ impl Stopwatch {
             return;
         }
         if let Some(account) = self.pid.and_then(crate::os::own_account_rechecked_later) {
-            let host_waited = crate::os::thread_waited().unwrap_or_default();
+            let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or_default();
             let sleep = if by_slices {
                 SleepCheck::Slices(1)
             } else {
                 SleepCheck::Voluntary(self.pid.and_then(crate::os::voluntary_switches))
             };
             let at = Instant::now();
-            self.own =
-                Some(Own { at, account, host_waited, sleep, credit: Duration::ZERO, probes: 0, probe_until: None });
+            self.own = Some(Own {
+                at,
+                account,
+                host_waited,
+                host_slices,
+                sleep,
+                credit: Duration::ZERO,
+                probes: 0,
+                probe_until: None,
+            });
         } else {
             self.not_single = self.pid.is_some();
         }
@@ -476,6 +488,12 @@ impl Stopwatch {
         if self.own.is_some() {
             return self.credit_own(until, answered);
         }
+        if judging {
+            tracing::debug!(
+                window = ?until.saturating_duration_since(self.start()), watch = self.watch, read = self.read.is_some(),
+                not_single = self.not_single, long = self.long.is_some(), answered, "no own account, past the limit"
+            );
+        }
         let Some(w) = &self.stalls else { return self.credit };
         let start = self.start();
         if !judging && !w.stalled_since(start) {
@@ -497,6 +515,10 @@ impl Stopwatch {
         own.probe_until = None;
         // Gone multi-threaded or real-time (or gone): nothing more is credited.
         let Some(now) = crate::os::own_account(pid) else {
+            tracing::debug!(
+                ?window, single = ?crate::os::is_single_threaded(pid), cpu = ?crate::os::process_cpu_time(pid),
+                "own account: no look at the bot"
+            );
             self.not_single = true;
             return self.credit;
         };
@@ -504,9 +526,14 @@ impl Stopwatch {
         let wall = at.saturating_duration_since(own.at);
         let waited = now.waited.saturating_sub(own.account.waited);
         let ran = now.cpu.saturating_sub(own.account.cpu);
-        let host_waited = crate::os::thread_waited().unwrap_or(own.host_waited);
+        let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or((own.host_waited, own.host_slices));
         let host_late = host_waited.saturating_sub(own.host_waited);
+        // Times the game's thread woke since the last look, before this one (the timer
+        // before a deadline, say): each may have taken the bot's CPU for a moment (it is
+        // real-time), and so may the thread that sleeps the last of a deadline for it.
+        let host_woke = host_slices.saturating_sub(own.host_slices).saturating_sub(1);
         own.host_waited = host_waited;
+        own.host_slices = host_slices;
         // Time neither run nor waited: slept, or taken while it had its CPU (steal), or a
         // wait still going on. Credited when it did not sleep meanwhile: no voluntary
         // switch, but the one of an answered bot back at reading its input.
@@ -516,8 +543,8 @@ impl Stopwatch {
         match &mut own.sleep {
             SleepCheck::Slices(allowed) => {
                 // Woken once by the request (allowed until the first look), then never
-                // switched out: it did not sleep.
-                if looks && now.slices <= own.account.slices + *allowed {
+                // switched out but by the host's own wake-ups: it did not sleep.
+                if looks && now.slices <= own.account.slices + *allowed + 2 * host_woke {
                     unslept = gap;
                 }
                 *allowed = 0;
@@ -536,6 +563,12 @@ impl Stopwatch {
         }
         let earned = waited + host_late + unslept;
         tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?unslept, ?earned, "own account");
+        if window > self.limit {
+            tracing::debug!(
+                ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices - own.account.slices, sleep = ?own.sleep,
+                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, credit = ?own.credit, "own account, past the limit"
+            );
+        }
         own.credit += earned;
         own.at = at;
         own.account = now;

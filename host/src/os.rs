@@ -414,16 +414,16 @@ fn pread_all(file: &std::fs::File, buf: &mut [u8]) -> Option<usize> {
     file.read_at(buf, 0).ok().filter(|&n| n > 0 && n < buf.len())
 }
 
-/// How long the calling thread has waited for a CPU so far, waits that have ended
-/// (`/proc/thread-self/schedstat`, kept open per thread).
-pub fn thread_waited() -> Option<std::time::Duration> {
+/// How long the calling thread has waited for a CPU so far (waits that have ended), and
+/// how many times it was given one (`/proc/thread-self/schedstat`, kept open per thread).
+pub fn thread_waited() -> Option<(std::time::Duration, u64)> {
     thread_local! {
         static OWN: Option<std::fs::File> = std::fs::File::open("/proc/thread-self/schedstat").ok();
     }
     let mut buf = [0u8; 128];
     let n = OWN.with(|f| pread_all(f.as_ref()?, &mut buf))?;
-    let (ns, _) = schedstat_waits(std::str::from_utf8(&buf[..n]).ok()?)?;
-    Some(std::time::Duration::from_nanos(ns))
+    let (ns, slices) = schedstat_waits(std::str::from_utf8(&buf[..n]).ok()?)?;
+    Some((std::time::Duration::from_nanos(ns), slices))
 }
 
 /// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
