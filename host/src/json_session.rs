@@ -118,7 +118,7 @@ pub const INFER_TURNS: u32 = 4;
 /// writing it, going back to its read) and still count as idle off its turns.
 const INFER_OFF_TURN_CPU: Duration = Duration::from_millis(2);
 
-/// A watched bot reads its turns within this of the end of the write (it waits in its read
+/// A watched bot reads its turns within this of the start of the write (it waits in its read
 /// when a turn comes, as a bot that says `single_threaded` does), but once: one that reads
 /// later (it polls, or sleeps before reading) keeps its reads watched.
 const PROMPT_READ: Duration = Duration::from_millis(2);
