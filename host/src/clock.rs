@@ -192,8 +192,10 @@ enum SleepCheck {
     /// own threads woke meanwhile and took its CPU for a moment (counted from the game
     /// thread's `schedstat`; twice each, for the thread that sleeps the last of a deadline).
     /// How many more times it may have been given a CPU since the last look without that
-    /// counting, besides those: 1 until the first look, then 0.
-    Slices(u64),
+    /// counting, besides those: 1 until the first look, then 0. When it was given a CPU
+    /// more often (preempted, or asleep), its voluntary switches tell, as
+    /// [`SleepCheck::Voluntary`] does: read at the opening, and at such a look only.
+    Slices { allowed: u64, voluntary: Option<u64> },
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -387,11 +389,9 @@ impl Stopwatch {
         }
         if let Some(account) = self.pid.and_then(crate::os::own_account_rechecked_later) {
             let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or_default();
-            let sleep = if by_slices {
-                SleepCheck::Slices(1)
-            } else {
-                SleepCheck::Voluntary(self.pid.and_then(crate::os::voluntary_switches))
-            };
+            let voluntary = self.pid.and_then(crate::os::voluntary_switches);
+            let sleep =
+                if by_slices { SleepCheck::Slices { allowed: 1, voluntary } } else { SleepCheck::Voluntary(voluntary) };
             let at = Instant::now();
             self.own = Some(Own {
                 at,
@@ -541,11 +541,22 @@ impl Stopwatch {
         let mut unslept = Duration::ZERO;
         let looks = gap >= GAP_WORTH_A_LOOK && (now.runnable || answered);
         match &mut own.sleep {
-            SleepCheck::Slices(allowed) => {
+            SleepCheck::Slices { allowed, voluntary } => {
                 // Woken once by the request (allowed until the first look), then never
-                // switched out but by the host's own wake-ups: it did not sleep.
+                // switched out but by the host's own wake-ups: it did not sleep. Otherwise
+                // it did not sleep if it made no voluntary switch (but going back to its
+                // read once answered).
                 if looks && now.slices <= own.account.slices + *allowed + 2 * host_woke {
                     unslept = gap;
+                } else if looks {
+                    let after = crate::os::voluntary_switches(pid);
+                    let back_to_read = u64::from(answered && !now.runnable);
+                    if let (Some(b), Some(a)) = (*voluntary, after) {
+                        if a.saturating_sub(b) <= back_to_read {
+                            unslept = gap;
+                        }
+                    }
+                    *voluntary = after;
                 }
                 *allowed = 0;
             }
@@ -566,7 +577,10 @@ impl Stopwatch {
         if window > self.limit {
             tracing::debug!(
                 ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices - own.account.slices, sleep = ?own.sleep,
-                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, credit = ?own.credit, "own account, past the limit"
+                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, credit = ?own.credit,
+                minflt = now.faults.0.saturating_sub(own.account.faults.0),
+                majflt = now.faults.1.saturating_sub(own.account.faults.1),
+                "own account, past the limit"
             );
         }
         own.credit += earned;

@@ -284,6 +284,9 @@ pub struct OwnAccount {
     pub slices: u64,
     /// Runnable or running (state `R`), rather than asleep.
     pub runnable: bool,
+    /// Its minor and major page faults so far, as of the last read of its
+    /// `/proc/PID/stat` from this thread (for diagnostics).
+    pub faults: (u64, u64),
 }
 
 /// The scheduler's account of process `pid`, when it has one thread and a normal
@@ -292,13 +295,13 @@ pub struct OwnAccount {
 pub fn own_account(pid: u32) -> Option<OwnAccount> {
     let mut stat = [0u8; 1024];
     let mut sched = [0u8; 128];
-    let (runnable, m) = with_proc_files(pid, |files| {
+    let (runnable, m, faults) = with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
         let m = pread_all(&files.schedstat, &mut sched)?;
         let (single, runnable) = single_and_runnable(files, &stat[..n])?;
-        Some((single.then_some(runnable), m))
+        Some((single.then_some(runnable), m, files.faults.get()))
     })?;
-    account(pid, &sched[..m], runnable?)
+    account(pid, &sched[..m], runnable?, faults)
 }
 
 /// From `/proc/PID/stat`'s text: whether the process has one thread and a normal
@@ -311,6 +314,8 @@ fn single_and_runnable(files: &ProcFiles, stat: &[u8]) -> Option<(bool, bool)> {
     let policy: i32 = field(41)?.parse().ok()?;
     let single = threads == 1 && matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
     files.checked.set(single);
+    let count = |k: usize| field(k).and_then(|f| f.parse().ok()).unwrap_or(0);
+    files.faults.set((count(10), count(12)));
     Some((single, field(3)? == "R"))
 }
 
@@ -332,10 +337,10 @@ pub fn has_children(pid: u32) -> Option<bool> {
 }
 
 /// The account of `pid` from its `schedstat` text and its CPU-time clock.
-fn account(pid: u32, schedstat: &[u8], runnable: bool) -> Option<OwnAccount> {
+fn account(pid: u32, schedstat: &[u8], runnable: bool, faults: (u64, u64)) -> Option<OwnAccount> {
     let (waited, slices) = schedstat_waits(std::str::from_utf8(schedstat).ok()?)?;
     let cpu = process_cpu_time(pid)?;
-    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable })
+    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable, faults })
 }
 
 /// [`own_account`] without reading `/proc/PID/stat` (a third of the cost) when the last
@@ -349,10 +354,10 @@ pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
         if !files.checked.get() {
             return Some(None);
         }
-        Some(Some(pread_all(&files.schedstat, &mut sched)?))
+        Some(Some((pread_all(&files.schedstat, &mut sched)?, files.faults.get())))
     })?;
     match quick {
-        Some(m) => account(pid, &sched[..m], false),
+        Some((m, faults)) => account(pid, &sched[..m], false, faults),
         None => own_account(pid),
     }
 }
@@ -381,6 +386,8 @@ struct ProcFiles {
     status: std::fs::File,
     /// The last [`own_account`] found the process single-threaded with a normal policy.
     checked: std::cell::Cell<bool>,
+    /// Minor and major page faults at the last read of `stat`.
+    faults: std::cell::Cell<(u64, u64)>,
 }
 
 /// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
@@ -398,6 +405,7 @@ fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> O
             schedstat: std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
             status: std::fs::File::open(format!("/proc/{pid}/status")).ok()?,
             checked: std::cell::Cell::new(false),
+            faults: std::cell::Cell::new((0, 0)),
         };
         let v = f(&files)?;
         if cache.len() >= 4 {
