@@ -576,7 +576,7 @@ impl Stopwatch {
         tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?unslept, ?earned, "own account");
         if window > self.limit {
             tracing::debug!(
-                ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices - own.account.slices, sleep = ?own.sleep,
+                ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices.saturating_sub(own.account.slices), sleep = ?own.sleep,
                 runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, credit = ?own.credit,
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
