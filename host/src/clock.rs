@@ -198,6 +198,15 @@ enum SleepCheck {
     Slices { allowed: u64, voluntary: Option<u64> },
 }
 
+/// Whether process `pid` made no voluntary switch since `before` (its count then, now
+/// updated), but one when `back_to_read` (an answered bot back at reading its input).
+fn no_voluntary_switch(pid: u32, before: &mut Option<u64>, back_to_read: bool) -> bool {
+    let after = crate::os::voluntary_switches(pid);
+    let quiet = matches!((*before, after), (Some(b), Some(a)) if a.saturating_sub(b) <= u64::from(back_to_read));
+    *before = after;
+    quiet
+}
+
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
 /// waiting for its CPU (its account shows a wait only once the wait is over).
 pub const PROBE: Duration = Duration::from_micros(500);
@@ -546,29 +555,18 @@ impl Stopwatch {
                 // switched out but by the host's own wake-ups: it did not sleep. Otherwise
                 // it did not sleep if it made no voluntary switch (but going back to its
                 // read once answered).
-                if looks && now.slices <= own.account.slices + *allowed + 2 * host_woke {
+                if looks
+                    && (now.slices <= own.account.slices + *allowed + 2 * host_woke
+                        || no_voluntary_switch(pid, voluntary, answered && !now.runnable))
+                {
                     unslept = gap;
-                } else if looks {
-                    let after = crate::os::voluntary_switches(pid);
-                    let back_to_read = u64::from(answered && !now.runnable);
-                    if let (Some(b), Some(a)) = (*voluntary, after) {
-                        if a.saturating_sub(b) <= back_to_read {
-                            unslept = gap;
-                        }
-                    }
-                    *voluntary = after;
                 }
                 *allowed = 0;
             }
             SleepCheck::Voluntary(before) if looks => {
-                let after = crate::os::voluntary_switches(pid);
-                let allowed = u64::from(answered && !now.runnable);
-                if let (Some(b), Some(a)) = (*before, after) {
-                    if a.saturating_sub(b) <= allowed {
-                        unslept = gap;
-                    }
+                if no_voluntary_switch(pid, before, answered && !now.runnable) {
+                    unslept = gap;
                 }
-                *before = after;
             }
             SleepCheck::Voluntary(_) => {}
         }

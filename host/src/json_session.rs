@@ -239,20 +239,7 @@ impl JsonSession {
                 };
             }
             Observed::SingleThreaded if self.not_single_seen => {
-                self.observed = Observed::Not;
-                self.proc.set_idle_off_turn(false);
-                let pinned = self.shared_cpu.take();
-                if let (Some(pid), Some(_)) = (self.proc.thinking_pid(), pinned) {
-                    crate::os::set_process_cpus(pid, None, &self.run_cpus);
-                }
-                let note = match pinned {
-                    Some(cpu) => format!(
-                        "it was run as single-threaded (seen so), but then had more than one thread: it no longer shares CPU {cpu} with its opponent"
-                    ),
-                    None => "it was run as single-threaded (seen so), but then had more than one thread".to_owned(),
-                };
-                tracing::warn!("{}: {note}", self.spec.name);
-                self.add_note(note);
+                self.let_go("it was run as single-threaded (seen so), but then had more than one thread");
             }
             _ => {}
         }
@@ -269,31 +256,38 @@ impl JsonSession {
     /// was single-threaded, yet it thinks on its opponent's time, which would take that
     /// CPU from the opponent. Noted in the record.
     fn check_off_turn(&mut self) {
-        let (Some(cpu), Some((mark, at))) = (self.shared_cpu, self.off_turn.mark.take()) else { return };
+        let (Some(_), Some((mark, at))) = (self.shared_cpu, self.off_turn.mark.take()) else { return };
         let Some(now) = self.proc.thinking_pid().and_then(crate::os::process_cpu_time) else { return };
         self.off_turn.cpu += now.saturating_sub(mark);
         self.off_turn.wall += at.elapsed();
         tracing::trace!("{}: off-turn CPU {:?} in {:?}", self.spec.name, self.off_turn.cpu, self.off_turn.wall);
         if self.off_turn.cpu > OFF_TURN_CPU && self.off_turn.cpu * 10 > self.off_turn.wall {
-            let used = self.off_turn.cpu;
-            if let Some(pid) = self.proc.thinking_pid() {
-                crate::os::set_process_cpus(pid, None, &self.run_cpus);
-            }
-            self.shared_cpu = None;
-            self.proc.set_idle_off_turn(false);
             let said = if self.observed == Observed::SingleThreaded {
                 "it was run as single-threaded (seen so)"
             } else {
                 "it said it was single-threaded"
             };
-            self.observed = Observed::Not;
-            let note = format!(
-                "{said} but used {:.0} ms of CPU during its opponent's turns: it no longer shares CPU {cpu} with its opponent",
-                used.as_secs_f64() * 1000.0
-            );
-            tracing::warn!("{}: {note}", self.spec.name);
-            self.add_note(note);
+            let used = self.off_turn.cpu.as_secs_f64() * 1000.0;
+            self.let_go(&format!("{said} but used {used:.0} ms of CPU during its opponent's turns"));
         }
+    }
+
+    /// No longer runs the bot as single-threaded (it was found otherwise, `why`): off the
+    /// CPU it shared with its opponent, its reads watched again; noted in the record.
+    fn let_go(&mut self, why: &str) {
+        self.observed = Observed::Not;
+        self.proc.set_idle_off_turn(false);
+        let note = match self.shared_cpu.take() {
+            Some(cpu) => {
+                if let Some(pid) = self.proc.thinking_pid() {
+                    crate::os::set_process_cpus(pid, None, &self.run_cpus);
+                }
+                format!("{why}: it no longer shares CPU {cpu} with its opponent")
+            }
+            None => why.to_owned(),
+        };
+        tracing::warn!("{}: {note}", self.spec.name);
+        self.add_note(note);
     }
 
     /// The process id.

@@ -77,7 +77,7 @@ fn a_bot_that_thinks_on_its_opponents_time_is_let_off_the_shared_cpu() {
     assert!(red.len() >= 2 && red[0] != all, "red first shared a CPU, then not: {red:?}");
     assert_eq!(red.last().unwrap(), &all, "red was let go: {red:?}");
     assert_eq!(blue.len(), 1, "blue stays where it was: {blue:?}");
-    let note = recs[0]["bots"]["red"]["process_note"].as_str().unwrap_or_default();
+    let note = note(&recs, "red");
     assert!(note.contains("said it was single-threaded but used"), "the record says why: {note:?}");
     assert!(recs[0]["bots"]["blue"]["process_note"].is_null());
 }
