@@ -158,6 +158,27 @@ pub struct Stopwatch {
     /// An own account was wanted, but the bot had more than one thread or a real-time
     /// policy (or was gone).
     not_single: bool,
+    /// A bot with more than one thread: the account of its threads at the last look (see
+    /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
+    group: Option<Group>,
+}
+
+/// The last look at a multi-threaded bot's account: its CPU time (all its threads) and
+/// which of its threads were awake.
+#[derive(Clone, Debug)]
+struct Group {
+    at: Instant,
+    /// The process's CPU time then.
+    cpu: Duration,
+    /// Its threads that were runnable then, with their voluntary switches so far.
+    awake: Vec<(u32, u64)>,
+    /// How long the game's thread had waited for a CPU then.
+    host_waited: Duration,
+    /// Credit earned from the account so far.
+    credit: Duration,
+    /// As [`Own::probes`] and [`Own::probe_until`].
+    probes: u32,
+    probe_until: Option<Instant>,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -205,6 +226,19 @@ fn no_voluntary_switch(pid: u32, before: &mut Option<u64>, back_to_read: bool) -
     let quiet = matches!((*before, after), (Some(b), Some(a)) if a.saturating_sub(b) <= u64::from(back_to_read));
     *before = after;
     quiet
+}
+
+/// A bot's credit after a look at its own account: `credit` so far, plus what this look
+/// `earned` (waits, time neither run nor waited while it did not sleep, the host's own
+/// waits), less the run and waited time beyond the `wall` time since the last look (time
+/// an earlier look counted as neither; see [`Stopwatch::credit_stalls`]).
+fn settle(credit: Duration, wall: Duration, ran: Duration, waited: Duration, earned: Duration) -> Duration {
+    (credit + earned).saturating_sub((ran + waited).saturating_sub(wall))
+}
+
+/// The runnable threads among `threads`, with their voluntary switches.
+fn awake_threads(threads: &[crate::os::ThreadNow]) -> Vec<(u32, u64)> {
+    threads.iter().filter(|t| t.runnable).filter_map(|t| Some((t.tid, t.voluntary?))).collect()
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -264,6 +298,7 @@ impl Stopwatch {
             long: None,
             own: None,
             not_single: false,
+            group: None,
         }
     }
 
@@ -310,23 +345,29 @@ impl Stopwatch {
         let woken = Instant::now();
         tempo.request_went_long();
         // A single-threaded bot: its own scheduler account tells what the machine took from
-        // it from now on, exactly and without a watchdog. This wake-up's lateness (beyond
-        // tokio's whole-millisecond timer) is time the machine took from this thread's CPU
-        // before the account was opened: the bot's too when it last ran there.
-        if self.own.is_none() {
+        // it from now on, exactly and without a watchdog; a bot with more threads, the
+        // account of its threads. This wake-up's lateness (beyond tokio's whole-millisecond
+        // timer) is time the machine took from this thread's CPU before the account was
+        // opened: the bot's too when it last ran there.
+        let unopened = self.own.is_none() && self.group.is_none();
+        if unopened {
             self.open_own_account();
-            if let Some(own) = self.own.as_mut() {
-                let late = woken.saturating_duration_since(due + Duration::from_millis(1));
-                let here = crate::os::current_cpu();
-                if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
-                    own.credit = late;
-                }
+            if self.own.is_none() {
+                self.open_group();
             }
         }
-        // Otherwise watch the CPUs where the bot and this game's thread may run, from now
-        // until the answer. When this thread's CPU was not watched, this wake-up tells of a
-        // stall its watchdog could not see.
-        let demand = self.stalls.as_ref().filter(|_| self.own.is_none()).map(|w| {
+        let opened = self.own.as_mut().map(|o| &mut o.credit).or(self.group.as_mut().map(|g| &mut g.credit));
+        if let Some(credit) = opened.filter(|_| unopened) {
+            let late = woken.saturating_duration_since(due + Duration::from_millis(1));
+            let here = crate::os::current_cpu();
+            if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
+                *credit = late;
+            }
+        }
+        // Otherwise (its threads cannot be read) watch the CPUs where the bot and this
+        // game's thread may run, from now until the answer. When this thread's CPU was not
+        // watched, this wake-up tells of a stall its watchdog could not see.
+        let demand = self.stalls.as_ref().filter(|_| self.own.is_none() && self.group.is_none()).map(|w| {
             let here = crate::os::current_cpu();
             if !w.watching(here) {
                 w.woken_late(due + Duration::from_millis(1), woken);
@@ -417,6 +458,26 @@ impl Stopwatch {
         }
     }
 
+    /// Opens the account of a bot with more than one thread (see
+    /// [`Stopwatch::credit_stalls`]), when the stall credit is on and its threads can be read.
+    fn open_group(&mut self) {
+        if self.stalls.is_none() || self.tempo.is_none() {
+            return;
+        }
+        let Some(pid) = self.pid else { return };
+        let Some(threads) = crate::os::threads_now(pid, &[]) else { return };
+        let Some(cpu) = crate::os::process_cpu_time(pid) else { return };
+        self.group = Some(Group {
+            at: Instant::now(),
+            cpu,
+            awake: awake_threads(&threads),
+            host_waited: crate::os::thread_waited().unwrap_or_default().0,
+            credit: Duration::ZERO,
+            probes: 0,
+            probe_until: None,
+        });
+    }
+
     /// How long after the host began writing the request the bot was seen to have read it
     /// all, when its read was watched and seen (not when it had read it before the request
     /// ran long on a calm host, or answered before). (From the start of the write: a request
@@ -466,7 +527,7 @@ impl Stopwatch {
             (true, Some(read)) => read + self.limit,
             (true, None) => self.latest_start + self.limit,
         } + self.credit;
-        match self.own.as_ref().and_then(|o| o.probe_until) {
+        match self.own.as_ref().and_then(|o| o.probe_until).or(self.group.as_ref().and_then(|g| g.probe_until)) {
             Some(probe) => due.max(probe),
             None => due,
         }
@@ -490,12 +551,30 @@ impl Stopwatch {
     /// hypervisor), and, over a stretch in which it never went to sleep, the time it neither
     /// ran nor waited (the hypervisor took the CPU while it had it: steal time); and the time the
     /// game's thread waited for a CPU meanwhile (so it saw the answer late). Time the bot
-    /// slept is never credited. `answered`: the answer has come (the bot may be asleep again
-    /// since). At the deadline, a runnable bot gets one more look [`PROBE`] later, and more
-    /// while looks earn credit, since a wait still going on shows only once it is over.
+    /// slept is never credited. A look also takes back time an earlier look counted as
+    /// neither run nor waited and that the account now shows as run or waited (the bot's
+    /// run time lags up to a tick when it runs on another CPU; a wait shows once it is
+    /// over): over the move the credit is what the bot did not run, not more; so the credit
+    /// may go down from one look to the next. `answered`: the answer has come (the bot may
+    /// be asleep again since). At the deadline, a runnable bot gets one more look [`PROBE`]
+    /// later, and more while looks earn credit, since a wait still going on shows only once
+    /// it is over.
+    ///
+    /// A bot with more than one thread is credited from the account of its threads instead
+    /// (from the moment the request runs long): over a stretch between two looks in which
+    /// one of its threads that was runnable at the first look never slept (no voluntary
+    /// switch, but going back to its read of stdin once answered), the bot wanted a CPU all
+    /// along, and the time it ran less than one CPU's worth, all its threads together, was
+    /// taken from it; plus the game thread's waits. Run time beyond the wall time takes back
+    /// credit, as above: a bot on several CPUs at once gets only what it lost beyond what it
+    /// gained. Only when neither account can be read do the CPU watchdogs of
+    /// [`crate::stall_watch`] credit the move.
     pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
         if self.own.is_some() {
             return self.credit_own(until, answered);
+        }
+        if self.group.is_some() {
+            return self.credit_group(until, answered);
         }
         if judging {
             tracing::debug!(
@@ -570,21 +649,40 @@ impl Stopwatch {
             }
             SleepCheck::Voluntary(_) => {}
         }
-        let earned = waited + host_late + unslept;
-        tracing::trace!(?wall, ?waited, ?ran, runnable = now.runnable, answered, ?unslept, ?earned, "own account");
+        // Run and waited beyond the wall time since the last look: time an earlier look
+        // counted as neither (so perhaps credited), now counted. The kernel brings a thread's
+        // run time up to date only at scheduler events (a tick at most: 4 ms at 250 Hz), so a
+        // look at a bot running on another CPU sees up to that much too little run; and a wait
+        // still going on at a look shows as neither until it ends, then as a wait in full.
+        // Taken back, so that over the whole move a bot that never slept is credited exactly
+        // the time it did not run.
+        let overcount = (ran + waited).saturating_sub(wall);
+        let earned = settle(Duration::ZERO, wall, ran, waited, waited + host_late + unslept);
+        tracing::trace!(
+            ?wall,
+            ?waited,
+            ?ran,
+            runnable = now.runnable,
+            answered,
+            ?unslept,
+            ?overcount,
+            ?earned,
+            "own account"
+        );
         if window > self.limit {
             tracing::debug!(
                 ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices.saturating_sub(own.account.slices), sleep = ?own.sleep,
-                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, credit = ?own.credit,
+                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?own.credit,
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
                 "own account, past the limit"
             );
         }
-        own.credit += earned;
+        own.credit = settle(own.credit, wall, ran, waited, waited + host_late + unslept);
         own.at = at;
         own.account = now;
-        self.credit = self.credit.max(own.credit.min(window).min(self.limit));
+        // Not only ever more: a later look may take back what an earlier one counted.
+        self.credit = own.credit.min(window).min(self.limit);
         // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
         // shows in the account once it is over), so look again shortly, as long as looks
         // keep earning something.
@@ -595,6 +693,60 @@ impl Stopwatch {
             if own.probes < MAX_PROBES {
                 own.probes += 1;
                 own.probe_until = Some(at + PROBE);
+            }
+        }
+        self.credit
+    }
+
+    fn credit_group(&mut self, until: Instant, answered: bool) -> Duration {
+        let window = until.saturating_duration_since(self.start());
+        let (Some(g), Some(pid)) = (self.group.as_mut(), self.pid) else { return self.credit };
+        g.probe_until = None;
+        let awake_before: Vec<u32> = g.awake.iter().map(|&(tid, _)| tid).collect();
+        let (Some(threads), Some(cpu)) = (crate::os::threads_now(pid, &awake_before), crate::os::process_cpu_time(pid))
+        else {
+            return self.credit;
+        };
+        let at = Instant::now();
+        let wall = at.saturating_duration_since(g.at);
+        let ran = cpu.saturating_sub(g.cpu);
+        let host_waited = crate::os::thread_waited().map_or(g.host_waited, |w| w.0);
+        let host_late = host_waited.saturating_sub(g.host_waited);
+        // A thread awake at the last look that has not slept since (but going back to its
+        // read once answered): the bot wanted a CPU all along, and whatever of the wall time
+        // it did not run (all its threads together) was taken from it.
+        let never_slept = g.awake.iter().find(|&&(tid, before)| {
+            threads.iter().any(|t| {
+                t.tid == tid
+                    && t.voluntary.is_some_and(|v| {
+                        v == before
+                            || (answered && v == before + 1 && !t.runnable && crate::os::reading_stdin(pid, tid))
+                    })
+            })
+        });
+        let unrun = if never_slept.is_some() { wall.saturating_sub(ran) } else { Duration::ZERO };
+        let earned = settle(Duration::ZERO, wall, ran, Duration::ZERO, unrun + host_late);
+        if window > self.limit {
+            tracing::debug!(
+                ?window, ?wall, ?ran, threads = threads.len(), awake = g.awake.len(), never_slept = ?never_slept.map(|t| t.0),
+                answered, ?unrun, ?host_late, credit = ?g.credit, "threads' account, past the limit"
+            );
+        }
+        g.credit = settle(g.credit, wall, ran, Duration::ZERO, unrun + host_late);
+        g.at = at;
+        g.cpu = cpu;
+        g.host_waited = host_waited;
+        g.awake = awake_threads(&threads);
+        self.credit = g.credit.min(window).min(self.limit);
+        // As for a single-threaded bot: past the deadline with a thread awake, look again
+        // shortly while looks earn something.
+        if !answered && !g.awake.is_empty() {
+            if earned >= PROBE / 2 {
+                g.probes = 0;
+            }
+            if g.probes < MAX_PROBES {
+                g.probes += 1;
+                g.probe_until = Some(at + PROBE);
             }
         }
         self.credit
@@ -666,6 +818,24 @@ mod tests {
         assert_eq!(TimeControl::parse_bank("10").unwrap(), (Duration::from_secs(10), Duration::ZERO));
         assert_eq!(TimeControl::parse_bank("x+1").unwrap_err(), "--tc \"x+1\": bank: \"x\" is not a number of seconds");
         assert!(TimeControl::parse_bank("0+1").is_err());
+    }
+
+    #[test]
+    fn a_later_look_takes_back_time_an_earlier_one_counted_as_neither_run_nor_waited() {
+        let us = Duration::from_micros;
+        // A bot that runs all the time on another CPU: the first look, 23 ms in, sees its
+        // run time 1 ms short (not yet brought up to date) and credits that millisecond as
+        // time taken from it; the next look, 0.5 ms later, sees 1.5 ms run and takes it back.
+        let first = settle(Duration::ZERO, us(23_000), us(22_000), Duration::ZERO, us(1_000));
+        assert_eq!(first, us(1_000));
+        assert_eq!(settle(first, us(500), us(1_500), Duration::ZERO, Duration::ZERO), Duration::ZERO);
+        // A wait going on at a look shows there as neither run nor waited (300 µs, credited
+        // as the bot did not sleep), then in full once it has ended (800 µs): credited once.
+        let during = settle(Duration::ZERO, us(10_000), us(9_700), Duration::ZERO, us(300));
+        let after = settle(during, us(700), us(200), us(800), us(800));
+        assert_eq!(after, us(800));
+        // Credit from before is kept when a look finds nothing to take back.
+        assert_eq!(settle(us(2_000), us(500), us(400), us(100), us(100)), us(2_100));
     }
 
     #[test]
