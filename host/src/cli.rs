@@ -269,9 +269,8 @@ pub struct RunFlags {
     /// Charge bots for time the machine took from them too. By default, with a real-time
     /// host, a single-threaded bot's long move is credited from its own scheduler account
     /// (time it waited for a CPU or had it taken away, and the host's wait to see its
-    /// answer; never time it slept), and other bots' from the account of their threads
-    /// (the time they ran less than one CPU's worth while one of their threads never
-    /// slept); at most the move's limit ("stall_us" in records).
+    /// answer; never time it slept), and other bots' from watchdogs on their CPUs that log
+    /// when a CPU could not run anything; at most the move's limit ("stall_us" in records).
     #[arg(long)]
     pub no_stall_credit: bool,
     /// More logging (-v, -vv).

@@ -158,27 +158,6 @@ pub struct Stopwatch {
     /// An own account was wanted, but the bot had more than one thread or a real-time
     /// policy (or was gone).
     not_single: bool,
-    /// A bot with more than one thread: the account of its threads at the last look (see
-    /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
-    group: Option<Group>,
-}
-
-/// The last look at a multi-threaded bot's account: its CPU time (all its threads) and
-/// which of its threads were awake.
-#[derive(Clone, Debug)]
-struct Group {
-    at: Instant,
-    /// The process's CPU time then.
-    cpu: Duration,
-    /// Its threads that were runnable then, with their voluntary switches so far.
-    awake: Vec<(u32, u64)>,
-    /// How long the game's thread had waited for a CPU then.
-    host_waited: Duration,
-    /// Credit earned from the account so far.
-    credit: Duration,
-    /// As [`Own::probes`] and [`Own::probe_until`].
-    probes: u32,
-    probe_until: Option<Instant>,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -234,11 +213,6 @@ fn no_voluntary_switch(pid: u32, before: &mut Option<u64>, back_to_read: bool) -
 /// an earlier look counted as neither; see [`Stopwatch::credit_stalls`]).
 fn settle(credit: Duration, wall: Duration, ran: Duration, waited: Duration, earned: Duration) -> Duration {
     (credit + earned).saturating_sub((ran + waited).saturating_sub(wall))
-}
-
-/// The runnable threads among `threads`, with their voluntary switches.
-fn awake_threads(threads: &[crate::os::ThreadNow]) -> Vec<(u32, u64)> {
-    threads.iter().filter(|t| t.runnable).filter_map(|t| Some((t.tid, t.voluntary?))).collect()
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -298,7 +272,6 @@ impl Stopwatch {
             long: None,
             own: None,
             not_single: false,
-            group: None,
         }
     }
 
@@ -345,29 +318,23 @@ impl Stopwatch {
         let woken = Instant::now();
         tempo.request_went_long();
         // A single-threaded bot: its own scheduler account tells what the machine took from
-        // it from now on, exactly and without a watchdog; a bot with more threads, the
-        // account of its threads. This wake-up's lateness (beyond tokio's whole-millisecond
-        // timer) is time the machine took from this thread's CPU before the account was
-        // opened: the bot's too when it last ran there.
-        let unopened = self.own.is_none() && self.group.is_none();
-        if unopened {
+        // it from now on, exactly and without a watchdog. This wake-up's lateness (beyond
+        // tokio's whole-millisecond timer) is time the machine took from this thread's CPU
+        // before the account was opened: the bot's too when it last ran there.
+        if self.own.is_none() {
             self.open_own_account();
-            if self.own.is_none() {
-                self.open_group();
+            if let Some(own) = self.own.as_mut() {
+                let late = woken.saturating_duration_since(due + Duration::from_millis(1));
+                let here = crate::os::current_cpu();
+                if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
+                    own.credit = late;
+                }
             }
         }
-        let opened = self.own.as_mut().map(|o| &mut o.credit).or(self.group.as_mut().map(|g| &mut g.credit));
-        if let Some(credit) = opened.filter(|_| unopened) {
-            let late = woken.saturating_duration_since(due + Duration::from_millis(1));
-            let here = crate::os::current_cpu();
-            if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
-                *credit = late;
-            }
-        }
-        // Otherwise (its threads cannot be read) watch the CPUs where the bot and this
-        // game's thread may run, from now until the answer. When this thread's CPU was not
-        // watched, this wake-up tells of a stall its watchdog could not see.
-        let demand = self.stalls.as_ref().filter(|_| self.own.is_none() && self.group.is_none()).map(|w| {
+        // Otherwise watch the CPUs where the bot and this game's thread may run, from now
+        // until the answer. When this thread's CPU was not watched, this wake-up tells of a
+        // stall its watchdog could not see.
+        let demand = self.stalls.as_ref().filter(|_| self.own.is_none()).map(|w| {
             let here = crate::os::current_cpu();
             if !w.watching(here) {
                 w.woken_late(due + Duration::from_millis(1), woken);
@@ -458,26 +425,6 @@ impl Stopwatch {
         }
     }
 
-    /// Opens the account of a bot with more than one thread (see
-    /// [`Stopwatch::credit_stalls`]), when the stall credit is on and its threads can be read.
-    fn open_group(&mut self) {
-        if self.stalls.is_none() || self.tempo.is_none() {
-            return;
-        }
-        let Some(pid) = self.pid else { return };
-        let Some(threads) = crate::os::threads_now(pid, &[]) else { return };
-        let Some(cpu) = crate::os::process_cpu_time(pid) else { return };
-        self.group = Some(Group {
-            at: Instant::now(),
-            cpu,
-            awake: awake_threads(&threads),
-            host_waited: crate::os::thread_waited().unwrap_or_default().0,
-            credit: Duration::ZERO,
-            probes: 0,
-            probe_until: None,
-        });
-    }
-
     /// How long after the host began writing the request the bot was seen to have read it
     /// all, when its read was watched and seen (not when it had read it before the request
     /// ran long on a calm host, or answered before). (From the start of the write: a request
@@ -527,7 +474,7 @@ impl Stopwatch {
             (true, Some(read)) => read + self.limit,
             (true, None) => self.latest_start + self.limit,
         } + self.credit;
-        match self.own.as_ref().and_then(|o| o.probe_until).or(self.group.as_ref().and_then(|g| g.probe_until)) {
+        match self.own.as_ref().and_then(|o| o.probe_until) {
             Some(probe) => due.max(probe),
             None => due,
         }
@@ -556,25 +503,11 @@ impl Stopwatch {
     /// run time lags up to a tick when it runs on another CPU; a wait shows once it is
     /// over): over the move the credit is what the bot did not run, not more; so the credit
     /// may go down from one look to the next. `answered`: the answer has come (the bot may
-    /// be asleep again since). At the deadline, a runnable bot gets one more look [`PROBE`]
-    /// later, and more while looks earn credit, since a wait still going on shows only once
-    /// it is over.
-    ///
-    /// A bot with more than one thread is credited from the account of its threads instead
-    /// (from the moment the request runs long): over a stretch between two looks in which
-    /// one of its threads that was runnable at the first look never slept (no voluntary
-    /// switch, but going back to its read of stdin once answered), the bot wanted a CPU all
-    /// along, and the time it ran less than one CPU's worth, all its threads together, was
-    /// taken from it; plus the game thread's waits. Run time beyond the wall time takes back
-    /// credit, as above: a bot on several CPUs at once gets only what it lost beyond what it
-    /// gained. Only when neither account can be read do the CPU watchdogs of
-    /// [`crate::stall_watch`] credit the move.
+    /// be asleep again since). At the deadline, a runnable bot gets one more look [`PROBE`] later, and more
+    /// while looks earn credit, since a wait still going on shows only once it is over.
     pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
         if self.own.is_some() {
             return self.credit_own(until, answered);
-        }
-        if self.group.is_some() {
-            return self.credit_group(until, answered);
         }
         if judging {
             tracing::debug!(
@@ -693,60 +626,6 @@ impl Stopwatch {
             if own.probes < MAX_PROBES {
                 own.probes += 1;
                 own.probe_until = Some(at + PROBE);
-            }
-        }
-        self.credit
-    }
-
-    fn credit_group(&mut self, until: Instant, answered: bool) -> Duration {
-        let window = until.saturating_duration_since(self.start());
-        let (Some(g), Some(pid)) = (self.group.as_mut(), self.pid) else { return self.credit };
-        g.probe_until = None;
-        let awake_before: Vec<u32> = g.awake.iter().map(|&(tid, _)| tid).collect();
-        let (Some(threads), Some(cpu)) = (crate::os::threads_now(pid, &awake_before), crate::os::process_cpu_time(pid))
-        else {
-            return self.credit;
-        };
-        let at = Instant::now();
-        let wall = at.saturating_duration_since(g.at);
-        let ran = cpu.saturating_sub(g.cpu);
-        let host_waited = crate::os::thread_waited().map_or(g.host_waited, |w| w.0);
-        let host_late = host_waited.saturating_sub(g.host_waited);
-        // A thread awake at the last look that has not slept since (but going back to its
-        // read once answered): the bot wanted a CPU all along, and whatever of the wall time
-        // it did not run (all its threads together) was taken from it.
-        let never_slept = g.awake.iter().find(|&&(tid, before)| {
-            threads.iter().any(|t| {
-                t.tid == tid
-                    && t.voluntary.is_some_and(|v| {
-                        v == before
-                            || (answered && v == before + 1 && !t.runnable && crate::os::reading_stdin(pid, tid))
-                    })
-            })
-        });
-        let unrun = if never_slept.is_some() { wall.saturating_sub(ran) } else { Duration::ZERO };
-        let earned = settle(Duration::ZERO, wall, ran, Duration::ZERO, unrun + host_late);
-        if window > self.limit {
-            tracing::debug!(
-                ?window, ?wall, ?ran, threads = threads.len(), awake = g.awake.len(), never_slept = ?never_slept.map(|t| t.0),
-                answered, ?unrun, ?host_late, credit = ?g.credit, "threads' account, past the limit"
-            );
-        }
-        g.credit = settle(g.credit, wall, ran, Duration::ZERO, unrun + host_late);
-        g.at = at;
-        g.cpu = cpu;
-        g.host_waited = host_waited;
-        g.awake = awake_threads(&threads);
-        self.credit = g.credit.min(window).min(self.limit);
-        // As for a single-threaded bot: past the deadline with a thread awake, look again
-        // shortly while looks earn something.
-        if !answered && !g.awake.is_empty() {
-            if earned >= PROBE / 2 {
-                g.probes = 0;
-            }
-            if g.probes < MAX_PROBES {
-                g.probes += 1;
-                g.probe_until = Some(at + PROBE);
             }
         }
         self.credit

@@ -372,58 +372,6 @@ pub fn voluntary_switches(pid: u32) -> Option<u64> {
     voluntary_in(std::str::from_utf8(&buf[..n]).ok()?)
 }
 
-/// One thread of a process at one moment (see [`threads_now`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThreadNow {
-    /// Its thread id.
-    pub tid: u32,
-    /// Runnable or running (state `R`), rather than asleep.
-    pub runnable: bool,
-    /// How many times it gave up its CPU of its own accord (`voluntary_ctxt_switches`),
-    /// read for the runnable threads and those in `also` only.
-    pub voluntary: Option<u64>,
-}
-
-/// The threads of process `pid` now (`/proc/PID/task/TID/stat`, and `status` for the
-/// runnable ones and those named in `also`); `None` when the process is gone. Threads that
-/// end meanwhile are left out.
-pub fn threads_now(pid: u32, also: &[u32]) -> Option<Vec<ThreadNow>> {
-    let mut threads = Vec::new();
-    let mut buf = [0u8; 4096];
-    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-        let Some(tid) = entry.ok().and_then(|e| e.file_name().to_str()?.parse::<u32>().ok()) else { continue };
-        let Some(n) = read_small(&format!("/proc/{pid}/task/{tid}/stat"), &mut buf) else { continue };
-        let Some(state) = std::str::from_utf8(&buf[..n]).ok().and_then(|t| stat_fields(t)?.next().map(str::to_owned))
-        else {
-            continue;
-        };
-        let runnable = state == "R";
-        let voluntary = if runnable || also.contains(&tid) {
-            read_small(&format!("/proc/{pid}/task/{tid}/status"), &mut buf)
-                .and_then(|n| voluntary_in(std::str::from_utf8(&buf[..n]).ok()?))
-        } else {
-            None
-        };
-        threads.push(ThreadNow { tid, runnable, voluntary });
-    }
-    (!threads.is_empty()).then_some(threads)
-}
-
-/// Whether thread `tid` of process `pid` is blocked reading its standard input (a bot
-/// back at reading its next message); `false` when that cannot be told (the kernel lets
-/// only a process that may trace it read that).
-pub fn reading_stdin(pid: u32, tid: u32) -> bool {
-    let mut buf = [0u8; 256];
-    let Some(n) = read_small(&format!("/proc/{pid}/task/{tid}/syscall"), &mut buf) else { return false };
-    let mut fields = std::str::from_utf8(&buf[..n]).unwrap_or("").split_whitespace();
-    fields.next().and_then(|f| f.parse::<i64>().ok()) == Some(libc::SYS_read) && fields.next() == Some("0x0")
-}
-
-/// Reads a small file whole into `buf` (opened, read once, closed); the byte count.
-fn read_small(path: &str, buf: &mut [u8]) -> Option<usize> {
-    pread_all(&std::fs::File::open(path).ok()?, buf)
-}
-
 /// `voluntary_ctxt_switches` from a `status` text.
 fn voluntary_in(status: &str) -> Option<u64> {
     status.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?.trim().parse().ok()
@@ -662,55 +610,5 @@ mod cpu_clock_tests {
         assert!(super::own_account(std::process::id()).is_none());
         helper.join().unwrap();
         assert!(super::thread_waited().is_some());
-    }
-
-    #[test]
-    fn the_threads_of_a_process_say_which_run_and_how_often_they_slept() {
-        let me = std::process::id();
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let tid = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
-        let t = tid.clone();
-        let helper = std::thread::spawn(move || {
-            // SAFETY: gettid has no preconditions.
-            t.store(unsafe { libc::gettid() } as u32, std::sync::atomic::Ordering::SeqCst);
-            let _ = rx.recv();
-        });
-        // SAFETY: gettid has no preconditions.
-        let this = unsafe { libc::gettid() } as u32;
-        let helper_tid = loop {
-            let t = tid.load(std::sync::atomic::Ordering::SeqCst);
-            if t != 0 {
-                break t;
-            }
-            std::thread::yield_now();
-        };
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        let threads = super::threads_now(me, &[helper_tid]).unwrap();
-        let find = |tid| threads.iter().find(|t| t.tid == tid).copied().unwrap();
-        let (running, asleep) = (find(this), find(helper_tid));
-        assert!(running.runnable && running.voluntary.is_some(), "{running:?}");
-        assert!(!asleep.runnable && asleep.voluntary.is_some_and(|v| v >= 1), "{asleep:?}");
-        // Asleep and not asked for: no status read.
-        let without = super::threads_now(me, &[]).unwrap();
-        assert_eq!(without.iter().find(|t| t.tid == helper_tid).unwrap().voluntary, None);
-        drop(tx);
-        helper.join().unwrap();
-        assert!(!super::reading_stdin(me, this), "this thread is running, not reading");
-
-        // A shell blocked reading its standard input (a pipe that stays empty).
-        let mut child = std::process::Command::new("sh")
-            .args(["-c", "read x"])
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let pid = child.id();
-        let t0 = std::time::Instant::now();
-        while !super::reading_stdin(pid, pid) && t0.elapsed() < std::time::Duration::from_secs(5) {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        let reading = super::reading_stdin(pid, pid);
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(reading, "sh blocked in `read` is seen reading its standard input");
     }
 }

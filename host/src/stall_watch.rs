@@ -11,11 +11,8 @@
 //!
 //! A watchdog ticks only while a request that has run long wants its CPU ([`StallWatch::want`]:
 //! the CPUs its bot and its game's thread may run on), or all the time with
-//! `--host-priority realtime`. Bots need no watchdog at all when the host can read their
-//! scheduler accounts: those with one thread are credited from their own account, those
-//! with more from the account of their threads (see
-//! [`crate::clock::Stopwatch::credit_stalls`]). The watchdogs are the fallback for a bot
-//! whose accounts cannot be read; the watch itself also stands for "the stall credit is on".
+//! `--host-priority realtime`. Bots with one thread need no watchdog at all: they are
+//! credited from their own scheduler account (see [`crate::clock::Stopwatch::credit_stalls`]).
 //!
 //! The referee asks for the stalls only when one happened during a bot's move (one atomic
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
@@ -223,7 +220,6 @@ impl StallWatch {
     /// a watchdog that was asleep counts as having ticked now, so the time asleep is not
     /// taken for a stall.
     pub fn want(self: &Arc<Self>, cpus: &[usize]) -> Demand {
-        tracing::debug!(?cpus, "watchdogs wanted");
         let now = self.ns(Instant::now());
         let mut claimed = Vec::with_capacity(cpus.len());
         for (i, c) in self.cpus.iter().enumerate().filter(|(_, c)| cpus.contains(&c.cpu)) {

@@ -13,10 +13,8 @@
 //! soon as any request has been waiting for its answer for [`ESCALATE_AFTER`] (a bot that
 //! thinks), the host **escalates**, for every game at once: it turns `SCHED_FIFO` and
 //! watches reads again (for that request too, if the bot has not read it yet); and that
-//! request opens its bot's scheduler account (see [`crate::clock::Stopwatch::credit_stalls`]),
-//! or, when the bot's threads cannot be read, wakes the watchdogs of the CPUs its bot and
-//! its game's thread may run on until it is answered
-//! ([`crate::stall_watch::StallWatch::want`]). The host calms down once no
+//! request wakes the watchdogs of the CPUs its bot and its game's thread may run on, until
+//! it is answered ([`crate::stall_watch::StallWatch::want`]). The host calms down once no
 //! request has run that long for [`CALM_AFTER`]. While bots
 //! think, the host therefore stays escalated and clocks are as fair as with
 //! `--host-priority realtime`; what calm mode gives up is bounded: a bot that answers
