@@ -503,8 +503,9 @@ impl Stopwatch {
     /// run time lags up to a tick when it runs on another CPU; a wait shows once it is
     /// over): over the move the credit is what the bot did not run, not more; so the credit
     /// may go down from one look to the next. `answered`: the answer has come (the bot may
-    /// be asleep again since). At the deadline, a runnable bot gets one more look [`PROBE`] later, and more
-    /// while looks earn credit, since a wait still going on shows only once it is over.
+    /// be asleep again since). At the deadline, a runnable bot gets one more look [`PROBE`]
+    /// later, and more while looks earn credit, since a wait still going on shows only once
+    /// it is over.
     pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
         if self.own.is_some() {
             return self.credit_own(until, answered);
@@ -590,7 +591,10 @@ impl Stopwatch {
         // Taken back, so that over the whole move a bot that never slept is credited exactly
         // the time it did not run.
         let overcount = (ran + waited).saturating_sub(wall);
-        let earned = settle(Duration::ZERO, wall, ran, waited, waited + host_late + unslept);
+        let before = own.credit;
+        own.credit = settle(before, wall, ran, waited, waited + host_late + unslept);
+        // What this look added (nothing when it took back more than it found).
+        let earned = own.credit.saturating_sub(before);
         tracing::trace!(
             ?wall,
             ?waited,
@@ -605,13 +609,12 @@ impl Stopwatch {
         if window > self.limit {
             tracing::debug!(
                 ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices.saturating_sub(own.account.slices), sleep = ?own.sleep,
-                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?own.credit,
+                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?before,
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
                 "own account, past the limit"
             );
         }
-        own.credit = settle(own.credit, wall, ran, waited, waited + host_late + unslept);
         own.at = at;
         own.account = now;
         // Not only ever more: a later look may take back what an earlier one counted.

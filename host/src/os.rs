@@ -369,12 +369,9 @@ pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
 pub fn voluntary_switches(pid: u32) -> Option<u64> {
     let mut buf = [0u8; 4096];
     let n = with_proc_files(pid, |files| pread_all(&files.status, &mut buf))?;
-    voluntary_in(std::str::from_utf8(&buf[..n]).ok()?)
-}
-
-/// `voluntary_ctxt_switches` from a `status` text.
-fn voluntary_in(status: &str) -> Option<u64> {
-    status.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?.trim().parse().ok()
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?;
+    line.trim().parse().ok()
 }
 
 thread_local! {
