@@ -158,6 +158,9 @@ pub struct Stopwatch {
     /// An own account was wanted, but the bot had more than one thread or a real-time
     /// policy (or was gone).
     not_single: bool,
+    /// The bot's output, which a look checks for an answer that the host has not read yet
+    /// (see [`Stopwatch::with_output`]).
+    output: Option<std::os::fd::RawFd>,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -177,6 +180,37 @@ struct Own {
     probes: u32,
     /// A further look is due then, before the deadline is called (see [`PROBE`]).
     probe_until: Option<Instant>,
+    /// For a bot with more than one thread, the account of its main thread, totalled from
+    /// the opening (see [`Stopwatch::open_main_thread_account_now`]); `None` for a
+    /// single-threaded bot.
+    main: Option<MainThread>,
+}
+
+/// The account of a multi-threaded bot's main thread from its opening, before the request
+/// was written to it while it was blocked reading its input (see
+/// [`Stopwatch::open_main_thread_account_now`] and [`main_thread_credit`]).
+#[derive(Clone, Debug)]
+struct MainThread {
+    at: Instant,
+    account: crate::os::OwnAccount,
+    /// The game's thread's own waits since the opening (it saw the answer late), and the
+    /// lateness of its wake-up that opened the account (see [`Stopwatch::went_long`]).
+    host_late: Duration,
+    /// The main thread slept at some time since the opening (beyond going back to its read
+    /// once answered).
+    slept: bool,
+}
+
+/// The credit of a multi-threaded bot from its main thread's account over a move: `wall`
+/// time since the opening, the whole process `ran` meanwhile (all its threads), its main
+/// thread `waited` for a CPU. The time the process ran less than one CPU's worth, when the
+/// main thread, woken by the request, never slept since (it wanted a CPU all along, so
+/// whatever kept the process from one was the machine's); otherwise only the main thread's
+/// waits, and never more than that shortfall (a wait caused by the bot's own other threads,
+/// which ran meanwhile, is not credited).
+fn main_thread_credit(wall: Duration, ran: Duration, waited: Duration, slept: bool) -> Duration {
+    let short = wall.saturating_sub(ran);
+    if slept { waited.min(short) } else { short }
 }
 
 /// How a look at a bot's own account tells that it did not sleep since the last look (so
@@ -187,7 +221,9 @@ enum SleepCheck {
     Voluntary(Option<u64>),
     /// By the times it was given a CPU (no read of `/proc/PID/status`, the dearest file):
     /// for an account opened before the request was written to a bot asleep in its read
-    /// ([`Stopwatch::open_own_account_now`]). It is given a CPU once when the request wakes
+    /// ([`Stopwatch::open_own_account_now`], [`Stopwatch::open_main_thread_account_now`]),
+    /// or on a multi-threaded bot's main thread while it computes (then `allowed` is 0). It
+    /// is given a CPU once when the request wakes
     /// it; any more means it was switched out meanwhile, perhaps to sleep, unless the host's
     /// own threads woke meanwhile and took its CPU for a moment (counted from the game
     /// thread's `schedstat`; twice each, for the thread that sleeps the last of a deadline).
@@ -272,7 +308,16 @@ impl Stopwatch {
             long: None,
             own: None,
             not_single: false,
+            output: None,
         }
+    }
+
+    /// Gives the stopwatch the bot's output (`fd`, read by the host): a look at the account
+    /// of a multi-threaded bot's main thread that finds it asleep checks there whether it
+    /// has answered already (back at its read) rather than slept.
+    pub fn with_output(mut self, fd: std::os::fd::RawFd) -> Stopwatch {
+        self.output = Some(fd);
+        self
     }
 
     /// Sets whether the bot's read of the request is to be watched (see [`Stopwatch::new`]),
@@ -321,13 +366,22 @@ impl Stopwatch {
         // it from now on, exactly and without a watchdog. This wake-up's lateness (beyond
         // tokio's whole-millisecond timer) is time the machine took from this thread's CPU
         // before the account was opened: the bot's too when it last ran there.
+        // A bot with more threads that has read the request and whose main thread is
+        // computing: that thread's account, the same way (see
+        // [`Stopwatch::open_main_thread_account_now`]).
         if self.own.is_none() {
             self.open_own_account();
+            if self.own.is_none() && !unread {
+                self.open_main_thread_account(false);
+            }
             if let Some(own) = self.own.as_mut() {
                 let late = woken.saturating_duration_since(due + Duration::from_millis(1));
                 let here = crate::os::current_cpu();
                 if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
                     own.credit = late;
+                    if let Some(main) = own.main.as_mut() {
+                        main.host_late = late;
+                    }
                 }
             }
         }
@@ -380,6 +434,57 @@ impl Stopwatch {
         self.own.is_some()
     }
 
+    /// Opens the account of a multi-threaded bot's main thread now, before the request is
+    /// written, for a stopwatch that does not watch the bot's read; whether it opened (the
+    /// stall credit is on, the tempo adaptive, the main thread has a normal policy and is
+    /// blocked reading the bot's input, and the bot has no child process). The clock then
+    /// starts at the end of the write, the request's write wakes that thread, and
+    /// [`main_thread_credit`] credits the time the machine kept the bot from a CPU from
+    /// then on: no read watch, no wake-up 2 ms in, no watchdog.
+    pub fn open_main_thread_account_now(&mut self) -> bool {
+        if self.watch || self.deferred_watch || self.own.is_some() {
+            return false;
+        }
+        self.open_main_thread_account(true);
+        self.long_from_start();
+        self.own.is_some()
+    }
+
+    /// Opens the account of a multi-threaded bot's main thread (see
+    /// [`main_thread_credit`]): `before_write`, when that thread is blocked reading the
+    /// bot's input (the request's write wakes it); otherwise (the request has run long and
+    /// the bot has read it), when that thread is runnable, computing. Not for a bot with
+    /// child processes, whose CPU time the account does not see.
+    fn open_main_thread_account(&mut self, before_write: bool) {
+        if self.stalls.is_none() || self.tempo.is_none() {
+            return;
+        }
+        let Some(pid) = self.pid else { return };
+        if before_write && !crate::os::main_thread_reads_input(pid) {
+            return;
+        }
+        let Some(account) = crate::os::main_thread_account(pid) else { return };
+        let computing = || account.runnable && crate::os::has_children(pid) == Some(false);
+        if !before_write && !computing() {
+            return;
+        }
+        let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or_default();
+        let voluntary = crate::os::voluntary_switches(pid);
+        let at = Instant::now();
+        self.own = Some(Own {
+            at,
+            account,
+            host_waited,
+            host_slices,
+            // Woken once by the write; or running (or about to) already.
+            sleep: SleepCheck::Slices { allowed: u64::from(before_write), voluntary },
+            credit: Duration::ZERO,
+            probes: 0,
+            probe_until: None,
+            main: Some(MainThread { at, account, host_late: Duration::ZERO, slept: false }),
+        });
+    }
+
     /// Once the bot's own account is open from the start, the request counts as long at
     /// once (the tempo stays escalated): no wake-up 2 ms in to find it out. Without the
     /// account (a multi-threaded bot), that wake-up stays: it wakes the CPU watch.
@@ -419,6 +524,7 @@ impl Stopwatch {
                 credit: Duration::ZERO,
                 probes: 0,
                 probe_until: None,
+                main: None,
             });
         } else {
             self.not_single = self.pid.is_some();
@@ -533,10 +639,20 @@ impl Stopwatch {
 
     fn credit_own(&mut self, until: Instant, answered: bool) -> Duration {
         let window = until.saturating_duration_since(self.start());
+        let output = self.output;
         let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return self.credit };
         own.probe_until = None;
-        // Gone multi-threaded or real-time (or gone): nothing more is credited.
-        let Some(now) = crate::os::own_account(pid) else {
+        let now = if own.main.is_some() {
+            // A multi-threaded bot's main thread gone real-time, or the bot gone: nothing more.
+            let Some(now) = crate::os::main_thread_account(pid) else {
+                tracing::debug!(?window, "main thread's account: no look at the bot");
+                return self.credit;
+            };
+            now
+        } else if let Some(now) = crate::os::own_account(pid) {
+            now
+        } else {
+            // Gone multi-threaded or real-time (or gone): nothing more is credited.
             tracing::debug!(
                 ?window, single = ?crate::os::is_single_threaded(pid), cpu = ?crate::os::process_cpu_time(pid),
                 "own account: no look at the bot"
@@ -544,6 +660,9 @@ impl Stopwatch {
             self.not_single = true;
             return self.credit;
         };
+        // A main thread found asleep may have answered a moment ago, the answer not read yet:
+        // back at its read, it did not sleep.
+        let answered = answered || (own.main.is_some() && !now.runnable && output.is_some_and(crate::os::has_input));
         let at = Instant::now();
         let wall = at.saturating_duration_since(own.at);
         let waited = now.waited.saturating_sub(own.account.waited);
@@ -561,27 +680,26 @@ impl Stopwatch {
         // switch, but the one of an answered bot back at reading its input.
         let gap = wall.saturating_sub(ran).saturating_sub(waited);
         let mut unslept = Duration::ZERO;
-        let looks = gap >= GAP_WORTH_A_LOOK && (now.runnable || answered);
-        match &mut own.sleep {
+        // A multi-threaded bot's main thread is asked at every look whether it slept (that
+        // decides the whole move's credit); a single-threaded bot, when there is a gap to
+        // credit. Asleep now, and not back at its read once answered: it slept.
+        let looks = (now.runnable || answered) && (own.main.is_some() || gap >= GAP_WORTH_A_LOOK);
+        let quiet = match &mut own.sleep {
             SleepCheck::Slices { allowed, voluntary } => {
                 // Woken once by the request (allowed until the first look), then never
                 // switched out but by the host's own wake-ups: it did not sleep. Otherwise
                 // it did not sleep if it made no voluntary switch (but going back to its
                 // read once answered).
-                if looks
+                let quiet = looks
                     && (now.slices <= own.account.slices + *allowed + 2 * host_woke
-                        || no_voluntary_switch(pid, voluntary, answered && !now.runnable))
-                {
-                    unslept = gap;
-                }
+                        || no_voluntary_switch(pid, voluntary, answered && !now.runnable));
                 *allowed = 0;
+                quiet
             }
-            SleepCheck::Voluntary(before) if looks => {
-                if no_voluntary_switch(pid, before, answered && !now.runnable) {
-                    unslept = gap;
-                }
-            }
-            SleepCheck::Voluntary(_) => {}
+            SleepCheck::Voluntary(before) => looks && no_voluntary_switch(pid, before, answered && !now.runnable),
+        };
+        if quiet {
+            unslept = gap;
         }
         // Run and waited beyond the wall time since the last look: time an earlier look
         // counted as neither (so perhaps credited), now counted. The kernel brings a thread's
@@ -592,7 +710,20 @@ impl Stopwatch {
         // the time it did not run.
         let overcount = (ran + waited).saturating_sub(wall);
         let before = own.credit;
-        own.credit = settle(before, wall, ran, waited, waited + host_late + unslept);
+        own.credit = match own.main.as_mut() {
+            // Totals from the opening: a look corrects whatever an earlier one saw lagging.
+            Some(main) => {
+                main.slept |= !quiet;
+                main.host_late += host_late;
+                main_thread_credit(
+                    at.saturating_duration_since(main.at),
+                    now.cpu.saturating_sub(main.account.cpu),
+                    now.waited.saturating_sub(main.account.waited),
+                    main.slept,
+                ) + main.host_late
+            }
+            None => settle(before, wall, ran, waited, waited + host_late + unslept),
+        };
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
         tracing::trace!(
@@ -612,6 +743,7 @@ impl Stopwatch {
                 runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?before,
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
+                main = ?own.main.as_ref().map(|m| (m.at.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
                 "own account, past the limit"
             );
         }
@@ -718,6 +850,20 @@ mod tests {
         assert_eq!(after, us(800));
         // Credit from before is kept when a look finds nothing to take back.
         assert_eq!(settle(us(2_000), us(500), us(400), us(100), us(100)), us(2_100));
+    }
+
+    #[test]
+    fn a_multi_threaded_bot_is_credited_what_its_process_ran_short_of_one_cpu() {
+        let ms = Duration::from_millis;
+        // Main thread awake all along: 30 ms of which the process ran 18 (12 taken from it,
+        // whether as waits or as steal).
+        assert_eq!(main_thread_credit(ms(30), ms(18), ms(5), false), ms(12));
+        // Its other threads ran too, a CPU's worth or more: nothing was kept from it.
+        assert_eq!(main_thread_credit(ms(30), ms(31), ms(9), false), Duration::ZERO);
+        // The main thread slept: its time asleep is not credited, only its waits for a CPU,
+        assert_eq!(main_thread_credit(ms(30), ms(10), ms(4), true), ms(4));
+        // and not those its own threads caused by running meanwhile.
+        assert_eq!(main_thread_credit(ms(30), ms(28), ms(6), true), ms(2));
     }
 
     #[test]

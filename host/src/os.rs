@@ -345,6 +345,53 @@ fn account(pid: u32, schedstat: &[u8], runnable: bool, faults: (u64, u64)) -> Op
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable, faults })
 }
 
+/// The scheduler's account of process `pid`'s main thread, whatever its other threads,
+/// when that thread has a normal scheduling policy: its waits, times given a CPU and state
+/// (`/proc/PID/schedstat` and `stat` are the main thread's), with the CPU time of the whole
+/// process (all its threads). Keeps the files open like [`own_account`].
+pub fn main_thread_account(pid: u32) -> Option<OwnAccount> {
+    let mut stat = [0u8; 1024];
+    let mut sched = [0u8; 128];
+    let (runnable, m, faults) = with_proc_files(pid, |files| {
+        let n = pread_all(&files.stat, &mut stat)?;
+        let m = pread_all(&files.schedstat, &mut sched)?;
+        let text = std::str::from_utf8(&stat[..n]).ok()?;
+        let field = |k: usize| stat_fields(text)?.nth(k - 3);
+        let policy: i32 = field(41)?.parse().ok()?;
+        let normal = matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
+        Some(normal.then_some(field(3)? == "R").map(|r| (r, m, files.faults.get())))
+    })??;
+    account(pid, &sched[..m], runnable, faults)
+}
+
+/// Whether the main thread of process `pid` is blocked reading a pipe (its standard input,
+/// which the host made a pipe: the kernel function it waits in, `/proc/PID/wchan`, is
+/// `anon_pipe_read` or `pipe_read`), and the process has no child processes
+/// (`/proc/PID/task/PID/children`): the thread that a request written now wakes. Both
+/// files are kept open like [`own_account`]'s; neither read waits for the process (unlike
+/// `/proc/PID/syscall`, whose read waits until a thread that is going to sleep is off its
+/// CPU: up to a tick). `false` when that cannot be told (the wait channel is shown only to
+/// a process allowed to trace the bot: the host is its parent).
+pub fn main_thread_reads_input(pid: u32) -> bool {
+    let mut buf = [0u8; 256];
+    with_proc_files(pid, |files| {
+        let wchan = files.wchan.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/wchan")).ok());
+        let Some(wchan) = wchan.as_ref() else { return Some(false) };
+        let n = pread_all(wchan, &mut buf)?;
+        if !matches!(&buf[..n], b"anon_pipe_read" | b"pipe_read") {
+            return Some(false);
+        }
+        let children =
+            files.children.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok());
+        let Some(children) = children.as_ref() else { return Some(false) };
+        // Empty when it has none (a read of 0 bytes, which `pread_all` calls a failure).
+        use std::os::unix::fs::FileExt;
+        let n = children.read_at(&mut buf, 0).ok()?;
+        Some(!buf[..n].iter().any(u8::is_ascii_digit))
+    })
+    .unwrap_or(false)
+}
+
 /// [`own_account`] without reading `/proc/PID/stat` (a third of the cost) when the last
 /// [`own_account`] of `pid` from this thread found it single-threaded with a normal policy:
 /// for the opening of an account, whose `runnable` is not used (reported `false`). The
@@ -386,6 +433,10 @@ struct ProcFiles {
     stat: std::fs::File,
     schedstat: std::fs::File,
     status: std::fs::File,
+    /// `/proc/PID/wchan` and `/proc/PID/task/PID/children`, opened on first use (see
+    /// [`main_thread_reads_input`]).
+    wchan: std::cell::OnceCell<Option<std::fs::File>>,
+    children: std::cell::OnceCell<Option<std::fs::File>>,
     /// The last [`own_account`] found the process single-threaded with a normal policy.
     checked: std::cell::Cell<bool>,
     /// Minor and major page faults at the last read of `stat`.
@@ -406,6 +457,8 @@ fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> O
             stat: std::fs::File::open(format!("/proc/{pid}/stat")).ok()?,
             schedstat: std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
             status: std::fs::File::open(format!("/proc/{pid}/status")).ok()?,
+            wchan: std::cell::OnceCell::new(),
+            children: std::cell::OnceCell::new(),
             checked: std::cell::Cell::new(false),
             faults: std::cell::Cell::new((0, 0)),
         };
@@ -552,6 +605,15 @@ pub fn set_pipe_size(fd: std::os::fd::RawFd, bytes: i32) -> std::io::Result<()> 
     // SAFETY: fcntl on a descriptor we own, with an integer argument.
     let r = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, bytes) };
     if r < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Whether something waits to be read from `fd` (or its writer is gone): a poll that does
+/// not wait.
+pub fn has_input(fd: std::os::fd::RawFd) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, no waiting.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & (libc::POLLIN | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
 /// Whether the reader of a one-page pipe has taken everything written to it (the write end

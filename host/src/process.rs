@@ -308,7 +308,8 @@ impl Process {
             !tempo.escalated()
         };
         let mut w =
-            Stopwatch::new(begun, limit, read_grace, false, self.thinking_pid(), self.supervisor.stalls().cloned());
+            Stopwatch::new(begun, limit, read_grace, false, self.thinking_pid(), self.supervisor.stalls().cloned())
+                .with_output(self.lines.get_ref().as_raw_fd());
         if paced {
             w = w.with_tempo(&tempo);
         }
@@ -318,6 +319,14 @@ impl Process {
         // which is all the read watch would spare it. So its read is not watched: one
         // wake-up of the host less a turn, and a large pipe (a full turn in one write).
         if thought && self.idle_off_turn && w.open_own_account_now() {
+            self.set_stdin_small(false);
+            return w;
+        }
+        // Any other bot that thought last turn and whose main thread is back at reading its
+        // input: that thread's account, open from now, does the same for it, and a move that
+        // wakes it credits the time the machine kept the process from a CPU: no read watch,
+        // no CPU watchdogs (see [`Stopwatch::open_main_thread_account_now`]).
+        if thought && w.open_main_thread_account_now() {
             self.set_stdin_small(false);
             return w;
         }
@@ -377,6 +386,7 @@ impl Process {
     /// Timeout, or the fault: line too long, invalid UTF-8, output limit, end of output
     /// (crash or closed output).
     pub async fn read_line(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
+        let mut output_checked = false;
         loop {
             let seen_read = async {
                 match self.stdin.as_ref() {
@@ -407,6 +417,13 @@ impl Process {
                     continue;
                 }
                 () = precise_sleep_until(watch.deadline(), watch.raise_deadline_sleep()) => {
+                    // An answer that came as the deadline woke the host is read and judged
+                    // as such (with the credit of an answer).
+                    // (Once: output that is not a line must not hold the deadline off.)
+                    if !output_checked && os::has_input(self.lines.get_ref().as_raw_fd()) {
+                        output_checked = true;
+                        continue;
+                    }
                     // Time the machine took from the bot (or from the host) moves the
                     // deadline; the bot may still answer in time.
                     watch.credit_stalls(Instant::now(), true, false);

@@ -12,7 +12,10 @@
 //! A watchdog ticks only while a request that has run long wants its CPU ([`StallWatch::want`]:
 //! the CPUs its bot and its game's thread may run on), or all the time with
 //! `--host-priority realtime`. Bots with one thread need no watchdog at all: they are
-//! credited from their own scheduler account (see [`crate::clock::Stopwatch::credit_stalls`]).
+//! credited from their own scheduler account (see [`crate::clock::Stopwatch::credit_stalls`]);
+//! nor do bots with more threads whose main thread reads their input and thinks: they are
+//! credited from that thread's account and their process's CPU time. The watchdogs are
+//! for the rest (a bot that reads on another thread, or has child processes).
 //!
 //! The referee asks for the stalls only when one happened during a bot's move (one atomic
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot

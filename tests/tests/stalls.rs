@@ -48,6 +48,26 @@ impl Staller {
     }
 }
 
+/// A process of normal priority that spins on CPU 0 until dropped.
+struct Hog(std::process::Child);
+
+impl Hog {
+    fn start() -> Hog {
+        let child = std::process::Command::new("taskset")
+            .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+            .spawn()
+            .expect("taskset (util-linux) runs a spinning shell on CPU 0");
+        Hog(child)
+    }
+}
+
+impl Drop for Hog {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 impl Drop for Staller {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
@@ -61,14 +81,24 @@ impl Drop for Staller {
 /// e.g. `resign --at 40`), at 60 ms a move, pinned to CPU 0, while CPU 0 is stalled 40 ms out of
 /// every `period` ms.
 fn stalled_match(name: &str, extra: &[&str], red_kind: &str, period: u64) -> Vec<serde_json::Value> {
-    stalled_match_of(name, extra, red_kind, "", period)
+    stalled_match_of(name, extra, red_kind, "", Load::Stalls(period))
 }
 
-/// [`stalled_match`] with `bot_args` added to both bots.
-fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, period: u64) -> Vec<serde_json::Value> {
+/// What else runs on CPU 0 during a match.
+enum Load {
+    /// [`Staller`]: 40 ms of every so many ms.
+    Stalls(u64),
+    /// [`Hog`].
+    Hog,
+}
+
+/// [`stalled_match`] with `bot_args` added to both bots (`--think-cpu-ms 25` unless they
+/// say otherwise), under `load`.
+fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, load: Load) -> Vec<serde_json::Value> {
     let dir = TempDir::new(name);
-    let red = misbehaving(&format!("--think-cpu-ms 25 --misbehave {red_kind} {bot_args}"));
-    let blue = misbehaving(&format!("--think-cpu-ms 25 {bot_args}"));
+    let think = if bot_args.contains("--think-cpu-ms") { "" } else { "--think-cpu-ms 25" };
+    let red = misbehaving(&format!("{think} --misbehave {red_kind} {bot_args}"));
+    let blue = misbehaving(&format!("{think} {bot_args}"));
     let mut args = vec![
         red.as_str(),
         blue.as_str(),
@@ -92,7 +122,10 @@ fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, 
     // One stalled match at a time: the tests of this file run on threads of one process.
     static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one = CPU0.lock().unwrap_or_else(|e| e.into_inner());
-    let _staller = Staller::start(40, period - 40);
+    let _load: Box<dyn std::any::Any> = match load {
+        Load::Stalls(period) => Box::new(Staller::start(40, period - 40)),
+        Load::Hog => Box::new(Hog::start()),
+    };
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let recs = records(&dir.0);
@@ -148,7 +181,7 @@ fn a_bot_idle_off_its_turn_is_credited_from_the_end_of_the_write() {
     // watched for their read once they think: their clock starts at the end of the write
     // and their own scheduler account, open from then, credits whatever kept them from
     // reading (here the stalls, 40 ms at a time, often right when the turn is written).
-    let recs = stalled_match_of("stalls-idle-off-turn", &[], "resign --at 40", "--single-threaded", 120);
+    let recs = stalled_match_of("stalls-idle-off-turn", &[], "resign --at 40", "--single-threaded", Load::Stalls(120));
     assert_no_time_lost_and_stalls_credited(&recs);
 }
 
@@ -168,15 +201,54 @@ fn a_time_loss_says_how_much_stall_time_was_credited() {
     }
 }
 
-#[test]
-fn a_multi_threaded_bot_is_credited_by_the_watchdogs_of_its_cpu() {
-    // Bots with a second (idle) thread have no single-threaded scheduler account: their
-    // long moves wake the watchdog of the CPU they are pinned to, which sees the stalls.
-    let recs = stalled_match_of("stalls-threads", &[], "resign --at 40", "--idle-thread", 120);
-    for r in &recs {
+/// Asserts that every game of `recs` ended by Red's resignation and that at least five
+/// moves were credited 20 ms or more.
+fn assert_resigned_and_credited(recs: &[serde_json::Value]) {
+    for r in recs {
         assert_eq!(r["result"]["reason"], "resignation", "{}", r["result"]);
     }
     let credited: Vec<u64> =
         recs.iter().flat_map(|r| r["plies"].as_array().unwrap()).filter_map(|p| p["stall_us"].as_u64()).collect();
     assert!(credited.iter().filter(|&&s| s >= 20_000).count() >= 5, "stalls credited: {credited:?}");
+}
+
+#[test]
+fn a_multi_threaded_bot_is_credited_from_its_main_threads_account() {
+    // Bots with a second (idle) thread whose main thread reads the turns: that thread's
+    // account, open from before the turn is written, credits the stalls.
+    assert_resigned_and_credited(&stalled_match_of(
+        "stalls-threads",
+        &[],
+        "resign --at 40",
+        "--idle-thread",
+        Load::Stalls(120),
+    ));
+
+    // It credits waits for the CPU too, which no watchdog sees: here a process of normal
+    // priority spinning on the bots' CPU leaves them about half of it, so 35 ms of CPU a
+    // move take about 70 ms, past the 60 ms limit; what they waited is credited.
+    let recs = stalled_match_of("waits-threads", &[], "resign --at 40", "--idle-thread --think-cpu-ms 35", Load::Hog);
+    assert_resigned_and_credited(&recs);
+
+    // A bot of those that sleeps instead of answering is not credited its sleep: only what
+    // it waited for the CPU after the turn woke it (a few ms at most beside the hog).
+    let recs =
+        stalled_match_of("sleeps-threads", &[], "move-timeout --at 5", "--idle-thread --think-cpu-ms 35", Load::Hog);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
+        let message = r["result"]["message"].as_str().unwrap();
+        let credited = message
+            .split_once("(plus ")
+            .map_or(0.0, |(_, rest)| rest.split(' ').next().unwrap().parse::<f64>().unwrap());
+        assert!(credited < 0.010, "{message}");
+    }
+}
+
+#[test]
+fn a_bot_that_reads_on_another_thread_is_credited_by_the_watchdogs_of_its_cpu() {
+    // Its main thread only waits for the thread that reads and thinks, so it has no account
+    // to go by: its long moves wake the watchdog of the CPU it is pinned to, which sees
+    // the stalls.
+    let recs = stalled_match_of("stalls-read-thread", &[], "resign --at 40", "--read-on-thread", Load::Stalls(120));
+    assert_resigned_and_credited(&recs);
 }

@@ -15,6 +15,7 @@
 //!
 //! `--idle-thread` starts a second thread that only sleeps (a multi-threaded process, as
 //! far as the host's stall credit can tell); `--idle-thread-at N` starts it at its N-th turn.
+//! `--read-on-thread` reads and thinks on a second thread while the main thread waits for it.
 //!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
@@ -76,6 +77,15 @@ fn children_of(pid: u32) -> Vec<i32> {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "--read-on-thread") {
+        // The main thread only waits: another thread reads the turns and thinks.
+        let _ = std::thread::spawn(play).join();
+    } else {
+        play();
+    }
+}
+
+fn play() {
     let args: Vec<String> = std::env::args().collect();
     let opt = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let has = |name: &str| args.iter().any(|a| a == name);
