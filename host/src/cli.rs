@@ -270,7 +270,8 @@ pub struct RunFlags {
     /// host, a single-threaded bot's long move is credited from its own scheduler account
     /// (time it waited for a CPU or had it taken away, and the host's wait to see its
     /// answer; never time it slept), and other bots' from watchdogs on their CPUs that log
-    /// when a CPU could not run anything; at most the move's limit ("stall_us" in records).
+    /// when a CPU could not run anything; at most the move's limit, or 250 ms if that is more
+    /// ("stall_us" in records).
     #[arg(long)]
     pub no_stall_credit: bool,
     /// More logging (-v, -vv).

@@ -168,6 +168,12 @@ pub struct Stopwatch {
 struct Own {
     at: Instant,
     account: crate::os::OwnAccount,
+    /// When the account opened, and the bot's CPU time then: over the move the credit is
+    /// never more than the time it did not run since (plus `prior`).
+    opened: (Instant, Duration),
+    /// Credit for time before the opening (the late wake-up that opened it: see
+    /// [`Stopwatch::went_long`]).
+    prior: Duration,
     /// How long the game's thread had waited for a CPU (it sees the answer late), and how
     /// many times it was given one.
     host_waited: Duration,
@@ -249,6 +255,16 @@ fn no_voluntary_switch(pid: u32, before: &mut Option<u64>, back_to_read: bool) -
 /// an earlier look counted as neither; see [`Stopwatch::credit_stalls`]).
 fn settle(credit: Duration, wall: Duration, ran: Duration, waited: Duration, earned: Duration) -> Duration {
     (credit + earned).saturating_sub((ran + waited).saturating_sub(wall))
+}
+
+/// The least the stall credit of a request may reach, whatever its limit: stalls of
+/// 30–105 ms were seen on these virtual machines, longer than a 20 ms move's limit.
+pub const CREDIT_CAP_FLOOR: Duration = Duration::from_millis(250);
+
+/// The most a request due within `limit` (with the margin) is credited for machine stalls:
+/// the limit, or [`CREDIT_CAP_FLOOR`] if that is more.
+pub fn credit_cap(limit: Duration) -> Duration {
+    limit.max(CREDIT_CAP_FLOOR)
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -379,6 +395,7 @@ impl Stopwatch {
                 let here = crate::os::current_cpu();
                 if late > Duration::from_micros(500) && self.pid.and_then(crate::os::last_cpu).map(|c| c.0) == here {
                     own.credit = late;
+                    own.prior = late;
                     if let Some(main) = own.main.as_mut() {
                         main.host_late = late;
                     }
@@ -474,6 +491,8 @@ impl Stopwatch {
         self.own = Some(Own {
             at,
             account,
+            opened: (at, account.cpu),
+            prior: Duration::ZERO,
             host_waited,
             host_slices,
             // Woken once by the write; or running (or about to) already.
@@ -518,6 +537,8 @@ impl Stopwatch {
             self.own = Some(Own {
                 at,
                 account,
+                opened: (at, account.cpu),
+                prior: Duration::ZERO,
                 host_waited,
                 host_slices,
                 sleep,
@@ -593,7 +614,8 @@ impl Stopwatch {
 
     /// Credits the bot with the time, between the start of its clock and `until`, during
     /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
-    /// made the host notice `until` late (see [`crate::stall_watch`]), at most the limit.
+    /// made the host notice `until` late (see [`crate::stall_watch`]), at most
+    /// [`credit_cap`] of the limit.
     /// Costs one atomic load unless a stall happened or `judging` (the bot is about to lose
     /// on time), when it reads the bot's `/proc/PID/stat`. A bot running under a real-time
     /// policy gets no credit.
@@ -632,7 +654,7 @@ impl Stopwatch {
             Some((cpu, true)) => Some(cpu),
             None => None,
         };
-        let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(self.limit);
+        let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(credit_cap(self.limit));
         self.credit = self.credit.max(credit);
         self.credit
     }
@@ -724,6 +746,11 @@ impl Stopwatch {
             }
             None => settle(before, wall, ran, waited, waited + host_late + unslept),
         };
+        // Never more than the time the bot did not run since the opening: the game's
+        // thread waits too when a stall takes the CPU it shares with the bot, and its wait
+        // is the same time as the bot's.
+        let not_run = at.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1));
+        own.credit = own.credit.min(not_run + own.prior);
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
         tracing::trace!(
@@ -750,7 +777,7 @@ impl Stopwatch {
         own.at = at;
         own.account = now;
         // Not only ever more: a later look may take back what an earlier one counted.
-        self.credit = own.credit.min(window).min(self.limit);
+        self.credit = own.credit.min(window).min(credit_cap(self.limit));
         // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
         // shows in the account once it is over), so look again shortly, as long as looks
         // keep earning something.

@@ -831,10 +831,17 @@ mod tests {
         std::fs::write(tmp.0.join("tournament.toml"), text).unwrap();
         let config = load(&tmp.0.join("tournament.toml")).unwrap();
         let secs = Duration::from_secs_f64;
-        let bot = |name: &str, args: &[&str]| BotSpec {
-            name: name.to_owned(),
-            dir: Some(tmp.0.clone()),
-            ..BotSpec::sample_bot(args)
+        // "sample-bot" is the built-in bot unless a program of that name is on PATH (as when
+        // target/debug is): the expected specs follow the same rule.
+        let bot = |name: &str, args: &[&str]| {
+            let command = std::iter::once(crate::bot_spec::SAMPLE_BOT).chain(args.iter().copied()).map(String::from);
+            BotSpec {
+                name: name.to_owned(),
+                dir: Some(tmp.0.clone()),
+                command: command.collect(),
+                ..BotSpec::sample_bot(args)
+            }
+            .resolve_builtin()
         };
         let expected = TournamentConfig {
             bots: vec![

@@ -155,8 +155,8 @@ pub fn judge<T>(
         Ok(a) => {
             let stalls = match a.stall_credit {
                 c if c.is_zero() => String::new(),
-                // The credit is capped at the limit (with the margin): a longer stall shows so.
-                c if c >= limit + margin => {
+                // The credit is capped (see clock::credit_cap): a longer stall shows so.
+                c if c >= crate::clock::credit_cap(limit + margin) => {
                     format!(" (not counting {} of machine stalls, the most a move is credited)", secs(c))
                 }
                 c => format!(" (not counting {} of machine stalls)", secs(c)),
@@ -876,7 +876,22 @@ mod tests {
         assert!(judge::<()>(answer(()), us(4), us(1), Reason::MoveTimeout, "move", &mut late).is_ok());
         let over = judge::<()>(answer(()), us(3), us(1), Reason::MoveTimeout, "move", &mut late);
         assert_eq!(over.unwrap_err().message, "move took 0.000 s; the limit was 0.000 s (+0.000 s margin)");
-        let capped = Ok(Timed { value: (), took: Duration::from_millis(30), stall_credit: Duration::from_millis(23) });
+        // A credit at its cap (250 ms for a 20 ms move) says so; one below it does not.
+        let under = Ok(Timed { value: (), took: Duration::from_millis(30), stall_credit: Duration::from_millis(23) });
+        assert_eq!(
+            judge::<()>(
+                under,
+                Duration::from_millis(20),
+                Duration::from_millis(3),
+                Reason::MoveTimeout,
+                "move",
+                &mut late
+            )
+            .unwrap_err()
+            .message,
+            "move took 0.030 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.023 s of machine stalls)"
+        );
+        let capped = Ok(Timed { value: (), took: Duration::from_millis(30), stall_credit: Duration::from_millis(250) });
         assert_eq!(
             judge::<()>(
                 capped,
@@ -888,7 +903,7 @@ mod tests {
             )
             .unwrap_err()
             .message,
-            "move took 0.030 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.023 s of machine stalls, the most \
+            "move took 0.030 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.250 s of machine stalls, the most \
              a move is credited)"
         );
         assert_eq!(late, None);

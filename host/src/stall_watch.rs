@@ -20,7 +20,7 @@
 //! The referee asks for the stalls only when one happened during a bot's move (one atomic
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
 //! last ran on, and with a stall of the host's own CPU that made the host see the answer
-//! (or the deadline) late, at most the move's limit (see
+//! (or the deadline) late, at most the move's limit or 250 ms (see
 //! [`crate::clock::Stopwatch`]). Whether the bot was running or waiting for input at
 //! the time of a stall of its CPU cannot be told (`/proc/PID/schedstat` is not available
 //! on every kernel), so it is credited either way. The watchdogs cost about 5 % of the host's
