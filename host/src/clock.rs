@@ -168,9 +168,9 @@ pub struct Stopwatch {
 struct Own {
     at: Instant,
     account: crate::os::OwnAccount,
-    /// When the account opened, and the bot's CPU time then: over the move the credit is
-    /// never more than the time it did not run since (plus `prior`).
-    opened: (Instant, Duration),
+    /// When the account opened, and the account then: over the move the credit is never
+    /// more than the time the bot did not run since (plus `prior`).
+    opened: (Instant, crate::os::OwnAccount),
     /// Credit for time before the opening (the late wake-up that opened it: see
     /// [`Stopwatch::went_long`]).
     prior: Duration,
@@ -192,13 +192,11 @@ struct Own {
     main: Option<MainThread>,
 }
 
-/// The account of a multi-threaded bot's main thread from its opening, before the request
-/// was written to it while it was blocked reading its input (see
-/// [`Stopwatch::open_main_thread_account_now`] and [`main_thread_credit`]).
+/// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
+/// its opening (see [`Stopwatch::open_main_thread_account_now`] and
+/// [`main_thread_credit`]).
 #[derive(Clone, Debug)]
 struct MainThread {
-    at: Instant,
-    account: crate::os::OwnAccount,
     /// The game's thread's own waits since the opening (it saw the answer late), and the
     /// lateness of its wake-up that opened the account (see [`Stopwatch::went_long`]).
     host_late: Duration,
@@ -217,6 +215,28 @@ struct MainThread {
 fn main_thread_credit(wall: Duration, ran: Duration, waited: Duration, slept: bool) -> Duration {
     let short = wall.saturating_sub(ran);
     if slept { waited.min(short) } else { short }
+}
+
+impl Own {
+    /// An account opened now on `account` (taken just before), with the host's own
+    /// waits so far; `main` for a multi-threaded bot's main thread.
+    fn open(account: crate::os::OwnAccount, sleep: SleepCheck, main: Option<MainThread>) -> Own {
+        let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or_default();
+        let at = Instant::now();
+        Own {
+            at,
+            account,
+            opened: (at, account),
+            prior: Duration::ZERO,
+            host_waited,
+            host_slices,
+            sleep,
+            credit: Duration::ZERO,
+            probes: 0,
+            probe_until: None,
+            main,
+        }
+    }
 }
 
 /// How a look at a bot's own account tells that it did not sleep since the last look (so
@@ -485,23 +505,10 @@ impl Stopwatch {
         if !before_write && !computing() {
             return;
         }
-        let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or_default();
         let voluntary = crate::os::voluntary_switches(pid);
-        let at = Instant::now();
-        self.own = Some(Own {
-            at,
-            account,
-            opened: (at, account.cpu),
-            prior: Duration::ZERO,
-            host_waited,
-            host_slices,
-            // Woken once by the write; or running (or about to) already.
-            sleep: SleepCheck::Slices { allowed: u64::from(before_write), voluntary },
-            credit: Duration::ZERO,
-            probes: 0,
-            probe_until: None,
-            main: Some(MainThread { at, account, host_late: Duration::ZERO, slept: false }),
-        });
+        // Woken once by the write; or running (or about to) already.
+        let sleep = SleepCheck::Slices { allowed: u64::from(before_write), voluntary };
+        self.own = Some(Own::open(account, sleep, Some(MainThread { host_late: Duration::ZERO, slept: false })));
     }
 
     /// Once the bot's own account is open from the start, the request counts as long at
@@ -529,24 +536,10 @@ impl Stopwatch {
             return;
         }
         if let Some(account) = self.pid.and_then(crate::os::own_account_rechecked_later) {
-            let (host_waited, host_slices) = crate::os::thread_waited().unwrap_or_default();
             let voluntary = self.pid.and_then(crate::os::voluntary_switches);
             let sleep =
                 if by_slices { SleepCheck::Slices { allowed: 1, voluntary } } else { SleepCheck::Voluntary(voluntary) };
-            let at = Instant::now();
-            self.own = Some(Own {
-                at,
-                account,
-                opened: (at, account.cpu),
-                prior: Duration::ZERO,
-                host_waited,
-                host_slices,
-                sleep,
-                credit: Duration::ZERO,
-                probes: 0,
-                probe_until: None,
-                main: None,
-            });
+            self.own = Some(Own::open(account, sleep, None));
         } else {
             self.not_single = self.pid.is_some();
         }
@@ -737,10 +730,11 @@ impl Stopwatch {
             Some(main) => {
                 main.slept |= !quiet;
                 main.host_late += host_late;
+                let (opened_at, opened) = own.opened;
                 main_thread_credit(
-                    at.saturating_duration_since(main.at),
-                    now.cpu.saturating_sub(main.account.cpu),
-                    now.waited.saturating_sub(main.account.waited),
+                    at.saturating_duration_since(opened_at),
+                    now.cpu.saturating_sub(opened.cpu),
+                    now.waited.saturating_sub(opened.waited),
                     main.slept,
                 ) + main.host_late
             }
@@ -749,7 +743,8 @@ impl Stopwatch {
         // Never more than the time the bot did not run since the opening: the game's
         // thread waits too when a stall takes the CPU it shares with the bot, and its wait
         // is the same time as the bot's.
-        let not_run = at.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1));
+        let not_run =
+            at.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
         own.credit = own.credit.min(not_run + own.prior);
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
@@ -770,7 +765,7 @@ impl Stopwatch {
                 runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?before,
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
-                main = ?own.main.as_ref().map(|m| (m.at.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
+                main = ?own.main.as_ref().map(|m| (own.opened.0.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
                 "own account, past the limit"
             );
         }

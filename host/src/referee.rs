@@ -877,32 +877,21 @@ mod tests {
         let over = judge::<()>(answer(()), us(3), us(1), Reason::MoveTimeout, "move", &mut late);
         assert_eq!(over.unwrap_err().message, "move took 0.000 s; the limit was 0.000 s (+0.000 s margin)");
         // A credit at its cap (250 ms for a 20 ms move) says so; one below it does not.
-        let under = Ok(Timed { value: (), took: Duration::from_millis(30), stall_credit: Duration::from_millis(23) });
+        let mut message_with_credit = |credit_ms: u64| {
+            let answer = Ok(Timed {
+                value: (),
+                took: Duration::from_millis(30),
+                stall_credit: Duration::from_millis(credit_ms),
+            });
+            let ms = Duration::from_millis;
+            judge::<()>(answer, ms(20), ms(3), Reason::MoveTimeout, "move", &mut late).unwrap_err().message
+        };
         assert_eq!(
-            judge::<()>(
-                under,
-                Duration::from_millis(20),
-                Duration::from_millis(3),
-                Reason::MoveTimeout,
-                "move",
-                &mut late
-            )
-            .unwrap_err()
-            .message,
+            message_with_credit(23),
             "move took 0.030 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.023 s of machine stalls)"
         );
-        let capped = Ok(Timed { value: (), took: Duration::from_millis(30), stall_credit: Duration::from_millis(250) });
         assert_eq!(
-            judge::<()>(
-                capped,
-                Duration::from_millis(20),
-                Duration::from_millis(3),
-                Reason::MoveTimeout,
-                "move",
-                &mut late
-            )
-            .unwrap_err()
-            .message,
+            message_with_credit(250),
             "move took 0.030 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.250 s of machine stalls, the most \
              a move is credited)"
         );
