@@ -489,6 +489,21 @@ pub fn thread_waited() -> Option<(std::time::Duration, u64)> {
     Some((std::time::Duration::from_nanos(ns), slices))
 }
 
+/// The CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`). Time the
+/// hypervisor takes from the thread's CPU while it runs (steal time) does not count, nor
+/// does a wait for a CPU: over a stretch in which the thread never slept, the wall time
+/// less this is the time the machine kept it from running.
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        if libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) != 0 {
+            return None;
+        }
+        Some(std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+}
+
 /// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
 pub fn process_cpu_time(pid: u32) -> Option<std::time::Duration> {
     // The process's CPU-time clock, as clock_getcpuclockid(3) makes it (without the

@@ -88,13 +88,22 @@ fn the_clock_starts_when_the_bot_reads_its_turn() {
     assert!(red.len() >= 10, "{} moves", red.len());
     // Its first move follows the setup, not a move of its own, so it is read at once.
     let mut moves = red[1..].to_vec();
-    for &t in &moves {
-        // The host sees the read a few microseconds after it happens (it is woken by it), so
-        // it may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine;
-        // once 2.1 ms: the host's wake-up by the read came that late, the host waiting for
-        // nothing that its scheduler account shows).
-        assert!(t >= 72_000, "charged {t} µs for 75 ms of thinking after a 40 ms read");
-    }
+    // The host sees the read a few microseconds after it happens (it is woken by it), so it
+    // may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine). On
+    // these virtual machines it is also woken milliseconds late now and then, by a wait
+    // that none of its accounts shows (its virtual CPU not given back yet: seen in CI at
+    // 5.4 ms, locally up to 8 ms); that is in the bot's favour and the host cannot know it.
+    // (When the hypervisor takes the host's CPU during the write that the bot reads, the
+    // host knows, and the move is charged from the write with that time credited: see
+    // `Stopwatch::read_during_write`.) Such moves are the exception; a clock started at the
+    // end of the grace would charge every move 65 ms.
+    let low: Vec<u64> = moves.iter().copied().filter(|&t| t < 72_000).collect();
+    assert!(
+        low.len() * 4 <= moves.len(),
+        "{} of {} moves charged under 72 ms for 75 ms of thinking after a 40 ms read: {moves:?}",
+        low.len(),
+        moves.len()
+    );
     // A move may take longer when another process takes the bot's CPU as its 75 ms run out
     // (it answers late, and its wait for the CPU is credited); most do not. From the write,
     // every move would take 115 ms.
