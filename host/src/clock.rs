@@ -161,9 +161,6 @@ pub struct Stopwatch {
     /// The bot's output, which a look checks for an answer that the host has not read yet
     /// (see [`Stopwatch::with_output`]).
     output: Option<std::os::fd::RawFd>,
-    /// Time the host's thread was kept from running while the bot read the request (see
-    /// [`Stopwatch::read_during_write`]), credited whatever the looks at the bot find.
-    host_kept: Duration,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -290,13 +287,6 @@ pub fn credit_cap(limit: Duration) -> Duration {
     limit.max(CREDIT_CAP_FLOOR)
 }
 
-/// How long the host's thread must have been kept from running while a bot read its
-/// request for the read to count from the start of the write (see
-/// [`Stopwatch::read_during_write`]); below that, the read counts from the host's look,
-/// microseconds after the write. Also the time a write must take before the host looks at
-/// whether the request was read during it.
-pub const HOST_KEPT_MIN: Duration = Duration::from_micros(100);
-
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
 /// waiting for its CPU (its account shows a wait only once the wait is over).
 pub const PROBE: Duration = Duration::from_micros(500);
@@ -355,7 +345,6 @@ impl Stopwatch {
             own: None,
             not_single: false,
             output: None,
-            host_kept: Duration::ZERO,
         }
     }
 
@@ -591,24 +580,6 @@ impl Stopwatch {
         }
     }
 
-    /// Notes that the bot was seen at `now` to have read the request while the host wrote
-    /// it (it found the request read as soon as its write was done), and that the host's
-    /// thread was kept from running (by another thread, or by the hypervisor taking its CPU)
-    /// for `kept` of the time since the write began. The bot read it within that time, but
-    /// the host cannot tell when: the read counts from the start of the write, and `kept`
-    /// is credited. Rather than from `now`, which would leave the bot off the clock for as
-    /// long as the host was kept away. (Below [`HOST_KEPT_MIN`], from `now` as usual.)
-    pub fn read_during_write(&mut self, now: Instant, kept: Duration) {
-        if kept < HOST_KEPT_MIN || !self.waits_for_read() {
-            self.seen_read(now);
-            return;
-        }
-        tracing::debug!(?kept, "the bot read its request while the host was kept from running");
-        self.host_kept = kept.min(credit_cap(self.limit));
-        self.credit = self.credit.max(self.host_kept);
-        self.seen_read(self.written);
-    }
-
     /// Notes the end of the write: the moment its last bytes went into the pipe (see
     /// [`crate::process::Process::write_request`]).
     pub fn written(&mut self, at: Instant) {
@@ -769,11 +740,13 @@ impl Stopwatch {
             }
             None => settle(before, wall, ran, waited, waited + host_late + unslept),
         };
-        // Never more than the time the bot did not run since the opening: the game's
-        // thread waits too when a stall takes the CPU it shares with the bot, and its wait
-        // is the same time as the bot's.
+        // Never more than the time the bot did not run from the opening to `until` (the
+        // answer, or now): the game's thread waits too when a stall takes the CPU it shares
+        // with the bot, and its wait is the same time as the bot's. (To `until`, not to this
+        // look: a stall of the host between reading an answer and looking, with the bot
+        // asleep since its answer, would otherwise count as time the bot did not run.)
         let not_run =
-            at.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
+            until.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
         own.credit = own.credit.min(not_run + own.prior);
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
@@ -801,7 +774,7 @@ impl Stopwatch {
         own.at = at;
         own.account = now;
         // Not only ever more: a later look may take back what an earlier one counted.
-        self.credit = own.credit.max(self.host_kept).min(window).min(credit_cap(self.limit));
+        self.credit = own.credit.min(window).min(credit_cap(self.limit));
         // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
         // shows in the account once it is over), so look again shortly, as long as looks
         // keep earning something.
@@ -945,34 +918,5 @@ mod tests {
         assert_eq!(plain.deadline(), t0 + ms(103));
         // Without a stall watch nothing is credited.
         assert_eq!(plain.credit_stalls(t0 + ms(200), true, false), Duration::ZERO);
-    }
-    #[test]
-    fn a_read_during_a_write_the_host_was_kept_from_counts_from_the_write_with_a_credit() {
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        // The host's thread lost 6 ms of the 7 its last write took: the bot read the request
-        // somewhere in there. From the start of that write, with the 6 ms credited.
-        let mut w = Stopwatch::new(t0, ms(100), ms(50), true, None, None);
-        w.written(t0 + ms(40));
-        w.read_during_write(t0 + ms(47), ms(6));
-        assert!(!w.waits_for_read());
-        assert_eq!(w.start(), t0 + ms(40));
-        assert_eq!(w.credit(), ms(6));
-        assert_eq!(w.deadline(), t0 + ms(146));
-        // An answer 75 ms after the write's start is charged 69 ms, credited 6.
-        assert_eq!(w.credit_stalls(t0 + ms(115), false, true), ms(6));
-        // Kept away for less than HOST_KEPT_MIN: the read counts from the look, no credit.
-        let mut quick = Stopwatch::new(t0, ms(100), ms(50), true, None, None);
-        quick.written(t0 + ms(40));
-        let look = t0 + ms(40) + HOST_KEPT_MIN;
-        quick.read_during_write(look, HOST_KEPT_MIN / 2);
-        assert_eq!(quick.start(), look);
-        assert_eq!(quick.credit(), Duration::ZERO);
-        // Not watching reads: nothing changes (the clock started at the end of the write).
-        let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
-        plain.written(t0 + ms(3));
-        plain.read_during_write(t0 + ms(9), ms(5));
-        assert_eq!(plain.start(), t0 + ms(3));
-        assert_eq!(plain.credit(), Duration::ZERO);
     }
 }

@@ -295,30 +295,60 @@ pub struct OwnAccount {
 /// scheduling policy (otherwise `None`: its time cannot be told apart this way). Keeps the
 /// process's two files open on this thread between calls (one read each, no allocation).
 pub fn own_account(pid: u32) -> Option<OwnAccount> {
+    read_account(pid, true)
+}
+
+/// The scheduler's account of process `pid`'s main thread, whatever its other threads,
+/// when that thread has a normal scheduling policy: its waits, times given a CPU and state
+/// (`/proc/PID/schedstat` and `stat` are the main thread's), with the CPU time of the whole
+/// process (all its threads). Keeps the files open like [`own_account`].
+pub fn main_thread_account(pid: u32) -> Option<OwnAccount> {
+    read_account(pid, false)
+}
+
+/// [`own_account`] (`one_thread`) or [`main_thread_account`]: one read of `stat` and of
+/// `schedstat`, and the process's CPU-time clock.
+fn read_account(pid: u32, one_thread: bool) -> Option<OwnAccount> {
     let mut stat = [0u8; 1024];
     let mut sched = [0u8; 128];
     let (runnable, m, faults) = with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
         let m = pread_all(&files.schedstat, &mut sched)?;
-        let (single, runnable) = single_and_runnable(files, &stat[..n])?;
-        Some((single.then_some(runnable), m, files.faults.get()))
-    })?;
-    account(pid, &sched[..m], runnable?, faults)
+        let facts = stat_facts(files, &stat[..n])?;
+        let countable = facts.normal_policy && (facts.one_thread || !one_thread);
+        Some(countable.then_some((facts.runnable, m, files.faults.get())))
+    })??;
+    account(pid, &sched[..m], runnable, faults)
 }
 
-/// From `/proc/PID/stat`'s text: whether the process has one thread and a normal
-/// scheduling policy (noted in `files`), and whether it is runnable (state `R`).
-fn single_and_runnable(files: &ProcFiles, stat: &[u8]) -> Option<(bool, bool)> {
+/// What [`read_account`] needs of `/proc/PID/stat`.
+struct StatFacts {
+    /// One thread (field 20).
+    one_thread: bool,
+    /// `SCHED_OTHER`, `SCHED_BATCH` or `SCHED_IDLE` (field 41) for its main thread.
+    normal_policy: bool,
+    /// State `R` (field 3): runnable or running, rather than asleep.
+    runnable: bool,
+}
+
+/// Reads [`StatFacts`] from `/proc/PID/stat`'s text, and notes in `files` whether the
+/// process is single-threaded with a normal policy (see [`own_account_rechecked_later`])
+/// and its page faults.
+fn stat_facts(files: &ProcFiles, stat: &[u8]) -> Option<StatFacts> {
     let stat = std::str::from_utf8(stat).ok()?;
     // Numbered as in proc(5), 3 or more.
     let field = |k: usize| stat_fields(stat)?.nth(k - 3);
     let threads: u32 = field(20)?.parse().ok()?;
     let policy: i32 = field(41)?.parse().ok()?;
-    let single = threads == 1 && matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
-    files.checked.set(single);
+    let facts = StatFacts {
+        one_thread: threads == 1,
+        normal_policy: matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE),
+        runnable: field(3)? == "R",
+    };
+    files.checked.set(facts.one_thread && facts.normal_policy);
     let count = |k: usize| field(k).and_then(|f| f.parse().ok()).unwrap_or(0);
     files.faults.set((count(10), count(12)));
-    Some((single, field(3)? == "R"))
+    Some(facts)
 }
 
 /// Whether process `pid` has one thread and a normal scheduling policy now (one read of
@@ -327,7 +357,8 @@ pub fn is_single_threaded(pid: u32) -> Option<bool> {
     let mut stat = [0u8; 1024];
     with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
-        Some(single_and_runnable(files, &stat[..n])?.0)
+        let facts = stat_facts(files, &stat[..n])?;
+        Some(facts.one_thread && facts.normal_policy)
     })
 }
 
@@ -343,25 +374,6 @@ fn account(pid: u32, schedstat: &[u8], runnable: bool, faults: (u64, u64)) -> Op
     let (waited, slices) = schedstat_waits(std::str::from_utf8(schedstat).ok()?)?;
     let cpu = process_cpu_time(pid)?;
     Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable, faults })
-}
-
-/// The scheduler's account of process `pid`'s main thread, whatever its other threads,
-/// when that thread has a normal scheduling policy: its waits, times given a CPU and state
-/// (`/proc/PID/schedstat` and `stat` are the main thread's), with the CPU time of the whole
-/// process (all its threads). Keeps the files open like [`own_account`].
-pub fn main_thread_account(pid: u32) -> Option<OwnAccount> {
-    let mut stat = [0u8; 1024];
-    let mut sched = [0u8; 128];
-    let (runnable, m, faults) = with_proc_files(pid, |files| {
-        let n = pread_all(&files.stat, &mut stat)?;
-        let m = pread_all(&files.schedstat, &mut sched)?;
-        let text = std::str::from_utf8(&stat[..n]).ok()?;
-        let field = |k: usize| stat_fields(text)?.nth(k - 3);
-        let policy: i32 = field(41)?.parse().ok()?;
-        let normal = matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE);
-        Some(normal.then_some(field(3)? == "R").map(|r| (r, m, files.faults.get())))
-    })??;
-    account(pid, &sched[..m], runnable, faults)
 }
 
 /// Whether the main thread of process `pid` is blocked reading a pipe (its standard input,
@@ -487,21 +499,6 @@ pub fn thread_waited() -> Option<(std::time::Duration, u64)> {
     let n = OWN.with(|f| pread_all(f.as_ref()?, &mut buf))?;
     let (ns, slices) = schedstat_waits(std::str::from_utf8(&buf[..n]).ok()?)?;
     Some((std::time::Duration::from_nanos(ns), slices))
-}
-
-/// The CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`). Time the
-/// hypervisor takes from the thread's CPU while it runs (steal time) does not count, nor
-/// does a wait for a CPU: over a stretch in which the thread never slept, the wall time
-/// less this is the time the machine kept it from running.
-pub fn thread_cpu_time() -> Option<std::time::Duration> {
-    // SAFETY: clock_gettime writes the timespec we pass.
-    unsafe {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        if libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) != 0 {
-            return None;
-        }
-        Some(std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-    }
 }
 
 /// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).

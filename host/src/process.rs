@@ -248,7 +248,7 @@ impl Process {
     /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
     /// read its input.
     pub async fn write(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
-        Ok(self.write_at(bytes, deadline, false).await?.0)
+        self.write_at(bytes, deadline).await
     }
 
     /// Writes a request (`bytes`, ending in a newline) timed by `watch`, within its
@@ -258,40 +258,15 @@ impl Process {
     /// before the call returns (on a shared CPU, for a whole time slice: the bot would think
     /// that long off the clock).
     ///
-    /// When the bot's read is watched and the host finds the request read as soon as its
-    /// write is done, the bot read it while the host wrote it; if the host's thread was
-    /// kept from running meanwhile, the host cannot tell when within that time: the read
-    /// counts from the start of the write, and the time the host was kept from running is
-    /// credited (see [`Stopwatch::read_during_write`]).
-    ///
     /// # Errors
     /// As [`Process::write`].
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
-        let watched = watch.waits_for_read();
-        let (at, cpu_at) = self.write_at(bytes, watch.deadline(), watched).await?;
+        let at = self.write_at(bytes, watch.deadline()).await?;
         watch.written(at);
-        if let (Some(cpu_at), Some(stdin)) = (cpu_at, self.stdin.as_ref()) {
-            // Cheap checks first: most writes end within microseconds.
-            let now = Instant::now();
-            if now.saturating_duration_since(at) >= crate::clock::HOST_KEPT_MIN && os::pipe_is_empty(stdin.as_raw_fd())
-            {
-                if let Some(cpu) = os::thread_cpu_time() {
-                    let kept = now.saturating_duration_since(at).saturating_sub(cpu.saturating_sub(cpu_at));
-                    watch.read_during_write(now, kept);
-                }
-            }
-        }
         Ok(())
     }
 
-    /// Writes `bytes`; returns the moment just before the write call that put the last of
-    /// them into the pipe, and with `thread_cpu`, the calling thread's CPU time then.
-    async fn write_at(
-        &mut self,
-        bytes: &[u8],
-        deadline: Instant,
-        thread_cpu: bool,
-    ) -> Result<(Instant, Option<Duration>), RecvError> {
+    async fn write_at(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
@@ -299,11 +274,10 @@ impl Process {
             let mut rest = bytes;
             loop {
                 stdin.writable().await?;
-                let cpu = if thread_cpu { os::thread_cpu_time() } else { None };
                 let before = Instant::now();
                 match stdin.try_write(rest) {
                     Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
-                    Ok(n) if n == rest.len() => return Ok((before, cpu)),
+                    Ok(n) if n == rest.len() => return Ok(before),
                     Ok(n) => rest = &rest[n..],
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                     Err(e) => return Err(e),

@@ -90,13 +90,12 @@ fn the_clock_starts_when_the_bot_reads_its_turn() {
     let mut moves = red[1..].to_vec();
     // The host sees the read a few microseconds after it happens (it is woken by it), so it
     // may charge a little less than the bot's own 75 ms (up to 2 ms on a busy machine). On
-    // these virtual machines it is also woken milliseconds late now and then, by a wait
-    // that none of its accounts shows (its virtual CPU not given back yet: seen in CI at
-    // 5.4 ms, locally up to 8 ms); that is in the bot's favour and the host cannot know it.
-    // (When the hypervisor takes the host's CPU during the write that the bot reads, the
-    // host knows, and the move is charged from the write with that time credited: see
-    // `Stopwatch::read_during_write`.) Such moves are the exception; a clock started at the
-    // end of the grace would charge every move 65 ms.
+    // these virtual machines it also sees it milliseconds late now and then (seen in CI at
+    // 5.4 ms, locally up to 8.8 ms): the hypervisor takes the host's virtual CPU as the
+    // host's write of the turn wakes the bot, which reads the turn meanwhile, or wakes the
+    // host's virtual CPU late. In the bot's favour, and the host cannot date the read better
+    // (BENCHMARKS.md, "Ninth session"). Such moves are the exception; a clock started at
+    // the end of the grace would charge every move 65 ms.
     let low: Vec<u64> = moves.iter().copied().filter(|&t| t < 72_000).collect();
     assert!(
         low.len() * 4 <= moves.len(),
