@@ -331,6 +331,13 @@ struct StatFacts {
     runnable: bool,
 }
 
+impl StatFacts {
+    /// One thread and a normal policy: what [`own_account`] can tell apart.
+    fn single(&self) -> bool {
+        self.one_thread && self.normal_policy
+    }
+}
+
 /// Reads [`StatFacts`] from `/proc/PID/stat`'s text, and notes in `files` whether the
 /// process is single-threaded with a normal policy (see [`own_account_rechecked_later`])
 /// and its page faults.
@@ -345,7 +352,7 @@ fn stat_facts(files: &ProcFiles, stat: &[u8]) -> Option<StatFacts> {
         normal_policy: matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE),
         runnable: field(3)? == "R",
     };
-    files.checked.set(facts.one_thread && facts.normal_policy);
+    files.checked.set(facts.single());
     let count = |k: usize| field(k).and_then(|f| f.parse().ok()).unwrap_or(0);
     files.faults.set((count(10), count(12)));
     Some(facts)
@@ -357,8 +364,7 @@ pub fn is_single_threaded(pid: u32) -> Option<bool> {
     let mut stat = [0u8; 1024];
     with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
-        let facts = stat_facts(files, &stat[..n])?;
-        Some(facts.one_thread && facts.normal_policy)
+        Some(stat_facts(files, &stat[..n])?.single())
     })
 }
 
