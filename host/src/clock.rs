@@ -161,6 +161,11 @@ pub struct Stopwatch {
     /// The bot's output, which a look checks for an answer that the host has not read yet
     /// (see [`Stopwatch::with_output`]).
     output: Option<std::os::fd::RawFd>,
+    /// The bot shares the CPU of the game's thread (see [`Stopwatch::checkpoint`]).
+    shares_cpu: bool,
+    /// The bot's account before the write, when its own account is to open at its read
+    /// (see [`Stopwatch::open_own_account_late`]).
+    at_write: Option<crate::os::OwnAccount>,
 }
 
 /// The last look at a bot's own scheduler account.
@@ -190,6 +195,14 @@ struct Own {
     /// the opening (see [`Stopwatch::open_main_thread_account_now`]); `None` for a
     /// single-threaded bot.
     main: Option<MainThread>,
+    /// The last checkpoint (see [`Stopwatch::checkpoint`]): when, the bot's CPU time then,
+    /// and the game thread's waits then.
+    checkpoint: Option<(Instant, Duration, Duration)>,
+    /// Run time the kernel counted for the bot while the game's thread was due on their
+    /// shared CPU (found at checkpoints), and the part of it the game's thread did not
+    /// count as its own wait (which the credit has already).
+    phantom: Duration,
+    phantom_net: Duration,
 }
 
 /// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
@@ -235,6 +248,9 @@ impl Own {
             probes: 0,
             probe_until: None,
             main,
+            checkpoint: None,
+            phantom: Duration::ZERO,
+            phantom_net: Duration::ZERO,
         }
     }
 }
@@ -285,6 +301,57 @@ pub const CREDIT_CAP_FLOOR: Duration = Duration::from_millis(250);
 /// the limit, or [`CREDIT_CAP_FLOOR`] if that is more.
 pub fn credit_cap(limit: Duration) -> Duration {
     limit.max(CREDIT_CAP_FLOOR)
+}
+
+/// How often the game's thread, real-time on the CPU it shares with a thinking bot, wakes
+/// to see whether the machine took that CPU without the kernel counting it (see
+/// [`Stopwatch::checkpoint`]).
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(3);
+
+/// Whether the machine is stormy: it took a CPU from a bot or from a game's thread lately.
+/// Checkpoints (see [`Stopwatch::checkpoint`]) cost the host a wake-up each; they run only
+/// then (on these virtual machines the CPU pauses that they find came within half a
+/// second after such a stall).
+mod storm {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// A stall at least this long that a look finds makes the weather stormy.
+    pub const SIGN: Duration = Duration::from_millis(1);
+
+    /// How long the weather stays stormy after the last stall found.
+    pub const HOLD: Duration = Duration::from_secs(2);
+
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    /// The end of the storm, in ns after `BASE` (0: none yet).
+    static UNTIL: AtomicU64 = AtomicU64::new(0);
+
+    fn ns(at: Instant) -> u64 {
+        at.saturating_duration_since(*BASE.get_or_init(Instant::now)).as_nanos() as u64
+    }
+
+    /// A stall was found at `at`.
+    pub fn seen(at: Instant) {
+        UNTIL.fetch_max(ns(at + HOLD), Ordering::Relaxed);
+    }
+
+    /// Whether the weather is stormy now.
+    pub fn on() -> bool {
+        let until = UNTIL.load(Ordering::Relaxed);
+        until != 0 && ns(Instant::now()) < until
+    }
+}
+
+/// Run beyond what the bot could have run, at a checkpoint, below which nothing is
+/// credited (the game thread's own wake-up takes some microseconds).
+const PHANTOM_MIN: Duration = Duration::from_micros(300);
+
+/// At a checkpoint: of the bot's run since the last one (`ran`), what was not its own, when
+/// it could have run only `could` (the time from the last checkpoint to this one's due
+/// time; see [`Stopwatch::checkpoint`]): nothing below [`PHANTOM_MIN`].
+fn run_not_its_own(ran: Duration, could: Duration) -> Duration {
+    Some(ran.saturating_sub(could)).filter(|&b| b >= PHANTOM_MIN).unwrap_or_default()
 }
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
@@ -345,7 +412,15 @@ impl Stopwatch {
             own: None,
             not_single: false,
             output: None,
+            shares_cpu: false,
+            at_write: None,
         }
+    }
+
+    /// Tells the stopwatch that the bot runs on the CPU of the game's thread, and nowhere
+    /// else (see [`Stopwatch::checkpoint`]).
+    pub fn set_shares_cpu(&mut self, shares: bool) {
+        self.shares_cpu = shares;
     }
 
     /// Gives the stopwatch the bot's output (`fd`, read by the host): a look at the account
@@ -453,6 +528,11 @@ impl Stopwatch {
     pub fn open_own_account_at_start(&mut self) {
         if self.watch {
             self.open_at_read = true;
+            // Its waits from now are told apart if it reads only after the latest start
+            // (see [`Stopwatch::open_own_account_late`]).
+            if self.stalls.is_some() && self.tempo.is_some() {
+                self.at_write = self.pid.and_then(crate::os::own_account_rechecked_later);
+            }
         } else {
             self.open_own_account();
             self.long_from_start();
@@ -575,9 +655,31 @@ impl Stopwatch {
     pub fn seen_read(&mut self, at: Instant) {
         self.read = Some(at.min(self.latest_start));
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
-            self.open_own_account();
-            self.long_from_start();
+            if at > self.latest_start {
+                self.open_own_account_late(at);
+            } else {
+                self.open_own_account();
+                self.long_from_start();
+            }
         }
+    }
+
+    /// Opens at `at` the account that was to open at the bot's read, when the bot has read
+    /// the request only after the latest start (or not yet, at a look past the deadline):
+    /// its clock has run since the latest start, and what kept it from reading till then
+    /// may have been a wait for its CPU (a stall as the request was written), which has
+    /// ended by now and so is in the account as it opens. Its waits since the write, as
+    /// far as they fit between the latest start and `at`, are credited (as time before the
+    /// opening).
+    fn open_own_account_late(&mut self, at: Instant) {
+        let late = at.saturating_duration_since(self.latest_start);
+        self.open_own_account();
+        if let (Some(own), Some(before)) = (self.own.as_mut(), self.at_write.take()) {
+            let waited = own.account.waited.saturating_sub(before.waited).min(late);
+            own.credit += waited;
+            own.prior += waited;
+        }
+        self.long_from_start();
     }
 
     /// Notes the end of the write: the moment its last bytes went into the pipe (see
@@ -605,6 +707,49 @@ impl Stopwatch {
         self.credit
     }
 
+    /// When the game's thread should next wake for a [`Stopwatch::checkpoint`]: every
+    /// [`CHECKPOINT_EVERY`] while a single-threaded bot's own account is open, the bot shares
+    /// the CPU of the game's thread, and that thread is real-time; never at or past the
+    /// deadline (the deadline's look does the same). The caller arms its timer for that time
+    /// or now, whichever is later, and passes that to [`Stopwatch::checkpoint`].
+    pub fn next_checkpoint(&self) -> Option<Instant> {
+        if !self.shares_cpu || !storm::on() {
+            return None;
+        }
+        let own = self.own.as_ref().filter(|o| o.main.is_none())?;
+        let last = own.checkpoint.map_or(own.opened.0, |c| c.0);
+        let due = last + CHECKPOINT_EVERY;
+        (due + CHECKPOINT_EVERY / 2 < self.deadline() && crate::os::current_thread_is_realtime()).then_some(due)
+    }
+
+    /// A checkpoint: the game's thread, real-time, woke for the time `due` (for which its
+    /// timer was armed before it came) on the CPU it shares with the bot. From `due` until it ran, the bot could not run there (a
+    /// real-time thread preempts it at once), yet a virtual machine's CPU can be taken from
+    /// the guest without the guest counting it as steal: the kernel then counts that time
+    /// as run by the task that had the CPU, the bot (seen here as pauses of 2–17 ms in
+    /// which a spinning thread's CPU clock ran on with the wall clock). So the bot's run
+    /// since the last checkpoint beyond the time from then to `due` was not its own, and
+    /// is credited (less the game thread's own waits meanwhile, which the credit counts
+    /// already). A pause that ends before `due` is not seen: at most [`CHECKPOINT_EVERY`]
+    /// of one is missed.
+    pub fn checkpoint(&mut self, due: Instant) {
+        let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return };
+        let Some(cpu) = crate::os::process_cpu_time(pid) else { return };
+        let now = Instant::now();
+        let host_waited = crate::os::thread_waited().map_or(Duration::ZERO, |w| w.0);
+        let (last_at, last_cpu, last_waited) =
+            own.checkpoint.unwrap_or((own.opened.0, own.opened.1.cpu, own.host_waited));
+        let ran = cpu.saturating_sub(last_cpu);
+        let beyond = run_not_its_own(ran, due.saturating_duration_since(last_at));
+        if !beyond.is_zero() {
+            storm::seen(now);
+            own.phantom += beyond;
+            own.phantom_net += beyond.saturating_sub(host_waited.saturating_sub(last_waited));
+            tracing::trace!(?beyond, late = ?now.saturating_duration_since(due), ?ran, "checkpoint: run not the bot's");
+        }
+        own.checkpoint = Some((now, cpu, host_waited));
+    }
+
     /// Credits the bot with the time, between the start of its clock and `until`, during
     /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
     /// made the host notice `until` late (see [`crate::stall_watch`]), at most
@@ -628,6 +773,9 @@ impl Stopwatch {
     /// later, and more while looks earn credit, since a wait still going on shows only once
     /// it is over.
     pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
+        if judging && !answered && self.own.is_none() && std::mem::take(&mut self.open_at_read) {
+            self.open_own_account_late(until);
+        }
         if self.own.is_some() {
             return self.credit_own(until, answered);
         }
@@ -716,6 +864,9 @@ impl Stopwatch {
         if quiet {
             unslept = gap;
         }
+        if unslept.max(waited).max(host_late) >= storm::SIGN {
+            storm::seen(at);
+        }
         // Run and waited beyond the wall time since the last look: time an earlier look
         // counted as neither (so perhaps credited), now counted. The kernel brings a thread's
         // run time up to date only at scheduler events (a tick at most: 4 ms at 250 Hz), so a
@@ -747,7 +898,7 @@ impl Stopwatch {
         // asleep since its answer, would otherwise count as time the bot did not run.)
         let not_run =
             until.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
-        own.credit = own.credit.min(not_run + own.prior);
+        own.credit = own.credit.min(not_run + own.prior + own.phantom);
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
         tracing::trace!(
@@ -768,13 +919,14 @@ impl Stopwatch {
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
                 main = ?own.main.as_ref().map(|m| (own.opened.0.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
+                phantom = ?own.phantom, phantom_net = ?own.phantom_net,
                 "own account, past the limit"
             );
         }
         own.at = at;
         own.account = now;
         // Not only ever more: a later look may take back what an earlier one counted.
-        self.credit = own.credit.min(window).min(credit_cap(self.limit));
+        self.credit = (own.credit + own.phantom_net).min(window).min(credit_cap(self.limit));
         // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
         // shows in the account once it is over), so look again shortly, as long as looks
         // keep earning something.
@@ -803,6 +955,28 @@ impl Stopwatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkpoint_credits_only_run_beyond_what_the_bot_could_have_run() {
+        let ms = Duration::from_millis;
+        let us = Duration::from_micros;
+        // A bot that ran all the 3 ms it could, and a little into the game thread's wake-up.
+        assert_eq!(run_not_its_own(ms(3) + us(60), ms(3)), Duration::ZERO);
+        // One that slept or waited part of the time.
+        assert_eq!(run_not_its_own(ms(1), ms(3)), Duration::ZERO);
+        // A 6 ms pause counted as its run while the game's thread was due: 6 ms not its own.
+        assert_eq!(run_not_its_own(ms(9), ms(3)), ms(6));
+        assert_eq!(run_not_its_own(ms(3) + PHANTOM_MIN, ms(3)), PHANTOM_MIN);
+    }
+
+    #[test]
+    fn the_weather_turns_stormy_when_a_stall_is_found_and_stays_so_for_a_while() {
+        let now = Instant::now();
+        storm::seen(now);
+        assert!(storm::on(), "stormy right after a stall");
+        // (Calm again `HOLD` after the last stall found; other tests in this process may
+        // find stalls meanwhile, so that is not asserted here.)
+    }
 
     fn tc(move_ms: Option<u64>, bank_ms: Option<u64>, inc_ms: u64) -> TimeControl {
         TimeControl {

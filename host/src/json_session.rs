@@ -87,18 +87,24 @@ pub struct JsonSession {
     /// How long after the write the bot read the last request (see
     /// [`Stopwatch::read_delay`]).
     read_delay: Option<Duration>,
+    /// While it is watched: it was blocked reading its input when the last turn was
+    /// written (see [`Observed`]), and its CPU time and the time then.
+    blocked_in_read: bool,
+    turn_start: Option<(Duration, Instant)>,
 }
 
 /// What the host has seen of a bot that did not say `single_threaded` (protocol.md): one
 /// seen over [`INFER_TURNS`] answered turns with one thread, no child process, a normal
 /// scheduling policy, idle off its turns, and reading each turn within [`PROMPT_READ`] of
-/// its write (but once) is run as if it had said so (it may share a CPU with its opponent,
+/// its write (but once; a late read by a bot that was blocked in its read when the turn was
+/// written is the machine's doing, and does not count) is run as if it had said so (it may share a CPU with its opponent,
 /// and its reads are not watched once it thinks), until it is seen otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Observed {
     /// Still watched: answered turns seen with one thread and read promptly, turns read
-    /// late, CPU used outside its turns so far, and its CPU time at its last answer.
-    Watching { turns: u32, late_reads: u32, off_turn: Duration, mark: Option<Duration> },
+    /// late, CPU used outside its turns so far, and its CPU time when its last turn began
+    /// with that turn's wall time (to its answer).
+    Watching { turns: u32, late_reads: u32, off_turn: Duration, mark: Option<(Duration, Duration)> },
     /// Seen single-threaded and idle off its turns.
     SingleThreaded,
     /// Not inferred: it said so itself, or it was seen with more than one thread, a child
@@ -178,6 +184,8 @@ impl JsonSession {
             observed: Observed::START,
             not_single_seen: false,
             read_delay: None,
+            blocked_in_read: false,
+            turn_start: None,
         })
     }
 
@@ -185,9 +193,20 @@ impl JsonSession {
     /// [`Observed`]); after [`INFER_TURNS`] answers without any, it counts as
     /// single-threaded.
     fn observe_before_turn(&mut self) {
-        let Observed::Watching { turns, late_reads, off_turn, mark: Some(mark) } = self.observed else { return };
+        // A bot blocked in its read as the turn is written can read it late only because the
+        // machine kept it from a CPU: such a late read does not count against it.
+        self.blocked_in_read = matches!(self.observed, Observed::Watching { .. })
+            && self.proc.thinking_pid().is_some_and(crate::os::main_thread_reads_input);
+        let Observed::Watching { turns, late_reads, off_turn, mark } = self.observed else { return };
         let Some(now) = self.proc.thinking_pid().and_then(crate::os::process_cpu_time) else { return };
-        let off_turn = off_turn + now.saturating_sub(mark);
+        self.turn_start = Some((now, Instant::now()));
+        let Some((at_start, wall)) = mark else { return };
+        // Its CPU time since the last turn began, less all that turn could use (one thread,
+        // from before its write to its answer): the process's CPU clock lags up to a tick
+        // behind for a bot still running on another CPU as its answer is read, so a count
+        // from the answer would take the end of its own turn for time off it. Taken here,
+        // with the bot back in its read, the count is up to date.
+        let off_turn = off_turn + now.saturating_sub(at_start).saturating_sub(wall);
         if off_turn > INFER_OFF_TURN_CPU {
             tracing::debug!("{}: {off_turn:?} of CPU outside its turns: not run as single-threaded", self.spec.name);
             self.observed = Observed::Not;
@@ -229,13 +248,20 @@ impl JsonSession {
         match self.observed {
             Observed::Watching { turns, late_reads, off_turn, .. } => {
                 let Some(pid) = self.proc.thinking_pid() else { return };
-                let late = self.read_delay.is_some_and(|d| d > PROMPT_READ);
+                let late = self.read_delay.is_some_and(|d| d > PROMPT_READ) && !self.blocked_in_read;
                 let (turns, late_reads) = if late { (turns, late_reads + 1) } else { (turns + 1, late_reads) };
-                self.observed = match (crate::os::is_single_threaded(pid), crate::os::process_cpu_time(pid)) {
-                    (Some(true), Some(cpu)) if late_reads <= 1 => {
-                        Observed::Watching { turns, late_reads, off_turn, mark: Some(cpu) }
+                self.observed = match (crate::os::is_single_threaded(pid), self.turn_start.take()) {
+                    (Some(true), Some((cpu, at))) if late_reads <= 1 => {
+                        Observed::Watching { turns, late_reads, off_turn, mark: Some((cpu, at.elapsed())) }
                     }
-                    _ => Observed::Not,
+                    (single, _) => {
+                        tracing::debug!(
+                            "{}: not run as single-threaded: single-threaded {single:?}, {late_reads} late reads (the last {:?})",
+                            self.spec.name,
+                            self.read_delay
+                        );
+                        Observed::Not
+                    }
                 };
             }
             Observed::SingleThreaded if self.not_single_seen => {
@@ -282,6 +308,7 @@ impl JsonSession {
                 if let Some(pid) = self.proc.thinking_pid() {
                     crate::os::set_process_cpus(pid, None, &self.run_cpus);
                 }
+                self.proc.set_shares_cpu(false);
                 format!("{why}: it no longer shares CPU {cpu} with its opponent")
             }
             None => why.to_owned(),
@@ -535,6 +562,7 @@ impl BotSession for JsonSession {
         if let Some(pid) = self.proc.thinking_pid() {
             crate::os::set_process_cpus(pid, cpu, all);
             self.shared_cpu = cpu;
+            self.proc.set_shares_cpu(cpu.is_some());
             all.clone_into(&mut self.run_cpus);
         }
     }

@@ -77,6 +77,11 @@ pub struct Process {
     /// It said it computes on one thread and only on its own turn
     /// (`ready.single_threaded`), and has not been caught thinking off its turn.
     idle_off_turn: bool,
+    /// It runs only on the CPU of its game's thread (see [`Stopwatch::set_shares_cpu`]).
+    shares_cpu: bool,
+    /// The timer of the stall credit's checkpoints (see [`Stopwatch::checkpoint`]), made
+    /// on first use.
+    checkpoint_timer: Option<os::PreciseTimer>,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The task draining stderr: it ends at the pipe's end, after the process (and any
@@ -180,6 +185,9 @@ impl Process {
             pgid,
             thought: false,
             idle_off_turn: false,
+            // `--pin` with one game at a time: the host's thread is pinned to the same CPU.
+            shares_cpu: cpu.is_some_and(|c| os::allowed_cpus().is_ok_and(|here| here == [c])),
+            checkpoint_timer: None,
             stdin: Some(stdin),
             sees_reads,
             stdin_small: sees_reads,
@@ -313,6 +321,7 @@ impl Process {
         if paced {
             w = w.with_tempo(&tempo);
         }
+        w.set_shares_cpu(self.shares_cpu);
         let thought = paced && std::mem::take(&mut self.thought);
         // A bot idle off its turn that thought last turn: its scheduler account, open from
         // the end of the write, credits the time it then waits for a CPU before it reads,
@@ -362,6 +371,12 @@ impl Process {
         self.idle_off_turn = idle;
     }
 
+    /// Whether the bot now runs only on the CPU of its game's thread (see
+    /// [`Stopwatch::set_shares_cpu`]).
+    pub fn set_shares_cpu(&mut self, shares: bool) {
+        self.shares_cpu = shares;
+    }
+
     /// The process that thinks, whose CPU the stall credit watches: the bot's own, or in the
     /// sandbox the bot inside bwrap (bwrap's own process only waits) once it is found.
     pub fn thinking_pid(&self) -> Option<u32> {
@@ -400,6 +415,19 @@ impl Process {
                     None => std::future::pending().await,
                 }
             };
+            // Due no earlier than now: the timer must be waiting before its time comes (a
+            // checkpoint only knows what it was armed to know).
+            let checkpoint_due = watch.next_checkpoint().map(|due| due.max(Instant::now()));
+            if checkpoint_due.is_some() && self.checkpoint_timer.is_none() {
+                self.checkpoint_timer = os::PreciseTimer::new().ok();
+            }
+            let timer = self.checkpoint_timer.as_ref();
+            let checkpoint = async {
+                match (checkpoint_due, timer) {
+                    (Some(due), Some(t)) if t.sleep_until(due).await.is_ok() => due,
+                    _ => std::future::pending().await,
+                }
+            };
             let next = tokio::select! {
                 biased;
                 () = seen_read => {
@@ -431,6 +459,10 @@ impl Process {
                         continue;
                     }
                     return Err(RecvError::Timeout);
+                }
+                due = checkpoint => {
+                    watch.checkpoint(due);
+                    continue;
                 }
             };
             let at = Instant::now();

@@ -119,8 +119,21 @@ fn bots_seen_to_be_single_threaded_share_one_cpu_after_their_first_turns() {
         "--report-cpus --think-ms 3",
         &["--move-time", "0.5"],
     );
+    assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
+    assert_eq!(note(&recs, "red"), "");
+
+    // One sleeps 5 ms before it reads each turn (it is not blocked in its read when the
+    // turn is written, so its late reads are its own): not taken for single-threaded. (A
+    // bot blocked in its read that the machine keeps from a CPU reads late too; that does
+    // not count against it.)
+    let (recs, [red, blue]) = reported(
+        "--report-cpus --think-ms 3 --read-delay-ms 5 --misbehave resign --at 20",
+        "--report-cpus --think-ms 3",
+        &["--move-time", "0.5"],
+    );
     assert_eq!((red, blue), (vec![all.clone()], vec![all]));
     assert_eq!(note(&recs, "red"), "");
+    assert!(note(&recs, "blue").contains("did not say single_threaded"), "blue is: {:?}", note(&recs, "blue"));
 }
 
 #[test]
