@@ -306,42 +306,7 @@ pub fn credit_cap(limit: Duration) -> Duration {
 /// How often the game's thread, real-time on the CPU it shares with a thinking bot, wakes
 /// to see whether the machine took that CPU without the kernel counting it (see
 /// [`Stopwatch::checkpoint`]).
-pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(3);
-
-/// Whether the machine is stormy: it took a CPU from a bot or from a game's thread lately.
-/// Checkpoints (see [`Stopwatch::checkpoint`]) cost the host a wake-up each; they run only
-/// then (on these virtual machines the CPU pauses that they find came within half a
-/// second after such a stall).
-mod storm {
-    use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::{Duration, Instant};
-
-    /// A stall at least this long that a look finds makes the weather stormy.
-    pub const SIGN: Duration = Duration::from_millis(1);
-
-    /// How long the weather stays stormy after the last stall found.
-    pub const HOLD: Duration = Duration::from_secs(2);
-
-    static BASE: OnceLock<Instant> = OnceLock::new();
-    /// The end of the storm, in ns after `BASE` (0: none yet).
-    static UNTIL: AtomicU64 = AtomicU64::new(0);
-
-    fn ns(at: Instant) -> u64 {
-        at.saturating_duration_since(*BASE.get_or_init(Instant::now)).as_nanos() as u64
-    }
-
-    /// A stall was found at `at`.
-    pub fn seen(at: Instant) {
-        UNTIL.fetch_max(ns(at + HOLD), Ordering::Relaxed);
-    }
-
-    /// Whether the weather is stormy now.
-    pub fn on() -> bool {
-        let until = UNTIL.load(Ordering::Relaxed);
-        until != 0 && ns(Instant::now()) < until
-    }
-}
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(4);
 
 /// Run beyond what the bot could have run, at a checkpoint, below which nothing is
 /// credited (the game thread's own wake-up takes some microseconds).
@@ -709,11 +674,12 @@ impl Stopwatch {
 
     /// When the game's thread should next wake for a [`Stopwatch::checkpoint`]: every
     /// [`CHECKPOINT_EVERY`] while a single-threaded bot's own account is open, the bot shares
-    /// the CPU of the game's thread, and that thread is real-time; never at or past the
+    /// the CPU of the game's thread, that thread is real-time, and the machine is a virtual
+    /// one (only a hypervisor pauses a CPU behind the kernel's back); never at or past the
     /// deadline (the deadline's look does the same). The caller arms its timer for that time
     /// or now, whichever is later, and passes that to [`Stopwatch::checkpoint`].
     pub fn next_checkpoint(&self) -> Option<Instant> {
-        if !self.shares_cpu || !storm::on() {
+        if !self.shares_cpu || !crate::os::under_hypervisor() {
             return None;
         }
         let own = self.own.as_ref().filter(|o| o.main.is_none())?;
@@ -742,7 +708,6 @@ impl Stopwatch {
         let ran = cpu.saturating_sub(last_cpu);
         let beyond = run_not_its_own(ran, due.saturating_duration_since(last_at));
         if !beyond.is_zero() {
-            storm::seen(now);
             own.phantom += beyond;
             own.phantom_net += beyond.saturating_sub(host_waited.saturating_sub(last_waited));
             tracing::trace!(?beyond, late = ?now.saturating_duration_since(due), ?ran, "checkpoint: run not the bot's");
@@ -864,9 +829,6 @@ impl Stopwatch {
         if quiet {
             unslept = gap;
         }
-        if unslept.max(waited).max(host_late) >= storm::SIGN {
-            storm::seen(at);
-        }
         // Run and waited beyond the wall time since the last look: time an earlier look
         // counted as neither (so perhaps credited), now counted. The kernel brings a thread's
         // run time up to date only at scheduler events (a tick at most: 4 ms at 250 Hz), so a
@@ -967,15 +929,6 @@ mod tests {
         // A 6 ms pause counted as its run while the game's thread was due: 6 ms not its own.
         assert_eq!(run_not_its_own(ms(9), ms(3)), ms(6));
         assert_eq!(run_not_its_own(ms(3) + PHANTOM_MIN, ms(3)), PHANTOM_MIN);
-    }
-
-    #[test]
-    fn the_weather_turns_stormy_when_a_stall_is_found_and_stays_so_for_a_while() {
-        let now = Instant::now();
-        storm::seen(now);
-        assert!(storm::on(), "stormy right after a stall");
-        // (Calm again `HOLD` after the last stall found; other tests in this process may
-        // find stalls meanwhile, so that is not asserted here.)
     }
 
     fn tc(move_ms: Option<u64>, bank_ms: Option<u64>, inc_ms: u64) -> TimeControl {

@@ -768,3 +768,17 @@ pub fn current_thread_is_realtime() -> bool {
     // SAFETY: sched_getscheduler takes no pointer.
     matches!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_FIFO | libc::SCHED_RR)
 }
+
+/// Whether this machine is a virtual machine (x86's `hypervisor` CPU flag in
+/// `/proc/cpuinfo`), read once: only a hypervisor pauses a CPU without the kernel knowing
+/// (see [`crate::clock::Stopwatch::checkpoint`]).
+pub fn under_hypervisor() -> bool {
+    static UNDER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *UNDER.get_or_init(|| {
+        std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|text| {
+            text.lines()
+                .filter(|l| l.starts_with("flags"))
+                .any(|l| l.split_whitespace().any(|flag| flag == "hypervisor"))
+        })
+    })
+}
