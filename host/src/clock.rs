@@ -689,11 +689,12 @@ impl Stopwatch {
     }
 
     /// A checkpoint: the game's thread, real-time, woke for the time `due` (for which its
-    /// timer was armed before it came) on the CPU it shares with the bot. From `due` until it ran, the bot could not run there (a
-    /// real-time thread preempts it at once), yet a virtual machine's CPU can be taken from
-    /// the guest without the guest counting it as steal: the kernel then counts that time
-    /// as run by the task that had the CPU, the bot (seen here as pauses of 2–17 ms in
-    /// which a spinning thread's CPU clock ran on with the wall clock). So the bot's run
+    /// timer was armed before it came) on the CPU it shares with the bot. From `due` until
+    /// it ran, the bot could not run there (a real-time thread preempts it at once), yet a
+    /// virtual machine's CPU can be taken from the guest without the guest counting it as
+    /// steal: the kernel then counts that time as run by the task that had the CPU, the bot
+    /// (seen here as pauses of 2–17 ms in which a spinning thread's CPU clock ran on with
+    /// the wall clock). So the bot's run
     /// since the last checkpoint beyond the time from then to `due` was not its own, and
     /// is credited (less the game thread's own waits meanwhile, which the credit counts
     /// already). A pause that ends before `due` is not seen: at most [`CHECKPOINT_EVERY`]
