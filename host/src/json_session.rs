@@ -97,8 +97,9 @@ pub struct JsonSession {
 /// seen over [`INFER_TURNS`] answered turns with one thread, no child process, a normal
 /// scheduling policy, idle off its turns, and reading each turn within [`PROMPT_READ`] of
 /// its write (but once; a late read by a bot that was blocked in its read when the turn was
-/// written is the machine's doing, and does not count) is run as if it had said so (it may share a CPU with its opponent,
-/// and its reads are not watched once it thinks), until it is seen otherwise.
+/// written is the machine's doing, and does not count) is run as if it had said so (it may
+/// share a CPU with its opponent, and its reads are not watched once it thinks), until it
+/// is seen otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Observed {
     /// Still watched: answered turns seen with one thread and read promptly, turns read
