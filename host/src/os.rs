@@ -643,53 +643,6 @@ pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
     r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
-#[cfg(test)]
-mod cpu_clock_tests {
-    #[test]
-    fn the_cpu_time_of_a_child_process_can_be_read() {
-        let mut child = std::process::Command::new("sh")
-            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 1"])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        let t = super::process_cpu_time(child.id());
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(t.is_some_and(|t| t > std::time::Duration::from_millis(50)), "{t:?}");
-    }
-
-    #[test]
-    fn the_own_account_of_a_single_threaded_process_follows_it() {
-        // A shell that spins, then sleeps.
-        let mut child = std::process::Command::new("sh")
-            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 5"])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        let spinning = super::own_account(child.id()).expect("one thread, normal policy");
-        assert!(spinning.runnable, "spinning: {spinning:?}");
-        // Wait for the loop to end (the shell then sleeps).
-        let t0 = std::time::Instant::now();
-        let asleep = loop {
-            let a = super::own_account(child.id()).unwrap();
-            if !a.runnable || t0.elapsed() > std::time::Duration::from_secs(4) {
-                break a;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(!asleep.runnable, "asleep: {asleep:?}");
-        assert!(asleep.cpu > spinning.cpu, "{spinning:?} then {asleep:?}");
-        assert!(asleep.slices >= spinning.slices && asleep.waited >= spinning.waited);
-        // This test process has several threads: no account.
-        let helper = std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(200)));
-        assert!(super::own_account(std::process::id()).is_none());
-        helper.join().unwrap();
-        assert!(super::thread_waited().is_some());
-    }
-}
-
 /// A one-shot timer on `CLOCK_MONOTONIC` to the nanosecond (a `timerfd` in the event loop
 /// of the thread that made it): tokio's own timers round up to whole milliseconds, and the
 /// stall credit's checkpoints (see [`crate::clock::Stopwatch::checkpoint`]) need to know
@@ -781,4 +734,51 @@ pub fn under_hypervisor() -> bool {
                 .any(|l| l.split_whitespace().any(|flag| flag == "hypervisor"))
         })
     })
+}
+
+#[cfg(test)]
+mod cpu_clock_tests {
+    #[test]
+    fn the_cpu_time_of_a_child_process_can_be_read() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 1"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let t = super::process_cpu_time(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(t.is_some_and(|t| t > std::time::Duration::from_millis(50)), "{t:?}");
+    }
+
+    #[test]
+    fn the_own_account_of_a_single_threaded_process_follows_it() {
+        // A shell that spins, then sleeps.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 5"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let spinning = super::own_account(child.id()).expect("one thread, normal policy");
+        assert!(spinning.runnable, "spinning: {spinning:?}");
+        // Wait for the loop to end (the shell then sleeps).
+        let t0 = std::time::Instant::now();
+        let asleep = loop {
+            let a = super::own_account(child.id()).unwrap();
+            if !a.runnable || t0.elapsed() > std::time::Duration::from_secs(4) {
+                break a;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!asleep.runnable, "asleep: {asleep:?}");
+        assert!(asleep.cpu > spinning.cpu, "{spinning:?} then {asleep:?}");
+        assert!(asleep.slices >= spinning.slices && asleep.waited >= spinning.waited);
+        // This test process has several threads: no account.
+        let helper = std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(200)));
+        assert!(super::own_account(std::process::id()).is_none());
+        helper.join().unwrap();
+        assert!(super::thread_waited().is_some());
+    }
 }
