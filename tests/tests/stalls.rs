@@ -257,8 +257,18 @@ fn a_multi_threaded_bot_is_credited_from_its_main_threads_account() {
 fn a_bot_that_reads_on_another_thread_is_credited_by_the_watchdogs_of_its_cpu() {
     // Its main thread only waits for the thread that reads and thinks, so it has no account
     // to go by: its long moves wake the watchdog of the CPU it is pinned to, which sees
-    // the stalls.
-    let recs = stalled_match_of("stalls-read-thread", &[], "resign --at 40", "--read-on-thread", Load::Stalls(120));
+    // the stalls. Stalls of 80 ms at a 100 ms limit: a 25 ms move that one hits loses
+    // unless credited. The watchdogs see only stalls, not waits for the CPU, so any other
+    // process on CPU 0 (a build, another test binary) slows such a bot uncredited: the
+    // limit leaves room for it to get a third of the CPU (25 ms of work in 75 ms), which
+    // at 60 ms it did not (a spinning process on CPU 0 made it lose 1 game in 2).
+    let recs = stalled_match_of(
+        "stalls-read-thread",
+        &["--move-time", "0.1"],
+        "resign --at 40",
+        "--read-on-thread",
+        Load::LongStalls,
+    );
     assert_resigned_and_credited(&recs);
 }
 
