@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::stall_watch::{Demand, StallWatch};
+use crate::stall_watch::{Checkpoints, Demand, StallWatch};
 use crate::tempo::{ESCALATE_AFTER, Tempo};
 
 use serde::{Deserialize, Serialize};
@@ -161,7 +161,7 @@ pub struct Stopwatch {
     /// The bot's output, which a look checks for an answer that the host has not read yet
     /// (see [`Stopwatch::with_output`]).
     output: Option<std::os::fd::RawFd>,
-    /// The bot shares the CPU of the game's thread (see [`Stopwatch::checkpoint`]).
+    /// The bot shares the CPU of the game's thread (see [`StallWatch::checkpoints`]).
     shares_cpu: bool,
     /// The bot's account before the write, when its own account is to open at its read
     /// (see [`Stopwatch::open_own_account_late`]).
@@ -195,14 +195,12 @@ struct Own {
     /// the opening (see [`Stopwatch::open_main_thread_account_now`]); `None` for a
     /// single-threaded bot.
     main: Option<MainThread>,
-    /// The last checkpoint (see [`Stopwatch::checkpoint`]): when, the bot's CPU time then,
-    /// and the game thread's waits then.
-    checkpoint: Option<(Instant, Duration, Duration)>,
-    /// Run time the kernel counted for the bot while the game's thread was due on their
-    /// shared CPU (found at checkpoints), and the part of it the game's thread did not
-    /// count as its own wait (which the credit has already).
-    phantom: Duration,
-    phantom_net: Duration,
+    /// The game thread's waits for a CPU when the account opened.
+    opened_host_waited: Duration,
+    /// The checkpoints of a single-threaded bot that shares the CPU of the game's thread,
+    /// on a virtual machine (see [`StallWatch::checkpoints`]): they find the run time the
+    /// kernel counted for the bot while that CPU's watchdog was due.
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
@@ -248,9 +246,8 @@ impl Own {
             probes: 0,
             probe_until: None,
             main,
-            checkpoint: None,
-            phantom: Duration::ZERO,
-            phantom_net: Duration::ZERO,
+            opened_host_waited: host_waited,
+            checkpoints: None,
         }
     }
 }
@@ -303,19 +300,19 @@ pub fn credit_cap(limit: Duration) -> Duration {
     limit.max(CREDIT_CAP_FLOOR)
 }
 
-/// How often the game's thread, real-time on the CPU it shares with a thinking bot, wakes
-/// to see whether the machine took that CPU without the kernel counting it (see
-/// [`Stopwatch::checkpoint`]).
+/// How often the watchdog of the CPU that a thinking bot shares with its game's thread
+/// wakes to see whether the machine took that CPU without the kernel counting it (see
+/// [`StallWatch::checkpoints`]).
 pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(4);
 
 /// Run beyond what the bot could have run, at a checkpoint, below which nothing is
-/// credited (the game thread's own wake-up takes some microseconds).
+/// credited (the watchdog's own wake-up takes some microseconds).
 const PHANTOM_MIN: Duration = Duration::from_micros(300);
 
 /// At a checkpoint: of the bot's run since the last one (`ran`), what was not its own, when
 /// it could have run only `could` (the time from the last checkpoint to this one's due
-/// time; see [`Stopwatch::checkpoint`]): nothing below [`PHANTOM_MIN`].
-fn run_not_its_own(ran: Duration, could: Duration) -> Duration {
+/// time; see [`StallWatch::checkpoints`]): nothing below [`PHANTOM_MIN`].
+pub(crate) fn run_not_its_own(ran: Duration, could: Duration) -> Duration {
     Some(ran.saturating_sub(could)).filter(|&b| b >= PHANTOM_MIN).unwrap_or_default()
 }
 
@@ -383,9 +380,14 @@ impl Stopwatch {
     }
 
     /// Tells the stopwatch that the bot runs on the CPU of the game's thread, and nowhere
-    /// else (see [`Stopwatch::checkpoint`]).
+    /// else (see [`StallWatch::checkpoints`]).
     pub fn set_shares_cpu(&mut self, shares: bool) {
         self.shares_cpu = shares;
+        if shares {
+            self.start_checkpoints();
+        } else if let Some(own) = self.own.as_mut() {
+            own.checkpoints = None;
+        }
     }
 
     /// Gives the stopwatch the bot's output (`fd`, read by the host): a look at the account
@@ -585,9 +587,26 @@ impl Stopwatch {
             let sleep =
                 if by_slices { SleepCheck::Slices { allowed: 1, voluntary } } else { SleepCheck::Voluntary(voluntary) };
             self.own = Some(Own::open(account, sleep, None));
+            self.start_checkpoints();
         } else {
             self.not_single = self.pid.is_some();
         }
+    }
+
+    /// Has the watchdog of the game thread's CPU take checkpoints of the bot while its own
+    /// account is open, when the bot has one thread, shares that CPU, and the machine is a
+    /// virtual one (only a hypervisor pauses a CPU behind the kernel's back; see
+    /// [`StallWatch::checkpoints`]).
+    fn start_checkpoints(&mut self) {
+        if !self.shares_cpu || !crate::os::under_hypervisor() {
+            return;
+        }
+        let (Some(own), Some(pid), Some(watch)) = (self.own.as_mut(), self.pid, self.stalls.as_ref()) else { return };
+        if own.main.is_some() || own.checkpoints.is_some() {
+            return;
+        }
+        let Some(cpu) = crate::os::current_cpu() else { return };
+        own.checkpoints = watch.checkpoints(cpu, pid, own.opened.0, own.opened.1.cpu).map(Arc::new);
     }
 
     /// How long after the host began writing the request the bot was seen to have read it
@@ -670,50 +689,6 @@ impl Stopwatch {
     /// Stall time credited to the bot for this request.
     pub fn credit(&self) -> Duration {
         self.credit
-    }
-
-    /// When the game's thread should next wake for a [`Stopwatch::checkpoint`]: every
-    /// [`CHECKPOINT_EVERY`] while a single-threaded bot's own account is open, the bot shares
-    /// the CPU of the game's thread, that thread is real-time, and the machine is a virtual
-    /// one (only a hypervisor pauses a CPU behind the kernel's back); never at or past the
-    /// deadline (the deadline's look does the same). The caller arms its timer for that time
-    /// or now, whichever is later, and passes that to [`Stopwatch::checkpoint`].
-    pub fn next_checkpoint(&self) -> Option<Instant> {
-        if !self.shares_cpu || !crate::os::under_hypervisor() {
-            return None;
-        }
-        let own = self.own.as_ref().filter(|o| o.main.is_none())?;
-        let last = own.checkpoint.map_or(own.opened.0, |c| c.0);
-        let due = last + CHECKPOINT_EVERY;
-        (due + CHECKPOINT_EVERY / 2 < self.deadline() && crate::os::current_thread_is_realtime()).then_some(due)
-    }
-
-    /// A checkpoint: the game's thread, real-time, woke for the time `due` (for which its
-    /// timer was armed before it came) on the CPU it shares with the bot. From `due` until
-    /// it ran, the bot could not run there (a real-time thread preempts it at once), yet a
-    /// virtual machine's CPU can be taken from the guest without the guest counting it as
-    /// steal: the kernel then counts that time as run by the task that had the CPU, the bot
-    /// (seen here as pauses of 2–17 ms in which a spinning thread's CPU clock ran on with
-    /// the wall clock). So the bot's run
-    /// since the last checkpoint beyond the time from then to `due` was not its own, and
-    /// is credited (less the game thread's own waits meanwhile, which the credit counts
-    /// already). A pause that ends before `due` is not seen: at most [`CHECKPOINT_EVERY`]
-    /// of one is missed.
-    pub fn checkpoint(&mut self, due: Instant) {
-        let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return };
-        let Some(cpu) = crate::os::process_cpu_time(pid) else { return };
-        let now = Instant::now();
-        let host_waited = crate::os::thread_waited().map_or(Duration::ZERO, |w| w.0);
-        let (last_at, last_cpu, last_waited) =
-            own.checkpoint.unwrap_or((own.opened.0, own.opened.1.cpu, own.host_waited));
-        let ran = cpu.saturating_sub(last_cpu);
-        let beyond = run_not_its_own(ran, due.saturating_duration_since(last_at));
-        if !beyond.is_zero() {
-            own.phantom += beyond;
-            own.phantom_net += beyond.saturating_sub(host_waited.saturating_sub(last_waited));
-            tracing::trace!(?beyond, late = ?now.saturating_duration_since(due), ?ran, "checkpoint: run not the bot's");
-        }
-        own.checkpoint = Some((now, cpu, host_waited));
     }
 
     /// Credits the bot with the time, between the start of its clock and `until`, during
@@ -861,7 +836,12 @@ impl Stopwatch {
         // asleep since its answer, would otherwise count as time the bot did not run.)
         let not_run =
             until.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
-        own.credit = own.credit.min(not_run + own.prior + own.phantom);
+        // Run found at checkpoints not to be the bot's; in the credit, less the game thread's
+        // waits since the opening (a pause that delayed the checkpoint's watchdog may have
+        // delayed the game's thread too, and the credit counts its waits already).
+        let phantom = own.checkpoints.as_ref().map_or(Duration::ZERO, |c| c.phantom());
+        let phantom_net = phantom.saturating_sub(own.host_waited.saturating_sub(own.opened_host_waited));
+        own.credit = own.credit.min(not_run + own.prior + phantom);
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
         tracing::trace!(
@@ -882,14 +862,14 @@ impl Stopwatch {
                 minflt = now.faults.0.saturating_sub(own.account.faults.0),
                 majflt = now.faults.1.saturating_sub(own.account.faults.1),
                 main = ?own.main.as_ref().map(|m| (own.opened.0.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
-                phantom = ?own.phantom, phantom_net = ?own.phantom_net,
+                ?phantom, ?phantom_net,
                 "own account, past the limit"
             );
         }
         own.at = at;
         own.account = now;
         // Not only ever more: a later look may take back what an earlier one counted.
-        self.credit = (own.credit + own.phantom_net).min(window).min(credit_cap(self.limit));
+        self.credit = (own.credit + phantom_net).min(window).min(credit_cap(self.limit));
         // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
         // shows in the account once it is over), so look again shortly, as long as looks
         // keep earning something.

@@ -643,88 +643,9 @@ pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
     r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
-/// A one-shot timer on `CLOCK_MONOTONIC` to the nanosecond (a `timerfd` in the event loop
-/// of the thread that made it): tokio's own timers round up to whole milliseconds, and the
-/// stall credit's checkpoints (see [`crate::clock::Stopwatch::checkpoint`]) need to know
-/// when the kernel made the host runnable.
-#[derive(Debug)]
-pub struct PreciseTimer(tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>);
-
-impl PreciseTimer {
-    /// A timer registered with the calling thread's event loop.
-    ///
-    /// # Errors
-    /// The kernel's, from `timerfd_create` or the event loop's registration.
-    pub fn new() -> std::io::Result<PreciseTimer> {
-        use std::os::fd::FromRawFd;
-        // SAFETY: timerfd_create takes no pointer; the descriptor it returns is ours.
-        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: a fresh descriptor owned by nobody else.
-        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
-        // SAFETY: the timer owns its descriptor, which stays open and the same until it is
-        // dropped with it.
-        let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE)? };
-        Ok(PreciseTimer(fd))
-    }
-
-    /// Sleeps until `at` (at once if it has passed); re-arms the timer, so that only the
-    /// latest call's time counts.
-    ///
-    /// # Errors
-    /// The kernel's, from `timerfd_settime` or the event loop.
-    pub async fn sleep_until(&self, at: std::time::Instant) -> std::io::Result<()> {
-        use std::os::fd::AsRawFd;
-        let fd = self.0.get_ref().as_raw_fd();
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: monotonic_timespec(at),
-        };
-        // SAFETY: settime reads the spec we pass; the old value is not asked for.
-        if unsafe { libc::timerfd_settime(fd, libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut()) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        loop {
-            let mut ready = self.0.readable().await?;
-            let mut expirations = [0u8; 8];
-            // SAFETY: reads at most 8 bytes into our buffer.
-            let n = unsafe { libc::read(fd, expirations.as_mut_ptr().cast(), expirations.len()) };
-            if n == 8 {
-                return Ok(());
-            }
-            // Not expired (readiness left from an earlier arming): wait again.
-            ready.clear_ready();
-        }
-    }
-}
-
-/// `at` as a `CLOCK_MONOTONIC` time (the clock of [`std::time::Instant`] on Linux).
-fn monotonic_timespec(at: std::time::Instant) -> libc::timespec {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec we pass.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    let now = std::time::Instant::now();
-    let now_ns = ts.tv_sec as i128 * 1_000_000_000 + i128::from(ts.tv_nsec);
-    let at_ns = if at >= now {
-        now_ns + at.duration_since(now).as_nanos() as i128
-    } else {
-        now_ns - now.duration_since(at).as_nanos() as i128
-    }
-    .max(1);
-    libc::timespec { tv_sec: (at_ns / 1_000_000_000) as libc::time_t, tv_nsec: (at_ns % 1_000_000_000) as libc::c_long }
-}
-
-/// Whether the calling thread has a real-time scheduling policy.
-pub fn current_thread_is_realtime() -> bool {
-    // SAFETY: sched_getscheduler takes no pointer.
-    matches!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_FIFO | libc::SCHED_RR)
-}
-
 /// Whether this machine is a virtual machine (x86's `hypervisor` CPU flag in
 /// `/proc/cpuinfo`), read once: only a hypervisor pauses a CPU without the kernel knowing
-/// (see [`crate::clock::Stopwatch::checkpoint`]).
+/// (see [`crate::stall_watch::StallWatch::checkpoints`]).
 pub fn under_hypervisor() -> bool {
     static UNDER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *UNDER.get_or_init(|| {

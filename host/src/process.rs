@@ -79,9 +79,6 @@ pub struct Process {
     idle_off_turn: bool,
     /// It runs only on the CPU of its game's thread (see [`Stopwatch::set_shares_cpu`]).
     shares_cpu: bool,
-    /// The timer of the stall credit's checkpoints (see [`Stopwatch::checkpoint`]), made
-    /// on first use.
-    checkpoint_timer: Option<os::PreciseTimer>,
     lines: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The task draining stderr: it ends at the pipe's end, after the process (and any
@@ -187,7 +184,6 @@ impl Process {
             idle_off_turn: false,
             // `--pin` with one game at a time: the host's thread is pinned to the same CPU.
             shares_cpu: cpu.is_some_and(|c| os::allowed_cpus().is_ok_and(|here| here == [c])),
-            checkpoint_timer: None,
             stdin: Some(stdin),
             sees_reads,
             stdin_small: sees_reads,
@@ -415,19 +411,6 @@ impl Process {
                     None => std::future::pending().await,
                 }
             };
-            // Due no earlier than now: the timer must be waiting before its time comes (a
-            // checkpoint only knows what it was armed to know).
-            let checkpoint_due = watch.next_checkpoint().map(|due| due.max(Instant::now()));
-            if checkpoint_due.is_some() && self.checkpoint_timer.is_none() {
-                self.checkpoint_timer = os::PreciseTimer::new().ok();
-            }
-            let timer = self.checkpoint_timer.as_ref();
-            let checkpoint = async {
-                match (checkpoint_due, timer) {
-                    (Some(due), Some(t)) if t.sleep_until(due).await.is_ok() => due,
-                    _ => std::future::pending().await,
-                }
-            };
             let next = tokio::select! {
                 biased;
                 () = seen_read => {
@@ -459,10 +442,6 @@ impl Process {
                         continue;
                     }
                     return Err(RecvError::Timeout);
-                }
-                due = checkpoint => {
-                    watch.checkpoint(due);
-                    continue;
                 }
             };
             let at = Instant::now();

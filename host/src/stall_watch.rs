@@ -54,6 +54,60 @@ struct CpuWatch {
     demand: AtomicU32,
     /// Where the watchdog sleeps while it is not wanted.
     wake: (Mutex<()>, Condvar),
+    /// Bots it takes checkpoints of ([`StallWatch::checkpoints`]), and how many.
+    subjects: Mutex<Vec<Arc<Subject>>>,
+    subject_count: AtomicU32,
+    /// The watchdog's period now, in ns: [`TICK`] while some [`Demand`] wants its CPU (or
+    /// the watch is not paused), [`crate::clock::CHECKPOINT_EVERY`] when only checkpoints do.
+    period: AtomicU64,
+}
+
+/// A bot whose CPU clock a watchdog checks at each tick (see [`StallWatch::checkpoints`]).
+#[derive(Debug)]
+struct Subject {
+    pid: u32,
+    /// The last checkpoint: ns since the watch's base, and the bot's CPU time then.
+    last: Mutex<(u64, Duration)>,
+    /// Run the kernel counted for the bot while the watchdog was due (ns).
+    phantom: AtomicU64,
+    /// Checkpoints taken.
+    taken: AtomicU32,
+}
+
+/// A claim on a watchdog's checkpoints of one bot ([`StallWatch::checkpoints`]): they go on
+/// until it is dropped.
+pub struct Checkpoints {
+    watch: Arc<StallWatch>,
+    /// The index of the CPU's watch.
+    index: usize,
+    subject: Arc<Subject>,
+}
+
+impl Checkpoints {
+    /// Run the kernel counted for the bot at the checkpoints so far that was not its own.
+    pub fn phantom(&self) -> Duration {
+        Duration::from_nanos(self.subject.phantom.load(Ordering::Acquire))
+    }
+
+    /// How many checkpoints were taken so far.
+    pub fn taken(&self) -> u32 {
+        self.subject.taken.load(Ordering::Acquire)
+    }
+}
+
+impl std::fmt::Debug for Checkpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoints").field("pid", &self.subject.pid).field("phantom", &self.phantom()).finish()
+    }
+}
+
+impl Drop for Checkpoints {
+    fn drop(&mut self) {
+        let c = &self.watch.cpus[self.index];
+        let mut list = c.subjects.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|s| !Arc::ptr_eq(s, &self.subject));
+        c.subject_count.store(list.len() as u32, Ordering::Release);
+    }
 }
 
 /// The watchdogs of every CPU the host may use.
@@ -110,6 +164,9 @@ pub fn start() -> Result<Arc<StallWatch>, String> {
                 stalls: Mutex::new(VecDeque::new()),
                 demand: AtomicU32::new(0),
                 wake: (Mutex::new(()), Condvar::new()),
+                subjects: Mutex::new(Vec::new()),
+                subject_count: AtomicU32::new(0),
+                period: AtomicU64::new(TICK.as_nanos() as u64),
             })
             .collect(),
         latest_end: AtomicU64::new(0),
@@ -165,7 +222,13 @@ impl StallWatch {
                 next = Instant::now();
                 me.last_tick.fetch_max(self.ns(next), Ordering::AcqRel);
             }
-            next += TICK;
+            let period = if self.paused.load(Ordering::Acquire) && me.demand.load(Ordering::Acquire) == 0 {
+                crate::clock::CHECKPOINT_EVERY
+            } else {
+                TICK
+            };
+            me.period.store(period.as_nanos() as u64, Ordering::Release);
+            next += period;
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
             let now = Instant::now();
             me.last_tick.store(self.ns(now), Ordering::Release);
@@ -173,9 +236,40 @@ impl StallWatch {
             if late > THRESHOLD {
                 self.log(i, self.ns(next), self.ns(now));
             }
-            if late > TICK {
+            if me.subject_count.load(Ordering::Acquire) > 0 {
+                self.checkpoint(me, self.ns(next), self.ns(now));
+            }
+            if late > period {
                 next = now;
             }
+        }
+    }
+
+    /// A checkpoint of the bots on `c`: the watchdog, due at `due` (ns since the base), ran
+    /// at `now`. From `due` until it ran no bot could run on its CPU (it preempts them at
+    /// once), yet a virtual machine's CPU can be taken from the guest without the guest
+    /// counting it as steal: the kernel then counts that time as run by the task that had the
+    /// CPU (seen as pauses of 2–17 ms in which a spinning thread's CPU clock ran on with
+    /// the wall clock). So a bot's run since its last checkpoint beyond the time from then
+    /// to `due` was not its own. A pause that ends before `due` is not seen: at most a
+    /// period of one is missed.
+    fn checkpoint(&self, c: &CpuWatch, due: u64, now: u64) {
+        let list = c.subjects.lock().unwrap_or_else(|e| e.into_inner());
+        for s in list.iter() {
+            let mut last = s.last.lock().unwrap_or_else(|e| e.into_inner());
+            // Due before the bot's account opened: nothing to tell.
+            if due <= last.0 {
+                continue;
+            }
+            let Some(cpu) = crate::os::process_cpu_time(s.pid) else { continue };
+            let ran = cpu.saturating_sub(last.1);
+            let beyond = crate::clock::run_not_its_own(ran, Duration::from_nanos(due - last.0));
+            if !beyond.is_zero() {
+                s.phantom.fetch_add(beyond.as_nanos() as u64, Ordering::AcqRel);
+                tracing::trace!(?beyond, late = ?Duration::from_nanos(now.saturating_sub(due)), ?ran, "checkpoint: run not the bot's");
+            }
+            *last = (now, cpu);
+            s.taken.fetch_add(1, Ordering::AcqRel);
         }
     }
 
@@ -205,7 +299,9 @@ impl StallWatch {
 
     /// Whether the watchdog of `c` ticks now.
     fn ticking(&self, c: &CpuWatch) -> bool {
-        !self.paused.load(Ordering::Acquire) || c.demand.load(Ordering::Acquire) > 0
+        !self.paused.load(Ordering::Acquire)
+            || c.demand.load(Ordering::Acquire) > 0
+            || c.subject_count.load(Ordering::Acquire) > 0
     }
 
     /// Whether CPU `cpu` is watched now.
@@ -243,6 +339,42 @@ impl StallWatch {
         Demand { watch: self.clone(), cpus: claimed }
     }
 
+    /// Has the watchdog of `cpu` take checkpoints of bot `pid` (see [`StallWatch::checkpoint`])
+    /// from `opened` (when its CPU time was `cpu_then`) until the returned claim is dropped,
+    /// ticking every [`crate::clock::CHECKPOINT_EVERY`] (or every [`TICK`] while it is wanted
+    /// anyway). `None` when `cpu` has no watchdog.
+    pub fn checkpoints(
+        self: &Arc<Self>,
+        cpu: usize,
+        pid: u32,
+        opened: Instant,
+        cpu_then: Duration,
+    ) -> Option<Checkpoints> {
+        let i = self.cpus.iter().position(|c| c.cpu == cpu)?;
+        let c = &self.cpus[i];
+        let subject = Arc::new(Subject {
+            pid,
+            last: Mutex::new((self.ns(opened), cpu_then)),
+            phantom: AtomicU64::new(0),
+            taken: AtomicU32::new(0),
+        });
+        let was_ticking = self.ticking(c);
+        {
+            let mut list = c.subjects.lock().unwrap_or_else(|e| e.into_inner());
+            list.push(subject.clone());
+            c.subject_count.store(list.len() as u32, Ordering::Release);
+        }
+        if !was_ticking {
+            c.last_tick.fetch_max(self.ns(Instant::now()), Ordering::AcqRel);
+            // Under the lock, so the watchdog cannot miss the wake-up between its check and
+            // its wait.
+            let (lock, cvar) = &c.wake;
+            drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
+            cvar.notify_one();
+        }
+        Some(Checkpoints { watch: self.clone(), index: i, subject })
+    }
+
     /// Whether any CPU stalled after `since` (one atomic load).
     pub fn stalled_since(&self, since: Instant) -> bool {
         self.latest_end.load(Ordering::Acquire) > self.ns(since)
@@ -258,7 +390,7 @@ impl StallWatch {
         let mut spans = Vec::new();
         if let Some(c) = self.cpus.iter().find(|c| Some(c.cpu) == bot_cpu) {
             spans.extend(c.stalls.lock().unwrap_or_else(|e| e.into_inner()).iter().copied());
-            let due = c.last_tick.load(Ordering::Acquire) + TICK.as_nanos() as u64;
+            let due = c.last_tick.load(Ordering::Acquire) + c.period.load(Ordering::Acquire);
             // A sleeping watchdog has not ticked for a while without any stall.
             if self.ticking(c) && to > due + THRESHOLD.as_nanos() as u64 {
                 spans.push((due, to));
