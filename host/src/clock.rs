@@ -201,6 +201,8 @@ struct Own {
     /// on a virtual machine (see [`StallWatch::checkpoints`]): they find the run time the
     /// kernel counted for the bot while that CPU's watchdog was due.
     checkpoints: Option<Arc<Checkpoints>>,
+    /// Checkpoints that had preempted the bot by the last look.
+    checkpoints_seen: u32,
 }
 
 /// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
@@ -248,6 +250,7 @@ impl Own {
             main,
             opened_host_waited: host_waited,
             checkpoints: None,
+            checkpoints_seen: 0,
         }
     }
 }
@@ -265,7 +268,8 @@ enum SleepCheck {
     /// is given a CPU once when the request wakes
     /// it; any more means it was switched out meanwhile, perhaps to sleep, unless the host's
     /// own threads woke meanwhile and took its CPU for a moment (counted from the game
-    /// thread's `schedstat`; twice each, for the thread that sleeps the last of a deadline).
+    /// thread's `schedstat`; twice each, for the thread that sleeps the last of a deadline;
+    /// once each checkpoint that found it running, see [`StallWatch::checkpoints`]).
     /// How many more times it may have been given a CPU since the last look without that
     /// counting, besides those: 1 until the first look, then 0. When it was given a CPU
     /// more often (preempted, or asleep), its voluntary switches tell, as
@@ -307,7 +311,7 @@ pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(4);
 
 /// Run beyond what the bot could have run, at a checkpoint, below which nothing is
 /// credited (the watchdog's own wake-up takes some microseconds).
-const PHANTOM_MIN: Duration = Duration::from_micros(300);
+pub(crate) const PHANTOM_MIN: Duration = Duration::from_micros(300);
 
 /// At a checkpoint: of the bot's run since the last one (`ran`), what was not its own, when
 /// it could have run only `could` (the time from the last checkpoint to this one's due
@@ -777,6 +781,10 @@ impl Stopwatch {
         // before a deadline, say): each may have taken the bot's CPU for a moment (it is
         // real-time), and so may the thread that sleeps the last of a deadline for it.
         let host_woke = host_slices.saturating_sub(own.host_slices).saturating_sub(1);
+        // And the checkpoints since that took the bot's CPU while it ran.
+        let preempted = own.checkpoints.as_ref().map_or(0, |c| c.preempted());
+        let checkpoints = u64::from(preempted.saturating_sub(own.checkpoints_seen));
+        own.checkpoints_seen = preempted;
         own.host_waited = host_waited;
         own.host_slices = host_slices;
         // Time neither run nor waited: slept, or taken while it had its CPU (steal), or a
@@ -795,7 +803,7 @@ impl Stopwatch {
                 // it did not sleep if it made no voluntary switch (but going back to its
                 // read once answered).
                 let quiet = looks
-                    && (now.slices <= own.account.slices + *allowed + 2 * host_woke
+                    && (now.slices <= own.account.slices + *allowed + 2 * host_woke + checkpoints
                         || no_voluntary_switch(pid, voluntary, answered && !now.runnable));
                 *allowed = 0;
                 quiet

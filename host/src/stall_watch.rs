@@ -70,8 +70,10 @@ struct Subject {
     last: Mutex<(u64, Duration)>,
     /// Run the kernel counted for the bot while the watchdog was due (ns).
     phantom: AtomicU64,
-    /// Checkpoints taken.
+    /// Checkpoints taken, and those that found the bot running all the time since the last
+    /// one (the watchdog then took the CPU from it).
     taken: AtomicU32,
+    preempted: AtomicU32,
 }
 
 /// A claim on a watchdog's checkpoints of one bot ([`StallWatch::checkpoints`]): they go on
@@ -92,6 +94,13 @@ impl Checkpoints {
     /// How many checkpoints were taken so far.
     pub fn taken(&self) -> u32 {
         self.subject.taken.load(Ordering::Acquire)
+    }
+
+    /// How many checkpoints so far found the bot running all the time since the last one
+    /// (give or take 300 µs): each took the CPU from it for a moment, so it was given a CPU
+    /// once more without having slept.
+    pub fn preempted(&self) -> u32 {
+        self.subject.preempted.load(Ordering::Acquire)
     }
 }
 
@@ -263,7 +272,11 @@ impl StallWatch {
             }
             let Some(cpu) = crate::os::process_cpu_time(s.pid) else { continue };
             let ran = cpu.saturating_sub(last.1);
-            let beyond = crate::clock::run_not_its_own(ran, Duration::from_nanos(due - last.0));
+            let could = Duration::from_nanos(due - last.0);
+            let beyond = crate::clock::run_not_its_own(ran, could);
+            if ran + crate::clock::PHANTOM_MIN >= could {
+                s.preempted.fetch_add(1, Ordering::AcqRel);
+            }
             if !beyond.is_zero() {
                 s.phantom.fetch_add(beyond.as_nanos() as u64, Ordering::AcqRel);
                 tracing::trace!(?beyond, late = ?Duration::from_nanos(now.saturating_sub(due)), ?ran, "checkpoint: run not the bot's");
@@ -357,6 +370,7 @@ impl StallWatch {
             last: Mutex::new((self.ns(opened), cpu_then)),
             phantom: AtomicU64::new(0),
             taken: AtomicU32::new(0),
+            preempted: AtomicU32::new(0),
         });
         let was_ticking = self.ticking(c);
         {

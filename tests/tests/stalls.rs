@@ -14,10 +14,6 @@ use std::time::{Duration, Instant};
 
 use stratego_tests::{TempDir, misbehaving, records, run_match};
 
-/// One stalled match (or other use of CPU 0) at a time: the tests of this file run on
-/// threads of one process.
-static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// Spins on CPU 0 at `SCHED_FIFO` 3 for `spin` ms, then sleeps `pause` ms, until dropped.
 struct Staller {
     stop: Arc<AtomicBool>,
@@ -126,6 +122,8 @@ fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, 
         args.extend(["--move-time", "0.06"]);
     }
     args.extend_from_slice(extra);
+    // One stalled match at a time: the tests of this file run on threads of one process.
+    static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one = CPU0.lock().unwrap_or_else(|e| e.into_inner());
     let _load: Box<dyn std::any::Any> = match load {
         Load::Stalls(period) => Box::new(Staller::start(40, period - 40)),
@@ -292,42 +290,4 @@ fn a_stall_longer_than_the_move_limit_is_credited_in_full() {
     let credited: Vec<u64> =
         recs.iter().flat_map(|r| r["plies"].as_array().unwrap()).filter_map(|p| p["stall_us"].as_u64()).collect();
     assert!(credited.iter().filter(|&&s| s >= 40_000).count() >= 3, "stalls credited: {credited:?}");
-}
-
-#[test]
-fn the_watchdog_of_a_cpu_takes_checkpoints_of_a_bot_on_it() {
-    // The checkpoints that find run time the kernel counted for a bot while a virtual CPU
-    // was paused (see `StallWatch::checkpoints`). A pause cannot be made on purpose, so
-    // the second claim is opened with a CPU time 50 ms short of the bot's: its first
-    // checkpoint finds 50 ms more run than the time since could hold. The first claim,
-    // with the true figure, finds (almost) nothing: the bot only ran.
-    let _one = CPU0.lock().unwrap_or_else(|e| e.into_inner());
-    let watch =
-        stratego_host::stall_watch::start().expect("this test needs real-time priorities (root or CAP_SYS_NICE)");
-    watch.pause();
-    let bot = Hog::start();
-    let pid = bot.0.id();
-    std::thread::sleep(Duration::from_millis(50));
-    let opened = Instant::now();
-    let cpu = stratego_host::os::process_cpu_time(pid).unwrap();
-    let honest = watch.checkpoints(0, pid, opened, cpu).unwrap();
-    let short = watch.checkpoints(0, pid, opened, cpu.saturating_sub(Duration::from_millis(50))).unwrap();
-    std::thread::sleep(Duration::from_millis(400));
-    // Every 4 ms (a few missed on a busy machine).
-    assert!(
-        honest.taken() >= 50 && short.taken() >= 50,
-        "{} and {} checkpoints in 400 ms",
-        honest.taken(),
-        short.taken()
-    );
-    // Pauses of this virtual machine's CPUs are real and credited too: a few ms at most.
-    assert!(honest.phantom() < Duration::from_millis(10), "{:?}", honest.phantom());
-    // Less whatever else ran on CPU 0 in the first 4 ms (the bot did not run all of it).
-    let found = short.phantom().saturating_sub(honest.phantom());
-    assert!(found > Duration::from_millis(40) && found < Duration::from_millis(52), "{:?}", short.phantom());
-    // One claim dropped, the other's checkpoints go on.
-    drop(short);
-    let n = honest.taken();
-    std::thread::sleep(Duration::from_millis(50));
-    assert!(honest.taken() > n);
 }
