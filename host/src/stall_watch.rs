@@ -17,6 +17,12 @@
 //! credited from that thread's account and their process's CPU time. The watchdogs are
 //! for the rest (a bot that reads on another thread, or has child processes).
 //!
+//! A watchdog also takes the **checkpoints** of the single-threaded bots that share its CPU
+//! with their game's thread on a virtual machine ([`StallWatch::checkpoints`]): while such a
+//! bot thinks, it ticks every [`crate::clock::CHECKPOINT_EVERY`] (4 ms) if nothing else
+//! wants it, and at each tick reads the bot's CPU clock, to find the run time the kernel
+//! counted for the bot while a paused virtual CPU kept the watchdog from running.
+//!
 //! The referee asks for the stalls only when one happened during a bot's move (one atomic
 //! load per move otherwise); it then credits the bot with the stalls of the CPU the bot
 //! last ran on, and with a stall of the host's own CPU that made the host see the answer
@@ -274,7 +280,7 @@ impl StallWatch {
             let ran = cpu.saturating_sub(last.1);
             let could = Duration::from_nanos(due - last.0);
             let beyond = crate::clock::run_not_its_own(ran, could);
-            if ran + crate::clock::PHANTOM_MIN >= could {
+            if !ran.is_zero() && ran + crate::clock::PHANTOM_MIN >= could {
                 s.preempted.fetch_add(1, Ordering::AcqRel);
             }
             if !beyond.is_zero() {

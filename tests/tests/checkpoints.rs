@@ -53,8 +53,9 @@ fn the_watchdog_of_a_cpu_takes_checkpoints_of_a_bot_on_it() {
     // Each took the CPU from the spinning bot (but those a stall or a pause spoilt).
     assert!(honest.preempted() >= honest.taken() / 2, "{} of {}", honest.preempted(), honest.taken());
     assert!(asleep.taken() >= 50 && asleep.preempted() == 0, "{} of {}", asleep.preempted(), asleep.taken());
-    // Pauses of this virtual machine's CPUs are real and credited too: a few ms at most.
-    assert!(honest.phantom() < Duration::from_millis(10), "{:?}", honest.phantom());
+    // Pauses of this virtual machine's CPUs are real and credited too (2–17 ms were seen);
+    // the bot's own run would be hundreds of ms.
+    assert!(honest.phantom() < Duration::from_millis(25), "{:?}", honest.phantom());
     // Less whatever else ran on CPU 0 in the first 4 ms (the bot did not run all of it).
     let found = short.phantom().saturating_sub(honest.phantom());
     assert!(found > Duration::from_millis(40) && found < Duration::from_millis(52), "{:?}", short.phantom());
