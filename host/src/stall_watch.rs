@@ -247,12 +247,13 @@ impl StallWatch {
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
             let now = Instant::now();
             me.last_tick.store(self.ns(now), Ordering::Release);
+            // Checkpoints first: nothing before them may block (see StallWatch::checkpoint).
+            if me.subject_count.load(Ordering::Acquire) > 0 {
+                self.checkpoint(me, self.ns(next), self.ns(now));
+            }
             let late = now.saturating_duration_since(next);
             if late > THRESHOLD {
                 self.log(i, self.ns(next), self.ns(now));
-            }
-            if me.subject_count.load(Ordering::Acquire) > 0 {
-                self.checkpoint(me, self.ns(next), self.ns(now));
             }
             if late > period {
                 next = now;
@@ -267,10 +268,20 @@ impl StallWatch {
     /// CPU (seen as pauses of 2–17 ms in which a spinning thread's CPU clock ran on with
     /// the wall clock). So a bot's run since its last checkpoint beyond the time from then
     /// to `due` was not its own. A pause that ends before `due` is not seen: at most a
-    /// period of one is missed.
+    /// period of one is missed. That holds only while the watchdog does not block between
+    /// its wake-up and its reading of the bot's clock: were it to wait for a lock that the
+    /// game's thread holds (registering or dropping a claim) while that thread, of normal
+    /// priority, lets the bot run, the bot's run meanwhile would count as not its own (a
+    /// move of 25 ms was once credited in full so). So a list held elsewhere is left for
+    /// the next tick, which covers the time since the last checkpoint.
     fn checkpoint(&self, c: &CpuWatch, due: u64, now: u64) {
-        let list = c.subjects.lock().unwrap_or_else(|e| e.into_inner());
+        let list = match c.subjects.try_lock() {
+            Ok(list) => list,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
         for s in list.iter() {
+            // Only the watchdog takes this lock.
             let mut last = s.last.lock().unwrap_or_else(|e| e.into_inner());
             // Due before the bot's account opened: nothing to tell.
             if due <= last.0 {
