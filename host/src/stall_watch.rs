@@ -357,29 +357,16 @@ impl StallWatch {
             if c.demand.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| (d > 0).then_some(d + 1)).is_ok() {
                 continue;
             }
-            self.claim(c, now, || {
-                c.demand.fetch_add(1, Ordering::AcqRel);
-            });
-        }
-        Demand { watch: self.clone(), cpus: claimed }
-    }
-
-    /// Makes a claim on the watchdog of `c` (`add` makes [`StallWatch::ticking`] true), and
-    /// wakes it if it was not ticking; a watchdog that was asleep counts as having ticked at
-    /// `now`, so the time asleep is not taken for a stall. Under the lock the watchdog checks
-    /// before it waits, so it cannot miss the wake-up between its check and its wait.
-    fn claim(&self, c: &CpuWatch, now: u64, add: impl FnOnce()) {
-        let (lock, cvar) = &c.wake;
-        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-        let was_ticking = self.ticking(c);
-        if !was_ticking {
             c.last_tick.fetch_max(now, Ordering::AcqRel);
-        }
-        add();
-        drop(guard);
-        if !was_ticking {
+            // Under the lock, so the watchdog cannot miss the wake-up between its check and
+            // its wait.
+            let (lock, cvar) = &c.wake;
+            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+            c.demand.fetch_add(1, Ordering::AcqRel);
+            drop(guard);
             cvar.notify_one();
         }
+        Demand { watch: self.clone(), cpus: claimed }
     }
 
     /// Has the watchdog of `cpu` take checkpoints of bot `pid` (see [`StallWatch::checkpoint`])
@@ -402,11 +389,20 @@ impl StallWatch {
             taken: AtomicU32::new(0),
             preempted: AtomicU32::new(0),
         });
-        self.claim(c, self.ns(Instant::now()), || {
+        let was_ticking = self.ticking(c);
+        {
             let mut list = c.subjects.lock().unwrap_or_else(|e| e.into_inner());
             list.push(subject.clone());
             c.subject_count.store(list.len() as u32, Ordering::Release);
-        });
+        }
+        if !was_ticking {
+            c.last_tick.fetch_max(self.ns(Instant::now()), Ordering::AcqRel);
+            // Under the lock, so the watchdog cannot miss the wake-up between its check and
+            // its wait.
+            let (lock, cvar) = &c.wake;
+            drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
+            cvar.notify_one();
+        }
         Some(Checkpoints { watch: self.clone(), index: i, subject })
     }
 
