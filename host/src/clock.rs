@@ -150,6 +150,9 @@ pub struct Stopwatch {
     calm_start: bool,
     /// The bot's own account is to open when its read is seen.
     open_at_read: bool,
+    /// The account of a multi-threaded bot's main thread is to open when its read is seen
+    /// (the request went long before the bot had read it, see [`Stopwatch::went_long`]).
+    main_at_read: bool,
     /// Held from the moment the request ran long until its stopwatch is gone.
     long: Option<Arc<LongRequest>>,
     /// A single-threaded bot's scheduler account at the last look (see
@@ -197,7 +200,7 @@ struct Own {
     main: Option<MainThread>,
     /// The game thread's waits for a CPU when the account opened.
     opened_host_waited: Duration,
-    /// The checkpoints of a single-threaded bot that shares the CPU of the game's thread,
+    /// The checkpoints of a bot that shares the CPU of the game's thread (all its threads),
     /// on a virtual machine (see [`StallWatch::checkpoints`]): they find the run time the
     /// kernel counted for the bot while that CPU's watchdog was due.
     checkpoints: Option<Arc<Checkpoints>>,
@@ -374,6 +377,7 @@ impl Stopwatch {
             deferred_watch: false,
             calm_start: false,
             open_at_read: false,
+            main_at_read: false,
             long: None,
             own: None,
             not_single: false,
@@ -436,9 +440,10 @@ impl Stopwatch {
         self.tempo.as_ref().filter(|_| self.long.is_none()).map(|_| self.written + after)
     }
 
-    /// The request has waited [`ESCALATE_AFTER`] for its answer: the host escalates, and
-    /// when the bot has not read the request yet (`unread`), its read is watched. Call on
-    /// the thread of the request's game.
+    /// The request has waited [`ESCALATE_AFTER`] for its answer (or for the end of its
+    /// write): the host escalates, and when the bot has not read the request yet (`unread`),
+    /// its read is watched, and the account of a multi-threaded bot's main thread opens once
+    /// it is seen. Call on the thread of the request's game.
     pub fn went_long(&mut self, unread: bool) {
         let Some(tempo) = self.tempo.clone() else { return };
         let Some(due) = self.goes_long_at() else { return };
@@ -456,6 +461,9 @@ impl Stopwatch {
             if self.own.is_none() && !unread {
                 self.open_main_thread_account(false);
             }
+            // Not read yet (a long request in the middle of its write, or a bot slow to
+            // read): its main thread's account may open once it has read it.
+            self.main_at_read = self.own.is_none() && unread;
             if let Some(own) = self.own.as_mut() {
                 let late = woken.saturating_duration_since(due + Duration::from_millis(1));
                 let here = crate::os::current_cpu();
@@ -473,9 +481,11 @@ impl Stopwatch {
         // stall its watchdog could not see.
         let demand = self.stalls.as_ref().filter(|_| self.own.is_none()).map(|w| {
             let here = crate::os::current_cpu();
-            if !w.watching(here) {
+            let watching = w.watching(here);
+            if !watching {
                 w.woken_late(due + Duration::from_millis(1), woken);
             }
+            tracing::trace!(late = ?woken.saturating_duration_since(due), watching, state = w.describe(here, self.start()), "went long, CPU watch");
             let mut cpus = crate::os::allowed_cpus().unwrap_or_default();
             if let Some(bot) = self.pid.and_then(|p| crate::os::process_cpus(p).ok()) {
                 cpus.extend(bot);
@@ -560,6 +570,7 @@ impl Stopwatch {
         // Woken once by the write; or running (or about to) already.
         let sleep = SleepCheck::Slices { allowed: u64::from(before_write), voluntary };
         self.own = Some(Own::open(account, sleep, Some(MainThread { host_late: Duration::ZERO, slept: false })));
+        self.start_checkpoints();
     }
 
     /// Once the bot's own account is open from the start, the request counts as long at
@@ -598,15 +609,16 @@ impl Stopwatch {
     }
 
     /// Has the watchdog of the game thread's CPU take checkpoints of the bot while its own
-    /// account is open, when the bot has one thread, shares that CPU, and the machine is a
-    /// virtual one (only a hypervisor pauses a CPU behind the kernel's back; see
-    /// [`StallWatch::checkpoints`]).
+    /// account (or its main thread's) is open, when the bot shares that CPU (every thread of
+    /// it runs there and nowhere else, so its process's CPU clock can run no faster than
+    /// the wall clock), and the machine is a virtual one (only a hypervisor pauses a CPU
+    /// behind the kernel's back; see [`StallWatch::checkpoints`]).
     fn start_checkpoints(&mut self) {
         if !self.shares_cpu || !crate::os::under_hypervisor() {
             return;
         }
         let (Some(own), Some(pid), Some(watch)) = (self.own.as_mut(), self.pid, self.stalls.as_ref()) else { return };
-        if own.main.is_some() || own.checkpoints.is_some() {
+        if own.checkpoints.is_some() {
             return;
         }
         let Some(cpu) = crate::os::current_cpu() else { return };
@@ -642,6 +654,9 @@ impl Stopwatch {
     /// the latest start).
     pub fn seen_read(&mut self, at: Instant) {
         self.read = Some(at.min(self.latest_start));
+        if std::mem::take(&mut self.main_at_read) && self.own.is_none() {
+            self.open_main_thread_account(false);
+        }
         if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
             if at > self.latest_start {
                 self.open_own_account_late(at);
@@ -740,13 +755,21 @@ impl Stopwatch {
             Some((cpu, true)) => Some(cpu),
             None => None,
         };
-        let credit = w.stalled(bot_cpu, crate::os::current_cpu(), start, until).min(credit_cap(self.limit));
+        let host_cpu = crate::os::current_cpu();
+        let credit = w.stalled(bot_cpu, host_cpu, start, until).min(credit_cap(self.limit));
+        if judging {
+            tracing::debug!(
+                ?credit, bot = w.describe(bot_cpu, start), host = w.describe(host_cpu, start),
+                written = ?self.written.saturating_duration_since(start), "watchdogs, past the limit"
+            );
+        }
         self.credit = self.credit.max(credit);
         self.credit
     }
 
     fn credit_own(&mut self, until: Instant, answered: bool) -> Duration {
-        let window = until.saturating_duration_since(self.start());
+        let start = self.start();
+        let window = until.saturating_duration_since(start);
         let output = self.output;
         let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return self.credit };
         own.probe_until = None;
@@ -837,13 +860,19 @@ impl Stopwatch {
             }
             None => settle(before, wall, ran, waited, waited + host_late + unslept),
         };
-        // Never more than the time the bot did not run from the opening to `until` (the
-        // answer, or now): the game's thread waits too when a stall takes the CPU it shares
-        // with the bot, and its wait is the same time as the bot's. (To `until`, not to this
-        // look: a stall of the host between reading an answer and looking, with the bot
-        // asleep since its answer, would otherwise count as time the bot did not run.)
-        let not_run =
-            until.saturating_duration_since(own.opened.0).saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
+        // Never more than the time the bot did not run from the opening, or from the start of
+        // the clock if later, to `until` (the answer, or now): the game's thread waits too
+        // when a stall takes the CPU it shares with the bot, and its wait is the same time as
+        // the bot's. (To `until`, not to this look: a stall of the host between reading an
+        // answer and looking, with the bot asleep since its answer, would otherwise count as
+        // time the bot did not run. From the start: an account opened before the write counts
+        // the bot's waits from then, and a stall that held the host in its write, the bot
+        // waiting for a CPU meanwhile, ends before the clock starts; a move of 25 ms of CPU
+        // was once credited in full so. Its run counts from the opening: it can only ever
+        // credit less.)
+        let not_run = until
+            .saturating_duration_since(own.opened.0.max(start))
+            .saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
         // Run found at checkpoints not to be the bot's; in the credit, less the game thread's
         // waits since the opening (a pause that delayed the checkpoint's watchdog may have
         // delayed the game's thread too, and the credit counts its waits already).

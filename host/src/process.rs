@@ -264,8 +264,38 @@ impl Process {
     ///
     /// # Errors
     /// As [`Process::write`].
+    ///
+    /// A request that has not gone into the pipe by the time it counts as long (a turn
+    /// longer than the bot's one-page pipe, whose reader is slow to read the rest) goes
+    /// long then, in the middle of the write (see [`Stopwatch::went_long`]): the CPU
+    /// watchdogs of a bot that reads on another thread must see a stall that holds the bot
+    /// off its CPU after it has read the first part (its clock started then).
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
-        let at = self.write_at(bytes, watch.deadline()).await?;
+        let deadline = watch.deadline();
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
+        };
+        let written = {
+            let write = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes));
+            tokio::pin!(write);
+            loop {
+                let goes_long = async {
+                    match watch.goes_long_at() {
+                        Some(at) => tokio::time::sleep_until(at.into()).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    biased;
+                    r = &mut write => break r,
+                    () = goes_long => {
+                        watch.went_long(true);
+                        self.thought = true;
+                    }
+                }
+            }
+        };
+        let at = self.wrote(bytes, written).await?;
         watch.written(at);
         Ok(())
     }
@@ -274,21 +304,18 @@ impl Process {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
-        let write = async {
-            let mut rest = bytes;
-            loop {
-                stdin.writable().await?;
-                let before = Instant::now();
-                match stdin.try_write(rest) {
-                    Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
-                    Ok(n) if n == rest.len() => return Ok(before),
-                    Ok(n) => rest = &rest[n..],
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        };
-        match tokio::time::timeout_at(deadline.into(), write).await {
+        let written = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes)).await;
+        self.wrote(bytes, written).await
+    }
+
+    /// What a write of `bytes` came to: the moment before its last write call, or the
+    /// fault or timeout.
+    async fn wrote(
+        &mut self,
+        bytes: &[u8],
+        written: Result<std::io::Result<Instant>, tokio::time::error::Elapsed>,
+    ) -> Result<Instant, RecvError> {
+        match written {
             Ok(Ok(written)) => {
                 self.bytes_sent += bytes.len() as u64;
                 Ok(written)
@@ -436,9 +463,13 @@ impl Process {
                         continue;
                     }
                     // Time the machine took from the bot (or from the host) moves the
-                    // deadline; the bot may still answer in time.
-                    watch.credit_stalls(Instant::now(), true, false);
-                    if Instant::now() < watch.deadline() {
+                    // deadline; the bot may still answer in time. Judged at the moment of
+                    // the look: a stall of the host during the look itself (one held it
+                    // 80 ms there in a test) must not end the move before the bot has been
+                    // looked at again, with that stall in its account.
+                    let until = Instant::now();
+                    watch.credit_stalls(until, true, false);
+                    if until < watch.deadline() {
                         continue;
                     }
                     return Err(RecvError::Timeout);
@@ -630,6 +661,22 @@ async fn wait_until_read(stdin: &pipe::Sender) {
             Ok(()) => return,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(_) => return,
+        }
+    }
+}
+
+/// Writes all of `bytes` into the bot's stdin: the moment before the last write call.
+async fn write_all(stdin: &mut pipe::Sender, bytes: &[u8]) -> std::io::Result<Instant> {
+    let mut rest = bytes;
+    loop {
+        stdin.writable().await?;
+        let before = Instant::now();
+        match stdin.try_write(rest) {
+            Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) if n == rest.len() => return Ok(before),
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
         }
     }
 }

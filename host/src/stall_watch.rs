@@ -357,16 +357,29 @@ impl StallWatch {
             if c.demand.fetch_update(Ordering::AcqRel, Ordering::Acquire, |d| (d > 0).then_some(d + 1)).is_ok() {
                 continue;
             }
-            c.last_tick.fetch_max(now, Ordering::AcqRel);
-            // Under the lock, so the watchdog cannot miss the wake-up between its check and
-            // its wait.
-            let (lock, cvar) = &c.wake;
-            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-            c.demand.fetch_add(1, Ordering::AcqRel);
-            drop(guard);
-            cvar.notify_one();
+            self.claim(c, now, || {
+                c.demand.fetch_add(1, Ordering::AcqRel);
+            });
         }
         Demand { watch: self.clone(), cpus: claimed }
+    }
+
+    /// Makes a claim on the watchdog of `c` (`add` makes [`StallWatch::ticking`] true), and
+    /// wakes it if it was not ticking; a watchdog that was asleep counts as having ticked at
+    /// `now`, so the time asleep is not taken for a stall. Under the lock the watchdog checks
+    /// before it waits, so it cannot miss the wake-up between its check and its wait.
+    fn claim(&self, c: &CpuWatch, now: u64, add: impl FnOnce()) {
+        let (lock, cvar) = &c.wake;
+        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let was_ticking = self.ticking(c);
+        if !was_ticking {
+            c.last_tick.fetch_max(now, Ordering::AcqRel);
+        }
+        add();
+        drop(guard);
+        if !was_ticking {
+            cvar.notify_one();
+        }
     }
 
     /// Has the watchdog of `cpu` take checkpoints of bot `pid` (see [`StallWatch::checkpoint`])
@@ -389,20 +402,11 @@ impl StallWatch {
             taken: AtomicU32::new(0),
             preempted: AtomicU32::new(0),
         });
-        let was_ticking = self.ticking(c);
-        {
+        self.claim(c, self.ns(Instant::now()), || {
             let mut list = c.subjects.lock().unwrap_or_else(|e| e.into_inner());
             list.push(subject.clone());
             c.subject_count.store(list.len() as u32, Ordering::Release);
-        }
-        if !was_ticking {
-            c.last_tick.fetch_max(self.ns(Instant::now()), Ordering::AcqRel);
-            // Under the lock, so the watchdog cannot miss the wake-up between its check and
-            // its wait.
-            let (lock, cvar) = &c.wake;
-            drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
-            cvar.notify_one();
-        }
+        });
         Some(Checkpoints { watch: self.clone(), index: i, subject })
     }
 
@@ -433,6 +437,33 @@ impl StallWatch {
             spans.extend(log.iter().rev().take_while(|&&(_, end)| end >= recent).copied());
         }
         Duration::from_nanos(covered(&mut spans, from, to))
+    }
+
+    /// What the watchdog of `cpu` knows, relative to `from` (for the debug log of a move
+    /// judged late): whether it ticks, its claims, its last tick and period, and its last
+    /// stalls.
+    pub fn describe(&self, cpu: Option<usize>, from: Instant) -> String {
+        let Some(c) = self.cpus.iter().find(|c| Some(c.cpu) == cpu) else { return "not watched".into() };
+        let from = self.ns(from) as i64;
+        let ms = |t: u64| (t as i64 - from) as f64 / 1e6;
+        let stalls: Vec<String> = c
+            .stalls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .rev()
+            .take(3)
+            .map(|&(a, b)| format!("{:.1}..{:.1}", ms(a), ms(b)))
+            .collect();
+        format!(
+            "cpu {} ticking {} demand {} subjects {} last tick {:.1} ms period {} µs, last stalls (ms from the start) {stalls:?}",
+            c.cpu,
+            self.ticking(c),
+            c.demand.load(Ordering::Acquire),
+            c.subject_count.load(Ordering::Acquire),
+            ms(c.last_tick.load(Ordering::Acquire)),
+            c.period.load(Ordering::Acquire) / 1000
+        )
     }
 
     /// The CPUs watched.

@@ -53,11 +53,19 @@ struct Hog(std::process::Child);
 
 impl Hog {
     fn start() -> Hog {
-        let child = std::process::Command::new("taskset")
-            .args(["-c", "0", "sh", "-c", "while :; do :; done"])
-            .spawn()
-            .expect("taskset (util-linux) runs a spinning shell on CPU 0");
-        Hog(child)
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new("taskset");
+        command.args(["-c", "0", "sh", "-c", "while :; do :; done"]);
+        // Killed with this test's process too, should that be killed before the drop (a
+        // leftover hog on CPU 0 would slow every later run of these tests).
+        // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        Hog(command.spawn().expect("taskset (util-linux) runs a spinning shell on CPU 0"))
     }
 }
 
@@ -131,6 +139,15 @@ fn stalled_match_of(name: &str, extra: &[&str], red_kind: &str, bot_args: &str, 
         Load::Hog => Box::new(Hog::start()),
     };
     let out = run_match(&args);
+    // To chase a rare failure: `STALLS_KEEP=DIR` keeps every match's host log and records
+    // there (with `RUST_LOG=stratego_host=debug` the host logs each move it judges late).
+    if let Ok(keep) = std::env::var("STALLS_KEEP") {
+        let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+        std::fs::write(format!("{keep}/{name}-{n}.log"), &out.stderr).unwrap();
+        let _ = std::process::Command::new("cp")
+            .args(["-r", dir.0.to_str().unwrap(), &format!("{keep}/{name}-{n}.dir")])
+            .status();
+    }
     assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let recs = records(&dir.0);
     // The summary totals the credit per bot as the records show it.
