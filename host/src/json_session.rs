@@ -88,9 +88,12 @@ pub struct JsonSession {
     /// [`Stopwatch::read_delay`]).
     read_delay: Option<Duration>,
     /// While it is watched: it was blocked reading its input when the last turn was
-    /// written (see [`Observed`]), and its CPU time and the time then.
+    /// written (see [`Observed`]), and its CPU time, its main thread's and the time then.
     blocked_in_read: bool,
-    turn_start: Option<(Duration, Instant)>,
+    turn_start: Option<(Duration, Option<Duration>, Instant)>,
+    /// While it is watched, and while it is run as single-threaded with other threads: its
+    /// CPU time, its main thread's and the time when that began (see [`Observed`]).
+    threads_mark: Option<(Duration, Duration, Instant)>,
 }
 
 /// What the host has seen of a bot that did not say `single_threaded` (protocol.md): one
@@ -99,22 +102,44 @@ pub struct JsonSession {
 /// its write (but once; a late read by a bot that was blocked in its read when the turn was
 /// written is the machine's doing, and does not count) is run as if it had said so (it may
 /// share a CPU with its opponent, and its reads are not watched once it thinks), until it
-/// is seen otherwise.
+/// is seen otherwise. So is one with more threads whose main thread was blocked in its read
+/// when each turn came (but once) and did all its computing: its other threads used no more
+/// than [`INFER_OFF_TURN_CPU`] in all (an idle helper thread, a runtime's or a math
+/// library's idle pool); all its threads then share the CPU, and it is let go once they use
+/// more (see [`JsonSession::check_other_threads`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Observed {
-    /// Still watched: answered turns seen with one thread and read promptly, turns read
-    /// late, CPU used outside its turns so far, and its CPU time when its last turn began
-    /// with that turn's wall time (to its answer).
-    Watching { turns: u32, late_reads: u32, off_turn: Duration, mark: Option<(Duration, Duration)> },
-    /// Seen single-threaded and idle off its turns.
-    SingleThreaded,
+    /// Still watched: answered turns seen with one thread (or with more, their main thread
+    /// blocked in its read when the turn came) and read promptly, turns read late, turns
+    /// that came while the main thread of a bot with more threads was not in its read (not
+    /// counted either way, up to [`INFER_TURNS`]: on a busy machine it may not be back at
+    /// its read yet), CPU used outside its turns so far, whether it was seen with more than
+    /// one thread, and its CPU time when its last turn began with that turn's wall time (to
+    /// its answer).
+    Watching {
+        turns: u32,
+        late_reads: u32,
+        absent: u32,
+        off_turn: Duration,
+        threads: bool,
+        mark: Option<(Duration, Duration)>,
+    },
+    /// Seen computing on one thread and idle off its turns; `threads`: it has other threads,
+    /// seen idle.
+    SingleThreaded { threads: bool },
     /// Not inferred: it said so itself, or it was seen with more than one thread, a child
     /// process, a real-time policy, or using CPU outside its turns.
     Not,
 }
 
 impl Observed {
-    const START: Observed = Observed::Watching { turns: 0, late_reads: 0, off_turn: Duration::ZERO, mark: None };
+    const START: Observed =
+        Observed::Watching { turns: 0, late_reads: 0, absent: 0, off_turn: Duration::ZERO, threads: false, mark: None };
+
+    /// Run as single-threaded (seen so).
+    fn single(self) -> bool {
+        matches!(self, Observed::SingleThreaded { .. })
+    }
 }
 
 /// Answered turns over which a bot that did not say `single_threaded` is watched (see
@@ -122,8 +147,14 @@ impl Observed {
 pub const INFER_TURNS: u32 = 4;
 
 /// CPU such a bot may use outside its turns while it is watched (the tail of each answer:
-/// writing it, going back to its read) and still count as idle off its turns.
+/// writing it, going back to its read) and still count as idle off its turns; and CPU the
+/// other threads of a bot with more than one may use while it is watched.
 const INFER_OFF_TURN_CPU: Duration = Duration::from_millis(2);
+
+/// CPU the other threads of a bot run as single-threaded with more threads may use (beyond
+/// [`INFER_OFF_TURN_CPU`]), as a share of the time since it was seen so, before it is let go
+/// (see [`JsonSession::check_other_threads`]).
+const OTHER_THREADS_SHARE: u32 = 50;
 
 /// A watched bot reads its turns within this of the start of the write (it waits in its read
 /// when a turn comes, as a bot that says `single_threaded` does), but once: one that reads
@@ -187,6 +218,7 @@ impl JsonSession {
             read_delay: None,
             blocked_in_read: false,
             turn_start: None,
+            threads_mark: None,
         })
     }
 
@@ -198,9 +230,18 @@ impl JsonSession {
         // machine kept it from a CPU: such a late read does not count against it.
         self.blocked_in_read = matches!(self.observed, Observed::Watching { .. })
             && self.proc.thinking_pid().is_some_and(crate::os::main_thread_reads_input);
-        let Observed::Watching { turns, late_reads, off_turn, mark } = self.observed else { return };
-        let Some(now) = self.proc.thinking_pid().and_then(crate::os::process_cpu_time) else { return };
-        self.turn_start = Some((now, Instant::now()));
+        if self.observed == (Observed::SingleThreaded { threads: true }) {
+            self.check_other_threads();
+            return;
+        }
+        let Observed::Watching { turns, late_reads, absent, off_turn, threads, mark } = self.observed else { return };
+        let Some(pid) = self.proc.thinking_pid() else { return };
+        let Some(now) = crate::os::process_cpu_time(pid) else { return };
+        let main = crate::os::main_thread_cpu(pid);
+        self.turn_start = Some((now, main, Instant::now()));
+        if let (None, Some(main)) = (self.threads_mark, main) {
+            self.threads_mark = Some((now, main, Instant::now()));
+        }
         let Some((at_start, wall)) = mark else { return };
         // Its CPU time since the last turn began, less all that turn could use (one thread,
         // from before its write to its answer): the process's CPU clock lags up to a tick
@@ -213,23 +254,68 @@ impl JsonSession {
             self.observed = Observed::Not;
             return;
         }
-        if turns < INFER_TURNS {
-            self.observed = Observed::Watching { turns, late_reads, off_turn, mark: None };
+        // Its other threads' CPU time so far (its main thread, blocked in its read, is up to
+        // date): one with more threads whose others compute is not inferred.
+        let others = match (threads, self.threads_mark, main) {
+            (true, Some((cpu_then, main_then, _)), Some(main)) => {
+                now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then))
+            }
+            _ => Duration::ZERO,
+        };
+        if others > INFER_OFF_TURN_CPU {
+            tracing::debug!("{}: its other threads used {others:?} of CPU: not run as single-threaded", self.spec.name);
+            self.observed = Observed::Not;
             return;
         }
-        if self.proc.thinking_pid().and_then(crate::os::has_children) != Some(false) {
+        // A bot with more threads is inferred only at a turn that finds its main thread in
+        // its read (its account, by which it is then credited, needs that).
+        if turns < INFER_TURNS || (threads && !self.blocked_in_read) {
+            self.observed = Observed::Watching { turns, late_reads, absent, off_turn, threads, mark: None };
+            return;
+        }
+        if crate::os::has_children(pid) != Some(false) {
             tracing::debug!("{}: child processes (or unknown): not run as single-threaded", self.spec.name);
             self.observed = Observed::Not;
             return;
         }
-        self.observed = Observed::SingleThreaded;
+        self.observed = Observed::SingleThreaded { threads };
         self.proc.set_idle_off_turn(true);
-        let note = format!(
-            "it did not say single_threaded, but over its first {INFER_TURNS} turns it had one thread and no child process and used {:.1} ms of CPU outside its turns: it is run as if it had said so",
-            off_turn.as_secs_f64() * 1000.0
-        );
+        let note = if threads {
+            self.threads_mark = main.map(|main| (now, main, Instant::now()));
+            format!(
+                "it did not say single_threaded, but over its first {INFER_TURNS} turns its main thread did its computing (its other threads used {:.1} ms of CPU), it had no child process and used {:.1} ms of CPU outside its turns: it is run as if it had said so",
+                others.as_secs_f64() * 1000.0,
+                off_turn.as_secs_f64() * 1000.0
+            )
+        } else {
+            format!(
+                "it did not say single_threaded, but over its first {INFER_TURNS} turns it had one thread and no child process and used {:.1} ms of CPU outside its turns: it is run as if it had said so",
+                off_turn.as_secs_f64() * 1000.0
+            )
+        };
         tracing::debug!("{}: {note}", self.spec.name);
         self.add_note(note);
+    }
+
+    /// Before each turn of a bot run as single-threaded with more threads (see [`Observed`]):
+    /// it is let go once its other threads have used more than [`INFER_OFF_TURN_CPU`] and a
+    /// [`OTHER_THREADS_SHARE`]th of the time since it was seen so (they compute: confined to
+    /// one CPU, they would only slow it). Its main thread shares the CPU of the game's
+    /// thread, which reads it here, so its count is up to date.
+    fn check_other_threads(&mut self) {
+        let Some(pid) = self.proc.thinking_pid() else { return };
+        let (Some((cpu_then, main_then, since)), Some(now), Some(main)) =
+            (self.threads_mark, crate::os::process_cpu_time(pid), crate::os::main_thread_cpu(pid))
+        else {
+            return;
+        };
+        let others = now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then));
+        if others > INFER_OFF_TURN_CPU && others * OTHER_THREADS_SHARE > since.elapsed() {
+            let used = others.as_secs_f64() * 1000.0;
+            self.let_go(&format!(
+                "it was run as single-threaded (its main thread seen doing its computing), but its other threads then used {used:.0} ms of CPU"
+            ));
+        }
     }
 
     /// Adds to this game's note on the bot's process (after any earlier one).
@@ -247,17 +333,30 @@ impl JsonSession {
     /// noted; one run as single-threaded that was found with more threads is let go.
     fn observe_after_answer(&mut self) {
         match self.observed {
-            Observed::Watching { turns, late_reads, off_turn, .. } => {
+            Observed::Watching { turns, late_reads, absent, off_turn, threads, .. } => {
                 let Some(pid) = self.proc.thinking_pid() else { return };
+                let single = crate::os::is_single_threaded(pid);
+                let threads = threads || single == Some(false);
                 let late = self.read_delay.is_some_and(|d| d > PROMPT_READ) && !self.blocked_in_read;
-                let (turns, late_reads) = if late { (turns, late_reads + 1) } else { (turns + 1, late_reads) };
-                self.observed = match (crate::os::is_single_threaded(pid), self.turn_start.take()) {
-                    (Some(true), Some((cpu, at))) if late_reads <= 1 => {
-                        Observed::Watching { turns, late_reads, off_turn, mark: Some((cpu, at.elapsed())) }
-                    }
+                // With more threads, a turn that came while the main thread was not in its
+                // read does not count: that thread may not be the one that reads.
+                let (turns, late_reads, absent) = match (late, threads && !self.blocked_in_read) {
+                    (true, _) => (turns, late_reads + 1, absent),
+                    (false, true) => (turns, late_reads, absent + 1),
+                    (false, false) => (turns + 1, late_reads, absent),
+                };
+                self.observed = match (single, self.turn_start.take()) {
+                    (Some(_), Some((cpu, _, at))) if late_reads <= 1 && absent <= INFER_TURNS => Observed::Watching {
+                        turns,
+                        late_reads,
+                        absent,
+                        off_turn,
+                        threads,
+                        mark: Some((cpu, at.elapsed())),
+                    },
                     (single, _) => {
                         tracing::debug!(
-                            "{}: not run as single-threaded: single-threaded {single:?}, {late_reads} late reads (the last {:?})",
+                            "{}: not run as single-threaded: single-threaded {single:?}, {late_reads} late reads (the last {:?}), {absent} turns its main thread was not in its read for",
                             self.spec.name,
                             self.read_delay
                         );
@@ -265,7 +364,7 @@ impl JsonSession {
                     }
                 };
             }
-            Observed::SingleThreaded if self.not_single_seen => {
+            Observed::SingleThreaded { threads: false } if self.not_single_seen => {
                 self.let_go("it was run as single-threaded (seen so), but then had more than one thread");
             }
             _ => {}
@@ -289,7 +388,7 @@ impl JsonSession {
         self.off_turn.wall += at.elapsed();
         tracing::trace!("{}: off-turn CPU {:?} in {:?}", self.spec.name, self.off_turn.cpu, self.off_turn.wall);
         if self.off_turn.cpu > OFF_TURN_CPU && self.off_turn.cpu * 10 > self.off_turn.wall {
-            let said = if self.observed == Observed::SingleThreaded {
+            let said = if self.observed.single() {
                 "it was run as single-threaded (seen so)"
             } else {
                 "it said it was single-threaded"
@@ -496,7 +595,7 @@ impl JsonSession {
                 if r.single_threaded {
                     self.observed = Observed::Not; // it said so: nothing to infer
                 }
-                self.proc.set_idle_off_turn(r.single_threaded || self.observed == Observed::SingleThreaded);
+                self.proc.set_idle_off_turn(r.single_threaded || self.observed.single());
                 self.ready = Some(r);
                 Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
             }
@@ -522,6 +621,7 @@ impl JsonSession {
         let old = std::mem::replace(&mut self.proc, fresh);
         self.shared_cpu = None; // a fresh process runs on every CPU
         self.observed = Observed::START;
+        self.threads_mark = None;
         let how = old.shutdown(self.options.grace, None).await;
         self.ready = None;
         self.process_note = Some(format!("a fresh process: the previous one ({how}) could not go on: {why}"));
@@ -551,8 +651,7 @@ fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
 
 impl BotSession for JsonSession {
     fn single_threaded(&self) -> bool {
-        !self.dead
-            && (self.observed == Observed::SingleThreaded || self.ready.as_ref().is_some_and(|r| r.single_threaded))
+        !self.dead && (self.observed.single() || self.ready.as_ref().is_some_and(|r| r.single_threaded))
     }
 
     fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {

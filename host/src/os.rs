@@ -368,6 +368,16 @@ pub fn is_single_threaded(pid: u32) -> Option<bool> {
     })
 }
 
+/// The CPU time of process `pid`'s main thread alone (the first field of its
+/// `/proc/PID/schedstat`): up to a tick behind while it runs on another CPU, up to date
+/// while it sleeps.
+pub fn main_thread_cpu(pid: u32) -> Option<std::time::Duration> {
+    let mut sched = [0u8; 128];
+    let n = with_proc_files(pid, |files| pread_all(&files.schedstat, &mut sched))?;
+    let ns = std::str::from_utf8(&sched[..n]).ok()?.split_whitespace().next()?.parse().ok()?;
+    Some(std::time::Duration::from_nanos(ns))
+}
+
 /// Whether process `pid` (its main thread) has started child processes that are still
 /// there (`/proc/PID/task/PID/children`); `None` when that cannot be told.
 pub fn has_children(pid: u32) -> Option<bool> {

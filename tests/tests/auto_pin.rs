@@ -1,6 +1,7 @@
 //! Bots that say they are single-threaded (`ready.single_threaded`), or are seen so over
-//! their first turns, share one CPU when there are no more games at once than CPUs; a bot
-//! that thinks on its opponent's time or starts a thread is let off that CPU. The bots
+//! their first turns (with one thread, or with idle other threads), share one CPU when there
+//! are no more games at once than CPUs; a bot that thinks on its opponent's time, starts a
+//! thread, or whose other threads start computing is let off that CPU. The bots
 //! report their allowed CPUs on stderr (`misbehaving-bot --report-cpus`), which the records
 //! keep.
 
@@ -49,8 +50,9 @@ fn two_single_threaded_bots_share_one_cpu_and_others_do_not() {
     assert_eq!(red, blue, "both bots on the same CPU");
     assert!(red[0].parse::<usize>().is_ok(), "one CPU, not {:?} (all: {all})", red[0]);
 
-    // Only one of them is single-threaded (the other has a second thread): neither is moved.
-    let (_, [red, blue]) = reported("--single-threaded --report-cpus", "--report-cpus --idle-thread", &[]);
+    // Only one of them is single-threaded (the other has a second thread that computes at
+    // each turn): neither is moved.
+    let (_, [red, blue]) = reported("--single-threaded --report-cpus", "--report-cpus --helper-cpu-ms 3", &[]);
     assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
 
     // --no-auto-pin: neither is moved.
@@ -105,12 +107,28 @@ fn bots_seen_to_be_single_threaded_share_one_cpu_after_their_first_turns() {
         );
     }
 
-    // One has a second thread from its start: it is not taken for single-threaded, and
-    // neither moves; the other alone is (its note says so).
+    // One has a second thread from its start, which only sleeps: its main thread reads the
+    // turns and does the computing, so it is taken for single-threaded too, and both share
+    // a CPU (all its threads on it).
     let (recs, [red, blue]) = reported("--report-cpus --idle-thread --misbehave resign --at 30", "--report-cpus", &[]);
-    assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
-    assert_eq!(note(&recs, "red"), "");
-    assert!(note(&recs, "blue").contains("did not say single_threaded"));
+    assert_eq!(red.len(), 2, "red ran on every CPU, then on one: {red:?}");
+    assert_eq!(red, blue, "both bots on the same CPU");
+    let red_note = note(&recs, "red");
+    assert!(
+        red_note.contains("did not say single_threaded, but over its first 4 turns its main thread did its computing"),
+        "{red_note:?}"
+    );
+
+    // One whose second thread computes at each turn, or that reads its turns on a second
+    // thread: not taken for single-threaded, and neither moves; the other alone is (its
+    // note says so).
+    for red_args in ["--helper-cpu-ms 3", "--read-on-thread"] {
+        let (recs, [red, blue]) =
+            reported(&format!("--report-cpus {red_args} --misbehave resign --at 30"), "--report-cpus", &[]);
+        assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]), "{red_args}");
+        assert_eq!(note(&recs, "red"), "", "{red_args}");
+        assert!(note(&recs, "blue").contains("did not say single_threaded"));
+    }
 
     // One spins 5 ms after each of its moves (it thinks on its opponent's time): not taken
     // for single-threaded.
@@ -152,4 +170,24 @@ fn a_bot_seen_to_be_single_threaded_that_starts_a_thread_is_let_off_the_shared_c
     assert_eq!(blue, red[..2], "blue stays on the shared CPU");
     let note = note(&recs, "red");
     assert!(note.contains("then had more than one thread: it no longer shares CPU"), "{note:?}");
+}
+
+#[test]
+fn a_bot_whose_idle_thread_starts_computing_is_let_off_the_shared_cpu() {
+    cores();
+    let all = all_cpus();
+    // Both think 5 ms a move; red has a second thread from its start, which only sleeps until
+    // its 12th turn, then computes 5 ms at each turn.
+    let (recs, [red, blue]) = reported(
+        "--report-cpus --think-ms 5 --helper-cpu-ms 5 --helper-at 12 --misbehave resign --at 30",
+        "--report-cpus --think-ms 5",
+        &["--move-time", "0.5"],
+    );
+    assert_eq!(red.len(), 3, "red ran on every CPU, then on one, then on every CPU again: {red:?}");
+    assert_eq!((&red[0], &red[2]), (&all, &all));
+    assert_eq!(blue, red[..2], "blue stays on the shared CPU");
+    let note = note(&recs, "red");
+    assert!(note.contains("its main thread did its computing"), "{note:?}");
+    assert!(note.contains("but its other threads then used"), "{note:?}");
+    assert!(note.contains("it no longer shares CPU"), "{note:?}");
 }

@@ -16,6 +16,9 @@
 //! `--idle-thread` starts a second thread that only sleeps (a multi-threaded process, as
 //! far as the host's stall credit can tell); `--idle-thread-at N` starts it at its N-th turn.
 //! `--read-on-thread` reads and thinks on a second thread while the main thread waits for it.
+//! `--helper-cpu-ms X` starts a second thread that idles until, from its `--helper-at N`-th
+//! turn on (default 1), the main thread has it spin X ms of CPU at each turn (and waits for
+//! it) before its own thinking: a bot whose other threads compute.
 //!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
@@ -106,6 +109,22 @@ fn play() {
     let mut color = stratego_rules::Color::Red;
     let mut turns = 0u32;
     let idle_thread_at = opt("--idle-thread-at").and_then(|s| s.parse::<u32>().ok());
+    let helper_at: u32 = opt("--helper-at").and_then(|s| s.parse().ok()).unwrap_or(1);
+    let helper = opt("--helper-cpu-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| {
+        let work = std::time::Duration::from_secs_f64(ms / 1000.0);
+        let (ask, jobs) = std::sync::mpsc::channel::<()>();
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            for () in jobs {
+                let start = thread_cpu_time();
+                while thread_cpu_time() - start < work {
+                    std::hint::spin_loop();
+                }
+                let _ = done.send(());
+            }
+        });
+        (ask, finished)
+    });
     let think =
         opt("--think-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
     let think_cpu = opt("--think-cpu-ms")
@@ -162,6 +181,10 @@ fn play() {
                 turns += 1;
                 if idle_thread_at == Some(turns) {
                     std::thread::spawn(hang);
+                }
+                if let Some((ask, finished)) = helper.as_ref().filter(|_| turns >= helper_at) {
+                    let _ = ask.send(());
+                    let _ = finished.recv();
                 }
                 if has("--report-cpus") {
                     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
