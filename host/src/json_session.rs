@@ -254,9 +254,11 @@ impl JsonSession {
             self.observed = Observed::Not;
             return;
         }
-        // Its other threads' CPU time so far (its main thread, blocked in its read, is up to
-        // date): one with more threads whose others compute is not inferred.
-        let others = match (threads, self.threads_mark, main) {
+        // Its other threads' CPU time so far, at a turn that finds its main thread blocked
+        // in its read (its count is then up to date; a thread running on another CPU is
+        // counted up to a tick late): one with more threads whose others compute is not
+        // inferred.
+        let others = match (threads && self.blocked_in_read, self.threads_mark, main) {
             (true, Some((cpu_then, main_then, _)), Some(main)) => {
                 now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then))
             }
