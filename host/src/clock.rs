@@ -200,6 +200,9 @@ struct Own {
     main: Option<MainThread>,
     /// The game thread's waits for a CPU when the account opened.
     opened_host_waited: Duration,
+    /// The bot's CPU time before its clock started, for an account opened after that (see
+    /// [`Stopwatch::open_own_account_late`]).
+    cpu_before_start: Option<Duration>,
     /// The checkpoints of a bot that shares the CPU of the game's thread (all its threads),
     /// on a virtual machine (see [`StallWatch::checkpoints`]): they find the run time the
     /// kernel counted for the bot while that CPU's watchdog was due.
@@ -252,6 +255,7 @@ impl Own {
             probe_until: None,
             main,
             opened_host_waited: host_waited,
+            cpu_before_start: None,
             checkpoints: None,
             checkpoints_seen: 0,
         }
@@ -681,6 +685,7 @@ impl Stopwatch {
             let waited = own.account.waited.saturating_sub(before.waited).min(late);
             own.credit += waited;
             own.prior += waited;
+            own.cpu_before_start = Some(before.cpu);
         }
         self.long_from_start();
     }
@@ -879,6 +884,15 @@ impl Stopwatch {
         let phantom = own.checkpoints.as_ref().map_or(Duration::ZERO, |c| c.phantom());
         let phantom_net = phantom.saturating_sub(own.host_waited.saturating_sub(own.opened_host_waited));
         own.credit = own.credit.min(not_run + own.prior + phantom);
+        // An account opened after the clock started, with the waits since the write that fit
+        // between the latest start and the read credited as before the opening: those waits
+        // may have come before the latest start (a 25 ms move was once credited 11.6 ms so,
+        // having run 25 ms of its 25.5). Never more than the window less the bot's run since
+        // the write (it was blocked in its read until then).
+        if let Some(cpu) = own.cpu_before_start {
+            let window_not_run = until.saturating_duration_since(start).saturating_sub(now.cpu.saturating_sub(cpu));
+            own.credit = own.credit.min(window_not_run + phantom);
+        }
         // What this look added (nothing when it took back more than it found).
         let earned = own.credit.saturating_sub(before);
         tracing::trace!(
