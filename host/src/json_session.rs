@@ -112,7 +112,7 @@ enum Observed {
     /// Still watched: answered turns seen with one thread (or with more, their main thread
     /// blocked in its read when the turn came) and read promptly, turns read late, turns
     /// that came while the main thread of a bot with more threads was not in its read (not
-    /// counted either way, up to [`INFER_TURNS`]: on a busy machine it may not be back at
+    /// counted either way, up to [`INFER_ABSENT`]: on a busy machine it may not be back at
     /// its read yet), CPU used outside its turns so far, whether it was seen with more than
     /// one thread, and its CPU time when its last turn began with that turn's wall time (to
     /// its answer).
@@ -145,6 +145,11 @@ impl Observed {
 /// Answered turns over which a bot that did not say `single_threaded` is watched (see
 /// [`Observed`]).
 pub const INFER_TURNS: u32 = 4;
+
+/// Turns that may come while the main thread of a watched bot with more threads is not in
+/// its read (see [`Observed`]): with 5 matches at once on 2 CPUs, a bot that answers at once
+/// was not back in its read for 5 of its first 9 turns.
+const INFER_ABSENT: u32 = 16;
 
 /// CPU such a bot may use outside its turns while it is watched (the tail of each answer:
 /// writing it, going back to its read) and still count as idle off its turns; and CPU the
@@ -348,7 +353,7 @@ impl JsonSession {
                     (false, false) => (turns + 1, late_reads, absent),
                 };
                 self.observed = match (single, self.turn_start.take()) {
-                    (Some(_), Some((cpu, _, at))) if late_reads <= 1 && absent <= INFER_TURNS => Observed::Watching {
+                    (Some(_), Some((cpu, _, at))) if late_reads <= 1 && absent <= INFER_ABSENT => Observed::Watching {
                         turns,
                         late_reads,
                         absent,
