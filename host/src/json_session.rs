@@ -88,9 +88,9 @@ pub struct JsonSession {
     /// [`Stopwatch::read_delay`]).
     read_delay: Option<Duration>,
     /// While it is watched: it was blocked reading its input when the last turn was
-    /// written (see [`Observed`]), and its CPU time, its main thread's and the time then.
+    /// written (see [`Observed`]), and its CPU time and the time then.
     blocked_in_read: bool,
-    turn_start: Option<(Duration, Option<Duration>, Instant)>,
+    turn_start: Option<(Duration, Instant)>,
     /// While it is watched, and while it is run as single-threaded with other threads: its
     /// CPU time, its main thread's and the time when that began (see [`Observed`]).
     threads_mark: Option<(Duration, Duration, Instant)>,
@@ -103,7 +103,7 @@ pub struct JsonSession {
 /// written is the machine's doing, and does not count) is run as if it had said so (it may
 /// share a CPU with its opponent, and its reads are not watched once it thinks), until it
 /// is seen otherwise. So is one with more threads whose main thread was blocked in its read
-/// when each turn came (but once) and did all its computing: its other threads used no more
+/// when its counted turns came (see [`INFER_ABSENT`]) and did all its computing: its other threads used no more
 /// than [`INFER_OFF_TURN_CPU`] in all (an idle helper thread, a runtime's or a math
 /// library's idle pool); all its threads then share the CPU, and it is let go once they use
 /// more (see [`JsonSession::check_other_threads`]).
@@ -243,7 +243,7 @@ impl JsonSession {
         let Some(pid) = self.proc.thinking_pid() else { return };
         let Some(now) = crate::os::process_cpu_time(pid) else { return };
         let main = crate::os::main_thread_cpu(pid);
-        self.turn_start = Some((now, main, Instant::now()));
+        self.turn_start = Some((now, Instant::now()));
         if let (None, Some(main)) = (self.threads_mark, main) {
             self.threads_mark = Some((now, main, Instant::now()));
         }
@@ -263,12 +263,10 @@ impl JsonSession {
         // in its read (its count is then up to date; a thread running on another CPU is
         // counted up to a tick late): one with more threads whose others compute is not
         // inferred.
-        let others = match (threads && self.blocked_in_read, self.threads_mark, main) {
-            (true, Some((cpu_then, main_then, _)), Some(main)) => {
-                now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then))
-            }
-            _ => Duration::ZERO,
-        };
+        let others = main
+            .filter(|_| threads && self.blocked_in_read)
+            .and_then(|main| self.other_threads_cpu(now, main))
+            .unwrap_or_default();
         if others > INFER_OFF_TURN_CPU {
             tracing::debug!("{}: its other threads used {others:?} of CPU: not run as single-threaded", self.spec.name);
             self.observed = Observed::Not;
@@ -311,18 +309,25 @@ impl JsonSession {
     /// thread, which reads it here, so its count is up to date.
     fn check_other_threads(&mut self) {
         let Some(pid) = self.proc.thinking_pid() else { return };
-        let (Some((cpu_then, main_then, since)), Some(now), Some(main)) =
+        let (Some((_, _, since)), Some(now), Some(main)) =
             (self.threads_mark, crate::os::process_cpu_time(pid), crate::os::main_thread_cpu(pid))
         else {
             return;
         };
-        let others = now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then));
+        let Some(others) = self.other_threads_cpu(now, main) else { return };
         if others > INFER_OFF_TURN_CPU && others * OTHER_THREADS_SHARE > since.elapsed() {
             let used = others.as_secs_f64() * 1000.0;
             self.let_go(&format!(
                 "it was run as single-threaded (its main thread seen doing its computing), but its other threads then used {used:.0} ms of CPU"
             ));
         }
+    }
+
+    /// The CPU time the bot's other threads used since [`JsonSession::threads_mark`], from
+    /// its process's CPU time now and its main thread's.
+    fn other_threads_cpu(&self, now: Duration, main: Duration) -> Option<Duration> {
+        let (cpu_then, main_then, _) = self.threads_mark?;
+        Some(now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then)))
     }
 
     /// Adds to this game's note on the bot's process (after any earlier one).
@@ -353,7 +358,7 @@ impl JsonSession {
                     (false, false) => (turns + 1, late_reads, absent),
                 };
                 self.observed = match (single, self.turn_start.take()) {
-                    (Some(_), Some((cpu, _, at))) if late_reads <= 1 && absent <= INFER_ABSENT => Observed::Watching {
+                    (Some(_), Some((cpu, at))) if late_reads <= 1 && absent <= INFER_ABSENT => Observed::Watching {
                         turns,
                         late_reads,
                         absent,

@@ -154,39 +154,35 @@ fn bots_seen_to_be_single_threaded_share_one_cpu_after_their_first_turns() {
     assert!(note(&recs, "blue").contains("did not say single_threaded"), "blue is: {:?}", note(&recs, "blue"));
 }
 
-#[test]
-fn a_bot_seen_to_be_single_threaded_that_starts_a_thread_is_let_off_the_shared_cpu() {
+/// Red (`red_args` besides `--report-cpus --think-ms 5`) against a bot that thinks 5 ms a
+/// move: both are seen single-threaded and share a CPU, then red alone is let go. Red's note.
+fn shared_then_red_let_go(red_args: &str) -> String {
     cores();
     let all = all_cpus();
-    // Both think 5 ms a move (their scheduler accounts are looked at); red starts a second
-    // thread at its 12th turn.
     let (recs, [red, blue]) = reported(
-        "--report-cpus --think-ms 5 --idle-thread-at 12 --misbehave resign --at 30",
+        &format!("--report-cpus --think-ms 5 {red_args} --misbehave resign --at 30"),
         "--report-cpus --think-ms 5",
         &["--move-time", "0.5"],
     );
     assert_eq!(red.len(), 3, "red ran on every CPU, then on one, then on every CPU again: {red:?}");
     assert_eq!((&red[0], &red[2]), (&all, &all));
     assert_eq!(blue, red[..2], "blue stays on the shared CPU");
-    let note = note(&recs, "red");
+    note(&recs, "red")
+}
+
+#[test]
+fn a_bot_seen_to_be_single_threaded_that_starts_a_thread_is_let_off_the_shared_cpu() {
+    // Both think 5 ms a move (their scheduler accounts are looked at); red starts a second
+    // thread at its 12th turn.
+    let note = shared_then_red_let_go("--idle-thread-at 12");
     assert!(note.contains("then had more than one thread: it no longer shares CPU"), "{note:?}");
 }
 
 #[test]
 fn a_bot_whose_idle_thread_starts_computing_is_let_off_the_shared_cpu() {
-    cores();
-    let all = all_cpus();
-    // Both think 5 ms a move; red has a second thread from its start, which only sleeps until
-    // its 12th turn, then computes 5 ms at each turn.
-    let (recs, [red, blue]) = reported(
-        "--report-cpus --think-ms 5 --helper-cpu-ms 5 --helper-at 12 --misbehave resign --at 30",
-        "--report-cpus --think-ms 5",
-        &["--move-time", "0.5"],
-    );
-    assert_eq!(red.len(), 3, "red ran on every CPU, then on one, then on every CPU again: {red:?}");
-    assert_eq!((&red[0], &red[2]), (&all, &all));
-    assert_eq!(blue, red[..2], "blue stays on the shared CPU");
-    let note = note(&recs, "red");
+    // Red has a second thread from its start, which only sleeps until its 12th turn, then
+    // computes 5 ms at each turn.
+    let note = shared_then_red_let_go("--helper-cpu-ms 5 --helper-at 12");
     assert!(note.contains("its main thread did its computing"), "{note:?}");
     assert!(note.contains("but its other threads then used"), "{note:?}");
     assert!(note.contains("it no longer shares CPU"), "{note:?}");
