@@ -10,7 +10,8 @@
 //! 3. Spurious losses: bots answering at 90 % of a 20 ms move limit, as many games at once
 //!    as there are cores, 24 games in one match (over 10,000 moves): count the time losses,
 //!    and the moves that came past the limit within the host's default safety margin.
-//!    The Rust test bot, the same saying `single_threaded`, then a Python bot
+//!    The Rust test bot, the same with a second thread that only sleeps, the same saying
+//!    `single_threaded`, then a Python bot
 //!    (benches/busy_bot.py); then the Rust bot oversubscribed (twice as many games as cores).
 
 use std::path::{Path, PathBuf};
@@ -132,7 +133,11 @@ fn main() {
             bot("--think-ms 18"),
             "Rust (seen single-threaded: auto-pinned from its fifth turn, reads not watched)",
         ),
-        (cores, bot("--think-ms 18 --idle-thread"), "Rust with a second (idle) thread (CPU watchdogs, reads watched)"),
+        (
+            cores,
+            bot("--think-ms 18 --idle-thread"),
+            "Rust with a second, idle thread (seen single-threaded: its main thread computes; auto-pinned)",
+        ),
         (
             cores,
             bot("--think-ms 18 --single-threaded"),
