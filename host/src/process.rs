@@ -811,3 +811,73 @@ pub fn describe_exit(status: std::process::ExitStatus) -> String {
         _ => "the process ended".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time left on timer `fd` (zero when disarmed).
+    fn armed_for(fd: std::os::fd::RawFd) -> Duration {
+        let mut spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+        };
+        // SAFETY: writes the spec we pass.
+        assert_eq!(unsafe { libc::timerfd_gettime(fd, &mut spec) }, 0);
+        Duration::new(spec.it_value.tv_sec as u64, spec.it_value.tv_nsec as u32)
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn the_deadline_timer_wakes_no_earlier_than_the_deadline_and_is_disarmed_after() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            for thinks in [true, false] {
+                let deadline = Instant::now() + Duration::from_millis(5);
+                timer.sleep_until(deadline, thinks).await;
+                assert!(Instant::now() >= deadline, "woke before the deadline (thinks: {thinks})");
+                assert_eq!(armed_for(fd), Duration::ZERO, "left armed after its deadline");
+            }
+        });
+    }
+
+    #[test]
+    fn an_abandoned_wait_leaves_the_deadline_timer_disarmed() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut wait = Box::pin(timer.sleep_until(deadline, true));
+            // The answer comes first: the wait is dropped with the timer armed.
+            tokio::select! {
+                () = &mut wait => panic!("the 5 s deadline passed"),
+                () = tokio::time::sleep(Duration::from_millis(2)) => {}
+            }
+            assert!(armed_for(fd) > Duration::from_secs(4), "armed for the deadline while waiting");
+            drop(wait);
+            assert_eq!(armed_for(fd), Duration::ZERO, "an expiry nobody waits for would wake the loop");
+            // A deadline already past returns at once, without arming the timer.
+            let before = Instant::now();
+            timer.sleep_until(before - Duration::from_millis(1), true).await;
+            assert_eq!(armed_for(fd), Duration::ZERO);
+        });
+    }
+
+    #[test]
+    fn a_wait_after_an_unread_expiry_still_waits_for_its_own_deadline() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            // An expiry left unread in the timer and readiness left in tokio.
+            assert!(set_timer(fd, Duration::from_millis(1)));
+            std::thread::sleep(Duration::from_millis(3));
+            let deadline = Instant::now() + Duration::from_millis(20);
+            timer.sleep_until(deadline, true).await;
+            assert!(Instant::now() >= deadline, "woke at the stale expiry");
+        });
+    }
+}
