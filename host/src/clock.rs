@@ -275,8 +275,8 @@ enum SleepCheck {
     /// is given a CPU once when the request wakes
     /// it; any more means it was switched out meanwhile, perhaps to sleep, unless the host's
     /// own threads woke meanwhile and took its CPU for a moment (counted from the game
-    /// thread's `schedstat`; twice each, for the thread that sleeps the last of a deadline;
-    /// once each checkpoint that found it running, see [`StallWatch::checkpoints`]).
+    /// thread's `schedstat`, once each; and once each checkpoint that found it running, see
+    /// [`StallWatch::checkpoints`]).
     /// How many more times it may have been given a CPU since the last look without that
     /// counting, besides those: 1 until the first look, then 0. When it was given a CPU
     /// more often (preempted, or asleep), its voluntary switches tell, as
@@ -643,10 +643,14 @@ impl Stopwatch {
         self.not_single
     }
 
-    /// Whether an adaptive tempo is escalated: the thread that sleeps until the deadline
-    /// must then be real-time too (with a fixed tempo it inherited the host's priority).
-    pub fn raise_deadline_sleep(&self) -> bool {
-        self.tempo.as_ref().is_some_and(|t| t.escalated())
+    /// Gives the calling thread (the game's, about to sleep until the deadline) the tempo's
+    /// scheduling policy, if it has not got it yet: real-time once another game's request
+    /// has escalated the host in the middle of this one, so that the deadline wakes it on
+    /// time on a busy CPU.
+    pub fn follow_tempo(&self) {
+        if let Some(tempo) = &self.tempo {
+            tempo.follow();
+        }
     }
 
     /// Whether the host should still wait for the bot to read the request.
@@ -807,7 +811,8 @@ impl Stopwatch {
         let host_late = host_waited.saturating_sub(own.host_waited);
         // Times the game's thread woke since the last look, before this one (the timer
         // before a deadline, say): each may have taken the bot's CPU for a moment (it is
-        // real-time), and so may the thread that sleeps the last of a deadline for it.
+        // real-time). (The deadline's timer wakes that thread itself: no other thread of
+        // the host sleeps until it.)
         let host_woke = host_slices.saturating_sub(own.host_slices).saturating_sub(1);
         // And the checkpoints since that took the bot's CPU while it ran.
         let preempted = own.checkpoints.as_ref().map_or(0, |c| c.preempted());
@@ -831,7 +836,7 @@ impl Stopwatch {
                 // it did not sleep if it made no voluntary switch (but going back to its
                 // read once answered).
                 let quiet = looks
-                    && (now.slices <= own.account.slices + *allowed + 2 * host_woke + checkpoints
+                    && (now.slices <= own.account.slices + *allowed + host_woke + checkpoints
                         || no_voluntary_switch(pid, voluntary, answered && !now.runnable));
                 *allowed = 0;
                 quiet

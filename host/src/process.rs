@@ -74,6 +74,8 @@ pub struct Process {
     /// Its last request ran long (it thinks): its own scheduler account opens with the next
     /// request (see [`Stopwatch::open_own_account`]).
     thought: bool,
+    /// Its last request had run long when this one started (see [`DeadlineTimer`]).
+    thinks: bool,
     /// It said it computes on one thread and only on its own turn
     /// (`ready.single_threaded`), and has not been caught thinking off its turn.
     idle_off_turn: bool,
@@ -93,6 +95,8 @@ pub struct Process {
     cgroup: Option<crate::sandbox::BotCgroup>,
     /// In the sandbox: the host pid of the bot itself (bwrap's grandchild), once found.
     bot_pid: std::sync::OnceLock<u32>,
+    /// The timer of its answers' deadlines (made at the first read, in the game's runtime).
+    deadline_timer: std::sync::OnceLock<DeadlineTimer>,
 }
 
 /// What went wrong when reading a message.
@@ -181,6 +185,7 @@ impl Process {
             child,
             pgid,
             thought: false,
+            thinks: false,
             idle_off_turn: false,
             // `--pin` with one game at a time: the host's thread is pinned to the same CPU.
             shares_cpu: cpu.is_some_and(|c| os::allowed_cpus().is_ok_and(|here| here == [c])),
@@ -195,6 +200,7 @@ impl Process {
             supervisor: supervisor.clone(),
             cgroup: launch.and_then(|l| l.cgroup),
             bot_pid: std::sync::OnceLock::new(),
+            deadline_timer: std::sync::OnceLock::new(),
         })
     }
 
@@ -345,6 +351,7 @@ impl Process {
             w = w.with_tempo(&tempo);
         }
         w.set_shares_cpu(self.shares_cpu);
+        self.thinks = self.thought;
         let thought = paced && std::mem::take(&mut self.thought);
         // A bot idle off its turn that thought last turn: its scheduler account, open from
         // the end of the write, credits the time it then waits for a CPU before it reads,
@@ -425,7 +432,10 @@ impl Process {
     /// (crash or closed output).
     pub async fn read_line(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
         let mut output_checked = false;
+        watch.follow_tempo();
+        let deadline_timer = self.deadline_timer.get_or_init(DeadlineTimer::new);
         loop {
+            let thinks = self.thinks || self.thought;
             let seen_read = async {
                 match self.stdin.as_ref() {
                     Some(stdin) if watch.waits_for_read() => wait_until_read(stdin).await,
@@ -454,7 +464,7 @@ impl Process {
                     self.thought = true;
                     continue;
                 }
-                () = precise_sleep_until(watch.deadline(), watch.raise_deadline_sleep()) => {
+                () = deadline_timer.sleep_until(watch.deadline(), thinks) => {
                     // An answer that came as the deadline woke the host is read and judged
                     // as such (with the credit of an answer).
                     // (Once: output that is not a line must not hold the deadline off.)
@@ -681,26 +691,104 @@ async fn write_all(stdin: &mut pipe::Sender, bytes: &[u8]) -> std::io::Result<In
     }
 }
 
-/// Sleeps until `deadline` with sub-millisecond precision: tokio's timer (whole
-/// milliseconds, rounded up) until about 1.5 ms before, then a thread sleep on the
-/// blocking pool, which the kernel's high-resolution timers end within microseconds.
-/// With `realtime`, that thread makes itself real-time first (the escalated host of
-/// [`crate::tempo`]; blocking-pool threads keep the priority they were made with).
-pub async fn precise_sleep_until(deadline: Instant, realtime: bool) {
-    let coarse = deadline.checked_sub(Duration::from_micros(1500));
-    if let Some(c) = coarse.filter(|&c| c > Instant::now()) {
-        tokio::time::sleep_until(c.into()).await;
+/// The timer of a bot's deadlines: a `timerfd` of the kernel's high-resolution timers in
+/// the game's event loop, armed for each wait, which wakes the game's thread itself within
+/// microseconds of the deadline (at its own priority: real-time while the host is
+/// escalated, see [`crate::tempo`]).
+///
+/// Not tokio's timer for bots that think: its wheel counts whole milliseconds, and a timer
+/// whose deadline lies past the next multiple of 64 ms on the wheel sits in a coarser level
+/// until then; the event loop wakes at that boundary only to move it down, for nothing.
+/// With moves of 18 ms, a third of them had such a wake-up (every 64 ms), and each costs
+/// the host 30 to 60 µs of CPU on a virtual machine whose caches went cold meanwhile
+/// (BENCHMARKS.md, "Thirteenth session"). Nor a sleeping thread of the blocking pool for
+/// the last 1.5 ms, which woke the game's thread in turn (two wake-ups at a deadline
+/// instead of one). Bots that answer in microseconds keep tokio's timer until the last
+/// 1.5 ms, which they never reach: arming and disarming the timer would cost them two
+/// system calls a move (a sixth of the host's CPU a ply).
+struct DeadlineTimer(Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>);
+
+impl DeadlineTimer {
+    /// A new timer; without one (no `timerfd`), waits use tokio's timer.
+    fn new() -> DeadlineTimer {
+        use std::os::fd::FromRawFd;
+        // SAFETY: timerfd_create takes no pointers; it returns a new descriptor or -1.
+        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        if fd < 0 {
+            tracing::debug!("no timerfd ({}): deadlines on tokio's timer", std::io::Error::last_os_error());
+            return DeadlineTimer(None);
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        // SAFETY: the timer owns its descriptor, which it neither replaces nor closes while
+        // registered.
+        let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) };
+        DeadlineTimer(fd.ok())
     }
-    let rest = deadline.saturating_duration_since(Instant::now());
-    if !rest.is_zero() {
-        let _ = tokio::task::spawn_blocking(move || {
-            if realtime {
-                let _ = os::make_current_thread_realtime(1);
+
+    /// Sleeps until `deadline` (`Instant` is `CLOCK_MONOTONIC`, the timer's clock). For a
+    /// bot not known to think (`thinks` false), on tokio's timer until 1.5 ms before: a bot
+    /// that answers in microseconds costs no system call to arm and disarm the timer.
+    async fn sleep_until(&self, deadline: Instant, thinks: bool) {
+        let Some(fd) = &self.0 else {
+            return tokio::time::sleep_until(deadline.into()).await;
+        };
+        if !thinks {
+            if let Some(coarse) = deadline.checked_sub(Duration::from_micros(1500)).filter(|&c| c > Instant::now()) {
+                tokio::time::sleep_until(coarse.into()).await;
             }
-            std::thread::sleep(deadline.saturating_duration_since(Instant::now()))
-        })
-        .await;
+        }
+        loop {
+            let rest = deadline.saturating_duration_since(Instant::now());
+            if rest.is_zero() {
+                return;
+            }
+            // Relative: it expires no earlier than `deadline`.
+            if !set_timer(fd.as_raw_fd(), rest) {
+                return tokio::time::sleep_until(deadline.into()).await;
+            }
+            // Disarmed when the wait ends, by the deadline or else (the answer came): an
+            // expiry nobody waits for would wake the event loop for nothing.
+            let _disarm = Disarm(fd.as_raw_fd());
+            loop {
+                let Ok(mut ready) = fd.readable().await else {
+                    return tokio::time::sleep_until(deadline.into()).await;
+                };
+                let expired = ready.try_io(|fd| {
+                    let mut count = [0u8; 8];
+                    // SAFETY: reads at most 8 bytes into our buffer.
+                    let n = unsafe { libc::read(fd.as_raw_fd(), count.as_mut_ptr().cast(), count.len()) };
+                    if n < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+                });
+                // Readiness left from an earlier wait: nothing to read; wait again.
+                if expired.is_ok() {
+                    // Read: the next expiry is a new edge.
+                    ready.clear_ready();
+                    break;
+                }
+            }
+        }
     }
+}
+
+/// Disarms a deadline timer when dropped.
+struct Disarm(std::os::fd::RawFd);
+
+impl Drop for Disarm {
+    fn drop(&mut self) {
+        set_timer(self.0, Duration::ZERO);
+    }
+}
+
+/// Arms timer `fd` to expire once `after` from now, or disarms it (`after` zero; that also
+/// clears an expiry nobody read).
+fn set_timer(fd: std::os::fd::RawFd, after: Duration) -> bool {
+    let spec = libc::itimerspec {
+        it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+        it_value: libc::timespec { tv_sec: after.as_secs() as libc::time_t, tv_nsec: after.subsec_nanos().into() },
+    };
+    // SAFETY: sets our own timer to the spec we pass; no old value is asked for.
+    unsafe { libc::timerfd_settime(fd, 0, &spec, std::ptr::null_mut()) == 0 }
 }
 
 /// Describes the exit of a sandboxed bot from bwrap's status (128 + N when the bot was
@@ -721,5 +809,75 @@ pub fn describe_exit(status: std::process::ExitStatus) -> String {
         (Some(c), _) => format!("the process exited with status {c}"),
         (None, Some(s)) => format!("the process was killed by {}", os::signal_name(s)),
         _ => "the process ended".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time left on timer `fd` (zero when disarmed).
+    fn armed_for(fd: std::os::fd::RawFd) -> Duration {
+        let mut spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+        };
+        // SAFETY: writes the spec we pass.
+        assert_eq!(unsafe { libc::timerfd_gettime(fd, &mut spec) }, 0);
+        Duration::new(spec.it_value.tv_sec as u64, spec.it_value.tv_nsec as u32)
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn the_deadline_timer_wakes_no_earlier_than_the_deadline_and_is_disarmed_after() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            for thinks in [true, false] {
+                let deadline = Instant::now() + Duration::from_millis(5);
+                timer.sleep_until(deadline, thinks).await;
+                assert!(Instant::now() >= deadline, "woke before the deadline (thinks: {thinks})");
+                assert_eq!(armed_for(fd), Duration::ZERO, "left armed after its deadline");
+            }
+        });
+    }
+
+    #[test]
+    fn an_abandoned_wait_leaves_the_deadline_timer_disarmed() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut wait = Box::pin(timer.sleep_until(deadline, true));
+            // The answer comes first: the wait is dropped with the timer armed.
+            tokio::select! {
+                () = &mut wait => panic!("the 5 s deadline passed"),
+                () = tokio::time::sleep(Duration::from_millis(2)) => {}
+            }
+            assert!(armed_for(fd) > Duration::from_secs(4), "armed for the deadline while waiting");
+            drop(wait);
+            assert_eq!(armed_for(fd), Duration::ZERO, "an expiry nobody waits for would wake the loop");
+            // A deadline already past returns at once, without arming the timer.
+            let before = Instant::now();
+            timer.sleep_until(before - Duration::from_millis(1), true).await;
+            assert_eq!(armed_for(fd), Duration::ZERO);
+        });
+    }
+
+    #[test]
+    fn a_wait_after_an_unread_expiry_still_waits_for_its_own_deadline() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            // An expiry left unread in the timer and readiness left in tokio.
+            assert!(set_timer(fd, Duration::from_millis(1)));
+            std::thread::sleep(Duration::from_millis(3));
+            let deadline = Instant::now() + Duration::from_millis(20);
+            timer.sleep_until(deadline, true).await;
+            assert!(Instant::now() >= deadline, "woke at the stale expiry");
+        });
     }
 }

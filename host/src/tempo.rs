@@ -118,7 +118,7 @@ impl Tempo {
     }
 
     /// Gives the calling thread the tempo's scheduling policy, if it has not got it yet.
-    fn follow(&self) {
+    pub fn follow(&self) {
         if !self.adaptive {
             return;
         }
