@@ -14,17 +14,8 @@
 //!    `single_threaded`, then a Python bot
 //!    (benches/busy_bot.py); then the Rust bot oversubscribed (twice as many games as cores).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn host() -> PathBuf {
-    // The bench profile's host binary: build it (a no-op when up to date).
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status =
-        Command::new(cargo).args(["build", "--release", "-q", "-p", "stratego-host"]).status().expect("cargo build");
-    assert!(status.success());
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/stratego-host")
-}
 
 fn bot(args: &str) -> String {
     format!("{} {args}", env!("CARGO_BIN_EXE_misbehaving-bot"))
@@ -51,7 +42,7 @@ fn run(host: &Path, args: &[&str]) {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
-    let host = host();
+    let host = stratego_tests::release_host();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let tmp = std::env::temp_dir().join(format!("stratego-clock-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);

@@ -19,18 +19,6 @@ use stratego_host::bot_spec::BotSpec;
 use stratego_host::process::Process;
 use stratego_host::supervisor::Supervisor;
 
-fn host() -> PathBuf {
-    // The release host binary: build it (a no-op when up to date).
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status =
-        Command::new(cargo).args(["build", "--release", "-q", "-p", "stratego-host"]).status().expect("cargo build");
-    assert!(status.success());
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    target.join("release/stratego-host")
-}
-
 fn percentiles(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
@@ -112,7 +100,7 @@ fn throughput(host: &Path, tmp: &Path, games: u32, sandbox: bool, run: usize) ->
 
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
-    let host = host();
+    let host = stratego_tests::release_host();
     let tmp = std::env::temp_dir().join(format!("stratego-sandbox-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();

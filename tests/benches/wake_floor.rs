@@ -34,6 +34,16 @@ use std::time::{Duration, Instant};
 
 const TURN_BYTES: usize = 4_700;
 
+/// The line the floor host writes to both bots after each ply.
+const PLY: &[u8] = b"{\"type\":\"ply\",\"ply\":1,\"from\":\"b4\",\"to\":\"b5\"}\n";
+
+/// A turn: `TURN_BYTES` of `T` and a newline (the bot thinks at a line that starts with `T`).
+fn turn_line() -> Vec<u8> {
+    let mut turn = vec![b'T'; TURN_BYTES];
+    turn.push(b'\n');
+    turn
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--bot") {
@@ -45,7 +55,7 @@ fn main() {
     let turns = nums.first().map_or(600, |&n| n as u32);
     let think = nums.get(1).copied().unwrap_or(18.0);
     let floor_only = args.iter().any(|a| a == "floor-only");
-    let host = (!floor_only).then(host);
+    let host = (!floor_only).then(stratego_tests::release_host);
     println!("{turns} plies a row, bots think {think} ms a move, 3 rounds interleaved");
     println!("{:<28} {:>14} {:>16}", "configuration", "host µs/ply", "switches/ply");
     for round in 1..=3 {
@@ -181,12 +191,7 @@ fn floor(variant: Variant, turns: u32, think: f64) -> (f64, f64) {
                 pin(0, cpu);
             }
             let mut bots = [spawn_bot(think, cpu), spawn_bot(think, cpu)];
-            let turn = {
-                let mut t = vec![b'T'; TURN_BYTES];
-                t.push(b'\n');
-                t
-            };
-            let ply = b"{\"type\":\"ply\",\"ply\":1,\"from\":\"b4\",\"to\":\"b5\"}\n";
+            let turn = turn_line();
             let mut answer = String::new();
             let (cpu0, switches0) = (thread_cpu(), thread_switches());
             for i in 0..turns {
@@ -198,7 +203,7 @@ fn floor(variant: Variant, turns: u32, think: f64) -> (f64, f64) {
                 stdout.read_line(&mut answer).unwrap();
                 thinking.store(0, Ordering::Release);
                 for (_, stdin, _) in bots.iter_mut() {
-                    stdin.write_all(ply).unwrap();
+                    stdin.write_all(PLY).unwrap();
                 }
             }
             let used = (thread_cpu() - cpu0, thread_switches() - switches0);
@@ -241,9 +246,7 @@ fn tokio_floor(turns: u32, think: f64) -> (f64, f64) {
                         let stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
                         bots.push((child, stdin, stdout));
                     }
-                    let mut turn = vec![b'T'; TURN_BYTES];
-                    turn.push(b'\n');
-                    let ply = b"{\"type\":\"ply\",\"ply\":1,\"from\":\"b4\",\"to\":\"b5\"}\n";
+                    let turn = turn_line();
                     let mut answer = String::new();
                     let (cpu0, switches0) = (thread_cpu(), thread_switches());
                     for i in 0..turns {
@@ -253,7 +256,7 @@ fn tokio_floor(turns: u32, think: f64) -> (f64, f64) {
                         let deadline = Duration::from_secs_f64(think / 1000.0 + 0.5);
                         tokio::time::timeout(deadline, stdout.read_line(&mut answer)).await.unwrap().unwrap();
                         for (_, stdin, _) in bots.iter_mut() {
-                            stdin.write_all(ply).await.unwrap();
+                            stdin.write_all(PLY).await.unwrap();
                         }
                     }
                     let used = (thread_cpu() - cpu0, thread_switches() - switches0);
@@ -267,14 +270,6 @@ fn tokio_floor(turns: u32, think: f64) -> (f64, f64) {
             .join()
             .unwrap()
     })
-}
-
-fn host() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status =
-        Command::new(cargo).args(["build", "--release", "-q", "-p", "stratego-host"]).status().expect("cargo build");
-    assert!(status.success());
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/stratego-host")
 }
 
 /// The real host's CPU µs a ply over games of about `turns` plies in all.

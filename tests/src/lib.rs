@@ -19,6 +19,19 @@ pub fn host_bin() -> PathBuf {
     bin("stratego-host")
 }
 
+/// The release host binary, for the benchmarks: built first (a no-op when up to date), in
+/// `CARGO_TARGET_DIR` if set.
+pub fn release_host() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status =
+        Command::new(cargo).args(["build", "--release", "-q", "-p", "stratego-host"]).status().expect("cargo build");
+    assert!(status.success());
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    target.join("release/stratego-host")
+}
+
 /// The misbehaving test bot, as a command line for `match`.
 pub fn misbehaving(args: &str) -> String {
     format!("{} {args}", bin("misbehaving-bot").display())
