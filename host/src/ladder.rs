@@ -223,7 +223,16 @@ fn run_inner(args: LadderArgs) -> Result<(String, i32), ConfigError> {
             let history = ladder.history(&name)?;
             Ok((if as_json { json(&history) } else { history.render() }, crate::exit::OK))
         }
-        LadderCommand::Play(play) => play_games(ladder, *play),
+        LadderCommand::Play(play) => {
+            // The ladder holds every bot's command and every game: no sandbox shows it,
+            // nor its journal files (open while the ladder is, in WAL mode).
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let mut name = args.db.clone().into_os_string();
+                name.push(suffix);
+                crate::sandbox::hide(Path::new(&name));
+            }
+            play_games(ladder, *play)
+        }
     }
 }
 

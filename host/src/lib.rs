@@ -33,6 +33,7 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod sandbox;
+pub mod seccomp;
 pub mod schedule;
 pub mod session;
 pub mod setup_book;

@@ -11,17 +11,20 @@ pub fn kill_group(pgid: i32, signal: i32) {
     }
 }
 
-/// Run in the child between fork and exec: die with the host (SIGKILL when the host's
-/// thread that spawned it exits), close the race where the host died before prctl, and
-/// pin to `cpu` when asked.
+/// Run in the child between fork and exec: no descriptor but the three standard ones
+/// survives the exec (see [`close_inherited_at_exec`]), die with the host (SIGKILL when the
+/// host's thread that spawned it exits), close the race where the host died before prctl,
+/// and pin to `cpu` when asked.
 ///
 /// # Safety
-/// Only async-signal-safe calls (prctl, getppid, kill, sched_setaffinity) are made.
+/// Only async-signal-safe calls (close_range, fcntl, getrlimit, prctl, getppid, kill,
+/// sched_setaffinity, setrlimit) are made.
 pub unsafe fn child_pre_exec(
     host_pid: i32,
     cpu: Option<usize>,
     limits: crate::bot_spec::Limits,
 ) -> std::io::Result<()> {
+    close_inherited_at_exec();
     // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
@@ -54,6 +57,26 @@ pub unsafe fn child_pre_exec(
         }
     }
     Ok(())
+}
+
+/// Marks every descriptor from 3 up close-on-exec, in a child before exec: files, locks,
+/// sockets and pipes the host inherited from whatever started it (an organiser's shell
+/// with `exec 8<secret`, a script holding an `flock`) must not reach a bot. Descriptors the
+/// child needs past the exec are opened to it again after this (`sandbox::inherit_fd`).
+fn close_inherited_at_exec() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range with plain integers (Linux 5.11+); the fallback marks each
+    // descriptor below the process's limit with fcntl.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
+            return;
+        }
+        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 { lim.rlim_cur.min(1 << 20) } else { 1024 };
+        for fd in 3..top as libc::c_int {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
 }
 
 /// Makes the host a child subreaper: bot descendants that escape their process group

@@ -123,7 +123,7 @@ impl Process {
         supervisor: &Supervisor,
     ) -> std::io::Result<Process> {
         // In the sandbox, bwrap runs the command (see `crate::sandbox`).
-        let launch = if spec.limits.sandbox == Some(true) { Some(crate::sandbox::launch(spec)?) } else { None };
+        let launch = if spec.limits.sandbox == Some(true) { Some(crate::sandbox::launch(spec, cpu)?) } else { None };
         let mut cmd = match &launch {
             Some(l) => {
                 let mut cmd = tokio::process::Command::new(&l.program);
@@ -143,17 +143,15 @@ impl Process {
         let host_pid = std::process::id() as i32;
         let limits = launch.as_ref().map_or(spec.limits, |l| l.limits);
         let cgroup_fds = launch.as_ref().and_then(|l| l.cgroup.as_ref()).map(|c| c.join_fds()).unwrap_or_default();
-        let args_fd = launch.as_ref().map(|l| l.args_file.as_raw_fd());
+        let inherited: Vec<i32> =
+            launch.as_ref().map(|l| l.inherited.iter().map(AsRawFd::as_raw_fd).collect()).unwrap_or_default();
         // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`,
         // `join_cgroups` and `inherit_fd`).
         unsafe {
             cmd.pre_exec(move || {
                 os::child_pre_exec(host_pid, cpu, limits)?;
                 crate::sandbox::join_cgroups(&cgroup_fds)?;
-                match args_fd {
-                    Some(fd) => crate::sandbox::inherit_fd(fd),
-                    None => Ok(()),
-                }
+                inherited.iter().try_for_each(|&fd| crate::sandbox::inherit_fd(fd))
             });
         }
         let spawning = supervisor.spawn_guard();
@@ -277,6 +275,9 @@ impl Process {
     /// watchdogs of a bot that reads on another thread must see a stall that holds the bot
     /// off its CPU after it has read the first part (its clock started then).
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
+        if let Some(c) = &self.cgroup {
+            c.set_on_turn(true);
+        }
         let deadline = watch.deadline();
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
@@ -431,6 +432,19 @@ impl Process {
     /// Timeout, or the fault: line too long, invalid UTF-8, output limit, end of output
     /// (crash or closed output).
     pub async fn read_line(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
+        // A sandboxed bot has its full CPU share while a request of the host's waits for
+        // its answer, and the least otherwise (see `sandbox::BotCgroup::set_on_turn`).
+        if let Some(c) = &self.cgroup {
+            c.set_on_turn(true);
+        }
+        let line = self.read_line_on_turn(watch).await;
+        if let Some(c) = &self.cgroup {
+            c.set_on_turn(false);
+        }
+        line
+    }
+
+    async fn read_line_on_turn(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
         let mut output_checked = false;
         watch.follow_tempo();
         let deadline_timer = self.deadline_timer.get_or_init(DeadlineTimer::new);

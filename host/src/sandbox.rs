@@ -51,6 +51,9 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
 const SYSTEM_DIRS: &[&str] = &["/usr", "/etc", "/opt"];
 /// Top-level names that are usually links into `/usr` (merged /usr) or directories.
 const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/// Mount points every sandbox makes of its own (never remade by the directories above a
+/// bot's paths).
+const SANDBOX_MOUNTS: &[&str] = &["/tmp", "/dev", "/dev/shm", "/proc"];
 /// Environment variables a sandboxed bot keeps from the host (besides its spec's `env`).
 const KEPT_ENV: &[&str] = &["PATH", "LANG", "LANGUAGE", "TZ", "PYENV_VERSION", "JAVA_HOME"];
 
@@ -85,7 +88,16 @@ fn find_and_probe_bwrap() -> Result<Bwrap, String> {
     let mut probe = std::process::Command::new(&path);
     probe.args(namespace_args(false));
     probe.args(system_args());
-    probe.args(["--proc", "/proc", "--dev", "/dev", "--", "true"]);
+    probe.args(["--proc", "/proc", "--dev", "/dev", "--"]);
+    if host_is_root() && !is_executable(Path::new(SETPRIV)) {
+        return Err(format!(
+            "--sandbox: the host runs as root, so its bots run as uid {SANDBOX_UID} (nobody), which needs {SETPRIV} \
+             (util-linux): install it (Debian/Ubuntu: `apt-get install util-linux`), or run the host as an \
+             ordinary user"
+        ));
+    }
+    probe.args(drop_to_sandbox_user());
+    probe.arg("true");
     let out = probe.output().map_err(|e| format!("--sandbox: could not run {}: {e}", path.display()))?;
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr).trim().to_owned();
@@ -127,10 +139,29 @@ fn userns_diagnosis() -> String {
     }
 }
 
-/// The namespace and privilege flags of every sandbox.
+/// The user a sandboxed bot runs as when the host is root: `nobody`. Run as root's user id
+/// (even in a user namespace of its own), a bot would be root to every kernel check that
+/// looks at the user id outside the namespace: the kernel's settings in `/proc/sys`, files
+/// owned by root. Bubblewrap then runs without a user namespace (root needs none to make
+/// the others) and `setpriv` takes the bot's command to this user, with no capability left.
+pub const SANDBOX_UID: u32 = 65534;
+/// The group of [`SANDBOX_UID`].
+pub const SANDBOX_GID: u32 = 65534;
+/// The program that drops to [`SANDBOX_UID`] inside the sandbox (util-linux).
+const SETPRIV: &str = "/usr/bin/setpriv";
+
+/// Whether the host runs as root (its sandboxed bots then run as [`SANDBOX_UID`]).
+fn host_is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The namespace and privilege flags of every sandbox. A host that is not root needs a
+/// user namespace to make the others, and the bot keeps the host's user id outside it; a
+/// host run as root makes them without one and keeps only the capabilities `setpriv`
+/// needs to drop to [`SANDBOX_UID`] (see [`launch`]).
 fn namespace_args(net: bool) -> Vec<&'static str> {
     let mut args = vec![
-        "--unshare-user",
         "--unshare-pid",
         "--unshare-ipc",
         "--unshare-uts",
@@ -139,14 +170,39 @@ fn namespace_args(net: bool) -> Vec<&'static str> {
         "sandbox",
         "--die-with-parent",
         "--new-session",
-        "--disable-userns",
         "--cap-drop",
         "ALL",
     ];
+    if host_is_root() {
+        args.extend(["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]);
+    } else {
+        args.extend(["--unshare-user", "--disable-userns"]);
+    }
     if !net {
         args.push("--unshare-net");
     }
     args
+}
+
+/// The command that runs the bot's command as [`SANDBOX_UID`] with no capabilities, no
+/// supplementary groups and no new privileges (empty when the host is not root).
+fn drop_to_sandbox_user() -> Vec<OsString> {
+    if !host_is_root() {
+        return Vec::new();
+    }
+    [
+        SETPRIV.to_owned(),
+        format!("--reuid={SANDBOX_UID}"),
+        format!("--regid={SANDBOX_GID}"),
+        "--clear-groups".to_owned(),
+        "--bounding-set=-all".to_owned(),
+        "--inh-caps=-all".to_owned(),
+        "--no-new-privs".to_owned(),
+        "--".to_owned(),
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect()
 }
 
 /// The read-only system: `/usr`, `/etc`, `/opt` and the top-level links or directories.
@@ -270,7 +326,39 @@ fn argument_paths(spec: &BotSpec, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The paths bound read-only into a bot's sandbox (see the module's documentation).
+/// The directory a bot owns: its `dir`; without one, the directory of its program when
+/// its command names it by path, else that of the first file its arguments name
+/// (`python3 bots/me/bot.py`). Paths its arguments name are shown to it only inside this
+/// directory: a command written by a bot's author cannot widen its sandbox
+/// (`bot.py /root`); the organiser widens it with `dir`.
+fn own_dir(spec: &BotSpec, cwd: &Path) -> Option<PathBuf> {
+    if spec.dir.is_some() {
+        return Some(cwd.to_owned());
+    }
+    if is_host_exe(&spec.command[0]) {
+        return None;
+    }
+    if spec.command[0].contains('/') {
+        return absolute(&cwd.join(&spec.command[0])).parent().map(Path::to_owned);
+    }
+    argument_paths(spec, cwd).into_iter().find(|p| p.is_file()).and_then(|p| p.parent().map(Path::to_owned))
+}
+
+/// The paths a bot's arguments name that it is shown (inside its [`own_dir`]) and those it
+/// is not.
+fn split_argument_paths(spec: &BotSpec, cwd: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let own = own_dir(spec, cwd);
+    argument_paths(spec, cwd)
+        .into_iter()
+        .filter(|p| !is_system_path(p))
+        .partition(|p| own.as_ref().is_some_and(|o| p.starts_with(o)))
+}
+
+/// The paths bound read-only into a bot's sandbox (see the module's documentation): its
+/// `dir`; its program (the file alone; for a program found on PATH outside the system,
+/// that PATH directory); the files and directories its arguments name inside its
+/// [`own_dir`]. Without a `dir`, a bot sees no directory of its own whole: two bots in one
+/// folder do not see each other's files.
 fn own_binds(spec: &BotSpec) -> Vec<PathBuf> {
     let cwd = bot_cwd(spec);
     let mut binds = Vec::new();
@@ -282,22 +370,24 @@ fn own_binds(spec: &BotSpec) -> Vec<PathBuf> {
             binds.push(absolute(&exe));
         }
     } else if let Some(found) = resolve_program(spec, &cwd) {
-        let dir = found.parent().map(Path::to_owned).unwrap_or_default();
         if spec.command[0].contains('/') {
-            binds.push(absolute(&dir));
-        } else if dir.file_name().is_some_and(|n| n == "shims") {
-            // pyenv, rbenv, nodenv, asdf: the shim runs the manager from its root.
-            binds.extend(dir.parent().map(absolute));
+            // The program where the command names it, and where it really is (a link).
+            binds.push(std::path::absolute(&found).unwrap_or_else(|_| found.clone()));
+            binds.push(absolute(&found));
         } else {
-            binds.push(absolute(&dir));
+            let dir = found.parent().map(Path::to_owned).unwrap_or_default();
+            if dir.file_name().is_some_and(|n| n == "shims") {
+                // pyenv, rbenv, nodenv, asdf: the shim runs the manager from its root.
+                binds.extend(dir.parent().map(absolute));
+            } else {
+                binds.push(absolute(&dir));
+            }
+            // A program that is a link (nvm, alternatives outside /usr) needs its target too.
+            let real = absolute(&found);
+            binds.extend(real.parent().map(Path::to_owned));
         }
-        // A program that is a link (nvm, alternatives outside /usr) needs its target too.
-        let real = absolute(&found);
-        binds.extend(real.parent().map(Path::to_owned));
     }
-    for p in argument_paths(spec, &cwd) {
-        binds.push(if p.is_dir() { p } else { p.parent().map(Path::to_owned).unwrap_or(p) });
-    }
+    binds.extend(split_argument_paths(spec, &cwd).0);
     binds.retain(|p| p.exists() && !is_system_path(p) && p != Path::new("/"));
     binds.sort();
     binds.dedup();
@@ -305,6 +395,55 @@ fn own_binds(spec: &BotSpec) -> Vec<PathBuf> {
     let all = binds.clone();
     binds.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
     binds
+}
+
+/// Directories of game records (a `games.jsonl` inside) within `dir`, at most three levels
+/// down and among its first 10,000 entries: earlier runs' records a bot's directory may
+/// hold, masked in its sandbox.
+fn records_within(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_owned(), 0)];
+    let mut seen = 0;
+    while let Some((d, depth)) = stack.pop() {
+        if d.join("games.jsonl").is_file() {
+            out.push(d);
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > 10_000 {
+                return out;
+            }
+            if depth < 3 && e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push((e.path(), depth + 1));
+            }
+        }
+    }
+    out
+}
+
+/// Bound paths that uid [`SANDBOX_UID`] cannot read (or enter, or run, for the program):
+/// with the host as root, the bot could not use them.
+fn unreadable_by_sandbox_user(spec: &BotSpec) -> Vec<PathBuf> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let others_may = |p: &Path, bits: u32| {
+        std::fs::metadata(p).is_ok_and(|m| {
+            let mode = m.permissions().mode();
+            mode & bits == bits || (m.uid() == SANDBOX_UID && (mode >> 6) & bits == bits)
+        })
+    };
+    let mut out: Vec<PathBuf> = own_binds(spec)
+        .into_iter()
+        .filter(|b| !others_may(b, if b.is_dir() { 0o5 } else { 0o4 }))
+        .collect();
+    let cwd = bot_cwd(spec);
+    if let Some(program) = resolve_program(spec, &cwd).map(|p| absolute(&p)) {
+        if !is_system_path(&program) && !others_may(&program, 0o5) && !out.contains(&program) {
+            out.push(program);
+        }
+    }
+    out
 }
 
 /// Entries of `/etc` that not every user may read: masked, because a host run as root
@@ -419,6 +558,10 @@ impl std::fmt::Display for CgroupVersion {
 struct Cgroups {
     memory: Result<Controller, String>,
     pids: Result<Controller, String>,
+    /// Holds a pinned bot to its CPU (`sched_setaffinity` cannot undo it).
+    cpuset: Result<Controller, String>,
+    /// Gives a bot a CPU share that is low off its turn.
+    cpu: Result<Controller, String>,
 }
 
 fn cgroups() -> &'static Cgroups {
@@ -426,7 +569,12 @@ fn cgroups() -> &'static Cgroups {
     CGROUPS.get_or_init(|| {
         let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
         let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-        Cgroups { memory: find_controller("memory", &mounts, &own), pids: find_controller("pids", &mounts, &own) }
+        Cgroups {
+            memory: find_controller("memory", &mounts, &own),
+            pids: find_controller("pids", &mounts, &own),
+            cpuset: find_controller("cpuset", &mounts, &own),
+            cpu: find_controller("cpu", &mounts, &own),
+        }
     })
 }
 
@@ -540,6 +688,10 @@ pub struct Settings {
     pids: (u32, Enforced),
     disk: u64,
     cpu_seconds: Option<u64>,
+    /// How a pinned bot is held to its CPU.
+    cpuset: Enforced,
+    /// How its CPU share is lowered off its turns.
+    cpu_share: Enforced,
 }
 
 impl Settings {
@@ -567,6 +719,14 @@ impl Settings {
             pids: (pids, pids_by),
             disk: limits.disk_bytes.unwrap_or(DEFAULT_DISK_BYTES),
             cpu_seconds: limits.cpu_seconds,
+            cpuset: match &cg.cpuset {
+                Ok(c) => Enforced::Cgroup(c.version),
+                Err(why) => Enforced::Not(why.clone()),
+            },
+            cpu_share: match &cg.cpu {
+                Ok(c) => Enforced::Cgroup(c.version),
+                Err(why) => Enforced::Not(why.clone()),
+            },
         }
     }
 
@@ -575,9 +735,17 @@ impl Settings {
     pub fn describe(&self, spec: &BotSpec) -> String {
         let bwrap_version = bwrap().map(|b| b.version.clone()).unwrap_or_default();
         let mut s = format!(
-            "{bwrap_version}; namespaces user, pid, ipc, uts, {}",
+            "{bwrap_version}; {}; namespaces {}pid, ipc, uts, {}",
+            if host_is_root() {
+                format!("runs as uid {SANDBOX_UID} (nobody; the host is root)")
+            } else {
+                // SAFETY: geteuid has no preconditions.
+                format!("runs as the host's uid {} (not root)", unsafe { libc::geteuid() })
+            },
+            if host_is_root() { "" } else { "user, " },
             if self.net { "network shared with the host (--sandbox-net)" } else { "net (no network)" }
         );
+        s.push_str("; system calls filtered (no namespaces, keyrings, file locks, Unix sockets by path, tee)");
         let binds = own_binds(spec);
         let _ = write!(s, "; read-only: the system");
         for b in &binds {
@@ -613,6 +781,27 @@ impl Settings {
                 let _ = write!(s, "; cpu time {secs} s per process (RLIMIT_CPU)");
             }
             None => s.push_str("; cpu time: no limit (--bot-cpu or \"cpu_seconds\" sets one)"),
+        }
+        match &self.cpuset {
+            Enforced::Cgroup(v) => {
+                let _ = write!(s, "; CPU placement: enforced when pinned (--pin; {v} cpuset)");
+            }
+            e => {
+                let _ = write!(s, "; CPU placement: NOT ENFORCED (a pinned bot can undo its pin): {}", how(e));
+            }
+        }
+        match &self.cpu_share {
+            Enforced::Cgroup(v) => {
+                let _ = write!(s, "; CPU share: lowest off its turns ({v} cpu)");
+            }
+            e => {
+                let _ = write!(s, "; CPU share off its turns: NOT LOWERED: {}", how(e));
+            }
+        }
+        let (_, outside) = split_argument_paths(spec, &bot_cwd(spec));
+        if !outside.is_empty() {
+            let list: Vec<String> = outside.iter().map(|p| p.display().to_string()).collect();
+            let _ = write!(s, "; not shown, outside its own directory: {}", list.join(", "));
         }
         s
     }
@@ -657,6 +846,19 @@ fn prlimit() -> Option<PathBuf> {
 pub fn prepare(spec: &BotSpec) -> Result<Settings, String> {
     bwrap().map_err(|e| format!("bot {}: {e}", spec.name))?;
     mask_sources().map_err(|e| format!("bot {}: --sandbox: {e}", spec.name))?;
+    if host_is_root() {
+        let unreadable = unreadable_by_sandbox_user(spec);
+        if let Some(first) = unreadable.first() {
+            let list: Vec<String> = unreadable.iter().map(|p| p.display().to_string()).collect();
+            return Err(format!(
+                "bot {}: the host runs as root, so its sandboxed bots run as uid {SANDBOX_UID} (nobody), and that user \
+                 cannot read {}: make it readable by others (`chmod o+rX {}`), or run the host as an ordinary user",
+                spec.name,
+                list.join(", "),
+                first.display()
+            ));
+        }
+    }
     Ok(Settings::of(&spec.limits))
 }
 
@@ -696,8 +898,9 @@ pub struct Launch {
     /// the sandbox (an address-space limit breaks runtimes that reserve address space, and
     /// the cgroup counts what the bot really uses, in all its processes and its /tmp).
     pub limits: Limits,
-    /// bwrap's options (`--args FD`): inherited by bwrap only (see [`inherit_fd`]).
-    pub args_file: File,
+    /// bwrap's options (`--args FD`) and the system-call filter (`--seccomp FD`):
+    /// inherited by bwrap only (see [`inherit_fd`]).
+    pub inherited: Vec<File>,
 }
 
 /// Clears close-on-exec on `fd`, in the child between fork and exec, so that bwrap (and
@@ -722,9 +925,32 @@ pub struct BotCgroup {
     /// `cgroup.procs` of each, open for writing: the child writes "0" (itself) to each.
     procs: Vec<File>,
     memory: Option<(PathBuf, CgroupVersion)>,
+    /// Its CPU weight (`cpu.shares` or `cpu.weight`), open for writing, with the values on
+    /// and off its turns.
+    weight: Option<(File, &'static str, &'static str)>,
+    /// The weight last written: on its turn or not.
+    on_turn: std::sync::atomic::AtomicBool,
 }
 
+/// CPU weights on and off a bot's turns: cgroup v1's `cpu.shares` (1024 is a process's
+/// default, 2 the least) and v2's `cpu.weight` (100 and 1). Off its turn a sandboxed bot
+/// (all its processes) gets a CPU only when the opponent on its turn does not want it, so
+/// processes it leaves spinning cannot starve a bot that is thinking.
+const WEIGHTS_V1: (&str, &str) = ("1024", "2");
+const WEIGHTS_V2: (&str, &str) = ("100", "1");
+
 impl BotCgroup {
+    /// Sets its CPU weight for its turn (`true`: full) or off it (the least). Two small
+    /// writes a turn, only when the weight changes; nothing without a cpu cgroup.
+    pub fn set_on_turn(&self, on: bool) {
+        let Some((file, high, low)) = &self.weight else { return };
+        if self.on_turn.swap(on, Ordering::Relaxed) == on {
+            return;
+        }
+        use std::os::unix::fs::FileExt;
+        let _ = file.write_at(if on { high.as_bytes() } else { low.as_bytes() }, 0);
+    }
+
     /// The descriptors the child writes "0" to between fork and exec.
     pub fn join_fds(&self) -> Vec<RawFd> {
         self.procs.iter().map(AsRawFd::as_raw_fd).collect()
@@ -768,54 +994,88 @@ impl Drop for BotCgroup {
     }
 }
 
-/// Makes the cgroups of one sandboxed process with its limits.
-fn make_cgroup(settings: &Settings) -> std::io::Result<Option<BotCgroup>> {
+/// Makes the cgroups of one sandboxed process with its limits: memory, pids, a cpuset of
+/// `cpu` when the bot is pinned to it, and a cpu cgroup for its weight.
+fn make_cgroup(settings: &Settings, cpu: Option<usize>) -> std::io::Result<Option<BotCgroup>> {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let cg = cgroups();
     let name = format!("stratego-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    let mut out = BotCgroup { dirs: Vec::new(), procs: Vec::new(), memory: None };
-    let open = |dir: &Path| std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"));
+    let mut out = BotCgroup {
+        dirs: Vec::new(),
+        procs: Vec::new(),
+        memory: None,
+        weight: None,
+        on_turn: std::sync::atomic::AtomicBool::new(true),
+    };
     let write = |p: PathBuf, v: String| {
         std::fs::write(&p, &v).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
     };
-    if let (Ok(c), Enforced::Cgroup(_)) = (&cg.memory, &settings.memory.1) {
+    // The bot's cgroup in a controller's hierarchy (one directory per hierarchy; v2 has one
+    // for all), made at its first use. `setup` runs before the bot's process may join it.
+    let ensure = |out: &mut BotCgroup,
+                      c: &Controller,
+                      setup: &dyn Fn(&Path) -> std::io::Result<()>|
+     -> std::io::Result<PathBuf> {
         let dir = c.dir.join(&name);
-        std::fs::create_dir(&dir)?;
-        out.dirs.push(dir.clone());
+        if !out.dirs.contains(&dir) {
+            std::fs::create_dir(&dir)?;
+            out.dirs.push(dir.clone());
+            setup(&dir)?;
+            out.procs.push(std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"))?);
+        } else {
+            setup(&dir)?;
+        }
+        Ok(dir)
+    };
+    if let (Ok(c), Enforced::Cgroup(_)) = (&cg.memory, &settings.memory.1) {
         let bytes = settings.memory.0;
-        match c.version {
+        let dir = ensure(&mut out, c, &|dir| match c.version {
             CgroupVersion::V1 => {
                 write(dir.join("memory.limit_in_bytes"), bytes.to_string())?;
                 // With swap accounting, swap counts too (the file is absent without it).
                 let _ = std::fs::write(dir.join("memory.memsw.limit_in_bytes"), bytes.to_string());
+                Ok(())
             }
             CgroupVersion::V2 => {
                 write(dir.join("memory.max"), bytes.to_string())?;
                 let _ = std::fs::write(dir.join("memory.swap.max"), "0");
+                Ok(())
             }
-        }
-        out.procs.push(open(&dir)?);
+        })?;
         out.memory = Some((dir, c.version));
     }
     if let (Ok(c), Enforced::Cgroup(_)) = (&cg.pids, &settings.pids.1) {
-        let dir = c.dir.join(&name);
-        // One v2 hierarchy holds both controllers: the same directory.
-        if !out.dirs.contains(&dir) {
-            std::fs::create_dir(&dir)?;
-            out.dirs.push(dir.clone());
-            out.procs.push(open(&dir)?);
-        }
         // bwrap's own two processes (its monitor and the namespace's reaper) count too.
-        write(dir.join("pids.max"), (settings.pids.0 + 2).to_string())?;
+        let max = (settings.pids.0 + 2).to_string();
+        ensure(&mut out, c, &|dir| write(dir.join("pids.max"), max.clone()))?;
+    }
+    if let (Some(cpu), Ok(c)) = (cpu, &cg.cpuset) {
+        ensure(&mut out, c, &|dir| {
+            if c.version == CgroupVersion::V1 {
+                // A v1 cpuset takes no process before it has memory nodes: the parent's.
+                let mems = std::fs::read_to_string(c.dir.join("cpuset.mems")).unwrap_or_default();
+                write(dir.join("cpuset.mems"), mems.trim().to_owned())?;
+            }
+            write(dir.join("cpuset.cpus"), cpu.to_string())
+        })?;
+    }
+    if let Ok(c) = &cg.cpu {
+        let (file, (high, low)) = match c.version {
+            CgroupVersion::V1 => ("cpu.shares", WEIGHTS_V1),
+            CgroupVersion::V2 => ("cpu.weight", WEIGHTS_V2),
+        };
+        let dir = ensure(&mut out, c, &|_| Ok(()))?;
+        out.weight = Some((std::fs::OpenOptions::new().write(true).open(dir.join(file))?, high, low));
     }
     Ok(if out.dirs.is_empty() { None } else { Some(out) })
 }
 
-/// bwrap's command line, environment and cgroups for one process of `spec`.
+/// bwrap's command line, environment and cgroups for one process of `spec`, pinned to
+/// `cpu` when given.
 ///
 /// # Errors
 /// The sandbox cannot be used here (see [`prepare`]), or its cgroups cannot be made.
-pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
+pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
     let bwrap = bwrap().map_err(std::io::Error::other)?;
     let settings = Settings::of(&spec.limits);
     let (mask_file, mask_dir) = mask_sources()?;
@@ -832,17 +1092,34 @@ pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
         ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", &disk, "--tmpfs", "/dev/shm"]
             .map(OsString::from),
     );
+    // The kernel's settings read-only, whoever the bot runs as.
+    args.extend(["--ro-bind", "/proc/sys", "/proc/sys"].map(OsString::from));
     args.extend(["--remount-ro", "/dev", "--perms", "1777", "--size", &disk, "--tmpfs", "/tmp"].map(OsString::from));
     let binds = own_binds(spec);
     let cwd = bot_cwd(spec);
+    // The directories above its own paths, made in the sandbox's root and open to every
+    // user (bwrap would copy the modes of the host's: `/root` is closed to `nobody`).
+    let mut above: BTreeSet<PathBuf> = BTreeSet::new();
+    for b in binds.iter().chain([&cwd]) {
+        above.extend(
+            b.ancestors()
+                .skip(1)
+                .filter(|a| a.parent().is_some() && !is_system_path(a) && !SANDBOX_MOUNTS.contains(&a.to_str().unwrap_or("")))
+                .map(Path::to_owned),
+        );
+    }
+    for a in above.iter().filter(|a| !binds.iter().any(|b| a.starts_with(b))) {
+        args.extend(["--perms".into(), "0755".into(), "--dir".into(), a.as_os_str().to_owned()]);
+    }
     if !binds.iter().any(|b| cwd.starts_with(b)) {
-        args.extend(["--dir".into(), cwd.as_os_str().to_owned()]);
+        args.extend(["--perms".into(), "0755".into(), "--dir".into(), cwd.as_os_str().to_owned()]);
     }
     for b in &binds {
         bind(&mut args, "--ro-bind", b, b);
     }
-    // Mask what lies inside its own paths but is not its own: the records, the book, other
-    // bots. Paths that do not exist (yet) need no mask.
+    // Mask what lies inside its own paths but is not its own: the records (this run's and
+    // earlier runs' in its directory), the book, the ladder, other bots. Paths that do not
+    // exist (yet) need no mask.
     let own = identity_paths(spec);
     let reg = registry();
     let mut masks: BTreeSet<PathBuf> = reg.hidden.iter().map(|p| absolute(p)).collect();
@@ -852,6 +1129,9 @@ pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
         }
     }
     drop(reg);
+    for b in binds.iter().filter(|b| b.is_dir() && !is_host_exe(&b.to_string_lossy())) {
+        masks.extend(records_within(b));
+    }
     for m in masks {
         let inside = binds.iter().any(|b| m.starts_with(b));
         let its_own = own.iter().any(|o| o.starts_with(&m));
@@ -860,10 +1140,14 @@ pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
         }
     }
     args.extend(["--chdir".into(), cwd.as_os_str().to_owned(), "--remount-ro".into(), "/".into()]);
+    // The system-call filter, applied by bwrap just before it runs the command.
+    let seccomp_file = crate::seccomp::program_file()?;
+    args.extend(["--seccomp".into(), seccomp_file.as_raw_fd().to_string().into()]);
     // The options go through a file descriptor, so that bwrap's command line (pid 1 in the
     // sandbox, readable by the bot) does not show the masked paths.
     let args_file = args_memfd(&args)?;
     let mut args: Vec<OsString> = vec!["--args".into(), args_file.as_raw_fd().to_string().into(), "--".into()];
+    args.extend(drop_to_sandbox_user());
     if settings.pids.1 == Enforced::Rlimit {
         // Without a pids cgroup: RLIMIT_NPROC set inside the sandbox counts the processes
         // of its own user namespace only (bwrap's reaper included).
@@ -881,26 +1165,34 @@ pub fn launch(spec: &BotSpec) -> std::io::Result<Launch> {
     env.push(("HOME".into(), "/tmp".into()));
     env.push(("TMPDIR".into(), "/tmp".into()));
     env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let cgroup = make_cgroup(&settings)?;
+    let cgroup = make_cgroup(&settings, cpu)?;
     let mut limits = spec.limits;
     if matches!(settings.memory.1, Enforced::Cgroup(_)) {
         limits.memory_bytes = None;
     }
-    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, args_file })
+    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, inherited: vec![args_file, seccomp_file] })
+}
+
+/// An anonymous file, close-on-exec.
+///
+/// # Errors
+/// The operating system's error.
+pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: a valid C string and flags; the descriptor returned is ours to own.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor nothing else owns.
+    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 /// bwrap's options, NUL-separated, in an anonymous file read from its start.
 fn args_memfd(args: &[OsString]) -> std::io::Result<File> {
     use std::io::{Seek, Write};
-    use std::os::fd::FromRawFd;
     use std::os::unix::ffi::OsStrExt;
-    // SAFETY: a valid C string and flags; the descriptor returned is ours to own.
-    let fd = unsafe { libc::memfd_create(c"stratego-bwrap-args".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd is a fresh descriptor nothing else owns.
-    let mut file = unsafe { File::from_raw_fd(fd) };
+    let mut file = memfd(c"stratego-bwrap-args")?;
     let mut bytes = Vec::new();
     for a in args {
         bytes.extend_from_slice(a.as_bytes());

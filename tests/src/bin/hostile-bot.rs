@@ -18,7 +18,24 @@
 //! - always: read `/etc/shadow` (managed only by a root that is not sandboxed);
 //! - `HOSTILE_SECRET=NAME`: whether the host's environment variable NAME is visible;
 //! - `HOSTILE_LINGER=MARK`: leave `sleep MARK` behind, in a new session (double fork);
-//! - `HOSTILE_OOM=1`: at its first turn, allocate memory until something stops it.
+//! - `HOSTILE_OOM=1`: at its first turn, allocate memory until something stops it;
+//! - `HOSTILE_SYSCTL=1`: write a kernel setting (`kernel.printk_ratelimit`, its own value
+//!   back) and open `kernel.core_pattern` for writing (nothing written);
+//! - always: `root`, managed when its user id outside every user namespace is 0;
+//! - always: `fds`, managed when it holds a descriptor from 3 up that it did not open (an
+//!   inherited one): it reads from each and releases any `flock` on it;
+//! - `HOSTILE_KEYRING=DESC`: read the key DESC of its session keyring (`keyring`); leave a key
+//!   of that name with `-left` in its user keyring for 60 s (`keyring-leave`);
+//!   `HOSTILE_KEYRING_FIND=DESC`: find such a key left by an earlier bot (`keyring-find`);
+//! - `HOSTILE_READ=FILE[:FILE…]`: read each file (`read:FILE`);
+//! - `HOSTILE_UNPIN=1`: widen its CPU affinity to every CPU (`unpin`, managed when it then
+//!   may run on more than one);
+//! - `HOSTILE_SPIN=N`: start N busy processes in new sessions (`spin`), left running;
+//! - `HOSTILE_FLOCK=FILE`: take an exclusive `flock` on FILE (`flock`: the covert channel
+//!   between sandboxes that see the same file);
+//! - `HOSTILE_UNIX=PATH`: connect to the Unix socket PATH (`unix`);
+//! - always: `tee`, managed when `tee(2)` may be called on its stdin (it peeks at a turn
+//!   without reading it).
 
 use std::io::Write;
 use std::time::Duration;
@@ -194,7 +211,210 @@ fn linger(mark: &str) {
     }
 }
 
+/// Descriptors open when the process started (from 3 up): inherited ones.
+static INHERITED: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
+
+fn open_fds() -> Vec<i32> {
+    // Read with a raw getdents-free approach: try each descriptor below 256.
+    (3..256).filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0).collect()
+}
+
+fn errno_text() -> String {
+    std::io::Error::last_os_error().to_string()
+}
+
+fn sysctl() {
+    let path = "/proc/sys/kernel/printk_ratelimit";
+    let value = std::fs::read_to_string(path).unwrap_or_default();
+    match std::fs::write(path, value.trim()) {
+        Ok(()) => report("sysctl", true, &format!("wrote {} to {path}", value.trim())),
+        Err(e) => report("sysctl", false, &format!("{path}: {e}")),
+    }
+    match std::fs::OpenOptions::new().write(true).open("/proc/sys/kernel/core_pattern") {
+        Ok(_) => report("core-pattern", true, "opened kernel.core_pattern for writing"),
+        Err(e) => report("core-pattern", false, &format!("kernel.core_pattern: {e}")),
+    }
+}
+
+fn outside_uid() {
+    let uid = unsafe { libc::getuid() };
+    let map = std::fs::read_to_string("/proc/self/uid_map").unwrap_or_default();
+    let outside = map.lines().find_map(|l| {
+        let f: Vec<u64> = l.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        (f.len() == 3 && (f[0]..f[0] + f[2]).contains(&u64::from(uid))).then(|| f[1] + (u64::from(uid) - f[0]))
+    });
+    match outside {
+        Some(0) => report("root", true, &format!("uid {uid} here is root outside (uid_map {})", map.trim())),
+        Some(o) => report("root", false, &format!("uid {uid} here is {o} outside")),
+        None => report("root", false, &format!("uid {uid} is not mapped outside")),
+    }
+}
+
+fn inherited_fds() {
+    let fds = INHERITED.get().cloned().unwrap_or_default();
+    if fds.is_empty() {
+        return report("fds", false, "no descriptor from 3 up at start");
+    }
+    let mut what = Vec::new();
+    for fd in fds {
+        let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).map(|p| p.display().to_string());
+        let mut buf = [0u8; 64];
+        let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+        let read = if n > 0 { String::from_utf8_lossy(&buf[..n as usize]).trim().to_owned() } else { String::new() };
+        let unlocked = unsafe { libc::flock(fd, libc::LOCK_UN) } == 0;
+        what.push(format!("fd {fd} -> {target:?} read {read:?} unlocked {unlocked}"));
+    }
+    report("fds", true, &what.join("; "))
+}
+
+fn keyring(desc: &str) {
+    const KEYCTL_SEARCH: libc::c_long = 10;
+    const KEYCTL_READ: libc::c_long = 11;
+    const KEYCTL_SET_TIMEOUT: libc::c_long = 15;
+    const SESSION: libc::c_long = -3;
+    const USER: libc::c_long = -4;
+    let c = |s: &str| std::ffi::CString::new(s).unwrap();
+    let (ty, d) = (c("user"), c(desc));
+    let id = unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_SEARCH, SESSION, ty.as_ptr(), d.as_ptr(), 0) };
+    if id < 0 {
+        report("keyring", false, &format!("search {desc}: {}", errno_text()));
+    } else {
+        let mut buf = [0u8; 256];
+        let n = unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_READ, id, buf.as_mut_ptr(), buf.len(), 0) };
+        if n > 0 {
+            let v = String::from_utf8_lossy(&buf[..(n as usize).min(buf.len())]).into_owned();
+            report("keyring", true, &format!("read key {desc}: {v}"));
+        } else {
+            report("keyring", false, &format!("read {desc}: {}", errno_text()));
+        }
+    }
+    let left = c(&format!("{desc}-left"));
+    let value = b"left by a hostile bot";
+    let id = unsafe {
+        libc::syscall(libc::SYS_add_key, ty.as_ptr(), left.as_ptr(), value.as_ptr(), value.len(), USER)
+    };
+    if id < 0 {
+        report("keyring-leave", false, &format!("add_key: {}", errno_text()));
+    } else {
+        unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_SET_TIMEOUT, id, 60) };
+        report("keyring-leave", true, &format!("left key {desc}-left ({id}) in its user keyring"));
+    }
+}
+
+fn keyring_find(desc: &str) {
+    const KEYCTL_SEARCH: libc::c_long = 10;
+    const USER: libc::c_long = -4;
+    let (ty, d) = (std::ffi::CString::new("user").unwrap(), std::ffi::CString::new(desc).unwrap());
+    let id = unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_SEARCH, USER, ty.as_ptr(), d.as_ptr(), 0) };
+    if id < 0 {
+        report("keyring-find", false, &format!("search {desc}: {}", errno_text()));
+    } else {
+        report("keyring-find", true, &format!("found key {desc} ({id}) left by an earlier bot"));
+    }
+}
+
+fn unpin() {
+    let before = cpus_allowed();
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for c in 0..libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+    let after = cpus_allowed();
+    let many = after.contains(',') || after.contains('-');
+    report("unpin", many, &format!("Cpus_allowed_list {before} before, {after} after sched_setaffinity(all)"));
+}
+
+fn cpus_allowed() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:").map(|v| v.trim().to_owned()))
+        .unwrap_or_default()
+}
+
+fn spin(n: u32) {
+    let mut started = 0;
+    for _ in 0..n {
+        let ok = std::process::Command::new("setsid")
+            .args(["-f", "sh", "-c", "while :; do :; done"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        started += u32::from(ok);
+    }
+    report("spin", started == n, &format!("started {started} of {n} busy processes in new sessions"));
+}
+
+fn flock(path: &str) {
+    match std::fs::File::open(path) {
+        Err(e) => report("flock", false, &format!("{path}: {e}")),
+        Ok(f) => {
+            use std::os::fd::AsRawFd;
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_UN) };
+                report("flock", true, &format!("locked {path} (a signal every other process that sees it can read)"));
+            } else {
+                report("flock", false, &format!("flock {path}: {}", errno_text()));
+            }
+        }
+    }
+}
+
+fn unix_socket(path: &str) {
+    match std::os::unix::net::UnixStream::connect(path) {
+        Ok(_) => report("unix", true, &format!("connected to {path}")),
+        Err(e) => report("unix", false, &format!("{path}: {e}")),
+    }
+}
+
+fn tee_stdin() {
+    let mut pipe = [0; 2];
+    unsafe { libc::pipe(pipe.as_mut_ptr()) };
+    let r = unsafe { libc::tee(0, pipe[1], 1, libc::SPLICE_F_NONBLOCK) };
+    let e = std::io::Error::last_os_error();
+    unsafe {
+        libc::close(pipe[0]);
+        libc::close(pipe[1]);
+    }
+    if r >= 0 || e.raw_os_error() == Some(libc::EAGAIN) {
+        report("tee", true, &format!("tee(2) on stdin is allowed (returned {r}, {e})"));
+    } else {
+        report("tee", false, &format!("tee(2) on stdin: {e}"));
+    }
+}
+
 fn attack() {
+    outside_uid();
+    inherited_fds();
+    tee_stdin();
+    if env("HOSTILE_SYSCTL").is_some() {
+        sysctl();
+    }
+    if let Some(desc) = env("HOSTILE_KEYRING") {
+        keyring(&desc);
+    }
+    if let Some(desc) = env("HOSTILE_KEYRING_FIND") {
+        keyring_find(&desc);
+    }
+    if let Some(list) = env("HOSTILE_READ") {
+        for p in list.split(':') {
+            read_file(&format!("read:{p}"), p);
+        }
+    }
+    if env("HOSTILE_UNPIN").is_some() {
+        unpin();
+    }
+    if let Some(p) = env("HOSTILE_FLOCK") {
+        flock(&p);
+    }
+    if let Some(p) = env("HOSTILE_UNIX") {
+        unix_socket(&p);
+    }
     if let Some(p) = env("HOSTILE_RECORDS") {
         read_file("records", &p);
     }
@@ -222,6 +442,9 @@ fn attack() {
     }
     if let Some(mark) = env("HOSTILE_LINGER") {
         linger(&mark);
+    }
+    if let Some(n) = env("HOSTILE_SPIN").and_then(|v| v.parse().ok()) {
+        spin(n);
     }
     eprintln!("HOSTILE done");
 }
@@ -261,5 +484,6 @@ impl Bot for Hostile {
 }
 
 fn main() -> std::io::Result<()> {
+    let _ = INHERITED.set(open_fds());
     bot::run(Hostile { attacked: false, oom: env("HOSTILE_OOM").is_some() })
 }
