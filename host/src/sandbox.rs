@@ -1097,6 +1097,22 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
     args.extend(["--remount-ro", "/dev", "--perms", "1777", "--size", &disk, "--tmpfs", "/tmp"].map(OsString::from));
     let binds = own_binds(spec);
     let cwd = bot_cwd(spec);
+    if spec.dir.is_some() {
+        // A bot sees its whole dir: one that holds another bot would show that bot's files
+        // beside its program (its notes, its setups), which no mask can know of.
+        let reg = registry();
+        for (name, paths) in reg.bots.iter().filter(|(n, _)| n != &spec.name) {
+            if let Some(p) = paths.iter().find(|p| p.starts_with(&cwd)) {
+                return Err(std::io::Error::other(format!(
+                    "--sandbox: the dir of bot {} ({}) holds bot {name}'s {}: in the sandbox a bot sees its whole dir, \
+                     so each bot needs a directory of its own",
+                    spec.name,
+                    cwd.display(),
+                    p.display()
+                )));
+            }
+        }
+    }
     // The directories above its own paths, made in the sandbox's root and open to every
     // user (bwrap would copy the modes of the host's: `/root` is closed to `nobody`).
     let mut above: BTreeSet<PathBuf> = BTreeSet::new();

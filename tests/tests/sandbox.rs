@@ -15,6 +15,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 use stratego_tests::{TempDir, bin, host_bin, records};
 
+
 /// Each attempt's outcomes (an attempt may be made more than once: `write`), from the
 /// hostile bot's stderr in the record: true when it managed.
 type Attempts = BTreeMap<String, Vec<(bool, String)>>;
@@ -134,17 +135,22 @@ impl Arena {
 
     /// One game of the hostile bot (Red) against the opponent, with `flags`.
     fn play(&self, hostile: &str, flags: &[&str]) -> Run {
+        self.play_with(hostile, flags, |_| {})
+    }
+
+    /// [`Arena::play`], with the host's command adjusted by `adjust` first.
+    fn play_with(&self, hostile: &str, flags: &[&str], adjust: impl FnOnce(&mut Command)) -> Run {
         let _ = std::fs::remove_dir_all(self.tmp.join("arena/results"));
         let _ = std::fs::remove_file(self.tmp.join("arena/opponent.pid"));
         let out_dir = self.tmp.join("arena/results");
-        let out = Command::new(host_bin())
-            .arg("match")
+        let mut cmd = Command::new(host_bin());
+        cmd.arg("match")
             .args([hostile, &self.opponent(), "--games", "1", "--seed", "3", "--out"])
             .arg(&out_dir)
             .args(flags)
-            .env("HOST_SECRET_TOKEN", "hunter2")
-            .output()
-            .unwrap();
+            .env("HOST_SECRET_TOKEN", "hunter2");
+        adjust(&mut cmd);
+        let out = cmd.output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "the match ran: {stderr}");
         let record = records(&out_dir).remove(0);
@@ -350,4 +356,350 @@ fn as_an_ordinary_user_the_sandbox_works_with_rlimits() {
         assert!(stderr.contains("memory 1024 MiB (RLIMIT_AS per process, no memory cgroup)"), "{stderr}");
     }
     assert!(lingering(&arena.mark).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// The attacks of issue #30: each made for real in the sandbox (blocked) and without it
+// (managed, so that each test can fail).
+
+/// In the child before exec: joins a new session keyring and puts the key `desc` in it
+/// (what a login session, systemd or `pam_keyinit` gives the organiser's shell).
+///
+/// # Safety
+/// Only the keyctl and add_key system calls, with pointers to data that outlives the call.
+unsafe fn join_keyring_with(desc: &std::ffi::CStr) -> std::io::Result<()> {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    const SESSION: libc::c_long = -3;
+    let value = b"organiser-secret";
+    // SAFETY: plain integers and valid C strings.
+    unsafe {
+        if libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, std::ptr::null::<libc::c_char>()) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let ty = c"user";
+        if libc::syscall(libc::SYS_add_key, ty.as_ptr(), desc.as_ptr(), value.as_ptr(), value.len(), SESSION) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Kernel settings (as root), the session keyring and keys left for the next sandbox, file
+/// locks and Unix sockets between sandboxes, `tee` on stdin: all blocked in the sandbox,
+/// all managed without it (the kernel settings only by a root host).
+#[test]
+fn kernel_settings_keyrings_locks_unix_sockets_and_tee_are_closed_in_the_sandbox() {
+    use std::os::unix::process::CommandExt;
+    let arena = Arena::new("sandbox-kernel");
+    let sock = arena.tmp.join("arena/sock");
+    let unix = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    unix.set_nonblocking(true).unwrap();
+    let unix_accepted = || std::iter::from_fn(|| unix.accept().ok()).count();
+    let desc = format!("stratego-test-{}", arena.mark);
+    let cdesc = std::ffi::CString::new(desc.clone()).unwrap();
+    let env = [
+        ("HOSTILE_SYSCTL", "1"),
+        ("HOSTILE_KEYRING", desc.as_str()),
+        ("HOSTILE_FLOCK", "/etc/hostname"),
+        ("HOSTILE_UNIX", sock.to_str().unwrap()),
+    ];
+    let keyring = |cmd: &mut Command| {
+        let d = cdesc.clone();
+        // SAFETY: the closure makes the two system calls of `join_keyring_with` only.
+        unsafe {
+            cmd.pre_exec(move || join_keyring_with(&d));
+        }
+    };
+    let run = arena.play_with(&arena.hostile(4, 1 << 20, &env), &["--sandbox"], keyring);
+    let a = &run.attempts;
+    for name in ["root", "sysctl", "core-pattern", "keyring", "keyring-leave", "flock", "unix", "tee"] {
+        assert!(blocked(a, name), "{name} must fail in the sandbox: {:?}", a[name]);
+    }
+    assert_eq!(unix_accepted(), 0, "no connection reached the Unix socket");
+    if is_root() {
+        assert!(run.stderr.contains("runs as uid 65534 (nobody; the host is root)"), "{}", run.stderr);
+    }
+    assert_rule_ending(&run);
+    // The next sandbox finds nothing left by the last one.
+    let left = format!("{desc}-left");
+    let find = [("HOSTILE_KEYRING_FIND", left.as_str())];
+    let run = arena.play(&arena.hostile(4, 1 << 20, &find), &["--sandbox"]);
+    assert!(blocked(&run.attempts, "keyring-find"), "{:?}", run.attempts["keyring-find"]);
+
+    // Without the sandbox every one works (the kernel settings for root only).
+    let run = arena.play_with(&arena.hostile(4, 1 << 20, &env), &[], keyring);
+    let a = &run.attempts;
+    for name in ["keyring", "keyring-leave", "flock", "unix", "tee"] {
+        assert!(managed(a, name), "{name} works without the sandbox: {:?}", a[name]);
+    }
+    assert!(a["keyring"][0].1.contains("organiser-secret"), "{:?}", a["keyring"]);
+    for name in ["root", "sysctl", "core-pattern"] {
+        assert_eq!(managed(a, name), is_root(), "{name} works for a root bot only: {:?}", a[name]);
+    }
+    assert_eq!(unix_accepted(), 1, "its connection reached the Unix socket");
+    let run = arena.play(&arena.hostile(4, 1 << 20, &find), &[]);
+    assert!(managed(&run.attempts, "keyring-find"), "{:?}", run.attempts["keyring-find"]);
+}
+
+/// Files the host inherited from whatever started it (a secret the organiser's shell had
+/// open, a lock its script held) never reach a bot, sandboxed or not; the same bot started
+/// directly with those descriptors reads the secret and releases the lock.
+#[test]
+fn descriptors_the_host_inherited_never_reach_a_bot() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let arena = Arena::new("sandbox-fds");
+    let secret = arena.tmp.join("outside/secret");
+    std::fs::write(&secret, "organiser's secret").unwrap();
+    let lockfile = arena.tmp.join("outside/lock");
+    std::fs::write(&lockfile, "").unwrap();
+    let secret_file = std::fs::File::open(&secret).unwrap();
+    let lock = std::fs::File::open(&lockfile).unwrap();
+    // SAFETY: flock on an open descriptor.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let (sfd, lfd) = (secret_file.as_raw_fd(), lock.as_raw_fd());
+    let inherit = move |cmd: &mut Command| {
+        // SAFETY: dup2 only (async-signal-safe); 8 and 9 lose close-on-exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(sfd, 8) < 0 || libc::dup2(lfd, 9) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    };
+    let lock_held = || {
+        let other = std::fs::File::open(&lockfile).unwrap();
+        // SAFETY: flock on an open descriptor.
+        let taken = unsafe { libc::flock(other.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        !taken
+    };
+    for flags in [&["--sandbox"][..], &[]] {
+        let run = arena.play_with(&arena.hostile(4, 1 << 20, &[]), flags, inherit);
+        assert!(blocked(&run.attempts, "fds"), "{flags:?}: {:?}", run.attempts["fds"]);
+        assert!(lock_held(), "{flags:?}: the organiser's lock is still held");
+    }
+    // The same bot started directly with the two descriptors.
+    let mut cmd = Command::new(bin("hostile-bot"));
+    cmd.arg("--attack-now").env("HOSTILE_DISK_BYTES", "1").env("HOSTILE_FORKS", "1");
+    inherit(&mut cmd);
+    let out = cmd.output().unwrap();
+    let a = attempts(&String::from_utf8_lossy(&out.stderr));
+    assert!(managed(&a, "fds"), "{:?}", a["fds"]);
+    assert!(a["fds"][0].1.contains("organiser's secret") && a["fds"][0].1.contains("unlocked true"), "{:?}", a["fds"]);
+    assert!(!lock_held(), "it released the lock");
+}
+
+/// A ladder file in a sandboxed bot's directory (with its WAL journal files) is masked: the
+/// bot reads no other bot's command or past deployments, and cannot lock the ladder.
+#[test]
+fn the_ladder_file_in_a_bots_directory_is_masked() {
+    let tmp = TempDir::new("sandbox-ladder");
+    let dir = tmp.join("bots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("ladder.db");
+    let files: Vec<String> =
+        ["", "-wal", "-shm"].iter().map(|s| format!("{}{s}", db.display())).collect();
+    let spec = json!({"command": [bin("hostile-bot")], "dir": dir, "env": {
+        "HOSTILE_READ": files.join(":"), "HOSTILE_DISK_BYTES": "1", "HOSTILE_FORKS": "1"}})
+    .to_string();
+    let ladder = |args: &[&str]| {
+        let out = Command::new(host_bin()).arg("ladder").arg("--db").arg(&db).args(args).output().unwrap();
+        assert!(out.status.success(), "ladder {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    ladder(&["add", "hostile", &spec]);
+    ladder(&["add", "random", "sample-bot --strategy random"]);
+    let reads = |want_managed: bool| {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let records: Vec<String> = conn
+            .prepare("SELECT record FROM games ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        // The attempts are made in the first game of its process: the first of the pair.
+        let first: Value = serde_json::from_str(&records[records.len() - 2]).unwrap();
+        let color = if first["bots"]["red"]["name"] == "hostile" { "red" } else { "blue" };
+        let a = attempts(first["bots"][color]["stderr_tail"].as_str().unwrap());
+        for f in &files {
+            let name = format!("read:{f}");
+            // The WAL file may be empty after a checkpoint: a mask is unreadable.
+            let opened = !a[&name][0].1.contains("Permission denied");
+            assert_eq!(opened, want_managed, "{name}: {:?}", a[&name]);
+            if want_managed && !f.ends_with("-wal") {
+                assert!(managed(&a, &name), "{name}: {:?}", a[&name]);
+            }
+        }
+        records.len()
+    };
+    ladder(&["play", "--games", "2", "--seed", "1", "--sandbox"]);
+    assert_eq!(reads(false), 2, "both games saved");
+    ladder(&["play", "--games", "2", "--seed", "1"]);
+    assert_eq!(reads(true), 4);
+}
+
+/// Two bots in one folder: a sandboxed bot without a `dir` sees its own program only, not
+/// the other's files beside it, nor a path outside its folder that its command names (an
+/// author cannot widen the sandbox); a bot whose `dir` holds earlier runs' records does
+/// not see them; and a `dir` that holds another bot is refused.
+#[test]
+fn a_sandboxed_bot_sees_only_its_own_files() {
+    let tmp = TempDir::new("sandbox-neighbours");
+    let bots = tmp.join("bots");
+    std::fs::create_dir_all(bots.join("old-run")).unwrap();
+    std::fs::create_dir_all(tmp.join("elsewhere")).unwrap();
+    std::fs::copy(bin("hostile-bot"), bots.join("alice")).unwrap();
+    std::fs::copy(bin("misbehaving-bot"), bots.join("bob")).unwrap();
+    std::fs::write(bots.join("bob_setup.txt"), "bob's deployment").unwrap();
+    std::fs::write(bots.join("old-run/games.jsonl"), "{\"old\": \"records\"}\n").unwrap();
+    let far = tmp.join("elsewhere/secret.txt");
+    std::fs::write(&far, "not alice's").unwrap();
+    let targets = [bots.join("bob_setup.txt"), far.clone(), bots.join("old-run/games.jsonl")];
+    let read_env: Vec<String> = targets.iter().map(|p| p.display().to_string()).collect();
+    let alice = |dir: Option<&Path>| {
+        let mut spec = json!({"command": [bots.join("alice"), &far], "env": {
+            "HOSTILE_READ": read_env.join(":"), "HOSTILE_DISK_BYTES": "1", "HOSTILE_FORKS": "1"}});
+        if let Some(d) = dir {
+            spec["dir"] = json!(d);
+        }
+        spec.to_string()
+    };
+    let bob = json!({"command": [bots.join("bob")]}).to_string();
+    let play = |alice: &str, flags: &[&str]| {
+        let out = Command::new(host_bin())
+            .args(["match", alice, &bob, "--games", "1", "--seed", "2", "--out"])
+            .arg(tmp.join("out"))
+            .args(flags)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(tmp.join("out-last"));
+        (out, tmp.join("out"))
+    };
+    let attempts_of = |out: &Output, dir: &Path| {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r = records(dir).remove(0);
+        let _ = std::fs::remove_dir_all(dir);
+        attempts(r["bots"]["red"]["stderr_tail"].as_str().unwrap())
+    };
+    let (out, dir) = play(&alice(None), &["--sandbox"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let a = attempts_of(&out, &dir);
+    for t in &read_env {
+        assert!(blocked(&a, &format!("read:{t}")), "{t}: {a:?}");
+    }
+    assert!(stderr.contains(&format!("not shown, outside its own directory: {}", far.display())), "{stderr}");
+    let (out, dir) = play(&alice(None), &[]);
+    let a = attempts_of(&out, &dir);
+    for t in &read_env {
+        assert!(managed(&a, &format!("read:{t}")), "{t}: {a:?}");
+    }
+
+    // With a dir of its own that holds an earlier run's records: those are masked.
+    let home = tmp.join("alice-home");
+    std::fs::create_dir_all(home.join("runs/old")).unwrap();
+    std::fs::write(home.join("runs/old/games.jsonl"), "{}\n").unwrap();
+    std::fs::write(home.join("notes.txt"), "alice's own notes").unwrap();
+    let spec = json!({"command": [bots.join("alice")], "dir": home, "env": {
+        "HOSTILE_READ": format!("{}:{}", home.join("runs/old/games.jsonl").display(), home.join("notes.txt").display()),
+        "HOSTILE_DISK_BYTES": "1", "HOSTILE_FORKS": "1"}})
+    .to_string();
+    let (out, dir) = play(&spec, &["--sandbox"]);
+    let a = attempts_of(&out, &dir);
+    assert!(blocked(&a, &format!("read:{}", home.join("runs/old/games.jsonl").display())), "{a:?}");
+    assert!(managed(&a, &format!("read:{}", home.join("notes.txt").display())), "its own files: {a:?}");
+
+    // A dir shared with another bot is refused, naming both.
+    let (out, _) = play(&alice(Some(&bots)), &["--sandbox"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("holds bot bob's") && stderr.contains("a directory of its own"), "{stderr}");
+}
+
+/// CPUs the host may use here.
+fn allowed_cpus() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|l| {
+            l.trim()
+                .split(',')
+                .map(|r| match r.split_once('-') {
+                    Some((a, b)) => b.parse::<usize>().unwrap_or(0) - a.parse::<usize>().unwrap_or(0) + 1,
+                    None => 1,
+                })
+                .sum()
+        })
+        .unwrap_or(1)
+}
+
+/// With `--pin`, a sandboxed bot cannot widen its CPU set (a cpuset cgroup holds it);
+/// without the sandbox it can.
+#[test]
+fn a_pinned_sandboxed_bot_cannot_undo_its_pin() {
+    if allowed_cpus() < 2 {
+        eprintln!("skipped: one CPU here, a pin cannot be widened");
+        return;
+    }
+    if !is_root() {
+        eprintln!("skipped: an ordinary user's host makes no cpuset cgroup (the start-up line says so)");
+        return;
+    }
+    let arena = Arena::new("sandbox-unpin");
+    let hostile = arena.hostile(4, 1 << 20, &[("HOSTILE_UNPIN", "1")]);
+    let run = arena.play(&hostile, &["--sandbox", "--pin", "-j", "1"]);
+    assert!(blocked(&run.attempts, "unpin"), "{:?}", run.attempts["unpin"]);
+    assert!(run.stderr.contains("CPU placement: enforced when pinned"), "{}", run.stderr);
+    let run = arena.play(&hostile, &["--pin", "-j", "1"]);
+    assert!(managed(&run.attempts, "unpin"), "{:?}", run.attempts["unpin"]);
+}
+
+/// A bot that leaves 4 busy processes running through the game, on the CPU it shares with
+/// an honest opponent that needs 40 ms a move (`--pin -j 1 --no-stall-credit`): in the
+/// sandbox those processes get the CPU only when the opponent does not want it, and the
+/// opponent's moves take about their 40 ms; without it they take about five times that.
+#[test]
+#[ignore = "timing: compares wall times of moves on a CPU shared with busy processes"]
+fn an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left() {
+    if !is_root() {
+        eprintln!("skipped: an ordinary user's host makes no cpu cgroup");
+        return;
+    }
+    let arena = Arena::new("sandbox-starve");
+    let hostile = arena.hostile(4, 1 << 20, &[("HOSTILE_SPIN", "4")]);
+    let victim_ms = |flags: &[&str]| {
+        let out_dir = arena.tmp.join("arena/results");
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let victim = format!("{} --think-ms 40", bin("misbehaving-bot").display());
+        let rules = arena.tmp.join("short.json");
+        std::fs::write(&rules, r#"{"name": "short", "ply_limit": 80}"#).unwrap();
+        let out = Command::new(host_bin())
+            .args(["match", &hostile, &victim, "--games", "1", "--seed", "3", "--move-time", "5", "--rules"])
+            .arg(&rules)
+            .args(["--pin", "-j", "1", "--no-stall-credit", "--out"])
+            .arg(&out_dir)
+            .args(flags)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r = records(&out_dir).remove(0);
+        let times: Vec<f64> = r["plies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["color"] == "blue")
+            .filter_map(|p| p["time_us"].as_f64())
+            .collect();
+        let tail = r["bots"]["red"]["stderr_tail"].as_str().unwrap().to_owned();
+        assert!(managed(&attempts(&tail), "spin"), "{tail}");
+        times.iter().sum::<f64>() / times.len() as f64 / 1000.0
+    };
+    let sandboxed = victim_ms(&["--sandbox"]);
+    let plain = victim_ms(&[]);
+    eprintln!("an honest 40 ms move took {sandboxed:.1} ms against a sandboxed spinner, {plain:.1} ms without");
+    assert!(sandboxed < 80.0, "{sandboxed:.1} ms a move in the sandbox");
+    assert!(plain > 120.0, "{plain:.1} ms a move without the sandbox");
 }

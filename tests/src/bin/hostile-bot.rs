@@ -4,7 +4,8 @@
 //! At its first setup request (both bots have started by then) it makes every attempt its
 //! environment names and writes one line per attempt to stderr:
 //! `HOSTILE <attempt>: MANAGED <what>` or `HOSTILE <attempt>: blocked <why>`, then
-//! `HOSTILE done`. Then it plays.
+//! `HOSTILE done`. Then it plays. With `--attack-now` it makes them at once and exits (no
+//! host: what a process started the same way manages).
 //!
 //! - `HOSTILE_RECORDS=FILE`: read a file of the host's records directory;
 //! - `HOSTILE_OPPONENT_EXE=FILE`: read the opponent's executable;
@@ -485,5 +486,10 @@ impl Bot for Hostile {
 
 fn main() -> std::io::Result<()> {
     let _ = INHERITED.set(open_fds());
+    if std::env::args().any(|a| a == "--attack-now") {
+        // No host: the attempts at once (what a process started the same way manages).
+        attack();
+        return Ok(());
+    }
     bot::run(Hostile { attacked: false, oom: env("HOSTILE_OOM").is_some() })
 }
