@@ -660,7 +660,8 @@ fn a_pinned_sandboxed_bot_cannot_undo_its_pin() {
 /// A bot that leaves 4 busy processes running through the game, on the CPU it shares with
 /// an honest opponent that needs 40 ms a move (`--pin -j 1 --no-stall-credit`): in the
 /// sandbox those processes get the CPU only when the opponent does not want it, and the
-/// opponent's moves take about their 40 ms; without it they take about five times that.
+/// opponent's moves take about their 40 ms; without it they take about five times that
+/// (judged as a ratio: other load on the machine slows both).
 #[test]
 #[ignore = "timing: compares wall times of moves on a CPU shared with busy processes"]
 fn an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left() {
@@ -673,7 +674,7 @@ fn an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left() {
     let victim_ms = |flags: &[&str]| {
         let out_dir = arena.tmp.join("arena/results");
         let _ = std::fs::remove_dir_all(&out_dir);
-        let victim = format!("{} --think-ms 40", bin("misbehaving-bot").display());
+        let victim = format!("{} --think-cpu-ms 40", bin("misbehaving-bot").display());
         let rules = arena.tmp.join("short.json");
         std::fs::write(&rules, r#"{"name": "short", "ply_limit": 80}"#).unwrap();
         let out = Command::new(host_bin())
@@ -700,6 +701,8 @@ fn an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left() {
     let sandboxed = victim_ms(&["--sandbox"]);
     let plain = victim_ms(&[]);
     eprintln!("an honest 40 ms move took {sandboxed:.1} ms against a sandboxed spinner, {plain:.1} ms without");
-    assert!(sandboxed < 80.0, "{sandboxed:.1} ms a move in the sandbox");
-    assert!(plain > 120.0, "{plain:.1} ms a move without the sandbox");
+    // Judged as ratios, so that other load on the machine (which slows both) does not
+    // decide: on an idle machine about 41 ms against 200 ms.
+    assert!(plain > 80.0, "the busy processes slow the honest bot without the sandbox: {plain:.1} ms a move");
+    assert!(sandboxed < 0.6 * plain, "{sandboxed:.1} ms a move in the sandbox against {plain:.1} ms without");
 }
