@@ -433,10 +433,8 @@ fn unreadable_by_sandbox_user(spec: &BotSpec) -> Vec<PathBuf> {
             mode & bits == bits || (m.uid() == SANDBOX_UID && (mode >> 6) & bits == bits)
         })
     };
-    let mut out: Vec<PathBuf> = own_binds(spec)
-        .into_iter()
-        .filter(|b| !others_may(b, if b.is_dir() { 0o5 } else { 0o4 }))
-        .collect();
+    let mut out: Vec<PathBuf> =
+        own_binds(spec).into_iter().filter(|b| !others_may(b, if b.is_dir() { 0o5 } else { 0o4 })).collect();
     let cwd = bot_cwd(spec);
     if let Some(program) = resolve_program(spec, &cwd).map(|p| absolute(&p)) {
         if !is_system_path(&program) && !others_may(&program, 0o5) && !out.contains(&program) {
@@ -1013,8 +1011,8 @@ fn make_cgroup(settings: &Settings, cpu: Option<usize>) -> std::io::Result<Optio
     // The bot's cgroup in a controller's hierarchy (one directory per hierarchy; v2 has one
     // for all), made at its first use. `setup` runs before the bot's process may join it.
     let ensure = |out: &mut BotCgroup,
-                      c: &Controller,
-                      setup: &dyn Fn(&Path) -> std::io::Result<()>|
+                  c: &Controller,
+                  setup: &dyn Fn(&Path) -> std::io::Result<()>|
      -> std::io::Result<PathBuf> {
         let dir = c.dir.join(&name);
         if !out.dirs.contains(&dir) {
@@ -1120,7 +1118,9 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
         above.extend(
             b.ancestors()
                 .skip(1)
-                .filter(|a| a.parent().is_some() && !is_system_path(a) && !SANDBOX_MOUNTS.contains(&a.to_str().unwrap_or("")))
+                .filter(|a| {
+                    a.parent().is_some() && !is_system_path(a) && !SANDBOX_MOUNTS.contains(&a.to_str().unwrap_or(""))
+                })
                 .map(Path::to_owned),
         );
     }

@@ -15,7 +15,6 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 use stratego_tests::{TempDir, bin, host_bin, records};
 
-
 /// Each attempt's outcomes (an attempt may be made more than once: `write`), from the
 /// hostile bot's stderr in the record: true when it managed.
 type Attempts = BTreeMap<String, Vec<(bool, String)>>;
@@ -499,8 +498,7 @@ fn the_ladder_file_in_a_bots_directory_is_masked() {
     let dir = tmp.join("bots");
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("ladder.db");
-    let files: Vec<String> =
-        ["", "-wal", "-shm"].iter().map(|s| format!("{}{s}", db.display())).collect();
+    let files: Vec<String> = ["", "-wal", "-shm"].iter().map(|s| format!("{}{s}", db.display())).collect();
     let spec = json!({"command": [bin("hostile-bot")], "dir": dir, "env": {
         "HOSTILE_READ": files.join(":"), "HOSTILE_DISK_BYTES": "1", "HOSTILE_FORKS": "1"}})
     .to_string();

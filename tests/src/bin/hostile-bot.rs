@@ -291,9 +291,7 @@ fn keyring(desc: &str) {
     }
     let left = c(&format!("{desc}-left"));
     let value = b"left by a hostile bot";
-    let id = unsafe {
-        libc::syscall(libc::SYS_add_key, ty.as_ptr(), left.as_ptr(), value.as_ptr(), value.len(), USER)
-    };
+    let id = unsafe { libc::syscall(libc::SYS_add_key, ty.as_ptr(), left.as_ptr(), value.as_ptr(), value.len(), USER) };
     if id < 0 {
         report("keyring-leave", false, &format!("add_key: {}", errno_text()));
     } else {
