@@ -72,6 +72,14 @@ impl PyRecord {
         d.set_item("blue", &self.record.bots.blue.name)?;
         Ok(d)
     }
+    /// Each bot's `info` lines in this game: `{"red": [...], "blue": [...]}`.
+    #[getter]
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("red", &self.record.bots.red.info)?;
+        d.set_item("blue", &self.record.bots.blue.info)?;
+        Ok(d)
+    }
     /// The setups in rows form: `{"red": str or None, "blue": ...}`.
     #[getter]
     fn deployments<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -458,6 +458,9 @@ class Record:
     @property
     def bots(self) -> Dict[str, str]: ...
     @property
+    def info(self) -> Dict[str, List[str]]:
+        """Each bot's ``info`` lines in this game."""
+    @property
     def deployments(self) -> Dict[str, Optional[str]]: ...
     @property
     def plies(self) -> List[Ply]: ...
