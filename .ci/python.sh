@@ -19,6 +19,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" </dev/null
 fi
 
+# The native half is Rust outside the workspace (its own Cargo.lock): `cargo fmt --all` at
+# the root does not see it.
+cargo fmt --check --manifest-path python/Cargo.toml
+
 if [ -z "${STRATEGO_HOST:-}" ]; then
   cargo build --release -q -p stratego-host
   export STRATEGO_HOST="$CARGO_TARGET_DIR/release/stratego-host"

@@ -25,8 +25,7 @@ pub fn plane_names() -> Vec<String> {
     let mut out: Vec<String> = Rank::ALL.iter().map(|r| format!("own_{}", r.name())).collect();
     out.extend(Rank::ALL.iter().map(|r| format!("opponent_{}", r.name())));
     out.extend(
-        ["opponent_unknown_unmoved", "opponent_unknown_moved", "own_revealed", "own_moved", "lake"]
-            .map(str::to_owned),
+        ["opponent_unknown_unmoved", "opponent_unknown_moved", "own_revealed", "own_moved", "lake"].map(str::to_owned),
     );
     out
 }

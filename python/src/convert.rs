@@ -101,9 +101,9 @@ pub fn extract_move(obj: &Bound<'_, PyAny>) -> PyResult<Move> {
     if let Ok(m) = obj.cast::<PyMove>() {
         return Ok(m.get().mv);
     }
-    let text: String = obj.extract().map_err(|_| {
-        value_error(format!("expected a Move or a move text like \"e4-e5\", got {}", type_name(obj)))
-    })?;
+    let text: String = obj
+        .extract()
+        .map_err(|_| value_error(format!("expected a Move or a move text like \"e4-e5\", got {}", type_name(obj))))?;
     text.parse().map_err(|e: stratego_rules::ParseMoveError| value_error(e.to_string()))
 }
 
@@ -149,7 +149,8 @@ pub fn extract_by_color_counts(obj: Option<&Bound<'_, PyAny>>) -> PyResult<ByCol
     if obj.is_none() {
         return Ok(out);
     }
-    let d = obj.cast::<PyDict>().map_err(|_| value_error("captured must be a dict {\"red\": {...}, \"blue\": {...}}"))?;
+    let d =
+        obj.cast::<PyDict>().map_err(|_| value_error("captured must be a dict {\"red\": {...}, \"blue\": {...}}"))?;
     for (k, v) in d.iter() {
         let c = parse_color(&k.extract::<String>()?)?;
         out[c] = extract_counts(&v)?;

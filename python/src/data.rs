@@ -249,6 +249,9 @@ impl PyGravonGame {
     }
 }
 
+/// `(ply, move, code, message)` of a replay's first illegal move.
+type IllegalAt<'py> = (usize, Bound<'py, crate::types::PyMove>, &'static str, String);
+
 /// How a Gravon game replayed.
 #[pyclass(frozen, name = "GravonReplay", module = "stratego")]
 pub struct PyGravonReplay {
@@ -264,7 +267,7 @@ impl PyGravonReplay {
     }
     /// The first illegal move: `(ply, move, code, message)`, or None.
     #[getter]
-    fn illegal<'py>(&self, py: Python<'py>) -> PyResult<Option<(usize, Bound<'py, crate::types::PyMove>, &'static str, String)>> {
+    fn illegal<'py>(&self, py: Python<'py>) -> PyResult<Option<IllegalAt<'py>>> {
         self.replay.illegal.map(|(n, m, e)| Ok((n, move_obj(py, m)?, e.code(), e.to_string()))).transpose()
     }
     /// How the rules ended the game, if they did.

@@ -7,7 +7,12 @@ use pyo3::prelude::*;
 
 create_exception!(stratego, StrategoError, PyValueError, "Base class of every error of the stratego package.");
 create_exception!(stratego, RulesetError, StrategoError, "An invalid ruleset (the message names the field).");
-create_exception!(stratego, DeploymentError, StrategoError, "An invalid setup (the message names the square or count).");
+create_exception!(
+    stratego,
+    DeploymentError,
+    StrategoError,
+    "An invalid setup (the message names the square or count)."
+);
 create_exception!(stratego, GameError, StrategoError, "Two deployments or a position that cannot start a game.");
 create_exception!(
     stratego,

@@ -5,12 +5,12 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use stratego_protocol::Rng;
-use stratego_rules::{ByColor, Color, Deployment, EndReason, Game, Move, PositionPiece, Ruleset};
+use stratego_rules::{Color, Deployment, EndReason, Game, Move, PositionPiece, Ruleset};
 
 use crate::board::PyView;
 use crate::convert::{
-    by_color_counts, color_str, extract_by_color_counts, extract_move, move_obj, parse_color, parse_rank,
-    parse_square, rank_str, square_str,
+    by_color_counts, color_str, extract_by_color_counts, extract_move, move_obj, parse_color, parse_rank, parse_square,
+    rank_str, square_str,
 };
 use crate::errors::{GameError, illegal, value_error};
 use crate::ruleset::{PyDeployment, PyRuleset, extract_deployment, extract_rules};
@@ -96,8 +96,13 @@ impl Tally {
     }
 }
 
-const REASONS: [EndReason; 5] =
-    [EndReason::FlagCaptured, EndReason::NoLegalMoves, EndReason::NeitherCanMove, EndReason::PlyLimit, EndReason::SealedFlags];
+const REASONS: [EndReason; 5] = [
+    EndReason::FlagCaptured,
+    EndReason::NoLegalMoves,
+    EndReason::NeitherCanMove,
+    EndReason::PlyLimit,
+    EndReason::SealedFlags,
+];
 
 fn reason_index(r: EndReason) -> usize {
     REASONS.iter().position(|&x| x == r).expect("every reason is listed")
@@ -199,8 +204,7 @@ impl PyGame {
         let rules = extract_rules(rules)?;
         let list = pieces.try_iter()?.map(|p| extract_position_piece(&p?)).collect::<PyResult<Vec<_>>>()?;
         let captured = extract_by_color_counts(captured)?;
-        let game =
-            Game::from_position(rules, &list, parse_color(to_move)?, plies, captured).map_err(game_err)?;
+        let game = Game::from_position(rules, &list, parse_color(to_move)?, plies, captured).map_err(game_err)?;
         Ok(PyGame::wrap(game))
     }
 
@@ -320,12 +324,10 @@ impl PyGame {
         for item in items {
             let m = extract_move(&item)?;
             let ply = self.game.play(m).map_err(|e| {
-                let err = illegal(py, e);
-                let msg = format!("{m}: {e}");
-                let new = crate::errors::IllegalMoveError::new_err(msg);
-                let _ = new.value(py).setattr("code", e.code());
-                drop(err);
-                new
+                // Names the move: in a list, which one was refused matters.
+                let err = crate::errors::IllegalMoveError::new_err(format!("{m}: {e}"));
+                let _ = err.value(py).setattr("code", e.code());
+                err
             })?;
             plies.push(PyPly { ply });
         }
@@ -414,13 +416,4 @@ impl PyGame {
             }
         )
     }
-}
-
-/// Both colours' values of a pair, as a dict.
-#[allow(dead_code)]
-pub fn by_color_dict<'py, T: IntoPyObject<'py> + Copy>(py: Python<'py>, v: &ByColor<T>) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("red", v.red)?;
-    d.set_item("blue", v.blue)?;
-    Ok(d)
 }

@@ -237,11 +237,7 @@ impl PyTurn {
     /// Moves view, first turn only: the squares of the opponent's pieces after both setups.
     #[getter]
     fn opponent_squares<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
-        self.turn
-            .opponent_squares
-            .as_ref()
-            .map(|v| PyList::new(py, v.iter().map(|&s| square_str(py, s))))
-            .transpose()
+        self.turn.opponent_squares.as_ref().map(|v| PyList::new(py, v.iter().map(|&s| square_str(py, s)))).transpose()
     }
 
     /// The full view this turn describes: `rules` (a `Ruleset` or preset name, the

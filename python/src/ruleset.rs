@@ -81,8 +81,8 @@ impl PyRuleset {
     /// Reads a JSON rules file (the form of `--rules FILE`).
     #[staticmethod]
     fn from_file(path: std::path::PathBuf) -> PyResult<PyRuleset> {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RulesetError::new_err(format!("{}: {e}", path.display())))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| RulesetError::new_err(format!("{}: {e}", path.display())))?;
         Ruleset::from_json(&text)
             .map(|r| PyRuleset::new(Arc::new(r)))
             .map_err(|e| RulesetError::new_err(format!("{}: {e}", path.display())))
@@ -291,7 +291,11 @@ impl PyDeployment {
     fn pieces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(
             py,
-            self.deployment.pieces().iter().map(|&(s, r)| PyTuple::new(py, [square_str(py, s).into_any(), rank_str(py, r).clone().into_any()])).collect::<PyResult<Vec<_>>>()?,
+            self.deployment
+                .pieces()
+                .iter()
+                .map(|&(s, r)| PyTuple::new(py, [square_str(py, s).into_any(), rank_str(py, r).clone().into_any()]))
+                .collect::<PyResult<Vec<_>>>()?,
         )
     }
 

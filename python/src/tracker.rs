@@ -145,7 +145,14 @@ impl PyTracker {
         let mut pieces: Vec<ViewPiece> = own
             .pieces()
             .iter()
-            .map(|&(square, rank)| ViewPiece { square, color, origin: square, rank: Some(rank), moved: false, revealed: false })
+            .map(|&(square, rank)| ViewPiece {
+                square,
+                color,
+                origin: square,
+                rank: Some(rank),
+                moved: false,
+                revealed: false,
+            })
             .collect();
         for s in &opponent_squares {
             let square = parse_square(s)?;

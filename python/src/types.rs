@@ -3,7 +3,7 @@
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
-use stratego_rules::{Combat, CombatResult, EndReason, Move, Outcome, Ply, Rank, ViewPiece};
+use stratego_rules::{Combat, CombatResult, Move, Outcome, Ply, Rank, ViewPiece};
 
 use crate::convert::{color_str, move_obj, parse_rank, parse_square, rank_str, square_str};
 use crate::errors::value_error;
@@ -43,14 +43,14 @@ impl PyMove {
     }
 
     /// The square the piece leaves.
-    #[getter]
-    fn from_square<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+    #[getter(from_square)]
+    fn source<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
         square_str(py, self.mv.from)
     }
 
     /// The square it moves to or attacks.
-    #[getter]
-    fn to_square<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+    #[getter(to_square)]
+    fn target<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
         square_str(py, self.mv.to)
     }
 
@@ -273,16 +273,6 @@ impl PyOutcome {
         }
     }
 }
-
-/// The reason codes of [`EndReason`], for the stubs' docs and tests.
-#[allow(dead_code)]
-pub const END_REASONS: [EndReason; 5] = [
-    EndReason::FlagCaptured,
-    EndReason::NoLegalMoves,
-    EndReason::NeitherCanMove,
-    EndReason::PlyLimit,
-    EndReason::SealedFlags,
-];
 
 /// A piece on the board as one player sees it. `rank` is `None` for an opponent piece
 /// whose rank that player does not know.
