@@ -2,7 +2,8 @@
 # The starter bots of examples/ (Java, C++, Go, Rust, C#): installs their compilers from the
 # Debian packages when missing, builds each bot into a temporary folder, and runs
 # `stratego-host check` on each (classic, isf and barrage, as Red and as Blue, quit,
-# unknown fields, several games in one process). Fails if any build or check fails.
+# unknown fields, several games in one process), then two games whose seeds are above
+# 2^63. Fails if any build, check or game fails.
 #
 # STRATEGO_HOST=PATH uses that host binary (in .ci/run: the one `cargo test --workspace`
 # built); without it the release host is built. The Rust starter is built with cargo in
@@ -59,15 +60,27 @@ bots=(
   "$rust_target/debug/stratego-starter-bot"
   "env MONO_GC_PARAMS=major=marksweep mono $work/csharp-starter.exe"
 )
+# Beyond check: two games with --seed 3, whose seeds for the bot (12805832921873932841 and
+# 10020971018570055624) are both above 2^63-1, the largest signed 64-bit integer. A bot
+# that parses the seed as signed dies before `ready` there (exit 3), and the two games
+# must end by the rules.
+rule_ending='"result":\{"winner":[^,]*,"reason":"(flag_captured|no_legal_moves|neither_can_move|ply_limit|sealed_flags)"'
 failed=()
+n=0
 for bot in "${bots[@]}"; do
+  n=$((n + 1))
   echo "starter-bots: stratego-host check \"$bot\""
   if ! "$host" check "$bot"; then
-    failed+=("$bot")
+    failed+=("check: $bot")
+  fi
+  echo "starter-bots: two games with seeds above 2^63"
+  if ! "$host" match "$bot" sample-bot -n 2 --seed 3 -q --out "$work/seeds-$n" ||
+    [ "$(grep -cE "$rule_ending" "$work/seeds-$n/games.jsonl")" != 2 ]; then
+    failed+=("seeds above 2^63: $bot")
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
-  printf 'starter-bots: check FAILED for: %s\n' "${failed[@]}" >&2
+  printf 'starter-bots: FAILED %s\n' "${failed[@]}" >&2
   exit 1
 fi
-echo "starter-bots: all ${#bots[@]} starter bots passed check"
+echo "starter-bots: all ${#bots[@]} starter bots passed check and played two games with seeds above 2^63"
