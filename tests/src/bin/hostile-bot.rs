@@ -22,7 +22,9 @@
 //! - `HOSTILE_OOM=1`: at its first turn, allocate memory until something stops it;
 //! - `HOSTILE_SYSCTL=1`: write a kernel setting (`kernel.printk_ratelimit`, its own value
 //!   back) and open `kernel.core_pattern` for writing (nothing written);
-//! - always: `root`, managed when its user id outside every user namespace is 0;
+//! - always: `root`, managed when its user id in the parent of its user namespace is 0
+//!   (the machine's root when that is the first namespace; a sandbox of a host that is not
+//!   root nests two, whose middle one maps the bot to 0 without making it root);
 //! - always: `fds`, managed when it holds a descriptor from 3 up that it did not open (an
 //!   inherited one): it reads from each and releases any `flock` on it;
 //! - `HOSTILE_KEYRING=DESC`: read the key DESC of its session keyring (`keyring`); leave a key
@@ -245,8 +247,12 @@ fn outside_uid() {
         (f.len() == 3 && (f[0]..f[0] + f[2]).contains(&u64::from(uid))).then(|| f[1] + (u64::from(uid) - f[0]))
     });
     match outside {
-        Some(0) => report("root", true, &format!("uid {uid} here is root outside (uid_map {})", map.trim())),
-        Some(o) => report("root", false, &format!("uid {uid} here is {o} outside")),
+        Some(0) => report(
+            "root",
+            true,
+            &format!("uid {uid} here is uid 0 in the parent user namespace (uid_map {})", map.trim()),
+        ),
+        Some(o) => report("root", false, &format!("uid {uid} here is {o} in the parent user namespace")),
         None => report("root", false, &format!("uid {uid} is not mapped outside")),
     }
 }
