@@ -275,9 +275,7 @@ impl Process {
     /// watchdogs of a bot that reads on another thread must see a stall that holds the bot
     /// off its CPU after it has read the first part (its clock started then).
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
-        if let Some(c) = &self.cgroup {
-            c.set_on_turn(true);
-        }
+        self.full_cpu_share();
         let deadline = watch.deadline();
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
@@ -308,6 +306,9 @@ impl Process {
     }
 
     async fn write_at(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
+        // Whatever the host tells a bot (a move played, the end of a game, `quit`) gives it
+        // its full CPU share back: only its opponent's turn keeps it at the least.
+        self.full_cpu_share();
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
@@ -433,15 +434,21 @@ impl Process {
     /// (crash or closed output).
     pub async fn read_line(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
         // A sandboxed bot has its full CPU share while a request of the host's waits for
-        // its answer, and the least otherwise (see `sandbox::BotCgroup::set_on_turn`).
-        if let Some(c) = &self.cgroup {
-            c.set_on_turn(true);
-        }
+        // its answer, and the least from its answer until the host next writes to it: its
+        // opponent's turn (see `sandbox::BotCgroup::set_on_turn`).
+        self.full_cpu_share();
         let line = self.read_line_on_turn(watch).await;
         if let Some(c) = &self.cgroup {
             c.set_on_turn(false);
         }
         line
+    }
+
+    /// A sandboxed bot's full CPU share (nothing for a bot without a cpu cgroup).
+    fn full_cpu_share(&self) {
+        if let Some(c) = &self.cgroup {
+            c.set_on_turn(true);
+        }
     }
 
     async fn read_line_on_turn(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
@@ -631,6 +638,7 @@ impl Process {
     /// exit by itself, then SIGKILL to its whole process group, then reaping. Returns how it
     /// ended.
     pub async fn shutdown(mut self, grace: Duration, goodbye: Option<&[u8]>) -> String {
+        self.full_cpu_share();
         if let Some(bytes) = goodbye.filter(|_| self.stdin.is_some()) {
             let deadline = Instant::now() + grace;
             let _ = self.write(bytes, deadline).await;

@@ -930,10 +930,12 @@ pub struct BotCgroup {
     on_turn: std::sync::atomic::AtomicBool,
 }
 
-/// CPU weights on and off a bot's turns: cgroup v1's `cpu.shares` (1024 is a process's
-/// default, 2 the least) and v2's `cpu.weight` (100 and 1). Off its turn a sandboxed bot
-/// (all its processes) gets a CPU only when the opponent on its turn does not want it, so
-/// processes it leaves spinning cannot starve a bot that is thinking.
+/// CPU weights of a sandboxed bot: cgroup v1's `cpu.shares` (1024 is a process's default,
+/// 2 the least) and v2's `cpu.weight` (100 and 1). From its answer until the host next
+/// writes to it (its opponent's turn) all its processes together get a CPU only when
+/// nothing else wants it, so processes it leaves spinning cannot starve the opponent that
+/// is thinking; whenever the host writes to it (a turn, a move played, the end of a game,
+/// `quit`) it has its full share again.
 const WEIGHTS_V1: (&str, &str) = ("1024", "2");
 const WEIGHTS_V2: (&str, &str) = ("100", "1");
 
