@@ -477,14 +477,7 @@ pub fn convert(args: &ConvertArgs) -> Result<Summary, String> {
         }
     };
     let out = &args.output;
-    let exists = if out.is_dir() {
-        std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?.next().is_some()
-    } else {
-        out.exists()
-    };
-    if exists {
-        return Err(format!("{}: already exists; convert writes a new file or an empty directory", out.display()));
-    }
+    crate::output_file::must_be_new(out, "convert writes a new file or an empty directory")?;
     match from {
         Format::Gravon => {
             if !args.game.is_empty() {

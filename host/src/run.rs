@@ -454,7 +454,15 @@ fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> 
     let mut records = manifest::read_records(dir)?;
     records.sort_by_key(|r| r.index);
     let index = dir.join("index.html");
-    let w = crate::viewer::write_index(&index, title, Some(summary_html), &records, crate::viewer::MAX_VIEWER_PAGES)?;
+    let w = crate::viewer::write_index(
+        &index,
+        title,
+        Some(summary_html),
+        &records,
+        crate::viewer::MAX_VIEWER_PAGES,
+        None,
+        "--out",
+    )?;
     if run.live != crate::sinks::Live::Quiet {
         eprintln!(
             "stratego-host: wrote {} ({} games; {} viewer pages in {}, {:.1} MB)",
