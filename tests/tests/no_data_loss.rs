@@ -156,3 +156,136 @@ fn ladder_table_html_never_overwrites_a_run_nor_writes_into_its_games_directory(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_ne!(std::fs::read_to_string(&theirs).unwrap(), "not ours");
 }
+
+/// Setups on Gravon's free board (`classicfree`: anywhere, any subset with a Flag), in the
+/// pairs form, that end a game in a chosen way when each side plays its first legal move.
+mod boards {
+    /// Red's Flag walled in by its Bombs: Red has no move.
+    pub const RED_SEALED: &str = "a1=F a2=B b1=B";
+    /// Blue's the same.
+    pub const BLUE_SEALED: &str = "j10=F j9=B i10=B";
+    /// Red's Marshal next to Blue's Flag, its only move the capture.
+    pub const RED_CAPTURES: &str = "a1=F a2=B b1=B j8=B i9=B j9=X";
+    /// Blue's Flag in the open, and a free Scout.
+    pub const BLUE_OPEN: &str = "j10=F e8=2";
+    /// Blue with a free Scout.
+    pub const BLUE_FREE: &str = "j10=F j9=B i10=B e8=2";
+    /// Each side's Bombs close the gaps between the lakes on its own side: two Scouts run
+    /// about apart until the ply limit.
+    pub const RED_WALLED: &str = "a1=F a5=B b5=B e5=B f5=B i5=B j5=B b2=2";
+    /// Blue's wall.
+    pub const BLUE_WALLED: &str = "j10=F a6=B b6=B e6=B f6=B i6=B j6=B i9=2";
+}
+
+/// Plays one game of `classicfree` between scripted bots (Red: `red_args`, Blue:
+/// `blue_args`) into `dir`, and returns its record.
+fn one_game(tmp: &TempDir, rules: &Path, dir: &Path, red_args: &[&str], blue_args: &[&str]) -> serde_json::Value {
+    let red = stratego_tests::scripted_bot(tmp, red_args);
+    let blue = stratego_tests::scripted_bot(tmp, blue_args);
+    let out = run_match(&[
+        &red,
+        &blue,
+        "--games",
+        "1",
+        "--rules",
+        s(rules),
+        "--move-time",
+        "0.5",
+        "--grace-ms",
+        "200",
+        "--out",
+        s(dir),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut recs = stratego_tests::records(dir);
+    assert_eq!(recs.len(), 1);
+    recs.remove(0)
+}
+
+#[test]
+fn every_ending_the_host_writes_converts_to_gravon_and_back() {
+    use boards::*;
+    let tmp = TempDir::new("nl-gravon");
+    let rules = tmp.join("classicfree.json");
+    let spec = stratego_rules::gravon::ruleset_for_type("classicfree").unwrap();
+    std::fs::write(&rules, serde_json::to_string(spec.spec()).unwrap()).unwrap();
+    let red = |setup: &str| format!("red={setup}");
+    let blue = |setup: &str| format!("blue={setup}");
+    // (name, Red's arguments, Blue's arguments, the reason, the winner, the reason read back)
+    let cases: Vec<(&str, Vec<String>, Vec<String>, &str, &str, &str)> = vec![
+        ("flag", vec![red(RED_CAPTURES)], vec![blue(BLUE_OPEN)], "flag_captured", "red", "flag_captured"),
+        ("no-moves", vec![red(RED_SEALED)], vec![blue(BLUE_FREE)], "no_legal_moves", "blue", "no_legal_moves"),
+        ("neither", vec![red(RED_SEALED)], vec![blue(BLUE_SEALED)], "neither_can_move", "null", "neither_can_move"),
+        ("ply-limit", vec![red(RED_WALLED)], vec![blue(BLUE_WALLED)], "ply_limit", "null", "ply_limit"),
+        (
+            "resign",
+            vec![red(RED_WALLED), "resign=3".into()],
+            vec![blue(BLUE_WALLED)],
+            "resignation",
+            "blue",
+            "resignation",
+        ),
+        (
+            "illegal",
+            vec![red(RED_WALLED)],
+            vec![blue(BLUE_WALLED), "illegal=2".into()],
+            "illegal_move",
+            "red",
+            "resignation",
+        ),
+        ("crash", vec![red(RED_WALLED), "crash=2".into()], vec![blue(BLUE_WALLED)], "crash", "blue", "resignation"),
+        (
+            "timeout",
+            vec![red(RED_WALLED), "sleep=2".into()],
+            vec![blue(BLUE_WALLED)],
+            "move_timeout",
+            "blue",
+            "resignation",
+        ),
+    ];
+    let mut all = String::new();
+    for (name, r, b, reason, winner, _) in &cases {
+        let r: Vec<&str> = r.iter().map(String::as_str).collect();
+        let b: Vec<&str> = b.iter().map(String::as_str).collect();
+        let dir = tmp.join(name);
+        let rec = one_game(&tmp, &rules, &dir, &r, &b);
+        assert_eq!(rec["result"]["reason"], *reason, "{name}: {}", rec["result"]);
+        assert_eq!(rec["result"]["winner"].to_string().trim_matches('"'), *winner, "{name}: {}", rec["result"]);
+        let mut line = rec.clone();
+        line["game_id"] = serde_json::Value::String(format!("{name}-{}", rec["game_id"].as_str().unwrap()));
+        all.push_str(&serde_json::to_string(&line).unwrap());
+        all.push('\n');
+    }
+    let records = tmp.join("all.jsonl");
+    std::fs::write(&records, &all).unwrap();
+    let zip = tmp.join("g.zip");
+    let out = host(&["convert", s(&records), s(&zip), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["converted"], cases.len(), "{summary}");
+    // The writer says which endings Gravon cannot hold and what it wrote instead.
+    assert_eq!(summary["approximated"]["crash as type 3 (resignation)"], 1, "{summary}");
+    assert_eq!(summary["approximated"]["illegal_move as type 3 (resignation)"], 1, "{summary}");
+    assert_eq!(summary["approximated"]["move_timeout as type 3 (resignation)"], 1, "{summary}");
+    assert_eq!(summary["approximated"].as_object().unwrap().len(), 3, "{summary}");
+    assert!(stderr(&out).contains("Gravon has no result type for crash: written crash as type 3"), "{}", stderr(&out));
+
+    let back = tmp.join("back.jsonl");
+    let out = host(&["convert", s(&zip), s(&back), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "the writer's XML reads back: {}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((summary["converted"].as_u64(), summary["errors"].as_u64()), (Some(cases.len() as u64), Some(0)));
+    let text = std::fs::read_to_string(&back).unwrap();
+    let again: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let originals: Vec<serde_json::Value> = all.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for (name, _, _, _, winner, read_back) in &cases {
+        let id_prefix = format!("{name}-");
+        let a = originals.iter().find(|r| r["game_id"].as_str().unwrap().starts_with(&id_prefix)).unwrap();
+        let b = again.iter().find(|r| r["game_id"].as_str().unwrap().starts_with(&id_prefix)).unwrap();
+        assert_eq!(b["result"]["reason"], *read_back, "{name}: {}", b["result"]);
+        assert_eq!(b["result"]["winner"].to_string().trim_matches('"'), *winner, "{name}");
+        assert_eq!(b["plies"].as_array().unwrap().len(), a["plies"].as_array().unwrap().len(), "{name}");
+        assert_eq!(b["deployments"], a["deployments"], "{name}");
+    }
+}
