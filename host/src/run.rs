@@ -113,6 +113,14 @@ fn usage(message: String) -> crate::cli::ConfigError {
 /// A configuration problem found only now (the setup book, a directory that holds another
 /// plan), with its exit code.
 pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError> {
+    if let (Some(shard), false) = (plan.run.shard, plan.run.seed_given) {
+        // Each shard would draw its own seed from the clock: a different plan each, found
+        // out only by `merge`, after all the games.
+        return Err(usage(format!(
+            "--shard {}/{}: needs a fixed seed (--seed N, or seed = N in the config file) so that every shard plays the same plan; without one each shard would draw its own and merge would refuse them after all the games",
+            shard.index, shard.count
+        )));
+    }
     let book = match &plan.run.setups {
         None => None,
         Some(path) => Some(Arc::new(

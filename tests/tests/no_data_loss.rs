@@ -289,3 +289,20 @@ fn every_ending_the_host_writes_converts_to_gravon_and_back() {
         assert_eq!(b["deployments"], a["deployments"], "{name}");
     }
 }
+
+#[test]
+fn a_shard_without_a_fixed_seed_is_refused_before_any_game() {
+    let tmp = TempDir::new("nl-shard-seed");
+    let dir = tmp.join("shard-1");
+    let out =
+        run_match(&["sample-bot", "sample-bot --strategy random", "--games", "4", "--shard", "1/2", "--out", s(&dir)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--shard 1/2: needs a fixed seed"), "{}", stderr(&out));
+    assert!(!dir.exists(), "nothing was played or written");
+    // A tournament's config file may fix it.
+    let config = tmp.join("t.toml");
+    std::fs::write(&config, "seed = 11\ngames = 2\nrules = \"barrage\"\n[[bot]]\nname = \"a\"\ncommand = \"sample-bot\"\n[[bot]]\nname = \"b\"\ncommand = \"sample-bot --strategy random\"\n").unwrap();
+    let out = host(&["tournament", s(&config), "--shard", "1/1", "--out", s(&dir), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stratego_tests::records(&dir).len(), 2);
+}
