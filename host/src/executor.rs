@@ -101,6 +101,34 @@ impl Executor {
                 end.finished += 1;
             }
         }
+        // Before the first game, every bot is started once (see `Executor::preflight`): a
+        // bot that cannot start stops the run before any game, and leaves none behind.
+        let mut source = source;
+        let first = source.next_game();
+        if let Some(game) = &first {
+            let checked = tokio::select! {
+                biased;
+                () = cancel.cancelled() => {
+                    end.cancelled = true;
+                    Ok(())
+                }
+                r = self.preflight(game) => r,
+            };
+            if let Err(f) = checked {
+                end.failed = Some(f);
+            }
+            if end.cancelled || end.failed.is_some() {
+                self.supervisor.kill_all();
+                end.wall = started.elapsed();
+                for sink in sinks.iter_mut() {
+                    if let Err(e) = sink.finish(&end) {
+                        end.failed.get_or_insert(e);
+                    }
+                }
+                return end;
+            }
+        }
+        let source = Prepended { first, rest: source };
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
         let want_plies = sinks.iter().any(|s| s.wants_plies());
@@ -140,6 +168,12 @@ impl Executor {
             for sink in sinks.iter_mut() {
                 match sink.on_event(&event) {
                     Flow::Continue => {}
+                    // A sink that fails keeps the event from the sinks after it: a game that
+                    // is not saved (or not a game: a bot that never started) is not counted.
+                    f @ Flow::Fail(_) => {
+                        flow = f;
+                        break;
+                    }
                     f => {
                         if flow == Flow::Continue {
                             flow = f;
@@ -246,6 +280,67 @@ impl Executor {
         }
     }
 
+    /// Starts every distinct bot of the event once, as its games start it (the same
+    /// session code, sandbox and supervisor): its process, `hello` (game id `preflight`,
+    /// the colour it has in `first` if it plays there), its `ready` within its start-up
+    /// limit, then `quit`. A few at a time (as many as the games at once start). Bots of
+    /// the legacy protocol, which has no greeting, are not started.
+    ///
+    /// # Errors
+    /// The first bot that could not be started or did not say `ready`: exit code 3, with
+    /// the fault and the last lines of its stderr.
+    async fn preflight(&self, first: &GameSpec) -> Result<(), crate::events::Failure> {
+        let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
+        for (id, e) in self.bots.iter().enumerate() {
+            let key = BotSpec { name: String::new(), ..e.spec.clone() };
+            if e.spec.protocol == Protocol::Json && !distinct.iter().any(|(_, k)| *k == key) {
+                distinct.push((id, key));
+            }
+        }
+        let ids: Vec<usize> = distinct.into_iter().map(|(id, _)| id).collect();
+        for chunk in ids.chunks(2 * self.concurrency.max(1)) {
+            let checks = chunk.iter().map(|&id| {
+                let color = Color::ALL.into_iter().find(|&c| first.seats[c] == id).unwrap_or(Color::Red);
+                self.preflight_one(id, color)
+            });
+            for r in futures_util::future::join_all(checks).await {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Executor::preflight`] of bot `id`, told it plays `color`.
+    async fn preflight_one(&self, id: usize, color: Color) -> Result<(), crate::events::Failure> {
+        let entrant = &self.bots[id];
+        let name = &entrant.spec.name;
+        let cannot = |why: String, stderr: &str| crate::events::Failure {
+            message: format!(
+                "bot {name} cannot start (started once before the first game, to its \"ready\"): {why}{}",
+                crate::sinks::stderr_lines(name, stderr)
+            ),
+            code: crate::exit::BOT_NOT_STARTABLE,
+        };
+        let mut session = AnySession::spawn(&entrant.spec, &self.settings.session_options(None), &self.supervisor)
+            .map_err(|e| cannot(format!("the program could not be started: {e}"), ""))?;
+        let tc = entrant.time_control;
+        let opponent = self.bots.iter().enumerate().find(|&(i, _)| i != id).map(|(_, e)| e.spec.name.clone());
+        let start = GameStart {
+            game_id: "preflight",
+            color,
+            rules: &self.settings.rules,
+            time_control: &tc,
+            seed: 0,
+            max_line: self.settings.max_line,
+            opponent: opponent.as_deref().filter(|_| !self.settings.blind),
+        };
+        let answer = session.start_game(&start).await;
+        let mut late = None;
+        let judged = crate::referee::judge(answer, tc.startup, tc.margin, Reason::StartupTimeout, "ready", &mut late);
+        let (_, report) = session.close(self.settings.grace).await;
+        judged.map(|_| ()).map_err(|f| cannot(f.message, &report.stderr_tail))
+    }
+
     /// Seats a bot: a kept session of it, or a new process.
     fn seat(
         &self,
@@ -286,6 +381,18 @@ impl Executor {
         let all = crate::os::allowed_cpus().ok().filter(|c| !c.is_empty())?;
         (self.auto_pin && !self.pin && self.concurrency <= all.len())
             .then(|| crate::referee::ShareCpu { cpu: all[slot % all.len()], all: Arc::new(all) })
+    }
+}
+
+/// A game already taken from a source (to see that there is one), then the source's.
+struct Prepended<S> {
+    first: Option<GameSpec>,
+    rest: S,
+}
+
+impl<S: GameSource> GameSource for Prepended<S> {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        self.first.take().or_else(|| self.rest.next_game())
     }
 }
 

@@ -1078,12 +1078,12 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
         let mut sink = LadderSink { ladder: &mut ladder, ids, versions, saved: 0 };
         let mut progress = Progress::new(run.live, Some(planned), |_| None, game_line);
         let end = {
-            // The ladder first: a game's line is printed only once it is saved.
-            let mut sinks: Vec<&mut dyn Sink> = vec![&mut sink];
+            // A bot that never started stops the run before its game is saved; then the
+            // ladder: a game's line is printed only once it is saved.
+            let mut sinks: Vec<&mut dyn Sink> = vec![&mut startup, &mut sink];
             if let Some(r) = records.as_mut() {
                 sinks.push(r);
             }
-            sinks.push(&mut startup);
             sinks.push(&mut progress);
             executor.run(schedule, &[], &mut sinks, cancel).await
         };

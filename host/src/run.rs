@@ -341,8 +341,8 @@ async fn play(
                 schedule,
                 &past,
                 [
-                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
@@ -381,8 +381,8 @@ async fn play(
                 games,
                 &past,
                 [
-                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
@@ -421,8 +421,8 @@ async fn play(
                 source,
                 &past,
                 [
-                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),

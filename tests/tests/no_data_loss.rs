@@ -213,7 +213,8 @@ fn every_ending_the_host_writes_converts_to_gravon_and_back() {
     let red = |setup: &str| format!("red={setup}");
     let blue = |setup: &str| format!("blue={setup}");
     // (name, Red's arguments, Blue's arguments, the reason, the winner, the reason read back)
-    let cases: Vec<(&str, Vec<String>, Vec<String>, &str, &str, &str)> = vec![
+    type Case = (&'static str, Vec<String>, Vec<String>, &'static str, &'static str, &'static str);
+    let cases: Vec<Case> = vec![
         ("flag", vec![red(RED_CAPTURES)], vec![blue(BLUE_OPEN)], "flag_captured", "red", "flag_captured"),
         ("no-moves", vec![red(RED_SEALED)], vec![blue(BLUE_FREE)], "no_legal_moves", "blue", "no_legal_moves"),
         ("neither", vec![red(RED_SEALED)], vec![blue(BLUE_SEALED)], "neither_can_move", "null", "neither_can_move"),
@@ -305,4 +306,110 @@ fn a_shard_without_a_fixed_seed_is_refused_before_any_game() {
     let out = host(&["tournament", s(&config), "--shard", "1/1", "--out", s(&dir), "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stratego_tests::records(&dir).len(), 2);
+}
+
+/// A Python bot for any ruleset (its setup from the request, the first legal move). With
+/// `once FILE` it starts only once: it creates FILE, and exits if it is there already.
+/// With `write-here` it writes a file in its working directory at start.
+const PLAIN_BOT: &str = r#"import json, os, sys
+if "once" in sys.argv:
+    marker = sys.argv[sys.argv.index("once") + 1]
+    if os.path.exists(marker):
+        sys.exit("started twice: " + marker)
+    open(marker, "w").close()
+if "write-here" in sys.argv:
+    open("state.txt", "w").write("x")
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "plain"}), flush=True)
+    elif m["type"] == "setup_request":
+        army = [r for r, n in m["pieces"].items() for _ in range(n)]
+        pairs = " ".join(f"{s}={r}" for s, r in zip(m["squares"], army))
+        print(json.dumps({"type": "setup", "deployment": pairs}), flush=True)
+    elif m["type"] == "turn":
+        print(json.dumps({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"#;
+
+fn tournament(args: &[&str]) -> Output {
+    Command::new(host_bin()).arg("tournament").args(args).output().expect("run stratego-host")
+}
+
+#[test]
+fn a_bot_that_cannot_start_is_caught_before_the_first_game_and_leaves_no_game() {
+    let tmp = TempDir::new("nl-preflight");
+    let dir = tmp.join("run");
+    let later = tmp.join("later.py");
+    let bot = format!("python3 {}", later.display());
+    // Three bots; the first games are the two sample bots', the missing script plays later.
+    let args = [
+        "--bot",
+        "sample-bot",
+        "--bot",
+        "sample-bot --strategy random",
+        "--bot",
+        &bot,
+        "--rules",
+        "barrage",
+        "--seed",
+        "3",
+        "--out",
+        s(&dir),
+        "-q",
+    ];
+    for attempt in 0..2 {
+        let out = tournament(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "attempt {attempt}: {err}");
+        assert!(err.contains("bot later cannot start (started once before the first game"), "{err}");
+        assert!(err.contains("can't open file"), "its stderr is shown: {err}");
+        assert!(stratego_tests::records(&dir).is_empty(), "attempt {attempt}: no game was played or recorded");
+    }
+    // Once the script is there, the same command plays every game, and none is a forfeit.
+    std::fs::write(&later, PLAIN_BOT).unwrap();
+    let out = tournament(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let recs = stratego_tests::records(&dir);
+    assert_eq!(recs.len(), 6, "three pairings of two games");
+    assert!(recs.iter().all(|r| r["result"]["faulty"].is_null()), "no forfeit: {recs:?}");
+}
+
+#[test]
+fn a_bot_that_dies_before_ready_in_its_first_game_leaves_no_record() {
+    // It passes the pre-flight, then cannot start again: its first game is not a game.
+    let tmp = TempDir::new("nl-first-game");
+    let dir = tmp.join("run");
+    let script = tmp.join("once.py");
+    std::fs::write(&script, PLAIN_BOT).unwrap();
+    let bot = format!("python3 {} once {}", script.display(), tmp.join("started").display());
+    let out = run_match(&[&bot, "sample-bot", "--rules", "barrage", "--games", "4", "--out", s(&dir)]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot start: its first game ended before it was ready"), "{err}");
+    assert!(err.contains("started twice"), "{err}");
+    assert!(stratego_tests::records(&dir).is_empty(), "the failed start is not recorded as a game");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("1 games"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn the_preflight_starts_the_bot_as_games_do_in_the_sandbox() {
+    // Writing into its own directory works outside the sandbox, which makes it read-only.
+    let tmp = TempDir::new("nl-preflight-sandbox");
+    let botdir = tmp.join("bot");
+    std::fs::create_dir_all(&botdir).unwrap();
+    std::fs::write(botdir.join("bot.py"), PLAIN_BOT).unwrap();
+    let spec =
+        serde_json::json!({"name": "writer", "command": ["/usr/bin/python3", "bot.py", "write-here"], "dir": botdir})
+            .to_string();
+    let out = run_match(&[&spec, "sample-bot", "--rules", "barrage", "--games", "2", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "outside the sandbox it plays: {}", stderr(&out));
+    let dir = tmp.join("run");
+    let out = run_match(&[&spec, "sample-bot", "--rules", "barrage", "--games", "2", "--sandbox", "--out", s(&dir)]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("bot writer cannot start (started once before the first game"), "{err}");
+    assert!(err.contains("Read-only file system"), "{err}");
+    assert!(stratego_tests::records(&dir).is_empty());
 }
