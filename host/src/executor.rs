@@ -22,7 +22,9 @@ use crate::json_session::{JsonSession, SessionOptions};
 use crate::reason::{Fault, Reason};
 use crate::referee::{GameSettings, Seat, play_game};
 use crate::schedule::GameSpec;
-use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
+use crate::session::{
+    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
+};
 use crate::supervisor::{Cancel, Supervisor};
 use crate::ucc_session::UccSession;
 
@@ -235,14 +237,32 @@ impl Executor {
         share: Option<crate::referee::ShareCpu>,
         want_plies: bool,
     ) {
-        // Sessions of multi-game bots, kept between this worker's games, by bot id.
+        // Sessions of multi-game bots, kept between this worker's games, by bot id: those
+        // of the last game only (a kept session its next game does not seat is closed).
         let mut pool: Vec<Vec<AnySession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
+        // The last game, while its kept processes may still write for it (see `Held`).
+        let mut held: Option<Held> = None;
         loop {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
             let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
             let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+            if let Some(h) = held.as_mut() {
+                // A kept process this game does not seat ends now: its last words and exit
+                // go to the game it played.
+                for color in Color::ALL {
+                    let Some((id, _)) = &h.waiting[color] else { continue };
+                    let id = *id;
+                    if spec.seats.red != id && spec.seats.blue != id {
+                        h.waiting[color] = None;
+                        if let Some(s) = pool[id].pop() {
+                            let (exit, report) = s.close(self.settings.grace).await;
+                            h.closed(color, exit, report);
+                        }
+                    }
+                }
+            }
             let seats =
                 ByColor::new_with(|color| Seat { share_cpu: share.clone(), ..self.seat(&spec, color, &mut pool, cpu) });
             let on_ply = |update: crate::referee::LiveUpdate<'_>| {
@@ -256,24 +276,47 @@ impl Executor {
             };
             let on_ply: Option<&(dyn Fn(crate::referee::LiveUpdate<'_>) + Sync)> =
                 if want_plies { Some(&on_ply) } else { None };
-            let (record, kept) = play_game(&self.settings, &spec, seats, on_ply).await;
+            // The last game is reported once its kept processes have answered this game's
+            // hello (what they wrote until then is its), while this game plays.
+            let last = held.take();
+            let ((record, kept), sent) = tokio::join!(play_game(&self.settings, &spec, seats, on_ply), async {
+                match last {
+                    Some(h) => h.report(&tx).await,
+                    None => true,
+                }
+            });
             let ByColor { red, blue } = kept;
+            let mut h = Held { spec, record, waiting: ByColor::default() };
             for (color, session) in [(Color::Red, red), (Color::Blue, blue)] {
-                if let Some(s) = session {
-                    pool[spec.seats[color]].push(s);
+                if let Some(mut s) = session {
+                    let (to, from) = tokio::sync::oneshot::channel();
+                    s.send_post_game_to(to);
+                    h.waiting[color] = Some((h.spec.seats[color], from));
+                    pool[h.spec.seats[color]].push(s);
                 }
             }
-            if let Some(faulty) = record.result.faulty {
-                let _ = tx.send(Report::Event(Event::Fault {
-                    spec: spec.clone(),
-                    color: faulty,
-                    reason: record.result.reason,
-                    message: record.result.message.clone(),
-                }));
-            }
-            if tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_err() {
+            if !sent {
                 break;
             }
+            if h.waiting.red.is_none() && h.waiting.blue.is_none() {
+                if !h.report(&tx).await {
+                    break;
+                }
+            } else {
+                held = Some(h);
+            }
+        }
+        // The last game's kept processes end: their last words and exit go to it.
+        if let Some(mut h) = held {
+            for color in Color::ALL {
+                if let Some((id, _)) = h.waiting[color].take() {
+                    if let Some(s) = pool[id].pop() {
+                        let (exit, report) = s.close(self.settings.grace).await;
+                        h.closed(color, exit, report);
+                    }
+                }
+            }
+            h.report(&tx).await;
         }
         for s in pool.into_iter().flatten() {
             crate::session::BotSession::shutdown(s, self.settings.grace).await;
@@ -384,6 +427,56 @@ impl Executor {
     }
 }
 
+/// A finished game whose bots' processes were kept for another game: what they write after
+/// its `game_over` belongs to it (protocol.md), so it is reported only once each has
+/// answered its next `hello` ([`PostGame`]) or has been closed (its exit recorded).
+struct Held {
+    spec: GameSpec,
+    record: crate::record::GameRecord,
+    /// By seat: the bot id of a kept process, and where its post-game output comes.
+    waiting: ByColor<Option<(usize, tokio::sync::oneshot::Receiver<PostGame>)>>,
+}
+
+impl Held {
+    /// Seat `color`'s process was closed: what it said until its exit, and the exit.
+    fn closed(&mut self, color: Color, exit: String, report: SessionReport) {
+        let b = &mut self.record.bots[color];
+        b.exit = Some(exit);
+        b.info = report.info;
+        b.bytes_from_bot = report.bytes_from_bot;
+        (b.stderr_tail, b.stderr_bytes) = (report.stderr_tail, report.stderr_bytes);
+    }
+
+    /// Waits for the post-game output of the processes still out, adds it to the record,
+    /// and reports the game (its fault, then its end). False when nobody listens anymore.
+    async fn report(mut self, tx: &mpsc::UnboundedSender<Report>) -> bool {
+        for color in Color::ALL {
+            let Some((_, from)) = self.waiting[color].take() else { continue };
+            // A session dropped before its next hello sends nothing: the record stays.
+            if let Ok(post) = from.await {
+                let b = &mut self.record.bots[color];
+                let room = crate::json_session::MAX_INFO_LINES.saturating_sub(b.info.len());
+                b.info.extend(post.info.into_iter().take(room));
+                b.bytes_from_bot += post.bytes_from_bot;
+                (b.stderr_tail, b.stderr_bytes) = (post.stderr_tail, post.stderr_bytes);
+                if post.exit.is_some() {
+                    b.exit = post.exit;
+                }
+            }
+        }
+        let Held { spec, record, .. } = self;
+        if let Some(faulty) = record.result.faulty {
+            let _ = tx.send(Report::Event(Event::Fault {
+                spec: spec.clone(),
+                color: faulty,
+                reason: record.result.reason,
+                message: record.result.message.clone(),
+            }));
+        }
+        tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_ok()
+    }
+}
+
 /// A game already taken from a source (to see that there is one), then the source's.
 struct Prepended<S> {
     first: Option<GameSpec>,
@@ -451,6 +544,13 @@ pub enum AnySession {
 }
 
 impl AnySession {
+    /// See [`JsonSession::send_post_game_to`] (a legacy-protocol process plays one game).
+    pub fn send_post_game_to(&mut self, to: tokio::sync::oneshot::Sender<PostGame>) {
+        if let AnySession::Json(s) = self {
+            s.send_post_game_to(to);
+        }
+    }
+
     /// Starts the bot's process, to be spoken to in its protocol.
     ///
     /// # Errors

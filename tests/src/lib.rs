@@ -129,7 +129,7 @@ pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
 
 /// A small Python bot driven by `KEY=VALUE` arguments, for tests that need exact setups and
 /// endings: `red=SETUP` / `blue=SETUP` (its setup for each colour, in any form `setup`
-/// accepts, e.g. `a1=F a2=B b1=B`), and at its N-th turn of a game `resign=N`, `crash=N`
+/// accepts, e.g. `a1=F a2=B b1=B`; without, its pieces in the order of the request), and at its N-th turn of a game `resign=N`, `crash=N`
 /// (exit 1), `illegal=N` (the move `a1-a2`), `sleep=N` (no answer for 30 s); otherwise it
 /// plays the first of `legal_moves`. `multi=1` says `multi_game`; `post=1` writes, after
 /// each `game_over`, the info line `after GAME_ID` and the stderr line `stderr after
@@ -147,7 +147,11 @@ for line in sys.stdin:
         color, game, turns = m["color"], m["game_id"], 0
         send({"type": "ready", "name": "scripted", "multi_game": args.get("multi") == "1"})
     elif t == "setup_request":
-        send({"type": "setup", "deployment": args[color]})
+        if color in args:
+            send({"type": "setup", "deployment": args[color]})
+        else:
+            army = [r for r, n in m["pieces"].items() for _ in range(n)]
+            send({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(m["squares"], army))})
     elif t == "turn":
         turns += 1
         if args.get("resign") == str(turns):

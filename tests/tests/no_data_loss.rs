@@ -413,3 +413,34 @@ fn the_preflight_starts_the_bot_as_games_do_in_the_sandbox() {
     assert!(err.contains("Read-only file system"), "{err}");
     assert!(stratego_tests::records(&dir).is_empty());
 }
+
+#[test]
+fn what_a_kept_process_writes_after_game_over_is_recorded_with_that_game() {
+    let tmp = TempDir::new("nl-post-game");
+    let dir = tmp.join("run");
+    let bot = stratego_tests::scripted_bot(&tmp, &["multi=1", "post=1", "exit_note=1"]);
+    let out = run_match(&[&bot, "sample-bot", "--rules", "barrage", "--games", "3", "--seed", "8", "--out", s(&dir)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut recs = stratego_tests::records(&dir);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    assert_eq!(recs.len(), 3);
+    let ids: Vec<String> = recs.iter().map(|r| r["game_id"].as_str().unwrap().to_owned()).collect();
+    for (i, r) in recs.iter().enumerate() {
+        let me = if r["bots"]["red"]["name"] == "scripted_bot" { &r["bots"]["red"] } else { &r["bots"]["blue"] };
+        let info: Vec<&str> = me["info"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let tail = me["stderr_tail"].as_str().unwrap();
+        // Its own post-game lines, and no other game's.
+        assert_eq!(info, vec![format!("after {}", ids[i])], "game {i}: {}", me);
+        for (j, id) in ids.iter().enumerate() {
+            assert_eq!(tail.contains(&format!("stderr after {id}")), i == j, "game {i}, game {j}'s line: {tail:?}");
+        }
+        // One process played the three games: the last records its exit and last words.
+        if i == 2 {
+            assert!(me["exit"].as_str().is_some_and(|e| e.contains("exited")), "{me}");
+            assert!(tail.contains("bye"), "{tail:?}");
+        } else {
+            assert!(me["exit"].is_null(), "game {i}: the process went on: {me}");
+            assert!(!me["process_note"].as_str().unwrap_or("").contains("fresh process"), "game {i}: {me}");
+        }
+    }
+}
