@@ -51,6 +51,11 @@ impl RecordsSink {
         &self.path
     }
 
+    /// Whether a record could not be written.
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
     fn close(&mut self) -> Result<(), Failure> {
         self.queue = None;
         let message = match self.thread.take().map(|t| t.join()) {

@@ -444,3 +444,71 @@ fn what_a_kept_process_writes_after_game_over_is_recorded_with_that_game() {
         }
     }
 }
+
+/// Runs the host under bash with a file size limit of `kib` KiB (its writes past it fail
+/// with EFBIG, SIGXFSZ ignored: as on a full disk).
+fn host_with_file_limit(kib: u32, args: &[&str]) -> Output {
+    let mut script = format!("ulimit -f {kib}; trap '' XFSZ; exec '{}'", host_bin().display());
+    for a in args {
+        script.push_str(&format!(" '{a}'"));
+    }
+    Command::new("bash").args(["-c", &script]).output().expect("run bash")
+}
+
+#[test]
+fn after_a_failed_record_write_the_summary_counts_what_was_saved_and_no_line_is_torn() {
+    let tmp = TempDir::new("nl-disk-full");
+    let dir = tmp.join("run");
+    let args = ["match", "sample-bot", "sample-bot --strategy random", "--rules", "barrage", "--games", "12"];
+    let mut limited: Vec<&str> = args.to_vec();
+    limited.extend(["--seed", "9", "--out", s(&dir), "--json", "-q"]);
+    let out = host_with_file_limit(48, &limited);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write a game record"), "{err}");
+    // Every line of the file is a whole record; the summary counts exactly those.
+    let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    assert!(text.is_empty() || text.ends_with('\n'), "a torn last line: {text:.200}");
+    let saved = stratego_tests::records(&dir).len();
+    assert!((1..12).contains(&saved), "{saved} saved: pick a limit that cuts the run");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the summary");
+    let counted = summary["bots"][0]["wins"].as_u64().unwrap()
+        + summary["bots"][0]["draws"].as_u64().unwrap()
+        + summary["bots"][0]["losses"].as_u64().unwrap();
+    assert_eq!(counted as usize, saved, "the summary counts the saved games: {summary}");
+    assert!(err.contains(&format!("holds {saved} finished games of this event")), "{err}");
+    // The same command, with room, finishes the match without a word about a torn line.
+    let out = host(&limited);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("torn"), "{}", stderr(&out));
+    assert_eq!(stratego_tests::records(&dir).len(), 12);
+}
+
+#[test]
+fn an_interrupted_run_without_out_does_not_claim_records() {
+    let tmp = TempDir::new("nl-ctrl-c");
+    let pidfile = tmp.join("pids");
+    let bot = stratego_tests::misbehaving(&format!("--misbehave move-timeout --at 1 --pidfile {}", pidfile.display()));
+    let child = Command::new(host_bin())
+        .args(["match", &bot, &bot, "--games", "2", "--move-time", "60"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The pre-flight's process, then the game's two.
+    for _ in 0..200 {
+        if stratego_tests::read_pids(&pidfile).len() >= 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: sending SIGINT to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("no --out: no records were saved"), "{err}");
+    assert!(!err.contains("the records"), "{err}");
+}
