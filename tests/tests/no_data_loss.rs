@@ -261,17 +261,9 @@ fn every_ending_the_host_writes_converts_to_gravon_and_back() {
     let records = tmp.join("all.jsonl");
     std::fs::write(&records, &all).unwrap();
     let zip = tmp.join("g.zip");
-    let out = host(&["convert", s(&records), s(&zip), "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(summary["converted"], cases.len(), "{summary}");
-    // The writer says which endings Gravon cannot hold and what it wrote instead.
-    assert_eq!(summary["approximated"]["crash as type 3 (resignation)"], 1, "{summary}");
-    assert_eq!(summary["approximated"]["illegal_move as type 3 (resignation)"], 1, "{summary}");
-    assert_eq!(summary["approximated"]["move_timeout as type 3 (resignation)"], 1, "{summary}");
-    assert_eq!(summary["approximated"].as_object().unwrap().len(), 3, "{summary}");
-    assert!(stderr(&out).contains("Gravon has no result type for crash: written crash as type 3"), "{}", stderr(&out));
-
+    let to_gravon = host(&["convert", s(&records), s(&zip), "--json"]);
+    assert_eq!(to_gravon.status.code(), Some(0), "{}", stderr(&to_gravon));
+    let written: serde_json::Value = serde_json::from_slice(&to_gravon.stdout).unwrap();
     let back = tmp.join("back.jsonl");
     let out = host(&["convert", s(&zip), s(&back), "--json"]);
     assert_eq!(out.status.code(), Some(0), "the writer's XML reads back: {}", stderr(&out));
@@ -289,6 +281,17 @@ fn every_ending_the_host_writes_converts_to_gravon_and_back() {
         assert_eq!(b["plies"].as_array().unwrap().len(), a["plies"].as_array().unwrap().len(), "{name}");
         assert_eq!(b["deployments"], a["deployments"], "{name}");
     }
+    assert_eq!(written["converted"], cases.len(), "{written}");
+    // The writer says which endings Gravon cannot hold and what it wrote instead.
+    assert_eq!(written["approximated"]["crash as type 3 (resignation)"], 1, "{written}");
+    assert_eq!(written["approximated"]["illegal_move as type 3 (resignation)"], 1, "{written}");
+    assert_eq!(written["approximated"]["move_timeout as type 3 (resignation)"], 1, "{written}");
+    assert_eq!(written["approximated"].as_object().unwrap().len(), 3, "{written}");
+    assert!(
+        stderr(&to_gravon).contains("Gravon has no result type for crash: written crash as type 3"),
+        "{}",
+        stderr(&to_gravon)
+    );
 }
 
 #[test]
@@ -427,7 +430,8 @@ fn what_a_kept_process_writes_after_game_over_is_recorded_with_that_game() {
     let ids: Vec<String> = recs.iter().map(|r| r["game_id"].as_str().unwrap().to_owned()).collect();
     for (i, r) in recs.iter().enumerate() {
         let me = if r["bots"]["red"]["name"] == "scripted_bot" { &r["bots"]["red"] } else { &r["bots"]["blue"] };
-        let info: Vec<&str> = me["info"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let info: Vec<&str> =
+            me["info"].as_array().map(|a| a.iter().map(|v| v.as_str().unwrap()).collect()).unwrap_or_default();
         let tail = me["stderr_tail"].as_str().unwrap();
         // Its own post-game lines, and no other game's.
         assert_eq!(info, vec![format!("after {}", ids[i])], "game {i}: {}", me);
