@@ -20,8 +20,11 @@
 //! `move_timeout` (the loser is the faulty side; no winner: a draw). A record made by the
 //! arena maps back by its reason: the three rule endings to 0, 1, 2; a resignation or
 //! fault with a winner to 3 (the loser gave the game up; Gravon's codes have no finer
-//! split that fits); any other draw to 4. Think times and bot names have no place in
-//! Gravon XML and are lost.
+//! split that fits); any other draw to 4. A type 4 draw whose replay ends at the ply limit
+//! is read back as `ply_limit`, so that every ending the arena writes reads back; a fault
+//! written as 3 or 4 reads back as a resignation or an agreed draw, and the writer says so
+//! (a note per game on stderr, and `approximated` in the summary). Think times and bot
+//! names have no place in Gravon XML and are lost.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -33,7 +36,7 @@ use stratego_protocol::TimeControl;
 use stratego_protocol::reason::Reason;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult, read_records};
 use stratego_rules::gravon::{GravonGame, GravonResult, Replay, ruleset_for_type};
-use stratego_rules::{ByColor, Color, Deployment, Game, Ruleset};
+use stratego_rules::{ByColor, Color, Deployment, EndReason, Game, Ruleset};
 
 use crate::exit;
 
@@ -112,6 +115,10 @@ pub struct Summary {
     pub skipped: BTreeMap<String, usize>,
     /// Games that are broken.
     pub errors: usize,
+    /// Games whose ending Gravon has no result type for, written as the nearest one (a
+    /// fault as a resignation, a draw by faults as an agreed draw), by what was written
+    /// as what.
+    pub approximated: BTreeMap<String, usize>,
     /// A line per game skipped or broken: `file: skipped: why` / `file: error: why`.
     pub problems: Vec<String>,
     /// The file or directory written.
@@ -144,8 +151,18 @@ impl Summary {
             Some(Format::Gravon) => "Gravon XML",
             None => "?",
         };
+        let approximated = match self.approximated.values().sum::<usize>() {
+            0 => String::new(),
+            n => {
+                let kinds: Vec<String> = self.approximated.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+                format!(
+                    "; {n} endings have no Gravon result type and were written as the nearest ({})",
+                    kinds.join(", ")
+                )
+            }
+        };
         format!(
-            "converted {} of {} games ({} plies) from {} to {} in {}; skipped {skipped}{kinds}; errors {}\n",
+            "converted {} of {} games ({} plies) from {} to {} in {}; skipped {skipped}{kinds}; errors {}{approximated}\n",
             self.converted,
             self.games,
             self.plies,
@@ -273,7 +290,13 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
         return Err(Problem::error(format!("ply {ply} {mv} is illegal: {why}")));
     }
     let result = g.result.ok_or_else(|| Problem::error("no <result> element"))?;
-    if !replay.agrees {
+    // A draw the rules made (the ply limit) has no Gravon type of its own: the host writes
+    // it as type 4 (a draw), and reads it back as the rules' draw.
+    let rules_draw = replay
+        .outcome
+        .filter(|o| o.winner.is_none() && matches!(o.reason, EndReason::PlyLimit | EndReason::SealedFlags))
+        .filter(|_| (result.kind, result.winner) == (4, 3));
+    if !replay.agrees && rules_draw.is_none() {
         let said = replay.outcome.map_or("the game goes on".to_owned(), |o| o.to_string());
         return Err(Problem::error(format!(
             "result type {} winner {} disagrees with the replay: {said}",
@@ -297,7 +320,10 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
         1 => (Reason::FlagCaptured, "flag captured".to_owned()),
         2 => (Reason::NeitherCanMove, "neither side could move".to_owned()),
         3 => (Reason::Resignation, "resignation".to_owned()),
-        4 => (Reason::Resignation, "draw agreed".to_owned()),
+        4 => match rules_draw {
+            Some(o) => (Reason::from(o.reason), format!("{} (by the rules)", o.reason)),
+            None => (Reason::Resignation, "draw agreed".to_owned()),
+        },
         k @ 10..=14 => (Reason::MoveTimeout, format!("absence or clock (code {k})")),
         k => return Err(Problem::error(format!("result type {k}: not a Gravon result type (0-4, 10-14)"))),
     };
@@ -407,6 +433,25 @@ pub fn record_to_gravon(record: &GameRecord) -> Result<GravonGame, Problem> {
     Ok(GravonGame::from_game(game_type, &game, Some(GravonResult { kind, winner })))
 }
 
+/// How `record_to_gravon` writes a record's ending when Gravon has no result type for it:
+/// `Some("crash as type 3 (resignation)")` for a fault with a winner (read back as a
+/// resignation), `Some("… as type 4 (agreed draw)")` for a draw by faults; `None` when the
+/// ending goes both ways unchanged (the rules' endings, the ply limit, a resignation, a
+/// Gravon time-out kept from a converted game).
+pub fn approximation(record: &GameRecord) -> Option<String> {
+    let res = &record.result;
+    if !res.reason.is_fault() {
+        return None;
+    }
+    if res.reason == Reason::MoveTimeout && matches!(marked_kind(&res.message), Some(10..=14)) {
+        return None;
+    }
+    Some(match res.winner {
+        Some(_) => format!("{} as type 3 (resignation)", res.reason.code()),
+        None => format!("{} as type 4 (agreed draw)", res.reason.code()),
+    })
+}
+
 /// The file name of a game's XML in a zip or directory: its id with anything but
 /// letters, digits, `.`, `-`, `_` (and a leading dot) replaced by `_`.
 fn xml_file_name(id: &str) -> String {
@@ -477,14 +522,7 @@ pub fn convert(args: &ConvertArgs) -> Result<Summary, String> {
         }
     };
     let out = &args.output;
-    let exists = if out.is_dir() {
-        std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?.next().is_some()
-    } else {
-        out.exists()
-    };
-    if exists {
-        return Err(format!("{}: already exists; convert writes a new file or an empty directory", out.display()));
-    }
+    crate::output_file::must_be_new(out, "convert writes a new file or an empty directory")?;
     match from {
         Format::Gravon => {
             if !args.game.is_empty() {
@@ -559,6 +597,15 @@ fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Summar
             Ok(g) => {
                 summary.converted += 1;
                 summary.plies += g.moves.len();
+                if let Some(how) = approximation(r) {
+                    eprintln!(
+                        "stratego-host convert: {}: game {}: note: Gravon has no result type for {}: written {how}",
+                        file.display(),
+                        r.game_id,
+                        r.result.reason.code()
+                    );
+                    *summary.approximated.entry(how).or_default() += 1;
+                }
                 xmls.push((xml_file_name(&r.game_id), g.to_xml()));
             }
             Err(p) => summary.note(&format!("{}: game {}", file.display(), r.game_id), p),

@@ -72,7 +72,9 @@ pub enum Flow {
     /// Stop: the run has its answer (e.g. an SPRT bound was crossed). Games still running
     /// are stopped and not counted.
     Stop,
-    /// Stop: the run cannot go on (a record cannot be saved, a bot cannot start).
+    /// Stop: the run cannot go on (a record cannot be saved, a bot cannot start). The
+    /// event is not given to the sinks after this one (the game is neither saved nor
+    /// counted after a sink that refused it).
     Fail(Failure),
 }
 

@@ -22,7 +22,9 @@ use crate::json_session::{JsonSession, SessionOptions};
 use crate::reason::{Fault, Reason};
 use crate::referee::{GameSettings, Seat, play_game};
 use crate::schedule::GameSpec;
-use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
+use crate::session::{
+    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
+};
 use crate::supervisor::{Cancel, Supervisor};
 use crate::ucc_session::UccSession;
 
@@ -101,6 +103,34 @@ impl Executor {
                 end.finished += 1;
             }
         }
+        // Before the first game, every bot is started once (see `Executor::preflight`): a
+        // bot that cannot start stops the run before any game, and leaves none behind.
+        let mut source = source;
+        let first = source.next_game();
+        if let Some(game) = &first {
+            let checked = tokio::select! {
+                biased;
+                () = cancel.cancelled() => {
+                    end.cancelled = true;
+                    Ok(())
+                }
+                r = self.preflight(game) => r,
+            };
+            if let Err(f) = checked {
+                end.failed = Some(f);
+            }
+            if end.cancelled || end.failed.is_some() {
+                self.supervisor.kill_all();
+                end.wall = started.elapsed();
+                for sink in sinks.iter_mut() {
+                    if let Err(e) = sink.finish(&end) {
+                        end.failed.get_or_insert(e);
+                    }
+                }
+                return end;
+            }
+        }
+        let source = Prepended { first, rest: source };
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
         let want_plies = sinks.iter().any(|s| s.wants_plies());
@@ -140,6 +170,12 @@ impl Executor {
             for sink in sinks.iter_mut() {
                 match sink.on_event(&event) {
                     Flow::Continue => {}
+                    // A sink that fails keeps the event from the sinks after it: a game that
+                    // is not saved (or not a game: a bot that never started) is not counted.
+                    f @ Flow::Fail(_) => {
+                        flow = f;
+                        break;
+                    }
                     f => {
                         if flow == Flow::Continue {
                             flow = f;
@@ -201,14 +237,32 @@ impl Executor {
         share: Option<crate::referee::ShareCpu>,
         want_plies: bool,
     ) {
-        // Sessions of multi-game bots, kept between this worker's games, by bot id.
+        // Sessions of multi-game bots, kept between this worker's games, by bot id: those
+        // of the last game only (a kept session its next game does not seat is closed).
         let mut pool: Vec<Vec<AnySession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
+        // The last game, while its kept processes may still write for it (see `Held`).
+        let mut held: Option<Held> = None;
         loop {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
             let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
             let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+            if let Some(h) = held.as_mut() {
+                // A kept process this game does not seat ends now: its last words and exit
+                // go to the game it played.
+                for color in Color::ALL {
+                    let Some((id, _)) = &h.waiting[color] else { continue };
+                    let id = *id;
+                    if spec.seats.red != id && spec.seats.blue != id {
+                        h.waiting[color] = None;
+                        if let Some(s) = pool[id].pop() {
+                            let (exit, report) = s.close(self.settings.grace).await;
+                            h.closed(color, exit, report);
+                        }
+                    }
+                }
+            }
             let seats =
                 ByColor::new_with(|color| Seat { share_cpu: share.clone(), ..self.seat(&spec, color, &mut pool, cpu) });
             let on_ply = |update: crate::referee::LiveUpdate<'_>| {
@@ -222,28 +276,112 @@ impl Executor {
             };
             let on_ply: Option<&(dyn Fn(crate::referee::LiveUpdate<'_>) + Sync)> =
                 if want_plies { Some(&on_ply) } else { None };
-            let (record, kept) = play_game(&self.settings, &spec, seats, on_ply).await;
+            // The last game is reported once its kept processes have answered this game's
+            // hello (what they wrote until then is its), while this game plays.
+            let last = held.take();
+            let ((record, kept), sent) = tokio::join!(play_game(&self.settings, &spec, seats, on_ply), async {
+                match last {
+                    Some(h) => h.report(&tx).await,
+                    None => true,
+                }
+            });
             let ByColor { red, blue } = kept;
+            let mut h = Held { spec, record, waiting: ByColor::default() };
             for (color, session) in [(Color::Red, red), (Color::Blue, blue)] {
-                if let Some(s) = session {
-                    pool[spec.seats[color]].push(s);
+                if let Some(mut s) = session {
+                    let (to, from) = tokio::sync::oneshot::channel();
+                    s.send_post_game_to(to);
+                    h.waiting[color] = Some((h.spec.seats[color], from));
+                    pool[h.spec.seats[color]].push(s);
                 }
             }
-            if let Some(faulty) = record.result.faulty {
-                let _ = tx.send(Report::Event(Event::Fault {
-                    spec: spec.clone(),
-                    color: faulty,
-                    reason: record.result.reason,
-                    message: record.result.message.clone(),
-                }));
-            }
-            if tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_err() {
+            if !sent {
                 break;
             }
+            if h.waiting.red.is_none() && h.waiting.blue.is_none() {
+                if !h.report(&tx).await {
+                    break;
+                }
+            } else {
+                held = Some(h);
+            }
+        }
+        // The last game's kept processes end: their last words and exit go to it.
+        if let Some(mut h) = held {
+            for color in Color::ALL {
+                if let Some((id, _)) = h.waiting[color].take() {
+                    if let Some(s) = pool[id].pop() {
+                        let (exit, report) = s.close(self.settings.grace).await;
+                        h.closed(color, exit, report);
+                    }
+                }
+            }
+            h.report(&tx).await;
         }
         for s in pool.into_iter().flatten() {
             crate::session::BotSession::shutdown(s, self.settings.grace).await;
         }
+    }
+
+    /// Starts every distinct bot of the event once, as its games start it (the same
+    /// session code, sandbox and supervisor): its process, `hello` (game id `preflight`,
+    /// the colour it has in `first` if it plays there), its `ready` within its start-up
+    /// limit, then `quit`. A few at a time (as many as the games at once start). Bots of
+    /// the legacy protocol, which has no greeting, are not started.
+    ///
+    /// # Errors
+    /// The first bot that could not be started or did not say `ready`: exit code 3, with
+    /// the fault and the last lines of its stderr.
+    async fn preflight(&self, first: &GameSpec) -> Result<(), crate::events::Failure> {
+        let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
+        for (id, e) in self.bots.iter().enumerate() {
+            let key = BotSpec { name: String::new(), ..e.spec.clone() };
+            if e.spec.protocol == Protocol::Json && !distinct.iter().any(|(_, k)| *k == key) {
+                distinct.push((id, key));
+            }
+        }
+        let ids: Vec<usize> = distinct.into_iter().map(|(id, _)| id).collect();
+        for chunk in ids.chunks(2 * self.concurrency.max(1)) {
+            let checks = chunk.iter().map(|&id| {
+                let color = Color::ALL.into_iter().find(|&c| first.seats[c] == id).unwrap_or(Color::Red);
+                self.preflight_one(id, color)
+            });
+            for r in futures_util::future::join_all(checks).await {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Executor::preflight`] of bot `id`, told it plays `color`.
+    async fn preflight_one(&self, id: usize, color: Color) -> Result<(), crate::events::Failure> {
+        let entrant = &self.bots[id];
+        let name = &entrant.spec.name;
+        let cannot = |why: String, stderr: &str| crate::events::Failure {
+            message: format!(
+                "bot {name} cannot start (started once before the first game, to its \"ready\"): {why}{}",
+                crate::sinks::stderr_lines(name, stderr)
+            ),
+            code: crate::exit::BOT_NOT_STARTABLE,
+        };
+        let mut session = AnySession::spawn(&entrant.spec, &self.settings.session_options(None), &self.supervisor)
+            .map_err(|e| cannot(format!("the program could not be started: {e}"), ""))?;
+        let tc = entrant.time_control;
+        let opponent = self.bots.iter().enumerate().find(|&(i, _)| i != id).map(|(_, e)| e.spec.name.clone());
+        let start = GameStart {
+            game_id: "preflight",
+            color,
+            rules: &self.settings.rules,
+            time_control: &tc,
+            seed: 0,
+            max_line: self.settings.max_line,
+            opponent: opponent.as_deref().filter(|_| !self.settings.blind),
+        };
+        let answer = session.start_game(&start).await;
+        let mut late = None;
+        let judged = crate::referee::judge(answer, tc.startup, tc.margin, Reason::StartupTimeout, "ready", &mut late);
+        let (_, report) = session.close(self.settings.grace).await;
+        judged.map(|_| ()).map_err(|f| cannot(f.message, &report.stderr_tail))
     }
 
     /// Seats a bot: a kept session of it, or a new process.
@@ -286,6 +424,68 @@ impl Executor {
         let all = crate::os::allowed_cpus().ok().filter(|c| !c.is_empty())?;
         (self.auto_pin && !self.pin && self.concurrency <= all.len())
             .then(|| crate::referee::ShareCpu { cpu: all[slot % all.len()], all: Arc::new(all) })
+    }
+}
+
+/// A finished game whose bots' processes were kept for another game: what they write after
+/// its `game_over` belongs to it (protocol.md), so it is reported only once each has
+/// answered its next `hello` ([`PostGame`]) or has been closed (its exit recorded).
+struct Held {
+    spec: GameSpec,
+    record: crate::record::GameRecord,
+    /// By seat: the bot id of a kept process, and where its post-game output comes.
+    waiting: ByColor<Option<(usize, tokio::sync::oneshot::Receiver<PostGame>)>>,
+}
+
+impl Held {
+    /// Seat `color`'s process was closed: what it said until its exit, and the exit.
+    fn closed(&mut self, color: Color, exit: String, report: SessionReport) {
+        let b = &mut self.record.bots[color];
+        b.exit = Some(exit);
+        b.info = report.info;
+        b.bytes_from_bot = report.bytes_from_bot;
+        (b.stderr_tail, b.stderr_bytes) = (report.stderr_tail, report.stderr_bytes);
+    }
+
+    /// Waits for the post-game output of the processes still out, adds it to the record,
+    /// and reports the game (its fault, then its end). False when nobody listens anymore.
+    async fn report(mut self, tx: &mpsc::UnboundedSender<Report>) -> bool {
+        for color in Color::ALL {
+            let Some((_, from)) = self.waiting[color].take() else { continue };
+            // A session dropped before its next hello sends nothing: the record stays.
+            if let Ok(post) = from.await {
+                let b = &mut self.record.bots[color];
+                let room = crate::json_session::MAX_INFO_LINES.saturating_sub(b.info.len());
+                b.info.extend(post.info.into_iter().take(room));
+                b.bytes_from_bot += post.bytes_from_bot;
+                (b.stderr_tail, b.stderr_bytes) = (post.stderr_tail, post.stderr_bytes);
+                if post.exit.is_some() {
+                    b.exit = post.exit;
+                }
+            }
+        }
+        let Held { spec, record, .. } = self;
+        if let Some(faulty) = record.result.faulty {
+            let _ = tx.send(Report::Event(Event::Fault {
+                spec: spec.clone(),
+                color: faulty,
+                reason: record.result.reason,
+                message: record.result.message.clone(),
+            }));
+        }
+        tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_ok()
+    }
+}
+
+/// A game already taken from a source (to see that there is one), then the source's.
+struct Prepended<S> {
+    first: Option<GameSpec>,
+    rest: S,
+}
+
+impl<S: GameSource> GameSource for Prepended<S> {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        self.first.take().or_else(|| self.rest.next_game())
     }
 }
 
@@ -344,6 +544,13 @@ pub enum AnySession {
 }
 
 impl AnySession {
+    /// See [`JsonSession::send_post_game_to`] (a legacy-protocol process plays one game).
+    pub fn send_post_game_to(&mut self, to: tokio::sync::oneshot::Sender<PostGame>) {
+        if let AnySession::Json(s) = self {
+            s.send_post_game_to(to);
+        }
+    }
+
     /// Starts the bot's process, to be spoken to in its protocol.
     ///
     /// # Errors

@@ -15,7 +15,9 @@ use crate::clock::Stopwatch;
 use crate::process::{Process, RecvError};
 use crate::protocol_log::{Direction, ProtocolLog};
 use crate::reason::{Fault, Reason};
-use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
+use crate::session::{
+    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
+};
 use crate::supervisor::Supervisor;
 
 /// `info` lines kept per game and bot.
@@ -66,6 +68,10 @@ pub struct JsonSession {
     /// Add an unknown field to every message (the conformance check's forward-compatibility
     /// probe).
     probe_unknown_fields: bool,
+    /// Where to send what the bot writes after `game_over` (see [`PostGame`]), when the
+    /// process is kept for another game; and how many of `infos` came before `game_over`.
+    post_game: Option<tokio::sync::oneshot::Sender<PostGame>>,
+    infos_at_game_over: usize,
     /// The game in progress, and how long a `ply` notice may wait for the bot to read.
     game_id: String,
     notice_timeout: Duration,
@@ -210,6 +216,8 @@ impl JsonSession {
             dead: false,
             maybe_stale: false,
             probe_unknown_fields: false,
+            post_game: None,
+            infos_at_game_over: 0,
             game_id: String::new(),
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
@@ -381,6 +389,26 @@ impl JsonSession {
             }
             _ => {}
         }
+    }
+
+    /// Kept for another game: what the bot writes from now (after `game_over`) until it
+    /// answers the next `hello` is sent to `to` then, for the game that ended (its stderr
+    /// tail too, and the exit of a process found gone before that `hello`).
+    pub fn send_post_game_to(&mut self, to: tokio::sync::oneshot::Sender<PostGame>) {
+        self.post_game = Some(to);
+    }
+
+    /// Sends what came after `game_over` (see [`JsonSession::send_post_game_to`]): the
+    /// `info` lines since then, the stderr tail and count since the ended game began.
+    /// Returns the bytes of the `info` lines sent.
+    fn send_post_game(&mut self, exit: Option<String>, stderr: Option<(String, u64)>) -> u64 {
+        let Some(to) = self.post_game.take() else { return 0 };
+        let info: Vec<String> = self.infos.drain(self.infos_at_game_over.min(self.infos.len())..).collect();
+        // The lines as they came: {"type":"info","text":…} (an estimate for escaped text).
+        let bytes_from_bot = info.iter().map(|l| l.len() as u64 + 29).sum();
+        let (stderr_tail, stderr_bytes) = stderr.unwrap_or_else(|| self.proc.stderr_tail());
+        let _ = to.send(PostGame { info, stderr_tail, stderr_bytes, bytes_from_bot, exit });
+        bytes_from_bot
     }
 
     /// Adds an unknown field to every message from now on (`check`'s forward-compatibility
@@ -571,10 +599,16 @@ impl JsonSession {
 
     /// Starts a game in the current process: hello, then ready.
     async fn hello(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
-        // What the bot writes from this hello on belongs to this game.
-        self.infos.clear();
+        // What the bot writes from this hello on belongs to this game; for a process kept
+        // from a game, what it writes until its answer still belongs to that game (it wrote
+        // it after game_over, before it read this hello).
+        let carry = self.post_game.is_some();
+        let before = (self.proc.bytes_sent, self.proc.bytes_received);
+        if !carry {
+            self.infos.clear();
+            self.proc.begin_game();
+        }
         self.pending.clear();
-        self.proc.begin_game();
         self.failed = false;
         self.dead = false;
         self.maybe_stale = false;
@@ -591,7 +625,22 @@ impl JsonSession {
             max_line_bytes: start.max_line,
             opponent: start.opponent.map(str::to_owned),
         });
-        let answer = match self.ask(&hello, start.time_control.allowed(start.time_control.startup), None).await {
+        let answer = self.ask(&hello, start.time_control.allowed(start.time_control.startup), None).await;
+        if carry {
+            // Its stderr is read by a task of its own: what it wrote before its answer is
+            // in the pipe already, and one turn of the event loop (a park, which polls the
+            // pipes) takes it in.
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            let carried = self.send_post_game(None, None);
+            // This game's counts: the hello and its answer.
+            let sent = self.proc.bytes_sent.saturating_sub(before.0);
+            let received = self.proc.bytes_received.saturating_sub(before.1).saturating_sub(carried);
+            self.infos.clear();
+            self.proc.begin_game();
+            self.proc.bytes_sent = sent;
+            self.proc.bytes_received = received;
+        }
+        let answer = match answer {
             Ok(a) => a,
             Err(SessionError::Timeout { stall_credit, late, note: None }) if self.proc.bytes_received == 0 => {
                 return Err(SessionError::Timeout {
@@ -634,7 +683,18 @@ impl JsonSession {
         self.shared_cpu = None; // a fresh process runs on every CPU
         self.observed = Observed::START;
         self.threads_mark = None;
-        let how = old.shutdown(self.options.grace, None).await;
+        let mut old = old;
+        let last = old.drain_lines(Instant::now() + self.options.grace).await;
+        for line in last {
+            self.log(Direction::FromBot, line.as_bytes());
+            if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
+                self.keep_info(&text);
+            }
+        }
+        let (how, tail, bytes) = old.shutdown_with_tail(self.options.grace).await;
+        // Its last words and its exit belong to the game it played.
+        self.send_post_game(Some(how.clone()), Some((tail, bytes)));
+        self.infos.clear();
         self.ready = None;
         self.process_note = Some(format!("a fresh process: the previous one ({how}) could not go on: {why}"));
         Ok(())
@@ -818,6 +878,7 @@ impl BotSession for JsonSession {
                 .unwrap_or_default(),
         });
         let _ = self.tell(&over, Instant::now() + self.options.grace).await;
+        self.infos_at_game_over = self.infos.len();
     }
 
     fn report(&self) -> SessionReport {

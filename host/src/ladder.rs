@@ -113,7 +113,7 @@ pub struct LadderPlayArgs {
 
 /// `ladder table` options.
 #[derive(Args, Debug)]
-#[group(multiple = false)]
+#[command(group(clap::ArgGroup::new("format").args(["markdown", "json", "html"]).multiple(false)))]
 pub struct TableArgs {
     /// A Markdown table (a CI job summary).
     #[arg(long)]
@@ -126,6 +126,10 @@ pub struct TableArgs {
     /// page written to games/ beside it.
     #[arg(long, value_name = "OUT.html", num_args = 0..=1)]
     pub html: Option<Option<PathBuf>>,
+    /// With --html OUT.html: replace OUT.html (and pages in games/ beside it) even if they
+    /// are not pages this host wrote (never a records file, a manifest or a database).
+    #[arg(long, requires = "html")]
+    pub force: bool,
 }
 
 impl LadderArgs {
@@ -194,13 +198,18 @@ fn run_inner(args: LadderArgs) -> Result<(String, i32), ConfigError> {
             } else if t.markdown {
                 table.markdown()
             } else if let Some(Some(out)) = &t.html {
+                run_dir_refused(out)?;
                 let records = ladder.recent_records(crate::viewer::MAX_VIEWER_PAGES).map_err(failure)?;
+                let max = crate::viewer::MAX_VIEWER_PAGES;
+                crate::viewer::index_outputs_allowed(out, &records, max, Some(t.force), "--html").map_err(usage)?;
                 let w = crate::viewer::write_index(
                     out,
                     &table.heading(),
                     Some(&table.table_html()),
                     &records,
-                    crate::viewer::MAX_VIEWER_PAGES,
+                    max,
+                    Some(t.force),
+                    "--html",
                 )
                 .map_err(failure)?;
                 eprintln!(
@@ -233,6 +242,20 @@ fn run_inner(args: LadderArgs) -> Result<(String, i32), ConfigError> {
             }
             play_games(ladder, *play)
         }
+    }
+}
+
+/// Refuses a ladder page in a run's `--out` directory: its viewer pages would go into the
+/// run's `games/` (the host did not make that directory for the ladder).
+fn run_dir_refused(out: &Path) -> Result<(), ConfigError> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    match ["manifest.json", "games.jsonl"].into_iter().find(|f| dir.join(f).exists()) {
+        Some(f) => Err(usage(format!(
+            "--html {}: {} holds a run ({f}); the ladder's page and its games/ pages would mix with the run's: choose another directory",
+            out.display(),
+            dir.display()
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -775,7 +798,7 @@ impl LadderTable {
     /// A small self-contained HTML page.
     pub fn html(&self) -> String {
         let mut s = String::from(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Stratego ladder</title>\n<style>\n\
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"generator\" content=\"stratego-host\">\n<title>Stratego ladder</title>\n<style>\n\
              body { font-family: system-ui, sans-serif; margin: 2em; }\n\
              table { border-collapse: collapse; }\n\
              th, td { padding: 0.3em 0.8em; border-bottom: 1px solid #ddd; }\n\
@@ -1064,12 +1087,12 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
         let mut sink = LadderSink { ladder: &mut ladder, ids, versions, saved: 0 };
         let mut progress = Progress::new(run.live, Some(planned), |_| None, game_line);
         let end = {
-            // The ladder first: a game's line is printed only once it is saved.
-            let mut sinks: Vec<&mut dyn Sink> = vec![&mut sink];
+            // A bot that never started stops the run before its game is saved; then the
+            // ladder: a game's line is printed only once it is saved.
+            let mut sinks: Vec<&mut dyn Sink> = vec![&mut startup, &mut sink];
             if let Some(r) = records.as_mut() {
                 sinks.push(r);
             }
-            sinks.push(&mut startup);
             sinks.push(&mut progress);
             executor.run(schedule, &[], &mut sinks, cancel).await
         };
@@ -1154,6 +1177,7 @@ mod tests {
         }
         assert!(t.markdown().contains("| 1 | a |"));
         assert!(t.html().contains("<td>a</td>"));
+        assert!(t.html().contains(crate::output_file::PAGE_MARKER));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod ladder;
 pub mod manifest;
 pub mod merge;
 pub mod os;
+pub mod output_file;
 pub mod process;
 pub mod protocol_log;
 pub use stratego_protocol::reason;

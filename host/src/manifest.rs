@@ -251,7 +251,7 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
             }
             (_, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
                 tracing::warn!(
-                    "{}: line {line_no} is torn (the host was stopped while writing it): {} bytes dropped",
+                    "{}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
                     path.display(),
                     bytes.len() - good_end
                 );

@@ -31,15 +31,25 @@ impl RecordWriter {
     }
 
     /// Appends one record as one line with a single write, so a crash or kill of the host
-    /// never leaves half a game and never loses a finished one.
+    /// never leaves half a game and never loses a finished one. A write that fails part of
+    /// the way (a full disk) is cut off again: the file keeps whole records only.
     ///
     /// # Errors
-    /// The write failed.
+    /// The write failed (and, if the part written could not be cut off, says so too).
     pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
         line.push(b'\n');
         let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        f.write_all(&line)?;
-        f.flush()
+        let before = f.metadata()?.len();
+        match f.write_all(&line).and_then(|()| f.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) => match f.set_len(before) {
+                Ok(()) => Err(e),
+                Err(cut) => Err(std::io::Error::new(
+                    e.kind(),
+                    format!("{e}; and the part written could not be cut off ({cut}): its last line is torn"),
+                )),
+            },
+        }
     }
 }

@@ -113,6 +113,14 @@ fn usage(message: String) -> crate::cli::ConfigError {
 /// A configuration problem found only now (the setup book, a directory that holds another
 /// plan), with its exit code.
 pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError> {
+    if let (Some(shard), false) = (plan.run.shard, plan.run.seed_given) {
+        // Each shard would draw its own seed from the clock: a different plan each, found
+        // out only by `merge`, after all the games.
+        return Err(usage(format!(
+            "--shard {}/{}: needs a fixed seed (--seed N, or seed = N in the config file) so that every shard plays the same plan; without one each shard would draw its own and merge would refuse them after all the games",
+            shard.index, shard.count
+        )));
+    }
     let book = match &plan.run.setups {
         None => None,
         Some(path) => Some(Arc::new(
@@ -302,18 +310,19 @@ async fn play(
     match &plan.kind {
         EventKind::Match { .. } => {
             let (games, schedule, past) = remaining(schedule::plan(&event), run.shard, history);
-            let summary = Rc::new(RefCell::new(MatchSummary::new(Summary {
-                planned: games,
-                seed: run.settings.match_seed,
-                rules: run.settings.rules.name().to_owned(),
-                records: records_path,
-                ..Summary::default()
-            })));
-            {
-                let mut s = summary.borrow_mut();
+            let fresh = || {
+                let mut s = MatchSummary::new(Summary {
+                    planned: games,
+                    seed: run.settings.match_seed,
+                    rules: run.settings.rules.name().to_owned(),
+                    records: records_path.clone(),
+                    ..Summary::default()
+                });
                 s.summary.bots[0].name = names[0].clone();
                 s.summary.bots[1].name = names[1].clone();
-            }
+                s
+            };
+            let summary = Rc::new(RefCell::new(fresh()));
             let status = summary.clone();
             let mut progress = Progress::new(
                 live,
@@ -333,8 +342,8 @@ async fn play(
                 schedule,
                 &past,
                 [
-                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
@@ -342,22 +351,32 @@ async fn play(
                 cancel,
             )
             .await;
+            let mut end = end;
+            if let Some(saved) = saved_after_failure(run, records.as_ref(), schedule::plan(&event), &mut end) {
+                let mut again = fresh();
+                replay_saved(&mut again, &saved, &end);
+                *summary.borrow_mut() = again;
+            }
             let s = &summary.borrow().summary;
             let text = if run.json { json(s) } else { s.render() };
             let index =
                 write_index(run, &format!("Match: {} vs {}", names[0], names[1]), &crate::viewer::match_html(s));
-            with_index(finish(text, &end, crate::exit::OK), index)
+            with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
         }
         EventKind::Tournament { anchor, .. } => {
             let (planned, games, past) = remaining(schedule::plan(&event), run.shard, history);
-            let table = Rc::new(RefCell::new(TournamentSink::new(
-                names.clone(),
-                planned,
-                run.settings.match_seed,
-                run.settings.rules.name().to_owned(),
-                records_path,
-            )));
-            table.borrow_mut().anchor = *anchor;
+            let fresh = || {
+                let mut t = TournamentSink::new(
+                    names.clone(),
+                    planned,
+                    run.settings.match_seed,
+                    run.settings.rules.name().to_owned(),
+                    records_path.clone(),
+                );
+                t.anchor = *anchor;
+                t
+            };
+            let table = Rc::new(RefCell::new(fresh()));
             let status = table.clone();
             let mut progress = Progress::new(
                 live,
@@ -373,8 +392,8 @@ async fn play(
                 games,
                 &past,
                 [
-                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
@@ -382,11 +401,17 @@ async fn play(
                 cancel,
             )
             .await;
+            let mut end = end;
+            if let Some(saved) = saved_after_failure(run, records.as_ref(), schedule::plan(&event), &mut end) {
+                let mut again = fresh();
+                replay_saved(&mut again, &saved, &end);
+                *table.borrow_mut() = again;
+            }
             let report = &table.borrow().report;
             let text = if run.json { json(report) } else { report.render(style) };
             let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
             let index = write_index(run, &title, &crate::viewer::tournament_html(report));
-            with_index(finish(text, &end, crate::exit::OK), index)
+            with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
         }
         EventKind::Sprt { sprt, max_games } => {
             let done: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
@@ -399,7 +424,8 @@ async fn play(
                 })
                 .collect();
             let source = PairSource::new(event.clone(), *max_games).skipping(finished);
-            let test = Rc::new(RefCell::new(SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path)));
+            let fresh = || SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path.clone());
+            let test = Rc::new(RefCell::new(fresh()));
             let status = test.clone();
             let mut progress = Progress::new(
                 live,
@@ -413,8 +439,8 @@ async fn play(
                 source,
                 &past,
                 [
-                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
@@ -422,6 +448,13 @@ async fn play(
                 cancel,
             )
             .await;
+            let mut end = end;
+            let pairs: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
+            if let Some(saved) = saved_after_failure(run, records.as_ref(), pairs, &mut end) {
+                let mut again = fresh();
+                replay_saved(&mut again, &saved, &end);
+                *test.borrow_mut() = again;
+            }
             let t = test.borrow();
             let text = if run.json { json(&t.report) } else { t.report.render(style) };
             let code = match t.verdict() {
@@ -429,9 +462,48 @@ async fn play(
                 Some(Hypothesis::H0) => crate::exit::SPRT_H0,
                 None => crate::exit::SPRT_INCONCLUSIVE,
             };
-            finish(text, &end, code)
+            finish(text, &end, code, records_path.as_deref())
         }
     }
+}
+
+/// After a game record could not be written (a full disk): the games of `games` that the
+/// records file holds, as events, so that the summary is made again from exactly those;
+/// the failure's message then says how many finished games were not saved. `None` when
+/// the records did not fail.
+fn saved_after_failure(
+    run: &crate::cli::RunConfig,
+    records: Option<&RecordsSink>,
+    games: Vec<GameSpec>,
+    end: &mut RunEnd,
+) -> Option<Vec<Event>> {
+    let (Some(dir), true) = (&run.out, records.is_some_and(RecordsSink::failed)) else { return None };
+    let saved = match manifest::read_records(dir) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!("cannot read the records back: {e}");
+            return None;
+        }
+    };
+    let (_, _, past) = remaining(games, run.shard, saved);
+    let unsaved = (end.finished as usize).saturating_sub(past.len());
+    if let Some(f) = end.failed.as_mut() {
+        f.message.push_str(&format!(
+            "\n{} holds {} finished games of this event, and the summary counts exactly those; {unsaved} other finished games could not be saved (the same command plays them again)",
+            dir.join("games.jsonl").display(),
+            past.len()
+        ));
+    }
+    end.finished = past.len() as u32;
+    Some(past)
+}
+
+/// Feeds the saved games to a fresh summary sink, and closes it.
+fn replay_saved(sink: &mut impl Sink, saved: &[Event], end: &RunEnd) {
+    for e in saved {
+        sink.on_history(e);
+    }
+    let _ = sink.finish(end);
 }
 
 /// Runs the executor with the sinks that are there, in order.
@@ -454,7 +526,15 @@ fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> 
     let mut records = manifest::read_records(dir)?;
     records.sort_by_key(|r| r.index);
     let index = dir.join("index.html");
-    let w = crate::viewer::write_index(&index, title, Some(summary_html), &records, crate::viewer::MAX_VIEWER_PAGES)?;
+    let w = crate::viewer::write_index(
+        &index,
+        title,
+        Some(summary_html),
+        &records,
+        crate::viewer::MAX_VIEWER_PAGES,
+        None,
+        "--out",
+    )?;
     if run.live != crate::sinks::Live::Quiet {
         eprintln!(
             "stratego-host: wrote {} ({} games; {} viewer pages in {}, {:.1} MB)",
@@ -490,14 +570,18 @@ fn fail(message: &str) -> i32 {
 
 /// The outcome for how the run ended: a failed sink exits 1, an interruption 130 (after
 /// the summary of what finished), else `code`.
-fn finish(stdout: String, end: &RunEnd, code: i32) -> Outcome {
+fn finish(stdout: String, end: &RunEnd, code: i32, records: Option<&str>) -> Outcome {
     if let Some(f) = &end.failed {
         eprintln!("stratego-host: {}", f.message);
         return Outcome { stdout, code: f.code };
     }
     if end.cancelled {
+        let saved = match records {
+            Some(path) => format!("the summary and {path}"),
+            None => "the summary only (no --out: no records were saved)".to_owned(),
+        };
         eprintln!(
-            "stratego-host: interrupted; every bot process was killed; the {} finished games are in the summary and the records",
+            "stratego-host: interrupted; every bot process was killed; the {} finished games are in {saved}",
             end.finished
         );
         return Outcome { stdout, code: crate::exit::INTERRUPTED };

@@ -127,6 +127,23 @@ pub struct SessionReport {
     pub process_note: Option<String>,
 }
 
+/// What a process kept for another game wrote after that game's `game_over`, until it
+/// answered the next `hello` (or until it was found gone): it belongs to the game that
+/// ended (protocol.md, "Several games in one process").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PostGame {
+    /// `info` lines sent after `game_over`.
+    pub info: Vec<String>,
+    /// The stderr tail of the game that ended, now with what came after `game_over`.
+    pub stderr_tail: String,
+    /// Bytes written to stderr in that game, with what came after `game_over`.
+    pub stderr_bytes: u64,
+    /// Bytes of the `info` lines above.
+    pub bytes_from_bot: u64,
+    /// How the process ended, if it had ended before the next game.
+    pub exit: Option<String>,
+}
+
 /// A bot, as the referee sees it. One session serves one game at a time; a session whose
 /// [`BotSession::reusable`] is true may be handed the next game.
 #[allow(async_fn_in_trait)] // used with static dispatch only (generic referee)

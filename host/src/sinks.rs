@@ -51,6 +51,11 @@ impl RecordsSink {
         &self.path
     }
 
+    /// Whether a record could not be written.
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
     fn close(&mut self) -> Result<(), Failure> {
         self.queue = None;
         let message = match self.thread.take().map(|t| t.join()) {
@@ -237,7 +242,9 @@ pub fn stderr_lines(name: &str, tail: &str) -> String {
 /// Stops the run when a bot cannot even start: its first game ended before it said
 /// `ready` (it exited, crashed, closed its output or stayed silent). Every other game it
 /// would play would end the same way, so the host stops with exit code 3 and the bot's
-/// stderr, instead of recording a forfeit for each game.
+/// stderr, instead of recording a forfeit for each game. It comes before the records in
+/// a run's sinks: that game is not a game, and is neither saved nor counted (a resumed
+/// run plays it). The executor's pre-flight catches most such bots before any game.
 #[derive(Default)]
 pub struct StartupWatch {
     /// Bots (by id) that have said `ready` at least once.

@@ -199,6 +199,8 @@ pub fn index_html(title: &str, summary_html: Option<&str>, note: Option<&str>, g
     let title = html_escape(title);
     let mut out = String::with_capacity(1024 + games.len() * 200);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(crate::output_file::PAGE_MARKER);
+    out.push('\n');
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     out.push_str(&format!("<title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"));
     if let Some(table) = summary_html {
@@ -261,38 +263,85 @@ pub fn page_name(id: &str) -> String {
     s + ".html"
 }
 
-/// Writes `index` (an index page of `records`, in their order, below `summary_html`) and a
-/// viewer page per game in `games/` beside it, for at most `max_pages` games (the rest are
-/// listed without a link, and the page says how to export them). A record that does not
-/// replay is listed without a page.
-///
-/// # Errors
-/// A file or directory that cannot be written.
-pub fn write_index(
-    index: &std::path::Path,
-    title: &str,
-    summary_html: Option<&str>,
-    records: &[GameRecord],
-    max_pages: usize,
-) -> Result<IndexWritten, String> {
-    let dir = index.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let games_dir = dir.join("games");
-    if !records.is_empty() && max_pages > 0 {
-        std::fs::create_dir_all(&games_dir).map_err(|e| format!("{}: {e}", games_dir.display()))?;
-    }
-    let mut written = IndexWritten { games: records.len(), ..IndexWritten::default() };
-    let mut rows = Vec::with_capacity(records.len());
+/// The `games/` directory of viewer pages beside an index page.
+fn games_dir_of(index: &std::path::Path) -> std::path::PathBuf {
+    index.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).join("games")
+}
+
+/// The viewer page names of the first `max_pages` of `records` (unique: `-2`, `-3`… for
+/// ids that give the same name).
+fn page_names(records: &[GameRecord], max_pages: usize) -> Vec<String> {
     let mut taken = std::collections::HashSet::new();
-    let mut unreplayable = 0;
-    for r in records {
-        let mut href = None;
-        if written.pages < max_pages {
+    records
+        .iter()
+        .take(max_pages)
+        .map(|r| {
             let mut name = page_name(&r.game_id);
             let mut k = 2;
             while !taken.insert(name.clone()) {
                 name = format!("{}-{k}.html", page_name(&r.game_id).trim_end_matches(".html"));
                 k += 1;
             }
+            name
+        })
+        .collect()
+}
+
+/// Whether [`write_index`] may write `index` and its viewer pages (see
+/// [`crate::output_file::may_write_page`]): each is new or a page this host wrote (with
+/// `force`, any file but records, a manifest or a database). `flag` names the option that
+/// chose `index`, for the message. Nothing is written.
+///
+/// # Errors
+/// The first file that may not be written, and why.
+pub fn index_outputs_allowed(
+    index: &std::path::Path,
+    records: &[GameRecord],
+    max_pages: usize,
+    force: Option<bool>,
+    flag: &str,
+) -> Result<(), String> {
+    crate::output_file::may_write_page(index, force, flag)?;
+    let games_dir = games_dir_of(index);
+    if games_dir.exists() && !games_dir.is_dir() {
+        return Err(format!("{}: not a directory; the viewer pages go there", games_dir.display()));
+    }
+    for name in page_names(records, max_pages) {
+        crate::output_file::may_write_page(&games_dir.join(name), force, "viewer page")?;
+    }
+    Ok(())
+}
+
+/// Writes `index` (an index page of `records`, in their order, below `summary_html`) and a
+/// viewer page per game in `games/` beside it, for at most `max_pages` games (the rest are
+/// listed without a link, and the page says how to export them). A record that does not
+/// replay is listed without a page. Nothing is written unless every file may be (see
+/// [`index_outputs_allowed`]; `force` and `flag` as there).
+///
+/// # Errors
+/// A file that may not be overwritten, or a file or directory that cannot be written.
+pub fn write_index(
+    index: &std::path::Path,
+    title: &str,
+    summary_html: Option<&str>,
+    records: &[GameRecord],
+    max_pages: usize,
+    force: Option<bool>,
+    flag: &str,
+) -> Result<IndexWritten, String> {
+    index_outputs_allowed(index, records, max_pages, force, flag)?;
+    let games_dir = games_dir_of(index);
+    if !records.is_empty() && max_pages > 0 {
+        std::fs::create_dir_all(&games_dir).map_err(|e| format!("{}: {e}", games_dir.display()))?;
+    }
+    let mut written = IndexWritten { games: records.len(), ..IndexWritten::default() };
+    let mut rows = Vec::with_capacity(records.len());
+    let mut names = page_names(records, max_pages).into_iter();
+    let mut unreplayable = 0;
+    for r in records {
+        let mut href = None;
+        if written.pages < max_pages {
+            let name = names.next().unwrap_or_else(|| page_name(&r.game_id));
             match export_html(std::slice::from_ref(r), &format!("{title}: game {}", r.game_id)) {
                 Ok(page) => {
                     let path = games_dir.join(&name);
@@ -789,6 +838,7 @@ mod tests {
         let n = record.plies.len();
         assert!(n > 50, "the test game is long enough: {n}");
         let page = export_html(std::slice::from_ref(&record), "test").unwrap();
+        assert!(page.contains(crate::output_file::PAGE_MARKER), "the host knows its own pages");
         let data = embedded(&page);
         let g = &data["games"][0];
         let states = g["states"].as_array().unwrap();
@@ -988,6 +1038,7 @@ mod tests {
         ];
         let page = index_html("T <i>", Some("<table id=\"ct\"></table>"), Some("a <note>"), &games);
         assert!(page.contains("<title>T &lt;i&gt;</title>"));
+        assert!(page.contains(crate::output_file::PAGE_MARKER));
         assert!(page.contains("<a href=\"games/g-1.html\">g-1</a>"));
         assert!(page.contains("&lt;b&gt;red&lt;/b&gt;") && page.contains("blue &amp; co"));
         assert!(page.contains("<a href=\"#\">g&quot;2</a>"));
@@ -1014,10 +1065,18 @@ pub struct ExportArgs {
     /// The page's title (default: the records file's name).
     #[arg(long)]
     pub title: Option<String>,
+    /// Replace OUT.html even if it is not a page this host wrote (never a records file, a
+    /// manifest or a database).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `stratego-host export`: returns the exit code (2 for a bad file or an unknown game id).
 pub fn run_export(args: ExportArgs) -> i32 {
+    if let Err(e) = crate::output_file::may_write_page(&args.html, Some(args.force), "--html") {
+        eprintln!("stratego-host: {e}");
+        return crate::exit::USAGE;
+    }
     let path = if args.records.is_dir() { args.records.join("games.jsonl") } else { args.records.clone() };
     let records = match stratego_protocol::record::read_records(&path) {
         Ok(r) => r,

@@ -126,3 +126,64 @@ pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
         );
     }
 }
+
+/// A small Python bot driven by `KEY=VALUE` arguments, for tests that need exact setups and
+/// endings: `red=SETUP` / `blue=SETUP` (its setup for each colour, in any form `setup`
+/// accepts, e.g. `a1=F a2=B b1=B`; without, its pieces in the order of the request), and at its N-th turn of a game `resign=N`, `crash=N`
+/// (exit 1), `illegal=N` (the move `a1-a2`), `sleep=N` (no answer for 30 s); otherwise it
+/// plays the first of `legal_moves`. `multi=1` says `multi_game`; `post=1` writes, after
+/// each `game_over`, the info line `after GAME_ID` and the stderr line `stderr after
+/// GAME_ID`; `exit_note=1` writes `bye` to stderr when told to quit.
+pub const SCRIPTED_BOT: &str = r#"import sys, json, time
+args = dict(a.split("=", 1) for a in sys.argv[1:])
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n")
+    sys.stdout.flush()
+turns, color, game = 0, None, None
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        color, game, turns = m["color"], m["game_id"], 0
+        send({"type": "ready", "name": "scripted", "multi_game": args.get("multi") == "1"})
+    elif t == "setup_request":
+        if color in args:
+            send({"type": "setup", "deployment": args[color]})
+        else:
+            army = [r for r, n in m["pieces"].items() for _ in range(n)]
+            send({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(m["squares"], army))})
+    elif t == "turn":
+        turns += 1
+        if args.get("resign") == str(turns):
+            send({"type": "resign"})
+        elif args.get("crash") == str(turns):
+            sys.exit(1)
+        elif args.get("illegal") == str(turns):
+            send({"type": "move", "move": "a1-a2", "ply": m["ply"]})
+        else:
+            if args.get("sleep") == str(turns):
+                time.sleep(30)
+            send({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]})
+    elif t == "game_over":
+        if args.get("post") == "1":
+            send({"type": "info", "text": "after " + game})
+            print("stderr after " + game, file=sys.stderr, flush=True)
+    elif t == "quit":
+        if args.get("exit_note") == "1":
+            print("bye", file=sys.stderr, flush=True)
+        break
+"#;
+
+/// Writes [`SCRIPTED_BOT`] into `dir` and returns the command line that runs it with
+/// `args` (each `KEY=VALUE` quoted as one word).
+pub fn scripted_bot(dir: &TempDir, args: &[&str]) -> String {
+    let path = dir.join("scripted_bot.py");
+    if !path.exists() {
+        std::fs::write(&path, SCRIPTED_BOT).unwrap();
+    }
+    let mut cmd = format!("python3 {}", path.display());
+    for a in args {
+        cmd.push_str(&format!(" '{a}'"));
+    }
+    cmd
+}

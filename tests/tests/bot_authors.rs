@@ -29,11 +29,12 @@ fn a_bot_that_dies_before_ready_stops_the_match_with_exit_3_and_its_traceback() 
     let out = host(&["match", &bot, "sample-bot", "--games", "6", "--out", dir.0.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("bot crash cannot start: its first game ended before it was ready"), "{err}");
+    assert!(err.contains("bot crash cannot start (started once before the first game"), "{err}");
     assert!(err.contains("    | RuntimeError: boom: no model file"), "the traceback is shown: {err}");
     assert!(err.contains("    | loading weights"), "{err}");
-    // It stopped after the first game instead of forfeiting all six.
-    assert_eq!(read_records(&dir.join("games.jsonl")).unwrap().len(), 1);
+    // It stopped before the first game instead of forfeiting all six (issue #32: and left
+    // no game behind).
+    assert_eq!(read_records(&dir.join("games.jsonl")).unwrap().len(), 0);
     // A script that does not exist is the same case.
     let out = host(&["match", "python3 /nonexistent/nope.py", "sample-bot"]);
     assert_eq!(out.status.code(), Some(3));
@@ -52,7 +53,10 @@ fn a_silent_bot_is_asked_whether_it_flushed_its_output() {
     let out = host(&["match", &bot, "sample-bot", "--startup-time", "0.5"]);
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("forfeits: no ready within 0.500 s"), "{err}");
+    assert!(
+        err.contains("cannot start (started once before the first game, to its \"ready\"): no ready within 0.500 s"),
+        "{err}"
+    );
     assert!(err.contains("; nothing at all came back: did the bot flush its output?"), "{err}");
 }
 

@@ -123,7 +123,8 @@ fn a_bot_ignoring_sigterm_and_quit_is_killed() {
         let hostile = if r["index"] == 0 { "red" } else { "blue" };
         assert_eq!(r["bots"][hostile]["exit"], "killed after the grace period");
     }
-    assert_eq!(run.pids.len(), 2);
+    // Its pre-flight start (issue #32) and one process per game.
+    assert_eq!(run.pids.len(), 3);
 }
 
 #[test]

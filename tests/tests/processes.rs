@@ -22,7 +22,8 @@ fn no_process_remains_after_a_normal_match() {
     let out = run_match(&[&bot, &bot, "--games", "2", "--seed", "4"]);
     assert!(out.status.success());
     let pids = read_pids(&pidfile);
-    assert_eq!(pids.len(), 4, "one process per bot per game: {}", String::from_utf8_lossy(&out.stderr));
+    // One process per bot per game, and the pre-flight start of the (one) program.
+    assert_eq!(pids.len(), 5, "one process per bot per game, one pre-flight: {}", String::from_utf8_lossy(&out.stderr));
     assert_all_gone(&pids);
 }
 
@@ -36,7 +37,7 @@ fn a_forfeiting_bots_grandchild_is_killed_with_its_group() {
     let rec = &stratego_tests::records(&dir.0)[0];
     assert_eq!(rec["result"]["reason"], "illegal_move");
     let pids = read_pids(&pidfile);
-    assert_eq!(pids.len(), 2, "the bot and its grandchild: {pids:?}");
+    assert_eq!(pids.len(), 3, "its pre-flight start, the bot and its grandchild: {pids:?}");
     assert_all_gone(&pids);
 }
 
@@ -51,9 +52,9 @@ fn sigint_to_the_host_kills_every_bot() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until all four bots of the two running games are up.
+    // Wait until all four bots of the two running games are up (after the pre-flight's).
     for _ in 0..100 {
-        if read_pids(&pidfile).len() >= 4 {
+        if read_pids(&pidfile).len() >= 5 {
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -67,7 +68,7 @@ fn sigint_to_the_host_kills_every_bot() {
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
     let pids = read_pids(&pidfile);
-    assert_eq!(pids.len(), 4);
+    assert_eq!(pids.len(), 5);
     std::thread::sleep(Duration::from_millis(100));
     assert_all_gone(&pids);
 }

@@ -64,13 +64,17 @@ fn read_file(attempt: &str, path: &str) {
 }
 
 fn opponent_cmdline(pidfile: &str) {
+    // The file holds a pid per start of the opponent (the host's pre-flight start first):
+    // the last one, once it is a live process (in a sandbox none ever is).
     let mut pid = None;
     for _ in 0..100 {
         if let Some(p) =
-            std::fs::read_to_string(pidfile).ok().and_then(|t| t.lines().next()?.trim().parse::<u32>().ok())
+            std::fs::read_to_string(pidfile).ok().and_then(|t| t.lines().last()?.trim().parse::<u32>().ok())
         {
             pid = Some(p);
-            break;
+            if std::path::Path::new(&format!("/proc/{p}")).exists() {
+                break;
+            }
         }
         std::thread::sleep(Duration::from_millis(10));
     }
