@@ -61,9 +61,104 @@ impl Drop for TempDir {
     }
 }
 
-/// Runs `stratego-host match` with `args`.
+/// The per-move limit in seconds of games in tests that are not about clocks: far past
+/// what any bot of these tests needs, whatever else keeps the machine busy (the host's
+/// default of 1 s was reached by a Python bot while other builds and matches filled both
+/// CPUs of a shared machine).
+pub const CALM_MOVE_TIME: &str = "60";
+
+/// `--move-time` [`CALM_MOVE_TIME`], for commands that play games in tests that are not
+/// about clocks.
+pub const CALM_CLOCK: [&str; 2] = ["--move-time", CALM_MOVE_TIME];
+
+/// Whether `args` set a game clock (`--move-time` or `--tc`).
+pub fn sets_clock(args: &[&str]) -> bool {
+    args.iter().any(|a| {
+        ["--move-time", "--tc"]
+            .iter()
+            .any(|flag| *a == *flag || a.strip_prefix(flag).is_some_and(|r| r.starts_with('=')))
+    })
+}
+
+/// Runs `stratego-host match` with `args`, and with [`CALM_CLOCK`] unless `args` set a
+/// clock themselves (tests about clocks do).
 pub fn run_match(args: &[&str]) -> Output {
-    Command::new(host_bin()).arg("match").args(args).output().expect("run stratego-host")
+    let mut command = Command::new(host_bin());
+    command.arg("match").args(args);
+    if !sets_clock(args) {
+        command.args(CALM_CLOCK);
+    }
+    command.output().expect("run stratego-host")
+}
+
+/// A bot spec (JSON) that runs `command` with a calm clock of its own: 60 s to start, to
+/// set up and for each move, whatever the event's limits. For the opponent of a bot whose
+/// tight limit a test is about (only that bot's limit is then tight).
+pub fn calm_bot(command: &str) -> String {
+    let command = serde_json::to_string(command).expect("a string");
+    format!(
+        r#"{{"command": {command}, "startup_time": {CALM_MOVE_TIME}, "setup_time": {CALM_MOVE_TIME}, "move_time": {CALM_MOVE_TIME}}}"#
+    )
+}
+
+/// Polls `done` every 20 ms until it holds or `limit` has passed; whether it held. For
+/// waits on other processes, which a busy machine may delay by seconds: the limit is only
+/// how long a broken run takes to fail, never what a test asserts about time.
+pub fn wait_for(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if start.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Runs `trial` (given its number) `trials` times and asserts that at most `wrong_at_most`
+/// of them failed (panicked), naming `what`: the verdict of a timing test as a rate, so
+/// that one slow hypervisor tick does not decide it. Each failure's message is printed as
+/// it happens.
+pub fn judge_over_trials(what: &str, trials: usize, wrong_at_most: usize, trial: impl Fn(usize)) {
+    let mut wrong = Vec::new();
+    for i in 0..trials {
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| trial(i))).is_err() {
+            wrong.push(i);
+        }
+    }
+    assert!(
+        wrong.len() <= wrong_at_most,
+        "{what}: {} of {trials} trials failed (at most {wrong_at_most} may): trials {wrong:?}",
+        wrong.len()
+    );
+}
+
+/// Whether this process may run a thread at a real-time priority (`SCHED_FIFO`), as the
+/// host's stall watchdogs and the timing tests' stalling threads do: root or
+/// `CAP_SYS_NICE`, and a real-time budget. Tried on a short-lived thread of its own.
+pub fn realtime_allowed() -> bool {
+    std::thread::spawn(|| {
+        // SAFETY: a plain integer and a stack struct; only this short-lived thread is affected.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &libc::sched_param { sched_priority: 1 }) == 0 }
+    })
+    .join()
+    .unwrap_or(false)
+}
+
+/// For a timing test that needs real-time priorities ([`realtime_allowed`]): true when it
+/// may run; else prints `skipped: TEST …` with the reason and returns false (run the test
+/// with `--show-output`, as `.ci/timing.sh` does, to see it).
+pub fn realtime_or_skip(test: &str) -> bool {
+    if realtime_allowed() {
+        return true;
+    }
+    eprintln!(
+        "skipped: {test} needs real-time priorities (root or CAP_SYS_NICE), as the host's stall watchdogs do; \
+         this process may not use them"
+    );
+    false
 }
 
 /// The records of a run (`DIR/games.jsonl`) as JSON values.
@@ -102,11 +197,17 @@ pub fn read_pids(path: &Path) -> Vec<i32> {
 }
 
 /// Plays a match of `games` games of `bot` (Red first) against the sample bot with `extra`
-/// options, asserts the host exited 0, and returns the records sorted by game.
+/// options (through [`run_match`]: a calm clock unless `extra` sets one), asserts the host
+/// exited 0, and returns the records sorted by game.
 pub fn play_against_sample_bot(name: &str, bot: &str, games: u32, extra: &[&str]) -> Vec<serde_json::Value> {
+    play_against(name, bot, "sample-bot", games, extra)
+}
+
+/// [`play_against_sample_bot`] with `opponent` (a bot argument) instead of the sample bot.
+pub fn play_against(name: &str, bot: &str, opponent: &str, games: u32, extra: &[&str]) -> Vec<serde_json::Value> {
     let dir = TempDir::new(name);
     let games = games.to_string();
-    let mut args = vec![bot, "sample-bot", "--games", &games, "--out", dir.0.to_str().unwrap()];
+    let mut args = vec![bot, opponent, "--games", &games, "--out", dir.0.to_str().unwrap()];
     args.extend_from_slice(extra);
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));

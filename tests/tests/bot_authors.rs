@@ -5,10 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use stratego_host::record::read_records;
-use stratego_tests::{TempDir, host_bin};
+use stratego_tests::{CALM_CLOCK, TempDir, calm_bot, host_bin};
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).output().expect("run stratego-host")
+}
+
+/// `stratego-host match` with `args` and a calm clock: these games are not about clocks
+/// (a Python bot at the default 1 s a move once lost on time on a loaded machine).
+fn host_match(args: &[&str]) -> Output {
+    Command::new(host_bin()).arg("match").args(args).args(CALM_CLOCK).output().expect("run stratego-host")
 }
 
 /// Writes a Python bot to `dir/name` and returns its command line.
@@ -26,7 +32,7 @@ fn a_bot_that_dies_before_ready_stops_the_match_with_exit_3_and_its_traceback() 
         "crash.py",
         "import sys\nprint('loading weights', file=sys.stderr)\nraise RuntimeError('boom: no model file')\n",
     );
-    let out = host(&["match", &bot, "sample-bot", "--games", "6", "--out", dir.0.to_str().unwrap()]);
+    let out = host_match(&[&bot, "sample-bot", "--games", "6", "--out", dir.0.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("bot crash cannot start (started once before the first game"), "{err}");
@@ -36,7 +42,7 @@ fn a_bot_that_dies_before_ready_stops_the_match_with_exit_3_and_its_traceback() 
     // no game behind).
     assert_eq!(read_records(&dir.join("games.jsonl")).unwrap().len(), 0);
     // A script that does not exist is the same case.
-    let out = host(&["match", "python3 /nonexistent/nope.py", "sample-bot"]);
+    let out = host_match(&["python3 /nonexistent/nope.py", "sample-bot"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("can't open file"));
 }
@@ -50,7 +56,9 @@ fn a_silent_bot_is_asked_whether_it_flushed_its_output() {
         "buffered.py",
         "import sys, json, time\nout = open(1, 'w', buffering=1 << 20)\nfor line in sys.stdin:\n    out.write(json.dumps({'type': 'ready', 'name': 'b'}) + '\\n')\n",
     );
-    let out = host(&["match", &bot, "sample-bot", "--startup-time", "0.5"]);
+    // The tight start-up limit is the silent bot's own; the sample bot opposite keeps a
+    // calm clock.
+    let out = host_match(&[&bot, &calm_bot("sample-bot"), "--startup-time", "0.5"]);
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -83,7 +91,7 @@ for line in sys.stdin:
     );
     // A fixed seed: this bot's setup leaves its Flag where a random Scout takes it within
     // 2-4 plies under some seeds (5 of 60), before its crash at ply 6 (a CI failure).
-    let out = host(&["match", &bot, "sample-bot --strategy random", "--games", "2", "--seed", "1"]);
+    let out = host_match(&[&bot, "sample-bot --strategy random", "--games", "2", "--seed", "1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "it was ready once: the match goes on: {err}");
     assert!(err.contains("late_crash (Red) forfeits: the process exited with status 1"), "{err}");
@@ -115,7 +123,7 @@ for line in sys.stdin:
         break
 "#,
     );
-    let out = host(&["match", &bot, "sample-bot --strategy random", "--games", "2", "--out", dir.0.to_str().unwrap()]);
+    let out = host_match(&[&bot, "sample-bot --strategy random", "--games", "2", "--out", dir.0.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let records = read_records(&dir.join("games.jsonl")).unwrap();
     for r in &records {
@@ -148,7 +156,7 @@ for line in sys.stdin:
         sys.exit(0)
 "#,
     );
-    let out = host(&["match", &bot, "sample-bot --strategy random", "--games", "3", "--out", dir.0.to_str().unwrap()]);
+    let out = host_match(&[&bot, "sample-bot --strategy random", "--games", "3", "--out", dir.0.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let records = read_records(&dir.join("games.jsonl")).unwrap();
     assert_eq!(records.len(), 3);
@@ -214,8 +222,7 @@ for line in sys.stdin:
 fn a_board_tracking_bot_with_the_compact_view_knows_every_enemy_square_in_barrage() {
     let dir = TempDir::new("barrage-tracker");
     let bot = python_bot(&dir, "tracker.py", BOARD_TRACKER);
-    let out = host(&[
-        "match",
+    let out = host_match(&[
         &bot,
         "sample-bot --strategy random",
         "--rules",
@@ -239,7 +246,7 @@ fn the_protocol_log_holds_every_line_each_way() {
     let dir = TempDir::new("protocol-log");
     let logs = format!("{}/logs/", dir.0.display());
     let out =
-        host(&["match", "sample-bot --strategy random", "sample-bot", "--games", "1", "--log-protocol", &logs, "-v"]);
+        host_match(&["sample-bot --strategy random", "sample-bot", "--games", "1", "--log-protocol", &logs, "-v"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("protocol log:"), "-v says where the log is");
     for bot in ["sample-bot-random", "sample-bot-heuristic"] {

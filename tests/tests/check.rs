@@ -3,10 +3,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use stratego_tests::{TempDir, host_bin, misbehaving};
+use stratego_tests::{CALM_CLOCK, TempDir, host_bin, misbehaving};
 
+/// `stratego-host check BOT` with `extra` and a calm clock (these checks are not about
+/// clocks; the default is 1 s a move).
 fn check(bot: &str, extra: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(host_bin()).arg("check").arg(bot).args(extra).output().unwrap();
+    let out = Command::new(host_bin()).arg("check").arg(bot).args(extra).args(CALM_CLOCK).output().unwrap();
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -176,7 +178,11 @@ for line in sys.stdin:
     assert!(stderr[0].starts_with("    | noise xxx") && stderr[0].ends_with('…'), "{report}");
 
     // For machines: every check, with its status; a check not run names what it waited for.
-    let out = Command::new(host_bin()).args(["check", &bot, "--rules", "classic", "--json"]).output().unwrap();
+    let out = Command::new(host_bin())
+        .args(["check", &bot, "--rules", "classic", "--json"])
+        .args(CALM_CLOCK)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(4));
     let results: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(results.len(), 10);

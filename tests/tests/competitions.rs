@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use stratego_host::record::read_records;
-use stratego_tests::{TempDir, host_bin};
+use stratego_tests::{CALM_CLOCK, TempDir, host_bin, wait_for};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -13,6 +13,11 @@ fn repo() -> PathBuf {
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).current_dir(repo()).output().expect("run stratego-host")
+}
+
+/// [`host`] with a calm clock, for commands that play games (these are not about clocks).
+fn host_playing(args: &[&str]) -> Output {
+    Command::new(host_bin()).args(args).args(CALM_CLOCK).current_dir(repo()).output().expect("run stratego-host")
 }
 
 fn book() -> String {
@@ -23,7 +28,7 @@ fn book() -> String {
 fn a_round_robin_of_four_bots_with_a_setup_book_adds_up() {
     let dir = TempDir::new("round-robin");
     let out_dir = dir.0.to_str().unwrap();
-    let out = host(&[
+    let out = host_playing(&[
         "tournament",
         "--bot",
         "sample-bot --strategy random",
@@ -41,8 +46,6 @@ fn a_round_robin_of_four_bots_with_a_setup_book_adds_up() {
         "5",
         "-j",
         "2",
-        "--move-time",
-        "0.5",
         "--out",
         out_dir,
         "--json",
@@ -107,7 +110,7 @@ fn a_round_robin_of_four_bots_with_a_setup_book_adds_up() {
 
 #[test]
 fn a_gauntlet_plays_its_seed_against_every_other_bot_only() {
-    let out = host(&[
+    let out = host_playing(&[
         "tournament",
         "--format",
         "gauntlet",
@@ -152,7 +155,7 @@ fn a_tournament_config_file_is_validated_with_file_line_and_key() {
 
 #[test]
 fn sprt_of_heuristic_against_random_accepts_h1_with_exit_0() {
-    let out = host(&[
+    let out = host_playing(&[
         "sprt",
         "sample-bot",
         "sample-bot --strategy random",
@@ -178,7 +181,7 @@ fn sprt_of_heuristic_against_random_accepts_h1_with_exit_0() {
 
 #[test]
 fn sprt_of_equal_bots_with_tight_bounds_accepts_h0_or_stops_at_the_limit_with_its_code() {
-    let out = host(&[
+    let out = host_playing(&[
         "sprt",
         "sample-bot --strategy random",
         "sample-bot --strategy random",
@@ -245,12 +248,10 @@ fn sigint_ends_a_tournament_with_the_table_of_the_finished_games_and_exit_130() 
         .unwrap();
     // The two games between the quick bots come first; then the hanging bot's game waits.
     let records = dir.join("games.jsonl");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&records).map(|t| t.lines().count()).unwrap_or(0) >= 2 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let two = wait_for(std::time::Duration::from_secs(120), || {
+        std::fs::read_to_string(&records).map(|t| t.lines().count()).unwrap_or(0) >= 2
+    });
+    assert!(two, "the two games between the quick bots were not recorded within 120 s");
     std::thread::sleep(std::time::Duration::from_millis(300));
     // SAFETY: sending SIGINT to our own child.
     unsafe {

@@ -1,20 +1,30 @@
 //! One misbehaving bot per fault: it loses with the right reason code and a useful
 //! message, the opponent wins, and the host exits normally.
 
-use stratego_tests::{TempDir, misbehaving, play_against_sample_bot};
+use stratego_tests::{TempDir, calm_bot, misbehaving, play_against};
 
-/// Plays one game: the misbehaving bot as Red against the sample bot.
+/// Plays one game: the misbehaving bot as Red, misbehaving at its second turn, against the
+/// sample bot (with a calm clock of its own).
 fn forfeit(kind: &str, extra: &[&str]) -> serde_json::Value {
-    let bot = misbehaving(&format!("--misbehave {kind} --at 2"));
+    forfeit_at(kind, 2, extra)
+}
+
+/// [`forfeit`], misbehaving at its turn `at`.
+fn forfeit_at(kind: &str, at: u32, extra: &[&str]) -> serde_json::Value {
+    let bot = misbehaving(&format!("--misbehave {kind} --at {at}"));
     let mut args = vec!["--seed", "1"];
     args.extend_from_slice(extra);
-    let mut recs = play_against_sample_bot(&format!("fault-{kind}"), &bot, 1, &args);
+    let mut recs = play_against(&format!("fault-{kind}"), &bot, &calm_bot("sample-bot"), 1, &args);
     assert_eq!(recs.len(), 1);
     recs.remove(0)
 }
 
 fn assert_fault(kind: &str, reason: &str, message_part: &str, extra: &[&str]) {
-    let r = forfeit(kind, extra);
+    assert_fault_at(kind, 2, reason, message_part, extra);
+}
+
+fn assert_fault_at(kind: &str, at: u32, reason: &str, message_part: &str, extra: &[&str]) {
+    let r = forfeit_at(kind, at, extra);
     let result = &r["result"];
     assert_eq!(result["reason"], reason, "{kind}: {result}");
     assert_eq!(result["faulty"], "red", "{kind}: {result}");
@@ -23,16 +33,21 @@ fn assert_fault(kind: &str, reason: &str, message_part: &str, extra: &[&str]) {
     assert!(msg.contains(message_part), "{kind}: message {msg:?} lacks {message_part:?}");
 }
 
-const FAST: &[&str] = &["--startup-time", "0.5", "--setup-time", "0.5", "--move-time", "0.5", "--grace-ms", "100"];
+// The tight limits below are for the misbehaving bot, which never answers in time: it
+// never needs them for anything it does answer (its start-up and setup for the setup
+// timeout come under the default 10 s; the move timeout is at its first turn). The sample
+// bot opposite keeps a calm clock of its own, so that a loaded machine cannot make it lose
+// on time instead.
 
 /// A bot that never says `ready` cannot start: the match stops before the first game (the
 /// pre-flight start, issue #32) with exit 3 and the fault, and no game is recorded.
 #[test]
 fn startup_timeout() {
     let dir = TempDir::new("startup-timeout");
-    let mut args = vec![misbehaving("--misbehave startup-timeout"), "sample-bot".into(), "--games".into(), "4".into()];
+    let mut args =
+        vec![misbehaving("--misbehave startup-timeout"), calm_bot("sample-bot"), "--games".into(), "4".into()];
     args.extend(["--out".into(), dir.0.display().to_string()]);
-    args.extend(FAST.iter().map(|s| s.to_string()));
+    args.extend(["--startup-time", "0.5", "--grace-ms", "100"].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = stratego_tests::run_match(&args);
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
@@ -44,12 +59,15 @@ fn startup_timeout() {
 
 #[test]
 fn setup_timeout() {
-    assert_fault("setup-timeout", "setup_timeout", "no setup within 0.500 s", FAST);
+    let tight = ["--setup-time", "0.5", "--grace-ms", "100"];
+    assert_fault("setup-timeout", "setup_timeout", "no setup within 0.500 s", &tight);
 }
 
 #[test]
 fn move_timeout() {
-    assert_fault("move-timeout", "move_timeout", "no move within 0.500 s", FAST);
+    // At its first turn: no move of its own ever comes under the tight limit.
+    let tight = ["--move-time", "0.5", "--grace-ms", "100"];
+    assert_fault_at("move-timeout", 1, "move_timeout", "no move within 0.500 s", &tight);
 }
 
 #[test]

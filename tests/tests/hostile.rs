@@ -1,7 +1,7 @@
 //! Hostile bots: whatever a bot does, the host keeps running with bounded memory, records a
 //! precise reason, leaves no process behind, and finishes the match's other games.
 
-use stratego_tests::{TempDir, group_members, misbehaving, process_alive, read_pids, records, run_match};
+use stratego_tests::{TempDir, group_members, misbehaving, process_alive, read_pids, records, run_match, wait_for};
 
 /// Host memory bound asserted for every hostile run (peak RSS of the host process).
 const HOST_RSS_BOUND_KIB: u64 = 100 * 1024;
@@ -39,7 +39,11 @@ fn hostile(kind: &str, extra: &[&str]) -> Run {
     records.sort_by_key(|r| r["index"].as_u64());
     assert_eq!(records.len(), 2, "{kind}: every game of the match is played");
     let pids = read_pids(&pidfile);
-    std::thread::sleep(std::time::Duration::from_millis(50));
+    // Killed processes are gone once the kernel has run their exit, which a busy machine
+    // may put off: waited for (the asserts below say which survived).
+    wait_for(std::time::Duration::from_secs(10), || {
+        pids.iter().all(|&pid| !process_alive(pid) && group_members(pid).is_empty())
+    });
     for &pid in &pids {
         assert!(!process_alive(pid), "{kind}: process {pid} survived");
         assert!(group_members(pid).is_empty(), "{kind}: group {pid} survived");
@@ -153,7 +157,9 @@ fn unbounded_allocation_hits_the_memory_limit() {
 
 #[test]
 fn burning_cpu_hits_the_cpu_limit() {
-    let run = hostile("burn-cpu", &["--bot-cpu", "1", "--move-time", "10"]);
+    // The calm clock of `run_match` (60 s a move): 1 s of CPU takes a few seconds on a
+    // loaded machine, and must run out before the move time does.
+    let run = hostile("burn-cpu", &["--bot-cpu", "1"]);
     assert_forfeits(&run, "cpu_limit", "CPU-time limit of 1 s");
     assert!(run.summary["games"] == 2);
 }

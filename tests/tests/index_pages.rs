@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use stratego_protocol::record::read_records;
-use stratego_tests::{TempDir, host_bin};
+use stratego_tests::{CALM_CLOCK, CALM_MOVE_TIME, TempDir, host_bin};
 
 /// Every `href="…"` of a page.
 fn links(page: &str) -> Vec<String> {
@@ -52,6 +52,7 @@ fn a_tournament_writes_an_index_with_its_crosstable_and_a_viewer_per_game() {
         .arg("sample-bot --strategy search --worlds 2")
         .args(["--games", "2", "--seed", "5", "-j", "2", "--json", "--out"])
         .arg(&out_dir)
+        .args(CALM_CLOCK)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -97,6 +98,7 @@ fn a_match_writes_an_index_too() {
     let out = Command::new(host_bin())
         .args(["match", "sample-bot --strategy random", "sample-bot", "--games", "2", "--seed", "2", "--json", "--out"])
         .arg(&out_dir)
+        .args(CALM_CLOCK)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -125,7 +127,7 @@ fn a_ladder_table_html_links_its_games() {
     };
     ladder(&["add", "random", "sample-bot --strategy random"]);
     ladder(&["add", "heuristic", "sample-bot"]);
-    ladder(&["play", "-n", "4", "--seed", "9", "-q"]);
+    ladder(&["play", "-n", "4", "--seed", "9", "-q", "--move-time", CALM_MOVE_TIME]);
     let html = tmp.join("site/ladder.html");
     std::fs::create_dir_all(html.parent().unwrap()).unwrap();
     let out = ladder(&["table", "--html", html.to_str().unwrap()]);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use stratego_protocol::record::GameRecord;
 use stratego_rules::{Color, Deployment, Game, Rank, Ruleset, Square};
-use stratego_tests::{TempDir, host_bin, misbehaving, run_match};
+use stratego_tests::{CALM_MOVE_TIME, TempDir, host_bin, misbehaving, run_match};
 
 /// What a board shows: by square, the side and the rank (`None`: an unknown enemy piece).
 type Board = BTreeMap<Square, (Color, Option<Rank>)>;
@@ -51,7 +51,8 @@ impl Tmux {
         String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-e", "-t", "main"]).stdout).into_owned()
     }
 
-    /// Waits up to 5 s for the screen to show `text`; returns the screen.
+    /// Waits for the screen to show `text` (up to 30 s: a loaded machine may take seconds
+    /// to redraw); returns the screen.
     fn wait_for(&self, text: &str) -> String {
         let start = Instant::now();
         loop {
@@ -60,7 +61,7 @@ impl Tmux {
                 return screen;
             }
             assert!(
-                start.elapsed() < Duration::from_secs(5),
+                start.elapsed() < Duration::from_secs(30),
                 "the screen never showed {text:?}:\n{}",
                 visible(&screen)
             );
@@ -225,7 +226,7 @@ fn assert_quits_cleanly(tmux: &Tmux, dir: &Path) {
     let start = Instant::now();
     while tmux.session_alive() {
         assert!(
-            start.elapsed() < Duration::from_secs(5),
+            start.elapsed() < Duration::from_secs(30),
             "the session did not end after q:\n{}",
             visible(&tmux.capture())
         );
@@ -352,7 +353,8 @@ fn match_watch_draws_the_running_game_live_on_the_terminal() {
     // drawn on the terminal only.
     let command = format!(
         "env -u NO_COLOR TERM=xterm-256color {} match '{}' 'sample-bot --strategy random' \
-         --games 1 --seed 3 --watch --json --out {d}/run > {d}/summary.json; echo $? > {d}/rc; sleep 60",
+         --games 1 --seed 3 --watch --json --move-time {CALM_MOVE_TIME} --out {d}/run > {d}/summary.json; \
+         echo $? > {d}/rc; sleep 60",
         host_bin().display(),
         misbehaving("--think-ms 3"),
     );
@@ -361,7 +363,7 @@ fn match_watch_draws_the_running_game_live_on_the_terminal() {
     tmux.wait_for("Playing…");
     let mut live = Vec::new();
     let start = Instant::now();
-    while !dir.join("rc").exists() && start.elapsed() < Duration::from_secs(60) {
+    while !dir.join("rc").exists() && start.elapsed() < Duration::from_secs(120) {
         let screen = tmux.capture();
         if visible(&screen).contains("Playing…")
             && let Some(n) = shown_ply(&screen)

@@ -5,14 +5,18 @@
 //! runs on CPU 0 meanwhile — what a hypervisor taking the virtual CPU away looks like from
 //! inside. The match runs with `--pin -j 1`, which puts the bots and the host on CPU 0, and
 //! its bots need 25 ms of CPU for each move at a 60 ms limit. Needs the right to use
-//! real-time priorities (root or `CAP_SYS_NICE`), as the host's watchdogs do; in its own
-//! test binary, so that no other test's processes share CPU 0 with the spinning thread.
+//! real-time priorities (root or `CAP_SYS_NICE`), as the host's watchdogs do: without them
+//! each test says `skipped: …` and passes; in its own test binary, so that no other test's
+//! processes share CPU 0 with the spinning thread.
+//!
+//! Timing tests: ignored by `cargo test --workspace` (whatever else runs on the machine
+//! changes what the stalls leave the bots), run by `.ci/timing.sh`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use stratego_tests::{TempDir, misbehaving, records, run_match};
+use stratego_tests::{TempDir, misbehaving, realtime_or_skip, records, run_match};
 
 /// Spins on CPU 0 at `SCHED_FIFO` 3 for `spin` ms, then sleeps `pause` ms, until dropped.
 struct Staller {
@@ -184,7 +188,11 @@ fn assert_no_time_lost_and_stalls_credited(recs: &[serde_json::Value]) {
 }
 
 #[test]
+#[ignore = "timing: stalls of 40 ms at a 60 ms limit; other load on CPU 0 changes which games are lost"]
 fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
+    if !realtime_or_skip("a_bot_is_not_charged_for_time_its_cpu_was_stalled") {
+        return;
+    }
     // Without the credit, a stall in the middle of a move (25 ms of work + 40 ms without
     // the CPU) loses the game on time.
     let recs = stalled_match("stalls-no-credit", &["--no-stall-credit"], "resign --at 40", 120);
@@ -202,7 +210,11 @@ fn a_bot_is_not_charged_for_time_its_cpu_was_stalled() {
 }
 
 #[test]
+#[ignore = "timing: stalls of 40 ms at a 60 ms limit, credited from the bot's scheduler account"]
 fn a_bot_idle_off_its_turn_is_credited_from_the_end_of_the_write() {
+    if !realtime_or_skip("a_bot_idle_off_its_turn_is_credited_from_the_end_of_the_write") {
+        return;
+    }
     // Bots that say they compute only on their own turn (`single_threaded`) are not
     // watched for their read once they think: their clock starts at the end of the write
     // and their own scheduler account, open from then, credits whatever kept them from
@@ -212,7 +224,11 @@ fn a_bot_idle_off_its_turn_is_credited_from_the_end_of_the_write() {
 }
 
 #[test]
+#[ignore = "timing: a forfeit message while CPU 0 is stalled 40 ms of every 60"]
 fn a_time_loss_says_how_much_stall_time_was_credited() {
+    if !realtime_or_skip("a_time_loss_says_how_much_stall_time_was_credited") {
+        return;
+    }
     // Red spins without answering from its 5th turn while CPU 0 is stalled 40 ms out of
     // every 60: any window of its clock holds stalls, which the forfeit message reports. (A
     // bot that sleeps instead is not credited: the time taken was not its.)
@@ -239,7 +255,11 @@ fn assert_resigned_and_credited(recs: &[serde_json::Value]) {
 }
 
 #[test]
+#[ignore = "timing: stalls and a CPU hog against 60 ms moves of 25-35 ms of CPU"]
 fn a_multi_threaded_bot_is_credited_from_its_main_threads_account() {
+    if !realtime_or_skip("a_multi_threaded_bot_is_credited_from_its_main_threads_account") {
+        return;
+    }
     // Bots with a second (idle) thread whose main thread reads the turns: that thread's
     // account, open from before the turn is written, credits the stalls.
     assert_resigned_and_credited(&stalled_match_of(
@@ -271,7 +291,11 @@ fn a_multi_threaded_bot_is_credited_from_its_main_threads_account() {
 }
 
 #[test]
+#[ignore = "timing: 80 ms stalls at a 100 ms limit, seen by the watchdogs only"]
 fn a_bot_that_reads_on_another_thread_is_credited_by_the_watchdogs_of_its_cpu() {
+    if !realtime_or_skip("a_bot_that_reads_on_another_thread_is_credited_by_the_watchdogs_of_its_cpu") {
+        return;
+    }
     // Its main thread only waits for the thread that reads and thinks, so it has no account
     // to go by: its long moves wake the watchdog of the CPU it is pinned to, which sees
     // the stalls. Stalls of 80 ms at a 100 ms limit: a 25 ms move that one hits loses
@@ -290,7 +314,11 @@ fn a_bot_that_reads_on_another_thread_is_credited_by_the_watchdogs_of_its_cpu() 
 }
 
 #[test]
+#[ignore = "timing: 80 ms stalls credited against a 20 ms limit"]
 fn a_stall_longer_than_the_move_limit_is_credited_in_full() {
+    if !realtime_or_skip("a_stall_longer_than_the_move_limit_is_credited_in_full") {
+        return;
+    }
     // Bots that need 10 ms of CPU a move at a 20 ms limit, while CPU 0 is stalled 80 ms at
     // a time: a move hit by a stall takes about 90 ms, and is credited the 80 (the credit
     // may reach 250 ms whatever the limit), not the limit's 20.

@@ -1,7 +1,7 @@
 //! The strike policy (`--strikes K`): a timeout or an illegal move is replaced by a random
 //! legal move, recorded, and told to the bot, up to K times per game.
 
-use stratego_tests::{TempDir, misbehaving, play_against_sample_bot};
+use stratego_tests::{TempDir, calm_bot, misbehaving, play_against, play_against_sample_bot};
 
 #[test]
 fn a_forgiven_illegal_move_is_replaced_recorded_and_told() {
@@ -28,9 +28,11 @@ fn a_forgiven_illegal_move_is_replaced_recorded_and_told() {
 #[test]
 fn faults_past_the_strikes_lose() {
     // Hangs after its illegal move: the next turn times out, which is one fault too many.
+    // Its first move must come within the limit too: 5 s, which no load delays it by; the
+    // sample bot keeps a calm clock of its own.
     let bot = misbehaving("--misbehave illegal-move --at 2");
-    let r =
-        &play_against_sample_bot("strikes-out", &bot, 1, &["--seed", "4", "--strikes", "1", "--move-time", "0.2"])[0];
+    let extra = ["--seed", "4", "--strikes", "1", "--move-time", "5"];
+    let r = &play_against("strikes-out", &bot, &calm_bot("sample-bot"), 1, &extra)[0];
     assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
     assert_eq!(r["result"]["faulty"], "red");
     assert_eq!(r["bots"]["red"]["strikes"].as_array().unwrap().len(), 1);

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use stratego_tests::{TempDir, assert_rule_endings, bin, host_bin, records, run_match};
+use stratego_tests::{CALM_CLOCK, CALM_MOVE_TIME, TempDir, assert_rule_endings, bin, host_bin, records, run_match};
 
 /// The legacy test bot as a `ucc2012:` bot argument.
 fn ucc(args: &str) -> String {
@@ -175,7 +175,11 @@ fn json_specs_and_tournament_files_name_the_protocol() {
         ucc = bin("ucc-bot").display()
     );
     std::fs::write(dir.join("t.toml"), toml).unwrap();
-    let out = Command::new(host_bin()).args(["tournament", dir.join("t.toml").to_str().unwrap()]).output().unwrap();
+    let out = Command::new(host_bin())
+        .args(["tournament", dir.join("t.toml").to_str().unwrap()])
+        .args(CALM_CLOCK)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let recs = records(&dir.join("out"));
     assert_eq!(recs.len(), 2);
@@ -186,6 +190,7 @@ fn json_specs_and_tournament_files_name_the_protocol() {
     let out = Command::new(host_bin())
         .args(["sprt", &spec, "sample-bot --strategy random", "--elo0", "0", "--elo1", "50", "--max-games", "2"])
         .args(["--rules", "ucc2012", "--out", dir.join("sprt").to_str().unwrap()])
+        .args(CALM_CLOCK)
         .output()
         .unwrap();
     let sprt = records(&dir.join("sprt"));
@@ -219,7 +224,7 @@ fn a_legacy_bot_plays_on_the_ladder() {
     };
     ladder(&["add", "legacy", &ucc("--seed 4")]);
     ladder(&["add", "rnd", "sample-bot --strategy random"]);
-    ladder(&["play", "-n", "2", "--rules", "ucc2012"]);
+    ladder(&["play", "-n", "2", "--rules", "ucc2012", "--move-time", CALM_MOVE_TIME]);
     let history = ladder(&["history", "legacy"]);
     assert!(history.contains("legacy: 2 games"), "{history}");
     let endings = ["flag_captured", "no_legal_moves", "neither_can_move", "ply_limit"];

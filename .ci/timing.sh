@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The timing tests, as their own CI step: the tests that milliseconds decide (the stall
+# credit, answers around the deadline, the watchdogs' checkpoints, the CPUs the host infers
+# bots should share), which `cargo test --workspace` ignores because other load on the
+# machine moves those milliseconds (README, "Test"). Each test binary runs alone (cargo runs
+# them one after the other); the tests that stall a CPU serialise themselves.
+#
+# Needs root or CAP_SYS_NICE (real-time priorities, as the host's stall watchdogs use):
+# without them the stall, deadline and checkpoint tests print `skipped: …` and pass, and
+# this script says so. Needs taskset (util-linux) and at least 2 CPUs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TERM_COLOR=never
+export CARGO_INCREMENTAL=0
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+
+if ! command -v taskset >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq util-linux </dev/null
+fi
+if ! chrt -f 1 true 2>/dev/null; then
+  echo "timing: no real-time priorities here (root or CAP_SYS_NICE): the stall, deadline and checkpoint tests will be skipped" >&2
+fi
+
+start=$(date +%s)
+# --show-output: a skipped test's reason is printed even though it passes.
+cargo test -p stratego-tests --test stalls --test deadlines --test checkpoints --test auto_pin -- --ignored --show-output
+echo "timing: the timing tests passed in $(( $(date +%s) - start )) s"
