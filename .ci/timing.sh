@@ -23,6 +23,11 @@ if ! chrt -f 1 true 2>/dev/null; then
 fi
 
 start=$(date +%s)
+# The tests run the workspace's binaries (the host, the sample bot) as `cargo test
+# --workspace` builds them (the test profile): built here first, a no-op after that command.
+cargo test --workspace --no-run -q
+# --workspace: the features of a whole-workspace build (-p alone would rebuild the host).
+# --no-fail-fast: every timing test binary runs, whichever fails.
 # --show-output: a skipped test's reason is printed even though it passes.
-cargo test -p stratego-tests --test stalls --test deadlines --test checkpoints --test auto_pin --test sandbox -- --ignored --show-output
+cargo test --workspace --no-fail-fast --test stalls --test deadlines --test checkpoints --test auto_pin --test sandbox -- --ignored --show-output
 echo "timing: the timing tests passed in $(( $(date +%s) - start )) s"
