@@ -30,8 +30,10 @@ impl RecordWriter {
         &self.path
     }
 
-    /// Appends one record as one line with a single write, so a crash or kill of the host
-    /// never leaves half a game and never loses a finished one. A write that fails part of
+    /// Appends one record as one line with a single write. A kill of the host in the middle
+    /// of that write can still leave the start of a line (a test saw one when the kill came
+    /// as a third record went in): readers drop a torn last line and resume plays that game
+    /// again, so no finished game that was whole on disk is lost. A write that fails part of
     /// the way (a full disk) is cut off again: the file keeps whole records only.
     ///
     /// # Errors
