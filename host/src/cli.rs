@@ -119,6 +119,10 @@ pub struct CheckArgs {
     /// Print the results as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Write every protocol line each way, with a timestamp and the direction, to FILE (both
+    /// bots of every check game) or DIR/ (a file per bot), as `match --log-protocol`.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub log_protocol: Option<PathBuf>,
 }
 
 impl CheckArgs {
@@ -148,7 +152,23 @@ impl CheckArgs {
             ));
         }
         bot.check_startable().map_err(not_startable)?;
-        Ok(crate::check::CheckPlan { bot, rulesets, time_control, max_line: self.max_line, seed: self.seed })
+        let protocol_log = match &self.log_protocol {
+            None => None,
+            Some(path) => {
+                crate::sandbox::hide(path);
+                let log = crate::protocol_log::ProtocolLog::open(path)
+                    .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
+                Some(Arc::new(log))
+            }
+        };
+        Ok(crate::check::CheckPlan {
+            bot,
+            rulesets,
+            time_control,
+            max_line: self.max_line,
+            seed: self.seed,
+            protocol_log,
+        })
     }
 }
 
