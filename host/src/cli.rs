@@ -304,6 +304,26 @@ pub struct RunFlags {
     /// several games at once, the first running, then the next.
     #[arg(long)]
     pub watch: bool,
+    /// The event's name: the title of the HTML pages, and `event` in the JSON summary and
+    /// the manifest.
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Every game is a draw (`ply_limit`) after N plies: overrides the ruleset's `ply_limit`.
+    #[arg(long, value_name = "N")]
+    pub max_plies: Option<u32>,
+    /// With --setups: how the colour-swapped pairs take their book entries: random (drawn
+    /// from the seed) or sequential (pair p plays entries start+2p and start+2p+1, wrapping
+    /// around) [default: random].
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub setups_order: Option<crate::schedule::BookOrder>,
+    /// With --setups-order sequential: the book entry of the first pair's first setup,
+    /// numbered from 1 in file order [default: 1].
+    #[arg(long, value_name = "N")]
+    pub setups_start: Option<u32>,
+    /// Write no viewer pages and no index.html into the --out directory (records and
+    /// manifest only; `stratego-host export` makes pages later).
+    #[arg(long)]
+    pub no_html: bool,
 }
 
 /// `match` options.
@@ -444,6 +464,14 @@ pub struct RunConfig {
     pub shard: Option<crate::manifest::Shard>,
     /// `--watch`: draw a running game live.
     pub watch: bool,
+    /// `--event NAME`.
+    pub event: Option<String>,
+    /// `--no-html`.
+    pub no_html: bool,
+    /// `--setups-order`.
+    pub book_order: crate::schedule::BookOrder,
+    /// `--setups-start`, 0-based.
+    pub book_start: u32,
 }
 
 /// What a validated event command runs.
@@ -528,6 +556,31 @@ impl RunFlags {
     pub fn validate(&self, file: &FileDefaults) -> Result<RunConfig, ConfigError> {
         let rules_arg = self.rules.clone().or_else(|| file.rules.clone()).unwrap_or_else(|| "classic".into());
         let rules = load_rules(&rules_arg).map_err(usage)?;
+        let rules = match self.max_plies {
+            None => rules,
+            Some(0) => return Err(usage("--max-plies: must be at least 1")),
+            Some(n) => {
+                let mut spec = rules.spec().clone();
+                spec.ply_limit = Some(n);
+                Ruleset::try_from(spec).map_err(|e| usage(format!("--max-plies: {e}")))?
+            }
+        };
+        let setups_given = self.setups.is_some() || file.setups.is_some();
+        if !setups_given && (self.setups_order.is_some() || self.setups_start.is_some()) {
+            return Err(usage("--setups-order and --setups-start: only with --setups FILE"));
+        }
+        let book_order = self.setups_order.unwrap_or_default();
+        let book_start = match self.setups_start {
+            None => 0,
+            Some(0) => return Err(usage("--setups-start: book entries are numbered from 1")),
+            Some(_) if book_order != crate::schedule::BookOrder::Sequential => {
+                return Err(usage("--setups-start: only with --setups-order sequential"));
+            }
+            Some(n) => n - 1,
+        };
+        if self.event.as_deref().is_some_and(|e| e.trim().is_empty()) {
+            return Err(usage("--event: the name must not be empty"));
+        }
         let secs = |flag: &str, t: &Option<String>, from_file: Option<Duration>, default: Duration| match t {
             Some(t) => parse_seconds(t).map_err(|e| usage(format!("{flag}: {e}"))),
             None => Ok(from_file.unwrap_or(default)),
@@ -660,6 +713,10 @@ impl RunFlags {
             seed_given,
             shard,
             watch: self.watch,
+            event: self.event.clone(),
+            no_html: self.no_html,
+            book_order,
+            book_start,
         })
     }
 }

@@ -65,6 +65,8 @@ pub fn schedule_event(plan: &EventPlan, book_len: Option<u32>) -> schedule::Even
         book_len,
         own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
         same_program,
+        book_order: plan.run.book_order,
+        book_start: plan.run.book_start,
     }
 }
 
@@ -209,6 +211,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
             plan: mplan,
             shard: plan.run.shard,
             executables,
+            event: plan.run.event.clone(),
         };
         manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
     }
@@ -358,7 +361,7 @@ async fn play(
                 *summary.borrow_mut() = again;
             }
             let s = &summary.borrow().summary;
-            let text = if run.json { json(s) } else { s.render() };
+            let text = if run.json { event_json(run, s) } else { s.render() };
             let index =
                 write_index(run, &format!("Match: {} vs {}", names[0], names[1]), &crate::viewer::match_html(s));
             with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
@@ -408,7 +411,7 @@ async fn play(
                 *table.borrow_mut() = again;
             }
             let report = &table.borrow().report;
-            let text = if run.json { json(report) } else { report.render(style) };
+            let text = if run.json { event_json(run, report) } else { report.render(style) };
             let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
             let index = write_index(run, &title, &crate::viewer::tournament_html(report));
             with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
@@ -456,7 +459,7 @@ async fn play(
                 *test.borrow_mut() = again;
             }
             let t = test.borrow();
-            let text = if run.json { json(&t.report) } else { t.report.render(style) };
+            let text = if run.json { event_json(run, &t.report) } else { t.report.render(style) };
             let code = match t.verdict() {
                 Some(Hypothesis::H1) => crate::exit::SPRT_H1,
                 Some(Hypothesis::H0) => crate::exit::SPRT_H0,
@@ -522,7 +525,12 @@ async fn play_with_sinks(
 /// schedule order) and a viewer page per game in `DIR/games/` (at most
 /// [`crate::viewer::MAX_VIEWER_PAGES`]).
 fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
-    let Some(dir) = &run.out else { return Ok(()) };
+    let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
+    let title = match &run.event {
+        Some(name) => format!("{name}: {title}"),
+        None => title.to_owned(),
+    };
+    let title = title.as_str();
     let mut records = manifest::read_records(dir)?;
     records.sort_by_key(|r| r.index);
     let index = dir.join("index.html");
@@ -557,6 +565,20 @@ fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
         }
     }
     outcome
+}
+
+/// The JSON summary, with `"event"` when `--event` named the event.
+fn event_json<T: serde::Serialize>(run: &crate::cli::RunConfig, value: &T) -> String {
+    let Some(name) = &run.event else { return json(value) };
+    let mut object = serde_json::Map::new();
+    object.insert("event".to_owned(), serde_json::Value::String(name.clone()));
+    match serde_json::to_value(value).expect("reports serialise") {
+        serde_json::Value::Object(fields) => object.extend(fields),
+        other => {
+            object.insert("report".to_owned(), other);
+        }
+    }
+    json(&object)
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {

@@ -434,6 +434,8 @@ mod tests {
             book_len: None,
             own_setup: vec![false; 3],
             same_program: vec![],
+            book_order: schedule::BookOrder::Random,
+            book_start: 0,
         };
         let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
         let mut sink = TournamentSink::new(names, 6, 1, "classic".into(), None);

@@ -100,3 +100,253 @@ fn check_counts_stderr_until_the_process_has_exited() {
     }
     assert_eq!(out.status.code(), Some(4));
 }
+
+// ---- Item 12: naming, length, setup order and pages of an event ----
+
+fn dir_str(d: &TempDir) -> &str {
+    d.0.to_str().unwrap()
+}
+
+#[test]
+fn event_names_the_pages_the_json_summary_and_the_manifest() {
+    let dir = TempDir::new("event-name");
+    let out = host(&[
+        "match",
+        "sample-bot",
+        "sample-bot --strategy random",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--max-plies",
+        "40",
+        "--event",
+        "Spring Cup 2026",
+        "--json",
+        "--out",
+        dir_str(&dir),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON summary");
+    assert_eq!(summary["event"], "Spring Cup 2026", "{summary}");
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(index.contains("<title>Spring Cup 2026"), "{}", &index[..index.len().min(600)]);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["event"], "Spring Cup 2026");
+}
+
+#[test]
+fn max_plies_caps_every_game_and_zero_is_refused() {
+    let dir = TempDir::new("max-plies");
+    let out = host(&["match", "sample-bot", "sample-bot", "--games", "2", "--max-plies", "12", "--out", dir_str(&dir)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for r in records(&dir.0) {
+        assert_eq!(r["ruleset"]["ply_limit"], 12, "the record carries the limit played");
+        assert!(r["plies"].as_array().unwrap().len() <= 12, "{}", r["result"]);
+    }
+    let refused = host(&["match", "sample-bot", "sample-bot", "--max-plies", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--max-plies: must be at least 1"));
+}
+
+#[test]
+fn no_html_writes_records_and_manifest_only() {
+    let dir = TempDir::new("no-html");
+    let out = host(&[
+        "match",
+        "sample-bot",
+        "sample-bot",
+        "--games",
+        "2",
+        "--max-plies",
+        "20",
+        "--no-html",
+        "--out",
+        dir_str(&dir),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(records(&dir.0).len(), 2);
+    assert!(dir.join("manifest.json").exists());
+    assert!(!dir.join("index.html").exists(), "no index page");
+    assert!(!dir.join("games").exists(), "no viewer pages");
+}
+
+/// Six different classic setups, as a plain setup book writes them (Red's rows form).
+fn six_setups() -> Vec<String> {
+    let base: Vec<char> = "B32222222S6655554444BX98877766FB3B333B2B".chars().collect();
+    (0..6)
+        .map(|k| {
+            let mut s = base.clone();
+            s.rotate_left(k);
+            s.chunks(10).map(|r| r.iter().collect::<String>()).collect::<Vec<_>>().join("/")
+        })
+        .collect()
+}
+
+#[test]
+fn sequential_setups_take_book_entries_in_order_from_the_start_given() {
+    let dir = TempDir::new("setups-order");
+    let book = dir.join("book.txt");
+    let setups = six_setups();
+    std::fs::write(&book, setups.join("\n") + "\n").unwrap();
+    let out_dir = dir.join("out");
+    let out = host(&[
+        "match",
+        "sample-bot",
+        "sample-bot",
+        "--games",
+        "4",
+        "--seed",
+        "5",
+        "--max-plies",
+        "20",
+        "--setups",
+        book.to_str().unwrap(),
+        "--setups-order",
+        "sequential",
+        "--setups-start",
+        "2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut recs = records(&out_dir);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    // Pair p plays entries start+2p (Red's, in both games of the pair) and start+2p+1:
+    // from entry 2 (1-based), that is entries 1 and 3 (0-based) for Red.
+    let red: Vec<&str> = recs.iter().map(|r| r["deployments"]["red"].as_str().unwrap()).collect();
+    assert_eq!(red, [&setups[1], &setups[1], &setups[3], &setups[3]].map(String::as_str));
+    // A start without the sequential order, or a 0, is refused.
+    for extra in [&["--setups-start", "2"][..], &["--setups-order", "sequential", "--setups-start", "0"][..]] {
+        let mut args = vec!["match", "sample-bot", "sample-bot", "--setups", book.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let refused = host(&args);
+        assert_eq!(refused.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&refused.stderr));
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("--setups-start"), "{extra:?}");
+    }
+}
+
+#[test]
+fn merge_writes_the_merged_pages_and_takes_an_anchor() {
+    let shards: Vec<TempDir> = (1..=2).map(|i| TempDir::new(&format!("merge-out-{i}"))).collect();
+    for (i, d) in shards.iter().enumerate() {
+        let out = host(&[
+            "tournament",
+            "--bot",
+            "sample-bot",
+            "--bot",
+            "sample-bot --strategy random",
+            "--bot",
+            "sample-bot --strategy search --worlds 2",
+            "--games",
+            "2",
+            "--seed",
+            "9",
+            "--max-plies",
+            "30",
+            "-q",
+            "--shard",
+            &format!("{}/2", i + 1),
+            "--out",
+            dir_str(d),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let merged = TempDir::new("merge-out-merged");
+    let pages = merged.join("pages");
+    let out = Command::new(host_bin())
+        .args(["merge", dir_str(&shards[0]), dir_str(&shards[1]), "--json", "--out", pages.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let index = std::fs::read_to_string(pages.join("index.html")).expect("the merged index page");
+    assert!(index.contains("Tournament: 3 bots"), "{}", &index[..index.len().min(600)]);
+    let pages_written = std::fs::read_dir(pages.join("games")).unwrap().count();
+    assert_eq!(pages_written, 6, "a viewer page per game of both shards");
+    // The anchor fixes that bot's rating.
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let standings = report["ranking"].as_array().expect("ranking");
+    let random = standings.iter().find(|s| s["name"].as_str().unwrap().contains("random")).unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let anchored = Command::new(host_bin())
+        .args(["merge", dir_str(&shards[0]), dir_str(&shards[1]), "--json", "--anchor", &format!("{random}=1500")])
+        .output()
+        .unwrap();
+    assert_eq!(anchored.status.code(), Some(0), "{}", String::from_utf8_lossy(&anchored.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&anchored.stdout).unwrap();
+    let elo = report["ranking"].as_array().unwrap().iter().find(|s| s["name"] == random.as_str()).unwrap()["elo"]
+        .as_f64()
+        .unwrap();
+    assert!((elo - 1500.0).abs() < 1e-9, "{elo}");
+    let refused = Command::new(host_bin())
+        .args(["merge", dir_str(&shards[0]), dir_str(&shards[1]), "--anchor", "nobody"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+// ---- Item 16: protocol.md says what the host does ----
+
+fn protocol_md() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../protocol.md")).unwrap()
+}
+
+#[test]
+fn the_turn_example_counts_the_pieces_it_lists() {
+    let md = protocol_md();
+    let line = md.lines().find(|l| l.starts_with(r#"{"type":"turn","game_id":"000000000000002a-3","ply":4"#)).unwrap();
+    let turn: serde_json::Value = serde_json::from_str(line).unwrap();
+    let unmoved =
+        turn["pieces"].as_array().unwrap().iter().filter(|p| p["color"] == "blue" && p.get("moved").is_none()).count();
+    let words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    let said = words
+        .iter()
+        .position(|w| md.contains(&format!("Blue's other {w} pieces have not moved")))
+        .expect("the text counts Blue's unmoved pieces");
+    assert_eq!(said, unmoved, "the text says {} and the example lists {unmoved}", words[said]);
+}
+
+#[test]
+fn a_strike_is_numbered_as_protocol_md_says_the_turns_ply_plus_one() {
+    let md = protocol_md();
+    assert!(md.contains("the move you answer becomes ply `ply + 1`"), "turn.ply's note");
+    let records_md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../RECORDS.md")).unwrap();
+    assert!(records_md.contains("1-based as in `plies`: the turn's `ply` + 1"), "strikes[].ply's note");
+    // The bot logs every line it reads; its 2nd turn is never answered, forgiven once.
+    let dir = TempDir::new("strike-ply");
+    let log = dir.join("bot.log");
+    let bot = misbehaving(&format!("--misbehave move-timeout --at 2 --log {}", log.display()));
+    let out_dir = dir.join("out");
+    let out = host(&[
+        "match",
+        &bot,
+        "sample-bot",
+        "--games",
+        "1",
+        "--move-time",
+        "1",
+        "--strikes",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rec = &records(&out_dir)[0];
+    let color = misbehaving_color(rec);
+    let strikes = rec["bots"][color]["strikes"].as_array().expect("one strike");
+    let turns: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|m| m["type"] == "turn")
+        .collect();
+    let second_turn_ply = turns[1]["ply"].as_u64().unwrap();
+    assert_eq!(strikes[0]["ply"].as_u64().unwrap(), second_turn_ply + 1, "{}", strikes[0]);
+    // The ply played for it is that number in the record's 1-based plies.
+    let played = &rec["plies"][second_turn_ply as usize];
+    assert_eq!(played["color"], color);
+    assert_eq!(played["move"], strikes[0]["replaced_by"]);
+}
