@@ -324,6 +324,15 @@ pub struct RunFlags {
     /// manifest only; `stratego-host export` makes pages later).
     #[arg(long)]
     pub no_html: bool,
+    /// Every N finished games, print an interim report to stdout: the score (match), the
+    /// standings (tournament), the LLR and its bounds (sprt); for logs off a terminal.
+    #[arg(long, value_name = "N")]
+    pub report_every: Option<u64>,
+    /// A bot that passed the start-up check before the first game but fails to start for a
+    /// game later loses that game (its record says why) and is started again for its next
+    /// game; without, the event stops there (exit 3).
+    #[arg(long)]
+    pub recover: bool,
 }
 
 /// `match` options.
@@ -472,6 +481,10 @@ pub struct RunConfig {
     pub book_order: crate::schedule::BookOrder,
     /// `--setups-start`, 0-based.
     pub book_start: u32,
+    /// `--report-every N` (0: none).
+    pub report_every: u64,
+    /// `--recover`.
+    pub recover: bool,
 }
 
 /// What a validated event command runs.
@@ -717,6 +730,11 @@ impl RunFlags {
             no_html: self.no_html,
             book_order,
             book_start,
+            report_every: match self.report_every {
+                Some(0) => return Err(usage("--report-every: must be at least 1")),
+                n => n.unwrap_or(0),
+            },
+            recover: self.recover,
         })
     }
 }

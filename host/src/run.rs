@@ -14,7 +14,7 @@ use crate::manifest;
 use crate::record::RecordWriter;
 use crate::report::Summary;
 use crate::schedule::{self, GameSpec};
-use crate::sinks::{MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
+use crate::sinks::{Interim, MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
 use crate::sprt::{PairSource, SprtSink};
 use crate::stats::Hypothesis;
 use crate::style::Style;
@@ -310,6 +310,7 @@ async fn play(
     let records_path = records.as_ref().map(|r| r.path().to_owned());
     let style = Style::stdout();
     let mut startup = StartupWatch::default();
+    startup.recover = run.recover;
     match &plan.kind {
         EventKind::Match { .. } => {
             let (games, schedule, past) = remaining(schedule::plan(&event), run.shard, history);
@@ -340,6 +341,23 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(summary.clone());
+            let now = summary.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| {
+                let s = &now.borrow().summary;
+                let a = &s.bots[0];
+                let played = f64::from(a.wins + a.draws + a.losses).max(1.0);
+                let score = f64::from(a.wins) + f64::from(a.draws) / 2.0;
+                format!(
+                    "score after {done} of {} games: {} +{} ={} -{} ({:.1} %) vs {}",
+                    s.planned,
+                    a.name,
+                    a.wins,
+                    a.draws,
+                    a.losses,
+                    100.0 * score / played,
+                    s.bots[1].name
+                )
+            });
             let end = play_with_sinks(
                 &executor,
                 schedule,
@@ -348,6 +366,7 @@ async fn play(
                     Some(&mut startup),
                     records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
+                    Some(&mut interim),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
@@ -390,6 +409,8 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(table.clone());
+            let now = table.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().standings_text(done));
             let end = play_with_sinks(
                 &executor,
                 games,
@@ -398,6 +419,7 @@ async fn play(
                     Some(&mut startup),
                     records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
+                    Some(&mut interim),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
@@ -437,6 +459,10 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(test.clone());
+            let now = test.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| {
+                format!("after {done} games: {}", now.borrow().status())
+            });
             let end = play_with_sinks(
                 &executor,
                 source,
@@ -445,6 +471,7 @@ async fn play(
                     Some(&mut startup),
                     records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
+                    Some(&mut interim),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
@@ -514,7 +541,7 @@ async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::executor::GameSource + 'static,
     past: &[Event],
-    sinks: [Option<&mut dyn Sink>; 5],
+    sinks: [Option<&mut dyn Sink>; 6],
     cancel: crate::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();

@@ -350,3 +350,177 @@ fn a_strike_is_numbered_as_protocol_md_says_the_turns_ply_plus_one() {
     assert_eq!(played["color"], color);
     assert_eq!(played["move"], strikes[0]["replaced_by"]);
 }
+
+// ---- Item 11: interim reports and game ids in the log lines ----
+
+#[test]
+fn report_every_prints_the_score_and_game_lines_name_the_game_id() {
+    let dir = TempDir::new("report-every-match");
+    let out = host(&[
+        "match",
+        "sample-bot",
+        "sample-bot --strategy random",
+        "--games",
+        "4",
+        "--seed",
+        "11",
+        "--max-plies",
+        "30",
+        "--report-every",
+        "2",
+        "--out",
+        dir_str(&dir),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let reports: Vec<&str> = stdout.lines().filter(|l| l.starts_with("score after ")).collect();
+    assert_eq!(reports.len(), 2, "{stdout}");
+    assert!(reports[0].starts_with("score after 2 of 4 games: sample-bot-heuristic +"), "{}", reports[0]);
+    assert!(reports[1].starts_with("score after 4 of 4 games: "), "{}", reports[1]);
+    // Each game line names the game's id, which replay takes.
+    let ids: Vec<String> = records(&dir.0).iter().map(|r| r["game_id"].as_str().unwrap().to_owned()).collect();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    for line in lines {
+        let id = line.split_once('[').and_then(|(_, rest)| rest.split_once(']')).map(|(id, _)| id).expect(line);
+        assert!(ids.iter().any(|i| i == id), "{id} is a game of the records: {line}");
+        let replay = host(&["replay", dir_str(&dir), "--game", id, "--ply", "3"]);
+        assert_eq!(replay.status.code(), Some(0), "replay --game {id}: {}", String::from_utf8_lossy(&replay.stderr));
+    }
+}
+
+#[test]
+fn report_every_prints_the_standings_of_a_tournament_and_the_llr_of_an_sprt() {
+    let out = host(&[
+        "tournament",
+        "--bot",
+        "sample-bot",
+        "--bot",
+        "sample-bot --strategy random",
+        "--bot",
+        "sample-bot --strategy search --worlds 2",
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--max-plies",
+        "30",
+        "-q",
+        "--report-every",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for n in [3, 6] {
+        let head = format!("standings after {n} of 6 games:");
+        let at = stdout.find(&head).unwrap_or_else(|| panic!("{head} in {stdout}"));
+        let rows: Vec<&str> = stdout[at..].lines().skip(1).take_while(|l| l.starts_with("    ")).collect();
+        assert!(!rows.is_empty() && rows.len() <= 3, "{rows:?}");
+        assert!(rows[0].trim_start().starts_with("1  "), "{rows:?}");
+    }
+    let out = host(&[
+        "sprt",
+        "sample-bot",
+        "sample-bot --strategy random",
+        "--elo0",
+        "0",
+        "--elo1",
+        "10",
+        "--max-games",
+        "4",
+        "--seed",
+        "4",
+        "--max-plies",
+        "30",
+        "-q",
+        "--report-every",
+        "2",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let reports: Vec<&str> = stdout.lines().filter(|l| l.starts_with("after ")).collect();
+    assert!(!reports.is_empty(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        reports[0].starts_with("after 2 games: ") && reports[0].contains(" LLR ") && reports[0].contains('['),
+        "{}",
+        reports[0]
+    );
+}
+
+// ---- Item 12: --recover ----
+
+/// A Python bot that fails to start on its `fail`-th start (counted in `count_file`; the
+/// host's start-up check before the first game is the first), and plays the first legal
+/// move otherwise.
+fn flaky_start_bot(dir: &TempDir, fail: u32) -> String {
+    let path = dir.join("flaky.py");
+    let count = dir.join("starts");
+    std::fs::write(
+        &path,
+        format!(
+            r#"import json, sys
+path = {count:?}
+try:
+    n = int(open(path).read())
+except OSError:
+    n = 0
+n += 1
+open(path, "w").write(str(n))
+if n == {fail}:
+    print("license server unreachable", file=sys.stderr, flush=True)
+    sys.exit(1)
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        print(json.dumps({{"type": "ready", "name": "flaky"}}), flush=True)
+    elif t == "setup_request":
+        army = [r for r, k in m["pieces"].items() for _ in range(k)]
+        print(json.dumps({{"type": "setup", "deployment": " ".join(f"{{s}}={{r}}" for s, r in zip(m["squares"], army))}}), flush=True)
+    elif t == "turn":
+        print(json.dumps({{"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}}), flush=True)
+    elif t == "quit":
+        break
+"#,
+            count = count.display().to_string()
+        ),
+    )
+    .unwrap();
+    format!("python3 {}", path.display())
+}
+
+#[test]
+fn recover_goes_on_after_a_bot_fails_to_start_mid_event() {
+    // Without --recover the event stops at the first game the bot cannot start (exit 3).
+    let dir = TempDir::new("recover-off");
+    let bot = flaky_start_bot(&dir, 2);
+    let out = host(&["match", &bot, "sample-bot", "--games", "3", "--max-plies", "20", "--out", dir_str(&dir)]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    // With it, that game is lost, saying why, and the bot plays its next games.
+    let dir = TempDir::new("recover-on");
+    let bot = flaky_start_bot(&dir, 2);
+    let out_dir = dir.join("out");
+    let out = host(&[
+        "match",
+        &bot,
+        "sample-bot",
+        "--games",
+        "3",
+        "--max-plies",
+        "20",
+        "--recover",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("--recover: game "), "{stderr}");
+    let mut recs = records(&out_dir);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    assert_eq!(recs.len(), 3);
+    assert_eq!(recs[0]["result"]["faulty"], "red", "{}", recs[0]["result"]);
+    assert!(recs[0]["bots"]["red"]["stderr_tail"].as_str().unwrap().contains("license server unreachable"));
+    for r in &recs[1..] {
+        assert!(r["result"].get("faulty").is_none(), "the bot played on: {}", r["result"]);
+    }
+}
