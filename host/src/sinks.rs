@@ -123,6 +123,12 @@ pub struct Progress {
     planned: Option<u64>,
     status: StatusFn,
     line: LineFn,
+    /// The command's status, as last given.
+    last_status: String,
+    /// Running games (by index in the schedule) and their plies so far, for the bar.
+    running: std::collections::BTreeMap<u32, u32>,
+    /// Game ids of the running games, to their index.
+    running_ids: std::collections::HashMap<String, u32>,
 }
 
 impl Progress {
@@ -146,13 +152,48 @@ impl Progress {
             };
             bar.set_style(indicatif::ProgressStyle::with_template(style).expect("a valid template"));
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            // Drawn at once, and again every second: the elapsed time and the ETA move
+            // while games run, not only when one ends.
+            bar.enable_steady_tick(std::time::Duration::from_secs(1));
+            bar.tick();
             bar
         });
-        Progress { live, bar, done: 0, planned, status: Box::new(status), line: Box::new(line) }
+        Progress {
+            live,
+            bar,
+            done: 0,
+            planned,
+            status: Box::new(status),
+            line: Box::new(line),
+            last_status: String::new(),
+            running: std::collections::BTreeMap::new(),
+            running_ids: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The bar's message: the command's status, then the running games and their plies
+    /// (`running: #3 41 plies, #4 12 plies`, numbered from 1 in the schedule).
+    fn message(&self) -> String {
+        if self.running.is_empty() {
+            return self.last_status.clone();
+        }
+        let shown: Vec<String> =
+            self.running.iter().take(4).map(|(index, plies)| format!("#{} {plies} plies", index + 1)).collect();
+        let more = match self.running.len().saturating_sub(4) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let sep = if self.last_status.is_empty() { "" } else { "  " };
+        format!("{}{sep}running: {}{more}", self.last_status, shown.join(", "))
     }
 }
 
 impl Sink for Progress {
+    fn wants_plies(&self) -> bool {
+        // The bar shows the running games' plies.
+        self.bar.is_some()
+    }
+
     fn on_history(&mut self, event: &Event) {
         if matches!(event, Event::GameFinished { .. }) {
             self.done += 1;
@@ -166,6 +207,22 @@ impl Sink for Progress {
         if self.live == Live::Quiet {
             return Flow::Continue;
         }
+        match event {
+            Event::GameStarted { spec } => {
+                self.running.insert(spec.index, 0);
+                self.running_ids.insert(spec.game_id.clone(), spec.index);
+            }
+            Event::Ply { game_id, .. } => {
+                if let Some(plies) = self.running_ids.get(game_id).and_then(|i| self.running.get_mut(i)) {
+                    *plies += 1;
+                }
+            }
+            Event::GameFinished { spec, .. } => {
+                self.running.remove(&spec.index);
+                self.running_ids.remove(&spec.game_id);
+            }
+            _ => {}
+        }
         if let Event::GameFinished { record, .. } = event {
             self.done += 1;
             let line = (self.line)(self.done, self.planned, record);
@@ -177,8 +234,12 @@ impl Sink for Progress {
                 None => eprintln!("{line}"),
             }
         }
-        if let (Some(bar), Some(status)) = (&self.bar, (self.status)(event)) {
-            bar.set_message(status);
+        let status = (self.status)(event);
+        if let Some(status) = status {
+            self.last_status = status;
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.message());
         }
         Flow::Continue
     }

@@ -524,3 +524,91 @@ fn recover_goes_on_after_a_bot_fails_to_start_mid_event() {
         assert!(r["result"].get("faulty").is_none(), "the bot played on: {}", r["result"]);
     }
 }
+
+// ---- Item 10: a progress bar that lives (on a real terminal, under tmux) ----
+
+/// A tmux server of its own, killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new(test: &str) -> Tmux {
+        match Command::new("tmux").arg("-V").output() {
+            Ok(o) if o.status.success() => {}
+            _ => panic!("this test needs tmux (.ci/run installs it)"),
+        }
+        Tmux { socket: format!("stratego-reporting-{test}-{}", std::process::id()) }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new("tmux").arg("-L").arg(&self.socket).args(args).env_remove("TMUX").output().expect("run tmux")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "main"]).stdout).into_owned()
+    }
+
+    /// Waits up to `secs` for a screen for which `found` gives a value.
+    fn wait<T>(&self, secs: u64, what: &str, found: impl Fn(&str) -> Option<T>) -> T {
+        let start = std::time::Instant::now();
+        loop {
+            let screen = self.screen();
+            if let Some(v) = found(&screen) {
+                return v;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(secs),
+                "the screen never showed {what}:\n{screen}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+/// The elapsed seconds the bar shows after `games, `.
+fn elapsed_secs(screen: &str) -> Option<u64> {
+    let rest = &screen[screen.find(" games, ")? + " games, ".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    rest[digits.len()..].starts_with('s').then(|| digits.parse().ok()).flatten()
+}
+
+#[test]
+fn the_progress_bar_is_drawn_at_once_ticks_and_shows_the_running_games_plies() {
+    let dir = TempDir::new("live-bar");
+    let pids = dir.join("pids");
+    // Plays 19 turns, then never answers its 20th (as Red: after 38 plies) within 20 s.
+    let bot = misbehaving(&format!("--misbehave move-timeout --at 20 --pidfile {}", pids.display()));
+    let tmux = Tmux::new("bar");
+    let command = format!(
+        "{} match '{bot}' sample-bot --games 1 --move-time 20 --seed 2; sleep 30",
+        stratego_tests::host_bin().display()
+    );
+    let out = tmux.cmd(&["new-session", "-d", "-x", "160", "-y", "20", "-s", "main", &command]);
+    assert!(out.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&out.stderr));
+    // No game has ended, yet the bar is there, with the running game's plies.
+    tmux.wait(15, "the bar with the running game at 38 plies", |s| {
+        (s.contains("0/1 games") && s.contains("running: #1 38 plies")).then_some(())
+    });
+    // Nothing happens in the game now (the bot is silent): the bar still ticks.
+    let first = tmux.wait(5, "the elapsed time", elapsed_secs);
+    tmux.wait(10, "a later elapsed time", |s| elapsed_secs(s).filter(|&t| t >= first + 2));
+    let screen = tmux.screen();
+    assert!(screen.contains("0/1 games"), "still no game ended: {screen}");
+    drop(tmux);
+    for pid in stratego_tests::read_pids(&pids) {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains("misbehaving-bot") {
+            // SAFETY: a signal to a process this test started (the bot that never answers).
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}
