@@ -92,6 +92,8 @@ pub struct CheckPlan {
     pub max_line: usize,
     /// Seed.
     pub seed: u64,
+    /// Where to log every protocol line (`--log-protocol`).
+    pub protocol_log: Option<Arc<crate::protocol_log::ProtocolLog>>,
 }
 
 fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
@@ -104,7 +106,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         match_seed: plan.seed,
         strikes: 0,
         blind: false,
-        protocol_log: None,
+        protocol_log: plan.protocol_log.clone(),
     }
 }
 
@@ -424,8 +426,19 @@ async fn check_game(b: &mut Battery, names: &GameChecks, rec: &GameRecord, color
     }
     // A process kept for another game is told quit now; one that was not was told at the
     // end of the game, and the record says how it ended.
+    // Its stderr is counted until its process has ended: what a kept process writes after
+    // game_over and on quit belongs to this game too.
+    let mut stderr_bytes = bot.stderr_bytes;
+    let mut tail = tail;
+    let closed;
     let exit = match kept {
-        Some(p) => Some(p.shutdown(GRACE).await),
+        Some(p) => {
+            let (how, report) = p.close(GRACE).await;
+            stderr_bytes = stderr_bytes.max(report.stderr_bytes);
+            closed = report.stderr_tail;
+            tail = closed.as_str();
+            Some(how)
+        }
         None => bot.exit.clone(),
     };
     if b.passed(&names.game) {
@@ -444,11 +457,13 @@ async fn check_game(b: &mut Battery, names: &GameChecks, rec: &GameRecord, color
     }
     // Stderr: too much is a failure whatever happened; within the budget means something
     // only when the bot got past hello (a crash at start writes little).
-    if bot.stderr_bytes > STDERR_BUDGET {
-        let detail = format!("got: {} bytes on stderr in one game; expected at most {STDERR_BUDGET}", bot.stderr_bytes);
+    if stderr_bytes > STDERR_BUDGET {
+        let detail = format!(
+            "got: {stderr_bytes} bytes on stderr in one game (until its process ended); expected at most {STDERR_BUDGET}"
+        );
         b.fail(&names.stderr, detail, tail);
     } else if ready {
-        b.pass(&names.stderr, format!("{} bytes", bot.stderr_bytes));
+        b.pass(&names.stderr, format!("{stderr_bytes} bytes"));
     } else if b.failed(HELLO) {
         b.not_run(&names.stderr, HELLO);
     } else {

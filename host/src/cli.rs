@@ -119,6 +119,10 @@ pub struct CheckArgs {
     /// Print the results as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Write every protocol line each way, with a timestamp and the direction, to FILE (both
+    /// bots of every check game) or DIR/ (a file per bot), as `match --log-protocol`.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub log_protocol: Option<PathBuf>,
 }
 
 impl CheckArgs {
@@ -148,7 +152,23 @@ impl CheckArgs {
             ));
         }
         bot.check_startable().map_err(not_startable)?;
-        Ok(crate::check::CheckPlan { bot, rulesets, time_control, max_line: self.max_line, seed: self.seed })
+        let protocol_log = match &self.log_protocol {
+            None => None,
+            Some(path) => {
+                crate::sandbox::hide(path);
+                let log = crate::protocol_log::ProtocolLog::open(path)
+                    .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
+                Some(Arc::new(log))
+            }
+        };
+        Ok(crate::check::CheckPlan {
+            bot,
+            rulesets,
+            time_control,
+            max_line: self.max_line,
+            seed: self.seed,
+            protocol_log,
+        })
     }
 }
 
@@ -284,6 +304,35 @@ pub struct RunFlags {
     /// several games at once, the first running, then the next.
     #[arg(long)]
     pub watch: bool,
+    /// The event's name: the title of the HTML pages, and `event` in the JSON summary and
+    /// the manifest.
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Every game is a draw (`ply_limit`) after N plies: overrides the ruleset's `ply_limit`.
+    #[arg(long, value_name = "N")]
+    pub max_plies: Option<u32>,
+    /// With --setups: how the colour-swapped pairs take their book entries: random (drawn
+    /// from the seed) or sequential (pair p plays entries start+2p and start+2p+1, wrapping
+    /// around) [default: random].
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub setups_order: Option<crate::schedule::BookOrder>,
+    /// With --setups-order sequential: the book entry of the first pair's first setup,
+    /// numbered from 1 in file order [default: 1].
+    #[arg(long, value_name = "N")]
+    pub setups_start: Option<u32>,
+    /// Write no viewer pages and no index.html into the --out directory (records and
+    /// manifest only; `stratego-host export` makes pages later).
+    #[arg(long)]
+    pub no_html: bool,
+    /// Every N finished games, print an interim report to stdout: the score (match), the
+    /// standings (tournament), the LLR and its bounds (sprt); for logs off a terminal.
+    #[arg(long, value_name = "N")]
+    pub report_every: Option<u64>,
+    /// A bot that passed the start-up check before the first game but fails to start for a
+    /// game later loses that game (its record says why) and is started again for its next
+    /// game; without, the event stops there (exit 3).
+    #[arg(long)]
+    pub recover: bool,
 }
 
 /// `match` options.
@@ -424,6 +473,18 @@ pub struct RunConfig {
     pub shard: Option<crate::manifest::Shard>,
     /// `--watch`: draw a running game live.
     pub watch: bool,
+    /// `--event NAME`.
+    pub event: Option<String>,
+    /// `--no-html`.
+    pub no_html: bool,
+    /// `--setups-order`.
+    pub book_order: crate::schedule::BookOrder,
+    /// `--setups-start`, 0-based.
+    pub book_start: u32,
+    /// `--report-every N` (0: none).
+    pub report_every: u64,
+    /// `--recover`.
+    pub recover: bool,
 }
 
 /// What a validated event command runs.
@@ -508,6 +569,31 @@ impl RunFlags {
     pub fn validate(&self, file: &FileDefaults) -> Result<RunConfig, ConfigError> {
         let rules_arg = self.rules.clone().or_else(|| file.rules.clone()).unwrap_or_else(|| "classic".into());
         let rules = load_rules(&rules_arg).map_err(usage)?;
+        let rules = match self.max_plies {
+            None => rules,
+            Some(0) => return Err(usage("--max-plies: must be at least 1")),
+            Some(n) => {
+                let mut spec = rules.spec().clone();
+                spec.ply_limit = Some(n);
+                Ruleset::try_from(spec).map_err(|e| usage(format!("--max-plies: {e}")))?
+            }
+        };
+        let setups_given = self.setups.is_some() || file.setups.is_some();
+        if !setups_given && (self.setups_order.is_some() || self.setups_start.is_some()) {
+            return Err(usage("--setups-order and --setups-start: only with --setups FILE"));
+        }
+        let book_order = self.setups_order.unwrap_or_default();
+        let book_start = match self.setups_start {
+            None => 0,
+            Some(0) => return Err(usage("--setups-start: book entries are numbered from 1")),
+            Some(_) if book_order != crate::schedule::BookOrder::Sequential => {
+                return Err(usage("--setups-start: only with --setups-order sequential"));
+            }
+            Some(n) => n - 1,
+        };
+        if self.event.as_deref().is_some_and(|e| e.trim().is_empty()) {
+            return Err(usage("--event: the name must not be empty"));
+        }
         let secs = |flag: &str, t: &Option<String>, from_file: Option<Duration>, default: Duration| match t {
             Some(t) => parse_seconds(t).map_err(|e| usage(format!("{flag}: {e}"))),
             None => Ok(from_file.unwrap_or(default)),
@@ -640,6 +726,15 @@ impl RunFlags {
             seed_given,
             shard,
             watch: self.watch,
+            event: self.event.clone(),
+            no_html: self.no_html,
+            book_order,
+            book_start,
+            report_every: match self.report_every {
+                Some(0) => return Err(usage("--report-every: must be at least 1")),
+                n => n.unwrap_or(0),
+            },
+            recover: self.recover,
         })
     }
 }

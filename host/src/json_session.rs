@@ -72,6 +72,8 @@ pub struct JsonSession {
     /// process is kept for another game; and how many of `infos` came before `game_over`.
     post_game: Option<tokio::sync::oneshot::Sender<PostGame>>,
     infos_at_game_over: usize,
+    /// Answers of this game that no request asked for, in words.
+    unrequested: Vec<String>,
     /// The game in progress, and how long a `ply` notice may wait for the bot to read.
     game_id: String,
     notice_timeout: Duration,
@@ -218,6 +220,7 @@ impl JsonSession {
             probe_unknown_fields: false,
             post_game: None,
             infos_at_game_over: 0,
+            unrequested: Vec::new(),
             game_id: String::new(),
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
@@ -507,6 +510,7 @@ impl JsonSession {
         }
         self.encode(msg);
         self.log(Direction::ToBot, &self.write_buf);
+        let received_before = self.proc.bytes_received;
         let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace, expect_ply.is_some());
         self.not_single_seen = false;
         let buf = std::mem::take(&mut self.write_buf);
@@ -521,11 +525,13 @@ impl JsonSession {
                         Ok((BotMessage::Move(m), _))
                             if m.ply.is_some() && expect_ply.is_some() && m.ply != expect_ply =>
                         {
-                            note = Some(format!(
+                            let what = format!(
                                 "it sent a move for ply {} (\"ply\" must echo the turn's ply, {}); that move was ignored",
                                 m.ply.unwrap_or_default(),
                                 expect_ply.unwrap_or_default()
-                            ));
+                            );
+                            self.unrequested_answer(&format!("{} for ply {}", m.mv, m.ply.unwrap_or_default()));
+                            note = Some(what);
                         }
                         Ok((answer, at)) => {
                             // A late answer is judged with the stall log; an answer in time is
@@ -541,7 +547,48 @@ impl JsonSession {
         };
         self.not_single_seen = watch.found_not_single_threaded();
         self.read_delay = watch.read_delay();
+        if note.is_none() && self.proc.bytes_received == received_before {
+            // Not even an `info` line since the request: often an answer stuck in the
+            // bot's output buffer.
+            note = Some("nothing at all came back: did the bot flush its output?".to_owned());
+        }
         result.map_err(|e| self.failure(e, watch.credit(), watch.deadline(), note))
+    }
+
+    /// Notes an answer no request asked for (for the record and on the console); it is not
+    /// played.
+    fn unrequested_answer(&mut self, what: &str) {
+        let text = format!("an answer no request asked for was ignored: {what}");
+        tracing::warn!("{}: game {}: {text}", self.spec.name, self.game_id);
+        if self.unrequested.len() < MAX_INFO_LINES {
+            self.unrequested.push(text);
+        }
+    }
+
+    /// Takes the `move` and `resign` lines already waiting before a turn is sent: no
+    /// request asked for them (a second answer to the previous turn); `info` lines are kept.
+    fn take_unrequested_answers(&mut self) -> Result<(), SessionError> {
+        for line in self.proc.buffered_lines() {
+            self.log(Direction::FromBot, line.as_bytes());
+            match parse_bot_message(&line) {
+                Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
+                Ok(BotMessage::Move(m)) => match m.ply {
+                    Some(p) => self.unrequested_answer(&format!("{} for ply {p}", m.mv)),
+                    None => self.unrequested_answer(&format!("{} (a second move before this turn)", m.mv)),
+                },
+                Ok(BotMessage::Resign(_)) => self.unrequested_answer("resign (before this turn)"),
+                // What would have been a fault as the turn's answer still is one.
+                Ok(other) => {
+                    self.failed = true;
+                    return Err(unexpected(&other, "\"move\" or \"resign\""));
+                }
+                Err(f) => {
+                    self.failed = true;
+                    return Err(SessionError::Fault(f));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The next message that is not `info` (those are kept for the record).
@@ -642,13 +689,6 @@ impl JsonSession {
         }
         let answer = match answer {
             Ok(a) => a,
-            Err(SessionError::Timeout { stall_credit, late, note: None }) if self.proc.bytes_received == 0 => {
-                return Err(SessionError::Timeout {
-                    stall_credit,
-                    late,
-                    note: Some("nothing at all came back: did the bot flush its output?".into()),
-                });
-            }
             Err(e) => return Err(e),
         };
         match answer.value {
@@ -740,6 +780,7 @@ impl BotSession for JsonSession {
     }
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         self.process_note = None;
+        self.unrequested.clear();
         if self.games > 0 && self.proc.has_exited() {
             // A multi-game bot that exits after game_over does not forfeit its next game:
             // it gets a fresh process, as chess hosts do (-recover).
@@ -790,6 +831,8 @@ impl BotSession for JsonSession {
         if self.maybe_stale {
             self.discard_buffered_moves();
             self.maybe_stale = false;
+        } else {
+            self.take_unrequested_answers()?;
         }
         let game = req.game;
         let color = game.to_move();
@@ -893,6 +936,7 @@ impl BotSession for JsonSession {
             bytes_to_bot: self.proc.bytes_sent,
             bytes_from_bot: self.proc.bytes_received,
             process_note: self.process_note.clone(),
+            unrequested: self.unrequested.clone(),
         }
     }
 

@@ -1041,6 +1041,8 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
         book_len: book.as_ref().map(|b| b.len() as u32),
         own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
         same_program,
+        book_order: schedule::BookOrder::Random,
+        book_start: 0,
     };
     let prefix = run_prefix();
     let schedule: VecDeque<GameSpec> = pairs

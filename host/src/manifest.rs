@@ -68,6 +68,9 @@ pub struct Manifest {
     pub shard: Option<Shard>,
     /// Each bot's executable and a hash of it, to tell when a bot changed between runs.
     pub executables: Vec<Option<(String, String)>>,
+    /// The event's name (`--event`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
 }
 
 /// FNV-1a, 64 bits: a fixed, documented hash (std's hasher may change between versions).

@@ -28,6 +28,14 @@ pub struct MergeArgs {
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Write the merged report's index page (DIR/index.html) and a viewer page per game
+    /// (DIR/games/), as a run's --out directory has.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// For a tournament: fix one bot's rating (NAME, at 0, or NAME=ELO) instead of
+    /// averaging the ratings to 0, as `tournament --anchor`.
+    #[arg(long, value_name = "NAME[=ELO]")]
+    pub anchor: Option<String>,
 }
 
 fn usage(message: String) -> ConfigError {
@@ -60,6 +68,30 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         }
     }
     let plan = &first.plan;
+    let anchor = match &args.anchor {
+        None => None,
+        Some(_) if plan.command != "tournament" => {
+            return Err(usage(format!(
+                "--anchor: only for a tournament's directories (these hold a {})",
+                plan.command
+            )));
+        }
+        Some(text) => {
+            let (name, elo) = text.split_once('=').unwrap_or((text.as_str(), "0"));
+            let id = plan
+                .bots
+                .iter()
+                .position(|b| b.name == name.trim())
+                .ok_or_else(|| usage(format!("--anchor {name:?}: no bot of that name")))?;
+            let elo: f64 = elo
+                .trim()
+                .parse()
+                .ok()
+                .filter(|e: &f64| e.is_finite())
+                .ok_or_else(|| usage(format!("--anchor {text:?}: the Elo after = is not a number")))?;
+            Some((id, elo))
+        }
+    };
     let mut records = Vec::new();
     for dir in &args.dirs {
         records.extend(manifest::read_records(dir).map_err(usage)?);
@@ -92,21 +124,29 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
     let end = RunEnd { finished: history.len() as u32, ..RunEnd::default() };
     let style = Style::stdout();
+    // The index page's title and summary, for --out.
+    let mut page: (String, Option<String>) = (String::new(), None);
     let stdout = match (plan.command.as_str(), &plan.sprt) {
         ("sprt", Some((sprt, _))) => {
             let mut sink = crate::sprt::SprtSink::new(*sprt, names[0].clone(), names[1].clone(), None);
             feed(&mut sink, &history, &end);
+            page.0 = format!("SPRT: {} vs {}", names[0], names[1]);
             if args.json { json(&sink.report) } else { sink.report.render(style) }
         }
         ("tournament", _) => {
             let mut sink = crate::tournament::TournamentSink::new(
-                names,
+                names.clone(),
                 games.len() as u32,
                 plan.event.seed,
                 plan.rules.name.clone(),
                 None,
             );
+            sink.anchor = anchor;
             feed(&mut sink, &history, &end);
+            page = (
+                format!("Tournament: {} bots, rules {}", names.len(), sink.report.rules),
+                Some(crate::viewer::tournament_html(&sink.report)),
+            );
             if args.json { json(&sink.report) } else { sink.report.render(style) }
         }
         _ => {
@@ -124,10 +164,46 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
                 feed(&mut *s, &history, &end);
             }
             let s = &sink.borrow().summary;
+            page = (format!("Match: {} vs {}", names[0], names[1]), Some(crate::viewer::match_html(s)));
             if args.json { json(s) } else { s.render() }
         }
     };
     let mut code = crate::exit::OK;
+    if let Some(dir) = &args.out {
+        let mut games: Vec<crate::record::GameRecord> = history
+            .iter()
+            .filter_map(|e| match e {
+                Event::GameFinished { record, .. } => Some((**record).clone()),
+                _ => None,
+            })
+            .collect();
+        games.sort_by_key(|r| r.index);
+        let index = dir.join("index.html");
+        let written = std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())).and_then(|()| {
+            crate::viewer::write_index(
+                &index,
+                &page.0,
+                page.1.as_deref(),
+                &games,
+                crate::viewer::MAX_VIEWER_PAGES,
+                None,
+                "--out",
+            )
+        });
+        match written {
+            Ok(w) => eprintln!(
+                "stratego-host: wrote {} ({} games; {} viewer pages in {})",
+                index.display(),
+                w.games,
+                w.pages,
+                dir.join("games").display()
+            ),
+            Err(e) => {
+                eprintln!("stratego-host: cannot write the index page: {e}");
+                code = crate::exit::FAILURE;
+            }
+        }
+    }
     let shards: Vec<String> =
         manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
     eprintln!(

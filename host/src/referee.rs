@@ -561,6 +561,7 @@ async fn finish<S: BotSession>(
             info.bytes_to_bot = r.bytes_to_bot;
             info.bytes_from_bot = r.bytes_from_bot;
             info.process_note = r.process_note;
+            info.unrequested = r.unrequested;
             (info.stderr_tail, info.stderr_bytes) = (r.stderr_tail, r.stderr_bytes);
             if p.fault.is_none() && session.reusable() {
                 kept[color] = Some(session);

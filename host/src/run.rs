@@ -14,7 +14,7 @@ use crate::manifest;
 use crate::record::RecordWriter;
 use crate::report::Summary;
 use crate::schedule::{self, GameSpec};
-use crate::sinks::{MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
+use crate::sinks::{Interim, MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
 use crate::sprt::{PairSource, SprtSink};
 use crate::stats::Hypothesis;
 use crate::style::Style;
@@ -65,6 +65,8 @@ pub fn schedule_event(plan: &EventPlan, book_len: Option<u32>) -> schedule::Even
         book_len,
         own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
         same_program,
+        book_order: plan.run.book_order,
+        book_start: plan.run.book_start,
     }
 }
 
@@ -209,6 +211,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
             plan: mplan,
             shard: plan.run.shard,
             executables,
+            event: plan.run.event.clone(),
         };
         manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
     }
@@ -307,6 +310,7 @@ async fn play(
     let records_path = records.as_ref().map(|r| r.path().to_owned());
     let style = Style::stdout();
     let mut startup = StartupWatch::default();
+    startup.recover = run.recover;
     match &plan.kind {
         EventKind::Match { .. } => {
             let (games, schedule, past) = remaining(schedule::plan(&event), run.shard, history);
@@ -337,6 +341,23 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(summary.clone());
+            let now = summary.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| {
+                let s = &now.borrow().summary;
+                let a = &s.bots[0];
+                let played = f64::from(a.wins + a.draws + a.losses).max(1.0);
+                let score = f64::from(a.wins) + f64::from(a.draws) / 2.0;
+                format!(
+                    "score after {done} of {} games: {} +{} ={} -{} ({:.1} %) vs {}",
+                    s.planned,
+                    a.name,
+                    a.wins,
+                    a.draws,
+                    a.losses,
+                    100.0 * score / played,
+                    s.bots[1].name
+                )
+            });
             let end = play_with_sinks(
                 &executor,
                 schedule,
@@ -345,6 +366,7 @@ async fn play(
                     Some(&mut startup),
                     records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
+                    Some(&mut interim),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
@@ -358,7 +380,7 @@ async fn play(
                 *summary.borrow_mut() = again;
             }
             let s = &summary.borrow().summary;
-            let text = if run.json { json(s) } else { s.render() };
+            let text = if run.json { event_json(run, s) } else { s.render() };
             let index =
                 write_index(run, &format!("Match: {} vs {}", names[0], names[1]), &crate::viewer::match_html(s));
             with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
@@ -387,6 +409,8 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(table.clone());
+            let now = table.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().standings_text(done));
             let end = play_with_sinks(
                 &executor,
                 games,
@@ -395,6 +419,7 @@ async fn play(
                     Some(&mut startup),
                     records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
+                    Some(&mut interim),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
@@ -408,7 +433,7 @@ async fn play(
                 *table.borrow_mut() = again;
             }
             let report = &table.borrow().report;
-            let text = if run.json { json(report) } else { report.render(style) };
+            let text = if run.json { event_json(run, report) } else { report.render(style) };
             let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
             let index = write_index(run, &title, &crate::viewer::tournament_html(report));
             with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
@@ -434,6 +459,10 @@ async fn play(
                 game_line,
             );
             let mut shared = Shared(test.clone());
+            let now = test.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| {
+                format!("after {done} games: {}", now.borrow().status())
+            });
             let end = play_with_sinks(
                 &executor,
                 source,
@@ -442,6 +471,7 @@ async fn play(
                     Some(&mut startup),
                     records.as_mut().map(|r| r as &mut dyn Sink),
                     Some(&mut shared),
+                    Some(&mut interim),
                     Some(&mut progress),
                     watch.as_mut().map(|w| w as &mut dyn Sink),
                 ],
@@ -456,7 +486,7 @@ async fn play(
                 *test.borrow_mut() = again;
             }
             let t = test.borrow();
-            let text = if run.json { json(&t.report) } else { t.report.render(style) };
+            let text = if run.json { event_json(run, &t.report) } else { t.report.render(style) };
             let code = match t.verdict() {
                 Some(Hypothesis::H1) => crate::exit::SPRT_H1,
                 Some(Hypothesis::H0) => crate::exit::SPRT_H0,
@@ -511,7 +541,7 @@ async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::executor::GameSource + 'static,
     past: &[Event],
-    sinks: [Option<&mut dyn Sink>; 5],
+    sinks: [Option<&mut dyn Sink>; 6],
     cancel: crate::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
@@ -522,7 +552,12 @@ async fn play_with_sinks(
 /// schedule order) and a viewer page per game in `DIR/games/` (at most
 /// [`crate::viewer::MAX_VIEWER_PAGES`]).
 fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
-    let Some(dir) = &run.out else { return Ok(()) };
+    let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
+    let title = match &run.event {
+        Some(name) => format!("{name}: {title}"),
+        None => title.to_owned(),
+    };
+    let title = title.as_str();
     let mut records = manifest::read_records(dir)?;
     records.sort_by_key(|r| r.index);
     let index = dir.join("index.html");
@@ -557,6 +592,20 @@ fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
         }
     }
     outcome
+}
+
+/// The JSON summary, with `"event"` when `--event` named the event.
+fn event_json<T: serde::Serialize>(run: &crate::cli::RunConfig, value: &T) -> String {
+    let Some(name) = &run.event else { return json(value) };
+    let mut object = serde_json::Map::new();
+    object.insert("event".to_owned(), serde_json::Value::String(name.clone()));
+    match serde_json::to_value(value).expect("reports serialise") {
+        serde_json::Value::Object(fields) => object.extend(fields),
+        other => {
+            object.insert("report".to_owned(), other);
+        }
+    }
+    json(&object)
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {

@@ -64,6 +64,37 @@ pub struct Event {
     /// Pairs of bots that are the same program with the same arguments (by id): their
     /// games get a seed per game, else the two games of a pair would be the same game.
     pub same_program: Vec<(BotId, BotId)>,
+    /// How pairs take their setup book entries (`--setups-order`).
+    #[serde(default, skip_serializing_if = "BookOrder::is_random")]
+    pub book_order: BookOrder,
+    /// With [`BookOrder::Sequential`]: the entry (0-based) of the first pair's Red setup
+    /// (`--setups-start N` is 1-based).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub book_start: u32,
+}
+
+/// How the pairs of an event take their entries from a setup book.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum BookOrder {
+    /// Each pair draws two entries at random (from the seed).
+    #[default]
+    Random,
+    /// Pair p plays entries `start + 2p` (Red's in its first game) and `start + 2p + 1`,
+    /// wrapping around at the end of the book.
+    Sequential,
+}
+
+impl BookOrder {
+    /// Whether it is the default, random order (left out of manifests, which then read as
+    /// before the option existed).
+    pub fn is_random(&self) -> bool {
+        *self == BookOrder::Random
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The pairings of an event, in order: `(first, second)` with `first` Red in each pair's
@@ -103,6 +134,10 @@ pub fn pair_games(event: &Event, pair: u32, a: BotId, b: BotId) -> [GameSpec; 2]
     let same = event.same_program.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a));
     let setups: ByColor<Option<u32>> = match event.book_len.filter(|&n| n > 0) {
         None => ByColor::new(None, None),
+        Some(n) if event.book_order == BookOrder::Sequential => {
+            let first = (u64::from(event.book_start) + 2 * u64::from(pair)) % u64::from(n);
+            ByColor::new(Some(first as u32), Some(((first + 1) % u64::from(n)) as u32))
+        }
         Some(n) => {
             let mut rng = Rng::new(Rng::derive(event.seed ^ BOOK_STREAM, u64::from(pair)));
             let (x, y) = (rng.below(n as usize) as u32, rng.below(n as usize) as u32);
@@ -153,6 +188,8 @@ mod tests {
             book_len: None,
             own_setup: vec![false; bots],
             same_program: Vec::new(),
+            book_order: BookOrder::Random,
+            book_start: 0,
         }
     }
 

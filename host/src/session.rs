@@ -125,6 +125,8 @@ pub struct SessionReport {
     /// What the host had to do about the bot's process for this game (e.g. start a fresh
     /// one because a multi-game bot had exited after its previous game).
     pub process_note: Option<String>,
+    /// Answers it sent that no request asked for, in words (they were not played).
+    pub unrequested: Vec<String>,
 }
 
 /// What a process kept for another game wrote after that game's `game_over`, until it

@@ -123,6 +123,12 @@ pub struct Progress {
     planned: Option<u64>,
     status: StatusFn,
     line: LineFn,
+    /// The command's status, as last given.
+    last_status: String,
+    /// Running games (by index in the schedule) and their plies so far, for the bar.
+    running: std::collections::BTreeMap<u32, u32>,
+    /// Game ids of the running games, to their index.
+    running_ids: std::collections::HashMap<String, u32>,
 }
 
 impl Progress {
@@ -146,13 +152,48 @@ impl Progress {
             };
             bar.set_style(indicatif::ProgressStyle::with_template(style).expect("a valid template"));
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            // Drawn at once, and again every second: the elapsed time and the ETA move
+            // while games run, not only when one ends.
+            bar.enable_steady_tick(std::time::Duration::from_secs(1));
+            bar.tick();
             bar
         });
-        Progress { live, bar, done: 0, planned, status: Box::new(status), line: Box::new(line) }
+        Progress {
+            live,
+            bar,
+            done: 0,
+            planned,
+            status: Box::new(status),
+            line: Box::new(line),
+            last_status: String::new(),
+            running: std::collections::BTreeMap::new(),
+            running_ids: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The bar's message: the command's status, then the running games and their plies
+    /// (`running: #3 41 plies, #4 12 plies`, numbered from 1 in the schedule).
+    fn message(&self) -> String {
+        if self.running.is_empty() {
+            return self.last_status.clone();
+        }
+        let shown: Vec<String> =
+            self.running.iter().take(4).map(|(index, plies)| format!("#{} {plies} plies", index + 1)).collect();
+        let more = match self.running.len().saturating_sub(4) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let sep = if self.last_status.is_empty() { "" } else { "  " };
+        format!("{}{sep}running: {}{more}", self.last_status, shown.join(", "))
     }
 }
 
 impl Sink for Progress {
+    fn wants_plies(&self) -> bool {
+        // The bar shows the running games' plies.
+        self.bar.is_some()
+    }
+
     fn on_history(&mut self, event: &Event) {
         if matches!(event, Event::GameFinished { .. }) {
             self.done += 1;
@@ -166,6 +207,22 @@ impl Sink for Progress {
         if self.live == Live::Quiet {
             return Flow::Continue;
         }
+        match event {
+            Event::GameStarted { spec } => {
+                self.running.insert(spec.index, 0);
+                self.running_ids.insert(spec.game_id.clone(), spec.index);
+            }
+            Event::Ply { game_id, .. } => {
+                if let Some(plies) = self.running_ids.get(game_id).and_then(|i| self.running.get_mut(i)) {
+                    *plies += 1;
+                }
+            }
+            Event::GameFinished { spec, .. } => {
+                self.running.remove(&spec.index);
+                self.running_ids.remove(&spec.game_id);
+            }
+            _ => {}
+        }
         if let Event::GameFinished { record, .. } = event {
             self.done += 1;
             let line = (self.line)(self.done, self.planned, record);
@@ -177,8 +234,12 @@ impl Sink for Progress {
                 None => eprintln!("{line}"),
             }
         }
-        if let (Some(bar), Some(status)) = (&self.bar, (self.status)(event)) {
-            bar.set_message(status);
+        let status = (self.status)(event);
+        if let Some(status) = status {
+            self.last_status = status;
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.message());
         }
         Flow::Continue
     }
@@ -191,9 +252,10 @@ impl Sink for Progress {
     }
 }
 
-/// The line printed when a game finishes: `game 3/10 A (red) vs B (blue): 1-0 flag_captured
-/// after 312 plies, 0.4 s`, with the message for a forfeit or resignation (and the last
-/// lines of the faulty bot's stderr, when it wrote any).
+/// The line printed when a game finishes: `game 3/10 [0000000000000063-7] A (red) vs B
+/// (blue): 1-0 flag_captured after 312 plies, 0.4 s` (the count is the completion order,
+/// the id in brackets the game's, for `replay --game`), with the message for a forfeit or
+/// resignation (and the last lines of the faulty bot's stderr, when it wrote any).
 pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
     use std::fmt::Write as _;
     let score = match rec.result.winner {
@@ -203,7 +265,8 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
     };
     let of = planned.map(|p| format!("/{p}")).unwrap_or_default();
     let mut line = format!(
-        "game {n}{of} {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
+        "game {n}{of} [{}] {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
+        rec.game_id,
         rec.bots.red.name,
         rec.bots.blue.name,
         rec.result.reason,
@@ -249,6 +312,9 @@ pub fn stderr_lines(name: &str, tail: &str) -> String {
 pub struct StartupWatch {
     /// Bots (by id) that have said `ready` at least once.
     ready: std::collections::HashSet<usize>,
+    /// `--recover`: such a game is a lost game like any other (its record says why), and
+    /// the event goes on; a warning says so.
+    pub recover: bool,
 }
 
 impl Sink for StartupWatch {
@@ -271,6 +337,14 @@ impl Sink for StartupWatch {
                     bot.name, record.result.message
                 );
                 message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
+                if self.recover {
+                    tracing::warn!(
+                        "{message}\n  --recover: game {} is lost by {}, who is started again for its next game",
+                        spec.game_id,
+                        bot.name
+                    );
+                    continue;
+                }
                 return Flow::Fail(Failure { message, code: crate::exit::BOT_NOT_STARTABLE });
             }
         }
@@ -320,5 +394,49 @@ impl Sink for MatchSummary {
         s.host_cpu_us_per_ply = if s.plies == 0 { 0.0 } else { end.host_cpu_us as f64 / s.plies as f64 };
         s.host_peak_rss_kib = end.host_peak_rss_kib;
         Ok(())
+    }
+}
+
+/// `--report-every N`: every N finished games (counting those of an earlier run of the
+/// same plan), prints an interim report to stdout (to stderr when stdout is for the JSON
+/// summary), for logs off a terminal. It must come after the sink whose state `report`
+/// reads.
+pub struct Interim<F: FnMut(u64) -> String> {
+    every: u64,
+    done: u64,
+    stderr: bool,
+    report: F,
+}
+
+impl<F: FnMut(u64) -> String> Interim<F> {
+    /// `report(done)` makes the text printed after `done` games; `every` 0 prints nothing;
+    /// `json`: stdout holds the JSON summary, so the reports go to stderr.
+    pub fn new(every: u64, json: bool, report: F) -> Interim<F> {
+        Interim { every, done: 0, stderr: json, report }
+    }
+}
+
+impl<F: FnMut(u64) -> String> Sink for Interim<F> {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Event::GameFinished { .. } = event {
+            self.done += 1;
+            if self.every > 0 && self.done % self.every == 0 {
+                use std::io::Write as _;
+                let text = (self.report)(self.done);
+                if self.stderr {
+                    eprintln!("{}", text.trim_end());
+                } else {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "{}", text.trim_end()).and_then(|()| out.flush());
+                }
+            }
+        }
+        Flow::Continue
+    }
+
+    fn on_history(&mut self, event: &Event) {
+        if let Event::GameFinished { .. } = event {
+            self.done += 1;
+        }
     }
 }

@@ -233,6 +233,8 @@ mod tests {
             book_len: None,
             own_setup: vec![false; 2],
             same_program: vec![],
+            book_order: schedule::BookOrder::Random,
+            book_start: 0,
         };
         let mut source = PairSource::new(event, 6);
         let games: Vec<GameSpec> = std::iter::from_fn(|| source.next_game()).collect();
@@ -256,6 +258,8 @@ mod tests {
             book_len: None,
             own_setup: vec![false; 2],
             same_program: vec![],
+            book_order: schedule::BookOrder::Random,
+            book_start: 0,
         };
         let mut flows = Vec::new();
         for pair in 0..200 {

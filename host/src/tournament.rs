@@ -128,6 +128,30 @@ impl TournamentSink {
         }
     }
 
+    /// The standings so far, by score (points per game), for `--report-every`: a header
+    /// and a line per bot that has played.
+    pub fn standings_text(&self, done: u64) -> String {
+        use std::fmt::Write as _;
+        let mut rows: Vec<&Standing> = self.standings.iter().filter(|s| s.games > 0).collect();
+        rows.sort_by(|a, b| {
+            (b.points / f64::from(b.games)).total_cmp(&(a.points / f64::from(a.games))).then(b.games.cmp(&a.games))
+        });
+        let width = rows.iter().map(|s| s.name.chars().count()).max().unwrap_or(0);
+        let mut s = format!("standings after {done} of {} games:\n", self.report.planned);
+        for (i, r) in rows.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "  {:>3}  {:width$}  {:>6}/{:<4} {:5.1} %",
+                i + 1,
+                r.name,
+                r.points,
+                r.games,
+                100.0 * r.points / f64::from(r.games)
+            );
+        }
+        s
+    }
+
     /// The leader so far and its points, for the progress line.
     pub fn leader(&self) -> Option<(&str, f64, u32)> {
         self.standings
@@ -434,6 +458,8 @@ mod tests {
             book_len: None,
             own_setup: vec![false; 3],
             same_program: vec![],
+            book_order: schedule::BookOrder::Random,
+            book_start: 0,
         };
         let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
         let mut sink = TournamentSink::new(names, 6, 1, "classic".into(), None);

@@ -53,6 +53,10 @@ pub struct BotInfo {
     /// exited after its previous game gets a fresh process, noted here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_note: Option<String>,
+    /// Answers the bot sent that no request asked for (a second `move` for a turn already
+    /// answered, a move for another ply), each in words; they were not played.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrequested: Vec<String>,
     /// How the process ended, if it was stopped after this game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<String>,
@@ -77,6 +81,7 @@ impl BotInfo {
             timeout_late_us: None,
             strikes: Vec::new(),
             process_note: None,
+            unrequested: Vec::new(),
             exit: None,
         }
     }

@@ -11,7 +11,11 @@
 //! then a move), late-1ms (answers 1 ms after the turn's deadline), just-in-time (answers
 //! 2 ms before it), close-stdin, setsid-escape (a grandchild in a new session, then an
 //! illegal move), ignore-sigterm (ignores SIGTERM and `quit`), stderr-flood (200 MB to
-//! stderr, then plays on), alloc (allocates without limit), burn-cpu (spins forever).
+//! stderr, then plays on), alloc (allocates without limit), burn-cpu (spins forever),
+//! buffer-after-ready (flushes `ready`, then writes its setup into a buffer it never
+//! flushes), double-move (answers its N-th turn twice, both moves echoing the turn's ply),
+//! quit-stderr-flood (says `multi_game`, and on `quit` writes 2 MiB to stderr before it
+//! exits).
 //!
 //! `--idle-thread` starts a second thread that only sleeps (a multi-threaded process, as
 //! far as the host's stall credit can tell); `--idle-thread-at N` starts it at its N-th turn.
@@ -161,7 +165,9 @@ fn play() {
                 rng = Rng::new(h.seed);
                 rules = Ruleset::try_from(h.ruleset).unwrap();
                 color = h.color;
-                if has("--single-threaded") {
+                if kind == "quit-stderr-flood" {
+                    send(r#"{"type":"ready","name":"misbehaving-bot","multi_game":true}"#);
+                } else if has("--single-threaded") {
                     send(r#"{"type":"ready","name":"misbehaving-bot","single_threaded":true}"#);
                 } else {
                     send(r#"{"type":"ready","name":"misbehaving-bot","future_field":{"x":1}}"#);
@@ -169,6 +175,14 @@ fn play() {
             }
             HostMessage::SetupRequest(_) => match kind.as_str() {
                 "setup-timeout" => hang(),
+                "buffer-after-ready" => {
+                    // A bot that forgot to flush: its answer stays in its own buffer.
+                    let d = Deployment::random(&rules, color, &mut || rng.next_u64());
+                    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+                    let _ = writeln!(out, r#"{{"type":"setup","deployment":"{}"}}"#, d.to_rows(&rules));
+                    std::mem::forget(out);
+                    hang()
+                }
                 "invalid-setup" => {
                     send(r#"{"type":"setup","deployment":"BBBBBBBBB2/2222222333/3344445555/666677789X"}"#)
                 }
@@ -228,6 +242,12 @@ fn play() {
                             hang();
                         }
                         "resign" => send(r#"{"type":"resign"}"#),
+                        "double-move" => {
+                            let m = t.legal_moves[rng.below(t.legal_moves.len())];
+                            let line = format!(r#"{{"type":"move","move":"{m}","ply":{}}}"#, t.ply);
+                            send(&line);
+                            send(&line);
+                        }
                         "huge-line" => {
                             let mut out = std::io::stdout().lock();
                             let chunk = vec![b'x'; 1 << 20];
@@ -345,6 +365,7 @@ fn play() {
                             | "unknown-type"
                             | "resign"
                             | "wrong-shape"
+                            | "double-move"
                     ) {
                         continue;
                     }
@@ -384,6 +405,14 @@ fn play() {
                 }
             }
             HostMessage::Quit(_) if kind == "ignore-sigterm" => hang(),
+            HostMessage::Quit(_) if kind == "quit-stderr-flood" => {
+                let mut err = std::io::stderr().lock();
+                let chunk = vec![b'q'; 1 << 20];
+                for _ in 0..2 {
+                    let _ = err.write_all(&chunk);
+                }
+                return;
+            }
             HostMessage::Quit(_) => return,
             HostMessage::GameOver(_) | HostMessage::Ply(_) => {}
         }
