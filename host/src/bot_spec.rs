@@ -453,6 +453,16 @@ impl BotSpec {
         }
     }
 
+    /// The command as a saved plan names it: the built-in sample bot (this executable's
+    /// `sample-bot` subcommand) is `sample-bot ARGS`, not this executable's path, so that a
+    /// plan does not depend on where the host is installed (issue #32, item 5).
+    pub fn plan_command(&self) -> Vec<String> {
+        if is_builtin(&self.command) {
+            return self.command[1..].to_vec();
+        }
+        self.command.clone()
+    }
+
     /// Replaces a program named `sample-bot` that is not on PATH by the built-in one.
     pub fn resolve_builtin(self) -> BotSpec {
         if self.command[0] == SAMPLE_BOT && find_program(SAMPLE_BOT, self.dir.as_deref()).is_err() {
@@ -518,27 +528,48 @@ pub fn default_name(command: &[String]) -> String {
         }
         return SAMPLE_BOT.to_owned();
     }
+    match script_index(command) {
+        Some(i) => {
+            let a = &command[i];
+            Path::new(a).file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| a.clone())
+        }
+        None => program,
+    }
+}
+
+/// When `command` starts with a known interpreter (python, node, java, …): the index of its
+/// script, the first argument that is not a flag (`java -jar alpha.jar`: `alpha.jar`).
+pub fn script_index(command: &[String]) -> Option<usize> {
+    let program = Path::new(&command[0]).file_name()?.to_string_lossy().into_owned();
     let interpreter = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if !INTERPRETERS.contains(&interpreter) {
-        return program;
+        return None;
     }
-    let mut args = command[1..].iter();
-    while let Some(a) = args.next() {
-        if FLAGS_WITH_VALUE.contains(&a.as_str()) {
-            args.next();
-        } else if a.starts_with('-') || (a == "run" && matches!(interpreter, "deno" | "bun")) {
-            continue;
-        } else {
-            return Path::new(a).file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| a.clone());
+    let mut i = 1;
+    while i < command.len() {
+        let a = command[i].as_str();
+        if FLAGS_WITH_VALUE.contains(&a) {
+            i += 1;
+        } else if !(a.starts_with('-') || (a == "run" && matches!(interpreter, "deno" | "bun"))) {
+            return Some(i);
         }
+        i += 1;
     }
-    program
+    None
 }
 
 /// Whether `program` is this executable (what [`BotSpec::sample_bot`] runs).
 fn is_this_host(program: &str) -> bool {
     Path::new(program).file_name().is_some_and(|f| f == "stratego-host")
         || std::env::current_exe().is_ok_and(|exe| exe == Path::new(program))
+}
+
+/// Whether `command` runs this executable's `sample-bot` subcommand (what
+/// [`BotSpec::sample_bot`] makes).
+pub fn is_builtin(command: &[String]) -> bool {
+    command.len() > 1
+        && command[1] == SAMPLE_BOT
+        && std::env::current_exe().is_ok_and(|exe| exe == Path::new(&command[0]))
 }
 
 /// The strategy the sample bot plays with these arguments, as the sample bot itself parses

@@ -88,7 +88,7 @@ fn manifest_plan(
             .iter()
             .map(|b| manifest::PlanBot {
                 name: b.spec.name.clone(),
-                command: b.spec.command.clone(),
+                command: b.spec.plan_command(),
                 time_control: b.time_control.to_wire(),
             })
             .collect(),
@@ -150,6 +150,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
         // One hash per distinct command (several bots are often one program).
         type Command = (Vec<String>, Option<std::path::PathBuf>);
         let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
+        let mut changed = Vec::new();
         let executables: Vec<_> = plan
             .bots
             .iter()
@@ -176,17 +177,24 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
                         plan.run.shard
                     )));
                 }
+                history = manifest::read_records(&dir).map_err(usage)?;
+                changed = m.changed.clone();
                 for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
-                    if old != new {
-                        tracing::warn!(
-                            "bot {}: its executable changed since the run began ({:?} -> {:?}): the games it played before were played by the old one",
-                            plan.bots[i].spec.name,
-                            old.as_ref().map(|o| &o.1),
-                            new.as_ref().map(|n| &n.1)
+                    let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
+                    if hash(old) != hash(new) {
+                        let (what, was, now) = manifest::describe_change(old, new);
+                        let name = &plan.bots[i].spec.name;
+                        let played =
+                            history.iter().filter(|r| r.bots.red.name == *name || r.bots.blue.name == *name).count();
+                        // Said even with -q: the games are about to mix two versions.
+                        eprintln!(
+                            "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
+                            dir.display(),
+                            if played == 1 { "" } else { "s" }
                         );
+                        changed.push(format!("{name}: {what} {was} -> {now} after {played} games"));
                     }
                 }
-                history = manifest::read_records(&dir).map_err(usage)?;
                 let (_, dups) = manifest::ids(&history);
                 if !dups.is_empty() {
                     tracing::warn!("{}: games recorded twice (the first is kept): {}", dir.display(), dups.join(", "));
@@ -209,6 +217,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
             plan: mplan,
             shard: plan.run.shard,
             executables,
+            changed,
         };
         manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
     }
