@@ -171,6 +171,12 @@ impl DirLock {
     /// Another run holds it, or the file cannot be created.
     pub fn take(dir: &Path) -> Result<DirLock, String> {
         use std::os::fd::AsRawFd;
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!(
+                "--out {}: is a file, not a directory (--out names the directory the run keeps its manifest.json and games.jsonl in: give a new or existing directory)",
+                dir.display()
+            ));
+        }
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let f = std::fs::OpenOptions::new()
             .create(true)
@@ -284,8 +290,8 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
                 start = e + 1;
             }
             (_, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
-                tracing::warn!(
-                    "{}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+                eprintln!(
+                    "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
                     path.display(),
                     bytes.len() - good_end
                 );

@@ -157,7 +157,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
     {
         if !ids.is_empty() {
-            eprintln!("stratego-host: {} games {what}: {}", ids.len(), ids.join(", "));
+            eprintln!("stratego-host: {} {what}: {}", crate::stats::plural(ids.len() as u64, "game"), ids.join(", "));
             code = crate::exit::FAILURE;
         }
     }

@@ -671,6 +671,7 @@ mod tests {
                 increment_ms: 10,
                 margin_ms: 0,
             },
+            time_controls: None,
             bots: ByColor::new(bot("alpha"), bot("beta")),
             deployments: ByColor::new(Some(RED.into()), Some(BLUE.into())),
             plies: recorded,

@@ -101,6 +101,11 @@ fn manifest_plan(
     }
 }
 
+/// `shard 2/3`, or `the whole plan`.
+fn describe_shard(shard: Option<manifest::Shard>) -> String {
+    shard.map_or_else(|| "the whole plan".to_owned(), |s| format!("shard {}/{}", s.index, s.count))
+}
+
 fn usage(message: String) -> crate::cli::ConfigError {
     crate::cli::ConfigError { message, code: crate::exit::USAGE }
 }
@@ -171,10 +176,10 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
                 }
                 if m.shard != plan.run.shard {
                     return Err(usage(format!(
-                        "--out {}: the directory holds shard {:?}, this command plays {:?}",
+                        "--out {}: the directory holds {}, this command plays {}",
                         dir.display(),
-                        m.shard,
-                        plan.run.shard
+                        describe_shard(m.shard),
+                        describe_shard(plan.run.shard)
                     )));
                 }
                 history = manifest::read_records(&dir).map_err(usage)?;
@@ -192,14 +197,25 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
                             dir.display(),
                             if played == 1 { "" } else { "s" }
                         );
-                        changed.push(format!("{name}: {what} {was} -> {now} after {played} games"));
+                        changed.push(format!(
+                            "{name}: {what} {was} -> {now} after {}",
+                            crate::stats::plural(played as u64, "game")
+                        ));
                     }
                 }
                 let (_, dups) = manifest::ids(&history);
                 if !dups.is_empty() {
-                    tracing::warn!("{}: games recorded twice (the first is kept): {}", dir.display(), dups.join(", "));
+                    eprintln!(
+                        "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
+                        dir.display(),
+                        dups.join(", ")
+                    );
                 }
-                eprintln!("stratego-host: resuming {}: {} games already finished", dir.display(), history.len());
+                eprintln!(
+                    "stratego-host: resuming {}: {} already finished",
+                    dir.display(),
+                    crate::stats::plural(history.len() as u64, "game")
+                );
             }
             None => {
                 if manifest::read_records(&dir).map_err(usage)?.iter().len() > 0 {
@@ -490,7 +506,7 @@ fn saved_after_failure(
     let saved = match manifest::read_records(dir) {
         Ok(r) => r,
         Err(e) => {
-            tracing::warn!("cannot read the records back: {e}");
+            eprintln!("stratego-host: warning: cannot read the records back: {e}");
             return None;
         }
     };
@@ -546,9 +562,9 @@ fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> 
     )?;
     if run.live != crate::sinks::Live::Quiet {
         eprintln!(
-            "stratego-host: wrote {} ({} games; {} viewer pages in {}, {:.1} MB)",
+            "stratego-host: wrote {} ({}; {} viewer pages in {}, {:.1} MB)",
             index.display(),
-            w.games,
+            crate::stats::plural(w.games as u64, "game"),
             w.pages,
             dir.join("games").display(),
             w.page_bytes as f64 / 1e6

@@ -351,7 +351,7 @@ pub fn write_index(
                     href = Some(format!("games/{name}"));
                 }
                 Err(e) => {
-                    tracing::warn!("game {}: no viewer page: {e}", r.game_id);
+                    eprintln!("stratego-host: warning: game {}: no viewer page: {e}", r.game_id);
                     unreplayable += 1;
                 }
             }

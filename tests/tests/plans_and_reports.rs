@@ -175,3 +175,178 @@ fn merge_refuses_shards_played_by_different_versions_of_a_bot_unless_told() {
     assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
     assert!(stderr(&forced).contains("stratego-host: warning: merging games of different versions of a bot"));
 }
+
+fn host(dir: &Path, args: &[&str]) -> Output {
+    run(&host_bin(), dir, args)
+}
+
+#[test]
+fn merge_refusals_name_the_directory_of_each_value_and_one_directory_is_singular() {
+    let tmp = TempDir::new("plans-merge-words");
+    let (d2, d4) = (tmp.join("two"), tmp.join("four"));
+    for (dir, games) in [(&d2, "2"), (&d4, "4")] {
+        let out = host(
+            &tmp.0,
+            &["match", "sample-bot", "sample-bot --strategy random", "--games", games, "--seed", "3", "-q", "--out"]
+                .into_iter()
+                .chain([dir.to_str().unwrap()])
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let refused = host(&tmp.0, &["merge", d2.to_str().unwrap(), d4.to_str().unwrap()]);
+    let err = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("event.games_per_pairing: 2 in {}, 4 in {}", d2.display(), d4.display())), "{err}");
+    let one = host(&tmp.0, &["merge", d2.to_str().unwrap()]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(stderr(&one).contains("merged 1 directory (shards whole): 2 of 2 planned games"), "{}", stderr(&one));
+}
+
+#[test]
+fn ladder_commands_other_than_add_do_not_create_a_ladder() {
+    let tmp = TempDir::new("plans-ladder-typo");
+    let typo = tmp.join("typo.sqlite");
+    for command in [&["table"][..], &["play", "--games", "1"][..]] {
+        let mut args = vec!["ladder", "--db", typo.to_str().unwrap()];
+        args.extend_from_slice(command);
+        let out = host(&tmp.0, &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("no such ladder file") && err.contains("add NAME COMMAND"), "{err}");
+        assert!(!typo.exists(), "`ladder {command:?}` created {}", typo.display());
+    }
+    let added = host(&tmp.0, &["ladder", "--db", typo.to_str().unwrap(), "add", "h", "sample-bot"]);
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    assert!(typo.exists());
+}
+
+#[test]
+fn a_record_holds_both_seats_clocks_when_bots_have_their_own() {
+    let tmp = TempDir::new("plans-seat-clocks");
+    let out_dir = tmp.join("run");
+    let out = host(
+        &tmp.0,
+        &[
+            "match",
+            r#"{"command": "sample-bot", "move_time": 2}"#,
+            "sample-bot --strategy random",
+            "--move-time",
+            "1",
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for r in stratego_tests::records(&out_dir) {
+        let fast_red = r["bots"]["red"]["name"] == "sample-bot-random";
+        let (red, blue) = if fast_red { (1000, 2000) } else { (2000, 1000) };
+        assert_eq!(r["time_controls"]["red"]["move_ms"], red, "{}", r["time_controls"]);
+        assert_eq!(r["time_controls"]["blue"]["move_ms"], blue, "{}", r["time_controls"]);
+        assert_eq!(r["time_control"], r["time_controls"]["red"]);
+    }
+    // Without clocks of their own, the record keeps its one time control.
+    let plain = tmp.join("plain");
+    let out = host(
+        &tmp.0,
+        &[
+            "match",
+            "sample-bot",
+            "sample-bot --strategy random",
+            "--games",
+            "1",
+            "-q",
+            "--out",
+            plain.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stratego_tests::records(&plain)[0].get("time_controls").is_none());
+}
+
+#[test]
+fn sprt_json_gives_elo_as_numbers_and_the_summary_names_an_unpaired_game() {
+    let tmp = TempDir::new("plans-sprt");
+    let dir = tmp.join("run");
+    let args = ["sprt", "sample-bot", "sample-bot --strategy random", "--max-games", "4", "--seed", "2", "-q"];
+    let json = host(&tmp.0, &[&args[..], &["--json", "--out", dir.to_str().unwrap()]].concat());
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stdout)));
+    assert!(report["elo"]["score"].is_f64() && report["elo"]["los"].is_f64(), "{report}");
+    assert!(report["elo_text"].is_string(), "{report}");
+    assert_eq!(report["unpaired_games"], 0, "{report}");
+    // Its last game lost (as when a run is interrupted between the two games of a pair):
+    // the games count it, the pairs cannot, and the summary says so.
+    let games = drop_last_record(&dir) - 1;
+    let merged = host(&tmp.0, &["merge", dir.to_str().unwrap(), "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&merged.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&merged.stderr)));
+    assert_eq!(report["games"], games, "{report}");
+    assert_eq!(report["unpaired_games"], 1, "{report}");
+    let text = host(&tmp.0, &["merge", dir.to_str().unwrap()]);
+    let summary = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        summary.contains(
+            "(1 game without its colour-swapped partner is counted in the games, not in the pairs nor the LLR)"
+        ),
+        "{summary}"
+    );
+}
+
+#[test]
+fn counts_of_one_are_singular() {
+    let tmp = TempDir::new("plans-singular");
+    let dir = tmp.join("run");
+    let args = ["match", "sample-bot", "sample-bot --strategy random", "--games", "1", "--seed", "6", "--out"];
+    let args: Vec<&str> = args.into_iter().chain([dir.to_str().unwrap()]).collect();
+    let first = host(&tmp.0, &args);
+    assert!(String::from_utf8_lossy(&first.stdout).contains("Match: 1 game, "), "{:?}", first);
+    assert!(
+        stderr(&first).contains("(1 game; 1 viewer pages") || stderr(&first).contains("(1 game;"),
+        "{}",
+        stderr(&first)
+    );
+    let again = host(&tmp.0, &args);
+    assert!(
+        stderr(&again).contains("resuming") && stderr(&again).contains(": 1 game already finished"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn warnings_are_written_like_the_hosts_other_messages() {
+    let tmp = TempDir::new("plans-warning-words");
+    let dir = tmp.join("run");
+    let args = ["match", "sample-bot", "sample-bot --strategy random", "--games", "2", "--seed", "6", "-q", "--out"];
+    let args: Vec<&str> = args.into_iter().chain([dir.to_str().unwrap()]).collect();
+    assert_eq!(host(&tmp.0, &args).status.code(), Some(0));
+    // A torn last line, as a host killed in the middle of a write leaves.
+    let path = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let last = text.lines().last().unwrap();
+    let keep = text.len() - last.len() - 1;
+    std::fs::write(&path, format!("{}{}", &text[..keep], &last[..last.len() / 2])).unwrap();
+    let resumed = host(&tmp.0, &args);
+    let err = stderr(&resumed);
+    assert_eq!(resumed.status.code(), Some(0), "{err}");
+    assert!(err.contains("stratego-host: warning: ") && err.contains("line 2 is torn"), "{err}");
+    assert!(!err.contains(" WARN ") && !err.contains("stratego_host::"), "{err}");
+}
+
+#[test]
+fn out_naming_a_file_is_refused_in_words() {
+    let tmp = TempDir::new("plans-out-file");
+    let file = tmp.join("afile");
+    std::fs::write(&file, "mine\n").unwrap();
+    let out = host(&tmp.0, &["match", "sample-bot", "sample-bot", "--games", "1", "--out", file.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a file, not a directory") && !err.contains("os error"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
+}
