@@ -308,6 +308,55 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
     Ok(records)
 }
 
+/// Every line of the records file `path` that is a game record, and the numbers (1-based)
+/// of the lines that are not, skipped: for the read-only commands' `--skip-bad-lines`, so
+/// that one corrupted line does not hide a whole file. Blank lines are not counted.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<usize>), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match std::str::from_utf8(line).ok().and_then(|l| serde_json::from_str::<GameRecord>(l).ok()) {
+            Some(r) => records.push(r),
+            None => bad.push(i + 1),
+        }
+    }
+    Ok((records, bad))
+}
+
+/// `error` with a hint at `--skip-bad-lines` when it is about a line of a records file
+/// (`FILE:LINE: …`).
+pub fn with_skip_hint(error: String, path: &Path) -> String {
+    let about_a_line = error
+        .strip_prefix(&format!("{}:", path.display()))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    if about_a_line { format!("{error} (--skip-bad-lines skips such lines)") } else { error }
+}
+
+/// Says on stderr which lines `--skip-bad-lines` skipped in `path`, if any.
+pub fn report_skipped(path: &Path, bad: &[usize]) {
+    if bad.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 20;
+    let lines: Vec<String> = bad.iter().take(SHOWN).map(usize::to_string).collect();
+    let more = if bad.len() > SHOWN { format!(" and {} more", bad.len() - SHOWN) } else { String::new() };
+    eprintln!(
+        "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
+        path.display(),
+        crate::stats::plural(bad.len() as u64, "line"),
+        if bad.len() == 1 { "is" } else { "are" },
+        if bad.len() == 1 { "" } else { "s" },
+        lines.join(", ")
+    );
+}
+
 /// The ids of `records`, and those seen more than once.
 pub fn ids(records: &[GameRecord]) -> (BTreeSet<String>, Vec<String>) {
     let mut seen = BTreeSet::new();

@@ -32,6 +32,11 @@ pub struct MergeArgs {
     /// middle of one): by default that is refused, as the report would mix two versions.
     #[arg(long)]
     pub mixed_versions: bool,
+    /// Skip the lines of the records files that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the directory (the games on those lines are
+    /// then missing from the report, and named as such).
+    #[arg(long)]
+    pub skip_bad_lines: bool,
 }
 
 fn usage(message: String) -> ConfigError {
@@ -77,7 +82,14 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let plan = &first.plan;
     let mut records = Vec::new();
     for dir in &args.dirs {
-        records.extend(manifest::read_records(dir).map_err(usage)?);
+        let file = dir.join("games.jsonl");
+        if args.skip_bad_lines && file.exists() {
+            let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
+            manifest::report_skipped(&file, &bad);
+            records.extend(found);
+        } else {
+            records.extend(manifest::read_records(dir).map_err(|e| usage(manifest::with_skip_hint(e, &file)))?);
+        }
     }
     // Which games the plan holds (an SPRT's are the pairs it reached).
     let games: Vec<schedule::GameSpec> = match &plan.sprt {

@@ -1069,6 +1069,10 @@ pub struct ExportArgs {
     /// manifest or a database).
     #[arg(long)]
     pub force: bool,
+    /// Skip the lines of the records file that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
 }
 
 /// `stratego-host export`: returns the exit code (2 for a bad file or an unknown game id).
@@ -1078,7 +1082,15 @@ pub fn run_export(args: ExportArgs) -> i32 {
         return crate::exit::USAGE;
     }
     let path = if args.records.is_dir() { args.records.join("games.jsonl") } else { args.records.clone() };
-    let records = match stratego_protocol::record::read_records(&path) {
+    let read = if args.skip_bad_lines {
+        crate::manifest::read_records_skipping(&path).map(|(records, bad)| {
+            crate::manifest::report_skipped(&path, &bad);
+            records
+        })
+    } else {
+        stratego_protocol::record::read_records(&path).map_err(|e| crate::manifest::with_skip_hint(e, &path))
+    };
+    let records = match read {
         Ok(r) => r,
         Err(e) => {
             eprintln!("stratego-host: {e}");

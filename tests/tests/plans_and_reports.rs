@@ -350,3 +350,76 @@ fn out_naming_a_file_is_refused_in_words() {
     assert!(err.contains("is a file, not a directory") && !err.contains("os error"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
 }
+
+#[test]
+fn a_corrupted_line_stops_every_command_by_default_and_read_only_commands_can_skip_it() {
+    let tmp = TempDir::new("plans-bad-line");
+    let dir = tmp.join("run");
+    let d = dir.to_str().unwrap();
+    let run_args =
+        ["match", "sample-bot", "sample-bot --strategy random", "--games", "4", "--seed", "8", "-q", "--out", d];
+    assert_eq!(host(&tmp.0, &run_args).status.code(), Some(0));
+    // Line 2 of 4 is corrupted (a disk error, a bad edit).
+    let path = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let lost: serde_json::Value = serde_json::from_str(&lines[1]).unwrap();
+    let lost_id = lost["game_id"].as_str().unwrap().to_owned();
+    lines[1] = format!("{}#garbage", &lines[1][..lines[1].len() / 2]);
+    let corrupted = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    std::fs::write(&path, &corrupted).unwrap();
+    let html = tmp.join("all.html");
+    let h = html.to_str().unwrap();
+    let replay = ["replay", d, "--ply", "0"];
+    let export = ["export", d, "--html", h];
+    let merge = ["merge", d];
+    // By default every command stops at it, naming the line, and leaves the file alone.
+    for args in [&replay[..], &export[..], &merge[..], &run_args[..]] {
+        let out = host(&tmp.0, args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("games.jsonl:2"), "{args:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), corrupted, "{args:?} changed the file");
+    }
+    assert!(stderr(&host(&tmp.0, &replay)).contains("--skip-bad-lines"));
+    // With --skip-bad-lines the read-only commands skip it, and say so.
+    let skipped = format!("{}: skipped 1 line that is not a game record (--skip-bad-lines): line 2", path.display());
+    let out = host(&tmp.0, &[&replay[..], &["--skip-bad-lines"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&skipped), "{}", stderr(&out));
+    let out = host(&tmp.0, &[&export[..], &["--skip-bad-lines"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&skipped) && stderr(&out).contains("(3 games)"), "{}", stderr(&out));
+    assert!(!std::fs::read_to_string(&html).unwrap().contains(&lost_id));
+    // merge reports the game on the skipped line as missing (exit 1), the rest merged.
+    let out = host(&tmp.0, &[&merge[..], &["--skip-bad-lines"]].concat());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&skipped) && err.contains("3 of 4 planned games"), "{err}");
+    assert!(err.contains(&format!("1 game missing: {lost_id}")), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), corrupted);
+}
+
+#[test]
+fn replay_without_game_says_which_game_it_shows_and_how_to_pick_another() {
+    let tmp = TempDir::new("plans-replay-which");
+    let dir = tmp.join("run");
+    let d = dir.to_str().unwrap();
+    let out = host(
+        &tmp.0,
+        &["match", "sample-bot", "sample-bot --strategy random", "--games", "3", "--seed", "8", "-q", "--out", d],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let recs = stratego_host::record::read_records(&dir.join("games.jsonl")).unwrap();
+    let out = host(&tmp.0, &["replay", d, "--ply", "0"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("showing game {}, the first of the 3 games in ", recs[0].game_id))
+            && err.contains(&format!("--game ID shows another (next: --game {})", recs[1].game_id)),
+        "{err}"
+    );
+    let chosen = host(&tmp.0, &["replay", d, "--ply", "0", "--game", &recs[1].game_id]);
+    assert_eq!(chosen.status.code(), Some(0));
+    assert!(!stderr(&chosen).contains("showing game"), "{}", stderr(&chosen));
+}
