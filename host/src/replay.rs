@@ -868,7 +868,13 @@ mod tests {
         a.plies[3].ply.mv = "a1-a2".parse().unwrap();
         let err = Replay::new(a).unwrap_err();
         assert!(err.contains("does not replay: ply 4 a1-a2"), "{err}");
-        let code = run(ReplayArgs { records: dir.clone(), game: Some("nope".into()), ply: None, view: Viewer::Red });
+        let code = run(ReplayArgs {
+            records: dir.clone(),
+            game: Some("nope".into()),
+            ply: None,
+            view: Viewer::Red,
+            skip_bad_lines: false,
+        });
         assert_eq!(code, exit::USAGE);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -423,3 +423,36 @@ fn replay_without_game_says_which_game_it_shows_and_how_to_pick_another() {
     assert_eq!(chosen.status.code(), Some(0));
     assert!(!stderr(&chosen).contains("showing game"), "{}", stderr(&chosen));
 }
+
+#[test]
+fn viewer_pages_link_back_to_the_index_and_on_to_the_next_game() {
+    let tmp = TempDir::new("plans-viewer-links");
+    let dir = tmp.join("run");
+    let d = dir.to_str().unwrap();
+    let out = host(
+        &tmp.0,
+        &["match", "sample-bot", "sample-bot --strategy random", "--games", "3", "--seed", "8", "-q", "--out", d],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    let pages: Vec<String> = index
+        .split("href=\"")
+        .skip(1)
+        .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+        .filter(|h| h.starts_with("games/"))
+        .collect();
+    assert_eq!(pages.len(), 3, "{index}");
+    for (i, page) in pages.iter().enumerate() {
+        let html = std::fs::read_to_string(dir.join(page)).unwrap();
+        assert!(html.contains(r#"<a id="to-index" href="../index.html">"#), "{page}");
+        // The link resolves from the page's own directory to the index.
+        assert!(dir.join(page).parent().unwrap().join("../index.html").is_file());
+        match pages.get(i + 1) {
+            Some(next) => {
+                let name = next.strip_prefix("games/").unwrap();
+                assert!(html.contains(&format!(r#"<a id="next-game" href="{name}">"#)), "{page} -> {next}");
+            }
+            None => assert!(!html.contains("next-game"), "{page} is the last"),
+        }
+    }
+}
