@@ -605,8 +605,11 @@ impl std::error::Error for DuplicateName {}
 /// of `explicit` count as not named.
 ///
 /// Given names and derived names that no other bot has are kept. When several bots derive
-/// the same name, the first keeps it and the others get `-2`, `-3`, … in order (`bot`,
-/// `bot-2`, `bot-3`), skipping names already used; a derived name that equals a given one
+/// the same name, the first keeps it and each other one is named after the arguments that
+/// tell it apart from the first (`sample-bot --strategy search --worlds 4` and `… --worlds
+/// 8` are `sample-bot-search` and `sample-bot-search-worlds-8`), or, when none do (the same
+/// command twice) or that name is taken, gets `-2`, `-3`, … in order (`bot`, `bot-2`,
+/// `bot-3`), skipping names already used; a derived name that equals a given one
 /// is suffixed the same way. So a bot's name depends only on the list of bots, never on
 /// which of them play a given game.
 ///
@@ -626,9 +629,20 @@ pub fn assign_unique_names(bots: &mut [BotSpec], explicit: &[bool]) -> Result<()
     let mut taken: HashSet<String> = bots.iter().map(|b| b.name.clone()).collect();
     let mut kept: HashSet<String> = HashSet::new();
     let mut next_suffix: HashMap<String, u32> = HashMap::new();
+    let mut first_command: HashMap<String, Vec<String>> = HashMap::new();
     for (i, bot) in bots.iter_mut().enumerate() {
         if is_explicit(i) || (!given.contains_key(&bot.name) && kept.insert(bot.name.clone())) {
+            first_command.entry(bot.name.clone()).or_insert_with(|| bot.command.clone());
             continue;
+        }
+        // Named after what tells it apart from the first bot of that name, when its
+        // arguments do (`--worlds 8`: `sample-bot-search-worlds-8`); else numbered.
+        if let Some(words) = first_command.get(&bot.name).map(|first| distinguishing_words(first, &bot.command)) {
+            let candidate = format!("{}-{words}", bot.name);
+            if !words.is_empty() && taken.insert(candidate.clone()) {
+                bot.name = candidate;
+                continue;
+            }
         }
         let k = next_suffix.entry(bot.name.clone()).or_insert(2);
         loop {
@@ -641,6 +655,35 @@ pub fn assign_unique_names(bots: &mut [BotSpec], explicit: &[bool]) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The arguments of `command` that `first` does not have at the same place, each value with
+/// the flag before it, as one name-safe word (`--worlds 8` against `--worlds 4`:
+/// `worlds-8`); empty when nothing differs or the result would be long.
+fn distinguishing_words(first: &[String], command: &[String]) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for (i, a) in command.iter().enumerate().skip(1) {
+        if first.get(i) == Some(a) {
+            continue;
+        }
+        if !a.starts_with('-')
+            && i > 1
+            && command[i - 1].starts_with('-')
+            && words.last() != Some(&command[i - 1].as_str())
+        {
+            words.push(&command[i - 1]);
+        }
+        words.push(a);
+    }
+    let word: String = words
+        .iter()
+        .map(|w| w.trim_start_matches('-'))
+        .collect::<Vec<_>>()
+        .join("-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
+        .collect();
+    if word.len() > 32 { String::new() } else { word }
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -791,6 +834,13 @@ mod tests {
     fn shared_default_names_get_numbered_suffixes() {
         assert_eq!(unique(&["a", "b"], &[]).unwrap(), ["a", "b"]);
         assert_eq!(unique(&["bot", "x", "bot", "bot"], &[]).unwrap(), ["bot", "x", "bot-2", "bot-3"]);
+        let mut bots: Vec<BotSpec> =
+            ["sample-bot --strategy search --worlds 4", "sample-bot --strategy search --worlds 8"]
+                .iter()
+                .map(|c| BotSpec::parse(c).unwrap())
+                .collect();
+        assign_unique_names(&mut bots, &[]).unwrap();
+        assert_eq!([&bots[0].name, &bots[1].name], ["sample-bot-search", "sample-bot-search-worlds-8"]);
         // A suffix never takes a name that another bot has.
         assert_eq!(unique(&["bot", "bot", "bot-2"], &[]).unwrap(), ["bot", "bot-3", "bot-2"]);
         assert_eq!(unique(&["bot", "bot-2", "bot", "bot-2"], &[]).unwrap(), ["bot", "bot-2", "bot-3", "bot-2-2"]);

@@ -456,3 +456,35 @@ fn viewer_pages_link_back_to_the_index_and_on_to_the_next_game() {
         }
     }
 }
+
+#[test]
+fn default_names_tell_bots_apart_by_the_arguments_that_differ() {
+    let tmp = TempDir::new("plans-names");
+    let out = host(
+        &tmp.0,
+        &[
+            "tournament",
+            "--bot",
+            "sample-bot --strategy search --worlds 2",
+            "--bot",
+            "sample-bot --strategy search --worlds 3",
+            "--bot",
+            "sample-bot --strategy random",
+            "--bot",
+            "sample-bot --strategy random",
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "-q",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in
+        ["\"sample-bot-search\"", "\"sample-bot-search-worlds-3\"", "\"sample-bot-random\"", "\"sample-bot-random-2\""]
+    {
+        assert!(text.contains(name), "{name} in {text}");
+    }
+}
