@@ -453,6 +453,16 @@ impl BotSpec {
         }
     }
 
+    /// The command as a saved plan names it: the built-in sample bot (this executable's
+    /// `sample-bot` subcommand) is `sample-bot ARGS`, not this executable's path, so that a
+    /// plan does not depend on where the host is installed (issue #32, item 5).
+    pub fn plan_command(&self) -> Vec<String> {
+        if is_builtin(&self.command) {
+            return self.command[1..].to_vec();
+        }
+        self.command.clone()
+    }
+
     /// Replaces a program named `sample-bot` that is not on PATH by the built-in one.
     pub fn resolve_builtin(self) -> BotSpec {
         if self.command[0] == SAMPLE_BOT && find_program(SAMPLE_BOT, self.dir.as_deref()).is_err() {
@@ -518,27 +528,48 @@ pub fn default_name(command: &[String]) -> String {
         }
         return SAMPLE_BOT.to_owned();
     }
+    match script_index(command) {
+        Some(i) => {
+            let a = &command[i];
+            Path::new(a).file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| a.clone())
+        }
+        None => program,
+    }
+}
+
+/// When `command` starts with a known interpreter (python, node, java, …): the index of its
+/// script, the first argument that is not a flag (`java -jar alpha.jar`: `alpha.jar`).
+pub fn script_index(command: &[String]) -> Option<usize> {
+    let program = Path::new(&command[0]).file_name()?.to_string_lossy().into_owned();
     let interpreter = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if !INTERPRETERS.contains(&interpreter) {
-        return program;
+        return None;
     }
-    let mut args = command[1..].iter();
-    while let Some(a) = args.next() {
-        if FLAGS_WITH_VALUE.contains(&a.as_str()) {
-            args.next();
-        } else if a.starts_with('-') || (a == "run" && matches!(interpreter, "deno" | "bun")) {
-            continue;
-        } else {
-            return Path::new(a).file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| a.clone());
+    let mut i = 1;
+    while i < command.len() {
+        let a = command[i].as_str();
+        if FLAGS_WITH_VALUE.contains(&a) {
+            i += 1;
+        } else if !(a.starts_with('-') || (a == "run" && matches!(interpreter, "deno" | "bun"))) {
+            return Some(i);
         }
+        i += 1;
     }
-    program
+    None
 }
 
 /// Whether `program` is this executable (what [`BotSpec::sample_bot`] runs).
 fn is_this_host(program: &str) -> bool {
     Path::new(program).file_name().is_some_and(|f| f == "stratego-host")
         || std::env::current_exe().is_ok_and(|exe| exe == Path::new(program))
+}
+
+/// Whether `command` runs this executable's `sample-bot` subcommand (what
+/// [`BotSpec::sample_bot`] makes).
+pub fn is_builtin(command: &[String]) -> bool {
+    command.len() > 1
+        && command[1] == SAMPLE_BOT
+        && std::env::current_exe().is_ok_and(|exe| exe == Path::new(&command[0]))
 }
 
 /// The strategy the sample bot plays with these arguments, as the sample bot itself parses
@@ -574,8 +605,11 @@ impl std::error::Error for DuplicateName {}
 /// of `explicit` count as not named.
 ///
 /// Given names and derived names that no other bot has are kept. When several bots derive
-/// the same name, the first keeps it and the others get `-2`, `-3`, … in order (`bot`,
-/// `bot-2`, `bot-3`), skipping names already used; a derived name that equals a given one
+/// the same name, the first keeps it and each other one is named after the arguments that
+/// tell it apart from the first (`sample-bot --strategy search --worlds 4` and `… --worlds
+/// 8` are `sample-bot-search` and `sample-bot-search-worlds-8`), or, when none do (the same
+/// command twice) or that name is taken, gets `-2`, `-3`, … in order (`bot`, `bot-2`,
+/// `bot-3`), skipping names already used; a derived name that equals a given one
 /// is suffixed the same way. So a bot's name depends only on the list of bots, never on
 /// which of them play a given game.
 ///
@@ -595,9 +629,20 @@ pub fn assign_unique_names(bots: &mut [BotSpec], explicit: &[bool]) -> Result<()
     let mut taken: HashSet<String> = bots.iter().map(|b| b.name.clone()).collect();
     let mut kept: HashSet<String> = HashSet::new();
     let mut next_suffix: HashMap<String, u32> = HashMap::new();
+    let mut first_command: HashMap<String, Vec<String>> = HashMap::new();
     for (i, bot) in bots.iter_mut().enumerate() {
         if is_explicit(i) || (!given.contains_key(&bot.name) && kept.insert(bot.name.clone())) {
+            first_command.entry(bot.name.clone()).or_insert_with(|| bot.command.clone());
             continue;
+        }
+        // Named after what tells it apart from the first bot of that name, when its
+        // arguments do (`--worlds 8`: `sample-bot-search-worlds-8`); else numbered.
+        if let Some(words) = first_command.get(&bot.name).map(|first| distinguishing_words(first, &bot.command)) {
+            let candidate = format!("{}-{words}", bot.name);
+            if !words.is_empty() && taken.insert(candidate.clone()) {
+                bot.name = candidate;
+                continue;
+            }
         }
         let k = next_suffix.entry(bot.name.clone()).or_insert(2);
         loop {
@@ -610,6 +655,35 @@ pub fn assign_unique_names(bots: &mut [BotSpec], explicit: &[bool]) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The arguments of `command` that `first` does not have at the same place, each value with
+/// the flag before it, as one name-safe word (`--worlds 8` against `--worlds 4`:
+/// `worlds-8`); empty when nothing differs or the result would be long.
+fn distinguishing_words(first: &[String], command: &[String]) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for (i, a) in command.iter().enumerate().skip(1) {
+        if first.get(i) == Some(a) {
+            continue;
+        }
+        if !a.starts_with('-')
+            && i > 1
+            && command[i - 1].starts_with('-')
+            && words.last() != Some(&command[i - 1].as_str())
+        {
+            words.push(&command[i - 1]);
+        }
+        words.push(a);
+    }
+    let word: String = words
+        .iter()
+        .map(|w| w.trim_start_matches('-'))
+        .collect::<Vec<_>>()
+        .join("-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
+        .collect();
+    if word.len() > 32 { String::new() } else { word }
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -760,6 +834,13 @@ mod tests {
     fn shared_default_names_get_numbered_suffixes() {
         assert_eq!(unique(&["a", "b"], &[]).unwrap(), ["a", "b"]);
         assert_eq!(unique(&["bot", "x", "bot", "bot"], &[]).unwrap(), ["bot", "x", "bot-2", "bot-3"]);
+        let mut bots: Vec<BotSpec> =
+            ["sample-bot --strategy search --worlds 4", "sample-bot --strategy search --worlds 8"]
+                .iter()
+                .map(|c| BotSpec::parse(c).unwrap())
+                .collect();
+        assign_unique_names(&mut bots, &[]).unwrap();
+        assert_eq!([&bots[0].name, &bots[1].name], ["sample-bot-search", "sample-bot-search-worlds-8"]);
         // A suffix never takes a name that another bot has.
         assert_eq!(unique(&["bot", "bot", "bot-2"], &[]).unwrap(), ["bot", "bot-3", "bot-2"]);
         assert_eq!(unique(&["bot", "bot-2", "bot", "bot-2"], &[]).unwrap(), ["bot", "bot-2", "bot-3", "bot-2-2"]);

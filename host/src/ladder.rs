@@ -55,7 +55,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// `ladder` options.
 #[derive(Args, Debug)]
 pub struct LadderArgs {
-    /// The ladder's SQLite file (created when missing).
+    /// The ladder's SQLite file (created by `add` when missing; the other commands need it).
     #[arg(long, value_name = "FILE")]
     pub db: PathBuf,
     /// What to do.
@@ -179,6 +179,17 @@ fn print_stdout(text: &str) {
 }
 
 fn run_inner(args: LadderArgs) -> Result<(String, i32), ConfigError> {
+    // Only `add` creates a ladder: any other command on a missing file is a typo, and an
+    // empty ladder left behind would hide it.
+    if !matches!(args.command, LadderCommand::Add { .. }) && !args.db.exists() {
+        return Err(ConfigError {
+            message: format!(
+                "--db {}: no such ladder file (`ladder --db FILE add NAME COMMAND` creates one)",
+                args.db.display()
+            ),
+            code: crate::exit::USAGE,
+        });
+    }
     let mut ladder = Ladder::open(&args.db).map_err(|e| failure(format!("{}: {e}", args.db.display())))?;
     match args.command {
         LadderCommand::Add { name, command } => {
@@ -994,8 +1005,8 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
         .map(|(e, b)| {
             let now = crate::manifest::executable_hash(&e.spec.command, e.spec.dir.as_deref()).map(|(_, h)| h);
             if now != b.version {
-                tracing::warn!(
-                    "bot {}: its program changed since it was added ({} -> {}); `ladder add` it again to record the new version",
+                eprintln!(
+                    "stratego-host: warning: bot {}: its program changed since it was added ({} -> {}); `ladder add` it again to record the new version",
                     b.name,
                     b.version.as_deref().unwrap_or("?"),
                     now.as_deref().unwrap_or("?")
@@ -1112,7 +1123,7 @@ fn play_games(mut ladder: Ladder, args: LadderPlayArgs) -> Result<(String, i32),
         eprintln!("stratego-host: interrupted; every bot process was killed; the {saved} finished games are saved");
         return Ok((text, crate::exit::INTERRUPTED));
     }
-    eprintln!("stratego-host: ladder: {saved} games played and saved");
+    eprintln!("stratego-host: ladder: {} played and saved", crate::stats::plural(u64::from(saved), "game"));
     Ok((text, crate::exit::OK))
 }
 

@@ -66,11 +66,25 @@ pub struct Manifest {
     pub plan: Plan,
     /// The slice this directory plays, if sharded.
     pub shard: Option<Shard>,
-    /// Each bot's executable and a hash of it, to tell when a bot changed between runs.
+    /// Each bot's program and the hash of its content ([`executable_hash`]), as of the last
+    /// run on the directory, to tell when a bot changed between runs.
     pub executables: Vec<Option<(String, String)>>,
     /// The event's name (`--event`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
+    /// Bots whose program changed between runs on this directory, in words (`bot: bot.py
+    /// HASH -> HASH after N games`): its games were played by more than one version.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+}
+
+/// How a bot's program changed, for people: what is hashed, the old hash, the new one
+/// (`none` when the file could not be read).
+pub fn describe_change(old: &Option<(String, String)>, new: &Option<(String, String)>) -> (String, String, String) {
+    let what = new.as_ref().or(old.as_ref()).map_or_else(|| "its program".to_owned(), |(w, _)| w.clone());
+    let hash =
+        |v: &Option<(String, String)>| v.as_ref().map_or_else(|| "none (unreadable)".to_owned(), |(_, h)| h.clone());
+    (what, hash(old), hash(new))
 }
 
 /// FNV-1a, 64 bits: a fixed, documented hash (std's hasher may change between versions).
@@ -107,34 +121,40 @@ impl Plan {
     /// Where this plan differs from `other` (the directory's against the command's), as
     /// `path: old -> new` lines for people, e.g. `event.games_per_pairing: 4 -> 2`.
     pub fn differences(&self, other: &Plan) -> Vec<String> {
+        self.differences_between(other, "in the directory", "in this command")
+    }
+
+    /// [`Plan::differences`] with the two sides named by `mine` and `theirs` (`merge` names
+    /// the directories: `in shard-1`, `in shard-2`).
+    pub fn differences_between(&self, other: &Plan, mine: &str, theirs: &str) -> Vec<String> {
         let (a, b) = (serde_json::to_value(self).unwrap_or_default(), serde_json::to_value(other).unwrap_or_default());
         let mut out = Vec::new();
-        diff("", &a, &b, &mut out);
+        diff("", &a, &b, (mine, theirs), &mut out);
         out.truncate(20);
         out
     }
 }
 
-fn diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+fn diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, sides: (&str, &str), out: &mut Vec<String>) {
     use serde_json::Value;
     let join = |k: &str| if path.is_empty() { k.to_owned() } else { format!("{path}.{k}") };
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, v) in x {
-                diff(&join(k), v, y.get(k).unwrap_or(&Value::Null), out);
+                diff(&join(k), v, y.get(k).unwrap_or(&Value::Null), sides, out);
             }
             for (k, v) in y.iter().filter(|(k, _)| !x.contains_key(*k)) {
-                diff(&join(k), &Value::Null, v, out);
+                diff(&join(k), &Value::Null, v, sides, out);
             }
         }
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
             for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                diff(&format!("{path}[{i}]"), v, w, out);
+                diff(&format!("{path}[{i}]"), v, w, sides, out);
             }
         }
         _ if a != b => {
             let clip = |v: &Value| crate::json_session::clip(&v.to_string());
-            out.push(format!("{path}: {} in the directory, {} in this command", clip(a), clip(b)));
+            out.push(format!("{path}: {} {}, {} {}", clip(a), sides.0, clip(b), sides.1));
         }
         _ => {}
     }
@@ -154,6 +174,12 @@ impl DirLock {
     /// Another run holds it, or the file cannot be created.
     pub fn take(dir: &Path) -> Result<DirLock, String> {
         use std::os::fd::AsRawFd;
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!(
+                "--out {}: is a file, not a directory (--out names the directory the run keeps its manifest.json and games.jsonl in: give a new or existing directory)",
+                dir.display()
+            ));
+        }
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let f = std::fs::OpenOptions::new()
             .create(true)
@@ -169,8 +195,14 @@ impl DirLock {
     }
 }
 
-/// The program file of a command, and the hash of its content and of any file argument
-/// (a script): a changed bot is reported on resume.
+/// What a bot's version is known by, and the hash of its content: the file that changes
+/// when its author changes the bot, so that a changed bot is reported on resume and `merge`.
+/// That is the host itself for the built-in sample bot (named `sample-bot (built in)`, not by
+/// its path); the script for a known interpreter (`python3 bot.py`: `bot.py`, `java -jar
+/// x.jar`: `x.jar`; the interpreter only when the command names no script file); otherwise
+/// the program; and in every case any other argument that names a file (`--weights w.bin`).
+/// The name is the command's word, never a path found on PATH, so the manifest does not
+/// depend on where things are installed.
 pub fn executable_hash(command: &[String], dir: Option<&Path>) -> Option<(String, String)> {
     let resolve = |p: &str| -> Option<PathBuf> {
         let path = Path::new(p);
@@ -186,16 +218,24 @@ pub fn executable_hash(command: &[String], dir: Option<&Path>) -> Option<(String
         }
         std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(p)).find(|c| c.is_file())
     };
-    let program = resolve(&command[0])?;
-    let mut hash = fnv64_file(&program)?;
-    for arg in command[1..].iter().filter(|a| !a.starts_with('-')) {
-        if let Some(file) = resolve(arg).filter(|_| arg.contains('.') || arg.contains('/')) {
-            if let Some(h) = fnv64_file(&file) {
-                hash ^= h.rotate_left(1);
-            }
+    let is_file_arg = |a: &String| !a.starts_with('-') && (a.contains('.') || a.contains('/'));
+    let (label, main, rest): (String, PathBuf, &[String]) = if crate::bot_spec::is_builtin(command) {
+        (format!("{} (built in)", crate::bot_spec::SAMPLE_BOT), PathBuf::from(&command[0]), &command[2..])
+    } else {
+        match crate::bot_spec::script_index(command).and_then(|i| resolve(&command[i]).map(|p| (i, p))) {
+            Some((i, script)) => (command[i].clone(), script, &command[i + 1..]),
+            None => (command[0].clone(), resolve(&command[0])?, &command[1..]),
+        }
+    };
+    let mut hash = fnv64_file(&main)?;
+    let mut names = vec![label];
+    for arg in rest.iter().filter(|a| is_file_arg(a)) {
+        if let Some(h) = resolve(arg).and_then(|f| fnv64_file(&f)) {
+            hash ^= h.rotate_left(names.len() as u32);
+            names.push(arg.clone());
         }
     }
-    Some((program.display().to_string(), format!("{hash:016x}")))
+    Some((names.join(" "), format!("{hash:016x}")))
 }
 
 /// Reads `manifest.json` of `dir`, if there is one.
@@ -253,8 +293,8 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
                 start = e + 1;
             }
             (_, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
-                tracing::warn!(
-                    "{}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+                eprintln!(
+                    "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
                     path.display(),
                     bytes.len() - good_end
                 );
@@ -269,6 +309,55 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
         }
     }
     Ok(records)
+}
+
+/// Every line of the records file `path` that is a game record, and the numbers (1-based)
+/// of the lines that are not, skipped: for the read-only commands' `--skip-bad-lines`, so
+/// that one corrupted line does not hide a whole file. Blank lines are not counted.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<usize>), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match std::str::from_utf8(line).ok().and_then(|l| serde_json::from_str::<GameRecord>(l).ok()) {
+            Some(r) => records.push(r),
+            None => bad.push(i + 1),
+        }
+    }
+    Ok((records, bad))
+}
+
+/// `error` with a hint at `--skip-bad-lines` when it is about a line of a records file
+/// (`FILE:LINE: …`).
+pub fn with_skip_hint(error: String, path: &Path) -> String {
+    let about_a_line = error
+        .strip_prefix(&format!("{}:", path.display()))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    if about_a_line { format!("{error} (--skip-bad-lines skips such lines)") } else { error }
+}
+
+/// Says on stderr which lines `--skip-bad-lines` skipped in `path`, if any.
+pub fn report_skipped(path: &Path, bad: &[usize]) {
+    if bad.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 20;
+    let lines: Vec<String> = bad.iter().take(SHOWN).map(usize::to_string).collect();
+    let more = if bad.len() > SHOWN { format!(" and {} more", bad.len() - SHOWN) } else { String::new() };
+    eprintln!(
+        "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
+        path.display(),
+        crate::stats::plural(bad.len() as u64, "line"),
+        if bad.len() == 1 { "is" } else { "are" },
+        if bad.len() == 1 { "" } else { "s" },
+        lines.join(", ")
+    );
 }
 
 /// The ids of `records`, and those seen more than once.

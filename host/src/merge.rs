@@ -36,6 +36,15 @@ pub struct MergeArgs {
     /// averaging the ratings to 0, as `tournament --anchor`.
     #[arg(long, value_name = "NAME[=ELO]")]
     pub anchor: Option<String>,
+    /// Merge even when a bot's program differs between the directories (or changed in the
+    /// middle of one): by default that is refused, as the report would mix two versions.
+    #[arg(long)]
+    pub mixed_versions: bool,
+    /// Skip the lines of the records files that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the directory (the games on those lines are
+    /// then missing from the report, and named as such).
+    #[arg(long)]
+    pub skip_bad_lines: bool,
 }
 
 fn usage(message: String) -> ConfigError {
@@ -59,13 +68,24 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let first = &manifests[0];
     for (dir, m) in args.dirs.iter().zip(&manifests).skip(1) {
         if m.plan_hash != first.plan_hash {
+            let (a, b) = (format!("in {}", args.dirs[0].display()), format!("in {}", dir.display()));
             return Err(usage(format!(
                 "{} holds another plan than {}:\n  {}",
                 dir.display(),
                 args.dirs[0].display(),
-                first.plan.differences(&m.plan).join("\n  ")
+                first.plan.differences_between(&m.plan, &a, &b).join("\n  ")
             )));
         }
+    }
+    let mixed = mixed_versions(&args.dirs, &manifests);
+    if !mixed.is_empty() {
+        let what = mixed.join("\n  ");
+        if !args.mixed_versions {
+            return Err(usage(format!(
+                "the directories were played by different versions of a bot (one report would mix them; --mixed-versions merges anyway):\n  {what}"
+            )));
+        }
+        eprintln!("stratego-host: warning: merging games of different versions of a bot:\n  {what}");
     }
     let plan = &first.plan;
     let anchor = match &args.anchor {
@@ -94,7 +114,14 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     };
     let mut records = Vec::new();
     for dir in &args.dirs {
-        records.extend(manifest::read_records(dir).map_err(usage)?);
+        let file = dir.join("games.jsonl");
+        if args.skip_bad_lines && file.exists() {
+            let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
+            manifest::report_skipped(&file, &bad);
+            records.extend(found);
+        } else {
+            records.extend(manifest::read_records(dir).map_err(|e| usage(manifest::with_skip_hint(e, &file)))?);
+        }
     }
     // Which games the plan holds (an SPRT's are the pairs it reached).
     let games: Vec<schedule::GameSpec> = match &plan.sprt {
@@ -207,8 +234,9 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let shards: Vec<String> =
         manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
     eprintln!(
-        "stratego-host: merged {} directories (shards {}): {} of {} planned games",
+        "stratego-host: merged {} director{} (shards {}): {} of {} planned games",
         args.dirs.len(),
+        if args.dirs.len() == 1 { "y" } else { "ies" },
         shards.join(", "),
         history.len(),
         games.len()
@@ -217,11 +245,33 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
     {
         if !ids.is_empty() {
-            eprintln!("stratego-host: {} games {what}: {}", ids.len(), ids.join(", "));
+            eprintln!("stratego-host: {} {what}: {}", crate::stats::plural(ids.len() as u64, "game"), ids.join(", "));
             code = crate::exit::FAILURE;
         }
     }
     Ok(Outcome { stdout, code })
+}
+
+/// Bots whose program's hash differs between the directories, or changed within one, in
+/// words naming the directories.
+fn mixed_versions(dirs: &[PathBuf], manifests: &[manifest::Manifest]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (dir, m) in dirs.iter().zip(manifests) {
+        out.extend(m.changed.iter().map(|c| format!("in {}: {c}", dir.display())));
+    }
+    for (i, bot) in manifests[0].plan.bots.iter().enumerate() {
+        let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (dir, m) in dirs.iter().zip(manifests) {
+            if let Some(Some((what, hash))) = m.executables.get(i) {
+                seen.entry(format!("{what} {hash}")).or_default().push(dir.display().to_string());
+            }
+        }
+        if seen.len() > 1 {
+            let versions: Vec<String> = seen.iter().map(|(v, ds)| format!("{v} in {}", ds.join(", "))).collect();
+            out.push(format!("bot {}: {}", bot.name, versions.join("; ")));
+        }
+    }
+    out
 }
 
 fn feed(sink: &mut dyn Sink, history: &[Event], end: &RunEnd) {

@@ -267,6 +267,10 @@ pub async fn play_game<S: BotSession>(
         duration_ms: started.elapsed().as_millis() as u64,
         ruleset: settings.rules.spec().clone(),
         time_control: time_control_of(&players),
+        time_controls: {
+            let (red, blue) = (players.red.tc.to_wire(), players.blue.tc.to_wire());
+            (red != blue).then_some(ByColor { red, blue })
+        },
         bots: infos,
         deployments: deployments.as_ref().map(|d| d.as_ref().map(|d| d.to_rows(&settings.rules))),
         plies,

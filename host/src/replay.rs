@@ -36,6 +36,10 @@ pub struct ReplayArgs {
     /// only once revealed) or spectator (everything).
     #[arg(long = "as", value_enum, value_name = "VIEW", default_value = "spectator")]
     pub view: Viewer,
+    /// Skip the lines of the records file that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
 }
 
 /// Whose view of the board is drawn.
@@ -464,17 +468,43 @@ impl Paint {
 /// The file cannot be read or holds no records, a line is not a record, or no game has
 /// the id (the message lists the ids there are).
 pub fn load(path: &Path, id: Option<&str>) -> Result<GameRecord, String> {
+    load_with(path, id, false).map(|(r, _)| r)
+}
+
+/// [`load`], skipping the lines that are not records when `skip_bad_lines` (and saying so
+/// on stderr); also returns how many games the file holds.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<(GameRecord, usize), String> {
     let file = if path.is_dir() { path.join("games.jsonl") } else { path.to_owned() };
     if path.is_dir() && !file.exists() {
         return Err(format!("{}: a directory without games.jsonl", path.display()));
     }
-    let mut records = read_records(&file)?;
+    let mut records = if skip_bad_lines {
+        let (records, bad) = crate::manifest::read_records_skipping(&file)?;
+        crate::manifest::report_skipped(&file, &bad);
+        records
+    } else {
+        read_records(&file).map_err(|e| crate::manifest::with_skip_hint(e, &file))?
+    };
     if records.is_empty() {
         return Err(format!("{}: no game records", file.display()));
     }
-    let Some(id) = id else { return Ok(records.swap_remove(0)) };
+    let total = records.len();
+    let Some(id) = id else {
+        if total > 1 {
+            eprintln!(
+                "stratego-host replay: showing game {}, the first of the {total} games in {}; --game ID shows another (next: --game {})",
+                records[0].game_id,
+                file.display(),
+                records[1].game_id
+            );
+        }
+        return Ok((records.swap_remove(0), total));
+    };
     if let Some(i) = records.iter().position(|r| r.game_id == id) {
-        return Ok(records.swap_remove(i));
+        return Ok((records.swap_remove(i), total));
     }
     const SHOWN: usize = 20;
     let ids: Vec<&str> = records.iter().take(SHOWN).map(|r| r.game_id.as_str()).collect();
@@ -496,7 +526,7 @@ pub fn run(args: ReplayArgs) -> i32 {
 }
 
 fn run_inner(args: &ReplayArgs) -> Result<(), String> {
-    let replay = Replay::new(load(&args.records, args.game.as_deref())?)?;
+    let replay = Replay::new(load_with(&args.records, args.game.as_deref(), args.skip_bad_lines)?.0)?;
     if let Some(n) = args.ply
         && n > replay.plies()
     {
@@ -671,6 +701,7 @@ mod tests {
                 increment_ms: 10,
                 margin_ms: 0,
             },
+            time_controls: None,
             bots: ByColor::new(bot("alpha"), bot("beta")),
             deployments: ByColor::new(Some(RED.into()), Some(BLUE.into())),
             plies: recorded,
@@ -837,7 +868,13 @@ mod tests {
         a.plies[3].ply.mv = "a1-a2".parse().unwrap();
         let err = Replay::new(a).unwrap_err();
         assert!(err.contains("does not replay: ply 4 a1-a2"), "{err}");
-        let code = run(ReplayArgs { records: dir.clone(), game: Some("nope".into()), ply: None, view: Viewer::Red });
+        let code = run(ReplayArgs {
+            records: dir.clone(),
+            game: Some("nope".into()),
+            ply: None,
+            view: Viewer::Red,
+            skip_bad_lines: false,
+        });
         assert_eq!(code, exit::USAGE);
         let _ = std::fs::remove_dir_all(&dir);
     }

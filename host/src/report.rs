@@ -115,7 +115,13 @@ impl Summary {
         let mut s = String::new();
         let interrupted =
             if self.interrupted { format!(" (interrupted: {} planned)", self.planned) } else { String::new() };
-        let _ = writeln!(s, "Match: {} games, rules {}, seed {}{interrupted}", self.games, self.rules, self.seed);
+        let _ = writeln!(
+            s,
+            "Match: {}, rules {}, seed {}{interrupted}",
+            crate::stats::plural(u64::from(self.games), "game"),
+            self.rules,
+            self.seed
+        );
         let width = self.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             s,

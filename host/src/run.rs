@@ -90,7 +90,7 @@ fn manifest_plan(
             .iter()
             .map(|b| manifest::PlanBot {
                 name: b.spec.name.clone(),
-                command: b.spec.command.clone(),
+                command: b.spec.plan_command(),
                 time_control: b.time_control.to_wire(),
             })
             .collect(),
@@ -101,6 +101,11 @@ fn manifest_plan(
             _ => None,
         },
     }
+}
+
+/// `shard 2/3`, or `the whole plan`.
+fn describe_shard(shard: Option<manifest::Shard>) -> String {
+    shard.map_or_else(|| "the whole plan".to_owned(), |s| format!("shard {}/{}", s.index, s.count))
 }
 
 fn usage(message: String) -> crate::cli::ConfigError {
@@ -152,6 +157,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
         // One hash per distinct command (several bots are often one program).
         type Command = (Vec<String>, Option<std::path::PathBuf>);
         let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
+        let mut changed = Vec::new();
         let executables: Vec<_> = plan
             .bots
             .iter()
@@ -172,28 +178,46 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
                 }
                 if m.shard != plan.run.shard {
                     return Err(usage(format!(
-                        "--out {}: the directory holds shard {:?}, this command plays {:?}",
+                        "--out {}: the directory holds {}, this command plays {}",
                         dir.display(),
-                        m.shard,
-                        plan.run.shard
+                        describe_shard(m.shard),
+                        describe_shard(plan.run.shard)
                     )));
                 }
+                history = manifest::read_records(&dir).map_err(usage)?;
+                changed = m.changed.clone();
                 for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
-                    if old != new {
-                        tracing::warn!(
-                            "bot {}: its executable changed since the run began ({:?} -> {:?}): the games it played before were played by the old one",
-                            plan.bots[i].spec.name,
-                            old.as_ref().map(|o| &o.1),
-                            new.as_ref().map(|n| &n.1)
+                    let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
+                    if hash(old) != hash(new) {
+                        let (what, was, now) = manifest::describe_change(old, new);
+                        let name = &plan.bots[i].spec.name;
+                        let played =
+                            history.iter().filter(|r| r.bots.red.name == *name || r.bots.blue.name == *name).count();
+                        // Said even with -q: the games are about to mix two versions.
+                        eprintln!(
+                            "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
+                            dir.display(),
+                            if played == 1 { "" } else { "s" }
                         );
+                        changed.push(format!(
+                            "{name}: {what} {was} -> {now} after {}",
+                            crate::stats::plural(played as u64, "game")
+                        ));
                     }
                 }
-                history = manifest::read_records(&dir).map_err(usage)?;
                 let (_, dups) = manifest::ids(&history);
                 if !dups.is_empty() {
-                    tracing::warn!("{}: games recorded twice (the first is kept): {}", dir.display(), dups.join(", "));
+                    eprintln!(
+                        "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
+                        dir.display(),
+                        dups.join(", ")
+                    );
                 }
-                eprintln!("stratego-host: resuming {}: {} games already finished", dir.display(), history.len());
+                eprintln!(
+                    "stratego-host: resuming {}: {} already finished",
+                    dir.display(),
+                    crate::stats::plural(history.len() as u64, "game")
+                );
             }
             None => {
                 if manifest::read_records(&dir).map_err(usage)?.iter().len() > 0 {
@@ -212,6 +236,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::cli::ConfigError
             shard: plan.run.shard,
             executables,
             event: plan.run.event.clone(),
+            changed,
         };
         manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
     }
@@ -511,7 +536,7 @@ fn saved_after_failure(
     let saved = match manifest::read_records(dir) {
         Ok(r) => r,
         Err(e) => {
-            tracing::warn!("cannot read the records back: {e}");
+            eprintln!("stratego-host: warning: cannot read the records back: {e}");
             return None;
         }
     };
@@ -572,9 +597,9 @@ fn write_index(run: &crate::cli::RunConfig, title: &str, summary_html: &str) -> 
     )?;
     if run.live != crate::sinks::Live::Quiet {
         eprintln!(
-            "stratego-host: wrote {} ({} games; {} viewer pages in {}, {:.1} MB)",
+            "stratego-host: wrote {} ({}; {} viewer pages in {}, {:.1} MB)",
             index.display(),
-            w.games,
+            crate::stats::plural(w.games as u64, "game"),
             w.pages,
             dir.join("games").display(),
             w.page_bytes as f64 / 1e6

@@ -77,8 +77,14 @@ pub struct SprtReport {
     pub losses: u32,
     /// Finished pairs by NEW's points.
     pub pentanomial: Pentanomial,
-    /// Elo of NEW over BASE, in words.
-    pub elo: String,
+    /// Elo of NEW over BASE as numbers (`elo`, `elo_low`, `elo_high` of the 95 % interval,
+    /// `score`, `los`; an infinite value is `null`); `null` before any game.
+    pub elo: Option<crate::stats::EloEstimate>,
+    /// The same in words.
+    pub elo_text: String,
+    /// Games of a pair whose other game was not played (the last game of an interrupted
+    /// or limited run): counted in W/D/L, not in the pairs nor the LLR.
+    pub unpaired_games: u32,
     /// `"H1"` (NEW is better), `"H0"` (not better), `"inconclusive"` (game limit) or
     /// `"interrupted"`.
     pub verdict: String,
@@ -114,7 +120,9 @@ impl SprtSink {
                 draws: 0,
                 losses: 0,
                 pentanomial: Pentanomial::default(),
-                elo: String::new(),
+                elo: None,
+                elo_text: String::new(),
+                unpaired_games: 0,
                 verdict: "inconclusive".into(),
                 wall_s: 0.0,
                 records,
@@ -171,7 +179,9 @@ impl Sink for SprtSink {
     fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         let r = &mut self.report;
         r.wall_s = end.wall.as_secs_f64();
-        r.elo = crate::stats::describe_elo(r.wins, r.draws, r.losses);
+        r.elo = crate::stats::elo(r.wins, r.draws, r.losses);
+        r.elo_text = crate::stats::describe_elo(r.wins, r.draws, r.losses);
+        r.unpaired_games = self.open.len() as u32;
         r.verdict = match (self.decided, end.cancelled) {
             (Some(Hypothesis::H1), _) => "H1".into(),
             (Some(Hypothesis::H0), _) => "H0".into(),
@@ -205,7 +215,15 @@ impl SprtReport {
             "  games {}: +{} ={} -{}; pairs LL {} LD {} WL+DD {} WD {} WW {}",
             self.games, self.wins, self.draws, self.losses, p.ll, p.ld, p.wl_dd, p.wd, p.ww
         );
-        let _ = writeln!(s, "  Elo {}", self.elo);
+        if self.unpaired_games > 0 {
+            let (n, verb) = if self.unpaired_games == 1 { ("1 game", "is") } else { ("games", "are") };
+            let n = if self.unpaired_games == 1 { n.to_owned() } else { format!("{} {n}", self.unpaired_games) };
+            let _ = writeln!(
+                s,
+                "  ({n} without its colour-swapped partner {verb} counted in the games, not in the pairs nor the LLR)"
+            );
+        }
+        let _ = writeln!(s, "  Elo {}", self.elo_text);
         let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
         if let Some(r) = &self.records {
             let _ = writeln!(s, "  records: {r}");

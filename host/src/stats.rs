@@ -224,7 +224,8 @@ fn describe_estimate(e: &EloEstimate) -> String {
     format!("{} {interval}, LOS {:.1} %", fmt_elo(e.elo), 100.0 * e.los)
 }
 
-fn plural(n: u64, word: &str) -> String {
+/// `1 game`, `2 games`: a count and its noun, singular for one.
+pub fn plural(n: u64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 

@@ -377,8 +377,9 @@ impl TournamentReport {
 }
 
 /// `-0` printed as `0`.
+/// Zero for anything that rounds to zero, so that no rating prints as `-0`.
 fn zero(x: f64) -> f64 {
-    if x == 0.0 { 0.0 } else { x }
+    if x.abs() < 0.5 { 0.0 } else { x }
 }
 
 /// Points with a half as `3.5`, whole ones as `3`.
@@ -424,6 +425,7 @@ pub(crate) mod tests_support {
                 margin: Duration::ZERO,
             }
             .to_wire(),
+            time_controls: None,
             bots: ByColor::new(bot("r"), bot("b")),
             deployments: ByColor::new(None, None),
             plies: vec![],

@@ -336,7 +336,8 @@ pub fn write_index(
     }
     let mut written = IndexWritten { games: records.len(), ..IndexWritten::default() };
     let mut rows = Vec::with_capacity(records.len());
-    let mut names = page_names(records, max_pages).into_iter();
+    let mut names = page_names(records, max_pages).into_iter().peekable();
+    let index_name = index.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "index.html".into());
     let mut unreplayable = 0;
     for r in records {
         let mut href = None;
@@ -344,6 +345,7 @@ pub fn write_index(
             let name = names.next().unwrap_or_else(|| page_name(&r.game_id));
             match export_html(std::slice::from_ref(r), &format!("{title}: game {}", r.game_id)) {
                 Ok(page) => {
+                    let page = with_links(&page, &index_name, names.peek().map(String::as_str));
                     let path = games_dir.join(&name);
                     std::fs::write(&path, &page).map_err(|e| format!("{}: {e}", path.display()))?;
                     written.pages += 1;
@@ -351,7 +353,7 @@ pub fn write_index(
                     href = Some(format!("games/{name}"));
                 }
                 Err(e) => {
-                    tracing::warn!("game {}: no viewer page: {e}", r.game_id);
+                    eprintln!("stratego-host: warning: game {}: no viewer page: {e}", r.game_id);
                     unreplayable += 1;
                 }
             }
@@ -378,6 +380,20 @@ pub fn write_index(
 fn run_line(games: u32, planned: u32, rules: &str, seed: u64, interrupted: bool) -> String {
     let cut = if interrupted { " (interrupted)" } else { "" };
     format!("<p>{games} of {planned} games, rules {}, seed {seed}{cut}</p>\n", html_escape(rules))
+}
+
+/// A viewer page with a line of links at the top of its body: back to the index (`../INDEX`)
+/// and on to the next game's page, when there is one.
+fn with_links(page: &str, index_name: &str, next: Option<&str>) -> String {
+    let mut nav = format!(
+        "<body>\n<nav id=\"links\" style=\"font:14px sans-serif;margin:4px 8px\"><a id=\"to-index\" href=\"../{}\">&larr; all games</a>",
+        html_escape(index_name)
+    );
+    if let Some(next) = next {
+        nav.push_str(&format!(" &middot; <a id=\"next-game\" href=\"{}\">next game &rarr;</a>", html_escape(next)));
+    }
+    nav.push_str("</nav>");
+    page.replacen("<body>", &nav, 1)
 }
 
 /// A tournament's ranking and crosstable as HTML for [`index_html`]: `<table
@@ -1069,6 +1085,10 @@ pub struct ExportArgs {
     /// manifest or a database).
     #[arg(long)]
     pub force: bool,
+    /// Skip the lines of the records file that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
 }
 
 /// `stratego-host export`: returns the exit code (2 for a bad file or an unknown game id).
@@ -1078,7 +1098,15 @@ pub fn run_export(args: ExportArgs) -> i32 {
         return crate::exit::USAGE;
     }
     let path = if args.records.is_dir() { args.records.join("games.jsonl") } else { args.records.clone() };
-    let records = match stratego_protocol::record::read_records(&path) {
+    let read = if args.skip_bad_lines {
+        crate::manifest::read_records_skipping(&path).map(|(records, bad)| {
+            crate::manifest::report_skipped(&path, &bad);
+            records
+        })
+    } else {
+        stratego_protocol::record::read_records(&path).map_err(|e| crate::manifest::with_skip_hint(e, &path))
+    };
+    let records = match read {
         Ok(r) => r,
         Err(e) => {
             eprintln!("stratego-host: {e}");

@@ -117,6 +117,7 @@ impl Watch {
             duration_ms: 0,
             ruleset: self.rules.clone(),
             time_control: self.bots[g.spec.seats.red].2,
+            time_controls: None,
             bots: ByColor::new(bot(g.spec.seats.red), bot(g.spec.seats.blue)),
             deployments: g.setups.clone().map_or(ByColor::new(None, None), |s| s.map(Some)),
             plies: g.plies.clone(),

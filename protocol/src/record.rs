@@ -167,8 +167,12 @@ pub struct GameRecord {
     pub duration_ms: u64,
     /// The rules.
     pub ruleset: RulesetSpec,
-    /// The time control.
+    /// The time control (Red's when the bots have their own: see `time_controls`).
     pub time_control: crate::TimeControl,
+    /// Each seat's time control, when the bots have their own (`move_time` per bot);
+    /// absent when both play under `time_control`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_controls: Option<ByColor<crate::TimeControl>>,
     /// The bots by colour.
     pub bots: ByColor<BotInfo>,
     /// The setups in rows form (`null` if a bot gave no valid setup).
