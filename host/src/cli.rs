@@ -739,6 +739,26 @@ impl RunFlags {
     }
 }
 
+/// `--anchor NAME[=ELO]` (ELO 0 when left out) as the index of the bot of that name among
+/// `names` and the rating it is fixed at.
+///
+/// # Errors
+/// No bot of that name, or an Elo that is not a finite number.
+pub fn parse_anchor<'a>(text: &str, names: impl IntoIterator<Item = &'a str>) -> Result<(usize, f64), String> {
+    let (name, elo) = text.split_once('=').unwrap_or((text, "0"));
+    let id = names
+        .into_iter()
+        .position(|n| n == name.trim())
+        .ok_or_else(|| format!("--anchor {name:?}: no bot of that name"))?;
+    let elo: f64 = elo
+        .trim()
+        .parse()
+        .ok()
+        .filter(|e: &f64| e.is_finite())
+        .ok_or_else(|| format!("--anchor {text:?}: the Elo after = is not a number"))?;
+    Ok((id, elo))
+}
+
 /// Makes a bot an entrant: built-in sample bot resolved, default limits applied, its
 /// program checked, its clocks settled.
 ///
@@ -893,20 +913,7 @@ impl TournamentArgs {
         let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
         let anchor = match &self.anchor {
             None => None,
-            Some(text) => {
-                let (name, elo) = text.split_once('=').unwrap_or((text.as_str(), "0"));
-                let id = bots
-                    .iter()
-                    .position(|b| b.spec.name == name.trim())
-                    .ok_or_else(|| usage(format!("--anchor {name:?}: no bot of that name")))?;
-                let elo: f64 = elo
-                    .trim()
-                    .parse()
-                    .ok()
-                    .filter(|e: &f64| e.is_finite())
-                    .ok_or_else(|| usage(format!("--anchor {text:?}: the Elo after = is not a number")))?;
-                Some((id, elo))
-            }
+            Some(text) => Some(parse_anchor(text, bots.iter().map(|b| b.spec.name.as_str())).map_err(usage)?),
         };
         Ok(EventPlan { run, bots, kind: EventKind::Tournament { format, games_per_pairing, anchor } })
     }

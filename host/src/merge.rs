@@ -96,21 +96,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
                 plan.command
             )));
         }
-        Some(text) => {
-            let (name, elo) = text.split_once('=').unwrap_or((text.as_str(), "0"));
-            let id = plan
-                .bots
-                .iter()
-                .position(|b| b.name == name.trim())
-                .ok_or_else(|| usage(format!("--anchor {name:?}: no bot of that name")))?;
-            let elo: f64 = elo
-                .trim()
-                .parse()
-                .ok()
-                .filter(|e: &f64| e.is_finite())
-                .ok_or_else(|| usage(format!("--anchor {text:?}: the Elo after = is not a number")))?;
-            Some((id, elo))
-        }
+        Some(text) => Some(crate::cli::parse_anchor(text, plan.bots.iter().map(|b| b.name.as_str())).map_err(usage)?),
     };
     let mut records = Vec::new();
     for dir in &args.dirs {

@@ -633,29 +633,11 @@ fn a_sandboxed_bot_sees_only_its_own_files() {
     assert!(stderr.contains("holds bot bob's") && stderr.contains("a directory of its own"), "{stderr}");
 }
 
-/// CPUs the host may use here.
-fn allowed_cpus() -> usize {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .map(|l| {
-            l.trim()
-                .split(',')
-                .map(|r| match r.split_once('-') {
-                    Some((a, b)) => b.parse::<usize>().unwrap_or(0) - a.parse::<usize>().unwrap_or(0) + 1,
-                    None => 1,
-                })
-                .sum()
-        })
-        .unwrap_or(1)
-}
-
 /// With `--pin`, a sandboxed bot cannot widen its CPU set (a cpuset cgroup holds it);
 /// without the sandbox it can.
 #[test]
 fn a_pinned_sandboxed_bot_cannot_undo_its_pin() {
-    if allowed_cpus() < 2 {
+    if stratego_host::os::allowed_cpus().map_or(1, |c| c.len()) < 2 {
         eprintln!("skipped: one CPU here, a pin cannot be widened");
         return;
     }

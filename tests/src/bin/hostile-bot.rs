@@ -278,12 +278,14 @@ fn inherited_fds() {
     report("fds", true, &what.join("; "))
 }
 
+// keyctl(2)'s operations and special keyring ids (linux/keyctl.h).
+const KEYCTL_SEARCH: libc::c_long = 10;
+const KEYCTL_READ: libc::c_long = 11;
+const KEYCTL_SET_TIMEOUT: libc::c_long = 15;
+const SESSION: libc::c_long = -3;
+const USER: libc::c_long = -4;
+
 fn keyring(desc: &str) {
-    const KEYCTL_SEARCH: libc::c_long = 10;
-    const KEYCTL_READ: libc::c_long = 11;
-    const KEYCTL_SET_TIMEOUT: libc::c_long = 15;
-    const SESSION: libc::c_long = -3;
-    const USER: libc::c_long = -4;
     let c = |s: &str| std::ffi::CString::new(s).unwrap();
     let (ty, d) = (c("user"), c(desc));
     let id = unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_SEARCH, SESSION, ty.as_ptr(), d.as_ptr(), 0) };
@@ -311,8 +313,6 @@ fn keyring(desc: &str) {
 }
 
 fn keyring_find(desc: &str) {
-    const KEYCTL_SEARCH: libc::c_long = 10;
-    const USER: libc::c_long = -4;
     let (ty, d) = (std::ffi::CString::new("user").unwrap(), std::ffi::CString::new(desc).unwrap());
     let id = unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_SEARCH, USER, ty.as_ptr(), d.as_ptr(), 0) };
     if id < 0 {
