@@ -67,10 +67,12 @@ bots=(
 # integer; the protocol log shows they are. A bot that parses the seed as signed dies
 # before `ready` there (exit 3), and the two games must end by the rules.
 rule_ending='"result":\{"winner":[^,]*,"reason":"(flag_captured|no_legal_moves|neither_can_move|ply_limit|sealed_flags)"'
-# True when every hello in protocol log $1 carries a seed above 2^63-1 (and there are some).
+# True when every game's hello in protocol log $1 carries a seed above 2^63-1 (and there are
+# some); the preflight hello (game "preflight", seed 0: the host's start-up probe, not a game)
+# is left out.
 big_seeds() {
   local seeds seed
-  seeds=$(grep -o '"type":"hello".*"seed":[0-9]*' "$1" | grep -o '"seed":[0-9]*$' | cut -d: -f2) || return 1
+  seeds=$(grep -v '"game_id":"preflight"' "$1" | grep -o '"type":"hello".*"seed":[0-9]*' | grep -o '"seed":[0-9]*$' | cut -d: -f2) || return 1
   [ -n "$seeds" ] || return 1
   for seed in $seeds; do
     # 20 digits, or 19 that sort after 2^63-1 = 9223372036854775807.
