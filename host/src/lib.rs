@@ -1,51 +1,33 @@
 //! `stratego-host`: runs Stratego bots against each other.
 //!
-//! Data flows one way: command line ([`cli`], [`config`]) → schedule ([`schedule`]: a
-//! pure list of games) → [`executor`] (runs up to `--concurrency` games; a pool of bot
-//! sessions per bot) → one [`referee`] per game, talking to each bot through the
-//! [`session::BotSession`] seam ([`json_session`] over a [`process`]) → [`events`] →
-//! sinks ([`sinks`]: records, live progress, match summary; [`tournament`]; [`sprt`]).
-//! The [`supervisor`] owns everything the host does to the operating system (priorities,
-//! stall watchdogs, the registry of bot processes and the kill sequence, signals); [`run`]
-//! puts the pieces together for `match`, `tournament` and `sprt`; [`ladder`] does the same
-//! for `ladder play`, whose games go to a SQLite file.
+//! The host is built in layers; each folder uses only the folders below it (a test in the
+//! tests crate, `architecture.rs`, reads these sources and fails on an import that points up or
+//! on two folders that import each other):
+//!
+//! 1. [`cli`]: the command line (clap) and the tournament file, validated once into a plan.
+//! 2. [`commands`]: one file per subcommand; each runs a plan and returns what to print and its exit code.
+//! 3. [`compete`]: competitions and what they show (tournament table, SPRT, reports, pages, replays).
+//! 4. [`run`]: a plan turned into played games (schedule, executor, referee, events, manifest).
+//! 5. [`session`]: the seam between the referee and a bot, and the protocols behind it.
+//! 6. [`supervise`]: bot processes and everything done to the operating system for them.
+//! 7. [`game`]: what a game is, as values (time control and clock, setup book).
+//!
+//! Beside the layers, usable from any of them and using none: [`record`] (the game record),
+//! [`exit`] (exit codes) and [`reason`] (why a game ended); the statistics are the
+//! `stratego-stats` crate.
+//!
+//! One game's path: `cli` validates flags into a plan → `commands::play` builds the competition
+//! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
+//! `run::referee`, which talks to each bot through `session::BotSession` (`session::json_session`
+//! over a `supervise::process`) → `run::events` → `compete::sinks` (records, progress, table).
 
-pub mod bot_spec;
-pub mod check;
 pub mod cli;
-pub mod clock;
-pub mod config;
-pub mod convert;
-pub mod events;
-pub mod executor;
+pub mod commands;
+pub mod compete;
 pub mod exit;
-pub mod json_session;
-pub mod ladder;
-pub mod manifest;
-pub mod merge;
-pub mod os;
-pub mod output_file;
-pub mod process;
-pub mod protocol_log;
+pub mod game;
 pub use stratego_protocol::reason;
 pub mod record;
-pub mod referee;
-pub mod replay;
-pub mod report;
 pub mod run;
-pub mod sandbox;
-pub mod schedule;
-pub mod seccomp;
 pub mod session;
-pub mod setup_book;
-pub mod sinks;
-pub mod sprt;
-pub mod stall_watch;
-pub mod stats;
-pub mod style;
-pub mod supervisor;
-pub mod tempo;
-pub mod tournament;
-pub mod ucc_session;
-pub mod viewer;
-pub mod watch;
+pub mod supervise;

@@ -1,9 +1,10 @@
 //! The `stratego-host` binary: parses the command line, runs, maps errors to exit codes.
 
 use clap::Parser;
-use stratego_host::cli::{Cli, Command, ConfigError, EventPlan};
+use stratego_host::cli::{Cli, Command};
 use stratego_host::exit;
-use stratego_host::supervisor::Supervisor;
+use stratego_host::run::plan::{ConfigError, EventPlan};
+use stratego_host::supervise::supervisor::Supervisor;
 
 fn main() {
     let cli = Cli::parse();
@@ -16,17 +17,17 @@ fn main() {
         Command::Check(args) => run_check(*args),
         Command::Ladder(args) => {
             init_logging(args.log_level());
-            std::process::exit(stratego_host::ladder::run(*args));
+            std::process::exit(stratego_host::commands::ladder::run(*args));
         }
-        Command::Replay(args) => std::process::exit(stratego_host::replay::run(args)),
-        Command::Convert(args) => std::process::exit(stratego_host::convert::run(args)),
+        Command::Replay(args) => std::process::exit(stratego_host::compete::replay::run(args)),
+        Command::Convert(args) => std::process::exit(stratego_host::commands::convert::run(args)),
         Command::Export(args) => {
             init_logging("warn");
-            std::process::exit(stratego_host::viewer::run_export(args));
+            std::process::exit(stratego_host::compete::viewer::run_export(args));
         }
         Command::Merge(args) => {
             init_logging("warn");
-            let outcome = stratego_host::merge::run_merge(args).unwrap_or_else(|e| config_error(e));
+            let outcome = stratego_host::commands::merge::run_merge(args).unwrap_or_else(|e| config_error(e));
             print_stdout(&outcome.stdout);
             std::process::exit(outcome.code);
         }
@@ -52,21 +53,21 @@ fn run_check(args: stratego_host::cli::CheckArgs) -> ! {
     let plan = args.into_plan().unwrap_or_else(|e| config_error(e));
     let supervisor = Supervisor::plain();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let results = runtime.block_on(stratego_host::check::run_check(&plan, &supervisor));
+    let results = runtime.block_on(stratego_host::commands::check::run_check(&plan, &supervisor));
     drop(runtime);
     let out = if json {
         serde_json::to_string_pretty(&results).expect("results serialise") + "\n"
     } else {
-        stratego_host::check::render(&plan.bot, &results)
+        stratego_host::commands::check::render(&plan.bot, &results)
     };
     print_stdout(&out);
     supervisor.kill_all();
-    let failed = results.iter().any(|r| r.status != stratego_host::check::Status::Pass);
+    let failed = results.iter().any(|r| r.status != stratego_host::commands::check::Status::Pass);
     std::process::exit(if failed { exit::CHECK_FAILED } else { exit::OK });
 }
 
 fn run_event(plan: EventPlan) -> ! {
-    let outcome = stratego_host::run::run_event(plan).unwrap_or_else(|e| config_error(e));
+    let outcome = stratego_host::commands::play::run_event(plan).unwrap_or_else(|e| config_error(e));
     print_stdout(&outcome.stdout);
     std::process::exit(outcome.code);
 }

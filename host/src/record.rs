@@ -55,3 +55,51 @@ impl RecordWriter {
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use stratego_rules::{ByColor, Color};
+
+    use crate::reason::Reason;
+    use crate::record::{BotInfo, GameRecord, RecordResult};
+
+    /// A record that says only who won (what the tables read).
+    pub(crate) fn record(winner: Option<Color>) -> GameRecord {
+        record_with_fault(winner, None)
+    }
+
+    /// The same, with the side that faulted.
+    pub(crate) fn record_with_fault(winner: Option<Color>, faulty: Option<Color>) -> GameRecord {
+        let bot = |name: &str| BotInfo::new(name.into(), vec![]);
+        GameRecord {
+            game_id: "g".into(),
+            index: 0,
+            pair: 0,
+            book_setups: ByColor::new(None, None),
+            match_seed: 1,
+            seed: 1,
+            host_version: "test".into(),
+            started_unix_ms: 0,
+            duration_ms: 0,
+            ruleset: stratego_rules::Ruleset::classic().spec().clone(),
+            time_control: stratego_protocol::TimeControl {
+                startup_ms: 0,
+                setup_ms: 0,
+                move_ms: None,
+                bank_ms: None,
+                increment_ms: 0,
+                margin_ms: 0,
+            },
+            time_controls: None,
+            bots: ByColor::new(bot("r"), bot("b")),
+            deployments: ByColor::new(None, None),
+            plies: vec![],
+            result: RecordResult {
+                winner,
+                reason: if faulty.is_some() { Reason::MoveTimeout } else { Reason::FlagCaptured },
+                message: String::new(),
+                faulty,
+            },
+        }
+    }
+}

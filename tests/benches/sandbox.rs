@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use stratego_host::bot_spec::BotSpec;
-use stratego_host::process::Process;
-use stratego_host::supervisor::Supervisor;
+use stratego_host::supervise::bot_spec::BotSpec;
+use stratego_host::supervise::process::Process;
+use stratego_host::supervise::supervisor::Supervisor;
 
 fn percentiles(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);

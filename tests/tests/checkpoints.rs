@@ -1,5 +1,5 @@
 //! The checkpoints of a CPU's watchdog (see `StallWatch::checkpoints` in
-//! `host/src/stall_watch.rs`), which find run time the kernel counted for a bot while its
+//! `host/src/supervise/stall_watch.rs`), which find run time the kernel counted for a bot while its
 //! virtual CPU was paused. In a test binary of its own: its watchdogs (real-time, one per
 //! CPU) and its spinning process on CPU 0 must not share a process or a CPU with another
 //! test's stalled matches. Needs the right to use real-time priorities (root or
@@ -40,8 +40,8 @@ fn checkpoints_trial() {
     // the second claim is opened with a CPU time 50 ms short of the bot's: its first
     // checkpoint finds 50 ms more run than the time since could hold. The first claim,
     // with the true figure, finds (almost) nothing: the bot only ran.
-    let watch =
-        stratego_host::stall_watch::start().expect("this test needs real-time priorities (root or CAP_SYS_NICE)");
+    let watch = stratego_host::supervise::stall_watch::start()
+        .expect("this test needs real-time priorities (root or CAP_SYS_NICE)");
     watch.pause();
     let bot = Hog(std::process::Command::new("taskset")
         .args(["-c", "0", "sh", "-c", "while :; do :; done"])
@@ -53,13 +53,13 @@ fn checkpoints_trial() {
     // its CPU: read from the other CPU while the bot ran, it was up to 11 ms ahead of what
     // the watchdog read 4 ms later (a steal of CPU 0 still going on counts as run until the
     // hypervisor reports it).
-    let here = stratego_host::os::allowed_cpus().unwrap();
-    stratego_host::os::pin_current(0).unwrap();
+    let here = stratego_host::supervise::os::allowed_cpus().unwrap();
+    stratego_host::supervise::os::pin_current(0).unwrap();
     let opened = Instant::now();
-    let cpu = stratego_host::os::process_cpu_time(pid).unwrap();
+    let cpu = stratego_host::supervise::os::process_cpu_time(pid).unwrap();
     let honest = watch.checkpoints(0, pid, opened, cpu).unwrap();
     let short = watch.checkpoints(0, pid, opened, cpu.saturating_sub(Duration::from_millis(50))).unwrap();
-    stratego_host::os::unpin_current(&here);
+    stratego_host::supervise::os::unpin_current(&here);
     // When the first checkpoint came: the bot's run until then may fall short of the time
     // since the opening (the machine's steal, other threads on CPU 0), by at most that much.
     let first = loop {
@@ -72,7 +72,7 @@ fn checkpoints_trial() {
     // And a process asleep: never found running, so never preempted.
     let mut sleeper = std::process::Command::new("sleep").arg("5").spawn().unwrap();
     std::thread::sleep(Duration::from_millis(20));
-    let slept = stratego_host::os::process_cpu_time(sleeper.id()).unwrap();
+    let slept = stratego_host::supervise::os::process_cpu_time(sleeper.id()).unwrap();
     let asleep = watch.checkpoints(0, sleeper.id(), Instant::now(), slept).unwrap();
     std::thread::sleep(Duration::from_millis(380));
     let _ = sleeper.kill();

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use stratego_host::convert::read_gravon;
+use stratego_host::commands::convert::read_gravon;
 use stratego_protocol::record::{GameRecord, read_records};
 use stratego_rules::Color;
 use stratego_rules::gravon::{GravonGame, Replay};
@@ -46,7 +46,7 @@ fn round_trip(archive: &Path, tmp: &TempDir) -> RoundTrip {
         .unwrap()
         .into_iter()
         .filter_map(|(name, xml)| {
-            let id = stratego_host::convert::gravon_game_id(&name);
+            let id = stratego_host::commands::convert::gravon_game_id(&name);
             GravonGame::parse(&xml).ok().map(|g| (id, g))
         })
         .collect();
@@ -77,7 +77,7 @@ fn round_trip(archive: &Path, tmp: &TempDir) -> RoundTrip {
     let written = read_gravon(&xml_dir).unwrap();
     assert_eq!(written.len(), records.len());
     for (name, xml) in written {
-        let id = stratego_host::convert::gravon_game_id(&name);
+        let id = stratego_host::commands::convert::gravon_game_id(&name);
         let again = GravonGame::parse(&xml).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(again, originals[&id], "{name}: back to XML, the same game");
     }

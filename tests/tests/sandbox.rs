@@ -174,7 +174,7 @@ fn in_the_sandbox_a_hostile_bot_manages_nothing_and_without_it_everything() {
     let own = arena.tmp.join("arena/pwned");
 
     // The fork bomb runs only where a process limit is in force.
-    let limit = stratego_host::sandbox::process_limit();
+    let limit = stratego_host::supervise::sandbox::process_limit();
     let forks = if limit.is_ok() { 10_000 } else { 200 };
     let run = arena.play(
         &arena.hostile(forks, 1 << 30, &[]),
@@ -637,7 +637,7 @@ fn a_sandboxed_bot_sees_only_its_own_files() {
 /// without the sandbox it can.
 #[test]
 fn a_pinned_sandboxed_bot_cannot_undo_its_pin() {
-    if stratego_host::os::allowed_cpus().map_or(1, |c| c.len()) < 2 {
+    if stratego_host::supervise::os::allowed_cpus().map_or(1, |c| c.len()) < 2 {
         eprintln!("skipped: one CPU here, a pin cannot be widened");
         return;
     }

@@ -1,4 +1,4 @@
-//! Machine stalls are credited to the bot they hit (see `host/src/stall_watch.rs`).
+//! Machine stalls are credited to the bot they hit (see `host/src/supervise/stall_watch.rs`).
 //!
 //! A stall is made on purpose: a thread of this test, pinned to CPU 0 at a real-time
 //! priority above the host's watchdogs, spins 40 ms out of every 120 ms, so nothing else
@@ -30,8 +30,8 @@ impl Staller {
         let (tx, rx) = std::sync::mpsc::channel();
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            let ok =
-                stratego_host::os::pin_current(0).is_ok() && stratego_host::os::make_current_thread_realtime(3).is_ok();
+            let ok = stratego_host::supervise::os::pin_current(0).is_ok()
+                && stratego_host::supervise::os::make_current_thread_realtime(3).is_ok();
             tx.send(ok).unwrap();
             if !ok {
                 return;

@@ -1,0 +1,918 @@
+//! The tournament file: a TOML file listing the bots of a tournament and its settings.
+//!
+//! ```toml
+//! format = "gauntlet"            # or "round-robin" (the default)
+//! games = 4                      # per pairing, even: colour-swapped pairs (default 2)
+//! seeds = ["new-build"]          # gauntlet: the bots that play all the others
+//! rules = "classic"              # classic, isf, barrage, ucc2012 or a JSON rules file
+//! move_time = 0.1                # seconds; also tc = "60+0.5", setup_time, startup_time
+//! time_margin_ms = 2             # how far past a limit an answer is still in time
+//!
+//! [[bot]]
+//! name = "new-build"             # default: derived from the command (bot_spec::default_name)
+//! command = "./target/release/my-bot --fast"    # or ["./target/release/my-bot", "--fast"]
+//!
+//! [[bot]]
+//! command = "sample-bot --strategy random"
+//! move_time = 0.05               # this bot's own limits (time odds), memory = "1G", …
+//! ```
+//!
+//! Every key is optional except the bots (at least two); a key this module does not know
+//! is an error, so that a typo does not silently leave a default in place. Settings are
+//! `Option`s in [`TournamentConfig`] so that command-line flags can override them: the
+//! caller merges, and applies the defaults (a move time of 1 second when there is neither
+//! `move_time` nor `tc`, …).
+//!
+//! Relative paths in the file (`dir`, `setups`, `out`, a `rules` file) are relative to the
+//! directory of the file, and are turned into paths that work from the host's working
+//! directory. A bot without `dir` runs in the file's directory, so the paths in its command
+//! (`python3 bots/my_bot.py`) are relative to the file too; as on the command line, a
+//! relative program path (`./bots/alpha`) is relative to the bot's `dir`.
+//!
+//! Errors name the file, the line when it is known, the key and the problem:
+//! `tournament.toml: line 14, bot[2].move_time: "fast" is not a number of seconds`. Bots are
+//! counted from 1 in file order (`bot[1]` is the first `[[bot]]` table).
+
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use stratego_rules::Ruleset;
+use toml::Spanned;
+
+use crate::game::clock::parse_seconds;
+use crate::supervise::bot_spec::{
+    BotSpec, NumOrText, RawSpec, assign_unique_names, parse_bank, parse_positive_seconds,
+};
+
+/// The tournament file as written, before its values are checked (see [`parse`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentFile {
+    /// `format`: `"round-robin"` or `"gauntlet"`.
+    pub format: Option<String>,
+    /// `games`: games per pairing.
+    pub games: Option<i64>,
+    /// `seeds`: a gauntlet's seed bots, by name (one name or a list).
+    pub seeds: Option<Names>,
+    /// `rules`: a preset or a JSON rules file.
+    pub rules: Option<String>,
+    /// `seed`: the master seed (a string for seeds above 2^63, which TOML cannot hold).
+    pub seed: Option<NumOrText>,
+    /// `concurrency`: games played at once.
+    pub concurrency: Option<i64>,
+    /// `move_time`: seconds a move.
+    pub move_time: Option<NumOrText>,
+    /// `tc`: `"BANK+INC"` in seconds, or just the bank.
+    pub tc: Option<NumOrText>,
+    /// `setup_time`: seconds for the setup.
+    pub setup_time: Option<NumOrText>,
+    /// `startup_time`: seconds from start to `ready`.
+    pub startup_time: Option<NumOrText>,
+    /// `setups`: the setup book.
+    pub setups: Option<PathBuf>,
+    /// `out`: the records directory.
+    pub out: Option<PathBuf>,
+    /// `strikes`: faults forgiven per bot and game.
+    pub strikes: Option<i64>,
+    /// `time_margin_ms`: how far past a limit an answer is still in time.
+    pub time_margin_ms: Option<i64>,
+    /// The `[[bot]]` tables.
+    #[serde(default)]
+    pub bot: Vec<RawSpec>,
+}
+
+/// One name or a list of names (`seeds = "a"` or `seeds = ["a", "b"]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Names(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Names;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a bot name or a list of bot names")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Names, E> {
+                Ok(Names(vec![v.to_owned()]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Names, A::Error> {
+                let mut names = Vec::new();
+                while let Some(n) = seq.next_element::<String>()? {
+                    names.push(n);
+                }
+                Ok(Names(names))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// Who plays whom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Every bot plays every other.
+    RoundRobin,
+    /// Each seed plays every bot that is not a seed; the others do not play each other.
+    Gauntlet {
+        /// Names of the seed bots, as in [`TournamentConfig::bots`], in the file's order.
+        seeds: Vec<String>,
+    },
+}
+
+/// A checked tournament file. `None` means the file does not set it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentConfig {
+    /// The bots, in file order: names unique and stable, the sample bot resolved
+    /// ([`BotSpec::resolve_builtin`]), limits parsed, `dir` usable from the host's working
+    /// directory. Not yet checked to be startable ([`BotSpec::check_startable`]).
+    pub bots: Vec<BotSpec>,
+    /// Who plays whom (default round-robin).
+    pub format: Format,
+    /// Games per pairing: even, at least 2 (default 2).
+    pub games_per_pairing: u32,
+    /// A preset name, or the path of a JSON rules file, checked to load.
+    pub rules: Option<String>,
+    /// The master seed.
+    pub seed: Option<u64>,
+    /// Games played at once (at least 1).
+    pub concurrency: Option<usize>,
+    /// Limit per move (more than zero).
+    pub move_time: Option<Duration>,
+    /// Bank and increment.
+    pub tc: Option<(Duration, Duration)>,
+    /// Limit for the setup.
+    pub setup_time: Option<Duration>,
+    /// Limit from start to `ready`.
+    pub startup_time: Option<Duration>,
+    /// The setup book, an existing file.
+    pub setups: Option<PathBuf>,
+    /// The records directory.
+    pub out: Option<PathBuf>,
+    /// Faults forgiven per bot and game.
+    pub strikes: Option<u32>,
+    /// Safety margin past the limits (at most 60 s).
+    pub time_margin: Option<Duration>,
+}
+
+/// What is wrong with a tournament file, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigFileError {
+    /// The file, as given.
+    pub file: String,
+    /// Line number (from 1), when known.
+    pub line: Option<usize>,
+    /// The key (`games`, `bot[2].move_time`), when the problem is with one.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.file)?;
+        match (self.line, &self.key) {
+            (Some(line), Some(key)) => write!(f, "line {line}, {key}: ")?,
+            (Some(line), None) => write!(f, "line {line}: ")?,
+            (None, Some(key)) => write!(f, "{key}: ")?,
+            (None, None) => {}
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigFileError {}
+
+impl From<ConfigFileError> for crate::run::plan::ConfigError {
+    fn from(e: ConfigFileError) -> Self {
+        crate::run::plan::ConfigError { message: e.to_string(), code: crate::exit::USAGE }
+    }
+}
+
+/// Reads and checks a tournament file.
+///
+/// # Errors
+/// The first problem: the file cannot be read, is not TOML, has an unknown key or a bad
+/// value (see [`parse`]).
+pub fn load(path: &Path) -> Result<TournamentConfig, ConfigFileError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigFileError {
+        file: file.clone(),
+        line: None,
+        key: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    parse(&text, &file, path.parent().unwrap_or(Path::new("")))
+}
+
+/// Checks the text of a tournament file. `file` names it in errors; relative paths in it
+/// are relative to `base` (the file's directory; `""` for the working directory).
+///
+/// # Errors
+/// The first problem, in file order where that can be told: a TOML syntax error, an
+/// unknown key, a value of the wrong type or out of range, an odd `games`, fewer than two
+/// bots, two bots given the same name, seeds that are not bots of the file or that leave
+/// no bot to play, a rules or setup file that cannot be read.
+pub fn parse(text: &str, file: &str, base: &Path) -> Result<TournamentConfig, ConfigFileError> {
+    let ctx = Context { file, base, text, locations: Locations::of(text) };
+    let raw: TournamentFile = toml::from_str(text).map_err(|e| ctx.toml_error(&e))?;
+    ctx.check(raw)
+}
+
+struct Context<'a> {
+    file: &'a str,
+    base: &'a Path,
+    text: &'a str,
+    /// Empty when the text is not TOML: the error then comes from the typed parse.
+    locations: Locations,
+}
+
+impl Context<'_> {
+    fn error(&self, key: &str, message: impl Into<String>) -> ConfigFileError {
+        self.error_at(key, self.locations.line_of(key, self.text), message)
+    }
+
+    fn error_at(&self, key: &str, line: Option<usize>, message: impl Into<String>) -> ConfigFileError {
+        ConfigFileError { file: self.file.to_owned(), line, key: Some(key.to_owned()), message: message.into() }
+    }
+
+    /// A toml error, with the key its position falls in and serde's wording made plainer.
+    fn toml_error(&self, e: &toml::de::Error) -> ConfigFileError {
+        let offset = e.span().map(|s| s.start);
+        let line = offset.map(|o| line_at(self.text, o));
+        let message = e.message().trim().replace('\n', "; ");
+        if let Some(field) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+            // The error is at the unknown key itself; the key that matters is its table.
+            let path = offset.and_then(|o| self.locations.key_at(o)).unwrap_or(field);
+            let table = path.strip_suffix(field).and_then(|t| t.strip_suffix('.'));
+            let message = format!("unknown key {field:?}{}", known_keys_hint(field, &message));
+            return ConfigFileError { file: self.file.to_owned(), line, key: table.map(str::to_owned), message };
+        }
+        let key = offset.and_then(|o| self.locations.path_at(o)).map(str::to_owned);
+        ConfigFileError { file: self.file.to_owned(), line, key, message: plain_types(&message) }
+    }
+
+    fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() || self.base.as_os_str().is_empty() { path.to_owned() } else { self.base.join(path) }
+    }
+
+    fn check(&self, raw: TournamentFile) -> Result<TournamentConfig, ConfigFileError> {
+        let round_robin = match raw.format.as_deref() {
+            None | Some("round-robin") => true,
+            Some("gauntlet") => false,
+            Some(other) => {
+                return Err(self.error("format", format!("{other:?} is not a format (round-robin or gauntlet)")));
+            }
+        };
+        let games_per_pairing = match raw.games.unwrap_or(2) {
+            g if g < 1 => return Err(self.error("games", "must be at least 2 (one colour-swapped pair)")),
+            g if g % 2 == 1 => {
+                return Err(self.error("games", "must be even (games are played in colour-swapped pairs)"));
+            }
+            g => u32::try_from(g).map_err(|_| self.error("games", format!("{g} is too many")))?,
+        };
+        let rules = raw.rules.map(|r| self.check_rules(&r)).transpose()?;
+        let seed = raw
+            .seed
+            .map(|s| {
+                s.0.trim()
+                    .parse::<u64>()
+                    .map_err(|_| self.error("seed", format!("{:?} is not a whole number 0 or more", s.0)))
+            })
+            .transpose()?;
+        let concurrency = raw
+            .concurrency
+            .map(|c| {
+                usize::try_from(c)
+                    .ok()
+                    .filter(|&c| c > 0)
+                    .ok_or_else(|| self.error("concurrency", "must be at least 1"))
+            })
+            .transpose()?;
+        let seconds = |key: &str, v: Option<NumOrText>, parse: fn(&str) -> Result<Duration, String>| {
+            v.map(|t| parse(&t.0).map_err(|e| self.error(key, e))).transpose()
+        };
+        let move_time = seconds("move_time", raw.move_time, parse_positive_seconds)?;
+        let tc = raw.tc.map(|t| parse_bank(&t.0).map_err(|e| self.error("tc", e))).transpose()?;
+        let setup_time = seconds("setup_time", raw.setup_time, parse_seconds)?;
+        let startup_time = seconds("startup_time", raw.startup_time, parse_seconds)?;
+        let setups = raw.setups.map(|s| self.check_setups(&s)).transpose()?;
+        let out = raw.out.map(|o| self.resolve(&o));
+        let strikes = raw
+            .strikes
+            .map(|s| u32::try_from(s).map_err(|_| self.error("strikes", "must be a whole number, 0 or more")))
+            .transpose()?;
+        let time_margin =
+            raw.time_margin_ms
+                .map(|m| {
+                    u64::try_from(m).ok().filter(|&m| m <= 60_000).map(Duration::from_millis).ok_or_else(|| {
+                        self.error("time_margin_ms", "must be a whole number of milliseconds, 0 to 60000")
+                    })
+                })
+                .transpose()?;
+        let bots = self.check_bots(raw.bot)?;
+        let format = if round_robin {
+            if raw.seeds.is_some() {
+                return Err(self.error("seeds", "only a gauntlet has seeds (format = \"gauntlet\")"));
+            }
+            Format::RoundRobin
+        } else {
+            Format::Gauntlet { seeds: self.check_seeds(raw.seeds, &bots)? }
+        };
+        Ok(TournamentConfig {
+            bots,
+            format,
+            games_per_pairing,
+            rules,
+            seed,
+            concurrency,
+            move_time,
+            tc,
+            setup_time,
+            startup_time,
+            setups,
+            out,
+            strikes,
+            time_margin,
+        })
+    }
+
+    /// A preset stays a name; a file becomes a path from the host's working directory.
+    fn check_rules(&self, rules: &str) -> Result<String, ConfigFileError> {
+        if Ruleset::preset(rules).is_ok() {
+            return Ok(rules.to_owned());
+        }
+        let path = self.resolve(Path::new(rules));
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            let shown = path.display();
+            self.error(
+                "rules",
+                format!("{rules:?} is not a preset (classic, isf, barrage, ucc2012) nor a readable file: {shown}: {e}"),
+            )
+        })?;
+        Ruleset::from_json(&text).map_err(|e| self.error("rules", format!("{}: {e}", path.display())))?;
+        Ok(path.display().to_string())
+    }
+
+    fn check_setups(&self, setups: &Path) -> Result<PathBuf, ConfigFileError> {
+        let path = self.resolve(setups);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(path),
+            Ok(_) => Err(self.error("setups", format!("{} is not a file", path.display()))),
+            Err(e) => Err(self.error("setups", format!("{}: {e}", path.display()))),
+        }
+    }
+
+    fn check_bots(&self, raw: Vec<RawSpec>) -> Result<Vec<BotSpec>, ConfigFileError> {
+        let mut bots = Vec::with_capacity(raw.len());
+        let mut explicit = Vec::with_capacity(raw.len());
+        for (i, r) in raw.into_iter().enumerate() {
+            let (mut spec, named) =
+                r.build().map_err(|e| self.error(&format!("bot[{}].{}", i + 1, e.key), e.message))?;
+            spec.dir = match spec.dir.take() {
+                Some(dir) => Some(self.resolve(&dir)),
+                None if self.base.as_os_str().is_empty() => None,
+                None => Some(self.base.to_owned()),
+            };
+            bots.push(spec.resolve_builtin());
+            explicit.push(named);
+        }
+        if bots.len() < 2 {
+            let has = match bots.len() {
+                0 => "none".to_owned(),
+                n => n.to_string(),
+            };
+            return Err(ConfigFileError {
+                file: self.file.to_owned(),
+                line: None,
+                key: None,
+                message: format!("a tournament needs at least 2 bots ([[bot]] tables); this file has {has}"),
+            });
+        }
+        assign_unique_names(&mut bots, &explicit).map_err(|d| {
+            let message = format!("the name {:?} is used by bot[{}] too", d.name, d.first + 1);
+            self.error(&format!("bot[{}].name", d.second + 1), message)
+        })?;
+        Ok(bots)
+    }
+
+    fn check_seeds(&self, seeds: Option<Names>, bots: &[BotSpec]) -> Result<Vec<String>, ConfigFileError> {
+        let seeds = seeds.map(|n| n.0).unwrap_or_default();
+        if seeds.is_empty() {
+            // Point at `format`, the line that asked for a gauntlet.
+            let line =
+                self.locations.line_of("seeds", self.text).or_else(|| self.locations.line_of("format", self.text));
+            return Err(self.error_at("seeds", line, "a gauntlet needs seeds, the bots that play all the others"));
+        }
+        let mut seen = HashSet::new();
+        for (i, seed) in seeds.iter().enumerate() {
+            let line = self.locations.line_of(&format!("seeds[{}]", i + 1), self.text);
+            if !bots.iter().any(|b| &b.name == seed) {
+                let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+                let message = format!("{seed:?} is not a bot of this file (its bots: {})", names.join(", "));
+                return Err(self.error_at("seeds", line, message));
+            }
+            if !seen.insert(seed) {
+                return Err(self.error_at("seeds", line, format!("{seed:?} is listed twice")));
+            }
+        }
+        if seeds.len() == bots.len() {
+            return Err(self.error("seeds", "every bot is a seed; a gauntlet needs at least one bot that is not"));
+        }
+        Ok(seeds)
+    }
+}
+
+/// Line number (from 1) of a byte offset.
+fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// " (did you mean "format"?)" for a near miss, else the keys serde says are allowed.
+fn known_keys_hint(field: &str, serde_message: &str) -> String {
+    let known: Vec<&str> = serde_message.split('`').skip(3).step_by(2).collect();
+    if let Some(close) = known.iter().filter(|k| edit_distance(field, k) <= 2).min_by_key(|k| edit_distance(field, k)) {
+        return format!(" (did you mean {close:?}?)");
+    }
+    if known.is_empty() { String::new() } else { format!(" (known keys: {})", known.join(", ")) }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// serde names Rust types ("expected i64"); people read "a whole number".
+fn plain_types(message: &str) -> String {
+    let mut m = message.to_owned();
+    for (rust, plain) in [
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+    ] {
+        m = m.replace(rust, plain);
+    }
+    m
+}
+
+/// Where every key and value of the file is, by path (`bot[2].move_time`), found by a
+/// second, untyped parse: toml's errors and the typed structs carry byte offsets at best,
+/// and neither says which key an offset belongs to.
+#[derive(Default)]
+struct Locations(Vec<Location>);
+
+struct Location {
+    path: String,
+    key: Option<Range<usize>>,
+    value: Range<usize>,
+}
+
+/// A TOML value, kept only for the positions of its keys and values.
+enum Node {
+    Leaf,
+    Table(Vec<(Spanned<String>, Spanned<Node>)>),
+    Array(Vec<Spanned<Node>>),
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any TOML value")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    entries.push((key, map.next_value::<Spanned<Node>>()?));
+                }
+                Ok(Node::Table(entries))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Spanned<Node>>()? {
+                    items.push(item);
+                }
+                Ok(Node::Array(items))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+impl Locations {
+    fn of(text: &str) -> Locations {
+        let mut locations = Locations::default();
+        if let Ok(root) = toml::from_str::<Node>(text) {
+            locations.walk(root, "");
+        }
+        locations
+    }
+
+    fn walk(&mut self, node: Node, path: &str) {
+        match node {
+            Node::Leaf => {}
+            Node::Table(entries) => {
+                for (key, value) in entries {
+                    let child =
+                        if path.is_empty() { key.get_ref().clone() } else { format!("{path}.{}", key.get_ref()) };
+                    self.0.push(Location { path: child.clone(), key: Some(key.span()), value: value.span() });
+                    self.walk(value.into_inner(), &child);
+                }
+            }
+            Node::Array(items) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    // Counted from 1, like the bot[N] of error messages.
+                    let child = format!("{path}[{}]", i + 1);
+                    self.0.push(Location { path: child.clone(), key: None, value: item.span() });
+                    self.walk(item.into_inner(), &child);
+                }
+            }
+        }
+    }
+
+    /// The line of `path`, or of the nearest enclosing key that is in the file (a missing
+    /// `bot[2].command` is reported at `bot[2]`).
+    fn line_of(&self, path: &str, text: &str) -> Option<usize> {
+        let mut path = path;
+        loop {
+            if let Some(l) = self.0.iter().find(|l| l.path == path) {
+                return Some(line_at(text, l.key.as_ref().map_or(l.value.start, |k| k.start)));
+            }
+            path = &path[..path.rfind(['.', '['])?];
+        }
+    }
+
+    /// The path of the key written at `offset`.
+    fn key_at(&self, offset: usize) -> Option<&str> {
+        self.0.iter().find(|l| l.key.as_ref().is_some_and(|k| k.contains(&offset))).map(|l| l.path.as_str())
+    }
+
+    /// The path of the innermost key or value at `offset`.
+    fn path_at(&self, offset: usize) -> Option<&str> {
+        self.key_at(offset).or_else(|| {
+            self.0
+                .iter()
+                .filter(|l| l.value.contains(&offset) || l.value.start == offset)
+                .min_by_key(|l| (l.value.len(), usize::MAX - l.path.len()))
+                .map(|l| l.path.as_str())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::supervise::bot_spec::{Limits, TimeControlOverride};
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new() -> TempDir {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let n = N.fetch_add(1, Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!("stratego-config-test-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const TWO_BOTS: &str = "[[bot]]\ncommand = \"sample-bot\"\n\n[[bot]]\ncommand = \"sample-bot --strategy random\"\n";
+
+    fn error(text: &str) -> String {
+        parse(text, "tournament.toml", Path::new("")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn toml_errors_carry_the_line_and_the_key() {
+        assert_eq!(
+            error(&format!("games = 2\nformt = \"gauntlet\"\n{TWO_BOTS}")),
+            "tournament.toml: line 2: unknown key \"formt\" (did you mean \"format\"?)"
+        );
+        assert_eq!(
+            error(&format!("colour = \"red\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
+             concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, bot)"
+        );
+        assert_eq!(
+            error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
+            "tournament.toml: line 9, bot[3]: unknown key \"nmae\" (did you mean \"name\"?)"
+        );
+        assert_eq!(
+            error(&format!("games = \"two\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, games: invalid type: string \"two\", expected a whole number"
+        );
+        assert_eq!(
+            error(&format!("{TWO_BOTS}env = {{ K = 1 }}\n")),
+            "tournament.toml: line 6, bot[2].env.K: invalid type: integer `1`, expected a string"
+        );
+        assert_eq!(
+            error(&format!("{TWO_BOTS}command = [\"x\", 2]\n")),
+            "tournament.toml: line 6: duplicate key `command` in table `bot`"
+        );
+        assert_eq!(
+            error("[[bot]]\ncommand = [\"x\", 2]\n"),
+            "tournament.toml: line 2, bot[1].command[2]: invalid type: integer `2`, expected a string"
+        );
+        assert_eq!(error("games = \n"), "tournament.toml: line 1: invalid string; expected `\"`, `'`");
+    }
+
+    #[test]
+    fn bad_values_are_named_with_their_key_and_line() {
+        assert_eq!(
+            error(&format!("{TWO_BOTS}move_time = \"fast\"\n")),
+            "tournament.toml: line 6, bot[2].move_time: \"fast\" is not a number of seconds"
+        );
+        assert_eq!(
+            error(&format!("move_time = 0\n{TWO_BOTS}")),
+            "tournament.toml: line 1, move_time: must be more than zero"
+        );
+        assert_eq!(
+            error(&format!("tc = \"60+x\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, tc: \"60+x\": increment: \"x\" is not a number of seconds"
+        );
+        assert_eq!(
+            error(&format!("{TWO_BOTS}memory = \"lots\"\n")),
+            "tournament.toml: line 6, bot[2].memory: \"lots\" is not a size like 512M"
+        );
+        assert_eq!(
+            error(&format!("[[bot]]\ncommand = \"a\"\n\n[[bot]]\ndir = \"x\"\n{TWO_BOTS}")),
+            "tournament.toml: line 4, bot[2].command: missing (the program to run and its arguments)"
+        );
+        assert_eq!(
+            error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"\"\n")),
+            "tournament.toml: line 8, bot[3].command: empty"
+        );
+        assert_eq!(
+            error(&format!("format = \"swiss\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, format: \"swiss\" is not a format (round-robin or gauntlet)"
+        );
+        assert_eq!(
+            error(&format!("games = 3\n{TWO_BOTS}")),
+            "tournament.toml: line 1, games: must be even (games are played in colour-swapped pairs)"
+        );
+        assert_eq!(
+            error(&format!("games = 0\n{TWO_BOTS}")),
+            "tournament.toml: line 1, games: must be at least 2 (one colour-swapped pair)"
+        );
+        assert_eq!(
+            error(&format!("concurrency = 0\n{TWO_BOTS}")),
+            "tournament.toml: line 1, concurrency: must be at least 1"
+        );
+        assert_eq!(
+            error(&format!("strikes = -1\n{TWO_BOTS}")),
+            "tournament.toml: line 1, strikes: must be a whole number, 0 or more"
+        );
+        assert_eq!(
+            error(&format!("seed = \"x\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, seed: \"x\" is not a whole number 0 or more"
+        );
+    }
+
+    #[test]
+    fn the_bot_list_must_make_a_tournament() {
+        assert_eq!(
+            error("games = 2\n"),
+            "tournament.toml: a tournament needs at least 2 bots ([[bot]] tables); this file has none"
+        );
+        assert_eq!(
+            error("[[bot]]\ncommand = \"sample-bot\"\n"),
+            "tournament.toml: a tournament needs at least 2 bots ([[bot]] tables); this file has 1"
+        );
+        let four = "[[bot]]\nname = \"heuristic\"\ncommand = \"sample-bot\"\n\n[[bot]]\ncommand = \"sample-bot\"\n\n\
+                    [[bot]]\ncommand = \"sample-bot\"\n\n[[bot]]\nname = \"heuristic\"\ncommand = \"./x\"\n";
+        assert_eq!(error(four), "tournament.toml: line 12, bot[4].name: the name \"heuristic\" is used by bot[1] too");
+        assert_eq!(
+            error(&format!("format = \"gauntlet\"\nseeds = [\"sample-bot-random\", \"nope\"]\n{TWO_BOTS}")),
+            "tournament.toml: line 2, seeds: \"nope\" is not a bot of this file (its bots: sample-bot-heuristic, \
+             sample-bot-random)"
+        );
+        assert_eq!(
+            error(&format!(
+                "format = \"gauntlet\"\nseeds = [\"sample-bot-random\", \"sample-bot-random\"]\n{TWO_BOTS}"
+            )),
+            "tournament.toml: line 2, seeds: \"sample-bot-random\" is listed twice"
+        );
+        assert_eq!(
+            error(&format!("format = \"gauntlet\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, seeds: a gauntlet needs seeds, the bots that play all the others"
+        );
+        assert_eq!(
+            error(&format!("format = \"gauntlet\"\nseeds = []\n{TWO_BOTS}")),
+            "tournament.toml: line 2, seeds: a gauntlet needs seeds, the bots that play all the others"
+        );
+        assert_eq!(
+            error(&format!(
+                "format = \"gauntlet\"\nseeds = [\"sample-bot-heuristic\", \"sample-bot-random\"]\n{TWO_BOTS}"
+            )),
+            "tournament.toml: line 2, seeds: every bot is a seed; a gauntlet needs at least one bot that is not"
+        );
+        assert_eq!(
+            error(&format!("seeds = \"sample-bot-random\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, seeds: only a gauntlet has seeds (format = \"gauntlet\")"
+        );
+    }
+
+    #[test]
+    fn files_are_found_next_to_the_config_and_must_exist() {
+        let tmp = TempDir::new();
+        let dir = tmp.0.display();
+        std::fs::write(tmp.0.join("t.toml"), format!("rules = \"mine.json\"\n{TWO_BOTS}")).unwrap();
+        let e = load(&tmp.0.join("t.toml")).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{dir}/t.toml: line 1, rules: \"mine.json\" is not a preset (classic, isf, barrage, ucc2012) nor a readable \
+                 file: {dir}/mine.json: No such file or directory (os error 2)"
+            )
+        );
+        std::fs::write(tmp.0.join("mine.json"), r#"{"name": ""}"#).unwrap();
+        let e = load(&tmp.0.join("t.toml")).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("rules")));
+        assert!(e.message.starts_with(&format!("{dir}/mine.json: ")), "{e}");
+        std::fs::write(tmp.0.join("mine.json"), r#"{"name": "mine"}"#).unwrap();
+        assert_eq!(load(&tmp.0.join("t.toml")).unwrap().rules, Some(format!("{dir}/mine.json")));
+
+        std::fs::write(tmp.0.join("t.toml"), format!("setups = \"book.txt\"\n{TWO_BOTS}")).unwrap();
+        assert_eq!(
+            load(&tmp.0.join("t.toml")).unwrap_err().to_string(),
+            format!("{dir}/t.toml: line 1, setups: {dir}/book.txt: No such file or directory (os error 2)")
+        );
+        assert_eq!(
+            load(&tmp.0.join("none.toml")).unwrap_err().to_string(),
+            format!("{dir}/none.toml: cannot read: No such file or directory (os error 2)")
+        );
+    }
+
+    #[test]
+    fn a_complete_file_loads_into_its_config() {
+        let tmp = TempDir::new();
+        std::fs::write(tmp.0.join("book.txt"), "").unwrap();
+        let text = r#"
+            format = "gauntlet"
+            games = 4
+            seeds = ["new-build"]
+            rules = "isf"
+            seed = 1
+            concurrency = 2
+            move_time = 0.1
+            tc = "60+0.5"
+            setup_time = 10
+            startup_time = "10"
+            setups = "book.txt"
+            out = "results"
+            strikes = 1
+            time_margin_ms = 5
+
+            [[bot]]
+            name = "heuristic"
+            command = "sample-bot --strategy heuristic"
+            dir = "bots/heuristic"
+            env = { KEY = "value" }
+            move_time = 0.05
+            memory = "1G"
+            own_setup = true
+
+            [[bot]]
+            command = ["sample-bot", "--strategy", "random"]
+            tc = "30+0.25"
+
+            [[bot]]
+            command = "sample-bot --strategy random"
+            cpu_seconds = 600
+            output = "16M"
+            nice = 5
+            setup_time = 5
+            startup_time = "2.5"
+
+            [[bot]]
+            name = "new-build"
+            command = "sample-bot --strategy search --worlds 8"
+        "#;
+        std::fs::write(tmp.0.join("tournament.toml"), text).unwrap();
+        let config = load(&tmp.0.join("tournament.toml")).unwrap();
+        let secs = Duration::from_secs_f64;
+        // "sample-bot" is the built-in bot unless a program of that name is on PATH (as when
+        // target/debug is): the expected specs follow the same rule.
+        let bot = |name: &str, args: &[&str]| {
+            let command =
+                std::iter::once(crate::supervise::bot_spec::SAMPLE_BOT).chain(args.iter().copied()).map(String::from);
+            BotSpec {
+                name: name.to_owned(),
+                dir: Some(tmp.0.clone()),
+                command: command.collect(),
+                ..BotSpec::sample_bot(args)
+            }
+            .resolve_builtin()
+        };
+        let expected = TournamentConfig {
+            bots: vec![
+                BotSpec {
+                    dir: Some(tmp.0.join("bots/heuristic")),
+                    env: BTreeMap::from([("KEY".to_owned(), "value".to_owned())]),
+                    limits: Limits { memory_bytes: Some(1 << 30), ..Limits::default() },
+                    tc_override: TimeControlOverride { move_time: Some(secs(0.05)), ..Default::default() },
+                    own_setup: true,
+                    ..bot("heuristic", &["--strategy", "heuristic"])
+                },
+                BotSpec {
+                    tc_override: TimeControlOverride { bank: Some((secs(30.0), secs(0.25))), ..Default::default() },
+                    ..bot("sample-bot-random", &["--strategy", "random"])
+                },
+                BotSpec {
+                    limits: Limits {
+                        memory_bytes: None,
+                        cpu_seconds: Some(600),
+                        output_bytes: Some(16 << 20),
+                        nice: Some(5),
+                        ..Limits::default()
+                    },
+                    tc_override: TimeControlOverride {
+                        setup: Some(secs(5.0)),
+                        startup: Some(secs(2.5)),
+                        ..Default::default()
+                    },
+                    ..bot("sample-bot-random-2", &["--strategy", "random"])
+                },
+                bot("new-build", &["--strategy", "search", "--worlds", "8"]),
+            ],
+            format: Format::Gauntlet { seeds: vec!["new-build".to_owned()] },
+            games_per_pairing: 4,
+            rules: Some("isf".to_owned()),
+            seed: Some(1),
+            concurrency: Some(2),
+            move_time: Some(secs(0.1)),
+            tc: Some((secs(60.0), secs(0.5))),
+            setup_time: Some(secs(10.0)),
+            startup_time: Some(secs(10.0)),
+            setups: Some(tmp.0.join("book.txt")),
+            out: Some(tmp.0.join("results")),
+            strikes: Some(1),
+            time_margin: Some(secs(0.005)),
+        };
+        assert_eq!(config, expected);
+        let minimal = parse(TWO_BOTS, "t.toml", Path::new("")).unwrap();
+        assert_eq!((minimal.format, minimal.games_per_pairing, minimal.move_time), (Format::RoundRobin, 2, None));
+        assert_eq!(minimal.bots[0].dir, None, "with the file in the working directory, bots run there");
+        // Seeds above 2^63 do not fit a TOML integer, so they may be written as strings.
+        let big = parse(&format!("seed = \"18446744073709551615\"\n{TWO_BOTS}"), "t.toml", Path::new("")).unwrap();
+        assert_eq!(big.seed, Some(u64::MAX));
+    }
+
+    #[test]
+    fn the_example_file_loads_when_it_sits_at_the_repository_root() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let text = include_str!("../../tests/data/tournament-example.toml");
+        let config = parse(text, "tournament-example.toml", root).unwrap();
+        let names: Vec<&str> = config.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["sample-bot-random", "sample-bot-heuristic", "search", "bot"]);
+        assert_eq!(config.format, Format::Gauntlet { seeds: vec!["search".to_owned()] });
+        let python = &config.bots[3];
+        assert_eq!(python.command, ["python3", "examples/python/bot.py"]);
+        assert!(python.dir.as_ref().unwrap().join(&python.command[1]).is_file(), "{python:?}");
+        for bot in &config.bots[..3] {
+            bot.check_startable().unwrap();
+        }
+    }
+}

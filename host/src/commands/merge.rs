@@ -1,0 +1,274 @@
+//! `stratego-host merge DIR...`: the report of one plan played in shards (or resumed in
+//! several directories): the same tables, JSON, statistics and ratings as a single run.
+//! Directories of different plans are refused; games missing or recorded twice are named.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::commands::play::Outcome;
+use crate::compete::report::Summary;
+use crate::compete::sinks::MatchSummary;
+use crate::compete::style::Style;
+use crate::run::events::{Event, RunEnd, Sink};
+use crate::run::manifest;
+use crate::run::plan::ConfigError;
+use crate::run::schedule;
+
+/// `merge` options.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The `--out` directories of the shards (each with its manifest.json and games.jsonl).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the merged report's index page (DIR/index.html) and a viewer page per game
+    /// (DIR/games/), as a run's --out directory has.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// For a tournament: fix one bot's rating (NAME, at 0, or NAME=ELO) instead of
+    /// averaging the ratings to 0, as `tournament --anchor`.
+    #[arg(long, value_name = "NAME[=ELO]")]
+    pub anchor: Option<String>,
+    /// Merge even when a bot's program differs between the directories (or changed in the
+    /// middle of one): by default that is refused, as the report would mix two versions.
+    #[arg(long)]
+    pub mixed_versions: bool,
+    /// Skip the lines of the records files that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the directory (the games on those lines are
+    /// then missing from the report, and named as such).
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+fn usage(message: String) -> ConfigError {
+    ConfigError { message, code: crate::exit::USAGE }
+}
+
+/// Merges the directories into one report. Exit code 0 when every planned game is there
+/// exactly once, [`crate::exit::FAILURE`] when games are missing or recorded twice (the
+/// report of what is there is printed, and the ids on stderr).
+///
+/// # Errors
+/// A directory without a manifest, or directories of different plans (exit 2).
+pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
+    let mut manifests = Vec::new();
+    for dir in &args.dirs {
+        let m = manifest::read(dir)
+            .map_err(usage)?
+            .ok_or_else(|| usage(format!("{}: no manifest.json (not a run's --out directory)", dir.display())))?;
+        manifests.push(m);
+    }
+    let first = &manifests[0];
+    for (dir, m) in args.dirs.iter().zip(&manifests).skip(1) {
+        if m.plan_hash != first.plan_hash {
+            let (a, b) = (format!("in {}", args.dirs[0].display()), format!("in {}", dir.display()));
+            return Err(usage(format!(
+                "{} holds another plan than {}:\n  {}",
+                dir.display(),
+                args.dirs[0].display(),
+                first.plan.differences_between(&m.plan, &a, &b).join("\n  ")
+            )));
+        }
+    }
+    let mixed = mixed_versions(&args.dirs, &manifests);
+    if !mixed.is_empty() {
+        let what = mixed.join("\n  ");
+        if !args.mixed_versions {
+            return Err(usage(format!(
+                "the directories were played by different versions of a bot (one report would mix them; --mixed-versions merges anyway):\n  {what}"
+            )));
+        }
+        eprintln!("stratego-host: warning: merging games of different versions of a bot:\n  {what}");
+    }
+    let plan = &first.plan;
+    let anchor = match &args.anchor {
+        None => None,
+        Some(_) if plan.command != "tournament" => {
+            return Err(usage(format!(
+                "--anchor: only for a tournament's directories (these hold a {})",
+                plan.command
+            )));
+        }
+        Some(text) => {
+            Some(crate::run::plan::parse_anchor(text, plan.bots.iter().map(|b| b.name.as_str())).map_err(usage)?)
+        }
+    };
+    let mut records = Vec::new();
+    for dir in &args.dirs {
+        let file = dir.join("games.jsonl");
+        if args.skip_bad_lines && file.exists() {
+            let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
+            manifest::report_skipped(&file, &bad);
+            records.extend(found);
+        } else {
+            records.extend(manifest::read_records(dir).map_err(|e| usage(manifest::with_skip_hint(e, &file)))?);
+        }
+    }
+    // Which games the plan holds (an SPRT's are the pairs it reached).
+    let games: Vec<schedule::GameSpec> = match &plan.sprt {
+        Some((_, max)) => (0..max / 2).flat_map(|p| schedule::pair_games(&plan.event, p, 0, 1)).collect(),
+        None => schedule::plan(&plan.event),
+    };
+    let mut found: BTreeMap<String, Vec<crate::record::GameRecord>> = BTreeMap::new();
+    for r in records {
+        found.entry(r.game_id.clone()).or_default().push(r);
+    }
+    let mut history = Vec::new();
+    let mut missing = Vec::new();
+    let mut duplicated = Vec::new();
+    for g in &games {
+        match found.remove(&g.game_id) {
+            Some(mut rs) => {
+                if rs.len() > 1 {
+                    duplicated.push(format!("{} ({} times)", g.game_id, rs.len()));
+                }
+                history.push(Event::GameFinished { spec: g.clone(), record: Arc::new(rs.remove(0)) });
+            }
+            None if plan.sprt.is_none() => missing.push(g.game_id.clone()),
+            None => {}
+        }
+    }
+    let strangers: Vec<String> = found.into_keys().collect();
+    let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let end = RunEnd { finished: history.len() as u32, ..RunEnd::default() };
+    let style = Style::stdout();
+    // The index page's title and summary, for --out.
+    let mut page: (String, Option<String>) = (String::new(), None);
+    let stdout = match (plan.command.as_str(), &plan.sprt) {
+        ("sprt", Some((sprt, _))) => {
+            let mut sink = crate::compete::sprt::SprtSink::new(*sprt, names[0].clone(), names[1].clone(), None);
+            feed(&mut sink, &history, &end);
+            page.0 = format!("SPRT: {} vs {}", names[0], names[1]);
+            if args.json { json(&sink.report) } else { sink.report.render(style) }
+        }
+        ("tournament", _) => {
+            let mut sink = crate::compete::tournament::TournamentSink::new(
+                names.clone(),
+                games.len() as u32,
+                plan.event.seed,
+                plan.rules.name.clone(),
+                None,
+            );
+            sink.anchor = anchor;
+            feed(&mut sink, &history, &end);
+            page = (
+                format!("Tournament: {} bots, rules {}", names.len(), sink.report.rules),
+                Some(crate::compete::viewer::tournament_html(&sink.report)),
+            );
+            if args.json { json(&sink.report) } else { sink.report.render(style) }
+        }
+        _ => {
+            let summary = Summary {
+                planned: games.len() as u32,
+                seed: plan.event.seed,
+                rules: plan.rules.name.clone(),
+                ..Summary::default()
+            };
+            let sink = Rc::new(RefCell::new(MatchSummary::new(summary)));
+            {
+                let mut s = sink.borrow_mut();
+                s.summary.bots[0].name = names[0].clone();
+                s.summary.bots[1].name = names[1].clone();
+                feed(&mut *s, &history, &end);
+            }
+            let s = &sink.borrow().summary;
+            page = (format!("Match: {} vs {}", names[0], names[1]), Some(crate::compete::viewer::match_html(s)));
+            if args.json { json(s) } else { s.render() }
+        }
+    };
+    let mut code = crate::exit::OK;
+    if let Some(dir) = &args.out {
+        let mut games: Vec<crate::record::GameRecord> = history
+            .iter()
+            .filter_map(|e| match e {
+                Event::GameFinished { record, .. } => Some((**record).clone()),
+                _ => None,
+            })
+            .collect();
+        games.sort_by_key(|r| r.index);
+        let index = dir.join("index.html");
+        let written = std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())).and_then(|()| {
+            crate::compete::viewer::write_index(
+                &index,
+                &page.0,
+                page.1.as_deref(),
+                &games,
+                crate::compete::viewer::MAX_VIEWER_PAGES,
+                None,
+                "--out",
+            )
+        });
+        match written {
+            Ok(w) => eprintln!(
+                "stratego-host: wrote {} ({} games; {} viewer pages in {})",
+                index.display(),
+                w.games,
+                w.pages,
+                dir.join("games").display()
+            ),
+            Err(e) => {
+                eprintln!("stratego-host: cannot write the index page: {e}");
+                code = crate::exit::FAILURE;
+            }
+        }
+    }
+    let shards: Vec<String> =
+        manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
+    eprintln!(
+        "stratego-host: merged {} director{} (shards {}): {} of {} planned games",
+        args.dirs.len(),
+        if args.dirs.len() == 1 { "y" } else { "ies" },
+        shards.join(", "),
+        history.len(),
+        games.len()
+    );
+    for (what, ids) in
+        [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
+    {
+        if !ids.is_empty() {
+            eprintln!("stratego-host: {} {what}: {}", stratego_stats::plural(ids.len() as u64, "game"), ids.join(", "));
+            code = crate::exit::FAILURE;
+        }
+    }
+    Ok(Outcome { stdout, code })
+}
+
+/// Bots whose program's hash differs between the directories, or changed within one, in
+/// words naming the directories.
+fn mixed_versions(dirs: &[PathBuf], manifests: &[manifest::Manifest]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (dir, m) in dirs.iter().zip(manifests) {
+        out.extend(m.changed.iter().map(|c| format!("in {}: {c}", dir.display())));
+    }
+    for (i, bot) in manifests[0].plan.bots.iter().enumerate() {
+        let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (dir, m) in dirs.iter().zip(manifests) {
+            if let Some(Some((what, hash))) = m.executables.get(i) {
+                seen.entry(format!("{what} {hash}")).or_default().push(dir.display().to_string());
+            }
+        }
+        if seen.len() > 1 {
+            let versions: Vec<String> = seen.iter().map(|(v, ds)| format!("{v} in {}", ds.join(", "))).collect();
+            out.push(format!("bot {}: {}", bot.name, versions.join("; ")));
+        }
+    }
+    out
+}
+
+fn feed(sink: &mut dyn Sink, history: &[Event], end: &RunEnd) {
+    for e in history {
+        sink.on_history(e);
+    }
+    let _ = sink.finish(end);
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
+}

@@ -1,0 +1,8 @@
+//! One file per subcommand that is more than a plan: each takes what [`crate::cli`] validated,
+//! does the work through the layers below, and returns what to print and the exit code.
+
+pub mod check;
+pub mod convert;
+pub mod ladder;
+pub mod merge;
+pub mod play;

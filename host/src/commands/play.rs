@@ -1,0 +1,667 @@
+//! Runs a validated `match`, `tournament` or `sprt`: the supervisor, the schedule, the
+//! executor and the sinks put together. The three commands differ only in their schedule
+//! and their sinks.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::compete::report::Summary;
+use crate::compete::sinks::{Interim, MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
+use crate::compete::sprt::{PairSource, SprtSink};
+use crate::compete::style::Style;
+use crate::compete::tournament::TournamentSink;
+use crate::record::RecordWriter;
+use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::executor::{BookLookup, Executor};
+use crate::run::manifest;
+use crate::run::plan::{EventKind, EventPlan};
+use crate::run::schedule::{self, GameSpec};
+use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
+use stratego_stats::Hypothesis;
+
+/// What a finished run prints on stdout, and its exit code.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The summary (a table, or JSON with `--json`).
+    pub stdout: String,
+    /// The process's exit code.
+    pub code: i32,
+}
+
+/// A sink shared with the progress line (which reads its status).
+struct Shared<S>(Rc<RefCell<S>>);
+
+impl<S: Sink> Sink for Shared<S> {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        self.0.borrow_mut().on_event(event)
+    }
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
+        self.0.borrow_mut().finish(end)
+    }
+}
+
+/// The schedule's input for a plan: the bots, the format, and what makes games differ.
+pub fn schedule_event(plan: &EventPlan, book_len: Option<u32>) -> schedule::Event {
+    let bots = &plan.bots;
+    let same_program = (0..bots.len())
+        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let (x, y) = (&bots[a].spec, &bots[b].spec);
+            x.command == y.command && x.dir == y.dir && x.env == y.env
+        })
+        .collect();
+    let (format, games) = match &plan.kind {
+        EventKind::Match { games } => (schedule::Format::RoundRobin, *games),
+        EventKind::Tournament { format, games_per_pairing, .. } => (format.clone(), *games_per_pairing),
+        EventKind::Sprt { .. } => (schedule::Format::RoundRobin, 2),
+    };
+    schedule::Event {
+        bots: bots.len(),
+        format,
+        games_per_pairing: games,
+        seed: plan.run.settings.match_seed,
+        book_len,
+        own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
+        same_program,
+        book_order: plan.run.book_order,
+        book_start: plan.run.book_start,
+    }
+}
+
+/// The plan as the manifest records it.
+fn manifest_plan(
+    plan: &EventPlan,
+    event: &schedule::Event,
+    book: Option<&crate::game::setup_book::SetupBook>,
+) -> manifest::Plan {
+    manifest::Plan {
+        command: match plan.kind {
+            EventKind::Match { .. } => "match",
+            EventKind::Tournament { .. } => "tournament",
+            EventKind::Sprt { .. } => "sprt",
+        }
+        .to_owned(),
+        event: event.clone(),
+        rules: plan.run.settings.rules.spec().clone(),
+        bots: plan
+            .bots
+            .iter()
+            .map(|b| manifest::PlanBot {
+                name: b.spec.name.clone(),
+                command: b.spec.plan_command(),
+                time_control: b.time_control.to_wire(),
+            })
+            .collect(),
+        book: book.map(|b| format!("{:016x}", b.fingerprint())),
+        strikes: plan.run.settings.strikes,
+        sprt: match plan.kind {
+            EventKind::Sprt { sprt, max_games } => Some((sprt, max_games)),
+            _ => None,
+        },
+    }
+}
+
+/// `shard 2/3`, or `the whole plan`.
+fn describe_shard(shard: Option<manifest::Shard>) -> String {
+    shard.map_or_else(|| "the whole plan".to_owned(), |s| format!("shard {}/{}", s.index, s.count))
+}
+
+fn usage(message: String) -> crate::run::plan::ConfigError {
+    crate::run::plan::ConfigError { message, code: crate::exit::USAGE }
+}
+
+/// Runs the event to its end (or interruption) and returns what to print. With `--out DIR`
+/// the directory's manifest makes the run resumable: the same command on the same
+/// directory plays only what is not finished yet.
+///
+/// # Errors
+/// A configuration problem found only now (the setup book, a directory that holds another
+/// plan), with its exit code.
+pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::ConfigError> {
+    if let (Some(shard), false) = (plan.run.shard, plan.run.seed_given) {
+        // Each shard would draw its own seed from the clock: a different plan each, found
+        // out only by `merge`, after all the games.
+        return Err(usage(format!(
+            "--shard {}/{}: needs a fixed seed (--seed N, or seed = N in the config file) so that every shard plays the same plan; without one each shard would draw its own and merge would refuse them after all the games",
+            shard.index, shard.count
+        )));
+    }
+    let book = match &plan.run.setups {
+        None => None,
+        Some(path) => Some(Arc::new(
+            crate::game::setup_book::SetupBook::load(path, &plan.run.settings.rules)
+                .map_err(|e| usage(format!("--setups: {e}")))?,
+        )),
+    };
+    let lock = match &plan.run.out {
+        Some(dir) => Some(manifest::DirLock::take(dir).map_err(usage)?),
+        None => None,
+    };
+    let existing = match &plan.run.out {
+        Some(dir) => manifest::read(dir).map_err(usage)?,
+        None => None,
+    };
+    if let (Some(m), false) = (&existing, plan.run.seed_given) {
+        // Re-running the same command resumes: without --seed, the directory's seed.
+        plan.run.settings.match_seed = m.plan.event.seed;
+    }
+    if matches!(plan.kind, EventKind::Sprt { .. }) && plan.run.shard.is_some() {
+        return Err(usage("--shard: an SPRT decides as it goes and cannot be sharded".into()));
+    }
+    let event = schedule_event(&plan, book.as_ref().map(|b| b.len() as u32));
+    let mplan = manifest_plan(&plan, &event, book.as_deref());
+    let mut history = Vec::new();
+    if let Some(dir) = plan.run.out.clone() {
+        // One hash per distinct command (several bots are often one program).
+        type Command = (Vec<String>, Option<std::path::PathBuf>);
+        let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
+        let mut changed = Vec::new();
+        let executables: Vec<_> = plan
+            .bots
+            .iter()
+            .map(|b| {
+                seen.entry((b.spec.command.clone(), b.spec.dir.clone()))
+                    .or_insert_with(|| manifest::executable_hash(&b.spec.command, b.spec.dir.as_deref()))
+                    .clone()
+            })
+            .collect();
+        match &existing {
+            Some(m) => {
+                if m.plan_hash != mplan.hash() {
+                    let diffs = m.plan.differences(&mplan).join("\n  ");
+                    return Err(usage(format!(
+                        "--out {}: the directory holds another plan (use another directory, or the same command):\n  {diffs}",
+                        dir.display()
+                    )));
+                }
+                if m.shard != plan.run.shard {
+                    return Err(usage(format!(
+                        "--out {}: the directory holds {}, this command plays {}",
+                        dir.display(),
+                        describe_shard(m.shard),
+                        describe_shard(plan.run.shard)
+                    )));
+                }
+                history = manifest::read_records(&dir).map_err(usage)?;
+                changed = m.changed.clone();
+                for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
+                    let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
+                    if hash(old) != hash(new) {
+                        let (what, was, now) = manifest::describe_change(old, new);
+                        let name = &plan.bots[i].spec.name;
+                        let played =
+                            history.iter().filter(|r| r.bots.red.name == *name || r.bots.blue.name == *name).count();
+                        // Said even with -q: the games are about to mix two versions.
+                        eprintln!(
+                            "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
+                            dir.display(),
+                            if played == 1 { "" } else { "s" }
+                        );
+                        changed.push(format!(
+                            "{name}: {what} {was} -> {now} after {}",
+                            stratego_stats::plural(played as u64, "game")
+                        ));
+                    }
+                }
+                let (_, dups) = manifest::ids(&history);
+                if !dups.is_empty() {
+                    eprintln!(
+                        "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
+                        dir.display(),
+                        dups.join(", ")
+                    );
+                }
+                eprintln!(
+                    "stratego-host: resuming {}: {} already finished",
+                    dir.display(),
+                    stratego_stats::plural(history.len() as u64, "game")
+                );
+            }
+            None => {
+                if manifest::read_records(&dir).map_err(usage)?.iter().len() > 0 {
+                    return Err(usage(format!(
+                        "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
+                        dir.display()
+                    )));
+                }
+            }
+        }
+        let m = manifest::Manifest {
+            manifest_version: 1,
+            plan_hash: mplan.hash(),
+            host_version: env!("CARGO_PKG_VERSION").to_owned(),
+            plan: mplan,
+            shard: plan.run.shard,
+            executables,
+            event: plan.run.event.clone(),
+            changed,
+        };
+        manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
+    }
+    let records = match &plan.run.out {
+        Some(dir) => Some(RecordWriter::open(dir).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?),
+        None => None,
+    };
+    let run = &plan.run;
+    if let Some(log) = &run.settings.protocol_log {
+        tracing::info!("protocol log: {}", log.describe());
+    }
+    let watch = if run.watch {
+        let bots =
+            plan.bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
+        let planned = match &plan.kind {
+            EventKind::Sprt { max_games, .. } => u64::from(*max_games),
+            _ => schedule::plan(&event).len() as u64,
+        };
+        let rules = run.settings.rules.spec().clone();
+        Some(crate::compete::watch::Watch::open(rules, bots, Some(planned)).map_err(usage)?)
+    } else {
+        None
+    };
+    let supervisor = Supervisor::start(SupervisorOptions {
+        priority: run.host_priority,
+        stall_credit: run.stall_credit,
+        pin_host: run.pin && run.concurrency == 1,
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let outcome = runtime.block_on(play(&plan, event, book, records, history, watch, supervisor.clone()));
+    drop(runtime);
+    supervisor.kill_all();
+    drop(lock);
+    Ok(outcome)
+}
+
+/// The games of `event` in this shard, minus those already in `history`; and `history` as
+/// events (in schedule order, games of other plans or shards left out).
+fn remaining(
+    games: Vec<GameSpec>,
+    shard: Option<manifest::Shard>,
+    history: Vec<crate::record::GameRecord>,
+) -> (u32, VecDeque<GameSpec>, Vec<Event>) {
+    let games: Vec<GameSpec> =
+        games.into_iter().filter(|g| shard.is_none_or(|s| schedule::in_shard(g.pair, s.index, s.count))).collect();
+    let planned = games.len() as u32;
+    let mut done: std::collections::HashMap<String, crate::record::GameRecord> = std::collections::HashMap::new();
+    for r in history {
+        done.entry(r.game_id.clone()).or_insert(r);
+    }
+    let mut past = Vec::new();
+    let mut todo = VecDeque::new();
+    for g in games {
+        match done.remove(&g.game_id) {
+            Some(record) => past.push(Event::GameFinished { spec: g, record: Arc::new(record) }),
+            None => todo.push_back(g),
+        }
+    }
+    (planned, todo, past)
+}
+
+async fn play(
+    plan: &EventPlan,
+    event: schedule::Event,
+    book: Option<Arc<crate::game::setup_book::SetupBook>>,
+    records: Option<RecordWriter>,
+    history: Vec<crate::record::GameRecord>,
+    mut watch: Option<crate::compete::watch::Watch>,
+    supervisor: Supervisor,
+) -> Outcome {
+    let run = &plan.run;
+    // With --watch, the finished games' lines are shown under the board instead.
+    let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
+    let names: Vec<String> = plan.bots.iter().map(|b| b.spec.name.clone()).collect();
+    let lookup: Option<BookLookup> =
+        book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
+    let executor = Executor {
+        settings: Arc::new(run.settings.clone()),
+        bots: Arc::new(plan.bots.clone()),
+        book: lookup,
+        concurrency: run.concurrency,
+        pin: run.pin,
+        auto_pin: run.auto_pin,
+        supervisor: supervisor.clone(),
+    };
+    let cancel = supervisor.cancel_on_signals();
+    let mut records = match records {
+        Some(w) => match RecordsSink::start(w) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                return Outcome { stdout: String::new(), code: fail(&format!("cannot start the record writer: {e}")) };
+            }
+        },
+        None => None,
+    };
+    let records_path = records.as_ref().map(|r| r.path().to_owned());
+    let style = Style::stdout();
+    let mut startup = StartupWatch::default();
+    startup.recover = run.recover;
+    match &plan.kind {
+        EventKind::Match { .. } => {
+            let (games, schedule, past) = remaining(schedule::plan(&event), run.shard, history);
+            let fresh = || {
+                let mut s = MatchSummary::new(Summary {
+                    planned: games,
+                    seed: run.settings.match_seed,
+                    rules: run.settings.rules.name().to_owned(),
+                    records: records_path.clone(),
+                    ..Summary::default()
+                });
+                s.summary.bots[0].name = names[0].clone();
+                s.summary.bots[1].name = names[1].clone();
+                s
+            };
+            let summary = Rc::new(RefCell::new(fresh()));
+            let status = summary.clone();
+            let mut progress = Progress::new(
+                live,
+                Some(u64::from(games)),
+                move |e| {
+                    e.finished().map(|_| {
+                        let s = &status.borrow().summary;
+                        let a = &s.bots[0];
+                        format!("{} +{} ={} -{}", a.name, a.wins, a.draws, a.losses)
+                    })
+                },
+                game_line,
+            );
+            let mut shared = Shared(summary.clone());
+            let now = summary.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| {
+                let s = &now.borrow().summary;
+                let a = &s.bots[0];
+                let played = f64::from(a.wins + a.draws + a.losses).max(1.0);
+                let score = f64::from(a.wins) + f64::from(a.draws) / 2.0;
+                format!(
+                    "score after {done} of {} games: {} +{} ={} -{} ({:.1} %) vs {}",
+                    s.planned,
+                    a.name,
+                    a.wins,
+                    a.draws,
+                    a.losses,
+                    100.0 * score / played,
+                    s.bots[1].name
+                )
+            });
+            let end = play_with_sinks(
+                &executor,
+                schedule,
+                &past,
+                [
+                    Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
+                    Some(&mut shared),
+                    Some(&mut interim),
+                    Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
+                ],
+                cancel,
+            )
+            .await;
+            let mut end = end;
+            if let Some(saved) = saved_after_failure(run, records.as_ref(), schedule::plan(&event), &mut end) {
+                let mut again = fresh();
+                replay_saved(&mut again, &saved, &end);
+                *summary.borrow_mut() = again;
+            }
+            let s = &summary.borrow().summary;
+            let text = if run.json { event_json(run, s) } else { s.render() };
+            let index = write_index(
+                run,
+                &format!("Match: {} vs {}", names[0], names[1]),
+                &crate::compete::viewer::match_html(s),
+            );
+            with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
+        }
+        EventKind::Tournament { anchor, .. } => {
+            let (planned, games, past) = remaining(schedule::plan(&event), run.shard, history);
+            let fresh = || {
+                let mut t = TournamentSink::new(
+                    names.clone(),
+                    planned,
+                    run.settings.match_seed,
+                    run.settings.rules.name().to_owned(),
+                    records_path.clone(),
+                );
+                t.anchor = *anchor;
+                t
+            };
+            let table = Rc::new(RefCell::new(fresh()));
+            let status = table.clone();
+            let mut progress = Progress::new(
+                live,
+                Some(u64::from(planned)),
+                move |e| {
+                    e.finished().and_then(|_| status.borrow().leader().map(|(n, p, g)| format!("leader {n} {p}/{g}")))
+                },
+                game_line,
+            );
+            let mut shared = Shared(table.clone());
+            let now = table.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().standings_text(done));
+            let end = play_with_sinks(
+                &executor,
+                games,
+                &past,
+                [
+                    Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
+                    Some(&mut shared),
+                    Some(&mut interim),
+                    Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
+                ],
+                cancel,
+            )
+            .await;
+            let mut end = end;
+            if let Some(saved) = saved_after_failure(run, records.as_ref(), schedule::plan(&event), &mut end) {
+                let mut again = fresh();
+                replay_saved(&mut again, &saved, &end);
+                *table.borrow_mut() = again;
+            }
+            let report = &table.borrow().report;
+            let text = if run.json { event_json(run, report) } else { report.render(style) };
+            let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
+            let index = write_index(run, &title, &crate::compete::viewer::tournament_html(report));
+            with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
+        }
+        EventKind::Sprt { sprt, max_games } => {
+            let done: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
+            let (_, _, past) = remaining(done, None, history);
+            let finished: std::collections::HashSet<String> = past
+                .iter()
+                .filter_map(|e| match e {
+                    Event::GameFinished { spec, .. } => Some(spec.game_id.clone()),
+                    _ => None,
+                })
+                .collect();
+            let source = PairSource::new(event.clone(), *max_games).skipping(finished);
+            let fresh = || SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path.clone());
+            let test = Rc::new(RefCell::new(fresh()));
+            let status = test.clone();
+            let mut progress = Progress::new(
+                live,
+                Some(u64::from(*max_games)),
+                move |e| e.finished().map(|_| status.borrow().status()),
+                game_line,
+            );
+            let mut shared = Shared(test.clone());
+            let now = test.clone();
+            let mut interim = Interim::new(run.report_every, run.json, move |done| {
+                format!("after {done} games: {}", now.borrow().status())
+            });
+            let end = play_with_sinks(
+                &executor,
+                source,
+                &past,
+                [
+                    Some(&mut startup),
+                    records.as_mut().map(|r| r as &mut dyn Sink),
+                    Some(&mut shared),
+                    Some(&mut interim),
+                    Some(&mut progress),
+                    watch.as_mut().map(|w| w as &mut dyn Sink),
+                ],
+                cancel,
+            )
+            .await;
+            let mut end = end;
+            let pairs: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
+            if let Some(saved) = saved_after_failure(run, records.as_ref(), pairs, &mut end) {
+                let mut again = fresh();
+                replay_saved(&mut again, &saved, &end);
+                *test.borrow_mut() = again;
+            }
+            let t = test.borrow();
+            let text = if run.json { event_json(run, &t.report) } else { t.report.render(style) };
+            let code = match t.verdict() {
+                Some(Hypothesis::H1) => crate::exit::SPRT_H1,
+                Some(Hypothesis::H0) => crate::exit::SPRT_H0,
+                None => crate::exit::SPRT_INCONCLUSIVE,
+            };
+            finish(text, &end, code, records_path.as_deref())
+        }
+    }
+}
+
+/// After a game record could not be written (a full disk): the games of `games` that the
+/// records file holds, as events, so that the summary is made again from exactly those;
+/// the failure's message then says how many finished games were not saved. `None` when
+/// the records did not fail.
+fn saved_after_failure(
+    run: &crate::run::plan::RunConfig,
+    records: Option<&RecordsSink>,
+    games: Vec<GameSpec>,
+    end: &mut RunEnd,
+) -> Option<Vec<Event>> {
+    let (Some(dir), true) = (&run.out, records.is_some_and(RecordsSink::failed)) else { return None };
+    let saved = match manifest::read_records(dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stratego-host: warning: cannot read the records back: {e}");
+            return None;
+        }
+    };
+    let (_, _, past) = remaining(games, run.shard, saved);
+    let unsaved = (end.finished as usize).saturating_sub(past.len());
+    if let Some(f) = end.failed.as_mut() {
+        f.message.push_str(&format!(
+            "\n{} holds {} finished games of this event, and the summary counts exactly those; {unsaved} other finished games could not be saved (the same command plays them again)",
+            dir.join("games.jsonl").display(),
+            past.len()
+        ));
+    }
+    end.finished = past.len() as u32;
+    Some(past)
+}
+
+/// Feeds the saved games to a fresh summary sink, and closes it.
+fn replay_saved(sink: &mut impl Sink, saved: &[Event], end: &RunEnd) {
+    for e in saved {
+        sink.on_history(e);
+    }
+    let _ = sink.finish(end);
+}
+
+/// Runs the executor with the sinks that are there, in order.
+async fn play_with_sinks(
+    executor: &Executor,
+    source: impl crate::run::executor::GameSource + 'static,
+    past: &[Event],
+    sinks: [Option<&mut dyn Sink>; 6],
+    cancel: crate::supervise::supervisor::Cancel,
+) -> RunEnd {
+    let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
+    executor.run(source, past, &mut sinks, cancel).await
+}
+
+/// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
+/// schedule order) and a viewer page per game in `DIR/games/` (at most
+/// [`crate::compete::viewer::MAX_VIEWER_PAGES`]).
+fn write_index(run: &crate::run::plan::RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
+    let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
+    let title = match &run.event {
+        Some(name) => format!("{name}: {title}"),
+        None => title.to_owned(),
+    };
+    let title = title.as_str();
+    let mut records = manifest::read_records(dir)?;
+    records.sort_by_key(|r| r.index);
+    let index = dir.join("index.html");
+    let w = crate::compete::viewer::write_index(
+        &index,
+        title,
+        Some(summary_html),
+        &records,
+        crate::compete::viewer::MAX_VIEWER_PAGES,
+        None,
+        "--out",
+    )?;
+    if run.live != crate::run::plan::Live::Quiet {
+        eprintln!(
+            "stratego-host: wrote {} ({}; {} viewer pages in {}, {:.1} MB)",
+            index.display(),
+            stratego_stats::plural(w.games as u64, "game"),
+            w.pages,
+            dir.join("games").display(),
+            w.page_bytes as f64 / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// An index that could not be written fails a run that otherwise succeeded (exit 1).
+fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
+    if let Err(e) = index {
+        eprintln!("stratego-host: cannot write the index page: {e}");
+        if outcome.code == crate::exit::OK {
+            outcome.code = crate::exit::FAILURE;
+        }
+    }
+    outcome
+}
+
+/// The JSON summary, with `"event"` when `--event` named the event.
+fn event_json<T: serde::Serialize>(run: &crate::run::plan::RunConfig, value: &T) -> String {
+    let Some(name) = &run.event else { return json(value) };
+    let mut object = serde_json::Map::new();
+    object.insert("event".to_owned(), serde_json::Value::String(name.clone()));
+    match serde_json::to_value(value).expect("reports serialise") {
+        serde_json::Value::Object(fields) => object.extend(fields),
+        other => {
+            object.insert("report".to_owned(), other);
+        }
+    }
+    json(&object)
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
+}
+
+fn fail(message: &str) -> i32 {
+    eprintln!("stratego-host: {message}");
+    crate::exit::FAILURE
+}
+
+/// The outcome for how the run ended: a failed sink exits 1, an interruption 130 (after
+/// the summary of what finished), else `code`.
+fn finish(stdout: String, end: &RunEnd, code: i32, records: Option<&str>) -> Outcome {
+    if let Some(f) = &end.failed {
+        eprintln!("stratego-host: {}", f.message);
+        return Outcome { stdout, code: f.code };
+    }
+    if end.cancelled {
+        let saved = match records {
+            Some(path) => format!("the summary and {path}"),
+            None => "the summary only (no --out: no records were saved)".to_owned(),
+        };
+        eprintln!(
+            "stratego-host: interrupted; every bot process was killed; the {} finished games are in {saved}",
+            end.finished
+        );
+        return Outcome { stdout, code: crate::exit::INTERRUPTED };
+    }
+    Outcome { stdout, code }
+}

@@ -1,0 +1,11 @@
+//! Competitions and what they show: the tournament table, the SPRT, the match report, the
+//! sinks that turn played games into them, the live watch, the replay board and the HTML pages.
+
+pub mod replay;
+pub mod report;
+pub mod sinks;
+pub mod sprt;
+pub mod style;
+pub mod tournament;
+pub mod viewer;
+pub mod watch;

@@ -1,0 +1,246 @@
+//! The summary of a two-bot match, for people and (`--json`) programs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use stratego_rules::Color;
+
+use crate::record::GameRecord;
+use stratego_stats::{EloEstimate, elo};
+
+/// Per-bot totals.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BotTotals {
+    /// Bot name.
+    pub name: String,
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games lost by fault, by reason code.
+    pub faults: BTreeMap<String, u32>,
+    /// Moves made.
+    pub moves: u64,
+    /// Think time in all, microseconds.
+    pub think_us: u64,
+    /// Moves credited with machine stalls (see `stall_us` in RECORDS.md).
+    pub stall_moves: u64,
+    /// Machine stall time credited in all, microseconds.
+    pub stall_us: u64,
+    /// Moves that came past their limit, within the safety margin (`over_us` in RECORDS.md).
+    pub margin_moves: u64,
+    /// The furthest past its limit such a move came, microseconds.
+    pub margin_max_us: u64,
+}
+
+/// The summary of a match, updated game by game.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Games finished.
+    pub games: u32,
+    /// Games planned.
+    pub planned: u32,
+    /// The match seed.
+    pub seed: u64,
+    /// Ruleset name.
+    pub rules: String,
+    /// The two bots (first = bot A).
+    pub bots: [BotTotals; 2],
+    /// Games by end reason.
+    pub reasons: BTreeMap<String, u32>,
+    /// Plies in all.
+    pub plies: u64,
+    /// The safety margin past each limit, milliseconds (`time_control.margin_ms`).
+    pub time_margin_ms: u64,
+    /// Elo of bot A against bot B.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo: Option<EloEstimate>,
+    /// Normalised Elo of bot A against bot B (`null` without spread).
+    pub nelo: Option<f64>,
+    /// Colour-swapped pairs finished, by bot A's points in the pair.
+    pub pentanomial: stratego_stats::Pentanomial,
+    /// The run was interrupted before every game was played.
+    pub interrupted: bool,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Host CPU time per ply, microseconds.
+    pub host_cpu_us_per_ply: f64,
+    /// Host peak resident memory, KiB.
+    pub host_peak_rss_kib: u64,
+    /// The records file, when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<String>,
+}
+
+impl Summary {
+    /// Adds a finished game; `a_color` is the colour bot A played.
+    pub fn add(&mut self, rec: &GameRecord, a_color: Color) {
+        self.games += 1;
+        self.plies += rec.plies.len() as u64;
+        self.time_margin_ms = rec.time_control.margin_ms;
+        *self.reasons.entry(rec.result.reason.code().to_owned()).or_default() += 1;
+        for (i, color) in [(0, a_color), (1, !a_color)] {
+            let b = &mut self.bots[i];
+            match rec.result.winner {
+                None => b.draws += 1,
+                Some(w) if w == color => b.wins += 1,
+                Some(_) => {
+                    b.losses += 1;
+                    if rec.result.faulty == Some(color) {
+                        *b.faults.entry(rec.result.reason.code().to_owned()).or_default() += 1;
+                    }
+                }
+            }
+            b.moves += rec.plies.iter().filter(|p| p.ply.color == color).count() as u64;
+            for p in rec.plies.iter().filter(|p| p.ply.color == color && p.stall_us > 0) {
+                b.stall_moves += 1;
+                b.stall_us += p.stall_us;
+            }
+            for p in rec.plies.iter().filter(|p| p.ply.color == color && p.over_us > 0) {
+                b.margin_moves += 1;
+                b.margin_max_us = b.margin_max_us.max(p.over_us);
+            }
+            b.think_us += rec.bots[color].think_us;
+        }
+        let a = &self.bots[0];
+        self.elo = elo(a.wins, a.draws, a.losses);
+        self.nelo = stratego_stats::nelo(a.wins, a.draws, a.losses);
+    }
+
+    /// The final table.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let interrupted =
+            if self.interrupted { format!(" (interrupted: {} planned)", self.planned) } else { String::new() };
+        let _ = writeln!(
+            s,
+            "Match: {}, rules {}, seed {}{interrupted}",
+            stratego_stats::plural(u64::from(self.games), "game"),
+            self.rules,
+            self.seed
+        );
+        let width = self.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
+        let _ = writeln!(
+            s,
+            "  {:width$}  {:>5} {:>5} {:>5}  {:>6}  {:>9}  faults",
+            "bot", "win", "draw", "loss", "score", "ms/move"
+        );
+        for b in &self.bots {
+            let n = b.wins + b.draws + b.losses;
+            let score = if n == 0 { 0.0 } else { (f64::from(b.wins) + f64::from(b.draws) / 2.0) / f64::from(n) };
+            let ms = if b.moves == 0 { 0.0 } else { b.think_us as f64 / b.moves as f64 / 1000.0 };
+            let faults: Vec<String> = b.faults.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let faults = if faults.is_empty() { "-".to_owned() } else { faults.join(", ") };
+            let _ = writeln!(
+                s,
+                "  {:width$}  {:>5} {:>5} {:>5}  {:>5.1}%  {:>9.3}  {faults}",
+                b.name,
+                b.wins,
+                b.draws,
+                b.losses,
+                100.0 * score,
+                ms
+            );
+        }
+        let (a, b) = (&self.bots[0], &self.bots[1]);
+        if self.games > 0 {
+            let _ = writeln!(
+                s,
+                "  Elo {} vs {}: {}",
+                a.name,
+                b.name,
+                stratego_stats::describe_elo(a.wins, a.draws, a.losses)
+            );
+            let p = &self.pentanomial;
+            if p.pairs() > 0 {
+                let _ = writeln!(
+                    s,
+                    "  pairs (LL LD WL+DD WD WW): {} {} {} {} {}; Elo from pairs {}",
+                    p.ll,
+                    p.ld,
+                    p.wl_dd,
+                    p.wd,
+                    p.ww,
+                    stratego_stats::describe_pentanomial(p)
+                );
+            }
+        }
+        if self.bots.iter().any(|b| b.stall_moves > 0) {
+            let per_bot: Vec<String> = self
+                .bots
+                .iter()
+                .map(|b| format!("{} {} moves, {:.1} ms", b.name, b.stall_moves, b.stall_us as f64 / 1000.0))
+                .collect();
+            let _ = writeln!(s, "  machine stalls credited: {}", per_bot.join("; "));
+        }
+        if self.time_margin_ms > 0 {
+            let per_bot: Vec<String> = self
+                .bots
+                .iter()
+                .map(|b| match b.margin_moves {
+                    0 => format!("{} none", b.name),
+                    n => format!("{} {n} (at most {:.3} ms over)", b.name, b.margin_max_us as f64 / 1000.0),
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  time margin {} ms past each limit; moves that used it: {}",
+                self.time_margin_ms,
+                per_bot.join("; ")
+            );
+        }
+        let reasons: Vec<String> = self.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(s, "  endings: {}", reasons.join(", "));
+        let _ = writeln!(
+            s,
+            "  plies: {} ({:.0} per game), wall {:.1} s, host CPU {:.1} µs/ply, host peak RSS {:.1} MiB",
+            self.plies,
+            if self.games == 0 { 0.0 } else { self.plies as f64 / f64::from(self.games) },
+            self.wall_s,
+            self.host_cpu_us_per_ply,
+            self.host_peak_rss_kib as f64 / 1024.0
+        );
+        if let Some(r) = &self.records {
+            let _ = writeln!(s, "  records: {r}");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_shows_the_margin_and_the_moves_that_used_it() {
+        let mut rec = crate::record::tests_support::record(Some(Color::Red));
+        rec.time_control.margin_ms = 3;
+        rec.plies = [
+            r#"{"color":"red","move":"a4-a5","time_us":21000,"over_us":1000}"#,
+            r#"{"color":"blue","move":"a7-a6","time_us":19000}"#,
+            r#"{"color":"red","move":"a5-a4","time_us":22500,"over_us":2500}"#,
+        ]
+        .iter()
+        .map(|p| serde_json::from_str(p).unwrap())
+        .collect();
+        let mut s = Summary::default();
+        s.bots[0].name = "a".into();
+        s.bots[1].name = "b".into();
+        s.add(&rec, Color::Red);
+        assert_eq!((s.bots[0].margin_moves, s.bots[0].margin_max_us, s.bots[1].margin_moves), (2, 2500, 0));
+        let text = s.render();
+        assert!(
+            text.contains(
+                "  time margin 3 ms past each limit; moves that used it: a 2 (at most 2.500 ms over); b none\n"
+            ),
+            "{text}"
+        );
+        rec.time_control.margin_ms = 0;
+        let mut none = Summary::default();
+        none.add(&rec, Color::Red);
+        assert!(!none.render().contains("time margin"), "no margin, no line");
+    }
+}

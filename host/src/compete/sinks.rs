@@ -1,0 +1,415 @@
+//! The sinks every command shares: the records file, the live progress on stderr, and the
+//! two-bot match summary. Tournament tables and the SPRT have theirs in
+//! [`crate::compete::tournament`] and [`crate::compete::sprt`].
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use stratego_rules::Color;
+
+use crate::compete::report::Summary;
+use crate::reason::Reason;
+use crate::record::{GameRecord, RecordWriter};
+use crate::run::events::stderr_lines;
+use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::plan::Live;
+
+/// Appends each finished game's record to `DIR/games.jsonl`, on a low-priority thread of
+/// its own: encoding a long game takes a millisecond or more, which must not be taken from
+/// thinking bots (the host's own thread runs at a raised priority).
+pub struct RecordsSink {
+    queue: Option<std::sync::mpsc::Sender<Arc<GameRecord>>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+    failed: Arc<AtomicBool>,
+    path: String,
+}
+
+impl RecordsSink {
+    /// Starts the writer thread for `writer`.
+    ///
+    /// # Errors
+    /// The thread cannot be started.
+    pub fn start(writer: RecordWriter) -> std::io::Result<RecordsSink> {
+        let (tx, rx) = std::sync::mpsc::channel::<Arc<GameRecord>>();
+        let failed = Arc::new(AtomicBool::new(false));
+        let path = writer.path().display().to_string();
+        let flag = failed.clone();
+        let thread = std::thread::Builder::new().name("records".into()).spawn(move || {
+            crate::supervise::os::lower_current_thread();
+            for record in rx {
+                if let Err(e) = writer.append(&record) {
+                    flag.store(true, Ordering::SeqCst);
+                    return Err(e);
+                }
+            }
+            Ok(())
+        })?;
+        Ok(RecordsSink { queue: Some(tx), thread: Some(thread), failed, path })
+    }
+
+    /// The records file.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether a record could not be written.
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    fn close(&mut self) -> Result<(), Failure> {
+        self.queue = None;
+        let message = match self.thread.take().map(|t| t.join()) {
+            None | Some(Ok(Ok(()))) => return Ok(()),
+            Some(Ok(Err(e))) => format!("cannot write a game record to {}: {e}", self.path),
+            Some(Err(_)) => "the record writer panicked".into(),
+        };
+        Err(Failure { message, code: crate::exit::FAILURE })
+    }
+}
+
+impl Sink for RecordsSink {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Event::GameFinished { record, .. } = event {
+            if self.failed.load(Ordering::SeqCst) {
+                // Results that cannot be saved are lost: stop the run.
+                return Flow::Fail(self.close().err().unwrap_or_else(|| Failure {
+                    message: "cannot write a game record".into(),
+                    code: crate::exit::FAILURE,
+                }));
+            }
+            if let Some(q) = &self.queue {
+                let _ = q.send(record.clone());
+            }
+        }
+        Flow::Continue
+    }
+
+    fn on_history(&mut self, _event: &Event) {
+        // Already in the file.
+    }
+
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
+        self.close()
+    }
+}
+
+impl Drop for RecordsSink {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+/// Gives the progress bar's message after an event (None: unchanged).
+pub type StatusFn = Box<dyn FnMut(&Event) -> Option<String>>;
+/// Gives the line for a finished game: its number, the games planned, its record.
+pub type LineFn = Box<dyn FnMut(u64, Option<u64>, &GameRecord) -> String>;
+
+/// The live view on stderr: a line per finished game, and on a terminal an `indicatif`
+/// progress bar with the games done, a status (running W/D/L, the leader, the LLR: given
+/// by the command) and the ETA. Hidden when stderr is not a terminal.
+pub struct Progress {
+    live: Live,
+    bar: Option<indicatif::ProgressBar>,
+    done: u64,
+    planned: Option<u64>,
+    status: StatusFn,
+    line: LineFn,
+    /// The command's status, as last given.
+    last_status: String,
+    /// Running games (by index in the schedule) and their plies so far, for the bar.
+    running: std::collections::BTreeMap<u32, u32>,
+    /// Game ids of the running games, to their index.
+    running_ids: std::collections::HashMap<String, u32>,
+}
+
+impl Progress {
+    /// A live view for `planned` games (unknown for an open-ended run). `status` gives the
+    /// bar's message after an event (None: unchanged); `line` the line for a finished game
+    /// (number, planned, record).
+    pub fn new(
+        live: Live,
+        planned: Option<u64>,
+        status: impl FnMut(&Event) -> Option<String> + 'static,
+        line: impl FnMut(u64, Option<u64>, &GameRecord) -> String + 'static,
+    ) -> Progress {
+        let bar = (live != Live::Quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = match planned {
+                Some(n) => indicatif::ProgressBar::new(n),
+                None => indicatif::ProgressBar::no_length(),
+            };
+            let style = match planned {
+                Some(_) => "{bar:30} {pos}/{len} games, {elapsed} (ETA {eta})  {msg}",
+                None => "{spinner} {pos} games, {elapsed}  {msg}",
+            };
+            bar.set_style(indicatif::ProgressStyle::with_template(style).expect("a valid template"));
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            // Drawn at once, and again every second: the elapsed time and the ETA move
+            // while games run, not only when one ends.
+            bar.enable_steady_tick(std::time::Duration::from_secs(1));
+            bar.tick();
+            bar
+        });
+        Progress {
+            live,
+            bar,
+            done: 0,
+            planned,
+            status: Box::new(status),
+            line: Box::new(line),
+            last_status: String::new(),
+            running: std::collections::BTreeMap::new(),
+            running_ids: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The bar's message: the command's status, then the running games and their plies
+    /// (`running: #3 41 plies, #4 12 plies`, numbered from 1 in the schedule).
+    fn message(&self) -> String {
+        if self.running.is_empty() {
+            return self.last_status.clone();
+        }
+        let shown: Vec<String> =
+            self.running.iter().take(4).map(|(index, plies)| format!("#{} {plies} plies", index + 1)).collect();
+        let more = match self.running.len().saturating_sub(4) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let sep = if self.last_status.is_empty() { "" } else { "  " };
+        format!("{}{sep}running: {}{more}", self.last_status, shown.join(", "))
+    }
+}
+
+impl Sink for Progress {
+    fn wants_plies(&self) -> bool {
+        // The bar shows the running games' plies.
+        self.bar.is_some()
+    }
+
+    fn on_history(&mut self, event: &Event) {
+        if matches!(event, Event::GameFinished { .. }) {
+            self.done += 1;
+            if let Some(bar) = &self.bar {
+                bar.set_position(self.done);
+            }
+        }
+    }
+
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if self.live == Live::Quiet {
+            return Flow::Continue;
+        }
+        match event {
+            Event::GameStarted { spec } => {
+                self.running.insert(spec.index, 0);
+                self.running_ids.insert(spec.game_id.clone(), spec.index);
+            }
+            Event::Ply { game_id, .. } => {
+                if let Some(plies) = self.running_ids.get(game_id).and_then(|i| self.running.get_mut(i)) {
+                    *plies += 1;
+                }
+            }
+            Event::GameFinished { spec, .. } => {
+                self.running.remove(&spec.index);
+                self.running_ids.remove(&spec.game_id);
+            }
+            _ => {}
+        }
+        if let Event::GameFinished { record, .. } = event {
+            self.done += 1;
+            let line = (self.line)(self.done, self.planned, record);
+            match &self.bar {
+                Some(bar) => {
+                    bar.println(line);
+                    bar.set_position(self.done);
+                }
+                None => eprintln!("{line}"),
+            }
+        }
+        let status = (self.status)(event);
+        if let Some(status) = status {
+            self.last_status = status;
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.message());
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        Ok(())
+    }
+}
+
+/// The line printed when a game finishes: `game 3/10 [0000000000000063-7] A (red) vs B
+/// (blue): 1-0 flag_captured after 312 plies, 0.4 s` (the count is the completion order,
+/// the id in brackets the game's, for `replay --game`), with the message for a forfeit or
+/// resignation (and the last lines of the faulty bot's stderr, when it wrote any).
+pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
+    use std::fmt::Write as _;
+    let score = match rec.result.winner {
+        Some(Color::Red) => "1-0",
+        Some(Color::Blue) => "0-1",
+        None => "1/2-1/2",
+    };
+    let of = planned.map(|p| format!("/{p}")).unwrap_or_default();
+    let mut line = format!(
+        "game {n}{of} [{}] {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
+        rec.game_id,
+        rec.bots.red.name,
+        rec.bots.blue.name,
+        rec.result.reason,
+        rec.plies.len(),
+        rec.duration_ms as f64 / 1000.0
+    );
+    if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
+        let _ = write!(line, " — {}", rec.result.message);
+    }
+    if let Some(faulty) = rec.result.faulty {
+        line.push_str(&stderr_lines(&rec.bots[faulty].name, &rec.bots[faulty].stderr_tail));
+    }
+    line
+}
+
+/// Stops the run when a bot cannot even start: its first game ended before it said
+/// `ready` (it exited, crashed, closed its output or stayed silent). Every other game it
+/// would play would end the same way, so the host stops with exit code 3 and the bot's
+/// stderr, instead of recording a forfeit for each game. It comes before the records in
+/// a run's sinks: that game is not a game, and is neither saved nor counted (a resumed
+/// run plays it). The executor's pre-flight catches most such bots before any game.
+#[derive(Default)]
+pub struct StartupWatch {
+    /// Bots (by id) that have said `ready` at least once.
+    ready: std::collections::HashSet<usize>,
+    /// `--recover`: such a game is a lost game like any other (its record says why), and
+    /// the event goes on; a warning says so.
+    pub recover: bool,
+}
+
+impl Sink for StartupWatch {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        let Event::GameFinished { spec, record } = event else { return Flow::Continue };
+        for color in [Color::Red, Color::Blue] {
+            if record.bots[color].reported_name.is_some() {
+                self.ready.insert(spec.seats[color]);
+            }
+        }
+        for color in [Color::Red, Color::Blue] {
+            let bot = &record.bots[color];
+            let startup_fault = matches!(
+                record.result.reason,
+                Reason::Crash | Reason::ClosedOutput | Reason::StartupTimeout | Reason::BothFaulted
+            ) && (record.result.faulty == Some(color) || record.result.faulty.is_none());
+            if bot.reported_name.is_none() && startup_fault && !self.ready.contains(&spec.seats[color]) {
+                let mut message = format!(
+                    "bot {} cannot start: its first game ended before it was ready: {}",
+                    bot.name, record.result.message
+                );
+                message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
+                if self.recover {
+                    tracing::warn!(
+                        "{message}\n  --recover: game {} is lost by {}, who is started again for its next game",
+                        spec.game_id,
+                        bot.name
+                    );
+                    continue;
+                }
+                return Flow::Fail(Failure { message, code: crate::exit::BOT_NOT_STARTABLE });
+            }
+        }
+        Flow::Continue
+    }
+}
+
+/// The two-bot summary of `match` (bot 0 is bot A).
+pub struct MatchSummary {
+    /// The summary so far.
+    pub summary: Summary,
+    /// Bot A's score in the first finished game of each pair still open.
+    open_pairs: std::collections::BTreeMap<u32, f64>,
+}
+
+impl MatchSummary {
+    /// A sink that fills `summary`.
+    pub fn new(summary: Summary) -> MatchSummary {
+        MatchSummary { summary, open_pairs: std::collections::BTreeMap::new() }
+    }
+}
+
+impl Sink for MatchSummary {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Event::GameFinished { spec, record } = event {
+            let a_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+            self.summary.add(record, a_color);
+            let score = match record.result.winner {
+                None => 0.5,
+                Some(w) if w == a_color => 1.0,
+                Some(_) => 0.0,
+            };
+            match self.open_pairs.remove(&spec.pair) {
+                None => {
+                    self.open_pairs.insert(spec.pair, score);
+                }
+                Some(first) => self.summary.pentanomial.add(first + score),
+            }
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
+        let s = &mut self.summary;
+        s.interrupted = end.cancelled;
+        s.wall_s = end.wall.as_secs_f64();
+        s.host_cpu_us_per_ply = if s.plies == 0 { 0.0 } else { end.host_cpu_us as f64 / s.plies as f64 };
+        s.host_peak_rss_kib = end.host_peak_rss_kib;
+        Ok(())
+    }
+}
+
+/// `--report-every N`: every N finished games (counting those of an earlier run of the
+/// same plan), prints an interim report to stdout (to stderr when stdout is for the JSON
+/// summary), for logs off a terminal. It must come after the sink whose state `report`
+/// reads.
+pub struct Interim<F: FnMut(u64) -> String> {
+    every: u64,
+    done: u64,
+    stderr: bool,
+    report: F,
+}
+
+impl<F: FnMut(u64) -> String> Interim<F> {
+    /// `report(done)` makes the text printed after `done` games; `every` 0 prints nothing;
+    /// `json`: stdout holds the JSON summary, so the reports go to stderr.
+    pub fn new(every: u64, json: bool, report: F) -> Interim<F> {
+        Interim { every, done: 0, stderr: json, report }
+    }
+}
+
+impl<F: FnMut(u64) -> String> Sink for Interim<F> {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if let Event::GameFinished { .. } = event {
+            self.done += 1;
+            if self.every > 0 && self.done % self.every == 0 {
+                use std::io::Write as _;
+                let text = (self.report)(self.done);
+                if self.stderr {
+                    eprintln!("{}", text.trim_end());
+                } else {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "{}", text.trim_end()).and_then(|()| out.flush());
+                }
+            }
+        }
+        Flow::Continue
+    }
+
+    fn on_history(&mut self, event: &Event) {
+        if let Event::GameFinished { .. } = event {
+            self.done += 1;
+        }
+    }
+}

@@ -1,0 +1,1153 @@
+//! A self-contained HTML viewer for game records.
+//!
+//! [`export_html`] turns records into one HTML file with its script and style inline (no
+//! network). The page holds no rules logic: the rules crate replays every game here, and
+//! the page gets, for each ply, the board as a spectator sees it and as each bot was told
+//! it, the captured pieces, think times and clocks, embedded as JSON in a
+//! `<script type="application/json" id="data">` element (escaped so that no text of a
+//! record can close that element).
+//!
+//! [`index_html`] makes a plain tournament index linking each game's viewer.
+//!
+//! The page's elements have stable ids for tests and scripts: `#prev`, `#next`, `#play`,
+//! `#first`, `#last`, `#slider`, `#ply-label` (its `data-ply` is the ply shown),
+//! `#view-spectator`, `#view-red`, `#view-blue`, `#game-select`; every board square is a
+//! `[data-square="e4"]` element whose `data-piece` is `red:X`, `blue:?` (a piece whose rank
+//! the view does not know) or empty. A URL fragment `#game=ID&ply=N&view=red` opens a
+//! given game, ply and view.
+
+use serde::Serialize;
+use stratego_protocol::reason::Reason;
+use stratego_protocol::record::{BotInfo, GameRecord};
+use stratego_rules::{ByColor, Color, CombatResult, Deployment, Game, Rank, Ruleset, Square, ViewPiece};
+
+const TEMPLATE: &str = include_str!("viewer.html");
+const STYLE: &str = include_str!("viewer.css");
+const SCRIPT: &str = include_str!("viewer.js");
+
+/// Everything the page shows, serialized into it.
+#[derive(Serialize)]
+struct PageData {
+    title: String,
+    games: Vec<GameData>,
+}
+
+/// One game: its fixed facts, its plies, and the state after each ply.
+#[derive(Serialize)]
+struct GameData {
+    id: String,
+    index: u32,
+    ruleset: String,
+    width: u8,
+    height: u8,
+    /// Square names, board index `rank * width + file` from `a1`.
+    cells: Vec<String>,
+    /// Board indices of the lakes.
+    lakes: Vec<usize>,
+    bots: ByColor<BotData>,
+    time_control: TimeData,
+    result: ResultData,
+    /// Why the game has no board (a setup was missing), else `None`.
+    no_board: Option<String>,
+    seed: u64,
+    started_unix_ms: u64,
+    duration_ms: u64,
+    host_version: String,
+    plies: Vec<PlyData>,
+    /// `plies.len() + 1` states (ply 0 is the start position); empty without a board.
+    states: Vec<StateData>,
+}
+
+#[derive(Serialize)]
+struct BotData {
+    name: String,
+    command: String,
+    reported_name: Option<String>,
+    version: Option<String>,
+    author: Option<String>,
+    info: Vec<String>,
+    stderr_tail: String,
+    think_us: u64,
+    clock_ms: Option<u64>,
+    strikes: usize,
+    exit: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TimeData {
+    move_ms: Option<u64>,
+    bank_ms: Option<u64>,
+    increment_ms: u64,
+}
+
+#[derive(Serialize)]
+struct ResultData {
+    winner: Option<Color>,
+    reason: String,
+    message: String,
+    faulty: Option<Color>,
+    /// One line for people: `Blue wins (flag captured)`.
+    headline: String,
+}
+
+#[derive(Serialize)]
+struct PlyData {
+    color: Color,
+    #[serde(rename = "move")]
+    mv: String,
+    /// Board indices of the squares left and entered.
+    from: usize,
+    to: usize,
+    combat: Option<CombatData>,
+    time_us: u64,
+    stall_us: u64,
+    /// A fault forgiven under `--strikes`: this move was played for the bot.
+    strike: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CombatData {
+    attacker: char,
+    defender: char,
+    result: &'static str,
+    /// In words: `Scout (2) attacks Colonel (8): the Colonel wins`.
+    text: String,
+}
+
+#[derive(Serialize)]
+struct StateData {
+    /// Boards of the spectator, Red and Blue, three characters per cell in `cells` order:
+    /// side (`r`, `b` or `.`), rank code (`?` when the view does not know it, `.` for an
+    /// empty square), and a digit: 1 if the piece has moved, plus 2 if its rank is public.
+    /// JSON strings as they are written (their characters need no escape).
+    boards: [Box<serde_json::value::RawValue>; 3],
+    /// Pieces each side has lost, as rank codes, strongest first.
+    captured: ByColor<String>,
+    to_move: Color,
+    /// Think time so far, microseconds.
+    think_us: ByColor<u64>,
+    /// Bank left, microseconds (`None` without a bank).
+    clock_us: Option<ByColor<u64>>,
+}
+
+/// Exports `records` as one self-contained HTML page titled `title`: a board with playback
+/// controls, the move list, captured pieces, think times and clocks, each game's result,
+/// the spectator's view and each bot's own view, and a game selector when there are several
+/// games. A record without both setups (a forfeit before the game) shows its result only.
+///
+/// # Errors
+/// No records, or a record that does not replay (a bad ruleset or setup, or a ply that is
+/// illegal or differs from the rules' fight).
+pub fn export_html(records: &[GameRecord], title: &str) -> Result<String, String> {
+    if records.is_empty() {
+        return Err("no games to show".into());
+    }
+    let games = records
+        .iter()
+        .map(|r| game_data(r).map_err(|e| format!("game {}: {e}", r.game_id)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let data = PageData { title: title.to_owned(), games };
+    let json = serde_json::to_string(&data).map_err(|e| e.to_string())?;
+    Ok(fill_template(
+        TEMPLATE,
+        &[("TITLE", &html_escape(title)), ("STYLE", STYLE), ("SCRIPT", SCRIPT), ("DATA", &escape_script_json(&json))],
+    ))
+}
+
+/// One game's row on an index page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexGame {
+    /// Game id.
+    pub id: String,
+    /// Red's bot.
+    pub red: String,
+    /// Blue's bot.
+    pub blue: String,
+    /// The result for people: `1-0 flag_captured`.
+    pub result: String,
+    /// Plies played.
+    pub plies: usize,
+    /// A relative URL of the game's viewer page, if one was written.
+    pub href: Option<String>,
+}
+
+impl IndexGame {
+    /// The row of `record`, linking `href`.
+    pub fn of(record: &GameRecord, href: Option<String>) -> IndexGame {
+        let score = match record.result.winner {
+            Some(Color::Red) => "1-0",
+            Some(Color::Blue) => "0-1",
+            None => "½-½",
+        };
+        IndexGame {
+            id: record.game_id.clone(),
+            red: record.bots.red.name.clone(),
+            blue: record.bots.blue.name.clone(),
+            result: format!("{score} {}", record.result.reason.code()),
+            plies: record.plies.len(),
+            href,
+        }
+    }
+}
+
+/// An index page: `summary_html` (a ranking or crosstable the caller made: it is inserted
+/// as it is, so it must not hold unescaped text from a record), `note` (text), and a table
+/// of `games`, each id linking its viewer page when it has one. Every text is escaped; a
+/// `javascript:` or `data:` href becomes `#`. The games table is `<table id="games">`, a
+/// row per game with `data-game="ID"`.
+pub fn index_html(title: &str, summary_html: Option<&str>, note: Option<&str>, games: &[IndexGame]) -> String {
+    let title = html_escape(title);
+    let mut out = String::with_capacity(1024 + games.len() * 200);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(crate::run::output_file::PAGE_MARKER);
+    out.push('\n');
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str(&format!("<title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"));
+    if let Some(table) = summary_html {
+        out.push_str("<section class=\"summary\">\n");
+        out.push_str(table);
+        out.push_str("\n</section>\n");
+    }
+    if let Some(note) = note {
+        out.push_str(&format!("<p class=\"note\">{}</p>\n", html_escape(note)));
+    }
+    out.push_str(&format!("<h2>Games ({})</h2>\n", games.len()));
+    out.push_str("<table id=\"games\">\n<thead><tr><th>#</th><th>game</th><th>Red</th><th>Blue</th><th>result</th><th>plies</th></tr></thead>\n<tbody>\n");
+    for (i, g) in games.iter().enumerate() {
+        let id = match &g.href {
+            Some(href) => {
+                let trimmed = href.trim_start().to_ascii_lowercase();
+                let href = if trimmed.starts_with("javascript:") || trimmed.starts_with("data:") { "#" } else { href };
+                format!("<a href=\"{}\">{}</a>", html_escape(href), html_escape(&g.id))
+            }
+            None => html_escape(&g.id),
+        };
+        out.push_str(&format!(
+            "<tr data-game=\"{}\"><td class=\"n\">{}</td><td>{id}</td><td class=\"red\">{}</td><td class=\"blue\">{}</td><td>{}</td><td class=\"n\">{}</td></tr>\n",
+            html_escape(&g.id),
+            i + 1,
+            html_escape(&g.red),
+            html_escape(&g.blue),
+            html_escape(&g.result),
+            g.plies
+        ));
+    }
+    out.push_str("</tbody>\n</table>\n</body>\n</html>\n");
+    out
+}
+
+/// At most this many viewer pages beside an index (the first games in schedule order):
+/// a page is about 1.2 KB a ply (a 300-ply game 0.4 MB), so 250 typical games are about
+/// 100 MB; the index still lists every game, and `stratego-host export` makes the others.
+pub const MAX_VIEWER_PAGES: usize = 250;
+
+/// What [`write_index`] wrote.
+#[derive(Clone, Debug, Default)]
+pub struct IndexWritten {
+    /// Games listed.
+    pub games: usize,
+    /// Viewer pages written.
+    pub pages: usize,
+    /// Bytes of the viewer pages.
+    pub page_bytes: u64,
+}
+
+/// The file name of a game's viewer page: its id with anything but letters, digits, `.`,
+/// `-`, `_` replaced by `_`, and `.html`.
+pub fn page_name(id: &str) -> String {
+    let mut s: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect();
+    if s.is_empty() || s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    s + ".html"
+}
+
+/// The `games/` directory of viewer pages beside an index page.
+fn games_dir_of(index: &std::path::Path) -> std::path::PathBuf {
+    index.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).join("games")
+}
+
+/// The viewer page names of the first `max_pages` of `records` (unique: `-2`, `-3`… for
+/// ids that give the same name).
+fn page_names(records: &[GameRecord], max_pages: usize) -> Vec<String> {
+    let mut taken = std::collections::HashSet::new();
+    records
+        .iter()
+        .take(max_pages)
+        .map(|r| {
+            let mut name = page_name(&r.game_id);
+            let mut k = 2;
+            while !taken.insert(name.clone()) {
+                name = format!("{}-{k}.html", page_name(&r.game_id).trim_end_matches(".html"));
+                k += 1;
+            }
+            name
+        })
+        .collect()
+}
+
+/// Whether [`write_index`] may write `index` and its viewer pages (see
+/// [`crate::run::output_file::may_write_page`]): each is new or a page this host wrote (with
+/// `force`, any file but records, a manifest or a database). `flag` names the option that
+/// chose `index`, for the message. Nothing is written.
+///
+/// # Errors
+/// The first file that may not be written, and why.
+pub fn index_outputs_allowed(
+    index: &std::path::Path,
+    records: &[GameRecord],
+    max_pages: usize,
+    force: Option<bool>,
+    flag: &str,
+) -> Result<(), String> {
+    crate::run::output_file::may_write_page(index, force, flag)?;
+    let games_dir = games_dir_of(index);
+    if games_dir.exists() && !games_dir.is_dir() {
+        return Err(format!("{}: not a directory; the viewer pages go there", games_dir.display()));
+    }
+    for name in page_names(records, max_pages) {
+        crate::run::output_file::may_write_page(&games_dir.join(name), force, "viewer page")?;
+    }
+    Ok(())
+}
+
+/// Writes `index` (an index page of `records`, in their order, below `summary_html`) and a
+/// viewer page per game in `games/` beside it, for at most `max_pages` games (the rest are
+/// listed without a link, and the page says how to export them). A record that does not
+/// replay is listed without a page. Nothing is written unless every file may be (see
+/// [`index_outputs_allowed`]; `force` and `flag` as there).
+///
+/// # Errors
+/// A file that may not be overwritten, or a file or directory that cannot be written.
+pub fn write_index(
+    index: &std::path::Path,
+    title: &str,
+    summary_html: Option<&str>,
+    records: &[GameRecord],
+    max_pages: usize,
+    force: Option<bool>,
+    flag: &str,
+) -> Result<IndexWritten, String> {
+    index_outputs_allowed(index, records, max_pages, force, flag)?;
+    let games_dir = games_dir_of(index);
+    if !records.is_empty() && max_pages > 0 {
+        std::fs::create_dir_all(&games_dir).map_err(|e| format!("{}: {e}", games_dir.display()))?;
+    }
+    let mut written = IndexWritten { games: records.len(), ..IndexWritten::default() };
+    let mut rows = Vec::with_capacity(records.len());
+    let mut names = page_names(records, max_pages).into_iter().peekable();
+    let index_name = index.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "index.html".into());
+    let mut unreplayable = 0;
+    for r in records {
+        let mut href = None;
+        if written.pages < max_pages {
+            let name = names.next().unwrap_or_else(|| page_name(&r.game_id));
+            match export_html(std::slice::from_ref(r), &format!("{title}: game {}", r.game_id)) {
+                Ok(page) => {
+                    let page = with_links(&page, &index_name, names.peek().map(String::as_str));
+                    let path = games_dir.join(&name);
+                    std::fs::write(&path, &page).map_err(|e| format!("{}: {e}", path.display()))?;
+                    written.pages += 1;
+                    written.page_bytes += page.len() as u64;
+                    href = Some(format!("games/{name}"));
+                }
+                Err(e) => {
+                    eprintln!("stratego-host: warning: game {}: no viewer page: {e}", r.game_id);
+                    unreplayable += 1;
+                }
+            }
+        }
+        rows.push(IndexGame::of(r, href));
+    }
+    let mut notes = Vec::new();
+    if written.pages + unreplayable < records.len() {
+        notes.push(format!(
+            "Viewer pages for the first {} games; for another: stratego-host export games.jsonl --game ID --html game.html",
+            written.pages
+        ));
+    }
+    if unreplayable > 0 {
+        notes.push(format!("{unreplayable} games do not replay and have no page."));
+    }
+    let note = (!notes.is_empty()).then(|| notes.join(" "));
+    let page = index_html(title, summary_html, note.as_deref(), &rows);
+    std::fs::write(index, page).map_err(|e| format!("{}: {e}", index.display()))?;
+    Ok(written)
+}
+
+/// The line above a result table: games played of planned, rules, seed.
+fn run_line(games: u32, planned: u32, rules: &str, seed: u64, interrupted: bool) -> String {
+    let cut = if interrupted { " (interrupted)" } else { "" };
+    format!("<p>{games} of {planned} games, rules {}, seed {seed}{cut}</p>\n", html_escape(rules))
+}
+
+/// A viewer page with a line of links at the top of its body: back to the index (`../INDEX`)
+/// and on to the next game's page, when there is one.
+fn with_links(page: &str, index_name: &str, next: Option<&str>) -> String {
+    let mut nav = format!(
+        "<body>\n<nav id=\"links\" style=\"font:14px sans-serif;margin:4px 8px\"><a id=\"to-index\" href=\"../{}\">&larr; all games</a>",
+        html_escape(index_name)
+    );
+    if let Some(next) = next {
+        nav.push_str(&format!(" &middot; <a id=\"next-game\" href=\"{}\">next game &rarr;</a>", html_escape(next)));
+    }
+    nav.push_str("</nav>");
+    page.replacen("<body>", &nav, 1)
+}
+
+/// A tournament's ranking and crosstable as HTML for [`index_html`]: `<table
+/// id="ranking">` (a row per bot, best first, `data-bot` its name) and `<table
+/// id="crosstable">` whose cells carry `data-cell="ROW,COLUMN"` (ranked positions from 0)
+/// and show points/games as the text summary does.
+pub fn tournament_html(report: &crate::compete::tournament::TournamentReport) -> String {
+    use std::fmt::Write as _;
+    let mut s = run_line(report.games, report.planned, &report.rules, report.seed, report.interrupted);
+    s.push_str("<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    for (i, b) in report.ranking.iter().enumerate() {
+        let elo = if b.games == 0 {
+            "—".to_owned()
+        } else {
+            format!("{:+.0}", if b.elo.abs() < 0.5 { 0.0 } else { b.elo })
+        };
+        let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
+        let _ = writeln!(
+            s,
+            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\">{elo}</td><td class=\"n\">{err}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            i + 1,
+            b.games,
+            half(b.points),
+            b.wins,
+            b.draws,
+            b.losses,
+            name = html_escape(&b.name),
+        );
+    }
+    s.push_str("</tbody>\n</table>\n<h2>Crosstable</h2>\n<p>Points of the row's bot against the column's / games.</p>\n<table id=\"crosstable\">\n<thead><tr><th></th>");
+    for i in 0..report.ranking.len() {
+        let _ = write!(s, "<th>#{}</th>", i + 1);
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for (i, row) in report.crosstable.iter().enumerate() {
+        let _ = write!(s, "<tr><th>{} {}</th>", i + 1, html_escape(&report.ranking[i].name));
+        for (j, c) in row.iter().enumerate() {
+            let text = match c {
+                None => "·".to_owned(),
+                Some((p, n)) => format!("{}/{n}", half(*p)),
+            };
+            let _ = write!(s, "<td class=\"n\" data-cell=\"{i},{j}\">{text}</td>");
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>");
+    s
+}
+
+/// A match's result as HTML for [`index_html`]: `<table id="ranking">`, a row per bot
+/// (`data-bot`) with its wins, draws, losses and points.
+pub fn match_html(summary: &crate::compete::report::Summary) -> String {
+    use std::fmt::Write as _;
+    let mut s = run_line(summary.games, summary.planned, &summary.rules, summary.seed, summary.interrupted);
+    s.push_str("<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    for b in &summary.bots {
+        let points = f64::from(b.wins) + 0.5 * f64::from(b.draws);
+        let _ = writeln!(
+            s,
+            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            b.wins + b.draws + b.losses,
+            half(points),
+            b.wins,
+            b.draws,
+            b.losses,
+            name = html_escape(&b.name),
+        );
+    }
+    s.push_str("</tbody>\n</table>");
+    s
+}
+
+/// Points as the text tables write them: `1.5`, `2`.
+fn half(p: f64) -> String {
+    if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+}
+
+const INDEX_STYLE: &str = "body{font:15px/1.4 system-ui,sans-serif;margin:2em;color:#222}\
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\
+th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}";
+
+/// Escapes text for HTML content and quoted attribute values (the viewer, the ladder's
+/// page).
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Makes JSON safe inside a `<script>` element: `<`, `>`, `&` and the JavaScript line
+/// separators become `\uXXXX` escapes. They can occur only inside JSON strings, where the
+/// escapes mean the same characters, so the JSON still parses to the same value.
+fn escape_script_json(json: &str) -> String {
+    let bytes = json.as_bytes();
+    // `<`, `>`, `&` are ASCII; U+2028/U+2029 are E2 80 A8/A9 in UTF-8 (an E2 byte never
+    // occurs inside another character's encoding, so a cut there is at a character
+    // boundary). Found with SIMD byte searches; the runs between are copied whole.
+    let mut hits: Vec<usize> =
+        memchr::memchr3_iter(b'<', b'>', b'&', bytes).chain(memchr::memchr_iter(0xE2, bytes)).collect();
+    hits.sort_unstable();
+    let mut out = String::with_capacity(json.len() + hits.len() * 6);
+    let mut copied = 0;
+    for i in hits {
+        let escape = match &bytes[i..bytes.len().min(i + 3)] {
+            [b'<', ..] => "\\u003c",
+            [b'>', ..] => "\\u003e",
+            [b'&', ..] => "\\u0026",
+            [0xE2, 0x80, 0xA8] => "\\u2028",
+            [0xE2, 0x80, 0xA9] => "\\u2029",
+            _ => continue,
+        };
+        out.push_str(&json[copied..i]);
+        out.push_str(escape);
+        copied = i + if bytes[i] == 0xE2 { 3 } else { 1 };
+    }
+    out.push_str(&json[copied..]);
+    out
+}
+
+/// Replaces each `{{NAME}}` of `template` in one pass, so an inserted value is never scanned
+/// for further markers.
+fn fill_template(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}").and_then(|end| values.iter().find(|(k, _)| *k == &after[..end]).map(|(_, v)| (end, v))) {
+            Some((end, value)) => {
+                out.push_str(value);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn game_data(r: &GameRecord) -> Result<GameData, String> {
+    let rules = Ruleset::try_from(r.ruleset.clone()).map_err(|e| e.to_string())?;
+    let (width, height) = (rules.width(), rules.height());
+    let squares: Vec<Square> = (0..height)
+        .flat_map(|rank| (0..width).map(move |file| Square::new(file, rank).expect("the ruleset's board fits")))
+        .collect();
+    let index_of = |sq: Square| usize::from(sq.rank()) * usize::from(width) + usize::from(sq.file());
+    let mut data = GameData {
+        id: r.game_id.clone(),
+        index: r.index,
+        ruleset: rules.name().to_owned(),
+        width,
+        height,
+        cells: squares.iter().map(|s| s.to_string()).collect(),
+        lakes: squares.iter().filter(|&&s| rules.is_lake(s)).map(|&s| index_of(s)).collect(),
+        bots: ByColor::new_with(|c| bot_data(&r.bots[c])),
+        time_control: TimeData {
+            move_ms: r.time_control.move_ms,
+            bank_ms: r.time_control.bank_ms,
+            increment_ms: r.time_control.increment_ms,
+        },
+        result: ResultData {
+            winner: r.result.winner,
+            reason: r.result.reason.code().to_owned(),
+            message: r.result.message.clone(),
+            faulty: r.result.faulty,
+            headline: headline(r.result.winner, r.result.reason),
+        },
+        no_board: None,
+        seed: r.seed,
+        started_unix_ms: r.started_unix_ms,
+        duration_ms: r.duration_ms,
+        host_version: r.host_version.clone(),
+        plies: Vec::with_capacity(r.plies.len()),
+        states: Vec::with_capacity(r.plies.len() + 1),
+    };
+    let (Some(red), Some(blue)) = (&r.deployments.red, &r.deployments.blue) else {
+        if !r.plies.is_empty() {
+            return Err("plies without both setups".into());
+        }
+        let missing: Vec<&str> =
+            Color::ALL.iter().filter(|&&c| r.deployments[c].is_none()).map(|&c| c.name()).collect();
+        data.no_board = Some(format!("The game did not start: no valid setup from {}.", missing.join(" and ")));
+        return Ok(data);
+    };
+    let red = Deployment::parse(&rules, Color::Red, red).map_err(|e| format!("Red's setup: {e}"))?;
+    let blue = Deployment::parse(&rules, Color::Blue, blue).map_err(|e| format!("Blue's setup: {e}"))?;
+    let mut game = Game::new(rules, &red, &blue).map_err(|e| e.to_string())?;
+    let strikes = ByColor::new_with(|c| &r.bots[c].strikes);
+    let mut clock = ClockModel::new(r);
+    let mut think = ByColor::new(0u64, 0u64);
+    let mut views = [Vec::new(), Vec::new()];
+    data.states.push(state_data(&game, &squares, think, clock.remaining, &mut views));
+    for (i, p) in r.plies.iter().enumerate() {
+        let n = i as u32 + 1;
+        let played = game.play(p.ply.mv).map_err(|e| format!("ply {n} {}: {e}", p.ply.mv))?;
+        if played != p.ply {
+            return Err(format!("ply {n}: recorded {:?}, replayed {:?}", p.ply, played));
+        }
+        let strike = strikes[played.color].iter().find(|s| s.ply == n);
+        think[played.color] += p.time_us;
+        clock.charge(played.color, p.time_us, strike.map(|s| s.reason));
+        data.plies.push(PlyData {
+            color: played.color,
+            mv: played.mv.to_string(),
+            from: index_of(played.mv.from),
+            to: index_of(played.mv.to),
+            combat: played.combat.map(|c| CombatData {
+                attacker: c.attacker.code(),
+                defender: c.defender.code(),
+                result: match c.result {
+                    CombatResult::AttackerWins => "attacker_wins",
+                    CombatResult::DefenderWins => "defender_wins",
+                    CombatResult::BothRemoved => "both_removed",
+                },
+                text: combat_text(c.attacker, c.defender, c.result),
+            }),
+            time_us: p.time_us,
+            stall_us: p.stall_us,
+            strike: strike
+                .map(|s| format!("{}: {}; the host played {} instead", s.reason.code(), s.message, s.replaced_by)),
+        });
+        data.states.push(state_data(&game, &squares, think, clock.remaining, &mut views));
+    }
+    Ok(data)
+}
+
+fn bot_data(b: &BotInfo) -> BotData {
+    BotData {
+        name: b.name.clone(),
+        command: b.command.join(" "),
+        reported_name: b.reported_name.clone(),
+        version: b.version.clone(),
+        author: b.author.clone(),
+        info: b.info.clone(),
+        stderr_tail: b.stderr_tail.clone(),
+        think_us: b.think_us,
+        clock_ms: b.clock_ms,
+        strikes: b.strikes.len(),
+        exit: b.exit.clone(),
+    }
+}
+
+fn headline(winner: Option<Color>, reason: Reason) -> String {
+    let why = reason.code().replace('_', " ");
+    match winner {
+        Some(c) => format!("{c} wins ({why})"),
+        None => format!("Draw ({why})"),
+    }
+}
+
+/// `Scout (2) attacks Colonel (8): the Colonel wins`.
+fn combat_text(attacker: Rank, defender: Rank, result: CombatResult) -> String {
+    let label = |r: Rank| {
+        let mut name = r.name().to_owned();
+        name[..1].make_ascii_uppercase();
+        match r.strength() {
+            Some(s) => format!("{name} ({s})"),
+            None => name,
+        }
+    };
+    let outcome = match result {
+        CombatResult::AttackerWins if defender == Rank::Flag => "the Flag is captured".to_owned(),
+        CombatResult::AttackerWins => format!("the {} wins", label(attacker)),
+        CombatResult::DefenderWins => format!("the {} wins", label(defender)),
+        CombatResult::BothRemoved => "both are removed".to_owned(),
+    };
+    format!("{} attacks {}: {outcome}", label(attacker), label(defender))
+}
+
+/// The banks as the host runs them (`crate::game::clock::Clock`): a move within its budget costs
+/// its think time and earns the increment; a timeout forgiven under `--strikes` leaves the
+/// increment (at least 1 ms).
+struct ClockModel {
+    increment_us: u64,
+    remaining: Option<ByColor<u64>>,
+}
+
+impl ClockModel {
+    fn new(r: &GameRecord) -> ClockModel {
+        ClockModel {
+            increment_us: r.time_control.increment_ms * 1000,
+            remaining: r.time_control.bank_ms.map(|b| ByColor::new(b * 1000, b * 1000)),
+        }
+    }
+
+    fn charge(&mut self, color: Color, time_us: u64, strike: Option<Reason>) {
+        let Some(remaining) = self.remaining.as_mut() else { return };
+        remaining[color] = if strike == Some(Reason::MoveTimeout) {
+            self.increment_us.max(1000)
+        } else {
+            remaining[color].saturating_sub(time_us) + self.increment_us
+        };
+    }
+}
+
+/// The page's state after a ply; `views` are buffers for the two sides' views.
+fn state_data(
+    game: &Game,
+    squares: &[Square],
+    think_us: ByColor<u64>,
+    clock_us: Option<ByColor<u64>>,
+    views: &mut [Vec<ViewPiece>; 2],
+) -> StateData {
+    let [red, blue] = views;
+    game.view_pieces_into(Color::Red, red);
+    game.view_pieces_into(Color::Blue, blue);
+    let red_at = pieces_at(red);
+    let spectator = |sq: Square| game.piece_at(sq).map(|(_, rank)| rank);
+    StateData {
+        boards: [
+            board_text(squares, &red_at, spectator),
+            board_text(squares, &red_at, |_| None),
+            board_text(squares, &pieces_at(blue), |_| None),
+        ],
+        captured: ByColor::new_with(|c| {
+            let lost = &game.captured()[c];
+            let mut codes = String::with_capacity(lost.total() as usize);
+            for &r in &Rank::STRONGEST_FIRST {
+                for _ in 0..lost[r] {
+                    codes.push(r.code());
+                }
+            }
+            codes
+        }),
+        to_move: game.to_move(),
+        think_us,
+        clock_us,
+    }
+}
+
+/// A side's view pieces by square index.
+fn pieces_at(pieces: &[ViewPiece]) -> [Option<&ViewPiece>; 256] {
+    let mut at = [None; 256];
+    for p in pieces {
+        at[p.square.index()] = Some(p);
+    }
+    at
+}
+
+/// A board in the page's form (see [`StateData::boards`]): the pieces as one side sees
+/// them (`at`, by square index), with the ranks it does not know taken from `known` when
+/// that knows them.
+fn board_text(
+    squares: &[Square],
+    at: &[Option<&ViewPiece>; 256],
+    known: impl Fn(Square) -> Option<Rank>,
+) -> Box<serde_json::value::RawValue> {
+    let mut out = String::with_capacity(squares.len() * 3 + 2);
+    out.push('"');
+    for sq in squares {
+        match at[sq.index()] {
+            None => out.push_str("..0"),
+            Some(p) => {
+                out.push(if p.color == Color::Red { 'r' } else { 'b' });
+                out.push(p.rank.or_else(|| known(p.square)).map_or('?', Rank::code));
+                out.push(char::from(b'0' + u8::from(p.moved) + 2 * u8::from(p.revealed)));
+            }
+        }
+    }
+    out.push('"');
+    // Side letters, rank codes, dots and digits: a JSON string as it stands (checked here).
+    serde_json::value::RawValue::from_string(out).expect("a board's characters need no escape")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratego_protocol::record::{RecordPly, RecordResult};
+    use stratego_rules::{Move, RulesetSpec};
+
+    const RED: &str = "B32222222S/6655554444/BX98877766/FB3B333B2B";
+    const BLUE: &str = "FB3B333B2B/BX98877766/6655554444/B32222222S";
+
+    /// A record of `plies` plies chosen deterministically from the legal moves (or fewer,
+    /// if the game ends first), with a 10 s bank and 0.1 s increment.
+    fn played_record(plies: usize) -> GameRecord {
+        let rules = Ruleset::classic();
+        let red = Deployment::parse(&rules, Color::Red, RED).unwrap();
+        let blue = Deployment::parse(&rules, Color::Blue, BLUE).unwrap();
+        let mut game = Game::new(rules.clone(), &red, &blue).unwrap();
+        let mut moves = Vec::new();
+        let mut recorded = Vec::new();
+        let mut seed = 7u64;
+        while !game.is_over() && recorded.len() < plies {
+            game.legal_moves(&mut moves);
+            // Prefer attacks, so that the game has fights to reveal ranks.
+            let attacks: Vec<Move> = moves.iter().copied().filter(|m| game.piece_at(m.to).is_some()).collect();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let pool = if !attacks.is_empty() && seed >> 62 != 0 { &attacks } else { &moves };
+            let mv = pool[(seed >> 33) as usize % pool.len()];
+            let ply = game.play(mv).unwrap();
+            recorded.push(RecordPly { ply, time_us: 1000 + recorded.len() as u64, stall_us: 0, over_us: 0 });
+        }
+        let result = match game.outcome() {
+            Some(o) => {
+                RecordResult { winner: o.winner, reason: Reason::from(o.reason), message: format!("{o}"), faulty: None }
+            }
+            None => RecordResult {
+                winner: Some(Color::Red),
+                reason: Reason::Resignation,
+                message: "Blue resigned".into(),
+                faulty: None,
+            },
+        };
+        // Built through JSON, as a record file is read, so that optional fields keep their defaults.
+        let bot = |name: &str| {
+            serde_json::json!({"name": name, "command": [name], "stderr_tail": "", "stderr_bytes": 0,
+                "bytes_to_bot": 0, "bytes_from_bot": 0, "think_us": 0})
+        };
+        serde_json::from_value(serde_json::json!({
+            "game_id": "0000000000000007-1", "index": 0, "match_seed": 7, "seed": 7, "host_version": "0.1.0",
+            "started_unix_ms": 0, "duration_ms": 1, "ruleset": RulesetSpec::from(rules),
+            "time_control": {"startup_ms": 1000, "setup_ms": 1000, "move_ms": null, "bank_ms": 10_000, "increment_ms": 100},
+            "bots": {"red": bot("red-bot"), "blue": bot("blue-bot")},
+            "deployments": {"red": RED, "blue": BLUE},
+            "plies": recorded,
+            "result": result,
+        }))
+        .expect("a record")
+    }
+
+    /// The JSON embedded in a page.
+    fn embedded(page: &str) -> serde_json::Value {
+        let open = "<script type=\"application/json\" id=\"data\">";
+        let start = page.find(open).expect("the data element") + open.len();
+        let end = start + page[start..].find("</script>").expect("its end");
+        serde_json::from_str(&page[start..end]).expect("the data is JSON")
+    }
+
+    /// Cells of a board string: `(square, side, rank code)` for occupied squares.
+    fn cells(game: &serde_json::Value, board: &str) -> Vec<(String, char, char)> {
+        let names = game["cells"].as_array().unwrap();
+        let chars: Vec<char> = board.chars().collect();
+        assert_eq!(chars.len(), names.len() * 3);
+        chars
+            .chunks(3)
+            .zip(names)
+            .filter(|(c, _)| c[0] != '.')
+            .map(|(c, n)| (n.as_str().unwrap().to_owned(), c[0], c[1]))
+            .collect()
+    }
+
+    #[test]
+    fn states_match_a_replay() {
+        let record = played_record(300);
+        let n = record.plies.len();
+        assert!(n > 50, "the test game is long enough: {n}");
+        let page = export_html(std::slice::from_ref(&record), "test").unwrap();
+        assert!(page.contains(crate::run::output_file::PAGE_MARKER), "the host knows its own pages");
+        let data = embedded(&page);
+        let g = &data["games"][0];
+        let states = g["states"].as_array().unwrap();
+        assert_eq!(states.len(), n + 1);
+        assert_eq!(g["plies"].as_array().unwrap().len(), n);
+        assert_eq!(g["lakes"].as_array().unwrap().len(), 8);
+
+        // Replay independently and compare every state's spectator board, and the final one.
+        let rules = Ruleset::classic();
+        let red = Deployment::parse(&rules, Color::Red, RED).unwrap();
+        let blue = Deployment::parse(&rules, Color::Blue, BLUE).unwrap();
+        let mut game = Game::new(rules, &red, &blue).unwrap();
+        let expected = |game: &Game| {
+            let mut v: Vec<(String, char, char)> = game
+                .board_pieces()
+                .map(|(sq, c, r)| (sq.to_string(), if c == Color::Red { 'r' } else { 'b' }, r.code()))
+                .collect();
+            v.sort();
+            v
+        };
+        let got = |i: usize, view: usize| {
+            let mut v = cells(g, states[i]["boards"][view].as_str().unwrap());
+            v.sort();
+            v
+        };
+        assert_eq!(got(0, 0), expected(&game));
+        for (i, p) in record.plies.iter().enumerate() {
+            game.play(p.ply.mv).unwrap();
+            assert_eq!(got(i + 1, 0), expected(&game), "ply {}", i + 1);
+            assert_eq!(g["plies"][i]["move"], p.ply.mv.to_string());
+        }
+        // The last state is the final position, with the captured pieces of the game.
+        assert_eq!(got(n, 0), expected(&game));
+        let lost: usize = Color::ALL.iter().map(|&c| game.captured()[c].total() as usize).sum();
+        let shown: usize = ["red", "blue"].iter().map(|c| states[n]["captured"][c].as_str().unwrap().len()).sum();
+        assert_eq!(shown, lost);
+        assert!(lost > 0, "the test game has fights");
+
+        // Clocks: 10 s bank, +0.1 s a move, each move's think time charged.
+        let red_moves = record.plies.iter().filter(|p| p.ply.color == Color::Red);
+        let red_left = red_moves.fold(10_000_000u64, |left, p| left - p.time_us + 100_000);
+        assert_eq!(states[n]["clock_us"]["red"], red_left);
+        assert_eq!(states[1]["think_us"]["red"], 1000);
+    }
+
+    /// Tracks, independently of the rules crate's views, which pieces have shown their rank
+    /// (by a fight, or by a move longer than one square), and checks that each player's view
+    /// shows an opponent rank only for such pieces and a blank otherwise.
+    #[test]
+    fn a_view_shows_no_unrevealed_opponent_rank() {
+        let record = played_record(400);
+        let data = embedded(&export_html(std::slice::from_ref(&record), "views").unwrap());
+        let g = &data["games"][0];
+        let states = g["states"].as_array().unwrap();
+        let rules = Ruleset::classic();
+        // square → (side, rank, shown)
+        let mut board: std::collections::BTreeMap<String, (char, char, bool)> = std::collections::BTreeMap::new();
+        for (side, text) in [('r', RED), ('b', BLUE)] {
+            let color = if side == 'r' { Color::Red } else { Color::Blue };
+            for &(sq, rank) in Deployment::parse(&rules, color, text).unwrap().pieces() {
+                board.insert(sq.to_string(), (side, rank.code(), false));
+            }
+        }
+        let mut revealed_seen = 0;
+        for (i, st) in states.iter().enumerate() {
+            if i > 0 {
+                let ply = &record.plies[i - 1].ply;
+                let (from, to) = (ply.mv.from.to_string(), ply.mv.to.to_string());
+                let mut mover = board.remove(&from).unwrap();
+                mover.2 |= ply.mv.from.distance(ply.mv.to) > 1;
+                match ply.combat.map(|c| c.result) {
+                    None => {
+                        board.insert(to, mover);
+                    }
+                    Some(CombatResult::AttackerWins) => {
+                        board.insert(to, (mover.0, mover.1, true));
+                    }
+                    Some(CombatResult::DefenderWins) => {
+                        board.get_mut(&to).unwrap().2 = true;
+                    }
+                    Some(CombatResult::BothRemoved) => {
+                        board.remove(&to);
+                    }
+                }
+            }
+            for (view, me) in [(1, 'r'), (2, 'b')] {
+                let shown = cells(g, st["boards"][view].as_str().unwrap());
+                assert_eq!(shown.len(), board.len(), "ply {i}");
+                for (sq, side, code) in shown {
+                    let (true_side, true_rank, public) = board[&sq];
+                    assert_eq!(side, true_side, "ply {i} {sq}");
+                    if side == me {
+                        assert_eq!(code, true_rank, "ply {i} {sq}: own rank");
+                    } else if public {
+                        assert_eq!(code, true_rank, "ply {i} {sq}: a revealed rank");
+                        revealed_seen += 1;
+                    } else {
+                        assert_eq!(code, '?', "ply {i} {sq}: the rank of an unrevealed opponent piece");
+                    }
+                }
+            }
+        }
+        assert!(revealed_seen > 0, "the test game reveals pieces");
+    }
+
+    #[test]
+    fn record_text_cannot_break_out_of_the_page() {
+        let nasty = "</script><script>alert(1)</script><!--";
+        let mut record = played_record(20);
+        record.bots.red.name = nasty.into();
+        record.bots.blue.info = vec![format!("info {nasty} & \u{2028}\u{2029} end")];
+        record.result.message = format!("<!-- {nasty}");
+        let page = export_html(&[record], &format!("title {nasty}")).unwrap();
+        // The page's own script elements only: the data, the code.
+        assert_eq!(page.matches("<script").count(), 2, "{page}");
+        assert_eq!(page.matches("</script>").count(), 2);
+        assert!(!page.contains("<!--"));
+        assert!(!page.contains("alert(1)</"));
+        assert!(!page.contains('\u{2028}') && !page.contains('\u{2029}'));
+        assert!(page.contains("<title>title &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--</title>"));
+        assert!(page.contains(r#"\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e\u003c!--"#));
+        // And the JSON still carries the exact text.
+        let data = embedded(&page);
+        assert_eq!(data["games"][0]["bots"]["red"]["name"], nasty);
+        assert_eq!(data["games"][0]["bots"]["blue"]["info"][0], format!("info {nasty} & \u{2028}\u{2029} end"));
+        assert_eq!(data["title"], format!("title {nasty}"));
+    }
+
+    #[test]
+    fn script_json_escapes_only_what_could_end_the_element() {
+        // Other characters that start with the byte E2 (U+2027, the euro sign) stay.
+        let json = "{\"a\":\"é<b>&\u{2028}\u{2029}\u{2027}€\",\"z\":1}";
+        let out = escape_script_json(json);
+        assert_eq!(out, "{\"a\":\"é\\u003cb\\u003e\\u0026\\u2028\\u2029\u{2027}€\",\"z\":1}");
+        let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, serde_json::from_str::<serde_json::Value>(json).unwrap());
+        assert_eq!(escape_script_json(""), "");
+        assert_eq!(escape_script_json("\u{2028}"), "\\u2028");
+    }
+
+    #[test]
+    fn a_forfeit_before_the_game_shows_its_result() {
+        let mut record = played_record(0);
+        record.deployments.blue = None;
+        record.result = RecordResult {
+            winner: Some(Color::Red),
+            reason: Reason::InvalidSetup,
+            message: "blue-bot (Blue) forfeits: invalid setup".into(),
+            faulty: Some(Color::Blue),
+        };
+        let page = export_html(&[record.clone()], "forfeit").unwrap();
+        let data = embedded(&page);
+        let g = &data["games"][0];
+        assert_eq!(g["states"].as_array().unwrap().len(), 0);
+        assert_eq!(g["result"]["reason"], "invalid_setup");
+        assert_eq!(g["result"]["headline"], "Red wins (invalid setup)");
+        assert!(g["no_board"].as_str().unwrap().contains("blue"));
+        // Plies without setups do not replay.
+        record.plies = played_record(1).plies;
+        assert!(export_html(&[record], "bad").unwrap_err().contains("plies without both setups"));
+        assert!(export_html(&[], "none").is_err());
+    }
+
+    #[test]
+    fn a_wrong_fight_is_an_error() {
+        let mut record = played_record(300);
+        let i = record.plies.iter().position(|p| p.ply.combat.is_some()).expect("a fight");
+        let c = record.plies[i].ply.combat.as_mut().unwrap();
+        c.result =
+            if c.result == CombatResult::BothRemoved { CombatResult::AttackerWins } else { CombatResult::BothRemoved };
+        let err = export_html(&[record], "bad").unwrap_err();
+        assert!(err.contains(&format!("ply {}: recorded", i + 1)), "{err}");
+    }
+
+    #[test]
+    fn the_template_is_filled_in_one_pass() {
+        let out = fill_template("a{{X}}b{{Y}}c{{Z}}", &[("X", "{{Y}}"), ("Y", "<y>")]);
+        assert_eq!(out, "a{{Y}}b<y>c{{Z}}");
+        // A title that looks like a marker stays text.
+        assert!(export_html(&[played_record(2)], "{{SCRIPT}}").unwrap().contains("<title>{{SCRIPT}}</title>"));
+    }
+
+    #[test]
+    fn the_index_escapes_everything() {
+        let row = |id: &str, red: &str, blue: &str, href: Option<&str>| IndexGame {
+            id: id.into(),
+            red: red.into(),
+            blue: blue.into(),
+            result: "1-0 flag_captured".into(),
+            plies: 3,
+            href: href.map(Into::into),
+        };
+        let games = vec![
+            row("g-1", "<b>red</b>", "blue & co", Some("games/g-1.html")),
+            row("g\"2", "r", "b", Some("javascript:alert(1)")),
+            row("g-3", "r", "b", None),
+        ];
+        let page = index_html("T <i>", Some("<table id=\"ct\"></table>"), Some("a <note>"), &games);
+        assert!(page.contains("<title>T &lt;i&gt;</title>"));
+        assert!(page.contains(crate::run::output_file::PAGE_MARKER));
+        assert!(page.contains("<a href=\"games/g-1.html\">g-1</a>"));
+        assert!(page.contains("&lt;b&gt;red&lt;/b&gt;") && page.contains("blue &amp; co"));
+        assert!(page.contains("<a href=\"#\">g&quot;2</a>"));
+        assert!(page.contains("<td>g-3</td>"), "no page, no link");
+        assert!(page.contains("<table id=\"ct\"></table>") && page.contains("a &lt;note&gt;"));
+        assert!(!page.contains("javascript:"));
+        assert_eq!(page_name("a/b:c"), "a_b_c.html");
+        assert_eq!(page_name(".."), "_...html");
+    }
+}
+
+/// `export` options.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// A records file (games.jsonl) or a run's --out directory.
+    #[arg(value_name = "RECORDS")]
+    pub records: std::path::PathBuf,
+    /// Only this game (its id); default: every game of the file, with a game selector.
+    #[arg(long, value_name = "ID")]
+    pub game: Vec<String>,
+    /// The HTML file to write: one self-contained page (no network).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: std::path::PathBuf,
+    /// The page's title (default: the records file's name).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Replace OUT.html even if it is not a page this host wrote (never a records file, a
+    /// manifest or a database).
+    #[arg(long)]
+    pub force: bool,
+    /// Skip the lines of the records file that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+/// `stratego-host export`: returns the exit code (2 for a bad file or an unknown game id).
+pub fn run_export(args: ExportArgs) -> i32 {
+    if let Err(e) = crate::run::output_file::may_write_page(&args.html, Some(args.force), "--html") {
+        eprintln!("stratego-host: {e}");
+        return crate::exit::USAGE;
+    }
+    let path = if args.records.is_dir() { args.records.join("games.jsonl") } else { args.records.clone() };
+    let read = if args.skip_bad_lines {
+        crate::run::manifest::read_records_skipping(&path).map(|(records, bad)| {
+            crate::run::manifest::report_skipped(&path, &bad);
+            records
+        })
+    } else {
+        stratego_protocol::record::read_records(&path).map_err(|e| crate::run::manifest::with_skip_hint(e, &path))
+    };
+    let records = match read {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("stratego-host: {e}");
+            return crate::exit::USAGE;
+        }
+    };
+    let chosen: Vec<GameRecord> = if args.game.is_empty() {
+        records
+    } else {
+        let mut out = Vec::new();
+        for id in &args.game {
+            match records.iter().find(|r| &r.game_id == id) {
+                Some(r) => out.push(r.clone()),
+                None => {
+                    let ids: Vec<&str> = records.iter().map(|r| r.game_id.as_str()).take(20).collect();
+                    eprintln!(
+                        "stratego-host: --game {id:?}: no such game in {} (games: {})",
+                        path.display(),
+                        ids.join(", ")
+                    );
+                    return crate::exit::USAGE;
+                }
+            }
+        }
+        out
+    };
+    let title = args.title.unwrap_or_else(|| path.display().to_string());
+    match export_html(&chosen, &title) {
+        Ok(html) => match std::fs::write(&args.html, html) {
+            Ok(()) => {
+                eprintln!("stratego-host: wrote {} ({} games)", args.html.display(), chosen.len());
+                crate::exit::OK
+            }
+            Err(e) => {
+                eprintln!("stratego-host: {}: {e}", args.html.display());
+                crate::exit::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("stratego-host: {e}");
+            crate::exit::USAGE
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! What the executor tells the rest of the host while a run goes on, and the [`Sink`]s that
+//! listen: the records file, the live progress, the summary tables, the statistics. `match`,
+//! `tournament` and `sprt` differ only in their schedule and their sinks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use stratego_rules::{ByColor, Color, Deployment};
+
+use crate::reason::Reason;
+use crate::record::{GameRecord, RecordPly};
+use crate::run::schedule::GameSpec;
+
+/// Something that happened in a run.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// A game has begun (its bots are being started).
+    GameStarted {
+        /// The game.
+        spec: GameSpec,
+    },
+    /// Both setups are in and the game begins (sent only when a sink asks for plies:
+    /// [`Sink::wants_plies`]); a live view needs them to draw the board.
+    GameSetups {
+        /// The game.
+        game_id: String,
+        /// The setups.
+        deployments: ByColor<Deployment>,
+    },
+    /// A ply was played (sent only when a sink asks for plies: [`Sink::wants_plies`]).
+    Ply {
+        /// The game.
+        game_id: String,
+        /// The ply, with its think time.
+        ply: RecordPly,
+    },
+    /// A bot lost a game by a fault (sent just before the game's [`Event::GameFinished`]).
+    Fault {
+        /// The game.
+        spec: GameSpec,
+        /// The side that faulted.
+        color: Color,
+        /// What went wrong.
+        reason: Reason,
+        /// In words.
+        message: String,
+    },
+    /// A game is over; its record is complete.
+    GameFinished {
+        /// The game.
+        spec: GameSpec,
+        /// Its record.
+        record: Arc<GameRecord>,
+    },
+}
+
+impl Event {
+    /// For a finished game: the bot ids by colour and the record.
+    pub fn finished(&self) -> Option<(ByColor<usize>, &GameRecord)> {
+        match self {
+            Event::GameFinished { spec, record } => Some((spec.seats, record)),
+            _ => None,
+        }
+    }
+}
+
+/// What a sink wants the executor to do next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Stop: the run has its answer (e.g. an SPRT bound was crossed). Games still running
+    /// are stopped and not counted.
+    Stop,
+    /// Stop: the run cannot go on (a record cannot be saved, a bot cannot start). The
+    /// event is not given to the sinks after this one (the game is neither saved nor
+    /// counted after a sink that refused it).
+    Fail(Failure),
+}
+
+/// Why a run could not go on, and the exit code that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What went wrong, for people.
+    pub message: String,
+    /// The process's exit code ([`crate::exit`]).
+    pub code: i32,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, Default)]
+pub struct RunEnd {
+    /// Games finished.
+    pub finished: u32,
+    /// Stopped by SIGINT/SIGTERM.
+    pub cancelled: bool,
+    /// Stopped by a sink ([`Flow::Stop`]).
+    pub stopped: bool,
+    /// Stopped because a sink failed ([`Flow::Fail`]).
+    pub failed: Option<Failure>,
+    /// Wall time of the run.
+    pub wall: Duration,
+    /// Host CPU time over the run, microseconds.
+    pub host_cpu_us: u64,
+    /// Host peak resident memory, KiB.
+    pub host_peak_rss_kib: u64,
+}
+
+/// A listener of a run's events. Called on the executor's task, in order: keep it quick
+/// (a sink with slow work, like writing records, hands it to a thread of its own).
+pub trait Sink {
+    /// Takes one event.
+    fn on_event(&mut self, event: &Event) -> Flow;
+
+    /// Takes a game finished in an earlier run of the same plan (resume, merge), before the
+    /// run's own events. By default the same as [`Sink::on_event`].
+    fn on_history(&mut self, event: &Event) {
+        let _ = self.on_event(event);
+    }
+
+    /// Whether this sink wants [`Event::Ply`] (off by default: a ply event per move costs).
+    fn wants_plies(&self) -> bool {
+        false
+    }
+
+    /// The run is over: flush, print.
+    ///
+    /// # Errors
+    /// What could not be written.
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
+        Ok(())
+    }
+}
+
+/// Lines of a bot's stderr tail shown under a forfeit.
+pub const STDERR_LINES_SHOWN: usize = 10;
+
+/// The last lines a bot wrote to stderr, indented under the line that reports its fault
+/// (at most [`STDERR_LINES_SHOWN`], each clipped to 200 characters); empty when it wrote
+/// nothing.
+pub fn stderr_lines(name: &str, tail: &str) -> String {
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let shown = &lines[lines.len().saturating_sub(STDERR_LINES_SHOWN)..];
+    let mut out = format!("\n    {name}'s stderr (last {} of {} lines):", shown.len(), lines.len());
+    for l in shown {
+        out.push_str("\n    | ");
+        out.push_str(&crate::session::json_session::clip(l));
+    }
+    out
+}

@@ -1,0 +1,648 @@
+//! The executor: plays the games a [`GameSource`] hands out, up to `concurrency` at once,
+//! and sends every [`Event`] to the run's [`Sink`]s.
+//!
+//! Each worker slot keeps a pool of bot sessions keyed by bot id, so a bot that can play
+//! several games in one process (`ready.multi_game`) keeps its process between its games;
+//! a bot whose process died, exited or faulted gets a fresh one for its next game. A
+//! [`Cancel`] (SIGINT/SIGTERM) or a sink's [`Flow::Stop`] stops the run between events:
+//! games still running are stopped, their bots killed, and what finished is kept.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use stratego_rules::{ByColor, Color, Deployment};
+use tokio::sync::mpsc;
+
+use crate::game::clock::TimeControl;
+use crate::reason::{Fault, Reason};
+use crate::run::events::{Event, Flow, RunEnd, Sink};
+use crate::run::referee::{GameSettings, Seat, play_game};
+use crate::run::schedule::GameSpec;
+use crate::session::json_session::{JsonSession, SessionOptions};
+use crate::session::ucc_session::UccSession;
+use crate::session::{
+    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
+};
+use crate::supervise::bot_spec::{BotSpec, Protocol};
+use crate::supervise::supervisor::{Cancel, Supervisor};
+
+/// Where the games come from: a fixed schedule, or one made as the run goes (`sprt`).
+pub trait GameSource: Send {
+    /// The next game to play, if any.
+    fn next_game(&mut self) -> Option<GameSpec>;
+}
+
+impl GameSource for VecDeque<GameSpec> {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        self.pop_front()
+    }
+}
+
+/// A setup book entry placed for a side.
+pub type BookLookup = Arc<dyn Fn(u32, Color) -> Deployment + Send + Sync>;
+
+/// One bot of the event.
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    /// How to start it, and its stable name.
+    pub spec: BotSpec,
+    /// Its clocks.
+    pub time_control: TimeControl,
+    /// Add an unknown field to every message (`check`'s forward-compatibility probe).
+    pub probe_unknown_fields: bool,
+}
+
+/// Everything the executor needs to play games.
+#[derive(Clone)]
+pub struct Executor {
+    /// Settings shared by every game.
+    pub settings: Arc<GameSettings>,
+    /// The bots, by id.
+    pub bots: Arc<Vec<Entrant>>,
+    /// The setup book, when the schedule uses one.
+    pub book: Option<BookLookup>,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Pin each worker slot's bots to one CPU.
+    pub pin: bool,
+    /// Put a game's bots on its slot's CPU when both say they are single-threaded and
+    /// there are no more slots than CPUs (`ready.single_threaded`; `--no-auto-pin` off).
+    pub auto_pin: bool,
+    /// The run's supervisor.
+    pub supervisor: Supervisor,
+}
+
+/// A finished game (or a worker's end) reported to the executor's own task.
+enum Report {
+    Event(Event),
+}
+
+impl Executor {
+    /// Runs games from `source` until it is empty, a sink stops the run, or `cancel` fires.
+    /// Every sink sees every event, in order; at the end each sink's
+    /// [`Sink::finish`] is called with how the run ended.
+    ///
+    /// `history` holds the games an earlier run of the same plan finished (resume): the
+    /// sinks see them first ([`Sink::on_history`]).
+    pub async fn run(
+        &self,
+        source: impl GameSource + 'static,
+        history: &[Event],
+        sinks: &mut [&mut dyn Sink],
+        mut cancel: Cancel,
+    ) -> RunEnd {
+        let started = Instant::now();
+        let mut end = RunEnd::default();
+        for event in history {
+            for sink in sinks.iter_mut() {
+                sink.on_history(event);
+            }
+            if matches!(event, Event::GameFinished { .. }) {
+                end.finished += 1;
+            }
+        }
+        // Before the first game, every bot is started once (see `Executor::preflight`): a
+        // bot that cannot start stops the run before any game, and leaves none behind.
+        let mut source = source;
+        let first = source.next_game();
+        if let Some(game) = &first {
+            let checked = tokio::select! {
+                biased;
+                () = cancel.cancelled() => {
+                    end.cancelled = true;
+                    Ok(())
+                }
+                r = self.preflight(game) => r,
+            };
+            if let Err(f) = checked {
+                end.failed = Some(f);
+            }
+            if end.cancelled || end.failed.is_some() {
+                self.supervisor.kill_all();
+                end.wall = started.elapsed();
+                for sink in sinks.iter_mut() {
+                    if let Err(e) = sink.finish(&end) {
+                        end.failed.get_or_insert(e);
+                    }
+                }
+                return end;
+            }
+        }
+        let source = Prepended { first, rest: source };
+        let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let want_plies = sinks.iter().any(|s| s.wants_plies());
+        let (tx, mut rx) = mpsc::unbounded_channel::<Report>();
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let mut workers = Vec::new();
+        // With more than one slot, each plays on a thread of its own (its own event loop):
+        // one thread serving every game made `-j 2` slower than `-j 1` (BENCHMARKS.md).
+        let threaded = self.concurrency > 1;
+        let (abort_tx, abort_rx) = tokio::sync::watch::channel(false);
+        for slot in 0..self.concurrency.max(1) {
+            let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
+            let cpu = self.pin.then_some(slot % cores);
+            let share = self.share_cpu(slot);
+            let work = async move { exec.worker(source, stop, tx, cpu, share, want_plies).await };
+            workers.push(if threaded {
+                spawn_slot_thread(slot, work, abort_rx.clone())
+            } else {
+                Worker::Task(tokio::spawn(work))
+            });
+        }
+        drop(tx);
+        loop {
+            let report = tokio::select! {
+                biased;
+                () = cancel.cancelled(), if !end.cancelled => {
+                    end.cancelled = true;
+                    break;
+                }
+                r = rx.recv() => r,
+            };
+            let Some(Report::Event(event)) = report else { break };
+            if matches!(event, Event::GameFinished { .. }) {
+                end.finished += 1;
+            }
+            let mut flow = Flow::Continue;
+            for sink in sinks.iter_mut() {
+                match sink.on_event(&event) {
+                    Flow::Continue => {}
+                    // A sink that fails keeps the event from the sinks after it: a game that
+                    // is not saved (or not a game: a bot that never started) is not counted.
+                    f @ Flow::Fail(_) => {
+                        flow = f;
+                        break;
+                    }
+                    f => {
+                        if flow == Flow::Continue {
+                            flow = f;
+                        }
+                    }
+                }
+            }
+            match flow {
+                Flow::Continue => {}
+                Flow::Stop => {
+                    end.stopped = true;
+                    break;
+                }
+                Flow::Fail(e) => {
+                    end.failed = Some(e);
+                    break;
+                }
+            }
+        }
+        stop.store(true, Ordering::SeqCst);
+        if end.cancelled || end.stopped || end.failed.is_some() {
+            // Games still running are not counted: stop them and kill their bots.
+            let _ = abort_tx.send(true);
+            for w in &workers {
+                if let Worker::Task(t) = w {
+                    t.abort();
+                }
+            }
+            self.supervisor.kill_all();
+        }
+        for w in workers {
+            match w {
+                Worker::Task(t) => {
+                    let _ = t.await;
+                }
+                Worker::Thread(done) => {
+                    let _ = done.await;
+                }
+            }
+        }
+        let (cpu_us, rss_kib) = crate::supervise::os::self_usage();
+        end.wall = started.elapsed();
+        end.host_cpu_us = cpu_us;
+        end.host_peak_rss_kib = rss_kib;
+        for sink in sinks.iter_mut() {
+            if let Err(e) = sink.finish(&end) {
+                end.failed.get_or_insert(e);
+            }
+        }
+        end
+    }
+
+    async fn worker(
+        self,
+        source: Arc<Mutex<Box<dyn GameSource>>>,
+        stop: Arc<AtomicBool>,
+        tx: mpsc::UnboundedSender<Report>,
+        cpu: Option<usize>,
+        share: Option<crate::run::referee::ShareCpu>,
+        want_plies: bool,
+    ) {
+        // Sessions of multi-game bots, kept between this worker's games, by bot id: those
+        // of the last game only (a kept session its next game does not seat is closed).
+        let mut pool: Vec<Vec<AnySession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
+        // The last game, while its kept processes may still write for it (see `Held`).
+        let mut held: Option<Held> = None;
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
+            let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+            if let Some(h) = held.as_mut() {
+                // A kept process this game does not seat ends now: its last words and exit
+                // go to the game it played.
+                for color in Color::ALL {
+                    let Some((id, _)) = &h.waiting[color] else { continue };
+                    let id = *id;
+                    if spec.seats.red != id && spec.seats.blue != id {
+                        h.waiting[color] = None;
+                        if let Some(s) = pool[id].pop() {
+                            let (exit, report) = s.close(self.settings.grace).await;
+                            h.closed(color, exit, report);
+                        }
+                    }
+                }
+            }
+            let seats =
+                ByColor::new_with(|color| Seat { share_cpu: share.clone(), ..self.seat(&spec, color, &mut pool, cpu) });
+            let on_ply = |update: crate::run::referee::LiveUpdate<'_>| {
+                let game_id = spec.game_id.clone();
+                let _ = tx.send(Report::Event(match update {
+                    crate::run::referee::LiveUpdate::Started(game) => {
+                        Event::GameSetups { game_id, deployments: game.deployments().clone() }
+                    }
+                    crate::run::referee::LiveUpdate::Ply(ply) => Event::Ply { game_id, ply: ply.clone() },
+                }));
+            };
+            let on_ply: Option<&(dyn Fn(crate::run::referee::LiveUpdate<'_>) + Sync)> =
+                if want_plies { Some(&on_ply) } else { None };
+            // The last game is reported once its kept processes have answered this game's
+            // hello (what they wrote until then is its), while this game plays.
+            let last = held.take();
+            let ((record, kept), sent) = tokio::join!(play_game(&self.settings, &spec, seats, on_ply), async {
+                match last {
+                    Some(h) => h.report(&tx).await,
+                    None => true,
+                }
+            });
+            let ByColor { red, blue } = kept;
+            let mut h = Held { spec, record, waiting: ByColor::default() };
+            for (color, session) in [(Color::Red, red), (Color::Blue, blue)] {
+                if let Some(mut s) = session {
+                    let (to, from) = tokio::sync::oneshot::channel();
+                    s.send_post_game_to(to);
+                    h.waiting[color] = Some((h.spec.seats[color], from));
+                    pool[h.spec.seats[color]].push(s);
+                }
+            }
+            if !sent {
+                break;
+            }
+            if h.waiting.red.is_none() && h.waiting.blue.is_none() {
+                if !h.report(&tx).await {
+                    break;
+                }
+            } else {
+                held = Some(h);
+            }
+        }
+        // The last game's kept processes end: their last words and exit go to it.
+        if let Some(mut h) = held {
+            for color in Color::ALL {
+                if let Some((id, _)) = h.waiting[color].take() {
+                    if let Some(s) = pool[id].pop() {
+                        let (exit, report) = s.close(self.settings.grace).await;
+                        h.closed(color, exit, report);
+                    }
+                }
+            }
+            h.report(&tx).await;
+        }
+        for s in pool.into_iter().flatten() {
+            crate::session::BotSession::shutdown(s, self.settings.grace).await;
+        }
+    }
+
+    /// Starts every distinct bot of the event once, as its games start it (the same
+    /// session code, sandbox and supervisor): its process, `hello` (game id `preflight`,
+    /// the colour it has in `first` if it plays there), its `ready` within its start-up
+    /// limit, then `quit`. A few at a time (as many as the games at once start). Bots of
+    /// the legacy protocol, which has no greeting, are not started.
+    ///
+    /// # Errors
+    /// The first bot that could not be started or did not say `ready`: exit code 3, with
+    /// the fault and the last lines of its stderr.
+    async fn preflight(&self, first: &GameSpec) -> Result<(), crate::run::events::Failure> {
+        let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
+        for (id, e) in self.bots.iter().enumerate() {
+            let key = BotSpec { name: String::new(), ..e.spec.clone() };
+            if e.spec.protocol == Protocol::Json && !distinct.iter().any(|(_, k)| *k == key) {
+                distinct.push((id, key));
+            }
+        }
+        let ids: Vec<usize> = distinct.into_iter().map(|(id, _)| id).collect();
+        for chunk in ids.chunks(2 * self.concurrency.max(1)) {
+            let checks = chunk.iter().map(|&id| {
+                let color = Color::ALL.into_iter().find(|&c| first.seats[c] == id).unwrap_or(Color::Red);
+                self.preflight_one(id, color)
+            });
+            for r in futures_util::future::join_all(checks).await {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Executor::preflight`] of bot `id`, told it plays `color`.
+    async fn preflight_one(&self, id: usize, color: Color) -> Result<(), crate::run::events::Failure> {
+        let entrant = &self.bots[id];
+        let name = &entrant.spec.name;
+        let cannot = |why: String, stderr: &str| crate::run::events::Failure {
+            message: format!(
+                "bot {name} cannot start (started once before the first game, to its \"ready\"): {why}{}",
+                crate::run::events::stderr_lines(name, stderr)
+            ),
+            code: crate::exit::BOT_NOT_STARTABLE,
+        };
+        let mut session = AnySession::spawn(&entrant.spec, &self.settings.session_options(None), &self.supervisor)
+            .map_err(|e| cannot(format!("the program could not be started: {e}"), ""))?;
+        let tc = entrant.time_control;
+        let opponent = self.bots.iter().enumerate().find(|&(i, _)| i != id).map(|(_, e)| e.spec.name.clone());
+        let start = GameStart {
+            game_id: "preflight",
+            color,
+            rules: &self.settings.rules,
+            time_control: &tc,
+            seed: 0,
+            max_line: self.settings.max_line,
+            opponent: opponent.as_deref().filter(|_| !self.settings.blind),
+        };
+        let answer = session.start_game(&start).await;
+        let mut late = None;
+        let judged =
+            crate::run::referee::judge(answer, tc.startup, tc.margin, Reason::StartupTimeout, "ready", &mut late);
+        let (_, report) = session.close(self.settings.grace).await;
+        judged.map(|_| ()).map_err(|f| cannot(f.message, &report.stderr_tail))
+    }
+
+    /// Seats a bot: a kept session of it, or a new process.
+    fn seat(
+        &self,
+        spec: &GameSpec,
+        color: Color,
+        pool: &mut [Vec<AnySession>],
+        cpu: Option<usize>,
+    ) -> Seat<AnySession> {
+        let id = spec.seats[color];
+        let entrant = &self.bots[id];
+        let session = match pool[id].pop() {
+            Some(s) => Ok(s),
+            None => AnySession::spawn(&entrant.spec, &self.settings.session_options(cpu), &self.supervisor)
+                .map(|mut s| {
+                    if let (true, AnySession::Json(j)) = (entrant.probe_unknown_fields, &mut s) {
+                        j.probe_unknown_fields();
+                    }
+                    s
+                })
+                .map_err(|e| Fault::new(Reason::Crash, format!("the program could not be started: {e}"))),
+        };
+        let fixed_setup = match (&self.book, spec.setups[color]) {
+            (Some(book), Some(i)) => Some(book(i, color)),
+            _ => None,
+        };
+        Seat {
+            name: entrant.spec.name.clone(),
+            command: entrant.spec.command.clone(),
+            session,
+            time_control: entrant.time_control,
+            fixed_setup,
+            share_cpu: None,
+        }
+    }
+
+    /// The CPU that slot `slot`'s single-threaded bots share (see [`Executor::auto_pin`]).
+    fn share_cpu(&self, slot: usize) -> Option<crate::run::referee::ShareCpu> {
+        let all = crate::supervise::os::allowed_cpus().ok().filter(|c| !c.is_empty())?;
+        (self.auto_pin && !self.pin && self.concurrency <= all.len())
+            .then(|| crate::run::referee::ShareCpu { cpu: all[slot % all.len()], all: Arc::new(all) })
+    }
+}
+
+/// A finished game whose bots' processes were kept for another game: what they write after
+/// its `game_over` belongs to it (protocol.md), so it is reported only once each has
+/// answered its next `hello` ([`PostGame`]) or has been closed (its exit recorded).
+struct Held {
+    spec: GameSpec,
+    record: crate::record::GameRecord,
+    /// By seat: the bot id of a kept process, and where its post-game output comes.
+    waiting: ByColor<Option<(usize, tokio::sync::oneshot::Receiver<PostGame>)>>,
+}
+
+impl Held {
+    /// Seat `color`'s process was closed: what it said until its exit, and the exit.
+    fn closed(&mut self, color: Color, exit: String, report: SessionReport) {
+        let b = &mut self.record.bots[color];
+        b.exit = Some(exit);
+        b.info = report.info;
+        b.bytes_from_bot = report.bytes_from_bot;
+        (b.stderr_tail, b.stderr_bytes) = (report.stderr_tail, report.stderr_bytes);
+    }
+
+    /// Waits for the post-game output of the processes still out, adds it to the record,
+    /// and reports the game (its fault, then its end). False when nobody listens anymore.
+    async fn report(mut self, tx: &mpsc::UnboundedSender<Report>) -> bool {
+        for color in Color::ALL {
+            let Some((_, from)) = self.waiting[color].take() else { continue };
+            // A session dropped before its next hello sends nothing: the record stays.
+            if let Ok(post) = from.await {
+                let b = &mut self.record.bots[color];
+                let room = crate::session::json_session::MAX_INFO_LINES.saturating_sub(b.info.len());
+                b.info.extend(post.info.into_iter().take(room));
+                b.bytes_from_bot += post.bytes_from_bot;
+                (b.stderr_tail, b.stderr_bytes) = (post.stderr_tail, post.stderr_bytes);
+                if post.exit.is_some() {
+                    b.exit = post.exit;
+                }
+            }
+        }
+        let Held { spec, record, .. } = self;
+        if let Some(faulty) = record.result.faulty {
+            let _ = tx.send(Report::Event(Event::Fault {
+                spec: spec.clone(),
+                color: faulty,
+                reason: record.result.reason,
+                message: record.result.message.clone(),
+            }));
+        }
+        tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_ok()
+    }
+}
+
+/// A game already taken from a source (to see that there is one), then the source's.
+struct Prepended<S> {
+    first: Option<GameSpec>,
+    rest: S,
+}
+
+impl<S: GameSource> GameSource for Prepended<S> {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        self.first.take().or_else(|| self.rest.next_game())
+    }
+}
+
+/// A worker slot: a task of the run's event loop, or a thread with an event loop of its own
+/// (which says when it is done).
+enum Worker {
+    Task(tokio::task::JoinHandle<()>),
+    Thread(tokio::sync::oneshot::Receiver<()>),
+}
+
+/// Starts slot `slot`'s worker on a thread of its own, with a single-threaded event loop;
+/// `abort` turning true drops the worker (its games are stopped, their bots killed by the
+/// supervisor). Falls back to a task of the caller's event loop if no thread can be made.
+fn spawn_slot_thread(
+    slot: usize,
+    work: impl std::future::Future<Output = ()> + Send + 'static,
+    mut abort: tokio::sync::watch::Receiver<bool>,
+) -> Worker {
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let work = Arc::new(Mutex::new(Some(work)));
+    let for_thread = work.clone();
+    let started = std::thread::Builder::new().name(format!("game-slot-{slot}")).spawn(move || {
+        let Some(work) = for_thread.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+        match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(runtime) => runtime.block_on(async move {
+                tokio::select! {
+                    () = work => {}
+                    _ = abort.wait_for(|&a| a) => {}
+                }
+            }),
+            Err(e) => tracing::error!("game slot {slot}: cannot start an event loop: {e}"),
+        }
+        let _ = done_tx.send(());
+    });
+    match started {
+        Ok(_) => Worker::Thread(done_rx),
+        Err(e) => {
+            tracing::warn!("game slot {slot}: cannot start a thread ({e}); it plays on the main event loop");
+            let work = work.lock().unwrap_or_else(|e| e.into_inner()).take();
+            Worker::Task(tokio::spawn(async move {
+                if let Some(w) = work {
+                    w.await;
+                }
+            }))
+        }
+    }
+}
+
+/// A session in the protocol its bot speaks (its spec's `protocol`).
+#[allow(clippy::large_enum_variant)] // a handful per worker, moved once per game
+pub enum AnySession {
+    /// The JSON protocol of protocol.md.
+    Json(JsonSession),
+    /// The 2012 line protocol (ucc2012.md).
+    Ucc(UccSession),
+}
+
+impl AnySession {
+    /// See [`JsonSession::send_post_game_to`] (a legacy-protocol process plays one game).
+    pub fn send_post_game_to(&mut self, to: tokio::sync::oneshot::Sender<PostGame>) {
+        if let AnySession::Json(s) = self {
+            s.send_post_game_to(to);
+        }
+    }
+
+    /// Starts the bot's process, to be spoken to in its protocol.
+    ///
+    /// # Errors
+    /// The operating system's error when the program cannot be started.
+    pub fn spawn(spec: &BotSpec, options: &SessionOptions, supervisor: &Supervisor) -> std::io::Result<AnySession> {
+        Ok(match spec.protocol {
+            Protocol::Json => AnySession::Json(JsonSession::spawn(spec, options, supervisor)?),
+            Protocol::Ucc2012 => AnySession::Ucc(UccSession::spawn(spec, options, supervisor)?),
+        })
+    }
+}
+
+impl BotSession for AnySession {
+    fn single_threaded(&self) -> bool {
+        match self {
+            AnySession::Json(s) => s.single_threaded(),
+            AnySession::Ucc(s) => s.single_threaded(),
+        }
+    }
+
+    fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {
+        match self {
+            AnySession::Json(s) => s.share_cpu(cpu, all),
+            AnySession::Ucc(s) => s.share_cpu(cpu, all),
+        }
+    }
+
+    async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
+        match self {
+            AnySession::Json(s) => s.start_game(start).await,
+            AnySession::Ucc(s) => s.start_game(start).await,
+        }
+    }
+
+    async fn setup(
+        &mut self,
+        start: &GameStart<'_>,
+        fixed: Option<&Deployment>,
+    ) -> Result<Timed<String>, SessionError> {
+        match self {
+            AnySession::Json(s) => s.setup(start, fixed).await,
+            AnySession::Ucc(s) => s.setup(start, fixed).await,
+        }
+    }
+
+    async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
+        match self {
+            AnySession::Json(s) => s.turn(req).await,
+            AnySession::Ucc(s) => s.turn(req).await,
+        }
+    }
+
+    async fn played(&mut self, game: &stratego_rules::Game, ply: &stratego_rules::Ply) {
+        match self {
+            AnySession::Json(s) => s.played(game, ply).await,
+            AnySession::Ucc(s) => s.played(game, ply).await,
+        }
+    }
+
+    async fn game_over(&mut self, end: &GameEnd<'_>) {
+        match self {
+            AnySession::Json(s) => s.game_over(end).await,
+            AnySession::Ucc(s) => s.game_over(end).await,
+        }
+    }
+
+    fn report(&self) -> SessionReport {
+        match self {
+            AnySession::Json(s) => s.report(),
+            AnySession::Ucc(s) => s.report(),
+        }
+    }
+
+    fn reusable(&self) -> bool {
+        match self {
+            AnySession::Json(s) => s.reusable(),
+            AnySession::Ucc(s) => s.reusable(),
+        }
+    }
+
+    async fn shutdown(self, grace: std::time::Duration) -> String {
+        match self {
+            AnySession::Json(s) => s.shutdown(grace).await,
+            AnySession::Ucc(s) => s.shutdown(grace).await,
+        }
+    }
+
+    async fn close(self, grace: std::time::Duration) -> (String, SessionReport) {
+        match self {
+            AnySession::Json(s) => s.close(grace).await,
+            AnySession::Ucc(s) => s.close(grace).await,
+        }
+    }
+}

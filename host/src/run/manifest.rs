@@ -1,0 +1,402 @@
+//! A run's output directory: `manifest.json` (what the run plays: the plan, its hash, the
+//! host version, each bot's command and a hash of its executable) beside the append-only
+//! `games.jsonl`. With it, running the same command again on the directory plays only the
+//! games not finished yet; a different plan is refused with what differs; shards of one plan
+//! can be merged ([`crate::commands::merge`]).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use stratego_rules::RulesetSpec;
+
+use crate::record::GameRecord;
+use crate::run::schedule;
+
+/// Everything that decides which games a run plays and how: its hash identifies the plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// `match`, `tournament` or `sprt`.
+    pub command: String,
+    /// The schedule's input (bots, format, games per pairing, seed, book size).
+    pub event: schedule::Event,
+    /// The rules.
+    pub rules: RulesetSpec,
+    /// Each bot's name, command and clocks, by id.
+    pub bots: Vec<PlanBot>,
+    /// The setup book's content hash, when one is used.
+    pub book: Option<String>,
+    /// Faults forgiven per bot and game.
+    pub strikes: u32,
+    /// For `sprt`: the test and its game limit.
+    pub sprt: Option<(stratego_stats::Sprt, u32)>,
+}
+
+/// A bot as the plan knows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanBot {
+    /// Stable name.
+    pub name: String,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Its clocks.
+    pub time_control: stratego_protocol::TimeControl,
+}
+
+/// Which slice of the plan a directory holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    /// Shards in all.
+    pub count: u32,
+}
+
+/// `manifest.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Format of this file.
+    pub manifest_version: u32,
+    /// The plan's hash (FNV-1a 64 of its JSON; the shard is not part of it).
+    pub plan_hash: String,
+    /// `stratego-host` version that wrote it.
+    pub host_version: String,
+    /// The plan.
+    pub plan: Plan,
+    /// The slice this directory plays, if sharded.
+    pub shard: Option<Shard>,
+    /// Each bot's program and the hash of its content ([`executable_hash`]), as of the last
+    /// run on the directory, to tell when a bot changed between runs.
+    pub executables: Vec<Option<(String, String)>>,
+    /// The event's name (`--event`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// Bots whose program changed between runs on this directory, in words (`bot: bot.py
+    /// HASH -> HASH after N games`): its games were played by more than one version.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+}
+
+/// How a bot's program changed, for people: what is hashed, the old hash, the new one
+/// (`none` when the file could not be read).
+pub fn describe_change(old: &Option<(String, String)>, new: &Option<(String, String)>) -> (String, String, String) {
+    let what = new.as_ref().or(old.as_ref()).map_or_else(|| "its program".to_owned(), |(w, _)| w.clone());
+    let hash =
+        |v: &Option<(String, String)>| v.as_ref().map_or_else(|| "none (unreadable)".to_owned(), |(_, h)| h.clone());
+    (what, hash(old), hash(new))
+}
+
+/// FNV-1a, 64 bits: a fixed, documented hash (std's hasher may change between versions).
+pub fn fnv64(bytes: &[u8]) -> u64 {
+    fnv64_more(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+fn fnv64_more(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// FNV-1a 64 of a file's content, read in chunks (an executable can be large: the host's
+/// memory must not grow with it).
+fn fnv64_file(path: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => return Some(h),
+            Ok(n) => h = fnv64_more(h, &buf[..n]),
+            Err(_) => return None,
+        }
+    }
+}
+
+impl Plan {
+    /// The plan's hash, in hex.
+    pub fn hash(&self) -> String {
+        format!("{:016x}", fnv64(serde_json::to_string(self).expect("a plan serialises").as_bytes()))
+    }
+
+    /// Where this plan differs from `other` (the directory's against the command's), as
+    /// `path: old -> new` lines for people, e.g. `event.games_per_pairing: 4 -> 2`.
+    pub fn differences(&self, other: &Plan) -> Vec<String> {
+        self.differences_between(other, "in the directory", "in this command")
+    }
+
+    /// [`Plan::differences`] with the two sides named by `mine` and `theirs` (`merge` names
+    /// the directories: `in shard-1`, `in shard-2`).
+    pub fn differences_between(&self, other: &Plan, mine: &str, theirs: &str) -> Vec<String> {
+        let (a, b) = (serde_json::to_value(self).unwrap_or_default(), serde_json::to_value(other).unwrap_or_default());
+        let mut out = Vec::new();
+        diff("", &a, &b, (mine, theirs), &mut out);
+        out.truncate(20);
+        out
+    }
+}
+
+fn diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, sides: (&str, &str), out: &mut Vec<String>) {
+    use serde_json::Value;
+    let join = |k: &str| if path.is_empty() { k.to_owned() } else { format!("{path}.{k}") };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                diff(&join(k), v, y.get(k).unwrap_or(&Value::Null), sides, out);
+            }
+            for (k, v) in y.iter().filter(|(k, _)| !x.contains_key(*k)) {
+                diff(&join(k), &Value::Null, v, sides, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                diff(&format!("{path}[{i}]"), v, w, sides, out);
+            }
+        }
+        _ if a != b => {
+            let clip = |v: &Value| crate::session::json_session::clip(&v.to_string());
+            out.push(format!("{path}: {} {}, {} {}", clip(a), sides.0, clip(b), sides.1));
+        }
+        _ => {}
+    }
+}
+
+/// Holds the run directory for one run at a time: two hosts appending the same games to one
+/// directory would record them twice.
+pub struct DirLock {
+    _file: std::fs::File,
+}
+
+impl DirLock {
+    /// Takes `dir/.lock` (an advisory `flock`, released when the host exits, even by
+    /// `kill -9`).
+    ///
+    /// # Errors
+    /// Another run holds it, or the file cannot be created.
+    pub fn take(dir: &Path) -> Result<DirLock, String> {
+        use std::os::fd::AsRawFd;
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!(
+                "--out {}: is a file, not a directory (--out names the directory the run keeps its manifest.json and games.jsonl in: give a new or existing directory)",
+                dir.display()
+            ));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(".lock"))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        // SAFETY: flock on a descriptor we own, with plain flags.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(format!("{}: another stratego-host run is using this directory", dir.display()));
+        }
+        Ok(DirLock { _file: f })
+    }
+}
+
+/// What a bot's version is known by, and the hash of its content: the file that changes
+/// when its author changes the bot, so that a changed bot is reported on resume and `merge`.
+/// That is the host itself for the built-in sample bot (named `sample-bot (built in)`, not by
+/// its path); the script for a known interpreter (`python3 bot.py`: `bot.py`, `java -jar
+/// x.jar`: `x.jar`; the interpreter only when the command names no script file); otherwise
+/// the program; and in every case any other argument that names a file (`--weights w.bin`).
+/// The name is the command's word, never a path found on PATH, so the manifest does not
+/// depend on where things are installed.
+pub fn executable_hash(command: &[String], dir: Option<&Path>) -> Option<(String, String)> {
+    let resolve = |p: &str| -> Option<PathBuf> {
+        let path = Path::new(p);
+        let path = match dir {
+            Some(d) if path.is_relative() && d.join(path).is_file() => d.join(path),
+            _ => path.to_owned(),
+        };
+        if path.is_file() {
+            return Some(path);
+        }
+        if p.contains('/') {
+            return None;
+        }
+        std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(p)).find(|c| c.is_file())
+    };
+    let is_file_arg = |a: &String| !a.starts_with('-') && (a.contains('.') || a.contains('/'));
+    let (label, main, rest): (String, PathBuf, &[String]) = if crate::supervise::bot_spec::is_builtin(command) {
+        (format!("{} (built in)", crate::supervise::bot_spec::SAMPLE_BOT), PathBuf::from(&command[0]), &command[2..])
+    } else {
+        match crate::supervise::bot_spec::script_index(command).and_then(|i| resolve(&command[i]).map(|p| (i, p))) {
+            Some((i, script)) => (command[i].clone(), script, &command[i + 1..]),
+            None => (command[0].clone(), resolve(&command[0])?, &command[1..]),
+        }
+    };
+    let mut hash = fnv64_file(&main)?;
+    let mut names = vec![label];
+    for arg in rest.iter().filter(|a| is_file_arg(a)) {
+        if let Some(h) = resolve(arg).and_then(|f| fnv64_file(&f)) {
+            hash ^= h.rotate_left(names.len() as u32);
+            names.push(arg.clone());
+        }
+    }
+    Some((names.join(" "), format!("{hash:016x}")))
+}
+
+/// Reads `manifest.json` of `dir`, if there is one.
+///
+/// # Errors
+/// The file exists but cannot be read or parsed.
+pub fn read(dir: &Path) -> Result<Option<Manifest>, String> {
+    let path = dir.join("manifest.json");
+    match std::fs::read_to_string(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| format!("{}: {e}", path.display())),
+    }
+}
+
+/// Writes `manifest.json` of `dir` atomically (a temporary file renamed over it).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write(dir: &Path, manifest: &Manifest) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(".manifest.json.tmp");
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all((serde_json::to_string_pretty(manifest).map_err(std::io::Error::other)? + "\n").as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(tmp, dir.join("manifest.json"))
+}
+
+/// The finished games of a directory's `games.jsonl`. A torn last line (the host was killed
+/// in the middle of a write, which a single write makes unlikely but not impossible) is
+/// reported and cut off the file, so that later appends start on a clean line.
+///
+/// # Errors
+/// A line other than the last is not a record, or the file cannot be read or cut.
+pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
+    let path = dir.join("games.jsonl");
+    let bytes = match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Ok(b) => b,
+    };
+    let mut records = Vec::new();
+    let mut good_end = 0;
+    let mut start = 0;
+    let mut line_no = 0;
+    while start < bytes.len() {
+        line_no += 1;
+        let end = bytes[start..].iter().position(|&b| b == b'\n').map(|i| start + i);
+        let line = &bytes[start..end.unwrap_or(bytes.len())];
+        let parsed = std::str::from_utf8(line).ok().and_then(|l| serde_json::from_str::<GameRecord>(l).ok());
+        match (parsed, end) {
+            (Some(r), Some(e)) => {
+                records.push(r);
+                good_end = e + 1;
+                start = e + 1;
+            }
+            (_, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
+                eprintln!(
+                    "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+                    path.display(),
+                    bytes.len() - good_end
+                );
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                f.set_len(good_end as u64).map_err(|e| format!("{}: {e}", path.display()))?;
+                break;
+            }
+            _ => return Err(format!("{}:{line_no}: not a game record", path.display())),
+        }
+    }
+    Ok(records)
+}
+
+/// Every line of the records file `path` that is a game record, and the numbers (1-based)
+/// of the lines that are not, skipped: for the read-only commands' `--skip-bad-lines`, so
+/// that one corrupted line does not hide a whole file. Blank lines are not counted.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<usize>), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match std::str::from_utf8(line).ok().and_then(|l| serde_json::from_str::<GameRecord>(l).ok()) {
+            Some(r) => records.push(r),
+            None => bad.push(i + 1),
+        }
+    }
+    Ok((records, bad))
+}
+
+/// `error` with a hint at `--skip-bad-lines` when it is about a line of a records file
+/// (`FILE:LINE: …`).
+pub fn with_skip_hint(error: String, path: &Path) -> String {
+    let about_a_line = error
+        .strip_prefix(&format!("{}:", path.display()))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    if about_a_line { format!("{error} (--skip-bad-lines skips such lines)") } else { error }
+}
+
+/// Says on stderr which lines `--skip-bad-lines` skipped in `path`, if any.
+pub fn report_skipped(path: &Path, bad: &[usize]) {
+    if bad.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 20;
+    let lines: Vec<String> = bad.iter().take(SHOWN).map(usize::to_string).collect();
+    let more = if bad.len() > SHOWN { format!(" and {} more", bad.len() - SHOWN) } else { String::new() };
+    eprintln!(
+        "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
+        path.display(),
+        stratego_stats::plural(bad.len() as u64, "line"),
+        if bad.len() == 1 { "is" } else { "are" },
+        if bad.len() == 1 { "" } else { "s" },
+        lines.join(", ")
+    );
+}
+
+/// The ids of `records`, and those seen more than once.
+pub fn ids(records: &[GameRecord]) -> (BTreeSet<String>, Vec<String>) {
+    let mut seen = BTreeSet::new();
+    let mut dup = Vec::new();
+    for r in records {
+        if !seen.insert(r.game_id.clone()) {
+            dup.push(r.game_id.clone());
+        }
+    }
+    (seen, dup)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_is_the_published_function() {
+        // FNV-1a 64 test vectors.
+        assert_eq!(fnv64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut_off_the_file() {
+        let dir = std::env::temp_dir().join(format!("stratego-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rec = crate::record::tests_support::record(None);
+        let line = serde_json::to_string(&rec).unwrap();
+        std::fs::write(dir.join("games.jsonl"), format!("{line}\n{line}\n{}", &line[..40])).unwrap();
+        let records = read_records(&dir).unwrap();
+        assert_eq!(records.len(), 2);
+        assert_eq!(std::fs::read_to_string(dir.join("games.jsonl")).unwrap(), format!("{line}\n{line}\n"));
+        // A bad line in the middle is an error, not a silent loss.
+        std::fs::write(dir.join("games.jsonl"), format!("{line}\nnot json\n{line}\n")).unwrap();
+        assert!(read_records(&dir).unwrap_err().ends_with("games.jsonl:2: not a game record"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,238 @@
+//! A validated plan: what `match`, `tournament` and `sprt` run, made once from the command
+//! line or a tournament file ([`crate::cli`]) and read by everything below; nothing
+//! downstream re-checks flags. Also what every plan shares: the configuration error and its
+//! exit code, the rulesets by name, and how a bot spec becomes an entrant.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use stratego_rules::Ruleset;
+
+use crate::run::executor::Entrant;
+use crate::run::referee::GameSettings;
+use crate::supervise::bot_spec::BotSpec;
+
+/// Default of `--read-grace-ms`: the longest wait for a bot to read its turn that is not
+/// charged to its clock.
+pub const DEFAULT_READ_GRACE_MS: u64 = 10;
+
+/// Default of `--time-margin-ms`: how far past a limit an answer may come and still be in
+/// time. See the README ("Clocks") for the measurement behind the figure.
+pub const DEFAULT_TIME_MARGIN_MS: u64 = 3;
+
+/// How much the live view shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Live {
+    /// Nothing (`-q`).
+    Quiet,
+    /// A line per finished game; on a terminal, a progress bar below them too.
+    Lines,
+}
+
+/// A configuration error, with the exit code it maps to.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// What is wrong.
+    pub message: String,
+    /// [`crate::exit::USAGE`] or [`crate::exit::BOT_NOT_STARTABLE`].
+    pub code: i32,
+}
+
+pub(crate) fn usage(message: impl Into<String>) -> ConfigError {
+    ConfigError { message: message.into(), code: crate::exit::USAGE }
+}
+
+pub(crate) fn not_startable(message: impl Into<String>) -> ConfigError {
+    ConfigError { message: message.into(), code: crate::exit::BOT_NOT_STARTABLE }
+}
+
+/// Loads `classic`, `isf`, `barrage` or a JSON file.
+///
+/// # Errors
+/// An unknown name or an invalid file, naming the file and the field.
+pub fn load_rules(arg: &str) -> Result<Ruleset, String> {
+    if let Ok(r) = Ruleset::preset(arg) {
+        return Ok(r);
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| {
+        format!("--rules {arg:?}: not a preset (classic, isf, barrage, ucc2012) and not a readable file: {e}")
+    })?;
+    Ruleset::from_json(&text).map_err(|e| format!("--rules {arg}: {e}"))
+}
+
+/// The run-wide part of a validated command line.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Settings shared by every game.
+    pub settings: GameSettings,
+    /// Limits of bots that set none of their own.
+    pub default_limits: crate::supervise::bot_spec::Limits,
+    /// Games at once.
+    pub concurrency: usize,
+    /// `--pin`.
+    pub pin: bool,
+    /// Not `--no-auto-pin`.
+    pub auto_pin: bool,
+    /// `--host-priority`.
+    pub host_priority: crate::supervise::os::HostPriority,
+    /// Credit machine stalls.
+    pub stall_credit: bool,
+    /// Records directory.
+    pub out: Option<PathBuf>,
+    /// Setup book file.
+    pub setups: Option<PathBuf>,
+    /// Summary as JSON.
+    pub json: bool,
+    /// The live view.
+    pub live: Live,
+    /// Log level for tracing (`warn`, `info`, `debug`, `error`).
+    pub log_level: &'static str,
+    /// Whether `--seed` (or the config file) gave the seed: a resumed run takes its
+    /// directory's seed otherwise.
+    pub seed_given: bool,
+    /// `--shard I/N`.
+    pub shard: Option<crate::run::manifest::Shard>,
+    /// `--watch`: draw a running game live.
+    pub watch: bool,
+    /// `--event NAME`.
+    pub event: Option<String>,
+    /// `--no-html`.
+    pub no_html: bool,
+    /// `--setups-order`.
+    pub book_order: crate::run::schedule::BookOrder,
+    /// `--setups-start`, 0-based.
+    pub book_start: u32,
+    /// `--report-every N` (0: none).
+    pub report_every: u64,
+    /// `--recover`.
+    pub recover: bool,
+}
+
+/// What a validated event command runs.
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    /// Two bots, N games.
+    Match {
+        /// Games.
+        games: u32,
+    },
+    /// Many bots.
+    Tournament {
+        /// How they meet.
+        format: crate::run::schedule::Format,
+        /// Games per pairing.
+        games_per_pairing: u32,
+        /// A bot whose rating is fixed (id, Elo).
+        anchor: Option<(usize, f64)>,
+    },
+    /// New vs base until the test decides.
+    Sprt {
+        /// The test.
+        sprt: stratego_stats::Sprt,
+        /// Most games.
+        max_games: u32,
+    },
+}
+
+/// A validated `match`, `tournament` or `sprt`.
+#[derive(Clone, Debug)]
+pub struct EventPlan {
+    /// Run-wide settings.
+    pub run: RunConfig,
+    /// The bots, by id (names unique and stable).
+    pub bots: Vec<Entrant>,
+    /// What to run.
+    pub kind: EventKind,
+}
+
+/// Values an event's config file may give, overridden by flags.
+#[derive(Clone, Debug, Default)]
+pub struct FileDefaults {
+    /// Ruleset.
+    pub rules: Option<String>,
+    /// Master seed.
+    pub seed: Option<u64>,
+    /// Games at once.
+    pub concurrency: Option<usize>,
+    /// Per-move limit.
+    pub move_time: Option<Duration>,
+    /// Bank and increment.
+    pub tc: Option<(Duration, Duration)>,
+    /// Setup limit.
+    pub setup_time: Option<Duration>,
+    /// Start-up limit.
+    pub startup_time: Option<Duration>,
+    /// Setup book.
+    pub setups: Option<PathBuf>,
+    /// Records directory.
+    pub out: Option<PathBuf>,
+    /// Strikes.
+    pub strikes: Option<u32>,
+    /// Safety margin past the limits.
+    pub time_margin: Option<Duration>,
+}
+
+/// `--anchor NAME[=ELO]` (ELO 0 when left out) as the index of the bot of that name among
+/// `names` and the rating it is fixed at.
+///
+/// # Errors
+/// No bot of that name, or an Elo that is not a finite number.
+pub fn parse_anchor<'a>(text: &str, names: impl IntoIterator<Item = &'a str>) -> Result<(usize, f64), String> {
+    let (name, elo) = text.split_once('=').unwrap_or((text, "0"));
+    let id = names
+        .into_iter()
+        .position(|n| n == name.trim())
+        .ok_or_else(|| format!("--anchor {name:?}: no bot of that name"))?;
+    let elo: f64 = elo
+        .trim()
+        .parse()
+        .ok()
+        .filter(|e: &f64| e.is_finite())
+        .ok_or_else(|| format!("--anchor {text:?}: the Elo after = is not a number"))?;
+    Ok((id, elo))
+}
+
+/// Makes a bot an entrant: built-in sample bot resolved, default limits applied, its
+/// program checked, its clocks settled.
+///
+/// # Errors
+/// The program cannot be found (exit 3) or its clocks are invalid (exit 2).
+pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
+    let mut spec = spec.resolve_builtin();
+    let own_limits = spec.limits;
+    spec.limits = spec.limits.or(run.default_limits);
+    spec.check_startable().map_err(not_startable)?;
+    sandbox_entrant(&spec, own_limits, run)?;
+    let time_control = spec.tc_override.apply(run.settings.time_control);
+    if time_control.move_limit.is_some_and(|m| m.is_zero()) {
+        return Err(usage(format!("bot {}: move_time must be more than zero", spec.name)));
+    }
+    Ok(Entrant { time_control, spec, probe_unknown_fields: false })
+}
+
+/// The sandbox's part of [`entrant`]: registers the bot's paths and the run's files that
+/// sandboxes must mask; for a sandboxed bot, checks that the sandbox works here and says
+/// on stderr what it contains, which limits are enforced and which could not be (why).
+/// `own_limits` are the bot's spec's own, before the run's defaults: a sandbox-only key there
+/// is an error for a bot that does not run in the sandbox.
+fn sandbox_entrant(
+    spec: &BotSpec,
+    own_limits: crate::supervise::bot_spec::Limits,
+    run: &RunConfig,
+) -> Result<(), ConfigError> {
+    for path in run.out.iter().chain(&run.setups) {
+        crate::supervise::sandbox::hide(path);
+    }
+    crate::supervise::sandbox::note_bot(spec);
+    if spec.limits.sandbox != Some(true) {
+        return crate::supervise::sandbox::check_unsandboxed(&spec.name, &own_limits).map_err(usage);
+    }
+    let settings = crate::supervise::sandbox::prepare(spec).map_err(not_startable)?;
+    if run.log_level != "error" {
+        eprintln!("stratego-host: sandbox for {}: {}", spec.name, settings.describe(spec));
+    }
+    for problem in settings.not_applied() {
+        tracing::warn!("sandbox for {}: {problem}", spec.name);
+    }
+    Ok(())
+}

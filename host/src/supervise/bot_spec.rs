@@ -1,0 +1,926 @@
+//! Which program a bot is (a command line, or a small JSON spec) and the name it goes by.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::game::clock::{TimeControl, parse_seconds};
+
+/// How to start a bot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotSpec {
+    /// Name shown in reports and records: the spec's own, or else [`default_name`] of the
+    /// command, made unique by [`assign_unique_names`] when several bots play.
+    pub name: String,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Working directory (default: the host's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// Extra environment variables.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Resource limits.
+    #[serde(default)]
+    pub limits: Limits,
+    /// This bot's own time limits (time odds), applied to the event's time control with
+    /// [`TimeControlOverride::apply`].
+    #[serde(default, skip_serializing_if = "TimeControlOverride::is_empty")]
+    pub tc_override: TimeControlOverride,
+    /// In an event with a setup book, this bot chooses its own setup instead of playing the
+    /// book's.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub own_setup: bool,
+    /// The protocol it speaks: the JSON protocol of protocol.md (the default), or the
+    /// line protocol of the UCC Programming Competition 2012 (see ucc2012.md).
+    #[serde(default, skip_serializing_if = "Protocol::is_json")]
+    pub protocol: Protocol,
+}
+
+/// The protocol a bot speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// The JSON protocol of protocol.md.
+    #[default]
+    Json,
+    /// The line protocol of the UCC Programming Competition 2012 (one game per process,
+    /// no clocks, the bot chooses its own setup); see ucc2012.md.
+    Ucc2012,
+}
+
+impl Protocol {
+    /// True for the JSON protocol (the default, not written out in specs and records).
+    pub fn is_json(&self) -> bool {
+        *self == Protocol::Json
+    }
+}
+
+/// The prefix of a command-line bot argument that speaks the 2012 protocol:
+/// `ucc2012:./agents/ramen/ramen`.
+pub const UCC2012_PREFIX: &str = "ucc2012:";
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A bot's changes to the event's time control.
+///
+/// An override rather than a whole [`TimeControl`] because the event's time control is only
+/// known once the command line and the tournament file are merged, and because a bot that
+/// changes only its move time should still follow the event's setup and start-up limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControlOverride {
+    /// Limit for each move (`move_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_time: Option<Duration>,
+    /// Bank and increment (`tc`, `BANK+INC`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank: Option<(Duration, Duration)>,
+    /// Limit for the setup (`setup_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<Duration>,
+    /// Limit from start to `ready` (`startup_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup: Option<Duration>,
+}
+
+impl TimeControlOverride {
+    /// True when the bot plays with the event's time control unchanged.
+    pub fn is_empty(&self) -> bool {
+        *self == TimeControlOverride::default()
+    }
+
+    /// The time control this bot plays with in an event played at `base`.
+    ///
+    /// The clock (move limit, bank, increment) is replaced as a whole when the bot sets a
+    /// move time or a bank: a bot given only `tc = "60+1"` plays with that bank and no
+    /// per-move limit, whatever the event's `move_time`, because a mix of the event's clock
+    /// and the bot's is seldom what was meant. Setup and start-up limits replace the event's
+    /// one by one.
+    pub fn apply(&self, base: TimeControl) -> TimeControl {
+        let mut tc = base;
+        if self.move_time.is_some() || self.bank.is_some() {
+            tc.move_limit = self.move_time;
+            (tc.bank, tc.increment) = match self.bank {
+                Some((bank, inc)) => (Some(bank), inc),
+                None => (None, Duration::ZERO),
+            };
+        }
+        tc.setup = self.setup.unwrap_or(tc.setup);
+        tc.startup = self.startup.unwrap_or(tc.startup);
+        tc
+    }
+}
+
+/// Resource limits of a bot process, applied with setrlimit before exec (memory, CPU) or
+/// counted by the host (output).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Address-space limit in bytes (`RLIMIT_AS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    /// CPU-time limit in seconds for the process (`RLIMIT_CPU`; SIGXCPU, then SIGKILL one
+    /// second later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<u64>,
+    /// Most bytes the bot may write to its standard output in one game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_bytes: Option<u64>,
+    /// Niceness of the bot process (0 by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
+    /// Run the bot in the sandbox ([`crate::supervise::sandbox`]: bubblewrap namespaces, cgroups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<bool>,
+    /// In the sandbox, keep the host's network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_net: Option<bool>,
+    /// In the sandbox, most processes and threads at once (pids cgroup, else RLIMIT_NPROC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pids: Option<u32>,
+    /// In the sandbox, the size of its private `/tmp` (and `/dev/shm`) in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_bytes: Option<u64>,
+}
+
+impl Limits {
+    /// These limits, with unset ones taken from `defaults`.
+    pub fn or(self, defaults: Limits) -> Limits {
+        Limits {
+            memory_bytes: self.memory_bytes.or(defaults.memory_bytes),
+            cpu_seconds: self.cpu_seconds.or(defaults.cpu_seconds),
+            output_bytes: self.output_bytes.or(defaults.output_bytes),
+            nice: self.nice.or(defaults.nice),
+            sandbox: self.sandbox.or(defaults.sandbox),
+            sandbox_net: self.sandbox_net.or(defaults.sandbox_net),
+            pids: self.pids.or(defaults.pids),
+            disk_bytes: self.disk_bytes.or(defaults.disk_bytes),
+        }
+    }
+}
+
+/// Parses a size: bytes, or with a K, M or G suffix (powers of 1024): `512M`.
+///
+/// # Errors
+/// A message quoting the text.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 = num.trim().parse().map_err(|_| format!("{text:?} is not a size like 512M"))?;
+    n.checked_mul(mult).filter(|&v| v > 0).ok_or_else(|| format!("{text:?} is not a size like 512M"))
+}
+
+/// A bot spec as written, before its values are checked: a JSON spec (see [`BotSpec::parse`])
+/// or a `[[bot]]` table of a tournament file (see [`crate::cli::config`]). Unknown keys are an
+/// error so that a typo is not silently ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    /// `name`: the name in reports (default: [`default_name`] of the command).
+    pub name: Option<String>,
+    /// `command`: one string split like a shell would, or a list of arguments.
+    pub command: Option<CommandForm>,
+    /// `dir`: the working directory.
+    pub dir: Option<PathBuf>,
+    /// `env`: extra environment variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `memory`: address-space limit, bytes or a size like `"512M"`.
+    pub memory: Option<NumOrText>,
+    /// `cpu_seconds`: CPU-time limit of the process.
+    pub cpu_seconds: Option<u64>,
+    /// `output`: most bytes written to stdout in one game, bytes or a size like `"64M"`.
+    pub output: Option<NumOrText>,
+    /// `nice`: niceness, 0 to 19.
+    pub nice: Option<i32>,
+    /// `sandbox`: run in the sandbox (bubblewrap; see [`crate::supervise::sandbox`]).
+    pub sandbox: Option<bool>,
+    /// `sandbox_net`: in the sandbox, keep the host's network.
+    pub sandbox_net: Option<bool>,
+    /// `pids`: in the sandbox, most processes and threads at once.
+    pub pids: Option<u32>,
+    /// `disk`: in the sandbox, the size of its private `/tmp`, bytes or a size like `"64M"`.
+    pub disk: Option<NumOrText>,
+    /// `move_time`: seconds a move.
+    pub move_time: Option<NumOrText>,
+    /// `tc`: `"BANK+INC"` in seconds, or just the bank.
+    pub tc: Option<NumOrText>,
+    /// `setup_time`: seconds for the setup.
+    pub setup_time: Option<NumOrText>,
+    /// `startup_time`: seconds from start to `ready`.
+    pub startup_time: Option<NumOrText>,
+    /// `own_setup`: choose its own setup even when the event has a setup book.
+    #[serde(default)]
+    pub own_setup: bool,
+    /// `protocol`: `"json"` (the default) or `"ucc2012"`.
+    #[serde(default)]
+    pub protocol: Protocol,
+}
+
+/// The `command` of a [`RawSpec`]: a command line or a list of arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandForm {
+    /// `"python3 bot.py --fast"`, split like a shell would.
+    Line(String),
+    /// `["python3", "bot.py", "--fast"]`.
+    Args(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for CommandForm {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // By hand rather than `untagged`, whose error ("did not match any variant") does not
+        // say what a command may look like.
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CommandForm;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a command line (a string) or a list of arguments")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CommandForm, E> {
+                Ok(CommandForm::Line(v.to_owned()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CommandForm, A::Error> {
+                let mut args = Vec::new();
+                while let Some(a) = seq.next_element::<String>()? {
+                    args.push(a);
+                }
+                Ok(CommandForm::Args(args))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// A value that may be written as a number or as a string (`0.5`, `"0.5"`, `"512M"`), kept
+/// as text for the parser of its key, so that both forms get the same checks and messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumOrText(pub String);
+
+impl<'de> Deserialize<'de> for NumOrText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = NumOrText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<NumOrText, E> {
+                Ok(NumOrText(v.to_owned()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<NumOrText, E> {
+                Ok(NumOrText(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<NumOrText, E> {
+                Ok(NumOrText(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<NumOrText, E> {
+                Ok(NumOrText(v.to_string()))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// What is wrong with a [`RawSpec`]: the key, and the problem with its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    /// The key, as written in the spec (`move_time`).
+    pub key: &'static str,
+    /// What is wrong (`"fast" is not a number of seconds`).
+    pub message: String,
+}
+
+/// Parses a number of seconds that must be more than zero (a move limit).
+pub(crate) fn parse_positive_seconds(text: &str) -> Result<Duration, String> {
+    let d = parse_seconds(text)?;
+    if d.is_zero() {
+        return Err("must be more than zero".to_owned());
+    }
+    Ok(d)
+}
+
+/// Parses `BANK+INC` (or a bank alone), with messages that quote the text but name no flag.
+pub(crate) fn parse_bank(text: &str) -> Result<(Duration, Duration), String> {
+    // parse_bank's messages start with "--tc "; here the caller names the key instead.
+    TimeControl::parse_bank(text).map_err(|e| e.strip_prefix("--tc ").map(str::to_owned).unwrap_or(e))
+}
+
+impl RawSpec {
+    /// Checks every value and builds the spec. Also returns whether the name was given
+    /// (the `explicit` flag of [`assign_unique_names`]).
+    ///
+    /// Paths (`dir`) are kept as written: the caller knows what they are relative to.
+    ///
+    /// # Errors
+    /// The first bad value, with its key.
+    pub fn build(self) -> Result<(BotSpec, bool), SpecError> {
+        let err = |key, message: String| SpecError { key, message };
+        let command = match self.command {
+            None => return Err(err("command", "missing (the program to run and its arguments)".to_owned())),
+            Some(CommandForm::Line(line)) => shell_words::split(&line).map_err(|e| err("command", format!("{e}")))?,
+            Some(CommandForm::Args(args)) => args,
+        };
+        if command.first().is_none_or(|p| p.is_empty()) {
+            return Err(err("command", "empty".to_owned()));
+        }
+        let explicit = self.name.is_some();
+        let name = match self.name {
+            Some(n) if n.trim().is_empty() => return Err(err("name", "empty".to_owned())),
+            Some(n) => n,
+            None => default_name(&command),
+        };
+        let size = |key, v: Option<NumOrText>| v.map(|t| parse_size(&t.0).map_err(|e| err(key, e))).transpose();
+        let seconds = |key, v: Option<NumOrText>| v.map(|t| parse_seconds(&t.0).map_err(|e| err(key, e))).transpose();
+        if self.cpu_seconds == Some(0) {
+            return Err(err("cpu_seconds", "must be at least 1".to_owned()));
+        }
+        if self.nice.is_some_and(|n| !(0..=19).contains(&n)) {
+            return Err(err("nice", "must be 0 to 19".to_owned()));
+        }
+        let limits = Limits {
+            memory_bytes: size("memory", self.memory)?,
+            cpu_seconds: self.cpu_seconds,
+            output_bytes: size("output", self.output)?,
+            nice: self.nice,
+            sandbox: self.sandbox,
+            sandbox_net: self.sandbox_net,
+            pids: self.pids,
+            disk_bytes: size("disk", self.disk)?,
+        };
+        if self.pids == Some(0) {
+            return Err(err("pids", "must be at least 1".to_owned()));
+        }
+        let tc_override = TimeControlOverride {
+            move_time: self
+                .move_time
+                .map(|t| parse_positive_seconds(&t.0).map_err(|e| err("move_time", e)))
+                .transpose()?,
+            bank: self.tc.map(|t| parse_bank(&t.0).map_err(|e| err("tc", e))).transpose()?,
+            setup: seconds("setup_time", self.setup_time)?,
+            startup: seconds("startup_time", self.startup_time)?,
+        };
+        // A 2012 bot cannot be told a setup: it always chooses its own.
+        let own_setup = self.own_setup || self.protocol == Protocol::Ucc2012;
+        let spec = BotSpec {
+            name,
+            command,
+            dir: self.dir,
+            env: self.env,
+            limits,
+            tc_override,
+            own_setup,
+            protocol: self.protocol,
+        };
+        Ok((spec, explicit))
+    }
+}
+
+/// The word that names the built-in sample bot when no program of that name is on PATH.
+pub const SAMPLE_BOT: &str = "sample-bot";
+
+impl BotSpec {
+    /// Parses a bot argument: a JSON object (`{"name": …, "command": "prog args" or
+    /// [..], "dir": …, "env": {…}}`, and the other keys of [`RawSpec`]), `@FILE` holding such
+    /// an object, or a command line quoted as one string (`"python3 bot.py --fast"`), which
+    /// speaks the 2012 protocol when it starts with `ucc2012:` (`"ucc2012:./ramen"`).
+    ///
+    /// # Errors
+    /// A message naming what is wrong with the argument.
+    pub fn parse(arg: &str) -> Result<BotSpec, String> {
+        BotSpec::parse_with_name_given(arg).map(|(spec, _)| spec)
+    }
+
+    /// [`BotSpec::parse`], also saying whether the argument gave the bot a name (a JSON
+    /// spec's `"name"`), for [`assign_unique_names`].
+    ///
+    /// # Errors
+    /// A message naming what is wrong with the argument.
+    pub fn parse_with_name_given(arg: &str) -> Result<(BotSpec, bool), String> {
+        let arg = arg.trim();
+        let (json, source) = if let Some(path) = arg.strip_prefix('@') {
+            (std::fs::read_to_string(path).map_err(|e| format!("bot spec file {path}: {e}"))?, path.to_owned())
+        } else if arg.starts_with('{') {
+            (arg.to_owned(), "bot spec".to_owned())
+        } else {
+            let (protocol, line) = match arg.strip_prefix(UCC2012_PREFIX) {
+                Some(rest) => (Protocol::Ucc2012, rest.trim_start()),
+                None => (Protocol::Json, arg),
+            };
+            let command = shell_words::split(line).map_err(|e| format!("bot command {arg:?}: {e}"))?;
+            if command.is_empty() {
+                return Err("empty bot command".to_owned());
+            }
+            let spec = BotSpec {
+                name: default_name(&command),
+                command,
+                dir: None,
+                env: BTreeMap::new(),
+                limits: Limits::default(),
+                tc_override: TimeControlOverride::default(),
+                own_setup: protocol == Protocol::Ucc2012,
+                protocol,
+            };
+            return Ok((spec, false));
+        };
+        let raw: RawSpec = serde_json::from_str(&json).map_err(|e| format!("{source}: {e}"))?;
+        raw.build().map_err(|e| format!("{source}: {}: {}", e.key, e.message))
+    }
+
+    /// The built-in sample bot (this executable's `sample-bot` subcommand) with `args`.
+    pub fn sample_bot(args: &[&str]) -> BotSpec {
+        let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "stratego-host".into());
+        let mut command = vec![exe, SAMPLE_BOT.to_owned()];
+        command.extend(args.iter().map(|s| s.to_string()));
+        BotSpec {
+            name: default_name(&command),
+            command,
+            dir: None,
+            env: BTreeMap::new(),
+            limits: Limits::default(),
+            tc_override: TimeControlOverride::default(),
+            own_setup: false,
+            protocol: Protocol::Json,
+        }
+    }
+
+    /// The command as a saved plan names it: the built-in sample bot (this executable's
+    /// `sample-bot` subcommand) is `sample-bot ARGS`, not this executable's path, so that a
+    /// plan does not depend on where the host is installed (issue #32, item 5).
+    pub fn plan_command(&self) -> Vec<String> {
+        if is_builtin(&self.command) {
+            return self.command[1..].to_vec();
+        }
+        self.command.clone()
+    }
+
+    /// Replaces a program named `sample-bot` that is not on PATH by the built-in one.
+    pub fn resolve_builtin(self) -> BotSpec {
+        if self.command[0] == SAMPLE_BOT && find_program(SAMPLE_BOT, self.dir.as_deref()).is_err() {
+            let args: Vec<&str> = self.command[1..].iter().map(String::as_str).collect();
+            let builtin = BotSpec::sample_bot(&args);
+            return BotSpec { command: builtin.command, ..self };
+        }
+        self
+    }
+
+    /// Checks that the program exists and is executable, before any game starts.
+    ///
+    /// # Errors
+    /// What is wrong, naming the program.
+    pub fn check_startable(&self) -> Result<PathBuf, String> {
+        if let Some(dir) = &self.dir {
+            if !dir.is_dir() {
+                return Err(format!("bot {}: working directory {} does not exist", self.name, dir.display()));
+            }
+        }
+        find_program(&self.command[0], self.dir.as_deref()).map_err(|e| format!("bot {}: {e}", self.name))
+    }
+}
+
+/// Interpreters, without version suffix (`python3.12` is `python`): for these the script,
+/// not the interpreter, names the bot.
+const INTERPRETERS: &[&str] = &[
+    "python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit", "bash", "sh", "dash",
+    "zsh", "java", "julia", "Rscript",
+];
+
+/// Interpreter flags whose value is the next argument, which is not the script.
+const FLAGS_WITH_VALUE: &[&str] = &["-cp", "-classpath", "--class-path", "-X", "-W"];
+
+/// The name a bot goes by when its spec gives none. It depends only on the command, so a
+/// bot keeps its name whatever it plays against:
+///
+/// - the sample bot (`sample-bot …`, or this host's `sample-bot` subcommand as
+///   [`BotSpec::resolve_builtin`] makes it): `sample-bot-STRATEGY`, with the `--strategy`
+///   argument or the sample bot's default (`sample-bot --strategy random` is
+///   `sample-bot-random`, `sample-bot` is `sample-bot-heuristic`);
+/// - an interpreter (python, python3, pypy, node, deno, bun, ruby, perl, php, lua, bash,
+///   sh, java, …): the file stem of its first argument that is not a flag, the script
+///   (`python3 bots/my_bot.py` is `my_bot`, `java -jar alpha.jar` is `alpha`);
+/// - any other program: its file name (`./engines/alpha -t 2` is `alpha`).
+///
+/// # Panics
+/// If `command` is empty.
+pub fn default_name(command: &[String]) -> String {
+    let file_name =
+        |p: &str| Path::new(p).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| p.to_owned());
+    let program = file_name(&command[0]);
+    let sample_args = if program == SAMPLE_BOT {
+        Some(&command[1..])
+    } else if command.get(1).is_some_and(|a| a == SAMPLE_BOT) && is_this_host(&command[0]) {
+        Some(&command[2..])
+    } else {
+        None
+    };
+    if let Some(args) = sample_args {
+        if let Some(strategy) = sample_bot_strategy(args) {
+            return format!("{SAMPLE_BOT}-{strategy}");
+        }
+        return SAMPLE_BOT.to_owned();
+    }
+    match script_index(command) {
+        Some(i) => {
+            let a = &command[i];
+            Path::new(a).file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| a.clone())
+        }
+        None => program,
+    }
+}
+
+/// When `command` starts with a known interpreter (python, node, java, …): the index of its
+/// script, the first argument that is not a flag (`java -jar alpha.jar`: `alpha.jar`).
+pub fn script_index(command: &[String]) -> Option<usize> {
+    let program = Path::new(&command[0]).file_name()?.to_string_lossy().into_owned();
+    let interpreter = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !INTERPRETERS.contains(&interpreter) {
+        return None;
+    }
+    let mut i = 1;
+    while i < command.len() {
+        let a = command[i].as_str();
+        if FLAGS_WITH_VALUE.contains(&a) {
+            i += 1;
+        } else if !(a.starts_with('-') || (a == "run" && matches!(interpreter, "deno" | "bun"))) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether `program` is this executable (what [`BotSpec::sample_bot`] runs).
+fn is_this_host(program: &str) -> bool {
+    Path::new(program).file_name().is_some_and(|f| f == "stratego-host")
+        || std::env::current_exe().is_ok_and(|exe| exe == Path::new(program))
+}
+
+/// Whether `command` runs this executable's `sample-bot` subcommand (what
+/// [`BotSpec::sample_bot`] makes).
+pub fn is_builtin(command: &[String]) -> bool {
+    command.len() > 1
+        && command[1] == SAMPLE_BOT
+        && std::env::current_exe().is_ok_and(|exe| exe == Path::new(&command[0]))
+}
+
+/// The strategy the sample bot plays with these arguments, as the sample bot itself parses
+/// them (so its default strategy is not repeated here); `None` when they do not parse.
+fn sample_bot_strategy(args: &[String]) -> Option<String> {
+    use clap::{Parser, ValueEnum};
+    let argv = std::iter::once(SAMPLE_BOT).chain(args.iter().map(String::as_str));
+    let parsed = stratego_sample_bot::Args::try_parse_from(argv).ok()?;
+    parsed.strategy.to_possible_value().map(|v| v.get_name().to_owned())
+}
+
+/// Two bots were given the same name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateName {
+    /// The name.
+    pub name: String,
+    /// Index of the first bot with that name.
+    pub first: usize,
+    /// Index of the second.
+    pub second: usize,
+}
+
+impl fmt::Display for DuplicateName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "two bots are named {:?} (bots {} and {})", self.name, self.first + 1, self.second + 1)
+    }
+}
+
+impl std::error::Error for DuplicateName {}
+
+/// Makes the names of `bots` unique. `explicit[i]` says whether bot `i`'s name was given
+/// by its spec rather than derived from its command ([`default_name`]); bots past the end
+/// of `explicit` count as not named.
+///
+/// Given names and derived names that no other bot has are kept. When several bots derive
+/// the same name, the first keeps it and each other one is named after the arguments that
+/// tell it apart from the first (`sample-bot --strategy search --worlds 4` and `… --worlds
+/// 8` are `sample-bot-search` and `sample-bot-search-worlds-8`), or, when none do (the same
+/// command twice) or that name is taken, gets `-2`, `-3`, … in order (`bot`, `bot-2`,
+/// `bot-3`), skipping names already used; a derived name that equals a given one
+/// is suffixed the same way. So a bot's name depends only on the list of bots, never on
+/// which of them play a given game.
+///
+/// # Errors
+/// Two bots given the same name: that is a mistake in the bot list, not something to guess
+/// around.
+pub fn assign_unique_names(bots: &mut [BotSpec], explicit: &[bool]) -> Result<(), DuplicateName> {
+    let is_explicit = |i: usize| explicit.get(i).copied().unwrap_or(false);
+    let mut given: HashMap<String, usize> = HashMap::new();
+    for (i, bot) in bots.iter().enumerate().filter(|&(i, _)| is_explicit(i)) {
+        if let Some(&first) = given.get(&bot.name) {
+            return Err(DuplicateName { name: bot.name.clone(), first, second: i });
+        }
+        given.insert(bot.name.clone(), i);
+    }
+    // Every derived name is kept by one bot, so no suffixed name may take it.
+    let mut taken: HashSet<String> = bots.iter().map(|b| b.name.clone()).collect();
+    let mut kept: HashSet<String> = HashSet::new();
+    let mut next_suffix: HashMap<String, u32> = HashMap::new();
+    let mut first_command: HashMap<String, Vec<String>> = HashMap::new();
+    for (i, bot) in bots.iter_mut().enumerate() {
+        if is_explicit(i) || (!given.contains_key(&bot.name) && kept.insert(bot.name.clone())) {
+            first_command.entry(bot.name.clone()).or_insert_with(|| bot.command.clone());
+            continue;
+        }
+        // Named after what tells it apart from the first bot of that name, when its
+        // arguments do (`--worlds 8`: `sample-bot-search-worlds-8`); else numbered.
+        if let Some(words) = first_command.get(&bot.name).map(|first| distinguishing_words(first, &bot.command)) {
+            let candidate = format!("{}-{words}", bot.name);
+            if !words.is_empty() && taken.insert(candidate.clone()) {
+                bot.name = candidate;
+                continue;
+            }
+        }
+        let k = next_suffix.entry(bot.name.clone()).or_insert(2);
+        loop {
+            let candidate = format!("{}-{k}", bot.name);
+            *k += 1;
+            if taken.insert(candidate.clone()) {
+                bot.name = candidate;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The arguments of `command` that `first` does not have at the same place, each value with
+/// the flag before it, as one name-safe word (`--worlds 8` against `--worlds 4`:
+/// `worlds-8`); empty when nothing differs or the result would be long.
+fn distinguishing_words(first: &[String], command: &[String]) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for (i, a) in command.iter().enumerate().skip(1) {
+        if first.get(i) == Some(a) {
+            continue;
+        }
+        if !a.starts_with('-')
+            && i > 1
+            && command[i - 1].starts_with('-')
+            && words.last() != Some(&command[i - 1].as_str())
+        {
+            words.push(&command[i - 1]);
+        }
+        words.push(a);
+    }
+    let word: String = words
+        .iter()
+        .map(|w| w.trim_start_matches('-'))
+        .collect::<Vec<_>>()
+        .join("-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
+        .collect();
+    if word.len() > 32 { String::new() } else { word }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+fn find_program(program: &str, dir: Option<&Path>) -> Result<PathBuf, String> {
+    if program.contains('/') {
+        let path = match dir {
+            Some(d) if Path::new(program).is_relative() => d.join(program),
+            _ => PathBuf::from(program),
+        };
+        if !path.exists() {
+            return Err(format!("program {} does not exist", path.display()));
+        }
+        if !is_executable(&path) {
+            return Err(format!("program {} is not executable", path.display()));
+        }
+        return Ok(path);
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    for d in std::env::split_paths(&path_var) {
+        let candidate = d.join(program);
+        if is_executable(&candidate) {
+            return Ok(candidate);
+        }
+    }
+    Err(format!("program {program:?} is not found on PATH"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_and_json_specs_parse() {
+        let s = BotSpec::parse("python3 'my bot.py' --fast").unwrap();
+        assert_eq!(s.command, ["python3", "my bot.py", "--fast"]);
+        assert_eq!(s.name, "my bot", "an interpreter's script names the bot");
+        assert_eq!(BotSpec::parse("./engines/alpha -t 2").unwrap().name, "alpha");
+        let s =
+            BotSpec::parse(r#"{"name": "b", "command": ["./x", "a b"], "dir": "/tmp", "env": {"K": "V"}}"#).unwrap();
+        assert_eq!((s.name.as_str(), s.command.len(), s.env["K"].as_str()), ("b", 2, "V"));
+        assert!(BotSpec::parse(r#"{"command": "x", "bogus": 1}"#).unwrap_err().contains("unknown field `bogus`"));
+        assert!(BotSpec::parse("").is_err());
+        let s = BotSpec::parse(r#"{"command": "x", "memory": "512M", "cpu_seconds": 60, "output": "1G", "nice": 5}"#)
+            .unwrap();
+        assert_eq!(
+            s.limits,
+            Limits {
+                memory_bytes: Some(512 << 20),
+                cpu_seconds: Some(60),
+                output_bytes: Some(1 << 30),
+                nice: Some(5),
+                ..Limits::default()
+            }
+        );
+        let s = BotSpec::parse(r#"{"command": "x", "sandbox": true, "sandbox_net": true, "pids": 64, "disk": "16M"}"#)
+            .unwrap();
+        let l = s.limits;
+        assert_eq!(
+            (l.sandbox, l.sandbox_net, l.pids, l.disk_bytes),
+            (Some(true), Some(true), Some(64), Some(16 << 20))
+        );
+        assert_eq!(BotSpec::parse(r#"{"command": "x", "pids": 0}"#).unwrap_err(), "bot spec: pids: must be at least 1");
+        assert!(
+            BotSpec::parse(r#"{"command": "x", "disk": "big"}"#).unwrap_err().contains("disk: \"big\" is not a size")
+        );
+        assert!(
+            BotSpec::parse(r#"{"command": "x", "memory": "lots"}"#)
+                .unwrap_err()
+                .contains("memory: \"lots\" is not a size")
+        );
+    }
+
+    #[test]
+    fn the_protocol_comes_from_a_prefix_or_the_spec_and_implies_own_setup() {
+        let s = BotSpec::parse("ucc2012:python2 -u agents/vixen/vixen.py").unwrap();
+        assert_eq!((s.protocol, s.own_setup, s.name.as_str()), (Protocol::Ucc2012, true, "vixen"));
+        assert_eq!(s.command, ["python2", "-u", "agents/vixen/vixen.py"]);
+        let s = BotSpec::parse(r#"{"command": "./ramen", "protocol": "ucc2012"}"#).unwrap();
+        assert_eq!((s.protocol, s.own_setup), (Protocol::Ucc2012, true));
+        let s = BotSpec::parse("./bot").unwrap();
+        assert_eq!((s.protocol, s.own_setup), (Protocol::Json, false));
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains("protocol"), "the default is not written: {json}");
+        let e = BotSpec::parse(r#"{"command": "x", "protocol": "uci"}"#).unwrap_err();
+        assert!(e.contains("unknown variant `uci`, expected `json` or `ucc2012`"), "{e}");
+        assert_eq!(BotSpec::parse("ucc2012:").unwrap_err(), "empty bot command");
+    }
+
+    #[test]
+    fn missing_programs_are_reported_before_any_game() {
+        let s = BotSpec::parse("/nonexistent/bot").unwrap();
+        assert_eq!(s.check_startable().unwrap_err(), "bot bot: program /nonexistent/bot does not exist");
+        let s = BotSpec::parse("no-such-program-xyz").unwrap();
+        assert!(s.check_startable().unwrap_err().contains("not found on PATH"));
+    }
+
+    fn words(line: &str) -> Vec<String> {
+        shell_words::split(line).unwrap()
+    }
+
+    #[test]
+    fn default_names_depend_only_on_the_command() {
+        for (command, name) in [
+            ("sample-bot", "sample-bot-heuristic"),
+            ("sample-bot --strategy random", "sample-bot-random"),
+            ("sample-bot --strategy=search --worlds 8", "sample-bot-search"),
+            ("sample-bot --worlds 8 --strategy search", "sample-bot-search"),
+            ("/usr/local/bin/sample-bot --strategy random", "sample-bot-random"),
+            ("sample-bot --strategy nonsense", "sample-bot"),
+            ("/opt/arena/stratego-host sample-bot --strategy random", "sample-bot-random"),
+            ("python3 my_bot.py", "my_bot"),
+            ("python3 -u bots/my_bot.py --fast", "my_bot"),
+            ("python3.12 -X dev my_bot.py", "my_bot"),
+            ("/usr/bin/python bot.py", "bot"),
+            ("node --max-old-space-size=512 examples/javascript/bot.js", "bot"),
+            ("deno run --allow-read bot.ts", "bot"),
+            ("java -jar alpha.jar", "alpha"),
+            ("java -cp lib/beta.jar Beta", "Beta"),
+            ("bash run.sh", "run"),
+            ("python3", "python3"),
+            ("./engines/alpha -t 2", "alpha"),
+            ("./bot.sh", "bot.sh"),
+        ] {
+            assert_eq!(default_name(&words(command)), name, "{command}");
+        }
+        assert_eq!(BotSpec::sample_bot(&[]).name, "sample-bot-heuristic");
+        assert_eq!(BotSpec::sample_bot(&["--strategy", "random"]).name, "sample-bot-random");
+        let resolved = BotSpec::parse("sample-bot --strategy random").unwrap().resolve_builtin();
+        assert_eq!(default_name(&resolved.command), "sample-bot-random", "{:?}", resolved.command);
+        assert_eq!(resolved.name, "sample-bot-random");
+    }
+
+    fn named(names: &[&str]) -> Vec<BotSpec> {
+        names.iter().map(|n| BotSpec { name: n.to_string(), ..BotSpec::parse("x").unwrap() }).collect()
+    }
+
+    fn unique(names: &[&str], explicit: &[bool]) -> Result<Vec<String>, DuplicateName> {
+        let mut bots = named(names);
+        assign_unique_names(&mut bots, explicit)?;
+        Ok(bots.into_iter().map(|b| b.name).collect())
+    }
+
+    #[test]
+    fn shared_default_names_get_numbered_suffixes() {
+        assert_eq!(unique(&["a", "b"], &[]).unwrap(), ["a", "b"]);
+        assert_eq!(unique(&["bot", "x", "bot", "bot"], &[]).unwrap(), ["bot", "x", "bot-2", "bot-3"]);
+        let mut bots: Vec<BotSpec> =
+            ["sample-bot --strategy search --worlds 4", "sample-bot --strategy search --worlds 8"]
+                .iter()
+                .map(|c| BotSpec::parse(c).unwrap())
+                .collect();
+        assign_unique_names(&mut bots, &[]).unwrap();
+        assert_eq!([&bots[0].name, &bots[1].name], ["sample-bot-search", "sample-bot-search-worlds-8"]);
+        // A suffix never takes a name that another bot has.
+        assert_eq!(unique(&["bot", "bot", "bot-2"], &[]).unwrap(), ["bot", "bot-3", "bot-2"]);
+        assert_eq!(unique(&["bot", "bot-2", "bot", "bot-2"], &[]).unwrap(), ["bot", "bot-2", "bot-3", "bot-2-2"]);
+        // A given name wins over a derived one, wherever it is.
+        assert_eq!(unique(&["bot", "bot"], &[false, true]).unwrap(), ["bot-2", "bot"]);
+        assert_eq!(unique(&["bot-2", "bot", "bot"], &[true, false, false]).unwrap(), ["bot-2", "bot", "bot-3"]);
+    }
+
+    #[test]
+    fn two_given_names_alike_are_an_error() {
+        let e = unique(&["a", "bot", "c", "bot"], &[true, true, false, true]).unwrap_err();
+        assert_eq!(e, DuplicateName { name: "bot".into(), first: 1, second: 3 });
+        assert_eq!(e.to_string(), "two bots are named \"bot\" (bots 2 and 4)");
+        let mut bots = named(&["a", "a"]);
+        assert!(BotSpec::parse_with_name_given(r#"{"name": "a", "command": "x"}"#).unwrap().1);
+        assert!(!BotSpec::parse_with_name_given("x").unwrap().1);
+        assert!(assign_unique_names(&mut bots, &[true, true]).is_err());
+    }
+
+    #[test]
+    fn json_specs_carry_time_odds_and_own_setup() {
+        let s = BotSpec::parse(
+            r#"{"command": "x", "move_time": 0.05, "tc": "60+0.5", "setup_time": "5", "startup_time": 2,
+                "own_setup": true}"#,
+        )
+        .unwrap();
+        assert!(s.own_setup);
+        let secs = Duration::from_secs_f64;
+        assert_eq!(
+            s.tc_override,
+            TimeControlOverride {
+                move_time: Some(secs(0.05)),
+                bank: Some((secs(60.0), secs(0.5))),
+                setup: Some(secs(5.0)),
+                startup: Some(secs(2.0)),
+            }
+        );
+        assert_eq!(
+            BotSpec::parse(r#"{"command": "x", "move_time": "fast"}"#).unwrap_err(),
+            "bot spec: move_time: \"fast\" is not a number of seconds"
+        );
+        assert_eq!(
+            BotSpec::parse(r#"{"command": "x", "move_time": 0}"#).unwrap_err(),
+            "bot spec: move_time: must be more than zero"
+        );
+        assert_eq!(
+            BotSpec::parse(r#"{"command": "x", "tc": "x+1"}"#).unwrap_err(),
+            "bot spec: tc: \"x+1\": bank: \"x\" is not a number of seconds"
+        );
+        assert_eq!(BotSpec::parse(r#"{"command": []}"#).unwrap_err(), "bot spec: command: empty");
+        assert_eq!(BotSpec::parse(r#"{"command": "x", "nice": -5}"#).unwrap_err(), "bot spec: nice: must be 0 to 19");
+        // Defaults are not written out, so records of bots without odds do not change.
+        let json = serde_json::to_string(&BotSpec::parse("x").unwrap()).unwrap();
+        assert!(!json.contains("tc_override") && !json.contains("own_setup"), "{json}");
+        let back: BotSpec = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn a_bots_clock_replaces_the_events_and_other_limits_one_by_one() {
+        let ms = Duration::from_millis;
+        let event = TimeControl {
+            startup: ms(10_000),
+            setup: ms(10_000),
+            move_limit: Some(ms(1000)),
+            bank: None,
+            increment: ms(0),
+            margin: ms(3),
+        };
+        assert_eq!(TimeControlOverride::default().apply(event), event);
+        let bank_only = TimeControlOverride { bank: Some((ms(60_000), ms(500))), ..Default::default() };
+        assert_eq!(
+            bank_only.apply(event),
+            TimeControl { move_limit: None, bank: Some(ms(60_000)), increment: ms(500), ..event }
+        );
+        let fast = TimeControlOverride { move_time: Some(ms(50)), setup: Some(ms(1000)), ..Default::default() };
+        let banked = TimeControl { bank: Some(ms(60_000)), increment: ms(100), ..event };
+        assert_eq!(
+            fast.apply(banked),
+            TimeControl { move_limit: Some(ms(50)), bank: None, increment: ms(0), setup: ms(1000), ..event }
+        );
+    }
+}

@@ -1,0 +1,745 @@
+//! Platform code (Linux): process groups, the parent-death signal, priorities, pinning,
+//! signals, pipes, resource usage. No state: the live bots are the supervisor's.
+
+/// Sends `signal` to the process group `pgid`.
+pub fn kill_group(pgid: i32, signal: i32) {
+    if pgid > 0 {
+        // SAFETY: killpg has no memory-safety preconditions; a stale group id fails with ESRCH.
+        unsafe {
+            libc::killpg(pgid, signal);
+        }
+    }
+}
+
+/// Run in the child between fork and exec: no descriptor but the three standard ones
+/// survives the exec (see [`close_inherited_at_exec`]), die with the host (SIGKILL when the
+/// host's thread that spawned it exits), close the race where the host died before prctl,
+/// and pin to `cpu` when asked.
+///
+/// # Safety
+/// Only async-signal-safe calls (close_range, fcntl, getrlimit, prctl, getppid, kill,
+/// sched_setaffinity, setrlimit) are made.
+pub unsafe fn child_pre_exec(
+    host_pid: i32,
+    cpu: Option<usize>,
+    limits: crate::supervise::bot_spec::Limits,
+) -> std::io::Result<()> {
+    close_inherited_at_exec();
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::getppid() != host_pid {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
+    if let Some(cpu) = cpu {
+        pin_current(cpu)?;
+    }
+    // Bots run with the normal policy and priority even when the host raised its own.
+    // SAFETY: setpriority and setrlimit take plain integers and a stack struct.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_OTHER, &param);
+        libc::setpriority(libc::PRIO_PROCESS, 0, limits.nice.unwrap_or(0));
+        if let Some(bytes) = limits.memory_bytes {
+            let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        if let Some(secs) = limits.cpu_seconds {
+            let lim = libc::rlimit { rlim_cur: secs, rlim_max: secs + 1 };
+            if libc::setrlimit(libc::RLIMIT_CPU, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Marks every descriptor from 3 up close-on-exec, in a child before exec: files, locks,
+/// sockets and pipes the host inherited from whatever started it (an organiser's shell
+/// with `exec 8<secret`, a script holding an `flock`) must not reach a bot. Descriptors the
+/// child needs past the exec are opened to it again after this (`sandbox::inherit_fd`).
+fn close_inherited_at_exec() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range with plain integers (Linux 5.11+); the fallback marks each
+    // descriptor below the process's limit with fcntl.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
+            return;
+        }
+        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 { lim.rlim_cur.min(1 << 20) } else { 1024 };
+        for fd in 3..top as libc::c_int {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+}
+
+/// Makes the host a child subreaper: bot descendants that escape their process group
+/// (setsid) and outlive their parent are re-parented to the host instead of init, so
+/// [`kill_escaped_descendants`] can find them.
+pub fn become_subreaper() -> bool {
+    // SAFETY: prctl with plain integers.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+}
+
+/// The host's direct children, found at a low priority: scanning /proc can take
+/// milliseconds, which must not be taken from a thinking bot at the host's raised priority.
+pub fn host_children_lowered() -> Vec<i32> {
+    with_background_priority(host_children)
+}
+
+/// Kills and reaps those of `pids` that are still children of the host (a pid found by an
+/// earlier scan may have been reaped and reused since). Returns how many it killed.
+pub fn kill_and_reap_children(pids: impl IntoIterator<Item = i32>) -> usize {
+    let host = std::process::id() as i32;
+    let mut killed = Vec::new();
+    for pid in pids.into_iter().filter(|&pid| parent_of(pid) == Some(host)) {
+        // SAFETY: signalling our own child.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+        killed.push(pid);
+    }
+    for &pid in &killed {
+        // SAFETY: reaping our own child.
+        unsafe {
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
+    killed.len()
+}
+
+/// Fields of `/proc/PID/stat` numbered as in proc(5) (1: pid), from the third on: those
+/// after the command name, which may hold spaces and parentheses.
+fn proc_stat(pid: impl std::fmt::Display) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(stat_fields(&stat)?.map(str::to_owned).collect())
+}
+
+/// The fields of a `/proc/PID/stat` text from the third on (see [`proc_stat`]).
+fn stat_fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
+    Some(stat.rsplit_once(')')?.1.split_whitespace())
+}
+
+/// Time waited on a run queue (ns) and times given a CPU, from a `schedstat` text.
+fn schedstat_waits(text: &str) -> Option<(u64, u64)> {
+    let mut it = text.split_whitespace().skip(1).map(|f| f.parse::<u64>().ok());
+    Some((it.next()??, it.next()??))
+}
+
+/// Field `n` (as numbered in proc(5), 3 or more) of what [`proc_stat`] returned.
+fn stat_field<T: std::str::FromStr>(fields: &[String], n: usize) -> Option<T> {
+    fields.get(n - 3)?.parse().ok()
+}
+
+/// The parent of a process, from `/proc/PID/stat`.
+fn parent_of(pid: i32) -> Option<i32> {
+    stat_field(&proc_stat(pid)?, 4)
+}
+
+/// The host's direct children: from each thread's `/proc/self/task/TID/children` where the
+/// kernel provides it (a few small reads), else by scanning every process's parent.
+fn host_children() -> Vec<i32> {
+    let mut children = Vec::new();
+    let mut have_lists = false;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                have_lists = true;
+                children.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+            }
+        }
+    }
+    if have_lists {
+        return children;
+    }
+    let host = std::process::id() as i32;
+    let Ok(dir) = std::fs::read_dir("/proc") else { return children };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        if parent_of(pid) == Some(host) {
+            children.push(pid);
+        }
+    }
+    children
+}
+
+/// The host's scheduling priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum HostPriority {
+    /// Unchanged.
+    Normal,
+    /// Nice -10.
+    Nice,
+    /// Real-time (`SCHED_FIFO`, priority 1): woken ahead of any normal process.
+    Realtime,
+    /// Nice -10, real-time while a bot thinks (see [`crate::supervise::tempo`]); needs the right to
+    /// use real-time priorities, like `Realtime`.
+    Auto,
+}
+
+/// Raises the host's scheduling priority up to `wanted`, so that it sees a bot's read and
+/// answer as soon as they happen even when busy bots fill every CPU: real-time `SCHED_FIFO`
+/// at the lowest real-time priority, else nice -10 (each needs `CAP_SYS_NICE` or root).
+/// The host sleeps between events and uses microseconds of CPU per ply, and the kernel
+/// keeps 5 % of each second for normal processes whatever real-time ones do. Bots are set
+/// back to the normal policy and nice 0 before exec. Call it before any other thread
+/// starts: threads inherit it. Returns what it got.
+pub fn raise_host_priority(wanted: HostPriority) -> HostPriority {
+    if wanted >= HostPriority::Realtime && make_current_thread_realtime(1).is_ok() {
+        if wanted == HostPriority::Auto {
+            // Allowed: start calm; the tempo raises the event loop while a bot thinks.
+            calm_current_thread();
+            return HostPriority::Auto;
+        }
+        return HostPriority::Realtime;
+    }
+    // SAFETY: setpriority takes plain integers.
+    if wanted >= HostPriority::Nice && unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, -10) } == 0 {
+        return HostPriority::Nice;
+    }
+    HostPriority::Normal
+}
+
+/// Moves the calling thread to the normal policy at nice -10 (the calm host of
+/// [`crate::supervise::tempo`]; needs the right that raised it).
+pub fn calm_current_thread() {
+    normal_policy_current_thread(-10);
+}
+
+/// Moves the calling thread to `SCHED_OTHER` at `nice`.
+fn normal_policy_current_thread(nice: i32) {
+    // SAFETY: plain integers and a stack struct; these calls only affect the calling thread.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_OTHER, &param);
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+    }
+}
+
+/// Moves the calling thread to the normal policy at nice 10 (always allowed), for host work
+/// that may take milliseconds (scanning /proc, encoding and writing records) and must not
+/// preempt thinking bots.
+pub fn lower_current_thread() {
+    normal_policy_current_thread(10);
+}
+
+/// Runs `f` with the calling thread lowered as by [`lower_current_thread`], then restores
+/// its policy and nice value (allowed: a raised thread has the capability that raised it).
+/// A thread that was not raised runs `f` as it is.
+pub fn with_background_priority<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: plain integers and stack structs; only the calling thread is affected.
+    let (policy, param, nice) = unsafe {
+        let mut param = libc::sched_param { sched_priority: 0 };
+        libc::sched_getparam(0, &mut param);
+        (libc::sched_getscheduler(0), param, libc::getpriority(libc::PRIO_PROCESS, 0))
+    };
+    if policy == libc::SCHED_OTHER && nice >= 0 {
+        // Not raised (no CAP_SYS_NICE): nothing to lower, and a lowered nice value could
+        // not be taken back.
+        return f();
+    }
+    lower_current_thread();
+    let out = f();
+    // SAFETY: as above.
+    unsafe {
+        libc::sched_setscheduler(0, policy, &param);
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+    }
+    out
+}
+
+/// Pins the calling thread (or, before exec, the process) to one CPU.
+///
+/// # Errors
+/// The operating system's error (for instance a CPU outside the allowed set).
+pub fn pin_current(cpu: usize) -> std::io::Result<()> {
+    set_affinity(0, &cpu_set(&[cpu]))
+}
+
+/// A CPU set holding `cpus`.
+fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        cpus.iter().for_each(|&c| libc::CPU_SET(c, &mut set));
+        set
+    }
+}
+
+/// Restricts thread `tid` (0: the calling thread) to `set`.
+fn set_affinity(tid: i32, set: &libc::cpu_set_t) -> std::io::Result<()> {
+    // SAFETY: sched_setaffinity only reads the set we pass.
+    let r = unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), set) };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Restricts every thread of process `pid` to `cpu`, or with `None` lets them run on
+/// `allowed` again. Threads it starts later inherit it; processes it started before are
+/// not moved. Returns how many threads could not be moved (they may have just ended).
+pub fn set_process_cpus(pid: u32, cpu: Option<usize>, allowed: &[usize]) -> usize {
+    let set = match cpu {
+        Some(c) => cpu_set(&[c]),
+        None => cpu_set(allowed),
+    };
+    let tids: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .unwrap_or_else(|_| vec![pid as i32]);
+    // A thread that has gone just fails.
+    tids.iter().filter(|&&tid| set_affinity(tid, &set).is_err()).count()
+}
+
+/// What the scheduler says of a single-threaded process at one moment (see
+/// [`own_account`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OwnAccount {
+    /// CPU time used so far (the process's CPU-time clock). For a process running on
+    /// another CPU than the caller's, the kernel brings it up to date only at scheduler
+    /// events: up to a tick behind (4 ms at 250 Hz).
+    pub cpu: std::time::Duration,
+    /// Time spent runnable but waiting for a CPU, waits that have ended
+    /// (`/proc/PID/schedstat`).
+    pub waited: std::time::Duration,
+    /// Times it was given a CPU.
+    pub slices: u64,
+    /// Runnable or running (state `R`), rather than asleep.
+    pub runnable: bool,
+    /// Its minor and major page faults so far, as of the last read of its
+    /// `/proc/PID/stat` from this thread (for diagnostics).
+    pub faults: (u64, u64),
+}
+
+/// The scheduler's account of process `pid`, when it has one thread and a normal
+/// scheduling policy (otherwise `None`: its time cannot be told apart this way). Keeps the
+/// process's two files open on this thread between calls (one read each, no allocation).
+pub fn own_account(pid: u32) -> Option<OwnAccount> {
+    read_account(pid, true)
+}
+
+/// The scheduler's account of process `pid`'s main thread, whatever its other threads,
+/// when that thread has a normal scheduling policy: its waits, times given a CPU and state
+/// (`/proc/PID/schedstat` and `stat` are the main thread's), with the CPU time of the whole
+/// process (all its threads). Keeps the files open like [`own_account`].
+pub fn main_thread_account(pid: u32) -> Option<OwnAccount> {
+    read_account(pid, false)
+}
+
+/// [`own_account`] (`one_thread`) or [`main_thread_account`]: one read of `stat` and of
+/// `schedstat`, and the process's CPU-time clock.
+fn read_account(pid: u32, one_thread: bool) -> Option<OwnAccount> {
+    let mut stat = [0u8; 1024];
+    let mut sched = [0u8; 128];
+    let (runnable, m, faults) = with_proc_files(pid, |files| {
+        let n = pread_all(&files.stat, &mut stat)?;
+        let m = pread_all(&files.schedstat, &mut sched)?;
+        let facts = stat_facts(files, &stat[..n])?;
+        let countable = facts.normal_policy && (facts.one_thread || !one_thread);
+        Some(countable.then_some((facts.runnable, m, files.faults.get())))
+    })??;
+    account(pid, &sched[..m], runnable, faults)
+}
+
+/// What [`read_account`] needs of `/proc/PID/stat`.
+struct StatFacts {
+    /// One thread (field 20).
+    one_thread: bool,
+    /// `SCHED_OTHER`, `SCHED_BATCH` or `SCHED_IDLE` (field 41) for its main thread.
+    normal_policy: bool,
+    /// State `R` (field 3): runnable or running, rather than asleep.
+    runnable: bool,
+}
+
+impl StatFacts {
+    /// One thread and a normal policy: what [`own_account`] can tell apart.
+    fn single(&self) -> bool {
+        self.one_thread && self.normal_policy
+    }
+}
+
+/// Reads [`StatFacts`] from `/proc/PID/stat`'s text, and notes in `files` whether the
+/// process is single-threaded with a normal policy (see [`own_account_rechecked_later`])
+/// and its page faults.
+fn stat_facts(files: &ProcFiles, stat: &[u8]) -> Option<StatFacts> {
+    let stat = std::str::from_utf8(stat).ok()?;
+    // Numbered as in proc(5), 3 or more.
+    let field = |k: usize| stat_fields(stat)?.nth(k - 3);
+    let threads: u32 = field(20)?.parse().ok()?;
+    let policy: i32 = field(41)?.parse().ok()?;
+    let facts = StatFacts {
+        one_thread: threads == 1,
+        normal_policy: matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE),
+        runnable: field(3)? == "R",
+    };
+    files.checked.set(facts.single());
+    let count = |k: usize| field(k).and_then(|f| f.parse().ok()).unwrap_or(0);
+    files.faults.set((count(10), count(12)));
+    Some(facts)
+}
+
+/// Whether process `pid` has one thread and a normal scheduling policy now (one read of
+/// its `/proc/PID/stat`, kept open like [`own_account`]'s); `None` when it is gone.
+pub fn is_single_threaded(pid: u32) -> Option<bool> {
+    let mut stat = [0u8; 1024];
+    with_proc_files(pid, |files| {
+        let n = pread_all(&files.stat, &mut stat)?;
+        Some(stat_facts(files, &stat[..n])?.single())
+    })
+}
+
+/// The CPU time of process `pid`'s main thread alone (the first field of its
+/// `/proc/PID/schedstat`): up to a tick behind while it runs on another CPU, up to date
+/// while it sleeps.
+pub fn main_thread_cpu(pid: u32) -> Option<std::time::Duration> {
+    let mut sched = [0u8; 128];
+    let n = with_proc_files(pid, |files| pread_all(&files.schedstat, &mut sched))?;
+    let ns = std::str::from_utf8(&sched[..n]).ok()?.split_whitespace().next()?.parse().ok()?;
+    Some(std::time::Duration::from_nanos(ns))
+}
+
+/// Whether process `pid` (its main thread) has started child processes that are still
+/// there (`/proc/PID/task/PID/children`); `None` when that cannot be told.
+pub fn has_children(pid: u32) -> Option<bool> {
+    let text = std::fs::read(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    Some(text.iter().any(u8::is_ascii_digit))
+}
+
+/// The account of `pid` from its `schedstat` text and its CPU-time clock.
+fn account(pid: u32, schedstat: &[u8], runnable: bool, faults: (u64, u64)) -> Option<OwnAccount> {
+    let (waited, slices) = schedstat_waits(std::str::from_utf8(schedstat).ok()?)?;
+    let cpu = process_cpu_time(pid)?;
+    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable, faults })
+}
+
+/// Whether the main thread of process `pid` is blocked reading a pipe (its standard input,
+/// which the host made a pipe: the kernel function it waits in, `/proc/PID/wchan`, is
+/// `anon_pipe_read` or `pipe_read`), and the process has no child processes
+/// (`/proc/PID/task/PID/children`): the thread that a request written now wakes. Both
+/// files are kept open like [`own_account`]'s; neither read waits for the process (unlike
+/// `/proc/PID/syscall`, whose read waits until a thread that is going to sleep is off its
+/// CPU: up to a tick). `false` when that cannot be told (the wait channel is shown only to
+/// a process allowed to trace the bot: the host is its parent).
+pub fn main_thread_reads_input(pid: u32) -> bool {
+    let mut buf = [0u8; 256];
+    with_proc_files(pid, |files| {
+        let wchan = files.wchan.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/wchan")).ok());
+        let Some(wchan) = wchan.as_ref() else { return Some(false) };
+        let n = pread_all(wchan, &mut buf)?;
+        if !matches!(&buf[..n], b"anon_pipe_read" | b"pipe_read") {
+            return Some(false);
+        }
+        let children =
+            files.children.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok());
+        let Some(children) = children.as_ref() else { return Some(false) };
+        // Empty when it has none (a read of 0 bytes, which `pread_all` calls a failure).
+        use std::os::unix::fs::FileExt;
+        let n = children.read_at(&mut buf, 0).ok()?;
+        Some(!buf[..n].iter().any(u8::is_ascii_digit))
+    })
+    .unwrap_or(false)
+}
+
+/// [`own_account`] without reading `/proc/PID/stat` (a third of the cost) when the last
+/// [`own_account`] of `pid` from this thread found it single-threaded with a normal policy:
+/// for the opening of an account, whose `runnable` is not used (reported `false`). The
+/// account's close calls [`own_account`], which checks again: a bot that has started a
+/// thread meanwhile is credited nothing.
+pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
+    let mut sched = [0u8; 128];
+    let quick = with_proc_files(pid, |files| {
+        if !files.checked.get() {
+            return Some(None);
+        }
+        Some(Some((pread_all(&files.schedstat, &mut sched)?, files.faults.get())))
+    })?;
+    match quick {
+        Some((m, faults)) => account(pid, &sched[..m], false, faults),
+        None => own_account(pid),
+    }
+}
+
+/// How many times process `pid` (its main thread) gave up its CPU of its own accord
+/// (`voluntary_ctxt_switches` of `/proc/PID/status`, kept open like [`own_account`]'s).
+pub fn voluntary_switches(pid: u32) -> Option<u64> {
+    let mut buf = [0u8; 4096];
+    let n = with_proc_files(pid, |files| pread_all(&files.status, &mut buf))?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?;
+    line.trim().parse().ok()
+}
+
+thread_local! {
+    /// `/proc/PID/stat`, `schedstat` and `status` of the processes [`own_account`] looked at
+    /// last from this thread (a game's two bots).
+    static PROC_FILES: std::cell::RefCell<Vec<(u32, ProcFiles)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A process's open `stat`, `schedstat` and `status` files.
+struct ProcFiles {
+    stat: std::fs::File,
+    schedstat: std::fs::File,
+    status: std::fs::File,
+    /// `/proc/PID/wchan` and `/proc/PID/task/PID/children`, opened on first use (see
+    /// [`main_thread_reads_input`]).
+    wchan: std::cell::OnceCell<Option<std::fs::File>>,
+    children: std::cell::OnceCell<Option<std::fs::File>>,
+    /// The last [`own_account`] found the process single-threaded with a normal policy.
+    checked: std::cell::Cell<bool>,
+    /// Minor and major page faults at the last read of `stat`.
+    faults: std::cell::Cell<(u64, u64)>,
+}
+
+/// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
+/// is gone, or the files were of an earlier process with that pid) opens them again once.
+fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> Option<T> {
+    PROC_FILES.with_borrow_mut(|cache| {
+        if let Some(i) = cache.iter().position(|(p, _)| *p == pid) {
+            if let Some(v) = f(&cache[i].1) {
+                return Some(v);
+            }
+            cache.swap_remove(i);
+        }
+        let files = ProcFiles {
+            stat: std::fs::File::open(format!("/proc/{pid}/stat")).ok()?,
+            schedstat: std::fs::File::open(format!("/proc/{pid}/schedstat")).ok()?,
+            status: std::fs::File::open(format!("/proc/{pid}/status")).ok()?,
+            wchan: std::cell::OnceCell::new(),
+            children: std::cell::OnceCell::new(),
+            checked: std::cell::Cell::new(false),
+            faults: std::cell::Cell::new((0, 0)),
+        };
+        let v = f(&files)?;
+        if cache.len() >= 4 {
+            cache.remove(0);
+        }
+        cache.push((pid, files));
+        Some(v)
+    })
+}
+
+/// Reads a small file from its start in one call; the byte count.
+fn pread_all(file: &std::fs::File, buf: &mut [u8]) -> Option<usize> {
+    use std::os::unix::fs::FileExt;
+    file.read_at(buf, 0).ok().filter(|&n| n > 0 && n < buf.len())
+}
+
+/// How long the calling thread has waited for a CPU so far (waits that have ended), and
+/// how many times it was given one (`/proc/thread-self/schedstat`, kept open per thread).
+pub fn thread_waited() -> Option<(std::time::Duration, u64)> {
+    thread_local! {
+        static OWN: Option<std::fs::File> = std::fs::File::open("/proc/thread-self/schedstat").ok();
+    }
+    let mut buf = [0u8; 128];
+    let n = OWN.with(|f| pread_all(f.as_ref()?, &mut buf))?;
+    let (ns, slices) = schedstat_waits(std::str::from_utf8(&buf[..n]).ok()?)?;
+    Some((std::time::Duration::from_nanos(ns), slices))
+}
+
+/// The CPU time process `pid` has used so far, all its threads (its CPU-time clock).
+pub fn process_cpu_time(pid: u32) -> Option<std::time::Duration> {
+    // The process's CPU-time clock, as clock_getcpuclockid(3) makes it (without the
+    // clock_getres call glibc adds to check the process exists): CPUCLOCK_SCHED of the
+    // whole process, `(~pid << 3) | 2`.
+    let clock: libc::clockid_t = (!(pid as i32) << 3) | 2;
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        if libc::clock_gettime(clock, &mut ts) != 0 {
+            return None;
+        }
+        Some(std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+}
+
+/// Lets the calling thread run on `allowed` again (undoes [`pin_current`]).
+pub fn unpin_current(allowed: &[usize]) {
+    let _ = set_affinity(0, &cpu_set(allowed));
+}
+
+/// The CPUs process `pid` (its main thread) may run on.
+///
+/// # Errors
+/// The operating system's error (the process is gone).
+pub fn process_cpus(pid: u32) -> std::io::Result<Vec<usize>> {
+    cpus_of(pid as i32)
+}
+
+/// The CPUs the calling thread may run on.
+///
+/// # Errors
+/// The operating system's error.
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    cpus_of(0)
+}
+
+/// The CPUs thread `tid` (0: the calling thread) may run on.
+fn cpus_of(tid: i32) -> std::io::Result<Vec<usize>> {
+    // SAFETY: sched_getaffinity writes into the zeroed set we pass; CPU_ISSET only reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
+    }
+}
+
+/// Moves the calling thread to `SCHED_FIFO` at `priority`.
+///
+/// # Errors
+/// The operating system's error (`EPERM` without `CAP_SYS_NICE`).
+pub fn make_current_thread_realtime(priority: i32) -> std::io::Result<()> {
+    // SAFETY: a plain integer and a stack struct; only the calling thread is affected.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &libc::sched_param { sched_priority: priority }) };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// The CPU the calling thread runs on.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: no arguments.
+    let c = unsafe { libc::sched_getcpu() };
+    usize::try_from(c).ok()
+}
+
+/// The CPU process `pid` last ran on, and whether it runs under a normal scheduling policy
+/// (`SCHED_OTHER`, `SCHED_BATCH` or `SCHED_IDLE`), from `/proc/PID/stat`.
+pub fn last_cpu(pid: u32) -> Option<(usize, bool)> {
+    let fields = proc_stat(pid)?;
+    let cpu = stat_field(&fields, 39)?;
+    let policy: i32 = stat_field(&fields, 41)?;
+    Some((cpu, matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE)))
+}
+
+/// CPU time (user + system) of this process, in microseconds, and its peak RSS in KiB.
+pub fn self_usage() -> (u64, u64) {
+    // SAFETY: getrusage writes into the zeroed struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+    }
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    (us(ru.ru_utime) + us(ru.ru_stime), ru.ru_maxrss as u64)
+}
+
+/// A readable name for a signal number.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => return format!("signal {sig}"),
+    };
+    format!("signal {sig} ({name})")
+}
+
+/// Sets the capacity of a pipe (`F_SETPIPE_SZ`); one page makes the pipe "full" as soon as
+/// it holds any data, so that it becomes writable again exactly when the reader has taken
+/// everything (see [`pipe_is_empty`]).
+///
+/// # Errors
+/// The operating system's error (not a pipe, or a kernel without `F_SETPIPE_SZ`).
+pub fn set_pipe_size(fd: std::os::fd::RawFd, bytes: i32) -> std::io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own, with an integer argument.
+    let r = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, bytes) };
+    if r < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Whether something waits to be read from `fd` (or its writer is gone): a poll that does
+/// not wait.
+pub fn has_input(fd: std::os::fd::RawFd) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, no waiting.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & (libc::POLLIN | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
+/// Whether the reader of a one-page pipe has taken everything written to it (the write end
+/// polls writable), or the pipe is broken (its reader is gone).
+pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: one valid pollfd, no waiting.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
+/// Whether this machine is a virtual machine (x86's `hypervisor` CPU flag in
+/// `/proc/cpuinfo`), read once: only a hypervisor pauses a CPU without the kernel knowing
+/// (see [`crate::supervise::stall_watch::StallWatch::checkpoints`]).
+pub fn under_hypervisor() -> bool {
+    static UNDER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *UNDER.get_or_init(|| {
+        std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|text| {
+            text.lines()
+                .filter(|l| l.starts_with("flags"))
+                .any(|l| l.split_whitespace().any(|flag| flag == "hypervisor"))
+        })
+    })
+}
+
+#[cfg(test)]
+mod cpu_clock_tests {
+    #[test]
+    fn the_cpu_time_of_a_child_process_can_be_read() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 1"])
+            .spawn()
+            .unwrap();
+        // Read until it has used 50 ms (on a loaded machine that may take seconds).
+        let t0 = std::time::Instant::now();
+        let t = loop {
+            let t = super::process_cpu_time(child.id());
+            if t.is_none_or(|t| t > std::time::Duration::from_millis(50)) || t0.elapsed().as_secs() > 60 {
+                break t;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(t.is_some_and(|t| t > std::time::Duration::from_millis(50)), "{t:?}");
+    }
+
+    #[test]
+    fn the_own_account_of_a_single_threaded_process_follows_it() {
+        // A shell that spins, then sleeps.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 5"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let spinning = super::own_account(child.id()).expect("one thread, normal policy");
+        assert!(spinning.runnable, "spinning: {spinning:?}");
+        // Wait for the loop to end (the shell then sleeps).
+        let t0 = std::time::Instant::now();
+        let asleep = loop {
+            let a = super::own_account(child.id()).unwrap();
+            if !a.runnable || t0.elapsed() > std::time::Duration::from_secs(60) {
+                break a;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!asleep.runnable, "asleep: {asleep:?}");
+        assert!(asleep.cpu > spinning.cpu, "{spinning:?} then {asleep:?}");
+        assert!(asleep.slices >= spinning.slices && asleep.waited >= spinning.waited);
+        // This test process has several threads: no account.
+        let helper = std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_millis(200)));
+        assert!(super::own_account(std::process::id()).is_none());
+        helper.join().unwrap();
+        assert!(super::thread_waited().is_some());
+    }
+}

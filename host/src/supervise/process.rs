@@ -1,0 +1,909 @@
+//! The transport under a bot session: one bot process, spawned in its own process group,
+//! written to in whole messages, read line by line through a bounded decoder, its stderr
+//! drained into a bounded tail, and killed with its group. Bytes and supervision only: what
+//! the lines mean is the protocol adapter's business ([`crate::session::json_session`]).
+
+use std::os::fd::AsRawFd;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
+use tokio::process::{Child, ChildStdout};
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+
+use crate::reason::{Fault, Reason};
+use crate::supervise::bot_spec::BotSpec;
+use crate::supervise::os;
+use crate::supervise::stopwatch::Stopwatch;
+use crate::supervise::supervisor::Supervisor;
+
+/// Bytes of stderr kept per bot for the record.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// The last bytes a bot wrote to stderr, and how many it wrote in all and since the
+/// current game began.
+#[derive(Default, Debug)]
+pub struct StderrTail {
+    buf: Vec<u8>,
+    /// Total bytes written.
+    pub total: u64,
+    /// `total` when the current game began.
+    game_start: u64,
+}
+
+impl StderrTail {
+    fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        self.buf.extend_from_slice(chunk);
+        if self.buf.len() > 2 * STDERR_TAIL_BYTES {
+            let cut = self.buf.len() - STDERR_TAIL_BYTES;
+            self.buf.drain(..cut);
+        }
+    }
+
+    /// The tail of what was written since the current game began, as text (lossy), at most
+    /// [`STDERR_TAIL_BYTES`].
+    pub fn text(&self) -> String {
+        let since_game = usize::try_from(self.total - self.game_start).unwrap_or(usize::MAX);
+        let keep = STDERR_TAIL_BYTES.min(since_game);
+        let start = self.buf.len().saturating_sub(keep);
+        String::from_utf8_lossy(&self.buf[start..]).into_owned()
+    }
+
+    /// Bytes written since the current game began.
+    pub fn game_bytes(&self) -> u64 {
+        self.total - self.game_start
+    }
+}
+
+/// A running bot process.
+pub struct Process {
+    /// How it was started.
+    pub spec: BotSpec,
+    child: Child,
+    pgid: i32,
+    stdin: Option<pipe::Sender>,
+    /// Its stdin pipe can hold one page, so the host sees when the bot has read a request.
+    sees_reads: bool,
+    /// Its stdin pipe holds one page now (a calm host gives it the default 64 KiB, so that
+    /// a full turn goes in one write: see [`crate::supervise::tempo`]).
+    stdin_small: bool,
+    /// Its last request ran long (it thinks): its own scheduler account opens with the next
+    /// request (see [`Stopwatch::open_own_account`]).
+    thought: bool,
+    /// Its last request had run long when this one started (see [`DeadlineTimer`]).
+    thinks: bool,
+    /// It said it computes on one thread and only on its own turn
+    /// (`ready.single_threaded`), and has not been caught thinking off its turn.
+    idle_off_turn: bool,
+    /// It runs only on the CPU of its game's thread (see [`Stopwatch::set_shares_cpu`]).
+    shares_cpu: bool,
+    lines: FramedRead<ChildStdout, LinesCodec>,
+    stderr: Arc<Mutex<StderrTail>>,
+    /// The task draining stderr: it ends at the pipe's end, after the process (and any
+    /// child holding the pipe) is gone.
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
+    /// Bytes sent to it in the current game.
+    pub bytes_sent: u64,
+    /// Bytes received from it in the current game.
+    pub bytes_received: u64,
+    supervisor: Supervisor,
+    /// In the sandbox: the bot's cgroups (memory, pids), removed after it is gone.
+    cgroup: Option<crate::supervise::sandbox::BotCgroup>,
+    /// In the sandbox: the host pid of the bot itself (bwrap's grandchild), once found.
+    bot_pid: std::sync::OnceLock<u32>,
+    /// The timer of its answers' deadlines (made at the first read, in the game's runtime).
+    deadline_timer: std::sync::OnceLock<DeadlineTimer>,
+}
+
+/// What went wrong when reading a message.
+#[derive(Debug)]
+pub enum RecvError {
+    /// The deadline passed.
+    Timeout,
+    /// A protocol fault (not a timeout).
+    Fault(Fault),
+}
+
+impl Process {
+    /// Starts the bot.
+    ///
+    /// # Errors
+    /// The operating system's error when the program cannot be started.
+    /// With `watch_reads`, its stdin pipe is shrunk to one page so that the host sees when
+    /// it has read a request (see [`Stopwatch`]).
+    pub fn spawn(
+        spec: &BotSpec,
+        max_line: usize,
+        cpu: Option<usize>,
+        watch_reads: bool,
+        supervisor: &Supervisor,
+    ) -> std::io::Result<Process> {
+        // In the sandbox, bwrap runs the command (see `crate::supervise::sandbox`).
+        let launch =
+            if spec.limits.sandbox == Some(true) { Some(crate::supervise::sandbox::launch(spec, cpu)?) } else { None };
+        let mut cmd = match &launch {
+            Some(l) => {
+                let mut cmd = tokio::process::Command::new(&l.program);
+                cmd.args(&l.args).env_clear().envs(l.env.iter().map(|(k, v)| (k, v)));
+                cmd
+            }
+            None => {
+                let mut cmd = tokio::process::Command::new(&spec.command[0]);
+                cmd.args(&spec.command[1..]).envs(&spec.env);
+                cmd
+            }
+        };
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
+        if let Some(dir) = &spec.dir {
+            cmd.current_dir(dir);
+        }
+        let host_pid = std::process::id() as i32;
+        let limits = launch.as_ref().map_or(spec.limits, |l| l.limits);
+        let cgroup_fds = launch.as_ref().and_then(|l| l.cgroup.as_ref()).map(|c| c.join_fds()).unwrap_or_default();
+        let inherited: Vec<i32> =
+            launch.as_ref().map(|l| l.inherited.iter().map(AsRawFd::as_raw_fd).collect()).unwrap_or_default();
+        // SAFETY: the closure only makes async-signal-safe calls (see `child_pre_exec`,
+        // `join_cgroups` and `inherit_fd`).
+        unsafe {
+            cmd.pre_exec(move || {
+                os::child_pre_exec(host_pid, cpu, limits)?;
+                crate::supervise::sandbox::join_cgroups(&cgroup_fds)?;
+                inherited.iter().try_for_each(|&fd| crate::supervise::sandbox::inherit_fd(fd))
+            });
+        }
+        let spawning = supervisor.spawn_guard();
+        let mut child = cmd.spawn()?;
+        let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+        supervisor.register_group(pgid);
+        drop(spawning);
+        // A one-page stdin pipe: the host then sees the moment the bot has read all it was
+        // sent (the pipe turns writable), which is when its clock starts.
+        let stdin = child.stdin.take().expect("piped stdin").into_owned_fd()?;
+        let sees_reads = watch_reads && os::set_pipe_size(stdin.as_raw_fd(), 4096).is_ok();
+        let stdin = pipe::Sender::from_owned_fd(stdin)?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let tail2 = tail.clone();
+        // Drain stderr all the time, so a chatty bot never blocks on a full pipe.
+        let stderr_task = tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
+            }
+        });
+        Ok(Process {
+            spec: spec.clone(),
+            child,
+            pgid,
+            thought: false,
+            thinks: false,
+            idle_off_turn: false,
+            // `--pin` with one game at a time: the host's thread is pinned to the same CPU.
+            shares_cpu: cpu.is_some_and(|c| os::allowed_cpus().is_ok_and(|here| here == [c])),
+            stdin: Some(stdin),
+            sees_reads,
+            stdin_small: sees_reads,
+            lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
+            stderr: tail,
+            stderr_task: Some(stderr_task),
+            bytes_sent: 0,
+            bytes_received: 0,
+            supervisor: supervisor.clone(),
+            cgroup: launch.and_then(|l| l.cgroup),
+            bot_pid: std::sync::OnceLock::new(),
+            deadline_timer: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The process id (also its process group id).
+    pub fn pid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// The stderr tail and the total bytes written to stderr.
+    pub fn stderr_tail(&self) -> (String, u64) {
+        let t = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        (t.text(), t.game_bytes())
+    }
+
+    /// Closes the bot's stdin (end of input tells a bot that ignores `quit` to stop).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The stderr tail, readable after the process is gone.
+    pub fn stderr_handle(&self) -> Arc<Mutex<StderrTail>> {
+        self.stderr.clone()
+    }
+
+    /// Starts a new game's stderr: what the bot writes from now on belongs to it.
+    pub fn begin_game(&mut self) {
+        let mut t = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        t.game_start = t.total;
+        drop(t);
+        self.bytes_sent = 0;
+        self.bytes_received = 0;
+    }
+
+    /// Whether the process has ended (without waiting).
+    pub fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Reads lines until the bot closes its output or `deadline` passes (what it says after
+    /// the game is over), without judging them.
+    pub async fn drain_lines(&mut self, deadline: Instant) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(Some(Ok(line))) = tokio::time::timeout_at(deadline.into(), self.lines.next()).await {
+            self.bytes_received += line.len() as u64 + 1;
+            out.push(line);
+        }
+        out
+    }
+
+    /// Writes one whole message (`bytes`, ending in a newline), waiting at most until
+    /// `deadline`. Returns the moment its last bytes went into the pipe (see
+    /// [`Process::write_request`]).
+    ///
+    /// # Errors
+    /// A crash fault when the bot's stdin is closed, or a timeout when the bot does not
+    /// read its input.
+    pub async fn write(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
+        self.write_at(bytes, deadline).await
+    }
+
+    /// Writes a request (`bytes`, ending in a newline) timed by `watch`, within its
+    /// deadline, and tells it when the request was written: the moment its last bytes went
+    /// into the pipe, taken just before the write call that put them there, not after the
+    /// call returns, since the bot, woken by that write, may take the CPU from the host
+    /// before the call returns (on a shared CPU, for a whole time slice: the bot would think
+    /// that long off the clock).
+    ///
+    /// # Errors
+    /// As [`Process::write`].
+    ///
+    /// A request that has not gone into the pipe by the time it counts as long (a turn
+    /// longer than the bot's one-page pipe, whose reader is slow to read the rest) goes
+    /// long then, in the middle of the write (see [`Stopwatch::went_long`]): the CPU
+    /// watchdogs of a bot that reads on another thread must see a stall that holds the bot
+    /// off its CPU after it has read the first part (its clock started then).
+    pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
+        self.full_cpu_share();
+        let deadline = watch.deadline();
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
+        };
+        let written = {
+            let write = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes));
+            tokio::pin!(write);
+            loop {
+                let goes_long = async {
+                    match watch.goes_long_at() {
+                        Some(at) => tokio::time::sleep_until(at.into()).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    biased;
+                    r = &mut write => break r,
+                    () = goes_long => {
+                        watch.went_long(true);
+                        self.thought = true;
+                    }
+                }
+            }
+        };
+        let at = self.wrote(bytes, written).await?;
+        watch.written(at);
+        Ok(())
+    }
+
+    async fn write_at(&mut self, bytes: &[u8], deadline: Instant) -> Result<Instant, RecvError> {
+        // Whatever the host tells a bot (a move played, the end of a game, `quit`) gives it
+        // its full CPU share back: only its opponent's turn keeps it at the least.
+        self.full_cpu_share();
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
+        };
+        let written = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes)).await;
+        self.wrote(bytes, written).await
+    }
+
+    /// What a write of `bytes` came to: the moment before its last write call, or the
+    /// fault or timeout.
+    async fn wrote(
+        &mut self,
+        bytes: &[u8],
+        written: Result<std::io::Result<Instant>, tokio::time::error::Elapsed>,
+    ) -> Result<Instant, RecvError> {
+        match written {
+            Ok(Ok(written)) => {
+                self.bytes_sent += bytes.len() as u64;
+                Ok(written)
+            }
+            Ok(Err(e)) => {
+                self.stdin = None;
+                Err(RecvError::Fault(self.crash_fault(&format!("writing to it failed: {e}")).await))
+            }
+            Err(_) => Err(RecvError::Timeout),
+        }
+    }
+
+    /// The stopwatch for a request the host starts writing at `begun`, to be answered within
+    /// `limit` of the moment the bot has read it, which counts as `read_grace` after `begun`
+    /// at the latest. A `paced` request (a turn) follows the run's tempo (see
+    /// [`crate::supervise::tempo`]); start-up and setup requests are always timed the same way.
+    pub fn stopwatch(&mut self, begun: Instant, limit: Duration, read_grace: Duration, paced: bool) -> Stopwatch {
+        let tempo = self.supervisor.tempo().clone();
+        let calm = paced && tempo.is_adaptive() && {
+            tempo.request_starts(begun);
+            !tempo.escalated()
+        };
+        let mut w =
+            Stopwatch::new(begun, limit, read_grace, false, self.thinking_pid(), self.supervisor.stalls().cloned())
+                .with_output(self.lines.get_ref().as_raw_fd());
+        if paced {
+            w = w.with_tempo(&tempo);
+        }
+        w.set_shares_cpu(self.shares_cpu);
+        self.thinks = self.thought;
+        let thought = paced && std::mem::take(&mut self.thought);
+        // A bot idle off its turn that thought last turn: its scheduler account, open from
+        // the end of the write, credits the time it then waits for a CPU before it reads,
+        // which is all the read watch would spare it. So its read is not watched: one
+        // wake-up of the host less a turn, and a large pipe (a full turn in one write).
+        if thought && self.idle_off_turn && w.open_own_account_now() {
+            self.set_stdin_small(false);
+            return w;
+        }
+        // Any other bot that thought last turn and whose main thread is back at reading its
+        // input: that thread's account, open from now, does the same for it, and a move that
+        // wakes it credits the time the machine kept the process from a CPU: no read watch,
+        // no CPU watchdogs (see [`Stopwatch::open_main_thread_account_now`]).
+        if thought && w.open_main_thread_account_now() {
+            self.set_stdin_small(false);
+            return w;
+        }
+        if self.sees_reads && !read_grace.is_zero() {
+            // Calm: a large pipe (one write per turn, no read watch); else one page.
+            self.set_stdin_small(!calm);
+        }
+        w.watch_reads(self.sees_reads && self.stdin_small && !read_grace.is_zero());
+        if thought {
+            w.open_own_account_at_start();
+        }
+        w
+    }
+
+    /// Gives the bot's stdin pipe one page (`small`: the host sees when the bot has read a
+    /// request) or 64 KiB, unless it has that size already. The pipe is empty between
+    /// requests; if not, it keeps its size.
+    fn set_stdin_small(&mut self, small: bool) {
+        if self.stdin_small == small {
+            return;
+        }
+        if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
+            if os::set_pipe_size(fd, if small { 4096 } else { 65536 }).is_ok() {
+                self.stdin_small = small;
+            }
+        }
+    }
+
+    /// Whether the bot computes on one thread and only on its own turn, as it said
+    /// (`ready.single_threaded`) and as the host has seen: its reads need not be watched
+    /// once it thinks (see [`Process::stopwatch`]).
+    pub fn set_idle_off_turn(&mut self, idle: bool) {
+        self.idle_off_turn = idle;
+    }
+
+    /// Whether the bot now runs only on the CPU of its game's thread (see
+    /// [`Stopwatch::set_shares_cpu`]).
+    pub fn set_shares_cpu(&mut self, shares: bool) {
+        self.shares_cpu = shares;
+    }
+
+    /// The process that thinks, whose CPU the stall credit watches: the bot's own, or in the
+    /// sandbox the bot inside bwrap (bwrap's own process only waits) once it is found.
+    pub fn thinking_pid(&self) -> Option<u32> {
+        let pid = self.child.id()?;
+        if self.cgroup.is_none() && self.spec.limits.sandbox != Some(true) {
+            return Some(pid);
+        }
+        if let Some(&p) = self.bot_pid.get() {
+            return Some(p);
+        }
+        match crate::supervise::sandbox::bot_pid(pid) {
+            Some(p) => Some(*self.bot_pid.get_or_init(|| p)),
+            None => Some(pid),
+        }
+    }
+
+    /// Reads the next line (without its line ending) until the stopwatch's deadline;
+    /// meanwhile notes on the stopwatch when the bot has read the request. Returns the line
+    /// with the moment it was complete.
+    ///
+    /// # Errors
+    /// Timeout, or the fault: line too long, invalid UTF-8, output limit, end of output
+    /// (crash or closed output).
+    pub async fn read_line(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
+        // A sandboxed bot has its full CPU share while a request of the host's waits for
+        // its answer, and the least from its answer until the host next writes to it: its
+        // opponent's turn (see `sandbox::BotCgroup::set_on_turn`).
+        self.full_cpu_share();
+        let line = self.read_line_on_turn(watch).await;
+        if let Some(c) = &self.cgroup {
+            c.set_on_turn(false);
+        }
+        line
+    }
+
+    /// A sandboxed bot's full CPU share (nothing for a bot without a cpu cgroup).
+    fn full_cpu_share(&self) {
+        if let Some(c) = &self.cgroup {
+            c.set_on_turn(true);
+        }
+    }
+
+    async fn read_line_on_turn(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
+        let mut output_checked = false;
+        watch.follow_tempo();
+        let deadline_timer = self.deadline_timer.get_or_init(DeadlineTimer::new);
+        loop {
+            let thinks = self.thinks || self.thought;
+            let seen_read = async {
+                match self.stdin.as_ref() {
+                    Some(stdin) if watch.waits_for_read() => wait_until_read(stdin).await,
+                    _ => std::future::pending().await,
+                }
+            };
+            let goes_long = async {
+                match watch.goes_long_at() {
+                    Some(at) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let next = tokio::select! {
+                biased;
+                () = seen_read => {
+                    watch.seen_read(Instant::now());
+                    continue;
+                }
+                n = self.lines.next() => n,
+                () = goes_long => {
+                    // The bot thinks: fair-clock machinery on (see crate::supervise::tempo), and its
+                    // read watched if it has not read the request yet.
+                    let unread =
+                        self.stdin_small && self.stdin.as_ref().is_some_and(|s| !os::pipe_is_empty(s.as_raw_fd()));
+                    watch.went_long(unread);
+                    self.thought = true;
+                    continue;
+                }
+                () = deadline_timer.sleep_until(watch.deadline(), thinks) => {
+                    // An answer that came as the deadline woke the host is read and judged
+                    // as such (with the credit of an answer).
+                    // (Once: output that is not a line must not hold the deadline off.)
+                    if !output_checked && os::has_input(self.lines.get_ref().as_raw_fd()) {
+                        output_checked = true;
+                        continue;
+                    }
+                    // Time the machine took from the bot (or from the host) moves the
+                    // deadline; the bot may still answer in time. Judged at the moment of
+                    // the look: a stall of the host during the look itself (one held it
+                    // 80 ms there in a test) must not end the move before the bot has been
+                    // looked at again, with that stall in its account.
+                    let until = Instant::now();
+                    watch.credit_stalls(until, true, false);
+                    if until < watch.deadline() {
+                        continue;
+                    }
+                    return Err(RecvError::Timeout);
+                }
+            };
+            let at = Instant::now();
+            // A request answered after the escalation time: the bot thinks (its next
+            // request opens its account from the start; `went_long` does not fire for a
+            // request that counted as long from its start).
+            if at.saturating_duration_since(watch.start()) >= crate::supervise::tempo::ESCALATE_AFTER {
+                self.thought = true;
+            }
+            let line = match next {
+                Some(Ok(line)) => line,
+                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                    let max = self.lines.decoder().max_length();
+                    return Err(RecvError::Fault(Fault::new(
+                        Reason::LineTooLong,
+                        format!("it sent a line longer than the limit of {max} bytes"),
+                    )));
+                }
+                Some(Err(LinesCodecError::Io(e))) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(RecvError::Fault(Fault::new(
+                        Reason::InvalidUtf8,
+                        "it sent a line that is not valid UTF-8",
+                    )));
+                }
+                Some(Err(LinesCodecError::Io(e))) => {
+                    return Err(RecvError::Fault(self.crash_fault(&format!("reading its output failed: {e}")).await));
+                }
+                None => return Err(RecvError::Fault(self.eof_fault().await)),
+            };
+            self.bytes_received += line.len() as u64 + 1;
+            if let Some(max) = self.spec.limits.output_bytes.filter(|&m| self.bytes_received > m) {
+                return Err(RecvError::Fault(Fault::new(
+                    Reason::OutputLimit,
+                    format!("it wrote more than its output limit of {max} bytes in this game"),
+                )));
+            }
+            let line = match line.strip_suffix('\r') {
+                Some(l) => l.to_owned(),
+                None => line,
+            };
+            return Ok((line, at));
+        }
+    }
+
+    async fn eof_fault(&mut self) -> Fault {
+        // Give an exiting process a moment to be reaped, to tell a crash from a closed pipe.
+        match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
+            Ok(Ok(status)) => self.exit_fault(status),
+            _ => Fault::new(Reason::ClosedOutput, "it closed its standard output but kept running"),
+        }
+    }
+
+    async fn crash_fault(&mut self, what: &str) -> Fault {
+        match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
+            Ok(Ok(status)) => self.exit_fault(status),
+            _ => Fault::new(Reason::Crash, format!("{what} (the process is still running)")),
+        }
+    }
+
+    /// The fault for a process that ended: a crash, or a resource limit it ran into.
+    fn exit_fault(&self, status: std::process::ExitStatus) -> Fault {
+        use std::os::unix::process::ExitStatusExt;
+        let sandboxed = self.spec.limits.sandbox == Some(true);
+        let how = if sandboxed { describe_sandbox_exit(status) } else { describe_exit(status) };
+        let limits = self.spec.limits;
+        let signal = if sandboxed {
+            crate::supervise::sandbox::bot_exit(status.code(), status.signal()).1
+        } else {
+            status.signal()
+        };
+        if self.cgroup.as_ref().is_some_and(|c| c.oom_killed()) {
+            let bytes = limits.memory_bytes.unwrap_or(crate::supervise::sandbox::DEFAULT_MEMORY_BYTES);
+            return Fault::new(
+                Reason::MemoryLimit,
+                format!(
+                    "it ran out of its sandbox's memory limit of {} MiB ({how}; the kernel's OOM killer)",
+                    bytes >> 20
+                ),
+            );
+        }
+        if let Some(secs) = limits.cpu_seconds {
+            // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
+            if matches!(signal, Some(libc::SIGXCPU) | Some(libc::SIGKILL)) {
+                return Fault::new(Reason::CpuLimit, format!("it used up its CPU-time limit of {secs} s ({how})"));
+            }
+        }
+        if let Some(bytes) = limits.memory_bytes {
+            // An allocation refused under RLIMIT_AS ends a process in one of these ways,
+            // depending on its language: abort (Rust, C++), a segfault (C), or an
+            // out-of-memory message and a non-zero exit (Python, Java, Node).
+            let (tail, _) = self.stderr_tail();
+            let tail = tail.to_ascii_lowercase();
+            let oom_words = [
+                "memory allocation",
+                "out of memory",
+                "memoryerror",
+                "bad_alloc",
+                "cannot allocate",
+                "heap out of memory",
+            ];
+            if matches!(signal, Some(libc::SIGABRT) | Some(libc::SIGSEGV) | Some(libc::SIGBUS))
+                || oom_words.iter().any(|w| tail.contains(w))
+            {
+                return Fault::new(
+                    Reason::MemoryLimit,
+                    format!("it ran out of its memory limit of {} MiB ({how})", bytes >> 20),
+                );
+            }
+        }
+        Fault::new(Reason::Crash, how)
+    }
+
+    /// The lines already waiting, without waiting for more (late answers to a turn that
+    /// timed out under the strike policy).
+    pub fn buffered_lines(&mut self) -> Vec<String> {
+        use futures_util::FutureExt;
+        let mut out = Vec::new();
+        while let Some(Some(Ok(line))) = self.lines.next().now_or_never() {
+            self.bytes_received += line.len() as u64 + 1;
+            out.push(line);
+        }
+        out
+    }
+
+    /// [`Process::shutdown`] without a goodbye, then the bot's last words: how it ended, its
+    /// stderr tail and the stderr bytes of this game (read once it has ended).
+    pub async fn shutdown_with_tail(self, grace: Duration) -> (String, String, u64) {
+        let stderr = self.stderr_handle();
+        let how = self.shutdown(grace, None).await;
+        let tail = stderr.lock().unwrap_or_else(|e| e.into_inner());
+        (how, tail.text(), tail.game_bytes())
+    }
+
+    /// Ends the process: the protocol's goodbye (`quit`, when given), a grace period to
+    /// exit by itself, then SIGKILL to its whole process group, then reaping. Returns how it
+    /// ended.
+    pub async fn shutdown(mut self, grace: Duration, goodbye: Option<&[u8]>) -> String {
+        self.full_cpu_share();
+        if let Some(bytes) = goodbye.filter(|_| self.stdin.is_some()) {
+            let deadline = Instant::now() + grace;
+            let _ = self.write(bytes, deadline).await;
+        }
+        self.stdin = None; // closing stdin tells a bot that ignores quit to stop
+        let status = tokio::time::timeout(grace, self.child.wait()).await;
+        // Kill the group even after a clean exit: grandchildren may still hold on.
+        os::kill_group(self.pgid, libc::SIGKILL);
+        let how = match status {
+            Ok(Ok(s)) if self.spec.limits.sandbox == Some(true) => describe_sandbox_exit(s),
+            Ok(Ok(s)) => describe_exit(s),
+            _ => {
+                let _ = self.child.start_kill();
+                match self.child.wait().await {
+                    Ok(_) => "killed after the grace period".to_owned(),
+                    Err(e) => format!("could not be reaped: {e}"),
+                }
+            }
+        };
+        self.supervisor.unregister_group(self.pgid);
+        // Let the drain read the last words (a traceback written just before the exit).
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(100), task).await;
+        }
+        // Descendants that left the group (setsid) were re-parented to the host when the
+        // bot died: kill them too, off the runtime's thread (finding them may mean reading
+        // every process's stat file, and reaping waits).
+        let sup = self.supervisor.clone();
+        let cgroup = self.cgroup.take();
+        let _ = tokio::task::spawn_blocking(move || {
+            sup.kill_escaped_descendants();
+            if let Some(cg) = cgroup {
+                cg.remove();
+            }
+        })
+        .await;
+        how
+    }
+}
+
+/// Waits until the bot has read everything in its one-page stdin pipe (or the pipe broke).
+async fn wait_until_read(stdin: &pipe::Sender) {
+    let fd = stdin.as_raw_fd();
+    loop {
+        if stdin.writable().await.is_err() {
+            return;
+        }
+        // tokio still believes the pipe writable after a write that filled it: ask the
+        // kernel, and clear tokio's readiness when the bot has not read yet, so that the
+        // next wait is for the edge that comes when it reads.
+        match stdin.try_io(|| if os::pipe_is_empty(fd) { Ok(()) } else { Err(std::io::ErrorKind::WouldBlock.into()) }) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Writes all of `bytes` into the bot's stdin: the moment before the last write call.
+async fn write_all(stdin: &mut pipe::Sender, bytes: &[u8]) -> std::io::Result<Instant> {
+    let mut rest = bytes;
+    loop {
+        stdin.writable().await?;
+        let before = Instant::now();
+        match stdin.try_write(rest) {
+            Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) if n == rest.len() => return Ok(before),
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The timer of a bot's deadlines: a `timerfd` of the kernel's high-resolution timers in
+/// the game's event loop, armed for each wait, which wakes the game's thread itself within
+/// microseconds of the deadline (at its own priority: real-time while the host is
+/// escalated, see [`crate::supervise::tempo`]).
+///
+/// Not tokio's timer for bots that think: its wheel counts whole milliseconds, and a timer
+/// whose deadline lies past the next multiple of 64 ms on the wheel sits in a coarser level
+/// until then; the event loop wakes at that boundary only to move it down, for nothing.
+/// With moves of 18 ms, a third of them had such a wake-up (every 64 ms), and each costs
+/// the host 30 to 60 µs of CPU on a virtual machine whose caches went cold meanwhile
+/// (BENCHMARKS.md, "Thirteenth session"). Nor a sleeping thread of the blocking pool for
+/// the last 1.5 ms, which woke the game's thread in turn (two wake-ups at a deadline
+/// instead of one). Bots that answer in microseconds keep tokio's timer until the last
+/// 1.5 ms, which they never reach: arming and disarming the timer would cost them two
+/// system calls a move (a sixth of the host's CPU a ply).
+struct DeadlineTimer(Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>);
+
+impl DeadlineTimer {
+    /// A new timer; without one (no `timerfd`), waits use tokio's timer.
+    fn new() -> DeadlineTimer {
+        use std::os::fd::FromRawFd;
+        // SAFETY: timerfd_create takes no pointers; it returns a new descriptor or -1.
+        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        if fd < 0 {
+            tracing::debug!("no timerfd ({}): deadlines on tokio's timer", std::io::Error::last_os_error());
+            return DeadlineTimer(None);
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        // SAFETY: the timer owns its descriptor, which it neither replaces nor closes while
+        // registered.
+        let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) };
+        DeadlineTimer(fd.ok())
+    }
+
+    /// Sleeps until `deadline` (`Instant` is `CLOCK_MONOTONIC`, the timer's clock). For a
+    /// bot not known to think (`thinks` false), on tokio's timer until 1.5 ms before: a bot
+    /// that answers in microseconds costs no system call to arm and disarm the timer.
+    async fn sleep_until(&self, deadline: Instant, thinks: bool) {
+        let Some(fd) = &self.0 else {
+            return tokio::time::sleep_until(deadline.into()).await;
+        };
+        if !thinks {
+            if let Some(coarse) = deadline.checked_sub(Duration::from_micros(1500)).filter(|&c| c > Instant::now()) {
+                tokio::time::sleep_until(coarse.into()).await;
+            }
+        }
+        loop {
+            let rest = deadline.saturating_duration_since(Instant::now());
+            if rest.is_zero() {
+                return;
+            }
+            // Relative: it expires no earlier than `deadline`.
+            if !set_timer(fd.as_raw_fd(), rest) {
+                return tokio::time::sleep_until(deadline.into()).await;
+            }
+            // Disarmed when the wait ends, by the deadline or else (the answer came): an
+            // expiry nobody waits for would wake the event loop for nothing.
+            let _disarm = Disarm(fd.as_raw_fd());
+            loop {
+                let Ok(mut ready) = fd.readable().await else {
+                    return tokio::time::sleep_until(deadline.into()).await;
+                };
+                let expired = ready.try_io(|fd| {
+                    let mut count = [0u8; 8];
+                    // SAFETY: reads at most 8 bytes into our buffer.
+                    let n = unsafe { libc::read(fd.as_raw_fd(), count.as_mut_ptr().cast(), count.len()) };
+                    if n < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
+                });
+                // Readiness left from an earlier wait: nothing to read; wait again.
+                if expired.is_ok() {
+                    // Read: the next expiry is a new edge.
+                    ready.clear_ready();
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Disarms a deadline timer when dropped.
+struct Disarm(std::os::fd::RawFd);
+
+impl Drop for Disarm {
+    fn drop(&mut self) {
+        set_timer(self.0, Duration::ZERO);
+    }
+}
+
+/// Arms timer `fd` to expire once `after` from now, or disarms it (`after` zero; that also
+/// clears an expiry nobody read).
+fn set_timer(fd: std::os::fd::RawFd, after: Duration) -> bool {
+    let spec = libc::itimerspec {
+        it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+        it_value: libc::timespec { tv_sec: after.as_secs() as libc::time_t, tv_nsec: after.subsec_nanos().into() },
+    };
+    // SAFETY: sets our own timer to the spec we pass; no old value is asked for.
+    unsafe { libc::timerfd_settime(fd, 0, &spec, std::ptr::null_mut()) == 0 }
+}
+
+/// Describes the exit of a sandboxed bot from bwrap's status (128 + N when the bot was
+/// killed by signal N).
+fn describe_sandbox_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match crate::supervise::sandbox::bot_exit(status.code(), status.signal()) {
+        (Some(c), _) => format!("the process exited with status {c}"),
+        (None, Some(s)) => format!("the process was killed by {}", os::signal_name(s)),
+        _ => "the process ended".to_owned(),
+    }
+}
+
+/// Describes an exit status: `exited with status 1`, `killed by signal 11 (SIGSEGV)`.
+pub fn describe_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("the process exited with status {c}"),
+        (None, Some(s)) => format!("the process was killed by {}", os::signal_name(s)),
+        _ => "the process ended".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time left on timer `fd` (zero when disarmed).
+    fn armed_for(fd: std::os::fd::RawFd) -> Duration {
+        let mut spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+        };
+        // SAFETY: writes the spec we pass.
+        assert_eq!(unsafe { libc::timerfd_gettime(fd, &mut spec) }, 0);
+        Duration::new(spec.it_value.tv_sec as u64, spec.it_value.tv_nsec as u32)
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn the_deadline_timer_wakes_no_earlier_than_the_deadline_and_is_disarmed_after() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            for thinks in [true, false] {
+                let deadline = Instant::now() + Duration::from_millis(5);
+                timer.sleep_until(deadline, thinks).await;
+                assert!(Instant::now() >= deadline, "woke before the deadline (thinks: {thinks})");
+                assert_eq!(armed_for(fd), Duration::ZERO, "left armed after its deadline");
+            }
+        });
+    }
+
+    #[test]
+    fn an_abandoned_wait_leaves_the_deadline_timer_disarmed() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut wait = Box::pin(timer.sleep_until(deadline, true));
+            // The answer comes first: the wait is dropped with the timer armed.
+            tokio::select! {
+                () = &mut wait => panic!("the 5 s deadline passed"),
+                () = tokio::time::sleep(Duration::from_millis(2)) => {}
+            }
+            assert!(armed_for(fd) > Duration::from_secs(4), "armed for the deadline while waiting");
+            drop(wait);
+            assert_eq!(armed_for(fd), Duration::ZERO, "an expiry nobody waits for would wake the loop");
+            // A deadline already past returns at once, without arming the timer.
+            let before = Instant::now();
+            timer.sleep_until(before - Duration::from_millis(1), true).await;
+            assert_eq!(armed_for(fd), Duration::ZERO);
+        });
+    }
+
+    #[test]
+    fn a_wait_after_an_unread_expiry_still_waits_for_its_own_deadline() {
+        runtime().block_on(async {
+            let timer = DeadlineTimer::new();
+            let fd = timer.0.as_ref().expect("a timerfd").as_raw_fd();
+            // An expiry left unread in the timer and readiness left in tokio.
+            assert!(set_timer(fd, Duration::from_millis(1)));
+            std::thread::sleep(Duration::from_millis(3));
+            let deadline = Instant::now() + Duration::from_millis(20);
+            timer.sleep_until(deadline, true).await;
+            assert!(Instant::now() >= deadline, "woke at the stale expiry");
+        });
+    }
+}

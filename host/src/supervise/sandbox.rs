@@ -1,0 +1,1297 @@
+//! The opt-in sandbox for untrusted bots (`--sandbox`, or `"sandbox": true` in a bot spec):
+//! each bot process runs under bubblewrap (`bwrap`) in new user, PID, IPC, UTS and network
+//! namespaces, sees the system read-only and its own directory read-only, writes only to a
+//! private size-limited `/tmp`, and runs in its own cgroups (memory, pids) where the machine
+//! lets the host create them, with rlimits otherwise.
+//!
+//! What a sandboxed bot sees:
+//!
+//! - `/usr` (and the `/bin`, `/lib*` links or directories), `/etc` and `/opt`, read-only;
+//!   entries of `/etc` that not every user may read (`/etc/shadow`, private keys) are
+//!   masked, because a host run as root stays root's user id outside the user namespace;
+//! - its own paths, read-only, at the same place as on the host: its `dir`, the directory
+//!   of its program (the host's executable alone for the built-in sample bot), the
+//!   directory of every file its command names (`python3 bots/me/bot.py`), and for a
+//!   program found on PATH outside the system directories, that PATH directory (a
+//!   `shims` directory brings its parent: pyenv, rbenv, asdf);
+//! - nothing else of the host: the records directory, the setup book, the tournament file
+//!   and every other bot's program, directory and files are masked (an unreadable empty
+//!   file or directory) when they lie inside one of its paths;
+//! - `/proc` of its own PID namespace (it is pid 2; bwrap's reaper is pid 1), a minimal
+//!   `/dev`, `/tmp` and `/dev/shm` as private tmpfs of the disk limit each; no network but
+//!   its own loopback unless `--sandbox-net`; an environment of `PATH`, `HOME=/tmp`,
+//!   `TMPDIR=/tmp`, the locale variables, `TZ`, `PYENV_VERSION`, `JAVA_HOME` and the spec's
+//!   `env`; no capabilities, no new
+//!   privileges, no nested user namespaces, a new session (no terminal to inject into).
+//!
+//! The host keeps talking to it over the same pipes, the same clocks apply, and the kill
+//! sequence kills bwrap's process group: bwrap's reaper dies with it (`--die-with-parent`),
+//! and the kernel kills every process of a PID namespace whose first process dies, so
+//! nothing the bot started survives, whatever session or group it moved to.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::os::fd::{AsRawFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use crate::supervise::bot_spec::{BotSpec, Limits};
+
+/// Processes and threads a sandboxed bot may have at once when its spec sets no `pids`.
+pub const DEFAULT_PIDS: u32 = 128;
+/// Size of a sandboxed bot's `/tmp` (and of its `/dev/shm`) when its spec sets no `disk`.
+pub const DEFAULT_DISK_BYTES: u64 = 64 << 20;
+/// Memory of a sandboxed bot's cgroup when its spec sets no `memory`.
+pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
+
+/// Directories of the system, bound read-only into every sandbox when they exist.
+const SYSTEM_DIRS: &[&str] = &["/usr", "/etc", "/opt"];
+/// Top-level names that are usually links into `/usr` (merged /usr) or directories.
+const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/// Mount points every sandbox makes of its own (never remade by the directories above a
+/// bot's paths).
+const SANDBOX_MOUNTS: &[&str] = &["/tmp", "/dev", "/dev/shm", "/proc"];
+/// Environment variables a sandboxed bot keeps from the host (besides its spec's `env`).
+const KEPT_ENV: &[&str] = &["PATH", "LANG", "LANGUAGE", "TZ", "PYENV_VERSION", "JAVA_HOME"];
+
+/// bubblewrap as found on this machine, checked once.
+#[derive(Debug)]
+struct Bwrap {
+    path: PathBuf,
+    version: String,
+}
+
+/// Finds `bwrap` on PATH and checks that it can create the sandbox's namespaces here, once
+/// per run.
+fn bwrap() -> Result<&'static Bwrap, String> {
+    static BWRAP: OnceLock<Result<Bwrap, String>> = OnceLock::new();
+    BWRAP.get_or_init(find_and_probe_bwrap).as_ref().map_err(Clone::clone)
+}
+
+fn find_and_probe_bwrap() -> Result<Bwrap, String> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let path =
+        std::env::split_paths(&path_var).map(|d| d.join("bwrap")).find(|p| is_executable(p)).ok_or_else(|| {
+            "--sandbox needs bubblewrap, and `bwrap` is not on PATH: install it (Debian/Ubuntu: `apt-get install \
+         bubblewrap`; Fedora: `dnf install bubblewrap`; Arch: `pacman -S bubblewrap`)"
+                .to_owned()
+        })?;
+    let version = std::process::Command::new(&path)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    // The same namespaces as a bot's sandbox, around `true`.
+    let mut probe = std::process::Command::new(&path);
+    probe.args(namespace_args(false));
+    probe.args(system_args());
+    probe.args(["--proc", "/proc", "--dev", "/dev", "--"]);
+    if host_is_root() && !is_executable(Path::new(SETPRIV)) {
+        return Err(format!(
+            "--sandbox: the host runs as root, so its bots run as uid {SANDBOX_UID} (nobody), which needs {SETPRIV} \
+             (util-linux): install it (Debian/Ubuntu: `apt-get install util-linux`), or run the host as an \
+             ordinary user"
+        ));
+    }
+    probe.args(drop_to_sandbox_user());
+    probe.arg("true");
+    let out = probe.output().map_err(|e| format!("--sandbox: could not run {}: {e}", path.display()))?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        return Err(format!(
+            "--sandbox: bubblewrap ({}) cannot create the sandbox's namespaces on this machine: {said}. {}",
+            path.display(),
+            userns_diagnosis()
+        ));
+    }
+    Ok(Bwrap { path, version: if version.is_empty() { "bwrap".to_owned() } else { version } })
+}
+
+/// Why user namespaces may be unavailable, with the fix, from the kernel's settings.
+fn userns_diagnosis() -> String {
+    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_owned());
+    let mut causes = Vec::new();
+    if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
+        causes.push("user namespaces are disabled (user.max_user_namespaces = 0; fix: `sysctl -w user.max_user_namespaces=10000`)");
+    }
+    if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+        causes.push(
+            "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0; fix: `sysctl -w kernel.unprivileged_userns_clone=1`)",
+        );
+    }
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+        causes.push(
+            "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1; fix: an AppArmor profile for bwrap, or `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`)",
+        );
+    }
+    if causes.is_empty() {
+        "The sandbox needs user namespaces, and this machine (or the container the host runs in) does not let it \
+         create one. Fix: allow them: `sysctl -w user.max_user_namespaces=10000`; on older Debian \
+         `sysctl -w kernel.unprivileged_userns_clone=1`; on Ubuntu 23.10 and later an AppArmor profile for bwrap or \
+         `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; in a container, a seccomp profile that allows \
+         unshare/clone with user namespaces (docker: --security-opt seccomp=unconfined)"
+            .to_owned()
+    } else {
+        causes.join("; ")
+    }
+}
+
+/// The user a sandboxed bot runs as when the host is root: `nobody`. Run as root's user id
+/// (even in a user namespace of its own), a bot would be root to every kernel check that
+/// looks at the user id outside the namespace: the kernel's settings in `/proc/sys`, files
+/// owned by root. Bubblewrap then runs without a user namespace (root needs none to make
+/// the others) and `setpriv` takes the bot's command to this user, with no capability left.
+pub const SANDBOX_UID: u32 = 65534;
+/// The group of [`SANDBOX_UID`].
+pub const SANDBOX_GID: u32 = 65534;
+/// The program that drops to [`SANDBOX_UID`] inside the sandbox (util-linux).
+const SETPRIV: &str = "/usr/bin/setpriv";
+
+/// Whether the host runs as root (its sandboxed bots then run as [`SANDBOX_UID`]).
+fn host_is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The namespace and privilege flags of every sandbox. A host that is not root needs a
+/// user namespace to make the others, and the bot keeps the host's user id outside it; a
+/// host run as root makes them without one and keeps only the capabilities `setpriv`
+/// needs to drop to [`SANDBOX_UID`] (see [`launch`]).
+fn namespace_args(net: bool) -> Vec<&'static str> {
+    let mut args = vec![
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ];
+    if host_is_root() {
+        args.extend(["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]);
+    } else {
+        args.extend(["--unshare-user", "--disable-userns"]);
+    }
+    if !net {
+        args.push("--unshare-net");
+    }
+    args
+}
+
+/// The command that runs the bot's command as [`SANDBOX_UID`] with no capabilities, no
+/// supplementary groups and no new privileges (empty when the host is not root).
+fn drop_to_sandbox_user() -> Vec<OsString> {
+    if !host_is_root() {
+        return Vec::new();
+    }
+    [
+        SETPRIV.to_owned(),
+        format!("--reuid={SANDBOX_UID}"),
+        format!("--regid={SANDBOX_GID}"),
+        "--clear-groups".to_owned(),
+        "--bounding-set=-all".to_owned(),
+        "--inh-caps=-all".to_owned(),
+        "--no-new-privs".to_owned(),
+        "--".to_owned(),
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect()
+}
+
+/// The read-only system: `/usr`, `/etc`, `/opt` and the top-level links or directories.
+fn system_args() -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    for dir in SYSTEM_DIRS {
+        if Path::new(dir).is_dir() {
+            args.extend(["--ro-bind".into(), (*dir).into(), (*dir).into()]);
+        }
+    }
+    for name in SYSTEM_LINKS {
+        let p = Path::new(name);
+        match std::fs::read_link(p) {
+            Ok(target) => args.extend(["--symlink".into(), target.into_os_string(), (*name).into()]),
+            Err(_) if p.is_dir() => args.extend(["--ro-bind".into(), (*name).into(), (*name).into()]),
+            Err(_) => {}
+        }
+    }
+    args
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+fn is_system_path(p: &Path) -> bool {
+    SYSTEM_DIRS.iter().chain(SYSTEM_LINKS).any(|d| p.starts_with(d))
+}
+
+/// What the sandboxes of a run must not show: the records directory, the setup book, the
+/// tournament file (registered with [`hide`]) and each bot's own paths (registered with
+/// [`note_bot`]), masked in a sandbox whose own paths contain them.
+#[derive(Default)]
+struct Registry {
+    hidden: BTreeSet<PathBuf>,
+    /// Each bot's name and the paths that are its own (dir, program, files named in its
+    /// command): masked in every other bot's sandbox.
+    bots: Vec<(String, Vec<PathBuf>)>,
+}
+
+fn registry() -> std::sync::MutexGuard<'static, Registry> {
+    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Registers a path no sandboxed bot may see (the records directory, the setup book, the
+/// tournament file, the protocol log). A path that does not exist yet is kept as given
+/// and masked once it exists.
+pub fn hide(path: &Path) {
+    registry().hidden.insert(absolute(path));
+}
+
+/// Registers a bot's own paths, so that other bots' sandboxes mask them. Every bot of a run
+/// is registered (sandboxed or not) before its first game.
+pub fn note_bot(spec: &BotSpec) {
+    let paths = identity_paths(spec);
+    let mut reg = registry();
+    if !reg.bots.iter().any(|(n, p)| n == &spec.name && p == &paths) {
+        reg.bots.push((spec.name.clone(), paths));
+    }
+}
+
+/// `path` made absolute (from the host's working directory) and canonical when it exists.
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
+}
+
+/// The working directory of a bot: its `dir`, or the host's.
+fn bot_cwd(spec: &BotSpec) -> PathBuf {
+    match &spec.dir {
+        Some(d) => absolute(d),
+        None => absolute(Path::new(".")),
+    }
+}
+
+fn is_host_exe(program: &str) -> bool {
+    std::env::current_exe().is_ok_and(|exe| absolute(&exe) == absolute(Path::new(program)))
+}
+
+/// A bot's program as the host would run it: a path (relative to its working directory),
+/// or found on PATH.
+fn resolve_program(spec: &BotSpec, cwd: &Path) -> Option<PathBuf> {
+    let program = &spec.command[0];
+    if program.contains('/') {
+        return Some(cwd.join(program));
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path_var).map(|d| d.join(program)).find(|p| is_executable(p))
+}
+
+/// The paths that identify a bot (masked in other bots' sandboxes): its `dir`, its
+/// program unless it is a system program or the host itself, and the files and
+/// directories its arguments name.
+fn identity_paths(spec: &BotSpec) -> Vec<PathBuf> {
+    let cwd = bot_cwd(spec);
+    let mut out = Vec::new();
+    if spec.dir.is_some() {
+        out.push(cwd.clone());
+    }
+    if let Some(p) = resolve_program(spec, &cwd).map(|p| absolute(&p)) {
+        if !is_system_path(&p) && !is_host_exe(&p.to_string_lossy()) {
+            out.push(p);
+        }
+    }
+    out.extend(argument_paths(spec, &cwd));
+    out.retain(|p| p.exists() && !is_system_path(p) && p != Path::new("/"));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Existing files and directories named by a bot's arguments (not flags).
+fn argument_paths(spec: &BotSpec, cwd: &Path) -> Vec<PathBuf> {
+    spec.command[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-') && !a.is_empty())
+        .map(|a| cwd.join(a))
+        .filter(|p| p.exists())
+        .map(|p| absolute(&p))
+        .collect()
+}
+
+/// The directory a bot owns: its `dir`; without one, the directory of its program when
+/// its command names it by path, else that of the first file its arguments name
+/// (`python3 bots/me/bot.py`). Paths its arguments name are shown to it only inside this
+/// directory: a command written by a bot's author cannot widen its sandbox
+/// (`bot.py /root`); the organiser widens it with `dir`.
+fn own_dir(spec: &BotSpec, cwd: &Path) -> Option<PathBuf> {
+    if spec.dir.is_some() {
+        return Some(cwd.to_owned());
+    }
+    if is_host_exe(&spec.command[0]) {
+        return None;
+    }
+    if spec.command[0].contains('/') {
+        return absolute(&cwd.join(&spec.command[0])).parent().map(Path::to_owned);
+    }
+    argument_paths(spec, cwd).into_iter().find(|p| p.is_file()).and_then(|p| p.parent().map(Path::to_owned))
+}
+
+/// The paths a bot's arguments name that it is shown (inside its [`own_dir`]) and those it
+/// is not.
+fn split_argument_paths(spec: &BotSpec, cwd: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let own = own_dir(spec, cwd);
+    argument_paths(spec, cwd)
+        .into_iter()
+        .filter(|p| !is_system_path(p))
+        .partition(|p| own.as_ref().is_some_and(|o| p.starts_with(o)))
+}
+
+/// The paths bound read-only into a bot's sandbox (see the module's documentation): its
+/// `dir`; its program (the file alone; for a program found on PATH outside the system,
+/// that PATH directory); the files and directories its arguments name inside its
+/// [`own_dir`]. Without a `dir`, a bot sees no directory of its own whole: two bots in one
+/// folder do not see each other's files.
+fn own_binds(spec: &BotSpec) -> Vec<PathBuf> {
+    let cwd = bot_cwd(spec);
+    let mut binds = Vec::new();
+    if spec.dir.is_some() {
+        binds.push(cwd.clone());
+    }
+    if is_host_exe(&spec.command[0]) {
+        if let Ok(exe) = std::env::current_exe() {
+            binds.push(absolute(&exe));
+        }
+    } else if let Some(found) = resolve_program(spec, &cwd) {
+        if spec.command[0].contains('/') {
+            // The program where the command names it, and where it really is (a link).
+            binds.push(std::path::absolute(&found).unwrap_or_else(|_| found.clone()));
+            binds.push(absolute(&found));
+        } else {
+            let dir = found.parent().map(Path::to_owned).unwrap_or_default();
+            if dir.file_name().is_some_and(|n| n == "shims") {
+                // pyenv, rbenv, nodenv, asdf: the shim runs the manager from its root.
+                binds.extend(dir.parent().map(absolute));
+            } else {
+                binds.push(absolute(&dir));
+            }
+            // A program that is a link (nvm, alternatives outside /usr) needs its target too.
+            let real = absolute(&found);
+            binds.extend(real.parent().map(Path::to_owned));
+        }
+    }
+    binds.extend(split_argument_paths(spec, &cwd).0);
+    binds.retain(|p| p.exists() && !is_system_path(p) && p != Path::new("/"));
+    binds.sort();
+    binds.dedup();
+    // A path inside another bound path is already there.
+    let all = binds.clone();
+    binds.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
+    binds
+}
+
+/// Directories of game records (a `games.jsonl` inside) within `dir`, at most three levels
+/// down and among its first 10,000 entries: earlier runs' records a bot's directory may
+/// hold, masked in its sandbox.
+fn records_within(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_owned(), 0)];
+    let mut seen = 0;
+    while let Some((d, depth)) = stack.pop() {
+        if d.join("games.jsonl").is_file() {
+            out.push(d);
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > 10_000 {
+                return out;
+            }
+            if depth < 3 && e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push((e.path(), depth + 1));
+            }
+        }
+    }
+    out
+}
+
+/// Bound paths that uid [`SANDBOX_UID`] cannot read (or enter, or run, for the program):
+/// with the host as root, the bot could not use them.
+fn unreadable_by_sandbox_user(spec: &BotSpec) -> Vec<PathBuf> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let others_may = |p: &Path, bits: u32| {
+        std::fs::metadata(p).is_ok_and(|m| {
+            let mode = m.permissions().mode();
+            mode & bits == bits || (m.uid() == SANDBOX_UID && (mode >> 6) & bits == bits)
+        })
+    };
+    let mut out: Vec<PathBuf> =
+        own_binds(spec).into_iter().filter(|b| !others_may(b, if b.is_dir() { 0o5 } else { 0o4 })).collect();
+    let cwd = bot_cwd(spec);
+    if let Some(program) = resolve_program(spec, &cwd).map(|p| absolute(&p)) {
+        if !is_system_path(&program) && !others_may(&program, 0o5) && !out.contains(&program) {
+            out.push(program);
+        }
+    }
+    out
+}
+
+/// Entries of `/etc` that not every user may read: masked, because a host run as root
+/// runs its sandboxes as root's user id outside their user namespace.
+fn etc_masks() -> &'static [PathBuf] {
+    static MASKS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    MASKS.get_or_init(|| {
+        let mut out = Vec::new();
+        let mut stack = vec![PathBuf::from("/etc")];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+                use std::os::unix::fs::PermissionsExt;
+                let mode = meta.permissions().mode();
+                if meta.is_dir() {
+                    if mode & 0o005 != 0o005 {
+                        out.push(e.path());
+                    } else {
+                        stack.push(e.path());
+                    }
+                } else if meta.is_file() && mode & 0o004 == 0 {
+                    out.push(e.path());
+                }
+            }
+        }
+        out.sort();
+        out
+    })
+}
+
+/// An empty, unreadable file and directory, bound over what a sandbox must not see. They
+/// live in `$TMPDIR/stratego-host-masks-UID` (mode 0700, owned by the user, reused by every
+/// run of that user), or a directory of this process when that name is taken by someone
+/// else.
+fn mask_sources() -> std::io::Result<&'static (PathBuf, PathBuf)> {
+    static MASK: OnceLock<Result<(PathBuf, PathBuf), String>> = OnceLock::new();
+    MASK.get_or_init(|| {
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        let shared = std::env::temp_dir().join(format!("stratego-host-masks-{uid}"));
+        let own = std::env::temp_dir().join(format!("stratego-host-masks-{uid}-{}", std::process::id()));
+        make_masks(&shared)
+            .or_else(|_| make_masks(&own))
+            .map_err(|e| format!("creating the sandbox's masks in {}: {e}", own.display()))
+    })
+    .as_ref()
+    .map_err(|e| std::io::Error::other(e.clone()))
+}
+
+fn make_masks(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    // Only a real directory of ours (not a link or someone else's, in a shared /tmp).
+    let meta = std::fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    if !meta.is_dir() || meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o077 != 0 {
+        return Err(std::io::Error::other(format!("{} is not a private directory of this user", dir.display())));
+    }
+    let file = dir.join("masked-file");
+    let sub = dir.join("masked-dir");
+    if !file.is_file() {
+        File::create(&file)?;
+    }
+    if !sub.is_dir() {
+        std::fs::create_dir(&sub)?;
+    }
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000))?;
+    std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o000))?;
+    Ok((file, sub))
+}
+
+/// How a resource limit is (or is not) enforced in a sandbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Enforced {
+    Cgroup(CgroupVersion),
+    Rlimit,
+    Not(String),
+}
+
+/// A cgroup hierarchy the host can create cgroups in, for one controller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Controller {
+    version: CgroupVersion,
+    /// The host's own cgroup in that hierarchy (bots' cgroups are made inside it).
+    dir: PathBuf,
+}
+
+/// cgroup v1 (a hierarchy per controller) or v2 (the unified hierarchy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CgroupVersion {
+    /// A v1 hierarchy (`/sys/fs/cgroup/memory`, …).
+    V1,
+    /// The v2 unified hierarchy.
+    V2,
+}
+
+impl std::fmt::Display for CgroupVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CgroupVersion::V1 => "cgroup v1",
+            CgroupVersion::V2 => "cgroup v2",
+        })
+    }
+}
+
+/// The memory and pids controllers this host can use, or why not.
+struct Cgroups {
+    memory: Result<Controller, String>,
+    pids: Result<Controller, String>,
+    /// Holds a pinned bot to its CPU (`sched_setaffinity` cannot undo it).
+    cpuset: Result<Controller, String>,
+    /// Gives a bot a CPU share that is low off its turn.
+    cpu: Result<Controller, String>,
+}
+
+fn cgroups() -> &'static Cgroups {
+    static CGROUPS: OnceLock<Cgroups> = OnceLock::new();
+    CGROUPS.get_or_init(|| {
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        Cgroups {
+            memory: find_controller("memory", &mounts, &own),
+            pids: find_controller("pids", &mounts, &own),
+            cpuset: find_controller("cpuset", &mounts, &own),
+            cpu: find_controller("cpu", &mounts, &own),
+        }
+    })
+}
+
+/// A place to create cgroups with `controller`: the host's own cgroup in the v1 hierarchy
+/// of that controller, else in the v2 hierarchy when the controller is delegated to it.
+fn find_controller(controller: &str, mountinfo: &str, own: &str) -> Result<Controller, String> {
+    let mut v2_mount = None;
+    for line in mountinfo.lines() {
+        let Some((left, right)) = line.split_once(" - ") else { continue };
+        let left: Vec<&str> = left.split(' ').collect();
+        let right: Vec<&str> = right.split(' ').collect();
+        if left.len() < 5 || right.len() < 3 {
+            continue;
+        }
+        let (root, mount_point) = (left[3], PathBuf::from(unescape_mount(left[4])));
+        match right[0] {
+            "cgroup" if right[2].split(',').any(|o| o == controller) => {
+                let path = own
+                    .lines()
+                    .filter_map(|l| l.splitn(3, ':').collect::<Vec<_>>().try_into().ok())
+                    .find(|[_, ctrls, _]: &[&str; 3]| ctrls.split(',').any(|c| c == controller))
+                    .map(|[_, _, p]| p.to_owned());
+                let Some(path) = path else {
+                    return Err(format!("the host is in no {controller} cgroup (/proc/self/cgroup)"));
+                };
+                let dir = join_cgroup(&mount_point, root, &path);
+                return probe_dir(controller, CgroupVersion::V1, dir);
+            }
+            "cgroup2" => v2_mount = Some((mount_point, root.to_owned())),
+            _ => {}
+        }
+    }
+    let Some((mount_point, root)) = v2_mount else {
+        return Err(format!("no cgroup hierarchy has the {controller} controller"));
+    };
+    let path = own.lines().find_map(|l| l.strip_prefix("0::")).unwrap_or("/").to_owned();
+    let dir = join_cgroup(&mount_point, &root, &path);
+    let available = std::fs::read_to_string(dir.join("cgroup.controllers")).unwrap_or_default();
+    if !available.split_whitespace().any(|c| c == controller) {
+        return Err(format!(
+            "the {controller} controller is not delegated to the host's cgroup {} (start the host in a delegated \
+             scope: `systemd-run --user --scope -p Delegate=yes stratego-host …`)",
+            dir.display()
+        ));
+    }
+    enable_v2(&dir, controller)?;
+    probe_dir(controller, CgroupVersion::V2, dir)
+}
+
+fn unescape_mount(s: &str) -> String {
+    s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+}
+
+fn join_cgroup(mount_point: &Path, root: &str, path: &str) -> PathBuf {
+    let rel = path.strip_prefix(root).unwrap_or(path).trim_start_matches('/');
+    if rel.is_empty() { mount_point.to_owned() } else { mount_point.join(rel) }
+}
+
+/// In cgroup v2 a cgroup with processes cannot give controllers to its children (except
+/// the root): move the host into a leaf `stratego-host-PID` first, then enable the
+/// controller for the children.
+fn enable_v2(dir: &Path, controller: &str) -> Result<(), String> {
+    let subtree = dir.join("cgroup.subtree_control");
+    let enabled = std::fs::read_to_string(&subtree).unwrap_or_default();
+    if enabled.split_whitespace().any(|c| c == controller) {
+        return Ok(());
+    }
+    let leaf = dir.join(format!("stratego-host-{}", std::process::id()));
+    let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+    if !procs.trim().is_empty() && dir.parent().is_some() {
+        std::fs::create_dir_all(&leaf)
+            .and_then(|()| std::fs::write(leaf.join("cgroup.procs"), std::process::id().to_string()))
+            .map_err(|e| format!("cannot move the host into a leaf cgroup {}: {e}", leaf.display()))?;
+    }
+    std::fs::write(&subtree, format!("+{controller}"))
+        .map_err(|e| format!("cannot enable the {controller} controller in {}: {e}", subtree.display()))
+}
+
+/// Checks that the host may create (and remove) a cgroup in `dir`.
+fn probe_dir(controller: &str, version: CgroupVersion, dir: PathBuf) -> Result<Controller, String> {
+    remove_stale(&dir);
+    let probe = dir.join(format!("stratego-{}-probe", std::process::id()));
+    match std::fs::create_dir(&probe) {
+        Ok(()) => {
+            let _ = std::fs::remove_dir(&probe);
+            Ok(Controller { version, dir })
+        }
+        Err(e) => Err(format!("cannot create a {controller} cgroup in {} ({version}): {e}", dir.display())),
+    }
+}
+
+/// Removes cgroups left by hosts that died (`stratego-PID-N` whose PID is gone and which
+/// hold no process).
+fn remove_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("stratego-").and_then(|r| r.split('-').next()) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(e.path());
+        }
+    }
+}
+
+/// The sandbox settings of one bot, with what is enforced how.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    net: bool,
+    memory: (u64, Enforced),
+    pids: (u32, Enforced),
+    disk: u64,
+    cpu_seconds: Option<u64>,
+    /// How a pinned bot is held to its CPU.
+    cpuset: Enforced,
+    /// How its CPU share is lowered off its turns.
+    cpu_share: Enforced,
+}
+
+impl Settings {
+    /// The sandbox of a bot with these (merged) limits on this machine.
+    fn of(limits: &Limits) -> Settings {
+        let cg = cgroups();
+        let memory = limits.memory_bytes.unwrap_or(DEFAULT_MEMORY_BYTES);
+        let memory_by = match (&cg.memory, limits.memory_bytes) {
+            (Ok(c), _) => Enforced::Cgroup(c.version),
+            (Err(_), Some(_)) => Enforced::Rlimit,
+            (Err(why), None) => Enforced::Not(why.clone()),
+        };
+        let pids = limits.pids.unwrap_or(DEFAULT_PIDS);
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let pids_by = match &cg.pids {
+            Ok(c) => Enforced::Cgroup(c.version),
+            Err(_) if !root && prlimit().is_some() => Enforced::Rlimit,
+            Err(why) if root => Enforced::Not(format!("{why}; RLIMIT_NPROC does not bind a host run as root")),
+            Err(why) => Enforced::Not(format!("{why}; and prlimit (util-linux) is not on PATH for RLIMIT_NPROC")),
+        };
+        Settings {
+            net: limits.sandbox_net.unwrap_or(false),
+            memory: (memory, memory_by),
+            pids: (pids, pids_by),
+            disk: limits.disk_bytes.unwrap_or(DEFAULT_DISK_BYTES),
+            cpu_seconds: limits.cpu_seconds,
+            cpuset: match &cg.cpuset {
+                Ok(c) => Enforced::Cgroup(c.version),
+                Err(why) => Enforced::Not(why.clone()),
+            },
+            cpu_share: match &cg.cpu {
+                Ok(c) => Enforced::Cgroup(c.version),
+                Err(why) => Enforced::Not(why.clone()),
+            },
+        }
+    }
+
+    /// One line for the start of a run: what the sandbox contains and every limit, how it
+    /// is enforced, or why it could not be.
+    pub fn describe(&self, spec: &BotSpec) -> String {
+        let bwrap_version = bwrap().map(|b| b.version.clone()).unwrap_or_default();
+        let mut s = format!(
+            "{bwrap_version}; {}; namespaces {}pid, ipc, uts, {}",
+            if host_is_root() {
+                format!("runs as uid {SANDBOX_UID} (nobody; the host is root)")
+            } else {
+                // SAFETY: geteuid has no preconditions.
+                format!("runs as the host's uid {} (not root)", unsafe { libc::geteuid() })
+            },
+            if host_is_root() { "" } else { "user, " },
+            if self.net { "network shared with the host (--sandbox-net)" } else { "net (no network)" }
+        );
+        s.push_str("; system calls filtered (no namespaces, keyrings, file locks, Unix sockets by path, tee)");
+        let binds = own_binds(spec);
+        let _ = write!(s, "; read-only: the system");
+        for b in &binds {
+            let _ = write!(s, ", {}", b.display());
+        }
+        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        let _ = write!(s, "; private /tmp and /dev/shm of {:.0} MiB each (tmpfs)", mib(self.disk));
+        let how = |e: &Enforced| match e {
+            Enforced::Cgroup(v) => format!("{v}"),
+            Enforced::Rlimit => "rlimit".to_owned(),
+            Enforced::Not(why) => format!("NOT APPLIED: {why}"),
+        };
+        let _ = write!(
+            s,
+            "; memory {:.0} MiB ({})",
+            mib(self.memory.0),
+            match &self.memory.1 {
+                Enforced::Rlimit => "RLIMIT_AS per process, no memory cgroup".to_owned(),
+                e => how(e),
+            }
+        );
+        let _ = write!(
+            s,
+            "; processes and threads {} ({})",
+            self.pids.0,
+            match &self.pids.1 {
+                Enforced::Rlimit => "RLIMIT_NPROC in its user namespace, no pids cgroup".to_owned(),
+                e => how(e),
+            }
+        );
+        match self.cpu_seconds {
+            Some(secs) => {
+                let _ = write!(s, "; cpu time {secs} s per process (RLIMIT_CPU)");
+            }
+            None => s.push_str("; cpu time: no limit (--bot-cpu or \"cpu_seconds\" sets one)"),
+        }
+        match &self.cpuset {
+            Enforced::Cgroup(v) => {
+                let _ = write!(s, "; CPU placement: enforced when pinned (--pin; {v} cpuset)");
+            }
+            e => {
+                let _ = write!(s, "; CPU placement: NOT ENFORCED (a pinned bot can undo its pin): {}", how(e));
+            }
+        }
+        match &self.cpu_share {
+            Enforced::Cgroup(v) => {
+                let _ = write!(s, "; CPU share: lowest off its turns ({v} cpu)");
+            }
+            e => {
+                let _ = write!(s, "; CPU share off its turns: NOT LOWERED: {}", how(e));
+            }
+        }
+        let (_, outside) = split_argument_paths(spec, &bot_cwd(spec));
+        if !outside.is_empty() {
+            let list: Vec<String> = outside.iter().map(|p| p.display().to_string()).collect();
+            let _ = write!(s, "; not shown, outside its own directory: {}", list.join(", "));
+        }
+        s
+    }
+
+    /// The limits that could not be applied, with why.
+    pub fn not_applied(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Enforced::Not(why) = &self.memory.1 {
+            out.push(format!("memory limit: {why}"));
+        }
+        if let Enforced::Not(why) = &self.pids.1 {
+            out.push(format!("process limit: {why}"));
+        }
+        out
+    }
+}
+
+/// How a sandbox started by this process would limit a bot's processes (`cgroup v1`,
+/// `cgroup v2`, `RLIMIT_NPROC`), or why it could not.
+///
+/// # Errors
+/// Why no process limit would be in force.
+pub fn process_limit() -> Result<String, String> {
+    match Settings::of(&Limits::default()).pids.1 {
+        Enforced::Cgroup(v) => Ok(v.to_string()),
+        Enforced::Rlimit => Ok("RLIMIT_NPROC".to_owned()),
+        Enforced::Not(why) => Err(why),
+    }
+}
+
+fn prlimit() -> Option<PathBuf> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path_var).map(|d| d.join("prlimit")).find(|p| is_executable(p))
+}
+
+/// Checks, before the first game, that `spec` (limits already merged with the run's) can
+/// run in the sandbox on this machine, and describes it: the line to print at start, and
+/// the limits that could not be applied.
+///
+/// # Errors
+/// What is missing (bwrap, user namespaces), with the fix; or a bad combination of keys.
+pub fn prepare(spec: &BotSpec) -> Result<Settings, String> {
+    bwrap().map_err(|e| format!("bot {}: {e}", spec.name))?;
+    mask_sources().map_err(|e| format!("bot {}: --sandbox: {e}", spec.name))?;
+    if host_is_root() {
+        let unreadable = unreadable_by_sandbox_user(spec);
+        if let Some(first) = unreadable.first() {
+            let list: Vec<String> = unreadable.iter().map(|p| p.display().to_string()).collect();
+            return Err(format!(
+                "bot {}: the host runs as root, so its sandboxed bots run as uid {SANDBOX_UID} (nobody), and that user \
+                 cannot read {}: make it readable by others (`chmod o+rX {}`), or run the host as an ordinary user",
+                spec.name,
+                list.join(", "),
+                first.display()
+            ));
+        }
+    }
+    Ok(Settings::of(&spec.limits))
+}
+
+/// Checks the sandbox keys of a bot (`l`: its spec's own limits) that does not run in the
+/// sandbox.
+///
+/// # Errors
+/// A sandbox-only key (`sandbox_net`, `pids`, `disk`) set without the sandbox.
+pub fn check_unsandboxed(name: &str, l: &Limits) -> Result<(), String> {
+    let set: Vec<&str> =
+        [("sandbox_net", l.sandbox_net == Some(true)), ("pids", l.pids.is_some()), ("disk", l.disk_bytes.is_some())]
+            .into_iter()
+            .filter_map(|(k, on)| on.then_some(k))
+            .collect();
+    if set.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "bot {name}: {} only apply in the sandbox (--sandbox, or \"sandbox\": true in its spec)",
+            set.join(", ")
+        ))
+    }
+}
+
+/// How to start one sandboxed bot process: bwrap's command line and environment, the
+/// cgroups it joins before exec, and the rlimits it keeps.
+pub struct Launch {
+    /// bwrap.
+    pub program: PathBuf,
+    /// bwrap's arguments, ending with `--` and the bot's command.
+    pub args: Vec<OsString>,
+    /// The whole environment (the host's is cleared).
+    pub env: Vec<(String, String)>,
+    /// The bot's cgroups, joined between fork and exec.
+    pub cgroup: Option<BotCgroup>,
+    /// The rlimits to set before exec: `RLIMIT_AS` is left out when a memory cgroup limits
+    /// the sandbox (an address-space limit breaks runtimes that reserve address space, and
+    /// the cgroup counts what the bot really uses, in all its processes and its /tmp).
+    pub limits: Limits,
+    /// bwrap's options (`--args FD`) and the system-call filter (`--seccomp FD`):
+    /// inherited by bwrap only (see [`inherit_fd`]).
+    pub inherited: Vec<File>,
+}
+
+/// Clears close-on-exec on `fd`, in the child between fork and exec, so that bwrap (and
+/// only this child) inherits it.
+///
+/// # Safety
+/// Only `fcntl`, which is async-signal-safe.
+///
+/// # Errors
+/// The operating system's error.
+pub unsafe fn inherit_fd(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on a descriptor the parent opened, with an integer argument.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The cgroups of one sandboxed process (memory and/or pids), removed when it is gone.
+pub struct BotCgroup {
+    dirs: Vec<PathBuf>,
+    /// `cgroup.procs` of each, open for writing: the child writes "0" (itself) to each.
+    procs: Vec<File>,
+    memory: Option<(PathBuf, CgroupVersion)>,
+    /// Its CPU weight (`cpu.shares` or `cpu.weight`), open for writing, with the values on
+    /// and off its turns.
+    weight: Option<(File, &'static str, &'static str)>,
+    /// The weight last written: on its turn or not.
+    on_turn: std::sync::atomic::AtomicBool,
+}
+
+/// CPU weights of a sandboxed bot: cgroup v1's `cpu.shares` (1024 is a process's default,
+/// 2 the least) and v2's `cpu.weight` (100 and 1). From its answer until the host next
+/// writes to it (its opponent's turn) all its processes together get a CPU only when
+/// nothing else wants it, so processes it leaves spinning cannot starve the opponent that
+/// is thinking; whenever the host writes to it (a turn, a move played, the end of a game,
+/// `quit`) it has its full share again.
+const WEIGHTS_V1: (&str, &str) = ("1024", "2");
+const WEIGHTS_V2: (&str, &str) = ("100", "1");
+
+impl BotCgroup {
+    /// Sets its CPU weight for its turn (`true`: full) or off it (the least). Two small
+    /// writes a turn, only when the weight changes; nothing without a cpu cgroup.
+    pub fn set_on_turn(&self, on: bool) {
+        let Some((file, high, low)) = &self.weight else { return };
+        if self.on_turn.swap(on, Ordering::Relaxed) == on {
+            return;
+        }
+        use std::os::unix::fs::FileExt;
+        let _ = file.write_at(if on { high.as_bytes() } else { low.as_bytes() }, 0);
+    }
+
+    /// The descriptors the child writes "0" to between fork and exec.
+    pub fn join_fds(&self) -> Vec<RawFd> {
+        self.procs.iter().map(AsRawFd::as_raw_fd).collect()
+    }
+
+    /// Whether the kernel's OOM killer killed a process of this sandbox (its memory limit).
+    pub fn oom_killed(&self) -> bool {
+        let Some((dir, version)) = &self.memory else { return false };
+        let file = match version {
+            CgroupVersion::V1 => "memory.oom_control",
+            CgroupVersion::V2 => "memory.events",
+        };
+        std::fs::read_to_string(dir.join(file))
+            .ok()
+            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("oom_kill ").map(|n| n.trim().parse::<u64>())))
+            .is_some_and(|n| n.is_ok_and(|n| n > 0))
+    }
+
+    /// Removes the cgroups once their processes are gone (retrying while the kernel
+    /// finishes the exits). Blocking: call it off the runtime's threads.
+    pub fn remove(mut self) {
+        self.procs.clear();
+        for dir in std::mem::take(&mut self.dirs) {
+            for _ in 0..50 {
+                match std::fs::remove_dir(&dir) {
+                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                        std::thread::sleep(std::time::Duration::from_millis(10))
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+impl Drop for BotCgroup {
+    fn drop(&mut self) {
+        for dir in &self.dirs {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Makes the cgroups of one sandboxed process with its limits: memory, pids, a cpuset of
+/// `cpu` when the bot is pinned to it, and a cpu cgroup for its weight.
+fn make_cgroup(settings: &Settings, cpu: Option<usize>) -> std::io::Result<Option<BotCgroup>> {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let cg = cgroups();
+    let name = format!("stratego-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut out = BotCgroup {
+        dirs: Vec::new(),
+        procs: Vec::new(),
+        memory: None,
+        weight: None,
+        on_turn: std::sync::atomic::AtomicBool::new(true),
+    };
+    let write = |p: PathBuf, v: String| {
+        std::fs::write(&p, &v).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
+    };
+    // The bot's cgroup in a controller's hierarchy (one directory per hierarchy; v2 has one
+    // for all), made at its first use. `setup` runs before the bot's process may join it.
+    let ensure = |out: &mut BotCgroup,
+                  c: &Controller,
+                  setup: &dyn Fn(&Path) -> std::io::Result<()>|
+     -> std::io::Result<PathBuf> {
+        let dir = c.dir.join(&name);
+        if !out.dirs.contains(&dir) {
+            std::fs::create_dir(&dir)?;
+            out.dirs.push(dir.clone());
+            setup(&dir)?;
+            out.procs.push(std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"))?);
+        } else {
+            setup(&dir)?;
+        }
+        Ok(dir)
+    };
+    if let (Ok(c), Enforced::Cgroup(_)) = (&cg.memory, &settings.memory.1) {
+        let bytes = settings.memory.0;
+        let dir = ensure(&mut out, c, &|dir| match c.version {
+            CgroupVersion::V1 => {
+                write(dir.join("memory.limit_in_bytes"), bytes.to_string())?;
+                // With swap accounting, swap counts too (the file is absent without it).
+                let _ = std::fs::write(dir.join("memory.memsw.limit_in_bytes"), bytes.to_string());
+                Ok(())
+            }
+            CgroupVersion::V2 => {
+                write(dir.join("memory.max"), bytes.to_string())?;
+                let _ = std::fs::write(dir.join("memory.swap.max"), "0");
+                Ok(())
+            }
+        })?;
+        out.memory = Some((dir, c.version));
+    }
+    if let (Ok(c), Enforced::Cgroup(_)) = (&cg.pids, &settings.pids.1) {
+        // bwrap's own two processes (its monitor and the namespace's reaper) count too.
+        let max = (settings.pids.0 + 2).to_string();
+        ensure(&mut out, c, &|dir| write(dir.join("pids.max"), max.clone()))?;
+    }
+    if let (Some(cpu), Ok(c)) = (cpu, &cg.cpuset) {
+        ensure(&mut out, c, &|dir| {
+            if c.version == CgroupVersion::V1 {
+                // A v1 cpuset takes no process before it has memory nodes: the parent's.
+                let mems = std::fs::read_to_string(c.dir.join("cpuset.mems")).unwrap_or_default();
+                write(dir.join("cpuset.mems"), mems.trim().to_owned())?;
+            }
+            write(dir.join("cpuset.cpus"), cpu.to_string())
+        })?;
+    }
+    if let Ok(c) = &cg.cpu {
+        let (file, (high, low)) = match c.version {
+            CgroupVersion::V1 => ("cpu.shares", WEIGHTS_V1),
+            CgroupVersion::V2 => ("cpu.weight", WEIGHTS_V2),
+        };
+        let dir = ensure(&mut out, c, &|_| Ok(()))?;
+        out.weight = Some((std::fs::OpenOptions::new().write(true).open(dir.join(file))?, high, low));
+    }
+    Ok(if out.dirs.is_empty() { None } else { Some(out) })
+}
+
+/// bwrap's command line, environment and cgroups for one process of `spec`, pinned to
+/// `cpu` when given.
+///
+/// # Errors
+/// The sandbox cannot be used here (see [`prepare`]), or its cgroups cannot be made.
+pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
+    let bwrap = bwrap().map_err(std::io::Error::other)?;
+    let settings = Settings::of(&spec.limits);
+    let (mask_file, mask_dir) = mask_sources()?;
+    let mut args: Vec<OsString> = namespace_args(settings.net).into_iter().map(OsString::from).collect();
+    args.extend(system_args());
+    let bind = |args: &mut Vec<OsString>, flag: &str, src: &Path, dest: &Path| {
+        args.extend([flag.into(), src.as_os_str().to_owned(), dest.as_os_str().to_owned()]);
+    };
+    for p in etc_masks() {
+        bind(&mut args, "--ro-bind", if p.is_dir() { mask_dir } else { mask_file }, p);
+    }
+    let disk = settings.disk.to_string();
+    args.extend(
+        ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", &disk, "--tmpfs", "/dev/shm"]
+            .map(OsString::from),
+    );
+    // The kernel's settings read-only, whoever the bot runs as.
+    args.extend(["--ro-bind", "/proc/sys", "/proc/sys"].map(OsString::from));
+    args.extend(["--remount-ro", "/dev", "--perms", "1777", "--size", &disk, "--tmpfs", "/tmp"].map(OsString::from));
+    let binds = own_binds(spec);
+    let cwd = bot_cwd(spec);
+    if spec.dir.is_some() {
+        // A bot sees its whole dir: one that holds another bot would show that bot's files
+        // beside its program (its notes, its setups), which no mask can know of.
+        let reg = registry();
+        for (name, paths) in reg.bots.iter().filter(|(n, _)| n != &spec.name) {
+            if let Some(p) = paths.iter().find(|p| p.starts_with(&cwd)) {
+                return Err(std::io::Error::other(format!(
+                    "--sandbox: the dir of bot {} ({}) holds bot {name}'s {}: in the sandbox a bot sees its whole dir, \
+                     so each bot needs a directory of its own",
+                    spec.name,
+                    cwd.display(),
+                    p.display()
+                )));
+            }
+        }
+    }
+    // The directories above its own paths, made in the sandbox's root and open to every
+    // user (bwrap would copy the modes of the host's: `/root` is closed to `nobody`).
+    let mut above: BTreeSet<PathBuf> = BTreeSet::new();
+    for b in binds.iter().chain([&cwd]) {
+        above.extend(
+            b.ancestors()
+                .skip(1)
+                .filter(|a| {
+                    a.parent().is_some() && !is_system_path(a) && !SANDBOX_MOUNTS.contains(&a.to_str().unwrap_or(""))
+                })
+                .map(Path::to_owned),
+        );
+    }
+    for a in above.iter().filter(|a| !binds.iter().any(|b| a.starts_with(b))) {
+        args.extend(["--perms".into(), "0755".into(), "--dir".into(), a.as_os_str().to_owned()]);
+    }
+    if !binds.iter().any(|b| cwd.starts_with(b)) {
+        args.extend(["--perms".into(), "0755".into(), "--dir".into(), cwd.as_os_str().to_owned()]);
+    }
+    for b in &binds {
+        bind(&mut args, "--ro-bind", b, b);
+    }
+    // Mask what lies inside its own paths but is not its own: the records (this run's and
+    // earlier runs' in its directory), the book, the ladder, other bots. Paths that do not
+    // exist (yet) need no mask.
+    let own = identity_paths(spec);
+    let reg = registry();
+    let mut masks: BTreeSet<PathBuf> = reg.hidden.iter().map(|p| absolute(p)).collect();
+    for (name, paths) in &reg.bots {
+        if name != &spec.name {
+            masks.extend(paths.iter().cloned());
+        }
+    }
+    drop(reg);
+    for b in binds.iter().filter(|b| b.is_dir() && !is_host_exe(&b.to_string_lossy())) {
+        masks.extend(records_within(b));
+    }
+    for m in masks {
+        let inside = binds.iter().any(|b| m.starts_with(b));
+        let its_own = own.iter().any(|o| o.starts_with(&m));
+        if inside && !its_own && m.exists() {
+            bind(&mut args, "--ro-bind", if m.is_dir() { mask_dir } else { mask_file }, &m);
+        }
+    }
+    args.extend(["--chdir".into(), cwd.as_os_str().to_owned(), "--remount-ro".into(), "/".into()]);
+    // The system-call filter, applied by bwrap just before it runs the command.
+    let seccomp_file = crate::supervise::seccomp::program_file()?;
+    args.extend(["--seccomp".into(), seccomp_file.as_raw_fd().to_string().into()]);
+    // The options go through a file descriptor, so that bwrap's command line (pid 1 in the
+    // sandbox, readable by the bot) does not show the masked paths.
+    let args_file = args_memfd(&args)?;
+    let mut args: Vec<OsString> = vec!["--args".into(), args_file.as_raw_fd().to_string().into(), "--".into()];
+    args.extend(drop_to_sandbox_user());
+    if settings.pids.1 == Enforced::Rlimit {
+        // Without a pids cgroup: RLIMIT_NPROC set inside the sandbox counts the processes
+        // of its own user namespace only (bwrap's reaper included).
+        let prlimit = prlimit().ok_or_else(|| std::io::Error::other("prlimit is not on PATH"))?;
+        let n = settings.pids.0 + 1;
+        args.extend([prlimit.into_os_string(), format!("--nproc={n}:{n}").into(), "--".into()]);
+    }
+    args.extend(spec.command.iter().map(OsString::from));
+    let mut env: Vec<(String, String)> = Vec::new();
+    for (k, v) in std::env::vars() {
+        if KEPT_ENV.contains(&k.as_str()) || k.starts_with("LC_") {
+            env.push((k, v));
+        }
+    }
+    env.push(("HOME".into(), "/tmp".into()));
+    env.push(("TMPDIR".into(), "/tmp".into()));
+    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let cgroup = make_cgroup(&settings, cpu)?;
+    let mut limits = spec.limits;
+    if matches!(settings.memory.1, Enforced::Cgroup(_)) {
+        limits.memory_bytes = None;
+    }
+    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, inherited: vec![args_file, seccomp_file] })
+}
+
+/// An anonymous file, close-on-exec.
+///
+/// # Errors
+/// The operating system's error.
+pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: a valid C string and flags; the descriptor returned is ours to own.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor nothing else owns.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// bwrap's options, NUL-separated, in an anonymous file read from its start.
+fn args_memfd(args: &[OsString]) -> std::io::Result<File> {
+    use std::io::{Seek, Write};
+    use std::os::unix::ffi::OsStrExt;
+    let mut file = memfd(c"stratego-bwrap-args")?;
+    let mut bytes = Vec::new();
+    for a in args {
+        bytes.extend_from_slice(a.as_bytes());
+        bytes.push(0);
+    }
+    file.write_all(&bytes)?;
+    file.rewind()?;
+    Ok(file)
+}
+
+/// Writes "0" (the calling process) to each cgroup's `cgroup.procs`: run in the child
+/// between fork and exec, so that bwrap and everything it starts are in the cgroups.
+///
+/// # Safety
+/// Only `write`, which is async-signal-safe.
+///
+/// # Errors
+/// The operating system's error.
+pub unsafe fn join_cgroups(fds: &[RawFd]) -> std::io::Result<()> {
+    for &fd in fds {
+        // SAFETY: writing two bytes from a static buffer to a descriptor the parent opened.
+        if unsafe { libc::write(fd, b"0\n".as_ptr().cast(), 2) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The process of a sandbox that runs the bot (its host pid), found from bwrap's: bwrap's
+/// child is the namespace's reaper, whose child is the bot.
+pub fn bot_pid(bwrap_pid: u32) -> Option<u32> {
+    let child = |pid: u32| -> Option<u32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    child(child(bwrap_pid)?)
+}
+
+/// An exit status of bwrap as the bot's own: bwrap exits with 128 + N when the bot was
+/// killed by signal N. Returns (exit code, signal).
+pub fn bot_exit(code: Option<i32>, signal: Option<i32>) -> (Option<i32>, Option<i32>) {
+    match (code, signal) {
+        (Some(c), None) if (129..=128 + 64).contains(&c) => (None, Some(c - 128)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cgroup_paths_join_the_mount_and_the_hosts_own_cgroup() {
+        let mountinfo = "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n\
+                         35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
+                         41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw";
+        let own = "4:memory:/a/b\n0::/\n";
+        assert_eq!(
+            join_cgroup(Path::new("/sys/fs/cgroup/memory"), "/", "/a/b"),
+            Path::new("/sys/fs/cgroup/memory/a/b")
+        );
+        assert_eq!(join_cgroup(Path::new("/sys/fs/cgroup/memory"), "/a", "/a/b"), Path::new("/sys/fs/cgroup/memory/b"));
+        assert_eq!(join_cgroup(Path::new("/m"), "/", "/"), Path::new("/m"));
+        // Not writable here (the test need not be root): the error names the directory.
+        match find_controller("memory", mountinfo, own) {
+            Ok(c) => assert_eq!(c.dir, Path::new("/sys/fs/cgroup/memory/a/b")),
+            Err(e) => assert!(e.contains("/sys/fs/cgroup/memory/a/b"), "{e}"),
+        }
+        let e = find_controller("pids", "", own).unwrap_err();
+        assert!(e.contains("no cgroup hierarchy has the pids controller"), "{e}");
+    }
+
+    #[test]
+    fn bwrap_exit_codes_above_128_are_the_bots_signals() {
+        assert_eq!(bot_exit(Some(137), None), (None, Some(9)));
+        assert_eq!(bot_exit(Some(152), None), (None, Some(24)));
+        assert_eq!(bot_exit(Some(1), None), (Some(1), None));
+        assert_eq!(bot_exit(None, Some(9)), (None, Some(9)));
+    }
+}

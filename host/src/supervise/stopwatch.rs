@@ -1,0 +1,922 @@
+//! The stopwatch of one request: when a bot's time starts (at its read of the request, within
+//! the read grace), when the host stops waiting, and how much of the wall time was the
+//! machine's rather than the bot's (CPU accounting of the bot's own threads, checkpoints by
+//! the stall watch). The game clock it feeds is [`crate::game::clock`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::supervise::stall_watch::{Checkpoints, Demand, StallWatch};
+use crate::supervise::tempo::{ESCALATE_AFTER, Tempo};
+
+/// When a bot's clock runs for one request. Watching reads (a one-page stdin pipe and a
+/// read grace above zero), it starts when the host sees that the bot has read the whole
+/// request from its stdin, but no later than the read grace after the host began writing
+/// it; when the answer comes before the read is seen, at the end of the write. Otherwise it
+/// starts at the end of the write.
+#[derive(Clone, Debug)]
+pub struct Stopwatch {
+    /// When the host began writing the request.
+    begun: Instant,
+    written: Instant,
+    latest_start: Instant,
+    read: Option<Instant>,
+    watch: bool,
+    limit: Duration,
+    /// Stall time credited so far (see [`crate::supervise::stall_watch`]).
+    credit: Duration,
+    pid: Option<u32>,
+    stalls: Option<Arc<StallWatch>>,
+    /// The adaptive tempo this request reports to (see [`crate::supervise::tempo`]).
+    tempo: Option<Arc<Tempo>>,
+    /// Reads are to be watched once the request goes long (the host was calm when it
+    /// started).
+    deferred_watch: bool,
+    /// The host was calm when the request started (an adaptive tempo).
+    calm_start: bool,
+    /// The bot's own account is to open when its read is seen.
+    open_at_read: bool,
+    /// The account of a multi-threaded bot's main thread is to open when its read is seen
+    /// (the request went long before the bot had read it, see [`Stopwatch::went_long`]).
+    main_at_read: bool,
+    /// Held from the moment the request ran long until its stopwatch is gone.
+    long: Option<Arc<LongRequest>>,
+    /// A single-threaded bot's scheduler account at the last look (see
+    /// [`Stopwatch::credit_stalls`]), from the moment the request ran long.
+    own: Option<Own>,
+    /// An own account was wanted, but the bot had more than one thread or a real-time
+    /// policy (or was gone).
+    not_single: bool,
+    /// The bot's output, which a look checks for an answer that the host has not read yet
+    /// (see [`Stopwatch::with_output`]).
+    output: Option<std::os::fd::RawFd>,
+    /// The bot shares the CPU of the game's thread (see [`StallWatch::checkpoints`]).
+    shares_cpu: bool,
+    /// The bot's account before the write, when its own account is to open at its read
+    /// (see [`Stopwatch::open_own_account_late`]).
+    at_write: Option<crate::supervise::os::OwnAccount>,
+}
+
+/// The last look at a bot's own scheduler account.
+#[derive(Clone, Debug)]
+struct Own {
+    at: Instant,
+    account: crate::supervise::os::OwnAccount,
+    /// When the account opened, and the account then: over the move the credit is never
+    /// more than the time the bot did not run since (plus `prior`).
+    opened: (Instant, crate::supervise::os::OwnAccount),
+    /// Credit for time before the opening (the late wake-up that opened it: see
+    /// [`Stopwatch::went_long`]).
+    prior: Duration,
+    /// How long the game's thread had waited for a CPU (it sees the answer late), and how
+    /// many times it was given one.
+    host_waited: Duration,
+    host_slices: u64,
+    /// How the look tells whether the bot slept since the last one.
+    sleep: SleepCheck,
+    /// Credit earned from the account so far.
+    credit: Duration,
+    /// Looks in a row past the deadline that earned nothing while the bot was runnable.
+    probes: u32,
+    /// A further look is due then, before the deadline is called (see [`PROBE`]).
+    probe_until: Option<Instant>,
+    /// For a bot with more than one thread, the account of its main thread, totalled from
+    /// the opening (see [`Stopwatch::open_main_thread_account_now`]); `None` for a
+    /// single-threaded bot.
+    main: Option<MainThread>,
+    /// The game thread's waits for a CPU when the account opened.
+    opened_host_waited: Duration,
+    /// The bot's CPU time before its clock started, for an account opened after that (see
+    /// [`Stopwatch::open_own_account_late`]).
+    cpu_before_start: Option<Duration>,
+    /// The checkpoints of a bot that shares the CPU of the game's thread (all its threads),
+    /// on a virtual machine (see [`StallWatch::checkpoints`]): they find the run time the
+    /// kernel counted for the bot while that CPU's watchdog was due.
+    checkpoints: Option<Arc<Checkpoints>>,
+    /// Checkpoints that had preempted the bot by the last look.
+    checkpoints_seen: u32,
+}
+
+/// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
+/// its opening (see [`Stopwatch::open_main_thread_account_now`] and
+/// [`main_thread_credit`]).
+#[derive(Clone, Debug)]
+struct MainThread {
+    /// The game's thread's own waits since the opening (it saw the answer late), and the
+    /// lateness of its wake-up that opened the account (see [`Stopwatch::went_long`]).
+    host_late: Duration,
+    /// The main thread slept at some time since the opening (beyond going back to its read
+    /// once answered).
+    slept: bool,
+}
+
+/// The credit of a multi-threaded bot from its main thread's account over a move: `wall`
+/// time since the opening, the whole process `ran` meanwhile (all its threads), its main
+/// thread `waited` for a CPU. The time the process ran less than one CPU's worth, when the
+/// main thread, woken by the request, never slept since (it wanted a CPU all along, so
+/// whatever kept the process from one was the machine's); otherwise only the main thread's
+/// waits, and never more than that shortfall (a wait caused by the bot's own other threads,
+/// which ran meanwhile, is not credited).
+fn main_thread_credit(wall: Duration, ran: Duration, waited: Duration, slept: bool) -> Duration {
+    let short = wall.saturating_sub(ran);
+    if slept { waited.min(short) } else { short }
+}
+
+impl Own {
+    /// An account opened now on `account` (taken just before), with the host's own
+    /// waits so far; `main` for a multi-threaded bot's main thread.
+    fn open(account: crate::supervise::os::OwnAccount, sleep: SleepCheck, main: Option<MainThread>) -> Own {
+        let (host_waited, host_slices) = crate::supervise::os::thread_waited().unwrap_or_default();
+        let at = Instant::now();
+        Own {
+            at,
+            account,
+            opened: (at, account),
+            prior: Duration::ZERO,
+            host_waited,
+            host_slices,
+            sleep,
+            credit: Duration::ZERO,
+            probes: 0,
+            probe_until: None,
+            main,
+            opened_host_waited: host_waited,
+            cpu_before_start: None,
+            checkpoints: None,
+            checkpoints_seen: 0,
+        }
+    }
+}
+
+/// How a look at a bot's own account tells that it did not sleep since the last look (so
+/// that the time it neither ran nor waited was taken from it: steal).
+#[derive(Clone, Copy, Debug)]
+enum SleepCheck {
+    /// By its voluntary context switches (`/proc/PID/status`), as read at the last look.
+    Voluntary(Option<u64>),
+    /// By the times it was given a CPU (no read of `/proc/PID/status`, the dearest file):
+    /// for an account opened before the request was written to a bot asleep in its read
+    /// ([`Stopwatch::open_own_account_now`], [`Stopwatch::open_main_thread_account_now`]),
+    /// or on a multi-threaded bot's main thread while it computes (then `allowed` is 0). It
+    /// is given a CPU once when the request wakes
+    /// it; any more means it was switched out meanwhile, perhaps to sleep, unless the host's
+    /// own threads woke meanwhile and took its CPU for a moment (counted from the game
+    /// thread's `schedstat`, once each; and once each checkpoint that found it running, see
+    /// [`StallWatch::checkpoints`]).
+    /// How many more times it may have been given a CPU since the last look without that
+    /// counting, besides those: 1 until the first look, then 0. When it was given a CPU
+    /// more often (preempted, or asleep), its voluntary switches tell, as
+    /// [`SleepCheck::Voluntary`] does: read at the opening, and at such a look only.
+    Slices { allowed: u64, voluntary: Option<u64> },
+}
+
+/// Whether process `pid` made no voluntary switch since `before` (its count then, now
+/// updated), but one when `back_to_read` (an answered bot back at reading its input).
+fn no_voluntary_switch(pid: u32, before: &mut Option<u64>, back_to_read: bool) -> bool {
+    let after = crate::supervise::os::voluntary_switches(pid);
+    let quiet = matches!((*before, after), (Some(b), Some(a)) if a.saturating_sub(b) <= u64::from(back_to_read));
+    *before = after;
+    quiet
+}
+
+/// A bot's credit after a look at its own account: `credit` so far, plus what this look
+/// `earned` (waits, time neither run nor waited while it did not sleep, the host's own
+/// waits), less the run and waited time beyond the `wall` time since the last look (time
+/// an earlier look counted as neither; see [`Stopwatch::credit_stalls`]).
+fn settle(credit: Duration, wall: Duration, ran: Duration, waited: Duration, earned: Duration) -> Duration {
+    (credit + earned).saturating_sub((ran + waited).saturating_sub(wall))
+}
+
+/// The least the stall credit of a request may reach, whatever its limit: stalls of
+/// 30–105 ms were seen on these virtual machines, longer than a 20 ms move's limit.
+pub const CREDIT_CAP_FLOOR: Duration = Duration::from_millis(250);
+
+/// The most a request due within `limit` (with the margin) is credited for machine stalls:
+/// the limit, or [`CREDIT_CAP_FLOOR`] if that is more.
+pub fn credit_cap(limit: Duration) -> Duration {
+    limit.max(CREDIT_CAP_FLOOR)
+}
+
+/// How often the watchdog of the CPU that a thinking bot shares with its game's thread
+/// wakes to see whether the machine took that CPU without the kernel counting it (see
+/// [`StallWatch::checkpoints`]).
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(4);
+
+/// Run beyond what the bot could have run, at a checkpoint, below which nothing is
+/// credited (the watchdog's own wake-up takes some microseconds).
+pub(crate) const PHANTOM_MIN: Duration = Duration::from_micros(300);
+
+/// At a checkpoint: of the bot's run since the last one (`ran`), what was not its own, when
+/// it could have run only `could` (the time from the last checkpoint to this one's due
+/// time; see [`StallWatch::checkpoints`]): nothing below [`PHANTOM_MIN`].
+pub(crate) fn run_not_its_own(ran: Duration, could: Duration) -> Duration {
+    Some(ran.saturating_sub(could)).filter(|&b| b >= PHANTOM_MIN).unwrap_or_default()
+}
+
+/// How long the host looks again, past the deadline, at a bot that is runnable but may be
+/// waiting for its CPU (its account shows a wait only once the wait is over).
+pub const PROBE: Duration = Duration::from_micros(500);
+
+/// Time neither run nor waited below which a look does not ask whether the bot slept.
+const GAP_WORTH_A_LOOK: Duration = Duration::from_micros(200);
+
+/// Looks in a row, past the deadline, that earn (almost) nothing before the deadline is
+/// called: one tells a bot waiting for its CPU (time neither run nor waited grows) from one
+/// that runs past its time, at 0.5 ms of timeout lateness.
+const MAX_PROBES: u32 = 1;
+
+/// A request that has run past [`crate::supervise::tempo::ESCALATE_AFTER`]; tells the tempo when it
+/// is over, and keeps the watchdogs of its CPUs ticking until then.
+#[derive(Debug)]
+struct LongRequest {
+    tempo: Arc<Tempo>,
+    /// Held for its drop: the watchdogs stop when the request is over.
+    _watch: Option<Demand>,
+}
+
+impl Drop for LongRequest {
+    fn drop(&mut self) {
+        self.tempo.long_request_ended(Instant::now());
+    }
+}
+
+impl Stopwatch {
+    /// The stopwatch for a request the host starts writing at `begun`, to be answered within
+    /// `limit` of the moment the bot has read it (when `watch_reads`), which counts as
+    /// `read_grace` after `begun` at the latest. `pid` is the bot's process, whose CPU the
+    /// stall credit looks up in `stalls`.
+    pub fn new(
+        begun: Instant,
+        limit: Duration,
+        read_grace: Duration,
+        watch_reads: bool,
+        pid: Option<u32>,
+        stalls: Option<Arc<StallWatch>>,
+    ) -> Stopwatch {
+        Stopwatch {
+            begun,
+            written: begun,
+            latest_start: begun + read_grace,
+            read: None,
+            watch: watch_reads,
+            limit,
+            credit: Duration::ZERO,
+            pid,
+            stalls,
+            tempo: None,
+            deferred_watch: false,
+            calm_start: false,
+            open_at_read: false,
+            main_at_read: false,
+            long: None,
+            own: None,
+            not_single: false,
+            output: None,
+            shares_cpu: false,
+            at_write: None,
+        }
+    }
+
+    /// Tells the stopwatch that the bot runs on the CPU of the game's thread, and nowhere
+    /// else (see [`StallWatch::checkpoints`]).
+    pub fn set_shares_cpu(&mut self, shares: bool) {
+        self.shares_cpu = shares;
+        if shares {
+            self.start_checkpoints();
+        } else if let Some(own) = self.own.as_mut() {
+            own.checkpoints = None;
+        }
+    }
+
+    /// Gives the stopwatch the bot's output (`fd`, read by the host): a look at the account
+    /// of a multi-threaded bot's main thread that finds it asleep checks there whether it
+    /// has answered already (back at its read) rather than slept.
+    pub fn with_output(mut self, fd: std::os::fd::RawFd) -> Stopwatch {
+        self.output = Some(fd);
+        self
+    }
+
+    /// Sets whether the bot's read of the request is to be watched (see [`Stopwatch::new`]),
+    /// after [`Stopwatch::with_tempo`]: a calm host watches it only once the request runs
+    /// long.
+    pub fn watch_reads(&mut self, watch: bool) {
+        if self.calm_start {
+            self.deferred_watch = watch;
+            self.watch = false;
+        } else {
+            self.watch = watch;
+        }
+    }
+
+    /// Makes the stopwatch follow an adaptive `tempo` (call
+    /// [`Tempo::request_starts`] first): while the host is calm, the clock starts at the end
+    /// of the write, and reads are watched only once the request goes long (when the bot
+    /// has not read it by then). A fixed tempo changes nothing.
+    pub fn with_tempo(mut self, tempo: &Arc<Tempo>) -> Stopwatch {
+        if tempo.is_adaptive() {
+            if !tempo.escalated() {
+                self.calm_start = true;
+                self.watch_reads(self.watch);
+            }
+            self.tempo = Some(tempo.clone());
+        }
+        self
+    }
+
+    /// When the request counts as long (an adaptive tempo, until it has).
+    pub fn goes_long_at(&self) -> Option<Instant> {
+        // A limit shorter than the escalation time: escalate well before the deadline.
+        let after = ESCALATE_AFTER.min(self.limit / 2);
+        self.tempo.as_ref().filter(|_| self.long.is_none()).map(|_| self.written + after)
+    }
+
+    /// The request has waited [`ESCALATE_AFTER`] for its answer (or for the end of its
+    /// write): the host escalates, and when the bot has not read the request yet (`unread`),
+    /// its read is watched, and the account of a multi-threaded bot's main thread opens once
+    /// it is seen. Call on the thread of the request's game.
+    pub fn went_long(&mut self, unread: bool) {
+        let Some(tempo) = self.tempo.clone() else { return };
+        let Some(due) = self.goes_long_at() else { return };
+        let woken = Instant::now();
+        tempo.request_went_long();
+        // A single-threaded bot: its own scheduler account tells what the machine took from
+        // it from now on, exactly and without a watchdog. This wake-up's lateness (beyond
+        // tokio's whole-millisecond timer) is time the machine took from this thread's CPU
+        // before the account was opened: the bot's too when it last ran there.
+        // A bot with more threads that has read the request and whose main thread is
+        // computing: that thread's account, the same way (see
+        // [`Stopwatch::open_main_thread_account_now`]).
+        if self.own.is_none() {
+            self.open_own_account();
+            if self.own.is_none() && !unread {
+                self.open_main_thread_account(false);
+            }
+            // Not read yet (a long request in the middle of its write, or a bot slow to
+            // read): its main thread's account may open once it has read it.
+            self.main_at_read = self.own.is_none() && unread;
+            if let Some(own) = self.own.as_mut() {
+                let late = woken.saturating_duration_since(due + Duration::from_millis(1));
+                let here = crate::supervise::os::current_cpu();
+                if late > Duration::from_micros(500)
+                    && self.pid.and_then(crate::supervise::os::last_cpu).map(|c| c.0) == here
+                {
+                    own.credit = late;
+                    own.prior = late;
+                    if let Some(main) = own.main.as_mut() {
+                        main.host_late = late;
+                    }
+                }
+            }
+        }
+        // Otherwise watch the CPUs where the bot and this game's thread may run, from now
+        // until the answer. When this thread's CPU was not watched, this wake-up tells of a
+        // stall its watchdog could not see.
+        let demand = self.stalls.as_ref().filter(|_| self.own.is_none()).map(|w| {
+            let here = crate::supervise::os::current_cpu();
+            let watching = w.watching(here);
+            if !watching {
+                w.woken_late(due + Duration::from_millis(1), woken);
+            }
+            tracing::trace!(late = ?woken.saturating_duration_since(due), watching, state = w.describe(here, self.start()), "went long, CPU watch");
+            let mut cpus = crate::supervise::os::allowed_cpus().unwrap_or_default();
+            if let Some(bot) = self.pid.and_then(|p| crate::supervise::os::process_cpus(p).ok()) {
+                cpus.extend(bot);
+            } else {
+                cpus.clear(); // the bot's CPUs unknown: watch them all
+                cpus.extend(w.cpus());
+            }
+            w.want(&cpus)
+        });
+        self.long = Some(Arc::new(LongRequest { tempo, _watch: demand }));
+        if self.deferred_watch && unread {
+            self.watch = true;
+        }
+        self.deferred_watch = false;
+    }
+
+    /// Opens the bot's own scheduler account at the start of the clock: now (before the
+    /// write) when the clock starts at the end of the write, else when the bot's read is
+    /// seen. For a bot whose previous request ran long, so that the whole request is
+    /// accounted; otherwise the account opens when the request runs long.
+    pub fn open_own_account_at_start(&mut self) {
+        if self.watch {
+            self.open_at_read = true;
+            // Its waits from now are told apart if it reads only after the latest start
+            // (see [`Stopwatch::open_own_account_late`]).
+            if self.stalls.is_some() && self.tempo.is_some() {
+                self.at_write = self.pid.and_then(crate::supervise::os::own_account_rechecked_later);
+            }
+        } else {
+            self.open_own_account();
+            self.long_from_start();
+        }
+    }
+
+    /// Opens the bot's own scheduler account now, at the start of the clock, for a
+    /// stopwatch that does not watch the bot's read; whether it opened (the stall credit is
+    /// on, the tempo adaptive, and the bot single-threaded with a normal policy).
+    pub fn open_own_account_now(&mut self) -> bool {
+        if self.watch || self.deferred_watch || self.own.is_some() {
+            return false;
+        }
+        self.open_own_account_counting(true);
+        self.long_from_start();
+        self.own.is_some()
+    }
+
+    /// Opens the account of a multi-threaded bot's main thread now, before the request is
+    /// written, for a stopwatch that does not watch the bot's read; whether it opened (the
+    /// stall credit is on, the tempo adaptive, the main thread has a normal policy and is
+    /// blocked reading the bot's input, and the bot has no child process). The clock then
+    /// starts at the end of the write, the request's write wakes that thread, and
+    /// [`main_thread_credit`] credits the time the machine kept the bot from a CPU from
+    /// then on: no read watch, no wake-up 2 ms in, no watchdog.
+    pub fn open_main_thread_account_now(&mut self) -> bool {
+        if self.watch || self.deferred_watch || self.own.is_some() {
+            return false;
+        }
+        self.open_main_thread_account(true);
+        self.long_from_start();
+        self.own.is_some()
+    }
+
+    /// Opens the account of a multi-threaded bot's main thread (see
+    /// [`main_thread_credit`]): `before_write`, when that thread is blocked reading the
+    /// bot's input (the request's write wakes it); otherwise (the request has run long and
+    /// the bot has read it), when that thread is runnable, computing. Not for a bot with
+    /// child processes, whose CPU time the account does not see.
+    fn open_main_thread_account(&mut self, before_write: bool) {
+        if self.stalls.is_none() || self.tempo.is_none() {
+            return;
+        }
+        let Some(pid) = self.pid else { return };
+        if before_write && !crate::supervise::os::main_thread_reads_input(pid) {
+            return;
+        }
+        let Some(account) = crate::supervise::os::main_thread_account(pid) else { return };
+        let computing = || account.runnable && crate::supervise::os::has_children(pid) == Some(false);
+        if !before_write && !computing() {
+            return;
+        }
+        let voluntary = crate::supervise::os::voluntary_switches(pid);
+        // Woken once by the write; or running (or about to) already.
+        let sleep = SleepCheck::Slices { allowed: u64::from(before_write), voluntary };
+        self.own = Some(Own::open(account, sleep, Some(MainThread { host_late: Duration::ZERO, slept: false })));
+        self.start_checkpoints();
+    }
+
+    /// Once the bot's own account is open from the start, the request counts as long at
+    /// once (the tempo stays escalated): no wake-up 2 ms in to find it out. Without the
+    /// account (a multi-threaded bot), that wake-up stays: it wakes the CPU watch.
+    fn long_from_start(&mut self) {
+        if self.own.is_none() {
+            return;
+        }
+        if let Some(tempo) = self.tempo.clone().filter(|t| t.escalated() && self.long.is_none()) {
+            tempo.request_went_long();
+            self.long = Some(Arc::new(LongRequest { tempo, _watch: None }));
+        }
+    }
+
+    /// Opens the bot's own scheduler account now (see [`Stopwatch::credit_stalls`]), when the
+    /// stall credit is on and the bot has one thread.
+    fn open_own_account(&mut self) {
+        self.open_own_account_counting(false);
+    }
+
+    /// [`Stopwatch::open_own_account`]; `by_slices`: see [`SleepCheck::Slices`].
+    fn open_own_account_counting(&mut self, by_slices: bool) {
+        if self.stalls.is_none() || self.tempo.is_none() {
+            return;
+        }
+        if let Some(account) = self.pid.and_then(crate::supervise::os::own_account_rechecked_later) {
+            let voluntary = self.pid.and_then(crate::supervise::os::voluntary_switches);
+            let sleep =
+                if by_slices { SleepCheck::Slices { allowed: 1, voluntary } } else { SleepCheck::Voluntary(voluntary) };
+            self.own = Some(Own::open(account, sleep, None));
+            self.start_checkpoints();
+        } else {
+            self.not_single = self.pid.is_some();
+        }
+    }
+
+    /// Has the watchdog of the game thread's CPU take checkpoints of the bot while its own
+    /// account (or its main thread's) is open, when the bot shares that CPU (every thread of
+    /// it runs there and nowhere else, so its process's CPU clock can run no faster than
+    /// the wall clock), and the machine is a virtual one (only a hypervisor pauses a CPU
+    /// behind the kernel's back; see [`StallWatch::checkpoints`]).
+    fn start_checkpoints(&mut self) {
+        if !self.shares_cpu || !crate::supervise::os::under_hypervisor() {
+            return;
+        }
+        let (Some(own), Some(pid), Some(watch)) = (self.own.as_mut(), self.pid, self.stalls.as_ref()) else { return };
+        if own.checkpoints.is_some() {
+            return;
+        }
+        let Some(cpu) = crate::supervise::os::current_cpu() else { return };
+        own.checkpoints = watch.checkpoints(cpu, pid, own.opened.0, own.opened.1.cpu).map(Arc::new);
+    }
+
+    /// How long after the host began writing the request the bot was seen to have read it
+    /// all, when its read was watched and seen (not when it had read it before the request
+    /// ran long on a calm host, or answered before). (From the start of the write: a request
+    /// longer than the pipe is written in full only as the bot reads it.)
+    pub fn read_delay(&self) -> Option<Duration> {
+        self.read.filter(|_| self.watch).map(|r| r.saturating_duration_since(self.begun))
+    }
+
+    /// Whether the bot was found with more than one thread or a real-time policy when its
+    /// own scheduler account was opened or looked at (or it was gone).
+    pub fn found_not_single_threaded(&self) -> bool {
+        self.not_single
+    }
+
+    /// Gives the calling thread (the game's, about to sleep until the deadline) the tempo's
+    /// scheduling policy, if it has not got it yet: real-time once another game's request
+    /// has escalated the host in the middle of this one, so that the deadline wakes it on
+    /// time on a busy CPU.
+    pub fn follow_tempo(&self) {
+        if let Some(tempo) = &self.tempo {
+            tempo.follow();
+        }
+    }
+
+    /// Whether the host should still wait for the bot to read the request.
+    pub fn waits_for_read(&self) -> bool {
+        self.watch && self.read.is_none()
+    }
+
+    /// Notes that the bot was seen to have read the request at `at` (counted no later than
+    /// the latest start).
+    pub fn seen_read(&mut self, at: Instant) {
+        self.read = Some(at.min(self.latest_start));
+        if std::mem::take(&mut self.main_at_read) && self.own.is_none() {
+            self.open_main_thread_account(false);
+        }
+        if std::mem::take(&mut self.open_at_read) && self.own.is_none() {
+            if at > self.latest_start {
+                self.open_own_account_late(at);
+            } else {
+                self.open_own_account();
+                self.long_from_start();
+            }
+        }
+    }
+
+    /// Opens at `at` the account that was to open at the bot's read, when the bot has read
+    /// the request only after the latest start (or not yet, at a look past the deadline):
+    /// its clock has run since the latest start, and what kept it from reading till then
+    /// may have been a wait for its CPU (a stall as the request was written), which has
+    /// ended by now and so is in the account as it opens. Its waits since the write, as
+    /// far as they fit between the latest start and `at`, are credited (as time before the
+    /// opening).
+    fn open_own_account_late(&mut self, at: Instant) {
+        let late = at.saturating_duration_since(self.latest_start);
+        self.open_own_account();
+        if let (Some(own), Some(before)) = (self.own.as_mut(), self.at_write.take()) {
+            let waited = own.account.waited.saturating_sub(before.waited).min(late);
+            own.credit += waited;
+            own.prior += waited;
+            own.cpu_before_start = Some(before.cpu);
+        }
+        self.long_from_start();
+    }
+
+    /// Notes the end of the write: the moment its last bytes went into the pipe (see
+    /// [`crate::supervise::process::Process::write_request`]).
+    pub fn written(&mut self, at: Instant) {
+        self.written = at;
+    }
+
+    /// When the answer is due: the limit after the start, or after the latest start while
+    /// the read is not seen yet, plus the stall time credited.
+    pub fn deadline(&self) -> Instant {
+        let due = match (self.watch, self.read) {
+            (false, _) => self.written + self.limit,
+            (true, Some(read)) => read + self.limit,
+            (true, None) => self.latest_start + self.limit,
+        } + self.credit;
+        match self.own.as_ref().and_then(|o| o.probe_until) {
+            Some(probe) => due.max(probe),
+            None => due,
+        }
+    }
+
+    /// Stall time credited to the bot for this request.
+    pub fn credit(&self) -> Duration {
+        self.credit
+    }
+
+    /// Credits the bot with the time, between the start of its clock and `until`, during
+    /// which the CPU it last ran on was stalled, and with a stall of the host's CPU that
+    /// made the host notice `until` late (see [`crate::supervise::stall_watch`]), at most
+    /// [`credit_cap`] of the limit.
+    /// Costs one atomic load unless a stall happened or `judging` (the bot is about to lose
+    /// on time), when it reads the bot's `/proc/PID/stat`. A bot running under a real-time
+    /// policy gets no credit.
+    ///
+    /// From the moment a request runs long, a bot with one thread is credited from its own
+    /// scheduler account instead ([`crate::supervise::os::own_account`]): the time it waited for a CPU
+    /// (whatever took the CPU: another process, the host, a real-time thread, the
+    /// hypervisor), and, over a stretch in which it never went to sleep, the time it neither
+    /// ran nor waited (the hypervisor took the CPU while it had it: steal time); and the time the
+    /// game's thread waited for a CPU meanwhile (so it saw the answer late). Time the bot
+    /// slept is never credited. A look also takes back time an earlier look counted as
+    /// neither run nor waited and that the account now shows as run or waited (the bot's
+    /// run time lags up to a tick when it runs on another CPU; a wait shows once it is
+    /// over): over the move the credit is what the bot did not run, not more; so the credit
+    /// may go down from one look to the next. `answered`: the answer has come (the bot may
+    /// be asleep again since). At the deadline, a runnable bot gets one more look [`PROBE`]
+    /// later, and more while looks earn credit, since a wait still going on shows only once
+    /// it is over.
+    pub fn credit_stalls(&mut self, until: Instant, judging: bool, answered: bool) -> Duration {
+        if judging && !answered && self.own.is_none() && std::mem::take(&mut self.open_at_read) {
+            self.open_own_account_late(until);
+        }
+        if self.own.is_some() {
+            return self.credit_own(until, answered);
+        }
+        if judging {
+            tracing::debug!(
+                window = ?until.saturating_duration_since(self.start()), watch = self.watch, read = self.read.is_some(),
+                not_single = self.not_single, long = self.long.is_some(), answered, "no own account, past the limit"
+            );
+        }
+        let Some(w) = &self.stalls else { return self.credit };
+        let start = self.start();
+        if !judging && !w.stalled_since(start) {
+            return self.credit;
+        }
+        let bot_cpu = match self.pid.and_then(crate::supervise::os::last_cpu) {
+            Some((_, false)) => return self.credit,
+            Some((cpu, true)) => Some(cpu),
+            None => None,
+        };
+        let host_cpu = crate::supervise::os::current_cpu();
+        let credit = w.stalled(bot_cpu, host_cpu, start, until).min(credit_cap(self.limit));
+        if judging {
+            tracing::debug!(
+                ?credit, bot = w.describe(bot_cpu, start), host = w.describe(host_cpu, start),
+                written = ?self.written.saturating_duration_since(start), "watchdogs, past the limit"
+            );
+        }
+        self.credit = self.credit.max(credit);
+        self.credit
+    }
+
+    fn credit_own(&mut self, until: Instant, answered: bool) -> Duration {
+        let start = self.start();
+        let window = until.saturating_duration_since(start);
+        let output = self.output;
+        let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return self.credit };
+        own.probe_until = None;
+        let now = if own.main.is_some() {
+            // A multi-threaded bot's main thread gone real-time, or the bot gone: nothing more.
+            let Some(now) = crate::supervise::os::main_thread_account(pid) else {
+                tracing::debug!(?window, "main thread's account: no look at the bot");
+                return self.credit;
+            };
+            now
+        } else if let Some(now) = crate::supervise::os::own_account(pid) {
+            now
+        } else {
+            // Gone multi-threaded or real-time (or gone): nothing more is credited.
+            tracing::debug!(
+                ?window, single = ?crate::supervise::os::is_single_threaded(pid), cpu = ?crate::supervise::os::process_cpu_time(pid),
+                "own account: no look at the bot"
+            );
+            self.not_single = true;
+            return self.credit;
+        };
+        // A main thread found asleep may have answered a moment ago, the answer not read yet:
+        // back at its read, it did not sleep.
+        let answered =
+            answered || (own.main.is_some() && !now.runnable && output.is_some_and(crate::supervise::os::has_input));
+        let at = Instant::now();
+        let wall = at.saturating_duration_since(own.at);
+        let waited = now.waited.saturating_sub(own.account.waited);
+        let ran = now.cpu.saturating_sub(own.account.cpu);
+        let (host_waited, host_slices) =
+            crate::supervise::os::thread_waited().unwrap_or((own.host_waited, own.host_slices));
+        let host_late = host_waited.saturating_sub(own.host_waited);
+        // Times the game's thread woke since the last look, before this one (the timer
+        // before a deadline, say): each may have taken the bot's CPU for a moment (it is
+        // real-time). (The deadline's timer wakes that thread itself: no other thread of
+        // the host sleeps until it.)
+        let host_woke = host_slices.saturating_sub(own.host_slices).saturating_sub(1);
+        // And the checkpoints since that took the bot's CPU while it ran.
+        let preempted = own.checkpoints.as_ref().map_or(0, |c| c.preempted());
+        let checkpoints = u64::from(preempted.saturating_sub(own.checkpoints_seen));
+        own.checkpoints_seen = preempted;
+        own.host_waited = host_waited;
+        own.host_slices = host_slices;
+        // Time neither run nor waited: slept, or taken while it had its CPU (steal), or a
+        // wait still going on. Credited when it did not sleep meanwhile: no voluntary
+        // switch, but the one of an answered bot back at reading its input.
+        let gap = wall.saturating_sub(ran).saturating_sub(waited);
+        let mut unslept = Duration::ZERO;
+        // A multi-threaded bot's main thread is asked at every look whether it slept (that
+        // decides the whole move's credit); a single-threaded bot, when there is a gap to
+        // credit. Asleep now, and not back at its read once answered: it slept.
+        let looks = (now.runnable || answered) && (own.main.is_some() || gap >= GAP_WORTH_A_LOOK);
+        let quiet = match &mut own.sleep {
+            SleepCheck::Slices { allowed, voluntary } => {
+                // Woken once by the request (allowed until the first look), then never
+                // switched out but by the host's own wake-ups: it did not sleep. Otherwise
+                // it did not sleep if it made no voluntary switch (but going back to its
+                // read once answered).
+                let quiet = looks
+                    && (now.slices <= own.account.slices + *allowed + host_woke + checkpoints
+                        || no_voluntary_switch(pid, voluntary, answered && !now.runnable));
+                *allowed = 0;
+                quiet
+            }
+            SleepCheck::Voluntary(before) => looks && no_voluntary_switch(pid, before, answered && !now.runnable),
+        };
+        if quiet {
+            unslept = gap;
+        }
+        // Run and waited beyond the wall time since the last look: time an earlier look
+        // counted as neither (so perhaps credited), now counted. The kernel brings a thread's
+        // run time up to date only at scheduler events (a tick at most: 4 ms at 250 Hz), so a
+        // look at a bot running on another CPU sees up to that much too little run; and a wait
+        // still going on at a look shows as neither until it ends, then as a wait in full.
+        // Taken back, so that over the whole move a bot that never slept is credited exactly
+        // the time it did not run.
+        let overcount = (ran + waited).saturating_sub(wall);
+        let before = own.credit;
+        own.credit = match own.main.as_mut() {
+            // Totals from the opening: a look corrects whatever an earlier one saw lagging.
+            Some(main) => {
+                main.slept |= !quiet;
+                main.host_late += host_late;
+                let (opened_at, opened) = own.opened;
+                main_thread_credit(
+                    at.saturating_duration_since(opened_at),
+                    now.cpu.saturating_sub(opened.cpu),
+                    now.waited.saturating_sub(opened.waited),
+                    main.slept,
+                ) + main.host_late
+            }
+            None => settle(before, wall, ran, waited, waited + host_late + unslept),
+        };
+        // Never more than the time the bot did not run from the opening, or from the start of
+        // the clock if later, to `until` (the answer, or now): the game's thread waits too
+        // when a stall takes the CPU it shares with the bot, and its wait is the same time as
+        // the bot's. (To `until`, not to this look: a stall of the host between reading an
+        // answer and looking, with the bot asleep since its answer, would otherwise count as
+        // time the bot did not run. From the start: an account opened before the write counts
+        // the bot's waits from then, and a stall that held the host in its write, the bot
+        // waiting for a CPU meanwhile, ends before the clock starts; a move of 25 ms of CPU
+        // was once credited in full so. Its run counts from the opening: it can only ever
+        // credit less.)
+        let not_run = until
+            .saturating_duration_since(own.opened.0.max(start))
+            .saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
+        // Run found at checkpoints not to be the bot's; in the credit, less the game thread's
+        // waits since the opening (a pause that delayed the checkpoint's watchdog may have
+        // delayed the game's thread too, and the credit counts its waits already).
+        let phantom = own.checkpoints.as_ref().map_or(Duration::ZERO, |c| c.phantom());
+        let phantom_net = phantom.saturating_sub(own.host_waited.saturating_sub(own.opened_host_waited));
+        own.credit = own.credit.min(not_run + own.prior + phantom);
+        // An account opened after the clock started, with the waits since the write that fit
+        // between the latest start and the read credited as before the opening: those waits
+        // may have come before the latest start (a 25 ms move was once credited 11.6 ms so,
+        // having run 25 ms of its 25.5). Never more than the window less the bot's run since
+        // the write (it was blocked in its read until then).
+        if let Some(cpu) = own.cpu_before_start {
+            let window_not_run = until.saturating_duration_since(start).saturating_sub(now.cpu.saturating_sub(cpu));
+            own.credit = own.credit.min(window_not_run + phantom);
+        }
+        // What this look added (nothing when it took back more than it found).
+        let earned = own.credit.saturating_sub(before);
+        tracing::trace!(
+            ?wall,
+            ?waited,
+            ?ran,
+            runnable = now.runnable,
+            answered,
+            ?unslept,
+            ?overcount,
+            ?earned,
+            "own account"
+        );
+        if window > self.limit {
+            tracing::debug!(
+                ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices.saturating_sub(own.account.slices), sleep = ?own.sleep,
+                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?before,
+                minflt = now.faults.0.saturating_sub(own.account.faults.0),
+                majflt = now.faults.1.saturating_sub(own.account.faults.1),
+                main = ?own.main.as_ref().map(|m| (own.opened.0.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
+                ?phantom, ?phantom_net,
+                "own account, past the limit"
+            );
+        }
+        own.at = at;
+        own.account = now;
+        // Not only ever more: a later look may take back what an earlier one counted.
+        self.credit = (own.credit + phantom_net).min(window).min(credit_cap(self.limit));
+        // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
+        // shows in the account once it is over), so look again shortly, as long as looks
+        // keep earning something.
+        if !answered && now.runnable {
+            if earned >= PROBE / 2 {
+                own.probes = 0;
+            }
+            if own.probes < MAX_PROBES {
+                own.probes += 1;
+                own.probe_until = Some(at + PROBE);
+            }
+        }
+        self.credit
+    }
+
+    /// The start of the clock for an answer that arrives now.
+    pub fn start(&self) -> Instant {
+        match (self.watch, self.read) {
+            (true, Some(read)) => read,
+            (true, None) => self.written.min(self.latest_start),
+            (false, _) => self.written,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_credits_only_run_beyond_what_the_bot_could_have_run() {
+        let ms = Duration::from_millis;
+        let us = Duration::from_micros;
+        // A bot that ran all the 3 ms it could, and a little into the game thread's wake-up.
+        assert_eq!(run_not_its_own(ms(3) + us(60), ms(3)), Duration::ZERO);
+        // One that slept or waited part of the time.
+        assert_eq!(run_not_its_own(ms(1), ms(3)), Duration::ZERO);
+        // A 6 ms pause counted as its run while the game's thread was due: 6 ms not its own.
+        assert_eq!(run_not_its_own(ms(9), ms(3)), ms(6));
+        assert_eq!(run_not_its_own(ms(3) + PHANTOM_MIN, ms(3)), PHANTOM_MIN);
+    }
+
+    #[test]
+    fn a_later_look_takes_back_time_an_earlier_one_counted_as_neither_run_nor_waited() {
+        let us = Duration::from_micros;
+        // A bot that runs all the time on another CPU: the first look, 23 ms in, sees its
+        // run time 1 ms short (not yet brought up to date) and credits that millisecond as
+        // time taken from it; the next look, 0.5 ms later, sees 1.5 ms run and takes it back.
+        let first = settle(Duration::ZERO, us(23_000), us(22_000), Duration::ZERO, us(1_000));
+        assert_eq!(first, us(1_000));
+        assert_eq!(settle(first, us(500), us(1_500), Duration::ZERO, Duration::ZERO), Duration::ZERO);
+        // A wait going on at a look shows there as neither run nor waited (300 µs, credited
+        // as the bot did not sleep), then in full once it has ended (800 µs): credited once.
+        let during = settle(Duration::ZERO, us(10_000), us(9_700), Duration::ZERO, us(300));
+        let after = settle(during, us(700), us(200), us(800), us(800));
+        assert_eq!(after, us(800));
+        // Credit from before is kept when a look finds nothing to take back.
+        assert_eq!(settle(us(2_000), us(500), us(400), us(100), us(100)), us(2_100));
+    }
+
+    #[test]
+    fn a_multi_threaded_bot_is_credited_what_its_process_ran_short_of_one_cpu() {
+        let ms = Duration::from_millis;
+        // Main thread awake all along: 30 ms of which the process ran 18 (12 taken from it,
+        // whether as waits or as steal).
+        assert_eq!(main_thread_credit(ms(30), ms(18), ms(5), false), ms(12));
+        // Its other threads ran too, a CPU's worth or more: nothing was kept from it.
+        assert_eq!(main_thread_credit(ms(30), ms(31), ms(9), false), Duration::ZERO);
+        // The main thread slept: its time asleep is not credited, only its waits for a CPU,
+        assert_eq!(main_thread_credit(ms(30), ms(10), ms(4), true), ms(4));
+        // and not those its own threads caused by running meanwhile.
+        assert_eq!(main_thread_credit(ms(30), ms(28), ms(6), true), ms(2));
+    }
+
+    #[test]
+    fn the_stopwatch_starts_at_the_read_within_the_grace() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        // Watching reads: due `limit` after the read, and no later than grace + limit.
+        let mut w = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
+        assert!(w.waits_for_read());
+        assert_eq!(w.deadline(), t0 + ms(110), "read not seen: the latest start counts");
+        w.written(t0 + ms(1));
+        w.seen_read(t0 + ms(4));
+        assert!(!w.waits_for_read());
+        assert_eq!(w.start(), t0 + ms(4));
+        assert_eq!(w.deadline(), t0 + ms(104));
+        // A read seen after the grace counts at the end of the grace.
+        let mut late = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
+        late.seen_read(t0 + ms(30));
+        assert_eq!(late.start(), t0 + ms(10));
+        // An answer before the read was seen: the clock started at the end of the write.
+        let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
+        quick.written(t0 + ms(2));
+        assert_eq!(quick.start(), t0 + ms(2));
+        // Not watching (grace 0 or no one-page pipe): from the end of the write.
+        let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
+        plain.written(t0 + ms(3));
+        assert_eq!(plain.start(), t0 + ms(3));
+        assert_eq!(plain.deadline(), t0 + ms(103));
+        // Without a stall watch nothing is credited.
+        assert_eq!(plain.credit_stalls(t0 + ms(200), true, false), Duration::ZERO);
+    }
+}

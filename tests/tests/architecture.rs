@@ -1,0 +1,217 @@
+//! The host's layers, enforced: `host/src/lib.rs` declares the folders in order, top to
+//! bottom, as a numbered list (`//! 1. [`cli`]: …`), and names the modules beside the layers
+//! (`[`record`]`, `[`exit`]`, `[`reason`]`). This test reads every source file of the host and
+//! fails when code in one folder names (`crate::…`) a folder above it, when two folders name
+//! each other, when a module beside the layers names a folder, or when a folder is missing
+//! from the list. Comments are not read (a doc link may point anywhere); test modules are.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn host_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/src")
+}
+
+/// The declared layers (top first) and the modules beside them, from lib.rs's docs.
+fn declared() -> (Vec<String>, BTreeSet<String>) {
+    let lib = std::fs::read_to_string(host_src().join("lib.rs")).expect("host/src/lib.rs");
+    let docs: Vec<&str> = lib.lines().filter_map(|l| l.strip_prefix("//!")).map(str::trim).collect();
+    let mut layers = Vec::new();
+    for line in &docs {
+        if let Some((number, rest)) = line.split_once(". [`")
+            && let Ok(number) = number.parse::<usize>()
+        {
+            let name = rest.split('`').next().unwrap_or_default();
+            assert_eq!(number, layers.len() + 1, "lib.rs: layer {name} out of sequence");
+            layers.push(name.to_owned());
+        }
+    }
+    // The paragraph that starts "Beside the layers", up to the next empty doc line.
+    let paragraph: Vec<&str> = docs
+        .iter()
+        .skip_while(|l| !l.starts_with("Beside the layers"))
+        .take_while(|l| !l.is_empty())
+        .copied()
+        .collect();
+    let beside =
+        paragraph.join(" ").split("[`").skip(1).map(|p| p.split('`').next().unwrap_or_default().to_owned()).collect();
+    (layers, beside)
+}
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable source folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its comments (line comments and `/* … */`), string contents kept.
+fn code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("//") {
+            out.push('\n');
+            continue;
+        }
+        // A trailing comment: cut at `//` outside a string (good enough for this source).
+        let mut in_str = false;
+        let mut cut = line.len();
+        let bytes = line.as_bytes();
+        for i in 0..bytes.len() {
+            match bytes[i] {
+                b'"' if i == 0 || bytes[i - 1] != b'\\' => in_str = !in_str,
+                b'/' if !in_str && bytes.get(i + 1) == Some(&b'/') => {
+                    cut = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out.push_str(&line[..cut]);
+        out.push('\n');
+    }
+    out
+}
+
+/// The first path segment of every `crate::…` path in `code`, with the whole path for the
+/// message; `crate::{a::x, b}` gives `a` and `b`.
+fn crate_paths(code: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue; // `stratego_crate::`, not ours
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let mut end = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut depth = 0;
+            let mut start = 0;
+            let body = &group[..end];
+            let mut items = Vec::new();
+            for (i, c) in body.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(&body[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            items.push(&body[start..]);
+            for item in items.into_iter().map(str::trim).filter(|i| !i.is_empty()) {
+                let first = item.split("::").next().unwrap_or(item).trim().to_owned();
+                out.push((first, format!("crate::{{… {} …}}", item.split_whitespace().collect::<Vec<_>>().join(" "))));
+            }
+        } else {
+            let path: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+            let first = path.split("::").next().unwrap_or_default().to_owned();
+            out.push((first, format!("crate::{path}")));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_folder_of_the_host_uses_only_the_folders_below_it() {
+    let (layers, beside) = declared();
+    assert!(layers.len() >= 5, "lib.rs declares the layers as a numbered list; found {layers:?}");
+    assert!(beside.contains("record"), "lib.rs names the modules beside the layers; found {beside:?}");
+    let rank = |name: &str| layers.iter().position(|l| l == name);
+    let root = host_src();
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    files.sort();
+
+    let mut problems = Vec::new();
+    let mut edges: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut folders_seen = BTreeSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(file).unwrap();
+        let (from, from_rank) = match rel.split_once('/') {
+            Some((folder, _)) => {
+                folders_seen.insert(folder.to_owned());
+                match rank(folder) {
+                    Some(r) => (folder.to_owned(), Some(r)),
+                    None => {
+                        problems.push(format!("{rel}: folder {folder}/ is not in lib.rs's list of layers"));
+                        continue;
+                    }
+                }
+            }
+            None if rel == "lib.rs" || rel == "main.rs" => continue,
+            None => {
+                let module = rel.trim_end_matches(".rs").to_owned();
+                if !beside.contains(&module) {
+                    problems.push(format!(
+                        "{rel}: a module at the top of host/src must be a layer's folder or named beside them in lib.rs"
+                    ));
+                }
+                (module, None)
+            }
+        };
+        for (first, path) in crate_paths(&code(&text)) {
+            if first == from || beside.contains(&first) || first == "self" || first == "super" {
+                continue;
+            }
+            let Some(to_rank) = rank(&first) else {
+                problems.push(format!("{rel}: {path} names {first}, which is neither a layer nor beside them"));
+                continue;
+            };
+            match from_rank {
+                None => problems.push(format!("{rel}: {path}: a module beside the layers uses none of them")),
+                Some(r) if to_rank < r => problems.push(format!(
+                    "{rel}: {path} points up, from layer {} ({from}) to layer {} ({first})",
+                    r + 1,
+                    to_rank + 1
+                )),
+                Some(_) => {}
+            }
+            edges.entry((from.clone(), first.clone())).or_insert_with(|| format!("{rel}: {path}"));
+        }
+    }
+    for ((a, b), at) in &edges {
+        if a < b
+            && let Some(back) = edges.get(&(b.clone(), a.clone()))
+        {
+            problems.push(format!("{a}/ and {b}/ import each other: {at}; {back}"));
+        }
+    }
+    for layer in &layers {
+        if !folders_seen.contains(layer) {
+            problems.push(format!("lib.rs lists layer {layer}, but host/src/{layer}/ has no source"));
+        }
+    }
+    assert!(problems.is_empty(), "{} problem(s) with the host's layers:\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_grouped_and_nested_paths_and_skips_comments() {
+    let text = "use crate::{run::plan::{A, B}, game::clock};\n// crate::cli::X\nlet x = crate::session::f(); /* */\nlet s = \"a//b\"; crate::exit::OK";
+    let found: Vec<String> = crate_paths(&code(text)).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(found, ["run", "game", "session", "exit"]);
+}
