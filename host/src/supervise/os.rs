@@ -690,6 +690,21 @@ pub fn under_hypervisor() -> bool {
     })
 }
 
+/// An anonymous file, close-on-exec.
+///
+/// # Errors
+/// The operating system's error.
+pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: a valid C string and flags; the descriptor returned is ours to own.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor nothing else owns.
+    Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
 #[cfg(test)]
 mod cpu_clock_tests {
     #[test]

@@ -1191,26 +1191,11 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
     Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, inherited: vec![args_file, seccomp_file] })
 }
 
-/// An anonymous file, close-on-exec.
-///
-/// # Errors
-/// The operating system's error.
-pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<File> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: a valid C string and flags; the descriptor returned is ours to own.
-    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd is a fresh descriptor nothing else owns.
-    Ok(unsafe { File::from_raw_fd(fd) })
-}
-
 /// bwrap's options, NUL-separated, in an anonymous file read from its start.
 fn args_memfd(args: &[OsString]) -> std::io::Result<File> {
     use std::io::{Seek, Write};
     use std::os::unix::ffi::OsStrExt;
-    let mut file = memfd(c"stratego-bwrap-args")?;
+    let mut file = crate::supervise::os::memfd(c"stratego-bwrap-args")?;
     let mut bytes = Vec::new();
     for a in args {
         bytes.extend_from_slice(a.as_bytes());

@@ -175,7 +175,7 @@ pub fn program_file() -> std::io::Result<File> {
         bytes.push(f.jf);
         bytes.extend_from_slice(&f.k.to_ne_bytes());
     }
-    let mut file = crate::supervise::sandbox::memfd(c"stratego-seccomp")?;
+    let mut file = crate::supervise::os::memfd(c"stratego-seccomp")?;
     file.write_all(&bytes)?;
     file.rewind()?;
     Ok(file)
