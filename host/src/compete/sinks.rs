@@ -216,23 +216,27 @@ impl Sink for Progress {
             }
             _ => {}
         }
-        if let Event::GameFinished { record, .. } = event {
+        // The bar's count, status and running games are updated before a finished game's
+        // line is printed: printing redraws the bar, which then shows this game counted.
+        let finished = matches!(event, Event::GameFinished { .. });
+        if finished {
             self.done += 1;
-            let line = (self.line)(self.done, self.planned, record);
-            match &self.bar {
-                Some(bar) => {
-                    bar.println(line);
-                    bar.set_position(self.done);
-                }
-                None => eprintln!("{line}"),
-            }
         }
-        let status = (self.status)(event);
-        if let Some(status) = status {
+        if let Some(status) = (self.status)(event) {
             self.last_status = status;
         }
         if let Some(bar) = &self.bar {
             bar.set_message(self.message());
+            if finished {
+                bar.set_position(self.done);
+            }
+        }
+        if let Event::GameFinished { record, .. } = event {
+            let line = (self.line)(self.done, self.planned, record);
+            match &self.bar {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
         }
         Flow::Continue
     }
