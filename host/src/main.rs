@@ -2,74 +2,57 @@
 
 use clap::Parser;
 use stratego_host::cli::{Cli, Command};
+use stratego_host::commands::Outcome;
 use stratego_host::exit;
-use stratego_host::run::plan::{ConfigError, EventPlan};
-use stratego_host::supervise::supervisor::Supervisor;
+use stratego_host::run::plan::ConfigError;
 
 fn main() {
     let cli = Cli::parse();
-    let plan = match cli.command {
+    let result = match cli.command {
         Command::SampleBot { args } => {
             let mut argv = vec!["sample-bot".to_owned()];
             argv.extend(args);
             std::process::exit(stratego_sample_bot::main_with_args(argv));
         }
-        Command::Check(args) => run_check(*args),
+        Command::Check(args) => {
+            init_logging("warn");
+            args.into_plan().map(|plan| stratego_host::commands::check::run(&plan))
+        }
         Command::Ladder(args) => {
             init_logging(args.log_level());
-            std::process::exit(stratego_host::commands::ladder::run(*args));
+            Ok(Outcome { stdout: String::new(), code: stratego_host::commands::ladder::run(*args) })
         }
-        Command::Replay(args) => std::process::exit(stratego_host::compete::replay::run(args)),
-        Command::Convert(args) => std::process::exit(stratego_host::commands::convert::run(args)),
+        Command::Replay(args) => stratego_host::commands::replay::run(args),
+        Command::Convert(args) => stratego_host::commands::convert::run(args),
         Command::Export(args) => {
             init_logging("warn");
-            std::process::exit(stratego_host::compete::viewer::run_export(args));
+            stratego_host::commands::export::run(args)
         }
         Command::Merge(args) => {
             init_logging("warn");
-            let outcome = stratego_host::commands::merge::run_merge(args).unwrap_or_else(|e| config_error(e));
-            print_stdout(&outcome.stdout);
-            std::process::exit(outcome.code);
+            stratego_host::commands::merge::run_merge(args)
         }
         Command::Match(args) => {
             init_logging(args.run.log_level());
-            args.into_plan()
+            args.into_plan().and_then(stratego_host::commands::play::run_event)
         }
         Command::Tournament(args) => {
             init_logging(args.run.log_level());
-            args.into_plan()
+            args.into_plan().and_then(stratego_host::commands::play::run_event)
         }
         Command::Sprt(args) => {
             init_logging(args.run.log_level());
-            args.into_plan()
+            args.into_plan().and_then(stratego_host::commands::play::run_event)
         }
     };
-    run_event(plan.unwrap_or_else(|e| config_error(e)))
-}
-
-fn run_check(args: stratego_host::cli::CheckArgs) -> ! {
-    init_logging("warn");
-    let json = args.json;
-    let plan = args.into_plan().unwrap_or_else(|e| config_error(e));
-    let supervisor = Supervisor::plain();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let results = runtime.block_on(stratego_host::commands::check::run_check(&plan, &supervisor));
-    drop(runtime);
-    let out = if json {
-        serde_json::to_string_pretty(&results).expect("results serialise") + "\n"
-    } else {
-        stratego_host::commands::check::render(&plan.bot, &results)
-    };
-    print_stdout(&out);
-    supervisor.kill_all();
-    let failed = results.iter().any(|r| r.status != stratego_host::commands::check::Status::Pass);
-    std::process::exit(if failed { exit::CHECK_FAILED } else { exit::OK });
-}
-
-fn run_event(plan: EventPlan) -> ! {
-    let outcome = stratego_host::commands::play::run_event(plan).unwrap_or_else(|e| config_error(e));
-    print_stdout(&outcome.stdout);
-    std::process::exit(outcome.code);
+    // The one place a subcommand's result becomes output and an exit code.
+    match result {
+        Ok(outcome) => {
+            print_stdout(&outcome.stdout);
+            std::process::exit(outcome.code);
+        }
+        Err(e) => config_error(e),
+    }
 }
 
 fn config_error(e: ConfigError) -> ! {

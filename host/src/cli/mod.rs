@@ -60,11 +60,11 @@ pub enum Command {
     /// Export recorded games as one self-contained HTML viewer (board, play/pause, steps, a
     /// ply slider, the move list with fights, captures, think times and clocks, the result,
     /// and spectator, Red's and Blue's views). No network needed to open it.
-    Export(crate::compete::viewer::ExportArgs),
+    Export(crate::commands::export::ExportArgs),
     /// Replay a recorded game on the terminal: a board you step through with the arrow
     /// keys (r, b, s switch to Red's, Blue's or the spectator's view; q quits), or, when not
     /// on a terminal, the whole game printed as text.
-    Replay(crate::compete::replay::ReplayArgs),
+    Replay(crate::commands::replay::ReplayArgs),
     /// Convert between game records (games.jsonl) and Gravon XML, both ways: the direction
     /// comes from IN (or --to). Every game is replayed by the rules; games that cannot be
     /// converted are named on stderr and counted in the summary.
@@ -165,6 +165,7 @@ impl CheckArgs {
             max_line: self.max_line,
             seed: self.seed,
             protocol_log,
+            json: self.json,
         })
     }
 }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 use stratego_rules::{ByColor, Color, Deployment, Game, Ruleset};
 
+use crate::commands::Outcome;
 use crate::game::clock::TimeControl;
 use crate::reason::Reason;
 use crate::record::GameRecord;
@@ -94,6 +95,25 @@ pub struct CheckPlan {
     pub seed: u64,
     /// Where to log every protocol line (`--log-protocol`).
     pub protocol_log: Option<Arc<crate::session::protocol_log::ProtocolLog>>,
+    /// `--json`: the results as JSON on stdout.
+    pub json: bool,
+}
+
+/// `stratego-host check`: runs the battery, kills what is left of the bot, and gives the
+/// report (text, or JSON) with exit code 0 when every check passed, 4 when one did not.
+pub fn run(plan: &CheckPlan) -> Outcome {
+    let supervisor = Supervisor::plain();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let results = runtime.block_on(run_check(plan, &supervisor));
+    drop(runtime);
+    let stdout = if plan.json {
+        serde_json::to_string_pretty(&results).expect("results serialise") + "\n"
+    } else {
+        render(&plan.bot, &results)
+    };
+    supervisor.kill_all();
+    let failed = results.iter().any(|r| r.status != Status::Pass);
+    Outcome { stdout, code: if failed { crate::exit::CHECK_FAILED } else { crate::exit::OK } }
 }
 
 fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {

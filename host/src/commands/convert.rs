@@ -38,7 +38,9 @@ use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult, re
 use stratego_rules::gravon::{GravonGame, GravonResult, Replay, ruleset_for_type};
 use stratego_rules::{ByColor, Color, Deployment, EndReason, Game, Ruleset};
 
+use crate::commands::Outcome;
 use crate::exit;
+use crate::run::plan::ConfigError;
 
 /// The Gravon game types the arena can play, in the order a record's ruleset is matched.
 pub const GRAVON_TYPES: [&str; 4] = ["classic", "barrage", "duell", "classicfree"];
@@ -660,24 +662,18 @@ fn unique(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
 
 /// `stratego-host convert`: prints the summary on stdout (`--json`: as JSON) and a line
 /// per game skipped or broken on stderr. Exit code 0 when no game was broken (skipped
-/// games are reported, not failures), 1 when some were, 2 for a usage problem.
-pub fn run(args: ConvertArgs) -> i32 {
-    match convert(&args) {
-        Ok(summary) => {
-            let text = if args.json {
-                serde_json::to_string_pretty(&summary).expect("a summary serialises") + "\n"
-            } else {
-                summary.render()
-            };
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-            if summary.errors > 0 { exit::FAILURE } else { exit::OK }
-        }
-        Err(e) => {
-            eprintln!("stratego-host convert: {e}");
-            exit::USAGE
-        }
-    }
+/// games are reported, not failures), 1 when some were.
+///
+/// # Errors
+/// A usage problem (exit 2), its message after `convert: `.
+pub fn run(args: ConvertArgs) -> Result<Outcome, ConfigError> {
+    let summary = convert(&args).map_err(|e| ConfigError { message: format!("convert: {e}"), code: exit::USAGE })?;
+    let stdout = if args.json {
+        serde_json::to_string_pretty(&summary).expect("a summary serialises") + "\n"
+    } else {
+        summary.render()
+    };
+    Ok(Outcome { stdout, code: if summary.errors > 0 { exit::FAILURE } else { exit::OK } })
 }
 
 #[cfg(test)]

@@ -3,6 +3,10 @@
 
 pub mod check;
 pub mod convert;
+pub mod export;
 pub mod ladder;
 pub mod merge;
 pub mod play;
+pub mod replay;
+
+pub use play::Outcome;

@@ -1,46 +1,19 @@
-//! `stratego-host replay`: shows a recorded game on the terminal.
+//! A recorded game on the terminal: the board at any ply, as text or in an interactive viewer.
 //!
 //! [`Replay`] holds one checked [`GameRecord`] and draws any ply of it as lines of text
 //! ([`Replay::frame`]): the board as the spectator, Red or Blue saw it, and under it the
-//! ply's move, think times, clocks, captured pieces and, at the end, the result. [`run`]
-//! shows those frames in a small interactive viewer when stdin and stdout are terminals
-//! (crossterm: alternate screen, raw mode, restored on exit and on panic), and otherwise
-//! prints the game as plain text ([`Replay::text`]).
+//! ply's move, think times, clocks, captured pieces and, at the end, the result. [`tui::run`]
+//! shows those frames in a small interactive viewer (crossterm: alternate screen, raw mode,
+//! restored on exit and on panic); [`Replay::text`] prints the game as plain text. The
+//! command is [`crate::commands::replay`].
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use clap::{Args, ValueEnum};
+use clap::ValueEnum;
 use stratego_protocol::record::{GameRecord, read_records};
 use stratego_rules::{ByColor, Color, CombatResult, Deployment, Game, Rank, Ruleset, Square};
-
-use crate::exit;
-
-/// `replay` options.
-#[derive(Args, Debug, Clone)]
-pub struct ReplayArgs {
-    /// The records: a games.jsonl file, or a directory holding one (an `--out` directory).
-    #[arg(value_name = "RECORDS")]
-    pub records: PathBuf,
-    /// The game to show, by its game_id [default: the first game of the file].
-    #[arg(long, value_name = "ID")]
-    pub game: Option<String>,
-    /// The ply to show (0: the setups). On a terminal the viewer starts there [default: 0];
-    /// otherwise only the board at this ply is printed [default: every ply and the final
-    /// board].
-    #[arg(long, value_name = "N")]
-    pub ply: Option<u32>,
-    /// Whose eyes: red or blue (exactly what that side's bot was told: the opponent's ranks
-    /// only once revealed) or spectator (everything).
-    #[arg(long = "as", value_enum, value_name = "VIEW", default_value = "spectator")]
-    pub view: Viewer,
-    /// Skip the lines of the records file that are not game records (a corrupted line),
-    /// saying how many, instead of refusing the file.
-    #[arg(long)]
-    pub skip_bad_lines: bool,
-}
 
 /// Whose view of the board is drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -513,44 +486,13 @@ pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<
     Err(format!("--game {id}: no such game in {}; its games are: {}{tail}", file.display(), ids.join(", ")))
 }
 
-/// Runs `stratego-host replay`; returns the exit code (0, or 2 with the error printed on
-/// stderr).
-pub fn run(args: ReplayArgs) -> i32 {
-    match run_inner(&args) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("stratego-host replay: {e}");
-            exit::USAGE
-        }
-    }
-}
-
-fn run_inner(args: &ReplayArgs) -> Result<(), String> {
-    let replay = Replay::new(load_with(&args.records, args.game.as_deref(), args.skip_bad_lines)?.0)?;
-    if let Some(n) = args.ply
-        && n > replay.plies()
-    {
-        return Err(format!("--ply {n}: game {} has {} plies", replay.record.game_id, replay.plies()));
-    }
-    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        let color = colour_wanted(true, std::env::var_os("NO_COLOR"));
-        return tui::run(&replay, args.ply.unwrap_or(0), args.view, color).map_err(|e| format!("terminal: {e}"));
-    }
-    let color = colour_wanted(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR"));
-    let text = replay.text(args.ply, args.view, color);
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) ends quietly.
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-    Ok(())
-}
-
 /// Colour on a terminal, unless `NO_COLOR` is set to anything non-empty (no-color.org).
 pub(crate) fn colour_wanted(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
     terminal && no_color.is_none_or(|v| v.is_empty())
 }
 
 /// The interactive viewer.
-mod tui {
+pub mod tui {
     use std::io::{self, Write};
     use std::sync::Arc;
 
@@ -580,7 +522,7 @@ mod tui {
     }
 
     /// Shows `replay` from `ply` until the user quits.
-    pub(super) fn run(replay: &Replay, ply: u32, viewer: Viewer, color: bool) -> io::Result<()> {
+    pub(crate) fn run(replay: &Replay, ply: u32, viewer: Viewer, color: bool) -> io::Result<()> {
         // A panic message must reach the normal screen, not vanish with the alternate one.
         let previous: Arc<PanicHook> = Arc::from(std::panic::take_hook());
         let chained = Arc::clone(&previous);
@@ -868,14 +810,6 @@ mod tests {
         a.plies[3].ply.mv = "a1-a2".parse().unwrap();
         let err = Replay::new(a).unwrap_err();
         assert!(err.contains("does not replay: ply 4 a1-a2"), "{err}");
-        let code = run(ReplayArgs {
-            records: dir.clone(),
-            game: Some("nope".into()),
-            ply: None,
-            view: Viewer::Red,
-            skip_bad_lines: false,
-        });
-        assert_eq!(code, exit::USAGE);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,0 +1,77 @@
+//! `stratego-host export`: game records as one self-contained HTML page (the page is
+//! [`crate::compete::viewer`]'s).
+
+use stratego_protocol::record::GameRecord;
+
+use crate::commands::Outcome;
+use crate::compete::viewer::export_html;
+use crate::run::plan::{ConfigError, usage};
+
+/// `export` options.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// A records file (games.jsonl) or a run's --out directory.
+    #[arg(value_name = "RECORDS")]
+    pub records: std::path::PathBuf,
+    /// Only this game (its id); default: every game of the file, with a game selector.
+    #[arg(long, value_name = "ID")]
+    pub game: Vec<String>,
+    /// The HTML file to write: one self-contained page (no network).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: std::path::PathBuf,
+    /// The page's title (default: the records file's name).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Replace OUT.html even if it is not a page this host wrote (never a records file, a
+    /// manifest or a database).
+    #[arg(long)]
+    pub force: bool,
+    /// Skip the lines of the records file that are not game records (a corrupted line),
+    /// saying how many, instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+/// `stratego-host export`: writes the page and says so on stderr.
+///
+/// # Errors
+/// Exit 2 for a bad file, an unknown game id or an output it may not replace; 1 when the
+/// page cannot be written.
+pub fn run(args: ExportArgs) -> Result<Outcome, ConfigError> {
+    crate::run::output_file::may_write_page(&args.html, Some(args.force), "--html").map_err(usage)?;
+    let path = if args.records.is_dir() { args.records.join("games.jsonl") } else { args.records.clone() };
+    let read = if args.skip_bad_lines {
+        crate::run::manifest::read_records_skipping(&path).map(|(records, bad)| {
+            crate::run::manifest::report_skipped(&path, &bad);
+            records
+        })
+    } else {
+        stratego_protocol::record::read_records(&path).map_err(|e| crate::run::manifest::with_skip_hint(e, &path))
+    };
+    let records = read.map_err(usage)?;
+    let chosen: Vec<GameRecord> = if args.game.is_empty() {
+        records
+    } else {
+        let mut out = Vec::new();
+        for id in &args.game {
+            match records.iter().find(|r| &r.game_id == id) {
+                Some(r) => out.push(r.clone()),
+                None => {
+                    let ids: Vec<&str> = records.iter().map(|r| r.game_id.as_str()).take(20).collect();
+                    return Err(usage(format!(
+                        "--game {id:?}: no such game in {} (games: {})",
+                        path.display(),
+                        ids.join(", ")
+                    )));
+                }
+            }
+        }
+        out
+    };
+    let title = args.title.unwrap_or_else(|| path.display().to_string());
+    let html = export_html(&chosen, &title).map_err(usage)?;
+    std::fs::write(&args.html, html)
+        .map_err(|e| ConfigError { message: format!("{}: {e}", args.html.display()), code: crate::exit::FAILURE })?;
+    eprintln!("stratego-host: wrote {} ({} games)", args.html.display(), chosen.len());
+    Ok(Outcome { stdout: String::new(), code: crate::exit::OK })
+}
