@@ -60,7 +60,7 @@ pub struct ConvertArgs {
     /// The output format, when IN does not tell (a directory holding both kinds, or a
     /// file without a telling extension or content).
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub to: Option<Format>,
+    pub to: Option<RecordFormat>,
     /// Only these games (by game id; repeat), for records → Gravon.
     #[arg(long, value_name = "ID")]
     pub game: Vec<String>,
@@ -72,7 +72,7 @@ pub struct ConvertArgs {
 /// A game file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Format {
+pub enum RecordFormat {
     /// The arena's game records (JSON Lines, RECORDS.md).
     Records,
     /// Gravon (StraDoS2) XML.
@@ -102,11 +102,11 @@ impl Problem {
 
 /// What a conversion did.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Summary {
+pub struct ConvertReport {
     /// Direction: the input format.
-    pub from: Option<Format>,
+    pub from: Option<RecordFormat>,
     /// Direction: the output format.
-    pub to: Option<Format>,
+    pub to: Option<RecordFormat>,
     /// Games read.
     pub games: usize,
     /// Games written.
@@ -127,7 +127,7 @@ pub struct Summary {
     pub output: String,
 }
 
-impl Summary {
+impl ConvertReport {
     fn note(&mut self, name: &str, problem: Problem) {
         let line = match problem {
             Problem::Unsupported { key, message } => {
@@ -148,9 +148,9 @@ impl Summary {
         let skipped: usize = self.skipped.values().sum();
         let kinds: Vec<String> = self.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let kinds = if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) };
-        let name = |f: Option<Format>| match f {
-            Some(Format::Records) => "records",
-            Some(Format::Gravon) => "Gravon XML",
+        let name = |f: Option<RecordFormat>| match f {
+            Some(RecordFormat::Records) => "records",
+            Some(RecordFormat::Gravon) => "Gravon XML",
             None => "?",
         };
         let approximated = match self.approximated.values().sum::<usize>() {
@@ -467,21 +467,21 @@ fn xml_file_name(id: &str) -> String {
 }
 
 /// What a path holds, from its name and, failing that, its first bytes.
-fn detect(path: &Path) -> Result<Option<Format>, String> {
+fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
     if path.is_dir() {
         let records = path.join("games.jsonl").is_file();
         let gravon = read_gravon(path).map(|g| !g.is_empty()).unwrap_or(false);
         return Ok(match (records, gravon) {
-            (true, false) => Some(Format::Records),
-            (false, true) => Some(Format::Gravon),
+            (true, false) => Some(RecordFormat::Records),
+            (false, true) => Some(RecordFormat::Gravon),
             _ => None,
         });
     }
     if has_ext(path, "jsonl") || has_ext(path, "json") {
-        return Ok(Some(Format::Records));
+        return Ok(Some(RecordFormat::Records));
     }
     if has_ext(path, "xml") || has_ext(path, "zip") {
-        return Ok(Some(Format::Gravon));
+        return Ok(Some(RecordFormat::Gravon));
     }
     let mut head = [0u8; 64];
     let n = std::fs::File::open(path)
@@ -489,9 +489,9 @@ fn detect(path: &Path) -> Result<Option<Format>, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let text = String::from_utf8_lossy(&head[..n]);
     Ok(match text.trim_start().chars().next() {
-        Some('{') => Some(Format::Records),
-        Some('<') => Some(Format::Gravon),
-        Some('P') if head.starts_with(b"PK") => Some(Format::Gravon),
+        Some('{') => Some(RecordFormat::Records),
+        Some('<') => Some(RecordFormat::Gravon),
+        Some('P') if head.starts_with(b"PK") => Some(RecordFormat::Gravon),
         _ => None,
     })
 }
@@ -501,7 +501,7 @@ fn detect(path: &Path) -> Result<Option<Format>, String> {
 /// # Errors
 /// A usage problem: an input that cannot be read or told apart, an output that exists, an
 /// unknown `--game`.
-pub fn convert(args: &ConvertArgs) -> Result<Summary, String> {
+pub fn convert(args: &ConvertArgs) -> Result<ConvertReport, String> {
     if !args.input.exists() {
         return Err(format!("{}: no such file or directory", args.input.display()));
     }
@@ -515,8 +515,8 @@ pub fn convert(args: &ConvertArgs) -> Result<Summary, String> {
             ));
         }
         (Some(f), _) => f,
-        (None, Some(Format::Gravon)) => Format::Records,
-        (None, Some(Format::Records)) => Format::Gravon,
+        (None, Some(RecordFormat::Gravon)) => RecordFormat::Records,
+        (None, Some(RecordFormat::Records)) => RecordFormat::Gravon,
         (None, None) => {
             return Err(format!(
                 "{}: cannot tell whether it holds records or Gravon XML; say which with --to records|gravon",
@@ -527,30 +527,34 @@ pub fn convert(args: &ConvertArgs) -> Result<Summary, String> {
     let out = &args.output;
     crate::run::output_file::must_be_new(out, "convert writes a new file or an empty directory")?;
     match from {
-        Format::Gravon => {
+        RecordFormat::Gravon => {
             if !args.game.is_empty() {
                 return Err("--game picks records to write as Gravon XML; a Gravon input converts whole".into());
             }
             gravon_to_records(&args.input, out)
         }
-        Format::Records => records_to_gravon(&args.input, out, &args.game),
+        RecordFormat::Records => records_to_gravon(&args.input, out, &args.game),
     }
 }
 
-fn format_name(f: Format) -> &'static str {
+fn format_name(f: RecordFormat) -> &'static str {
     match f {
-        Format::Records => "records",
-        Format::Gravon => "gravon",
+        RecordFormat::Records => "records",
+        RecordFormat::Gravon => "gravon",
     }
 }
 
-fn gravon_to_records(input: &Path, out: &Path) -> Result<Summary, String> {
+fn gravon_to_records(input: &Path, out: &Path) -> Result<ConvertReport, String> {
     let games = read_gravon(input)?;
     if games.is_empty() {
         return Err(format!("{}: no Gravon .xml games found", input.display()));
     }
-    let mut summary =
-        Summary { from: Some(Format::Gravon), to: Some(Format::Records), games: games.len(), ..Summary::default() };
+    let mut summary = ConvertReport {
+        from: Some(RecordFormat::Gravon),
+        to: Some(RecordFormat::Records),
+        games: games.len(),
+        ..ConvertReport::default()
+    };
     let mut text = String::new();
     let mut ids = std::collections::HashSet::new();
     for (name, xml) in &games {
@@ -578,7 +582,7 @@ fn gravon_to_records(input: &Path, out: &Path) -> Result<Summary, String> {
     Ok(summary)
 }
 
-fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Summary, String> {
+fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<ConvertReport, String> {
     let file = if input.is_dir() { input.join("games.jsonl") } else { input.to_owned() };
     let mut records = read_records(&file)?;
     if !only.is_empty() {
@@ -592,8 +596,12 @@ fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Summar
     if records.is_empty() {
         return Err(format!("{}: no game records", file.display()));
     }
-    let mut summary =
-        Summary { from: Some(Format::Records), to: Some(Format::Gravon), games: records.len(), ..Summary::default() };
+    let mut summary = ConvertReport {
+        from: Some(RecordFormat::Records),
+        to: Some(RecordFormat::Gravon),
+        games: records.len(),
+        ..ConvertReport::default()
+    };
     let mut xmls = Vec::new();
     for r in &records {
         match record_to_gravon(r) {
