@@ -17,7 +17,14 @@ fn main() {
         Command::Check(args) => run_check(*args),
         Command::Ladder(args) => {
             init_logging(args.log_level());
-            std::process::exit(stratego_host::commands::ladder::run(*args));
+            let outcome =
+                args.into_plan().and_then(stratego_host::commands::ladder::run).unwrap_or_else(|e| config_error(e));
+            // Unlike `print_stdout`, a closed stdout keeps the exit code: a `ladder play` that
+            // failed still fails when its table cannot be printed.
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(outcome.stdout.as_bytes()).and_then(|()| out.flush());
+            std::process::exit(outcome.code);
         }
         Command::Replay(args) => std::process::exit(stratego_host::compete::replay::run(args)),
         Command::Convert(args) => std::process::exit(stratego_host::commands::convert::run(args)),
