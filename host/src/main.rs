@@ -2,8 +2,6 @@
 
 use clap::Parser;
 use stratego_host::cli::{Cli, Command};
-use stratego_host::commands::Outcome;
-use stratego_host::exit;
 use stratego_host::run::plan::ConfigError;
 
 fn main() {
@@ -20,7 +18,7 @@ fn main() {
         }
         Command::Ladder(args) => {
             init_logging(args.log_level());
-            Ok(Outcome { stdout: String::new(), code: stratego_host::commands::ladder::run(*args) })
+            args.into_plan().and_then(stratego_host::commands::ladder::run)
         }
         Command::Replay(args) => stratego_host::commands::replay::run(args),
         Command::Convert(args) => stratego_host::commands::convert::run(args),
@@ -74,11 +72,11 @@ fn init_logging(level: &str) {
         .init();
 }
 
-/// Prints to stdout; a closed pipe (`| head`) ends quietly.
+/// Prints to stdout; a closed pipe (`| head`) ends quietly. The exit code stays the
+/// command's: a failed `ladder play` or an `sprt` that accepted H0 does not become a
+/// success because its report could not be printed.
 fn print_stdout(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
-        std::process::exit(exit::OK);
-    }
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }

@@ -1,8 +1,9 @@
 //! The command line: raw flags (clap), validated once into a [`crate::run::plan::EventPlan`]
-//! (or a [`crate::commands::check::CheckPlan`]); nothing downstream re-checks flags. The
-//! tournament file ([`config`]) is the other way in.
+//! (or a [`crate::commands::check::CheckPlan`], a [`crate::commands::ladder::LadderPlan`]);
+//! nothing downstream re-checks flags. The tournament file ([`config`]) is the other way in.
 
 pub mod config;
+pub mod ladder;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,7 +72,7 @@ pub enum Command {
     Convert(crate::commands::convert::ConvertArgs),
     /// A persistent rating ladder in one SQLite file, for CI pipelines: add and retire bots,
     /// play the pairings that most reduce the ratings' uncertainty, print the table.
-    Ladder(Box<crate::commands::ladder::LadderArgs>),
+    Ladder(Box<ladder::LadderArgs>),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
     ///

@@ -1,0 +1,260 @@
+//! `ladder play`: the pairings that most reduce the ratings' uncertainty (the bots with the
+//! fewest games first, each against its least-played opponent), played through the executor
+//! as `match` plays its games, each saved to the ladder as soon as it finishes.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use stratego_rules::ByColor;
+
+use super::store::{Ladder, LadderBot};
+use super::table::LadderTable;
+use super::{db_error, failure, json};
+use crate::commands::play::Outcome;
+use crate::compete::sinks::{Progress, RecordsSink, StartupWatch, game_line};
+use crate::run::events::{Event, Failure, Flow, Sink};
+use crate::run::executor::{BookLookup, Entrant, Executor};
+use crate::run::plan::{ConfigError, RunConfig, usage};
+use crate::run::schedule::{self, GameSpec};
+use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
+
+/// Chooses `pairs` colour-swapped pairs among `bots` bots that have played `games[i]` games,
+/// `met[(i, j)]` (i < j) of them against each other: each pair takes the bot with the fewest
+/// games (the lowest index on a tie), against its least-played opponent (then the one with
+/// fewest games, then the lowest index); the counts include the pairs already chosen.
+pub fn choose_pairs(games: &[u64], met: &HashMap<(usize, usize), u64>, pairs: usize) -> Vec<(usize, usize)> {
+    let n = games.len();
+    if n < 2 {
+        return Vec::new();
+    }
+    let mut games = games.to_vec();
+    let mut met = met.clone();
+    let key = |a: usize, b: usize| (a.min(b), a.max(b));
+    let mut out = Vec::with_capacity(pairs);
+    for _ in 0..pairs {
+        let a = (0..n).min_by_key(|&i| (games[i], i)).expect("two bots");
+        let b = (0..n)
+            .filter(|&j| j != a)
+            .min_by_key(|&j| (met.get(&key(a, j)).copied().unwrap_or(0), games[j], j))
+            .expect("two bots");
+        games[a] += 2;
+        games[b] += 2;
+        *met.entry(key(a, b)).or_default() += 2;
+        out.push((a, b));
+    }
+    out
+}
+
+/// Saves every finished game to the ladder, each in its own transaction, as it finishes.
+struct LadderSink<'a> {
+    ladder: &'a mut Ladder,
+    /// Database id of each executor bot id.
+    ids: Vec<i64>,
+    /// Program hash of each executor bot id, now.
+    versions: Vec<Option<String>>,
+    saved: u32,
+}
+
+impl Sink for LadderSink<'_> {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        let Some((seats, record)) = event.finished() else { return Flow::Continue };
+        let ids = ByColor::new(self.ids[seats.red], self.ids[seats.blue]);
+        let versions = ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
+        match self.ladder.insert_game(record, ids, versions) {
+            Ok(()) => {
+                self.saved += 1;
+                Flow::Continue
+            }
+            Err(e) => Flow::Fail(Failure {
+                message: format!("ladder: cannot save game {}: {e}", record.game_id),
+                code: crate::exit::FAILURE,
+            }),
+        }
+    }
+}
+
+/// Makes a ladder bot an entrant, as `match` does: built-in sample bot resolved, default
+/// limits, program checked, clocks settled.
+fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
+    let mut spec = bot.spec.clone();
+    spec.name = bot.name.clone();
+    crate::run::plan::entrant(spec, run)
+}
+
+/// A prefix unique to this run: `ladder-<unix ms>-<random>`.
+fn run_prefix() -> String {
+    let t = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let random = stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()));
+    format!("ladder-{}-{:08x}", t.as_millis(), random as u32)
+}
+
+/// Plays `games` games (colour-swapped pairs) between the ladder's active bots, saving each
+/// as it finishes; the table afterwards is the output, the run's end the exit code.
+pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Result<Outcome, ConfigError> {
+    let all = ladder.bots().map_err(failure)?;
+    let active: Vec<&LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
+    if active.len() < 2 {
+        return Err(usage(format!("ladder: {} active bots; `ladder add NAME COMMAND` at least two", active.len())));
+    }
+    let bots = active.iter().map(|b| entrant(b, run)).collect::<Result<Vec<_>, _>>()?;
+    let versions = program_versions(&bots, &active);
+    let pairs = pairs_to_play(&ladder, &active, games)?;
+
+    let book = match &run.setups {
+        None => None,
+        Some(path) => Some(Arc::new(
+            crate::game::setup_book::SetupBook::load(path, &run.settings.rules)
+                .map_err(|e| usage(format!("--setups: {e}")))?,
+        )),
+    };
+    let schedule = ladder_schedule(&bots, &pairs, run.settings.match_seed, book.as_ref().map(|b| b.len() as u32));
+    let planned = schedule.len() as u64;
+
+    let records = match &run.out {
+        Some(dir) => Some(
+            crate::record::RecordWriter::open(dir)
+                .and_then(RecordsSink::start)
+                .map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
+        ),
+        None => None,
+    };
+    if let Some(log) = &run.settings.protocol_log {
+        tracing::info!("protocol log: {}", log.describe());
+    }
+    let supervisor = Supervisor::start(SupervisorOptions {
+        priority: run.host_priority,
+        stall_credit: run.stall_credit,
+        pin_host: run.pin && run.concurrency == 1,
+    });
+    let lookup: Option<BookLookup> =
+        book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
+    let executor = Executor {
+        settings: Arc::new(run.settings.clone()),
+        bots: Arc::new(bots),
+        book: lookup,
+        concurrency: run.concurrency,
+        pin: run.pin,
+        auto_pin: run.auto_pin,
+        supervisor: supervisor.clone(),
+    };
+    let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let (end, saved) = runtime.block_on(async {
+        let cancel = supervisor.cancel_on_signals();
+        let mut records = records;
+        let mut startup = StartupWatch::default();
+        let mut sink = LadderSink { ladder: &mut ladder, ids, versions, saved: 0 };
+        let mut progress = Progress::new(run.live, Some(planned), |_| None, game_line);
+        let end = {
+            // A bot that never started stops the run before its game is saved; then the
+            // ladder: a game's line is printed only once it is saved.
+            let mut sinks: Vec<&mut dyn Sink> = vec![&mut startup, &mut sink];
+            if let Some(r) = records.as_mut() {
+                sinks.push(r);
+            }
+            sinks.push(&mut progress);
+            executor.run(schedule, &[], &mut sinks, cancel).await
+        };
+        (end, sink.saved)
+    });
+    drop(runtime);
+    supervisor.kill_all();
+    let table = LadderTable::read(&ladder).map_err(failure)?;
+    let stdout = if run.json { json(&table) } else { table.render() };
+    if let Some(f) = &end.failed {
+        eprintln!("stratego-host: {}", f.message);
+        return Ok(Outcome { stdout, code: f.code });
+    }
+    if end.cancelled {
+        eprintln!("stratego-host: interrupted; every bot process was killed; the {saved} finished games are saved");
+        return Ok(Outcome { stdout, code: crate::exit::INTERRUPTED });
+    }
+    eprintln!("stratego-host: ladder: {} played and saved", stratego_stats::plural(u64::from(saved), "game"));
+    Ok(Outcome { stdout, code: crate::exit::OK })
+}
+
+/// Each bot's program hash now, with a warning for a program that changed since it was added.
+fn program_versions(bots: &[Entrant], active: &[&LadderBot]) -> Vec<Option<String>> {
+    bots.iter()
+        .zip(active)
+        .map(|(e, b)| {
+            let now = crate::run::manifest::executable_hash(&e.spec.command, e.spec.dir.as_deref()).map(|(_, h)| h);
+            if now != b.version {
+                eprintln!(
+                    "stratego-host: warning: bot {}: its program changed since it was added ({} -> {}); `ladder add` it again to record the new version",
+                    b.name,
+                    b.version.as_deref().unwrap_or("?"),
+                    now.as_deref().unwrap_or("?")
+                );
+            }
+            now
+        })
+        .collect()
+}
+
+/// The `games / 2` colour-swapped pairs to play among `active` (indices into it), from the
+/// games each bot has played and each pair has played against each other.
+fn pairs_to_play(ladder: &Ladder, active: &[&LadderBot], games: u32) -> Result<Vec<(usize, usize)>, ConfigError> {
+    // Counts over every game, retired opponents included.
+    let position: HashMap<i64, usize> = active.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
+    let mut played = vec![0u64; active.len()];
+    let mut met: HashMap<(usize, usize), u64> = HashMap::new();
+    for (red, blue, _, _) in ladder.results().map_err(db_error)? {
+        let (r, b) = (position.get(&red).copied(), position.get(&blue).copied());
+        for i in [r, b].into_iter().flatten() {
+            played[i] += 1;
+        }
+        if let (Some(r), Some(b)) = (r, b) {
+            *met.entry((r.min(b), r.max(b))).or_default() += 1;
+        }
+    }
+    Ok(choose_pairs(&played, &met, (games / 2) as usize))
+}
+
+/// The games of `pairs`, two a pair with colours swapped, as the schedule deals them (seats,
+/// seeds, book entries), under ids unique to this run ([`run_prefix`]).
+fn ladder_schedule(bots: &[Entrant], pairs: &[(usize, usize)], seed: u64, book_len: Option<u32>) -> VecDeque<GameSpec> {
+    let same_program = (0..bots.len())
+        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let (x, y) = (&bots[a].spec, &bots[b].spec);
+            x.command == y.command && x.dir == y.dir && x.env == y.env
+        })
+        .collect();
+    let event = schedule::Event {
+        bots: bots.len(),
+        format: schedule::Format::RoundRobin,
+        games_per_pairing: 2,
+        seed,
+        book_len,
+        own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
+        same_program,
+        book_order: schedule::BookOrder::Random,
+        book_start: 0,
+    };
+    let prefix = run_prefix();
+    pairs
+        .iter()
+        .enumerate()
+        .flat_map(|(p, &(a, b))| schedule::pair_games(&event, p as u32, a, b))
+        .map(|g| GameSpec { game_id: format!("{prefix}-{}", g.index + 1), ..g })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_go_to_the_bots_with_fewest_games_and_their_least_played_opponents() {
+        let pairs = choose_pairs(&[0, 0, 0], &HashMap::new(), 4);
+        assert_eq!(pairs, vec![(0, 1), (2, 0), (1, 2), (0, 1)]);
+        // A newcomer plays first, against the opponent it has met least.
+        let mut met = HashMap::new();
+        met.insert((0, 1), 10);
+        let pairs = choose_pairs(&[10, 10, 0], &met, 2);
+        assert_eq!(pairs, vec![(2, 0), (2, 1)]);
+        assert!(choose_pairs(&[3], &HashMap::new(), 2).is_empty());
+    }
+}
