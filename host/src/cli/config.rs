@@ -19,8 +19,8 @@
 //!
 //! Every key is optional except the bots (at least two); a key this module does not know
 //! is an error, so that a typo does not silently leave a default in place. Settings are
-//! `Option`s in [`TournamentConfig`] so that command-line flags can override them: the
-//! caller merges, and applies the defaults (a move time of 1 second when there is neither
+//! `Option`s in [`TournamentConfig::settings`] (the run's [`FileDefaults`]) so that
+//! command-line flags can override them: the caller merges, and applies the defaults (a move time of 1 second when there is neither
 //! `move_time` nor `tc`, …).
 //!
 //! Relative paths in the file (`dir`, `setups`, `out`, a `rules` file) are relative to the
@@ -45,6 +45,7 @@ use stratego_rules::Ruleset;
 use toml::Spanned;
 
 use crate::game::clock::parse_seconds;
+use crate::run::plan::FileDefaults;
 use crate::supervise::bot_spec::{
     BotSpec, NumOrText, RawSpec, assign_unique_names, parse_bank, parse_positive_seconds,
 };
@@ -136,28 +137,10 @@ pub struct TournamentConfig {
     pub format: Format,
     /// Games per pairing: even, at least 2 (default 2).
     pub games_per_pairing: u32,
-    /// A preset name, or the path of a JSON rules file, checked to load.
-    pub rules: Option<String>,
-    /// The master seed.
-    pub seed: Option<u64>,
-    /// Games played at once (at least 1).
-    pub concurrency: Option<usize>,
-    /// Limit per move (more than zero).
-    pub move_time: Option<Duration>,
-    /// Bank and increment.
-    pub tc: Option<(Duration, Duration)>,
-    /// Limit for the setup.
-    pub setup_time: Option<Duration>,
-    /// Limit from start to `ready`.
-    pub startup_time: Option<Duration>,
-    /// The setup book, an existing file.
-    pub setups: Option<PathBuf>,
-    /// The records directory.
-    pub out: Option<PathBuf>,
-    /// Faults forgiven per bot and game.
-    pub strikes: Option<u32>,
-    /// Safety margin past the limits (at most 60 s).
-    pub time_margin: Option<Duration>,
+    /// The run's settings the file gives, checked: `rules` a preset name or the path of a JSON
+    /// rules file that loads, `concurrency` at least 1, `move_time` more than zero, `setups`
+    /// an existing file, `time_margin` at most 60 s.
+    pub settings: FileDefaults,
 }
 
 /// What is wrong with a tournament file, and where.
@@ -328,17 +311,19 @@ impl Context<'_> {
             bots,
             format,
             games_per_pairing,
-            rules,
-            seed,
-            concurrency,
-            move_time,
-            tc,
-            setup_time,
-            startup_time,
-            setups,
-            out,
-            strikes,
-            time_margin,
+            settings: FileDefaults {
+                rules,
+                seed,
+                concurrency,
+                move_time,
+                tc,
+                setup_time,
+                startup_time,
+                setups,
+                out,
+                strikes,
+                time_margin,
+            },
         })
     }
 
@@ -772,7 +757,7 @@ mod tests {
         assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("rules")));
         assert!(e.message.starts_with(&format!("{dir}/mine.json: ")), "{e}");
         std::fs::write(tmp.0.join("mine.json"), r#"{"name": "mine"}"#).unwrap();
-        assert_eq!(load(&tmp.0.join("t.toml")).unwrap().rules, Some(format!("{dir}/mine.json")));
+        assert_eq!(load(&tmp.0.join("t.toml")).unwrap().settings.rules, Some(format!("{dir}/mine.json")));
 
         std::fs::write(tmp.0.join("t.toml"), format!("setups = \"book.txt\"\n{TWO_BOTS}")).unwrap();
         assert_eq!(
@@ -879,25 +864,30 @@ mod tests {
             ],
             format: Format::Gauntlet { seeds: vec!["new-build".to_owned()] },
             games_per_pairing: 4,
-            rules: Some("isf".to_owned()),
-            seed: Some(1),
-            concurrency: Some(2),
-            move_time: Some(secs(0.1)),
-            tc: Some((secs(60.0), secs(0.5))),
-            setup_time: Some(secs(10.0)),
-            startup_time: Some(secs(10.0)),
-            setups: Some(tmp.0.join("book.txt")),
-            out: Some(tmp.0.join("results")),
-            strikes: Some(1),
-            time_margin: Some(secs(0.005)),
+            settings: FileDefaults {
+                rules: Some("isf".to_owned()),
+                seed: Some(1),
+                concurrency: Some(2),
+                move_time: Some(secs(0.1)),
+                tc: Some((secs(60.0), secs(0.5))),
+                setup_time: Some(secs(10.0)),
+                startup_time: Some(secs(10.0)),
+                setups: Some(tmp.0.join("book.txt")),
+                out: Some(tmp.0.join("results")),
+                strikes: Some(1),
+                time_margin: Some(secs(0.005)),
+            },
         };
         assert_eq!(config, expected);
         let minimal = parse(TWO_BOTS, "t.toml", Path::new("")).unwrap();
-        assert_eq!((minimal.format, minimal.games_per_pairing, minimal.move_time), (Format::RoundRobin, 2, None));
+        assert_eq!(
+            (minimal.format, minimal.games_per_pairing, minimal.settings.move_time),
+            (Format::RoundRobin, 2, None)
+        );
         assert_eq!(minimal.bots[0].dir, None, "with the file in the working directory, bots run there");
         // Seeds above 2^63 do not fit a TOML integer, so they may be written as strings.
         let big = parse(&format!("seed = \"18446744073709551615\"\n{TWO_BOTS}"), "t.toml", Path::new("")).unwrap();
-        assert_eq!(big.seed, Some(u64::MAX));
+        assert_eq!(big.settings.seed, Some(u64::MAX));
     }
 
     #[test]

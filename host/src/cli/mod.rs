@@ -639,19 +639,7 @@ impl TournamentArgs {
             Some(path) => Some(crate::cli::config::load(path).map_err(ConfigError::from)?),
             None => None,
         };
-        let file = config.as_ref().map_or_else(FileDefaults::default, |c| FileDefaults {
-            rules: c.rules.clone(),
-            seed: c.seed,
-            concurrency: c.concurrency,
-            move_time: c.move_time,
-            tc: c.tc,
-            setup_time: c.setup_time,
-            startup_time: c.startup_time,
-            setups: c.setups.clone(),
-            out: c.out.clone(),
-            strikes: c.strikes,
-            time_margin: c.time_margin,
-        });
+        let file = config.as_ref().map_or_else(FileDefaults::default, |c| c.settings.clone());
         let run = self.run.validate(&file)?;
         if let Some(path) = &self.config {
             // The file may hold every bot's command and environment: no sandbox shows it.

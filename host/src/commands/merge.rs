@@ -2,22 +2,18 @@
 //! several directories): the same tables, JSON, statistics and ratings as a single run.
 //! Directories of different plans are refused; games missing or recorded twice are named.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use clap::Args;
 
 use crate::commands::play::Outcome;
-use crate::compete::report::Summary;
-use crate::compete::sinks::MatchSummary;
+use crate::compete::competition::{self, Header};
 use crate::compete::style::Style;
 use crate::run::events::{Event, RunEnd, Sink};
 use crate::run::manifest;
 use crate::run::plan::ConfigError;
-use crate::run::schedule;
 
 /// `merge` options.
 #[derive(Args, Debug)]
@@ -88,18 +84,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         eprintln!("stratego-host: warning: merging games of different versions of a bot:\n  {what}");
     }
     let plan = &first.plan;
-    let anchor = match &args.anchor {
-        None => None,
-        Some(_) if plan.command != "tournament" => {
-            return Err(usage(format!(
-                "--anchor: only for a tournament's directories (these hold a {})",
-                plan.command
-            )));
-        }
-        Some(text) => {
-            Some(crate::run::plan::parse_anchor(text, plan.bots.iter().map(|b| b.name.as_str())).map_err(usage)?)
-        }
-    };
+    let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
     let mut records = Vec::new();
     for dir in &args.dirs {
         let file = dir.join("games.jsonl");
@@ -111,11 +96,8 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
             records.extend(manifest::read_records(dir).map_err(|e| usage(manifest::with_skip_hint(e, &file)))?);
         }
     }
-    // Which games the plan holds (an SPRT's are the pairs it reached).
-    let games: Vec<schedule::GameSpec> = match &plan.sprt {
-        Some((_, max)) => (0..max / 2).flat_map(|p| schedule::pair_games(&plan.event, p, 0, 1)).collect(),
-        None => schedule::plan(&plan.event),
-    };
+    // Which games the plan holds (an SPRT's are the pairs it may reach).
+    let games = competition.games(&plan.event);
     let mut found: BTreeMap<String, Vec<crate::record::GameRecord>> = BTreeMap::new();
     for r in records {
         found.entry(r.game_id.clone()).or_default().push(r);
@@ -131,58 +113,25 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
                 }
                 history.push(Event::GameFinished { spec: g.clone(), record: Arc::new(rs.remove(0)) });
             }
-            None if plan.sprt.is_none() => missing.push(g.game_id.clone()),
+            None if competition.open_ended().is_none() => missing.push(g.game_id.clone()),
             None => {}
         }
     }
     let strangers: Vec<String> = found.into_keys().collect();
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
     let end = RunEnd { finished: history.len() as u32, ..RunEnd::default() };
-    let style = Style::stdout();
-    // The index page's title and summary, for --out.
-    let mut page: (String, Option<String>) = (String::new(), None);
-    let stdout = match (plan.command.as_str(), &plan.sprt) {
-        ("sprt", Some((sprt, _))) => {
-            let mut sink = crate::compete::sprt::SprtSink::new(*sprt, names[0].clone(), names[1].clone(), None);
-            feed(&mut sink, &history, &end);
-            page.0 = format!("SPRT: {} vs {}", names[0], names[1]);
-            if args.json { json(&sink.report) } else { sink.report.render(style) }
-        }
-        ("tournament", _) => {
-            let mut sink = crate::compete::tournament::TournamentSink::new(
-                names.clone(),
-                games.len() as u32,
-                plan.event.seed,
-                plan.rules.name.clone(),
-                None,
-            );
-            sink.anchor = anchor;
-            feed(&mut sink, &history, &end);
-            page = (
-                format!("Tournament: {} bots, rules {}", names.len(), sink.report.rules),
-                Some(crate::compete::viewer::tournament_html(&sink.report)),
-            );
-            if args.json { json(&sink.report) } else { sink.report.render(style) }
-        }
-        _ => {
-            let summary = Summary {
-                planned: games.len() as u32,
-                seed: plan.event.seed,
-                rules: plan.rules.name.clone(),
-                ..Summary::default()
-            };
-            let sink = Rc::new(RefCell::new(MatchSummary::new(summary)));
-            {
-                let mut s = sink.borrow_mut();
-                s.summary.bots[0].name = names[0].clone();
-                s.summary.bots[1].name = names[1].clone();
-                feed(&mut *s, &history, &end);
-            }
-            let s = &sink.borrow().summary;
-            page = (format!("Match: {} vs {}", names[0], names[1]), Some(crate::compete::viewer::match_html(s)));
-            if args.json { json(s) } else { s.render() }
-        }
+    let header = Header {
+        names,
+        planned: games.len() as u32,
+        seed: plan.event.seed,
+        rules: plan.rules.name.clone(),
+        records: None,
     };
+    let mut report = competition.report_sink(&header);
+    feed(&mut *report, &history, &end);
+    // The index page's title and summary, for --out.
+    let page = report.page();
+    let stdout = if args.json { report.json(None) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
     if let Some(dir) = &args.out {
         let mut games: Vec<crate::record::GameRecord> = history
@@ -197,8 +146,8 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         let written = std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())).and_then(|()| {
             crate::compete::viewer::write_index(
                 &index,
-                &page.0,
-                page.1.as_deref(),
+                &page.title,
+                page.summary_html.as_deref(),
                 &games,
                 crate::compete::viewer::MAX_VIEWER_PAGES,
                 None,
@@ -262,13 +211,9 @@ fn mixed_versions(dirs: &[PathBuf], manifests: &[manifest::Manifest]) -> Vec<Str
     out
 }
 
-fn feed(sink: &mut dyn Sink, history: &[Event], end: &RunEnd) {
+fn feed<S: Sink + ?Sized>(sink: &mut S, history: &[Event], end: &RunEnd) {
     for e in history {
         sink.on_history(e);
     }
     let _ = sink.finish(end);
-}
-
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
 }

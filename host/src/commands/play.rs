@@ -1,25 +1,23 @@
 //! Runs a validated `match`, `tournament` or `sprt`: the supervisor, the schedule, the
-//! executor and the sinks put together. The three commands differ only in their schedule
-//! and their sinks.
+//! executor and the sinks put together, the same way for every competition; what differs by
+//! kind (the games, the report, its rendering and exit code) comes from
+//! [`crate::compete::competition`].
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::compete::report::Summary;
-use crate::compete::sinks::{Interim, MatchSummary, Progress, RecordsSink, StartupWatch, game_line};
-use crate::compete::sprt::{PairSource, SprtSink};
+use crate::compete::competition::{self, Competition, Header, ReportSink};
+use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupWatch, game_line};
 use crate::compete::style::Style;
-use crate::compete::tournament::TournamentSink;
 use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
-use crate::run::executor::{BookLookup, Executor};
+use crate::run::executor::{BookLookup, Entrant, Executor};
 use crate::run::manifest;
-use crate::run::plan::{EventKind, EventPlan};
+use crate::run::plan::{EventPlan, RunConfig};
 use crate::run::schedule::{self, GameSpec};
 use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
-use stratego_stats::Hypothesis;
 
 /// What a finished run prints on stdout, and its exit code.
 #[derive(Debug)]
@@ -30,76 +28,15 @@ pub struct Outcome {
     pub code: i32,
 }
 
-/// A sink shared with the progress line (which reads its status).
-struct Shared<S>(Rc<RefCell<S>>);
+/// The report sink, shared with the progress line and the interim reports (which read it).
+struct Shared(Rc<RefCell<Box<dyn ReportSink>>>);
 
-impl<S: Sink> Sink for Shared<S> {
+impl Sink for Shared {
     fn on_event(&mut self, event: &Event) -> Flow {
         self.0.borrow_mut().on_event(event)
     }
     fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         self.0.borrow_mut().finish(end)
-    }
-}
-
-/// The schedule's input for a plan: the bots, the format, and what makes games differ.
-pub fn schedule_event(plan: &EventPlan, book_len: Option<u32>) -> schedule::Event {
-    let bots = &plan.bots;
-    let same_program = (0..bots.len())
-        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
-        .filter(|&(a, b)| {
-            let (x, y) = (&bots[a].spec, &bots[b].spec);
-            x.command == y.command && x.dir == y.dir && x.env == y.env
-        })
-        .collect();
-    let (format, games) = match &plan.kind {
-        EventKind::Match { games } => (schedule::Format::RoundRobin, *games),
-        EventKind::Tournament { format, games_per_pairing, .. } => (format.clone(), *games_per_pairing),
-        EventKind::Sprt { .. } => (schedule::Format::RoundRobin, 2),
-    };
-    schedule::Event {
-        bots: bots.len(),
-        format,
-        games_per_pairing: games,
-        seed: plan.run.settings.match_seed,
-        book_len,
-        own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
-        same_program,
-        book_order: plan.run.book_order,
-        book_start: plan.run.book_start,
-    }
-}
-
-/// The plan as the manifest records it.
-fn manifest_plan(
-    plan: &EventPlan,
-    event: &schedule::Event,
-    book: Option<&crate::game::setup_book::SetupBook>,
-) -> manifest::Plan {
-    manifest::Plan {
-        command: match plan.kind {
-            EventKind::Match { .. } => "match",
-            EventKind::Tournament { .. } => "tournament",
-            EventKind::Sprt { .. } => "sprt",
-        }
-        .to_owned(),
-        event: event.clone(),
-        rules: plan.run.settings.rules.spec().clone(),
-        bots: plan
-            .bots
-            .iter()
-            .map(|b| manifest::PlanBot {
-                name: b.spec.name.clone(),
-                command: b.spec.plan_command(),
-                time_control: b.time_control.to_wire(),
-            })
-            .collect(),
-        book: book.map(|b| format!("{:016x}", b.fingerprint())),
-        strikes: plan.run.settings.strikes,
-        sprt: match plan.kind {
-            EventKind::Sprt { sprt, max_games } => Some((sprt, max_games)),
-            _ => None,
-        },
     }
 }
 
@@ -147,99 +84,25 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         // Re-running the same command resumes: without --seed, the directory's seed.
         plan.run.settings.match_seed = m.plan.event.seed;
     }
-    if matches!(plan.kind, EventKind::Sprt { .. }) && plan.run.shard.is_some() {
-        return Err(usage("--shard: an SPRT decides as it goes and cannot be sharded".into()));
+    let competition = competition::of(&plan.kind);
+    if let (Some(why), Some(_)) = (competition.open_ended(), plan.run.shard) {
+        return Err(usage(format!("--shard: {why} and cannot be sharded")));
     }
-    let event = schedule_event(&plan, book.as_ref().map(|b| b.len() as u32));
-    let mplan = manifest_plan(&plan, &event, book.as_deref());
-    let mut history = Vec::new();
-    if let Some(dir) = plan.run.out.clone() {
-        // One hash per distinct command (several bots are often one program).
-        type Command = (Vec<String>, Option<std::path::PathBuf>);
-        let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
-        let mut changed = Vec::new();
-        let executables: Vec<_> = plan
-            .bots
-            .iter()
-            .map(|b| {
-                seen.entry((b.spec.command.clone(), b.spec.dir.clone()))
-                    .or_insert_with(|| manifest::executable_hash(&b.spec.command, b.spec.dir.as_deref()))
-                    .clone()
-            })
-            .collect();
-        match &existing {
-            Some(m) => {
-                if m.plan_hash != mplan.hash() {
-                    let diffs = m.plan.differences(&mplan).join("\n  ");
-                    return Err(usage(format!(
-                        "--out {}: the directory holds another plan (use another directory, or the same command):\n  {diffs}",
-                        dir.display()
-                    )));
-                }
-                if m.shard != plan.run.shard {
-                    return Err(usage(format!(
-                        "--out {}: the directory holds {}, this command plays {}",
-                        dir.display(),
-                        describe_shard(m.shard),
-                        describe_shard(plan.run.shard)
-                    )));
-                }
-                history = manifest::read_records(&dir).map_err(usage)?;
-                changed = m.changed.clone();
-                for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
-                    let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
-                    if hash(old) != hash(new) {
-                        let (what, was, now) = manifest::describe_change(old, new);
-                        let name = &plan.bots[i].spec.name;
-                        let played =
-                            history.iter().filter(|r| r.bots.red.name == *name || r.bots.blue.name == *name).count();
-                        // Said even with -q: the games are about to mix two versions.
-                        eprintln!(
-                            "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
-                            dir.display(),
-                            if played == 1 { "" } else { "s" }
-                        );
-                        changed.push(format!(
-                            "{name}: {what} {was} -> {now} after {}",
-                            stratego_stats::plural(played as u64, "game")
-                        ));
-                    }
-                }
-                let (_, dups) = manifest::ids(&history);
-                if !dups.is_empty() {
-                    eprintln!(
-                        "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
-                        dir.display(),
-                        dups.join(", ")
-                    );
-                }
-                eprintln!(
-                    "stratego-host: resuming {}: {} already finished",
-                    dir.display(),
-                    stratego_stats::plural(history.len() as u64, "game")
-                );
-            }
-            None => {
-                if manifest::read_records(&dir).map_err(usage)?.iter().len() > 0 {
-                    return Err(usage(format!(
-                        "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
-                        dir.display()
-                    )));
-                }
-            }
-        }
-        let m = manifest::Manifest {
-            manifest_version: 1,
-            plan_hash: mplan.hash(),
-            host_version: env!("CARGO_PKG_VERSION").to_owned(),
-            plan: mplan,
-            shard: plan.run.shard,
-            executables,
-            event: plan.run.event.clone(),
-            changed,
-        };
-        manifest::write(&dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
-    }
+    let (format, games_per_pairing) = competition.pairing();
+    let event =
+        schedule::Event::new(&plan.bots, &plan.run, format, games_per_pairing, book.as_ref().map(|b| b.len() as u32));
+    let mplan = manifest::Plan::new(
+        competition.name(),
+        competition.sprt(),
+        &event,
+        &plan.run.settings,
+        &plan.bots,
+        book.as_deref(),
+    );
+    let history = match &plan.run.out {
+        Some(dir) => open_out_dir(dir, &plan, mplan, existing.as_ref())?,
+        None => Vec::new(),
+    };
     let records = match &plan.run.out {
         Some(dir) => Some(RecordWriter::open(dir).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?),
         None => None,
@@ -251,10 +114,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     let watch = if run.watch {
         let bots =
             plan.bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
-        let planned = match &plan.kind {
-            EventKind::Sprt { max_games, .. } => u64::from(*max_games),
-            _ => schedule::plan(&event).len() as u64,
-        };
+        let planned = competition.games(&event).len() as u64;
         let rules = run.settings.rules.spec().clone();
         Some(crate::compete::watch::Watch::open(rules, bots, Some(planned)).map_err(usage)?)
     } else {
@@ -266,11 +126,110 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         pin_host: run.pin && run.concurrency == 1,
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let outcome = runtime.block_on(play(&plan, event, book, records, history, watch, supervisor.clone()));
+    let extras = Extras { records, history, watch };
+    let outcome = runtime.block_on(play(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
     drop(lock);
     Ok(outcome)
+}
+
+/// With `--out DIR`: checks the plan against the directory's manifest (`existing`), reads the
+/// games an earlier run of it finished (warning about bots whose program changed since and
+/// games recorded twice), and writes the manifest of this run.
+fn open_out_dir(
+    dir: &std::path::Path,
+    plan: &EventPlan,
+    mplan: manifest::Plan,
+    existing: Option<&manifest::Manifest>,
+) -> Result<Vec<crate::record::GameRecord>, crate::run::plan::ConfigError> {
+    let mut history = Vec::new();
+    // One hash per distinct command (several bots are often one program).
+    type Command = (Vec<String>, Option<std::path::PathBuf>);
+    let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
+    let mut changed = Vec::new();
+    let executables: Vec<_> = plan
+        .bots
+        .iter()
+        .map(|b| {
+            seen.entry((b.spec.command.clone(), b.spec.dir.clone()))
+                .or_insert_with(|| manifest::executable_hash(&b.spec.command, b.spec.dir.as_deref()))
+                .clone()
+        })
+        .collect();
+    match existing {
+        Some(m) => {
+            if m.plan_hash != mplan.hash() {
+                let diffs = m.plan.differences(&mplan).join("\n  ");
+                return Err(usage(format!(
+                    "--out {}: the directory holds another plan (use another directory, or the same command):\n  {diffs}",
+                    dir.display()
+                )));
+            }
+            if m.shard != plan.run.shard {
+                return Err(usage(format!(
+                    "--out {}: the directory holds {}, this command plays {}",
+                    dir.display(),
+                    describe_shard(m.shard),
+                    describe_shard(plan.run.shard)
+                )));
+            }
+            history = manifest::read_records(dir).map_err(usage)?;
+            changed = m.changed.clone();
+            for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
+                let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
+                if hash(old) != hash(new) {
+                    let (what, was, now) = manifest::describe_change(old, new);
+                    let name = &plan.bots[i].spec.name;
+                    let played =
+                        history.iter().filter(|r| r.bots.red.name == *name || r.bots.blue.name == *name).count();
+                    // Said even with -q: the games are about to mix two versions.
+                    eprintln!(
+                        "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
+                        dir.display(),
+                        if played == 1 { "" } else { "s" }
+                    );
+                    changed.push(format!(
+                        "{name}: {what} {was} -> {now} after {}",
+                        stratego_stats::plural(played as u64, "game")
+                    ));
+                }
+            }
+            let (_, dups) = manifest::ids(&history);
+            if !dups.is_empty() {
+                eprintln!(
+                    "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
+                    dir.display(),
+                    dups.join(", ")
+                );
+            }
+            eprintln!(
+                "stratego-host: resuming {}: {} already finished",
+                dir.display(),
+                stratego_stats::plural(history.len() as u64, "game")
+            );
+        }
+        None => {
+            if manifest::read_records(dir).map_err(usage)?.iter().len() > 0 {
+                return Err(usage(format!(
+                    "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    let m = manifest::Manifest {
+        manifest_version: 1,
+        plan_hash: mplan.hash(),
+        host_version: env!("CARGO_PKG_VERSION").to_owned(),
+        plan: mplan,
+        shard: plan.run.shard,
+        executables,
+        event: plan.run.event.clone(),
+        changed,
+    };
+    manifest::write(dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
+    Ok(history)
 }
 
 /// The games of `event` in this shard, minus those already in `history`; and `history` as
@@ -298,24 +257,39 @@ fn remaining(
     (planned, todo, past)
 }
 
-async fn play(
-    plan: &EventPlan,
+/// What a run adds to the games it plays, each optional.
+pub struct Extras {
+    /// Where the finished games' records are appended (`--out`).
+    pub records: Option<RecordWriter>,
+    /// Games of the same plan an earlier run finished: counted first, not played again.
+    pub history: Vec<crate::record::GameRecord>,
+    /// The live board (`--watch`).
+    pub watch: Option<crate::compete::watch::Watch>,
+}
+
+/// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
+/// print: the games of `event` in `run`'s shard not in `extras.history`, with the startup
+/// watch, the records, the competition's report, `--report-every`, the progress lines (or
+/// the board) as sinks, then the report and its exit code. Any command that plays a
+/// competition can call it with its own [`Competition`].
+pub async fn play(
+    run: &RunConfig,
+    bots: &[Entrant],
+    competition: &dyn Competition,
     event: schedule::Event,
     book: Option<Arc<crate::game::setup_book::SetupBook>>,
-    records: Option<RecordWriter>,
-    history: Vec<crate::record::GameRecord>,
-    mut watch: Option<crate::compete::watch::Watch>,
+    extras: Extras,
     supervisor: Supervisor,
 ) -> Outcome {
-    let run = &plan.run;
+    let Extras { records, history, mut watch } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
     let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
-    let names: Vec<String> = plan.bots.iter().map(|b| b.spec.name.clone()).collect();
+    let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
     let lookup: Option<BookLookup> =
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
     let executor = Executor {
         settings: Arc::new(run.settings.clone()),
-        bots: Arc::new(plan.bots.clone()),
+        bots: Arc::new(bots.to_vec()),
         book: lookup,
         concurrency: run.concurrency,
         pin: run.pin,
@@ -336,193 +310,55 @@ async fn play(
     let style = Style::stdout();
     let mut startup = StartupWatch::default();
     startup.recover = run.recover;
-    match &plan.kind {
-        EventKind::Match { .. } => {
-            let (games, schedule, past) = remaining(schedule::plan(&event), run.shard, history);
-            let fresh = || {
-                let mut s = MatchSummary::new(Summary {
-                    planned: games,
-                    seed: run.settings.match_seed,
-                    rules: run.settings.rules.name().to_owned(),
-                    records: records_path.clone(),
-                    ..Summary::default()
-                });
-                s.summary.bots[0].name = names[0].clone();
-                s.summary.bots[1].name = names[1].clone();
-                s
-            };
-            let summary = Rc::new(RefCell::new(fresh()));
-            let status = summary.clone();
-            let mut progress = Progress::new(
-                live,
-                Some(u64::from(games)),
-                move |e| {
-                    e.finished().map(|_| {
-                        let s = &status.borrow().summary;
-                        let a = &s.bots[0];
-                        format!("{} +{} ={} -{}", a.name, a.wins, a.draws, a.losses)
-                    })
-                },
-                game_line,
-            );
-            let mut shared = Shared(summary.clone());
-            let now = summary.clone();
-            let mut interim = Interim::new(run.report_every, run.json, move |done| {
-                let s = &now.borrow().summary;
-                let a = &s.bots[0];
-                let played = f64::from(a.wins + a.draws + a.losses).max(1.0);
-                let score = f64::from(a.wins) + f64::from(a.draws) / 2.0;
-                format!(
-                    "score after {done} of {} games: {} +{} ={} -{} ({:.1} %) vs {}",
-                    s.planned,
-                    a.name,
-                    a.wins,
-                    a.draws,
-                    a.losses,
-                    100.0 * score / played,
-                    s.bots[1].name
-                )
-            });
-            let end = play_with_sinks(
-                &executor,
-                schedule,
-                &past,
-                [
-                    Some(&mut startup),
-                    records.as_mut().map(|r| r as &mut dyn Sink),
-                    Some(&mut shared),
-                    Some(&mut interim),
-                    Some(&mut progress),
-                    watch.as_mut().map(|w| w as &mut dyn Sink),
-                ],
-                cancel,
-            )
-            .await;
-            let mut end = end;
-            if let Some(saved) = saved_after_failure(run, records.as_ref(), schedule::plan(&event), &mut end) {
-                let mut again = fresh();
-                replay_saved(&mut again, &saved, &end);
-                *summary.borrow_mut() = again;
-            }
-            let s = &summary.borrow().summary;
-            let text = if run.json { event_json(run, s) } else { s.render() };
-            let index = write_index(
-                run,
-                &format!("Match: {} vs {}", names[0], names[1]),
-                &crate::compete::viewer::match_html(s),
-            );
-            with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
-        }
-        EventKind::Tournament { anchor, .. } => {
-            let (planned, games, past) = remaining(schedule::plan(&event), run.shard, history);
-            let fresh = || {
-                let mut t = TournamentSink::new(
-                    names.clone(),
-                    planned,
-                    run.settings.match_seed,
-                    run.settings.rules.name().to_owned(),
-                    records_path.clone(),
-                );
-                t.anchor = *anchor;
-                t
-            };
-            let table = Rc::new(RefCell::new(fresh()));
-            let status = table.clone();
-            let mut progress = Progress::new(
-                live,
-                Some(u64::from(planned)),
-                move |e| {
-                    e.finished().and_then(|_| status.borrow().leader().map(|(n, p, g)| format!("leader {n} {p}/{g}")))
-                },
-                game_line,
-            );
-            let mut shared = Shared(table.clone());
-            let now = table.clone();
-            let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().standings_text(done));
-            let end = play_with_sinks(
-                &executor,
-                games,
-                &past,
-                [
-                    Some(&mut startup),
-                    records.as_mut().map(|r| r as &mut dyn Sink),
-                    Some(&mut shared),
-                    Some(&mut interim),
-                    Some(&mut progress),
-                    watch.as_mut().map(|w| w as &mut dyn Sink),
-                ],
-                cancel,
-            )
-            .await;
-            let mut end = end;
-            if let Some(saved) = saved_after_failure(run, records.as_ref(), schedule::plan(&event), &mut end) {
-                let mut again = fresh();
-                replay_saved(&mut again, &saved, &end);
-                *table.borrow_mut() = again;
-            }
-            let report = &table.borrow().report;
-            let text = if run.json { event_json(run, report) } else { report.render(style) };
-            let title = format!("Tournament: {} bots, rules {}", names.len(), report.rules);
-            let index = write_index(run, &title, &crate::compete::viewer::tournament_html(report));
-            with_index(finish(text, &end, crate::exit::OK, records_path.as_deref()), index)
-        }
-        EventKind::Sprt { sprt, max_games } => {
-            let done: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
-            let (_, _, past) = remaining(done, None, history);
-            let finished: std::collections::HashSet<String> = past
-                .iter()
-                .filter_map(|e| match e {
-                    Event::GameFinished { spec, .. } => Some(spec.game_id.clone()),
-                    _ => None,
-                })
-                .collect();
-            let source = PairSource::new(event.clone(), *max_games).skipping(finished);
-            let fresh = || SprtSink::new(*sprt, names[0].clone(), names[1].clone(), records_path.clone());
-            let test = Rc::new(RefCell::new(fresh()));
-            let status = test.clone();
-            let mut progress = Progress::new(
-                live,
-                Some(u64::from(*max_games)),
-                move |e| e.finished().map(|_| status.borrow().status()),
-                game_line,
-            );
-            let mut shared = Shared(test.clone());
-            let now = test.clone();
-            let mut interim = Interim::new(run.report_every, run.json, move |done| {
-                format!("after {done} games: {}", now.borrow().status())
-            });
-            let end = play_with_sinks(
-                &executor,
-                source,
-                &past,
-                [
-                    Some(&mut startup),
-                    records.as_mut().map(|r| r as &mut dyn Sink),
-                    Some(&mut shared),
-                    Some(&mut interim),
-                    Some(&mut progress),
-                    watch.as_mut().map(|w| w as &mut dyn Sink),
-                ],
-                cancel,
-            )
-            .await;
-            let mut end = end;
-            let pairs: Vec<GameSpec> = (0..max_games / 2).flat_map(|p| schedule::pair_games(&event, p, 0, 1)).collect();
-            if let Some(saved) = saved_after_failure(run, records.as_ref(), pairs, &mut end) {
-                let mut again = fresh();
-                replay_saved(&mut again, &saved, &end);
-                *test.borrow_mut() = again;
-            }
-            let t = test.borrow();
-            let text = if run.json { event_json(run, &t.report) } else { t.report.render(style) };
-            let code = match t.verdict() {
-                Some(Hypothesis::H1) => crate::exit::SPRT_H1,
-                Some(Hypothesis::H0) => crate::exit::SPRT_H0,
-                None => crate::exit::SPRT_INCONCLUSIVE,
-            };
-            finish(text, &end, code, records_path.as_deref())
-        }
+    let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
+    let source = competition.source(&event, todo, &past);
+    let header = Header {
+        names,
+        planned,
+        seed: run.settings.match_seed,
+        rules: run.settings.rules.name().to_owned(),
+        records: records_path.clone(),
+    };
+    let report = Rc::new(RefCell::new(competition.report_sink(&header)));
+    let status = report.clone();
+    let mut progress = Progress::new(
+        live,
+        Some(u64::from(planned)),
+        move |e| e.finished().and_then(|_| status.borrow().progress()),
+        game_line,
+    );
+    let mut shared = Shared(report.clone());
+    let now = report.clone();
+    let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
+    let mut end = play_with_sinks(
+        &executor,
+        source,
+        &past,
+        [
+            Some(&mut startup),
+            records.as_mut().map(|r| r as &mut dyn Sink),
+            Some(&mut shared),
+            Some(&mut interim),
+            Some(&mut progress),
+            watch.as_mut().map(|w| w as &mut dyn Sink),
+        ],
+        cancel,
+    )
+    .await;
+    if let Some(saved) = saved_after_failure(run, records.as_ref(), competition.games(&event), &mut end) {
+        let mut again = competition.report_sink(&header);
+        replay_saved(&mut *again, &saved, &end);
+        *report.borrow_mut() = again;
     }
+    let report = report.borrow();
+    let text = if run.json { report.json(run.event.as_deref()) } else { report.text(style) };
+    let page = report.page();
+    // A report without a page of its own (an SPRT's) gets no index.
+    let index = match &page.summary_html {
+        Some(html) => write_index(run, &page.title, html),
+        None => Ok(()),
+    };
+    with_index(finish(text, &end, report.code(), records_path.as_deref()), index)
 }
 
 /// After a game record could not be written (a full disk): the games of `games` that the
@@ -530,7 +366,7 @@ async fn play(
 /// the failure's message then says how many finished games were not saved. `None` when
 /// the records did not fail.
 fn saved_after_failure(
-    run: &crate::run::plan::RunConfig,
+    run: &RunConfig,
     records: Option<&RecordsSink>,
     games: Vec<GameSpec>,
     end: &mut RunEnd,
@@ -557,7 +393,7 @@ fn saved_after_failure(
 }
 
 /// Feeds the saved games to a fresh summary sink, and closes it.
-fn replay_saved(sink: &mut impl Sink, saved: &[Event], end: &RunEnd) {
+fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
     for e in saved {
         sink.on_history(e);
     }
@@ -579,7 +415,7 @@ async fn play_with_sinks(
 /// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
 /// schedule order) and a viewer page per game in `DIR/games/` (at most
 /// [`crate::compete::viewer::MAX_VIEWER_PAGES`]).
-fn write_index(run: &crate::run::plan::RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
+fn write_index(run: &RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
     let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
     let title = match &run.event {
         Some(name) => format!("{name}: {title}"),
@@ -620,24 +456,6 @@ fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
         }
     }
     outcome
-}
-
-/// The JSON summary, with `"event"` when `--event` named the event.
-fn event_json<T: serde::Serialize>(run: &crate::run::plan::RunConfig, value: &T) -> String {
-    let Some(name) = &run.event else { return json(value) };
-    let mut object = serde_json::Map::new();
-    object.insert("event".to_owned(), serde_json::Value::String(name.clone()));
-    match serde_json::to_value(value).expect("reports serialise") {
-        serde_json::Value::Object(fields) => object.extend(fields),
-        other => {
-            object.insert("report".to_owned(), other);
-        }
-    }
-    json(&object)
-}
-
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
 }
 
 fn fail(message: &str) -> i32 {

@@ -1,6 +1,7 @@
 //! Competitions and what they show: the tournament table, the SPRT, the match report, the
 //! sinks that turn played games into them, the live watch, the replay board and the HTML pages.
 
+pub mod competition;
 pub mod replay;
 pub mod report;
 pub mod sinks;

@@ -128,6 +128,11 @@ impl TournamentSink {
         }
     }
 
+    /// The number of bots.
+    pub fn bots(&self) -> usize {
+        self.names.len()
+    }
+
     /// The standings so far, by score (points per game), for `--report-every`: a header
     /// and a line per bot that has played.
     pub fn standings_text(&self, done: u64) -> String {

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use stratego_rules::RulesetSpec;
 
+use crate::game::setup_book::SetupBook;
 use crate::record::GameRecord;
+use crate::run::executor::Entrant;
+use crate::run::referee::GameSettings;
 use crate::run::schedule;
 
 /// Everything that decides which games a run plays and how: its hash identifies the plan.
@@ -113,6 +116,34 @@ fn fnv64_file(path: &Path) -> Option<u64> {
 }
 
 impl Plan {
+    /// The plan of a run: `command` and `sprt` are the competition's (its name, and for
+    /// `sprt` the test and its game limit), the rest the run's.
+    pub fn new(
+        command: &str,
+        sprt: Option<(stratego_stats::Sprt, u32)>,
+        event: &schedule::Event,
+        settings: &GameSettings,
+        bots: &[Entrant],
+        book: Option<&SetupBook>,
+    ) -> Plan {
+        Plan {
+            command: command.to_owned(),
+            event: event.clone(),
+            rules: settings.rules.spec().clone(),
+            bots: bots
+                .iter()
+                .map(|b| PlanBot {
+                    name: b.spec.name.clone(),
+                    command: b.spec.plan_command(),
+                    time_control: b.time_control.to_wire(),
+                })
+                .collect(),
+            book: book.map(|b| format!("{:016x}", b.fingerprint())),
+            strikes: settings.strikes,
+            sprt,
+        }
+    }
+
     /// The plan's hash, in hex.
     pub fn hash(&self) -> String {
         format!("{:016x}", fnv64(serde_json::to_string(self).expect("a plan serialises").as_bytes()))

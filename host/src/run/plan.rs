@@ -145,8 +145,10 @@ pub struct EventPlan {
     pub kind: EventKind,
 }
 
-/// Values an event's config file may give, overridden by flags.
-#[derive(Clone, Debug, Default)]
+/// The optional settings of a run that a tournament file may give
+/// ([`crate::cli::config::TournamentConfig::settings`]), overridden by flags; `None` means
+/// not given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileDefaults {
     /// Ruleset.
     pub rules: Option<String>,

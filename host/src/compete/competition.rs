@@ -1,0 +1,404 @@
+//! What makes `match`, `tournament` and `sprt` differ, in one place: for its kind, a
+//! [`Competition`] gives the games it plays (and the source the executor takes them from), the
+//! [`ReportSink`] its games fill, how that report is shown (text, JSON, an HTML page) and the
+//! exit code it ends with. The kind is told apart here and nowhere else ([`of`], and
+//! [`from_manifest`] for a run's directory); `commands::play` runs any competition and
+//! `commands::merge` reports any, without knowing which.
+//!
+//! The run layer needs a little of the kind (how bots meet and games per pairing for the
+//! schedule, the name and SPRT for the manifest): [`Competition`] hands it down as data.
+
+use std::collections::{HashSet, VecDeque};
+
+use crate::compete::report::Summary;
+use crate::compete::sinks::MatchSummary;
+use crate::compete::sprt::{PairSource, SprtSink};
+use crate::compete::style::Style;
+use crate::compete::tournament::TournamentSink;
+use crate::run::events::{Event, Sink};
+use crate::run::executor::GameSource;
+use crate::run::manifest;
+use crate::run::plan::EventKind;
+use crate::run::schedule::{self, GameSpec};
+use stratego_stats::Hypothesis;
+
+/// A competition's kind: what its games are, what they fill and how it ends.
+pub trait Competition {
+    /// The command that plays it, as a run's manifest records it (`match`, `tournament`,
+    /// `sprt`).
+    fn name(&self) -> &'static str;
+
+    /// How its bots meet and games per pairing: the competition's part of the schedule's
+    /// input ([`schedule::Event::new`]).
+    fn pairing(&self) -> (schedule::Format, u32);
+
+    /// For `sprt`: the test and its game limit, as the manifest records them.
+    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)>;
+
+    /// For a competition that decides as it goes (`sprt`), why, in words (`an SPRT decides as
+    /// it goes`): it cannot be sharded, and the games it did not reach are not missing.
+    /// `None` for a fixed list of games.
+    fn open_ended(&self) -> Option<&'static str>;
+
+    /// Every game of its plan for `event`, in schedule order (open-ended: every game it may
+    /// play).
+    fn games(&self, event: &schedule::Event) -> Vec<GameSpec>;
+
+    /// Where the executor takes the games to play from: `todo` are the games of
+    /// [`Competition::games`] (in this shard) not finished in `past`; an open-ended
+    /// competition makes them as it goes instead.
+    fn source(&self, event: &schedule::Event, todo: VecDeque<GameSpec>, past: &[Event]) -> Games;
+
+    /// The report its games fill, with nothing in it yet.
+    fn report_sink(&self, header: &Header) -> Box<dyn ReportSink>;
+}
+
+/// What every report starts from.
+#[derive(Clone, Debug)]
+pub struct Header {
+    /// The bots' names, by id.
+    pub names: Vec<String>,
+    /// Games planned (in this shard).
+    pub planned: u32,
+    /// The master seed.
+    pub seed: u64,
+    /// The rules' name.
+    pub rules: String,
+    /// The records file, when the games are saved.
+    pub records: Option<String>,
+}
+
+/// The sink a competition's games fill, and what it shows once they are in.
+pub trait ReportSink: Sink {
+    /// The progress bar's status after a finished game (`None`: unchanged).
+    fn progress(&self) -> Option<String>;
+
+    /// `--report-every`: the report after `done` finished games.
+    fn interim(&self, done: u64) -> String;
+
+    /// The report for people.
+    fn text(&self, style: Style) -> String;
+
+    /// The report as JSON, with `"event"` when the event is named.
+    fn json(&self, event: Option<&str>) -> String;
+
+    /// The index page's title and summary.
+    fn page(&self) -> Page;
+
+    /// The exit code of a run that ended without failure or interruption.
+    fn code(&self) -> i32;
+}
+
+/// A report's index page.
+#[derive(Clone, Debug)]
+pub struct Page {
+    /// The title (a run prefixes the event's name).
+    pub title: String,
+    /// The summary above the games; `None`: the report has no page, and a run writes no
+    /// index (`merge --out` still writes the games).
+    pub summary_html: Option<String>,
+}
+
+/// The games a run plays: a list, or pairs made as the competition goes.
+pub enum Games {
+    /// The games still to play, in order.
+    List(VecDeque<GameSpec>),
+    /// An SPRT's pairs.
+    Pairs(PairSource),
+}
+
+impl GameSource for Games {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        match self {
+            Games::List(games) => games.next_game(),
+            Games::Pairs(pairs) => pairs.next_game(),
+        }
+    }
+}
+
+/// The competition of a validated plan's kind.
+pub fn of(kind: &EventKind) -> Box<dyn Competition> {
+    match kind {
+        EventKind::Match { games } => Box::new(MatchKind { games: *games }),
+        EventKind::Tournament { format, games_per_pairing, anchor } => {
+            Box::new(TournamentKind { format: format.clone(), games_per_pairing: *games_per_pairing, anchor: *anchor })
+        }
+        EventKind::Sprt { sprt, max_games } => Box::new(SprtKind { sprt: *sprt, max_games: *max_games }),
+    }
+}
+
+/// The competition a run's directory holds (its manifest's plan), for `merge`; `anchor`
+/// (`NAME[=ELO]`) fixes a tournament's rating.
+///
+/// # Errors
+/// An anchor for another competition than a tournament, or one that names no bot.
+pub fn from_manifest(plan: &manifest::Plan, anchor: Option<&str>) -> Result<Box<dyn Competition>, String> {
+    if anchor.is_some() && plan.command != "tournament" {
+        return Err(format!("--anchor: only for a tournament's directories (these hold a {})", plan.command));
+    }
+    let kind = match (plan.command.as_str(), plan.sprt) {
+        ("sprt", Some((sprt, max_games))) => EventKind::Sprt { sprt, max_games },
+        ("tournament", _) => EventKind::Tournament {
+            format: plan.event.format.clone(),
+            games_per_pairing: plan.event.games_per_pairing,
+            anchor: anchor
+                .map(|text| crate::run::plan::parse_anchor(text, plan.bots.iter().map(|b| b.name.as_str())))
+                .transpose()?,
+        },
+        _ => EventKind::Match { games: plan.event.games_per_pairing },
+    };
+    Ok(of(&kind))
+}
+
+/// `match`: two bots, N games.
+struct MatchKind {
+    games: u32,
+}
+
+impl Competition for MatchKind {
+    fn name(&self) -> &'static str {
+        "match"
+    }
+
+    fn pairing(&self) -> (schedule::Format, u32) {
+        (schedule::Format::RoundRobin, self.games)
+    }
+
+    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)> {
+        None
+    }
+
+    fn open_ended(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn games(&self, event: &schedule::Event) -> Vec<GameSpec> {
+        schedule::plan(event)
+    }
+
+    fn source(&self, _event: &schedule::Event, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
+        Games::List(todo)
+    }
+
+    fn report_sink(&self, header: &Header) -> Box<dyn ReportSink> {
+        let mut s = MatchSummary::new(Summary {
+            planned: header.planned,
+            seed: header.seed,
+            rules: header.rules.clone(),
+            records: header.records.clone(),
+            ..Summary::default()
+        });
+        s.summary.bots[0].name = header.names[0].clone();
+        s.summary.bots[1].name = header.names[1].clone();
+        Box::new(s)
+    }
+}
+
+impl ReportSink for MatchSummary {
+    fn progress(&self) -> Option<String> {
+        let a = &self.summary.bots[0];
+        Some(format!("{} +{} ={} -{}", a.name, a.wins, a.draws, a.losses))
+    }
+
+    fn interim(&self, done: u64) -> String {
+        let s = &self.summary;
+        let a = &s.bots[0];
+        let played = f64::from(a.wins + a.draws + a.losses).max(1.0);
+        let score = f64::from(a.wins) + f64::from(a.draws) / 2.0;
+        format!(
+            "score after {done} of {} games: {} +{} ={} -{} ({:.1} %) vs {}",
+            s.planned,
+            a.name,
+            a.wins,
+            a.draws,
+            a.losses,
+            100.0 * score / played,
+            s.bots[1].name
+        )
+    }
+
+    fn text(&self, _style: Style) -> String {
+        self.summary.render()
+    }
+
+    fn json(&self, event: Option<&str>) -> String {
+        event_json(event, &self.summary)
+    }
+
+    fn page(&self) -> Page {
+        let s = &self.summary;
+        Page {
+            title: format!("Match: {} vs {}", s.bots[0].name, s.bots[1].name),
+            summary_html: Some(crate::compete::viewer::match_html(s)),
+        }
+    }
+
+    fn code(&self) -> i32 {
+        crate::exit::OK
+    }
+}
+
+/// `tournament`: many bots, round-robin or gauntlet.
+struct TournamentKind {
+    format: schedule::Format,
+    games_per_pairing: u32,
+    anchor: Option<(usize, f64)>,
+}
+
+impl Competition for TournamentKind {
+    fn name(&self) -> &'static str {
+        "tournament"
+    }
+
+    fn pairing(&self) -> (schedule::Format, u32) {
+        (self.format.clone(), self.games_per_pairing)
+    }
+
+    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)> {
+        None
+    }
+
+    fn open_ended(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn games(&self, event: &schedule::Event) -> Vec<GameSpec> {
+        schedule::plan(event)
+    }
+
+    fn source(&self, _event: &schedule::Event, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
+        Games::List(todo)
+    }
+
+    fn report_sink(&self, header: &Header) -> Box<dyn ReportSink> {
+        let mut t = TournamentSink::new(
+            header.names.clone(),
+            header.planned,
+            header.seed,
+            header.rules.clone(),
+            header.records.clone(),
+        );
+        t.anchor = self.anchor;
+        Box::new(t)
+    }
+}
+
+impl ReportSink for TournamentSink {
+    fn progress(&self) -> Option<String> {
+        self.leader().map(|(n, p, g)| format!("leader {n} {p}/{g}"))
+    }
+
+    fn interim(&self, done: u64) -> String {
+        self.standings_text(done)
+    }
+
+    fn text(&self, style: Style) -> String {
+        self.report.render(style)
+    }
+
+    fn json(&self, event: Option<&str>) -> String {
+        event_json(event, &self.report)
+    }
+
+    fn page(&self) -> Page {
+        Page {
+            title: format!("Tournament: {} bots, rules {}", self.bots(), self.report.rules),
+            summary_html: Some(crate::compete::viewer::tournament_html(&self.report)),
+        }
+    }
+
+    fn code(&self) -> i32 {
+        crate::exit::OK
+    }
+}
+
+/// `sprt`: NEW (bot 0) against BASE (bot 1) in pairs until the test decides.
+struct SprtKind {
+    sprt: stratego_stats::Sprt,
+    max_games: u32,
+}
+
+impl Competition for SprtKind {
+    fn name(&self) -> &'static str {
+        "sprt"
+    }
+
+    fn pairing(&self) -> (schedule::Format, u32) {
+        (schedule::Format::RoundRobin, 2)
+    }
+
+    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)> {
+        Some((self.sprt, self.max_games))
+    }
+
+    fn open_ended(&self) -> Option<&'static str> {
+        Some("an SPRT decides as it goes")
+    }
+
+    fn games(&self, event: &schedule::Event) -> Vec<GameSpec> {
+        (0..self.max_games / 2).flat_map(|p| schedule::pair_games(event, p, 0, 1)).collect()
+    }
+
+    fn source(&self, event: &schedule::Event, _todo: VecDeque<GameSpec>, past: &[Event]) -> Games {
+        let finished: HashSet<String> = past
+            .iter()
+            .filter_map(|e| match e {
+                Event::GameFinished { spec, .. } => Some(spec.game_id.clone()),
+                _ => None,
+            })
+            .collect();
+        Games::Pairs(PairSource::new(event.clone(), self.max_games).skipping(finished))
+    }
+
+    fn report_sink(&self, header: &Header) -> Box<dyn ReportSink> {
+        Box::new(SprtSink::new(self.sprt, header.names[0].clone(), header.names[1].clone(), header.records.clone()))
+    }
+}
+
+impl ReportSink for SprtSink {
+    fn progress(&self) -> Option<String> {
+        Some(self.status())
+    }
+
+    fn interim(&self, done: u64) -> String {
+        format!("after {done} games: {}", self.status())
+    }
+
+    fn text(&self, style: Style) -> String {
+        self.report.render(style)
+    }
+
+    fn json(&self, event: Option<&str>) -> String {
+        event_json(event, &self.report)
+    }
+
+    fn page(&self) -> Page {
+        Page { title: format!("SPRT: {} vs {}", self.report.new, self.report.base), summary_html: None }
+    }
+
+    fn code(&self) -> i32 {
+        match self.verdict() {
+            Some(Hypothesis::H1) => crate::exit::SPRT_H1,
+            Some(Hypothesis::H0) => crate::exit::SPRT_H0,
+            None => crate::exit::SPRT_INCONCLUSIVE,
+        }
+    }
+}
+
+/// The JSON report, with `"event"` when `--event` named the event.
+fn event_json<T: serde::Serialize>(event: Option<&str>, value: &T) -> String {
+    let Some(name) = event else { return json(value) };
+    let mut object = serde_json::Map::new();
+    object.insert("event".to_owned(), serde_json::Value::String(name.to_owned()));
+    match serde_json::to_value(value).expect("reports serialise") {
+        serde_json::Value::Object(fields) => object.extend(fields),
+        other => {
+            object.insert("report".to_owned(), other);
+        }
+    }
+    json(&object)
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
+}
