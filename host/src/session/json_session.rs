@@ -1,6 +1,7 @@
 //! The JSON protocol of protocol.md, as a [`BotSession`] over a [`Process`]: encodes each
 //! request as one line, decodes each answer line, classifies what is wrong with a bad one,
-//! keeps `info` lines, and times each answer with the request's [`Stopwatch`].
+//! keeps `info` lines, and times each answer with the request's [`Stopwatch`]. What the host
+//! sees of the bot's process around its turns (threads, CPU, reads) is its [`Observer`]'s.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,6 +17,7 @@ use crate::session::{
     BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
 };
 use crate::supervise::bot_spec::BotSpec;
+use crate::supervise::observe::Observer;
 use crate::supervise::process::{Process, RecvError};
 use crate::supervise::stopwatch::Stopwatch;
 use crate::supervise::supervisor::Supervisor;
@@ -81,120 +83,10 @@ pub struct JsonSession {
     legal: Vec<Move>,
     /// The turn's pieces, kept between turns for its allocation.
     pieces: Vec<stratego_rules::ViewPiece>,
-    /// The CPU it shares with its opponent (see [`BotSession::share_cpu`]), and all the
-    /// run's CPUs.
-    shared_cpu: Option<usize>,
-    run_cpus: Vec<usize>,
-    /// While it shares a CPU: the CPU time it used outside its own turns.
-    off_turn: OffTurn,
-    /// What the host has seen of a bot that did not say it is single-threaded.
-    observed: Observed,
-    /// The last request's stopwatch found the bot with more than one thread (see
-    /// [`Stopwatch::found_not_single_threaded`]).
-    not_single_seen: bool,
-    /// How long after the write the bot read the last request (see
-    /// [`Stopwatch::read_delay`]).
-    read_delay: Option<Duration>,
-    /// While it is watched: it was blocked reading its input when the last turn was
-    /// written (see [`Observed`]), and its CPU time and the time then.
-    blocked_in_read: bool,
-    turn_start: Option<(Duration, Instant)>,
-    /// While it is watched, and while it is run as single-threaded with other threads: its
-    /// CPU time, its main thread's and the time when that began (see [`Observed`]).
-    threads_mark: Option<(Duration, Duration, Instant)>,
+    /// What the host sees of the bot's process: whether it runs as single-threaded, the CPU
+    /// it shares with its opponent.
+    observer: Observer,
 }
-
-/// What the host has seen of a bot that did not say `single_threaded` (protocol.md): one
-/// seen over [`INFER_TURNS`] answered turns with one thread, no child process, a normal
-/// scheduling policy, idle off its turns, and reading each turn within [`PROMPT_READ`] of
-/// its write (but once; a late read by a bot that was blocked in its read when the turn was
-/// written is the machine's doing, and does not count) is run as if it had said so (it may
-/// share a CPU with its opponent, and its reads are not watched once it thinks), until it
-/// is seen otherwise. So is one with more threads whose main thread was blocked in its read
-/// when its counted turns came (see [`INFER_ABSENT`]) and did all its computing: its other threads used no more
-/// than [`INFER_OFF_TURN_CPU`] in all (an idle helper thread, a runtime's or a math
-/// library's idle pool); all its threads then share the CPU, and it is let go once they use
-/// more (see [`JsonSession::check_other_threads`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Observed {
-    /// Still watched: answered turns seen with one thread (or with more, their main thread
-    /// blocked in its read when the turn came) and read promptly, turns read late, turns
-    /// that came while the main thread of a bot with more threads was not in its read (not
-    /// counted either way, up to [`INFER_ABSENT`]: on a busy machine it may not be back at
-    /// its read yet), CPU used outside its turns so far, whether it was seen with more than
-    /// one thread, and its CPU time when its last turn began with that turn's wall time (to
-    /// its answer).
-    Watching {
-        turns: u32,
-        late_reads: u32,
-        absent: u32,
-        off_turn: Duration,
-        threads: bool,
-        mark: Option<(Duration, Duration)>,
-    },
-    /// Seen computing on one thread and idle off its turns; `threads`: it has other threads,
-    /// seen idle.
-    SingleThreaded { threads: bool },
-    /// Not inferred: it said so itself, or it was seen with more than one thread, a child
-    /// process, a real-time policy, or using CPU outside its turns.
-    Not,
-}
-
-impl Observed {
-    const START: Observed =
-        Observed::Watching { turns: 0, late_reads: 0, absent: 0, off_turn: Duration::ZERO, threads: false, mark: None };
-
-    /// Run as single-threaded (seen so).
-    fn single(self) -> bool {
-        matches!(self, Observed::SingleThreaded { .. })
-    }
-}
-
-/// Answered turns over which a bot that did not say `single_threaded` is watched (see
-/// [`Observed`]).
-pub const INFER_TURNS: u32 = 4;
-
-/// Turns that may come while the main thread of a watched bot with more threads is not in
-/// its read (see [`Observed`]): with 5 matches at once on 2 CPUs, a bot that answers at once
-/// was not back in its read for 5 of its first 9 turns.
-const INFER_ABSENT: u32 = 16;
-
-/// CPU such a bot may use outside its turns while it is watched (the tail of each answer:
-/// writing it, going back to its read) and still count as idle off its turns; and CPU the
-/// other threads of a bot with more than one may use while it is watched.
-const INFER_OFF_TURN_CPU: Duration = Duration::from_millis(2);
-
-/// CPU the other threads of a bot run as single-threaded with more threads may use (beyond
-/// [`INFER_OFF_TURN_CPU`]), as a share of the time since it was seen so, before it is let go
-/// (see [`JsonSession::check_other_threads`]).
-const OTHER_THREADS_SHARE: u32 = 50;
-
-/// A watched bot reads its turns within this of the start of the write (it waits in its read
-/// when a turn comes, as a bot that says `single_threaded` does), but once: one that reads
-/// later (it polls, or sleeps before reading) keeps its reads watched.
-const PROMPT_READ: Duration = Duration::from_millis(2);
-
-/// CPU used by a single-threaded bot outside its own turns, while it shares a CPU:
-/// measured over one opponent's turn in [`OFF_TURN_SAMPLE`] (reading a process's CPU clock
-/// is a system call; sums of CPU and wall time over the same turns keep their ratio).
-#[derive(Clone, Copy, Debug, Default)]
-struct OffTurn {
-    /// Its process's CPU time and the time at the end of its last answer, when the
-    /// opponent's turn that follows is measured.
-    mark: Option<(Duration, Instant)>,
-    /// Its answers so far.
-    answers: u32,
-    /// CPU time and wall time of the measured opponent's turns so far.
-    cpu: Duration,
-    wall: Duration,
-}
-
-/// One opponent's turn in this many is measured for [`OffTurn`].
-const OFF_TURN_SAMPLE: u32 = 4;
-
-/// CPU time a bot that shares its CPU may use during its opponent's turns in a game before
-/// it is moved off that CPU (when that is also over a tenth of those turns' wall time).
-const OFF_TURN_CPU: Duration = Duration::from_millis(20);
 
 impl JsonSession {
     /// Starts the bot's process (see [`Process::spawn`]).
@@ -226,173 +118,19 @@ impl JsonSession {
             write_buf: Vec::with_capacity(8 * 1024),
             legal: Vec::with_capacity(128),
             pieces: Vec::new(),
-            shared_cpu: None,
-            run_cpus: Vec::new(),
-            off_turn: OffTurn::default(),
-            observed: Observed::START,
-            not_single_seen: false,
-            read_delay: None,
-            blocked_in_read: false,
-            turn_start: None,
-            threads_mark: None,
+            observer: Observer::new(&spec.name),
         })
     }
 
-    /// Before a turn is written: the CPU the watched bot used since its last answer (see
-    /// [`Observed`]); after [`INFER_TURNS`] answers without any, it counts as
-    /// single-threaded.
-    fn observe_before_turn(&mut self) {
-        // A bot blocked in its read as the turn is written can read it late only because the
-        // machine kept it from a CPU: such a late read does not count against it.
-        self.blocked_in_read = matches!(self.observed, Observed::Watching { .. })
-            && self.proc.thinking_pid().is_some_and(crate::supervise::os::main_thread_reads_input);
-        if self.observed == (Observed::SingleThreaded { threads: true }) {
-            self.check_other_threads();
-            return;
-        }
-        let Observed::Watching { turns, late_reads, absent, off_turn, threads, mark } = self.observed else { return };
-        let Some(pid) = self.proc.thinking_pid() else { return };
-        let Some(now) = crate::supervise::os::process_cpu_time(pid) else { return };
-        let main = crate::supervise::os::main_thread_cpu(pid);
-        self.turn_start = Some((now, Instant::now()));
-        if let (None, Some(main)) = (self.threads_mark, main) {
-            self.threads_mark = Some((now, main, Instant::now()));
-        }
-        let Some((at_start, wall)) = mark else { return };
-        // Its CPU time since the last turn began, less all that turn could use (one thread,
-        // from before its write to its answer): the process's CPU clock lags up to a tick
-        // behind for a bot still running on another CPU as its answer is read, so a count
-        // from the answer would take the end of its own turn for time off it. Taken here,
-        // with the bot back in its read, the count is up to date.
-        let off_turn = off_turn + now.saturating_sub(at_start).saturating_sub(wall);
-        if off_turn > INFER_OFF_TURN_CPU {
-            tracing::debug!("{}: {off_turn:?} of CPU outside its turns: not run as single-threaded", self.spec.name);
-            self.observed = Observed::Not;
-            return;
-        }
-        // Its other threads' CPU time so far, at a turn that finds its main thread blocked
-        // in its read (its count is then up to date; a thread running on another CPU is
-        // counted up to a tick late): one with more threads whose others compute is not
-        // inferred.
-        let others = main
-            .filter(|_| threads && self.blocked_in_read)
-            .and_then(|main| self.other_threads_cpu(now, main))
-            .unwrap_or_default();
-        if others > INFER_OFF_TURN_CPU {
-            tracing::debug!("{}: its other threads used {others:?} of CPU: not run as single-threaded", self.spec.name);
-            self.observed = Observed::Not;
-            return;
-        }
-        // A bot with more threads is inferred only at a turn that finds its main thread in
-        // its read (its account, by which it is then credited, needs that).
-        if turns < INFER_TURNS || (threads && !self.blocked_in_read) {
-            self.observed = Observed::Watching { turns, late_reads, absent, off_turn, threads, mark: None };
-            return;
-        }
-        if crate::supervise::os::has_children(pid) != Some(false) {
-            tracing::debug!("{}: child processes (or unknown): not run as single-threaded", self.spec.name);
-            self.observed = Observed::Not;
-            return;
-        }
-        self.observed = Observed::SingleThreaded { threads };
-        self.proc.set_idle_off_turn(true);
-        let note = if threads {
-            self.threads_mark = main.map(|main| (now, main, Instant::now()));
-            format!(
-                "it did not say single_threaded, but over its first {INFER_TURNS} turns its main thread did its computing (its other threads used {:.1} ms of CPU), it had no child process and used {:.1} ms of CPU outside its turns: it is run as if it had said so",
-                others.as_secs_f64() * 1000.0,
-                off_turn.as_secs_f64() * 1000.0
-            )
-        } else {
-            format!(
-                "it did not say single_threaded, but over its first {INFER_TURNS} turns it had one thread and no child process and used {:.1} ms of CPU outside its turns: it is run as if it had said so",
-                off_turn.as_secs_f64() * 1000.0
-            )
-        };
-        tracing::debug!("{}: {note}", self.spec.name);
-        self.add_note(note);
-    }
-
-    /// Before each turn of a bot run as single-threaded with more threads (see [`Observed`]):
-    /// it is let go once its other threads have used more than [`INFER_OFF_TURN_CPU`] and a
-    /// [`OTHER_THREADS_SHARE`]th of the time since it was seen so (they compute: confined to
-    /// one CPU, they would only slow it). Its main thread shares the CPU of the game's
-    /// thread, which reads it here, so its count is up to date.
-    fn check_other_threads(&mut self) {
-        let Some(pid) = self.proc.thinking_pid() else { return };
-        let (Some((_, _, since)), Some(now), Some(main)) = (
-            self.threads_mark,
-            crate::supervise::os::process_cpu_time(pid),
-            crate::supervise::os::main_thread_cpu(pid),
-        ) else {
-            return;
-        };
-        let Some(others) = self.other_threads_cpu(now, main) else { return };
-        if others > INFER_OFF_TURN_CPU && others * OTHER_THREADS_SHARE > since.elapsed() {
-            let used = others.as_secs_f64() * 1000.0;
-            self.let_go(&format!(
-                "it was run as single-threaded (its main thread seen doing its computing), but its other threads then used {used:.0} ms of CPU"
-            ));
-        }
-    }
-
-    /// The CPU time the bot's other threads used since [`JsonSession::threads_mark`], from
-    /// its process's CPU time now and its main thread's.
-    fn other_threads_cpu(&self, now: Duration, main: Duration) -> Option<Duration> {
-        let (cpu_then, main_then, _) = self.threads_mark?;
-        Some(now.saturating_sub(cpu_then).saturating_sub(main.saturating_sub(main_then)))
-    }
-
-    /// Adds to this game's note on the bot's process (after any earlier one).
-    fn add_note(&mut self, note: String) {
+    /// Adds `note`, if any, to this game's note on the bot's process (after any earlier one).
+    fn add_note(&mut self, note: Option<String>) {
+        let Some(note) = note else { return };
         match &mut self.process_note {
             Some(before) => {
                 before.push_str("; ");
                 before.push_str(&note);
             }
             None => self.process_note = Some(note),
-        }
-    }
-
-    /// After a turn's answer: a watched bot is checked for its threads and its CPU time
-    /// noted; one run as single-threaded that was found with more threads is let go.
-    fn observe_after_answer(&mut self) {
-        match self.observed {
-            Observed::Watching { turns, late_reads, absent, off_turn, threads, .. } => {
-                let Some(pid) = self.proc.thinking_pid() else { return };
-                let single = crate::supervise::os::is_single_threaded(pid);
-                let threads = threads || single == Some(false);
-                let late = self.read_delay.is_some_and(|d| d > PROMPT_READ) && !self.blocked_in_read;
-                // With more threads, a turn that came while the main thread was not in its
-                // read does not count: that thread may not be the one that reads.
-                let (turns, late_reads, absent) = match (late, threads && !self.blocked_in_read) {
-                    (true, _) => (turns, late_reads + 1, absent),
-                    (false, true) => (turns, late_reads, absent + 1),
-                    (false, false) => (turns + 1, late_reads, absent),
-                };
-                self.observed = match (single, self.turn_start.take()) {
-                    (Some(_), Some((cpu, at))) if late_reads <= 1 && absent <= INFER_ABSENT => Observed::Watching {
-                        turns,
-                        late_reads,
-                        absent,
-                        off_turn,
-                        threads,
-                        mark: Some((cpu, at.elapsed())),
-                    },
-                    (single, _) => {
-                        tracing::debug!(
-                            "{}: not run as single-threaded: single-threaded {single:?}, {late_reads} late reads (the last {:?}), {absent} turns its main thread was not in its read for",
-                            self.spec.name,
-                            self.read_delay
-                        );
-                        Observed::Not
-                    }
-                };
-            }
-            Observed::SingleThreaded { threads: false } if self.not_single_seen => {
-                self.let_go("it was run as single-threaded (seen so), but then had more than one thread");
-            }
-            _ => {}
         }
     }
 
@@ -420,46 +158,6 @@ impl JsonSession {
     /// probe).
     pub fn probe_unknown_fields(&mut self) {
         self.probe_unknown_fields = true;
-    }
-
-    /// A bot that shares its CPU with its opponent but used more than [`OFF_TURN_CPU`] (and
-    /// a tenth of the time) during its opponent's measured turns is let off that CPU: it said it
-    /// was single-threaded, yet it thinks on its opponent's time, which would take that
-    /// CPU from the opponent. Noted in the record.
-    fn check_off_turn(&mut self) {
-        let (Some(_), Some((mark, at))) = (self.shared_cpu, self.off_turn.mark.take()) else { return };
-        let Some(now) = self.proc.thinking_pid().and_then(crate::supervise::os::process_cpu_time) else { return };
-        self.off_turn.cpu += now.saturating_sub(mark);
-        self.off_turn.wall += at.elapsed();
-        tracing::trace!("{}: off-turn CPU {:?} in {:?}", self.spec.name, self.off_turn.cpu, self.off_turn.wall);
-        if self.off_turn.cpu > OFF_TURN_CPU && self.off_turn.cpu * 10 > self.off_turn.wall {
-            let said = if self.observed.single() {
-                "it was run as single-threaded (seen so)"
-            } else {
-                "it said it was single-threaded"
-            };
-            let used = self.off_turn.cpu.as_secs_f64() * 1000.0;
-            self.let_go(&format!("{said} but used {used:.0} ms of CPU during its opponent's turns"));
-        }
-    }
-
-    /// No longer runs the bot as single-threaded (it was found otherwise, `why`): off the
-    /// CPU it shared with its opponent, its reads watched again; noted in the record.
-    fn let_go(&mut self, why: &str) {
-        self.observed = Observed::Not;
-        self.proc.set_idle_off_turn(false);
-        let note = match self.shared_cpu.take() {
-            Some(cpu) => {
-                if let Some(pid) = self.proc.thinking_pid() {
-                    crate::supervise::os::set_process_cpus(pid, None, &self.run_cpus);
-                }
-                self.proc.set_shares_cpu(false);
-                format!("{why}: it no longer shares CPU {cpu} with its opponent")
-            }
-            None => why.to_owned(),
-        };
-        tracing::warn!("{}: {note}", self.spec.name);
-        self.add_note(note);
     }
 
     /// The process id.
@@ -514,7 +212,6 @@ impl JsonSession {
         self.log(Direction::ToBot, &self.write_buf);
         let received_before = self.proc.bytes_received;
         let mut watch = self.proc.stopwatch(Instant::now(), limit, self.options.read_grace, expect_ply.is_some());
-        self.not_single_seen = false;
         let buf = std::mem::take(&mut self.write_buf);
         let written = self.proc.write_request(&buf, &mut watch).await;
         self.write_buf = buf;
@@ -547,8 +244,7 @@ impl JsonSession {
                 }
             }
         };
-        self.not_single_seen = watch.found_not_single_threaded();
-        self.read_delay = watch.read_delay();
+        self.observer.watched(&watch);
         if note.is_none() && self.proc.bytes_received == received_before {
             // Not even an `info` line since the request: often an answer stuck in the
             // bot's output buffer.
@@ -695,10 +391,7 @@ impl JsonSession {
         };
         match answer.value {
             BotMessage::Ready(r) => {
-                if r.single_threaded {
-                    self.observed = Observed::Not; // it said so: nothing to infer
-                }
-                self.proc.set_idle_off_turn(r.single_threaded || self.observed.single());
+                self.observer.ready(&mut self.proc, r.single_threaded);
                 self.ready = Some(r);
                 Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
             }
@@ -722,9 +415,7 @@ impl JsonSession {
             SessionError::Fault(Fault::new(Reason::Crash, format!("the program could not be started again: {e}")))
         })?;
         let old = std::mem::replace(&mut self.proc, fresh);
-        self.shared_cpu = None; // a fresh process runs on every CPU
-        self.observed = Observed::START;
-        self.threads_mark = None;
+        self.observer.fresh_process();
         let mut old = old;
         let last = old.drain_lines(Instant::now() + self.options.grace).await;
         for line in last {
@@ -765,21 +456,13 @@ fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
 
 impl BotSession for JsonSession {
     fn single_threaded(&self) -> bool {
-        !self.dead && (self.observed.single() || self.ready.as_ref().is_some_and(|r| r.single_threaded))
+        !self.dead && (self.observer.seen_single_threaded() || self.ready.as_ref().is_some_and(|r| r.single_threaded))
     }
 
     fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {
-        self.off_turn = OffTurn::default();
-        if self.shared_cpu == cpu {
-            return;
-        }
-        if let Some(pid) = self.proc.thinking_pid() {
-            crate::supervise::os::set_process_cpus(pid, cpu, all);
-            self.shared_cpu = cpu;
-            self.proc.set_shares_cpu(cpu.is_some());
-            all.clone_into(&mut self.run_cpus);
-        }
+        self.observer.share_cpu(&mut self.proc, cpu, all);
     }
+
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         self.process_note = None;
         self.unrequested.clear();
@@ -862,22 +545,11 @@ impl BotSession for JsonSession {
             opponent_squares: (!full_view && !self.sent_turn).then(|| req.opponent_setup.to_vec()),
         });
         self.sent_turn = true;
-        self.check_off_turn();
-        self.observe_before_turn();
+        let note = self.observer.before_turn(&mut self.proc);
+        self.add_note(note);
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
-        if answer.is_ok() {
-            self.observe_after_answer();
-        }
-        if self.shared_cpu.is_some() {
-            self.off_turn.answers += 1;
-            if self.off_turn.answers % OFF_TURN_SAMPLE == 1 {
-                self.off_turn.mark = self
-                    .proc
-                    .thinking_pid()
-                    .and_then(crate::supervise::os::process_cpu_time)
-                    .map(|c| (c, Instant::now()));
-            }
-        }
+        let note = self.observer.after_turn(&mut self.proc, answer.is_ok());
+        self.add_note(note);
         if let HostMessage::Turn(t) = turn {
             self.legal = t.legal_moves; // keep the buffers
             self.pieces = t.pieces;

@@ -3,6 +3,7 @@
 //! the sandbox and its seccomp filter, and the raw OS calls.
 
 pub mod bot_spec;
+pub mod observe;
 pub mod os;
 pub mod process;
 pub mod sandbox;

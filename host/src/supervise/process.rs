@@ -496,9 +496,9 @@ impl Process {
                     }
                     // Time the machine took from the bot (or from the host) moves the
                     // deadline; the bot may still answer in time. Judged at the moment of
-                    // the look: a stall of the host during the look itself (one held it
-                    // 80 ms there in a test) must not end the move before the bot has been
-                    // looked at again, with that stall in its account.
+                    // the look: a stall of the host during the look itself must not end the
+                    // move before the bot has been looked at again, with that stall in its
+                    // account.
                     let until = Instant::now();
                     watch.credit_stalls(until, true, false);
                     if until < watch.deadline() {
@@ -724,10 +724,9 @@ async fn write_all(stdin: &mut pipe::Sender, bytes: &[u8]) -> std::io::Result<In
 ///
 /// Not tokio's timer for bots that think: its wheel counts whole milliseconds, and a timer
 /// whose deadline lies past the next multiple of 64 ms on the wheel sits in a coarser level
-/// until then; the event loop wakes at that boundary only to move it down, for nothing.
-/// With moves of 18 ms, a third of them had such a wake-up (every 64 ms), and each costs
-/// the host 30 to 60 µs of CPU on a virtual machine whose caches went cold meanwhile
-/// (BENCHMARKS.md, "Thirteenth session"). Nor a sleeping thread of the blocking pool for
+/// until then; the event loop wakes at that boundary only to move it down, for nothing: a
+/// move's deadline crosses one about a third of the time, and such a wake-up costs the host
+/// tens of microseconds of CPU (BENCHMARKS.md, "One wake-up a ply"). Nor a sleeping thread of the blocking pool for
 /// the last 1.5 ms, which woke the game's thread in turn (two wake-ups at a deadline
 /// instead of one). Bots that answer in microseconds keep tokio's timer until the last
 /// 1.5 ms, which they never reach: arming and disarming the timer would cost them two

@@ -265,15 +265,15 @@ impl StallWatch {
     /// at `now`. From `due` until it ran no bot could run on its CPU (it preempts them at
     /// once), yet a virtual machine's CPU can be taken from the guest without the guest
     /// counting it as steal: the kernel then counts that time as run by the task that had the
-    /// CPU (seen as pauses of 2–17 ms in which a spinning thread's CPU clock ran on with
-    /// the wall clock). So a bot's run since its last checkpoint beyond the time from then
+    /// CPU (pauses of milliseconds in which a spinning thread's CPU clock runs on with the
+    /// wall clock; BENCHMARKS.md). So a bot's run since its last checkpoint beyond the time from then
     /// to `due` was not its own. A pause that ends before `due` is not seen: at most a
     /// period of one is missed. That holds only while the watchdog does not block between
     /// its wake-up and its reading of the bot's clock: were it to wait for a lock that the
     /// game's thread holds (registering or dropping a claim) while that thread, of normal
     /// priority, lets the bot run, the bot's run meanwhile would count as not its own (a
-    /// move of 25 ms was once credited in full so). So a list held elsewhere is left for
-    /// the next tick, which covers the time since the last checkpoint.
+    /// priority inversion). So a list held elsewhere is left for the next tick, which covers
+    /// the time since the last checkpoint.
     fn checkpoint(&self, c: &CpuWatch, due: u64, now: u64) {
         let list = match c.subjects.try_lock() {
             Ok(list) => list,

@@ -148,6 +148,239 @@ impl Own {
     }
 }
 
+/// What one look at a bot's own account found since the last look, and what it made of it
+/// (see [`Stopwatch::credit_stalls`]).
+#[derive(Clone, Copy, Debug)]
+struct Look {
+    /// When it was taken.
+    at: Instant,
+    /// Wall time since the last look, and the bot's waits for a CPU and its run meanwhile.
+    wall: Duration,
+    waited: Duration,
+    ran: Duration,
+    /// Time neither run nor waited: slept, taken while it had its CPU (steal), or a wait
+    /// still going on.
+    gap: Duration,
+    /// The game thread's waits for a CPU meanwhile (it sees the answer late).
+    host_late: Duration,
+    /// Times the game's thread woke meanwhile, before this look, and checkpoints that took
+    /// the bot's CPU while it ran: each may have switched the bot out for a moment.
+    host_woke: u64,
+    checkpoints: u64,
+    /// The gap, credited when the bot did not sleep meanwhile.
+    unslept: Duration,
+    /// The account's credit before this look, and what this look added.
+    before: Duration,
+    earned: Duration,
+    /// Run found at checkpoints not to be the bot's, and that less the game thread's waits
+    /// since the opening (see [`Own::phantom`]).
+    phantom: Duration,
+    phantom_net: Duration,
+}
+
+impl Look {
+    /// Run and waited beyond the wall time since the last look: time an earlier look
+    /// counted as neither (so perhaps credited), now counted (see [`settle`]).
+    fn overcount(&self) -> Duration {
+        (self.ran + self.waited).saturating_sub(self.wall)
+    }
+}
+
+impl Own {
+    /// The bot's account now: its main thread's for a multi-threaded bot, else its own.
+    /// `None` when there is nothing to look at (a main thread gone real-time, a bot gone
+    /// multi-threaded or real-time, or gone): nothing more is credited.
+    fn account_now(&self, pid: u32, window: Duration) -> Option<crate::supervise::os::OwnAccount> {
+        if self.main.is_some() {
+            let now = crate::supervise::os::main_thread_account(pid);
+            if now.is_none() {
+                tracing::debug!(?window, "main thread's account: no look at the bot");
+            }
+            return now;
+        }
+        let now = crate::supervise::os::own_account(pid);
+        if now.is_none() {
+            tracing::debug!(
+                ?window, single = ?crate::supervise::os::is_single_threaded(pid), cpu = ?crate::supervise::os::process_cpu_time(pid),
+                "own account: no look at the bot"
+            );
+        }
+        now
+    }
+
+    /// Measures the account `now` against the last look, and keeps the game thread's waits
+    /// and the checkpoints seen for the next one.
+    fn measure(&mut self, now: &crate::supervise::os::OwnAccount) -> Look {
+        let at = Instant::now();
+        let wall = at.saturating_duration_since(self.at);
+        let waited = now.waited.saturating_sub(self.account.waited);
+        let ran = now.cpu.saturating_sub(self.account.cpu);
+        let (host_waited, host_slices) =
+            crate::supervise::os::thread_waited().unwrap_or((self.host_waited, self.host_slices));
+        let host_late = host_waited.saturating_sub(self.host_waited);
+        // Times the game's thread woke since the last look, before this one (the timer
+        // before a deadline, say): each may have taken the bot's CPU for a moment (it is
+        // real-time). (The deadline's timer wakes that thread itself: no other thread of
+        // the host sleeps until it.)
+        let host_woke = host_slices.saturating_sub(self.host_slices).saturating_sub(1);
+        // And the checkpoints since that took the bot's CPU while it ran.
+        let preempted = self.checkpoints.as_ref().map_or(0, |c| c.preempted());
+        let checkpoints = u64::from(preempted.saturating_sub(self.checkpoints_seen));
+        self.checkpoints_seen = preempted;
+        self.host_waited = host_waited;
+        self.host_slices = host_slices;
+        let gap = wall.saturating_sub(ran).saturating_sub(waited);
+        let zero = Duration::ZERO;
+        Look {
+            at,
+            wall,
+            waited,
+            ran,
+            gap,
+            host_late,
+            host_woke,
+            checkpoints,
+            unslept: zero,
+            before: zero,
+            earned: zero,
+            phantom: zero,
+            phantom_net: zero,
+        }
+    }
+
+    /// Whether the bot did not sleep since the last look, so that its gap was taken from it:
+    /// no voluntary switch, but the one of an answered bot back at reading its input. A
+    /// multi-threaded bot's main thread is asked at every look (that decides the whole
+    /// move's credit); a single-threaded bot, when there is a gap to credit. Asleep now, and
+    /// not back at its read once answered: it slept.
+    fn did_not_sleep(&mut self, pid: u32, now: &crate::supervise::os::OwnAccount, look: &Look, answered: bool) -> bool {
+        let looks = (now.runnable || answered) && (self.main.is_some() || look.gap >= GAP_WORTH_A_LOOK);
+        match &mut self.sleep {
+            SleepCheck::Slices { allowed, voluntary } => {
+                // Woken once by the request (allowed until the first look), then never
+                // switched out but by the host's own wake-ups: it did not sleep. Otherwise
+                // it did not sleep if it made no voluntary switch (but going back to its
+                // read once answered).
+                let quiet = looks
+                    && (now.slices <= self.account.slices + *allowed + look.host_woke + look.checkpoints
+                        || no_voluntary_switch(pid, voluntary, answered && !now.runnable));
+                *allowed = 0;
+                quiet
+            }
+            SleepCheck::Voluntary(before) => looks && no_voluntary_switch(pid, before, answered && !now.runnable),
+        }
+    }
+
+    /// The account's credit after this look, before the caps: for a multi-threaded bot, from
+    /// its main thread's totals since the opening (a look corrects whatever an earlier one
+    /// saw lagging); otherwise the credit so far with what this look earned (waits, the gap
+    /// if `quiet`, the host's waits), less what it takes back (see [`settle`]): the kernel
+    /// brings a thread's run time up to date only at scheduler events (a tick at most: 4 ms
+    /// at 250 Hz), so a look at a bot running on another CPU sees up to that much too little
+    /// run; and a wait still going on at a look shows as neither until it ends, then as a
+    /// wait in full. Over the whole move a bot that never slept is so credited exactly the
+    /// time it did not run.
+    fn account_credit(&mut self, now: &crate::supervise::os::OwnAccount, look: &Look, quiet: bool) -> Duration {
+        match self.main.as_mut() {
+            Some(main) => {
+                main.slept |= !quiet;
+                main.host_late += look.host_late;
+                let (opened_at, opened) = self.opened;
+                main_thread_credit(
+                    look.at.saturating_duration_since(opened_at),
+                    now.cpu.saturating_sub(opened.cpu),
+                    now.waited.saturating_sub(opened.waited),
+                    main.slept,
+                ) + main.host_late
+            }
+            None => settle(self.credit, look.wall, look.ran, look.waited, look.waited + look.host_late + look.unslept),
+        }
+    }
+
+    /// Run found at checkpoints not to be the bot's; and that less the game thread's waits
+    /// since the opening, for the request's credit (a pause that delayed the checkpoint's
+    /// watchdog may have delayed the game's thread too, and the credit counts its waits
+    /// already).
+    fn phantom(&self) -> (Duration, Duration) {
+        let phantom = self.checkpoints.as_ref().map_or(Duration::ZERO, |c| c.phantom());
+        let phantom_net = phantom.saturating_sub(self.host_waited.saturating_sub(self.opened_host_waited));
+        (phantom, phantom_net)
+    }
+
+    /// The account's credit, capped by the time the bot did not run from the opening, or
+    /// from the start of the clock if later, to `until` (the answer, or now), with the
+    /// `phantom` run: the game's thread waits too when a stall takes the CPU it shares with
+    /// the bot, and its wait is the same time as the bot's. To `until`, not to this look: a
+    /// stall of the host between reading an answer and looking, with the bot asleep since
+    /// its answer, would otherwise count as time the bot did not run. From the start: an
+    /// account opened before the write counts the bot's waits from then, and a stall that
+    /// held the host in its write, the bot waiting for a CPU meanwhile, ends before the clock
+    /// starts. The run counts from the opening: it can only ever credit less.
+    /// An account opened after the clock started (its waits since the write that fit
+    /// between the latest start and the read credited as before the opening) is also capped
+    /// by the window less the bot's run since the write (it was blocked in its read until
+    /// then): those waits may have come before the latest start.
+    fn capped(
+        &self,
+        until: Instant,
+        start: Instant,
+        now: &crate::supervise::os::OwnAccount,
+        phantom: Duration,
+    ) -> Duration {
+        let not_run = until
+            .saturating_duration_since(self.opened.0.max(start))
+            .saturating_sub(now.cpu.saturating_sub(self.opened.1.cpu));
+        let mut credit = self.credit.min(not_run + self.prior + phantom);
+        if let Some(cpu) = self.cpu_before_start {
+            let window_not_run = until.saturating_duration_since(start).saturating_sub(now.cpu.saturating_sub(cpu));
+            credit = credit.min(window_not_run + phantom);
+        }
+        credit
+    }
+
+    /// Logs the look (trace), and in detail when the request is past its limit (`past`:
+    /// the window so far).
+    fn log_look(&self, now: &crate::supervise::os::OwnAccount, look: &Look, answered: bool, past: Option<Duration>) {
+        tracing::trace!(
+            wall = ?look.wall,
+            waited = ?look.waited,
+            ran = ?look.ran,
+            runnable = now.runnable,
+            answered,
+            unslept = ?look.unslept,
+            overcount = ?look.overcount(),
+            earned = ?look.earned,
+            "own account"
+        );
+        if let Some(window) = past {
+            tracing::debug!(
+                ?window, wall = ?look.wall, waited = ?look.waited, ran = ?look.ran, gap = ?look.gap,
+                slices = now.slices.saturating_sub(self.account.slices), sleep = ?self.sleep,
+                runnable = now.runnable, answered, host_woke = look.host_woke, unslept = ?look.unslept,
+                host_late = ?look.host_late, overcount = ?look.overcount(), credit = ?look.before,
+                minflt = now.faults.0.saturating_sub(self.account.faults.0),
+                majflt = now.faults.1.saturating_sub(self.account.faults.1),
+                main = ?self.main.as_ref().map(|m| (self.opened.0.elapsed(), m.slept, m.host_late)), new_credit = ?self.credit,
+                phantom = ?look.phantom, phantom_net = ?look.phantom_net,
+                "own account, past the limit"
+            );
+        }
+    }
+
+    /// Past the deadline and runnable, the bot may be waiting for its CPU right now (a wait
+    /// shows in the account once it is over): a look again [`PROBE`] after `at`, as long as
+    /// looks keep earning something.
+    fn schedule_probe(&mut self, at: Instant, earned: Duration) {
+        if earned >= PROBE / 2 {
+            self.probes = 0;
+        }
+        if self.probes < MAX_PROBES {
+            self.probes += 1;
+            self.probe_until = Some(at + PROBE);
+        }
+    }
+}
+
 /// How a look at a bot's own account tells that it did not sleep since the last look (so
 /// that the time it neither ran nor waited was taken from it: steal).
 #[derive(Clone, Copy, Debug)]
@@ -187,8 +420,8 @@ fn settle(credit: Duration, wall: Duration, ran: Duration, waited: Duration, ear
     (credit + earned).saturating_sub((ran + waited).saturating_sub(wall))
 }
 
-/// The least the stall credit of a request may reach, whatever its limit: stalls of
-/// 30–105 ms were seen on these virtual machines, longer than a 20 ms move's limit.
+/// The least the stall credit of a request may reach, whatever its limit: a virtual
+/// machine's stalls can last 100 ms (BENCHMARKS.md), longer than a 20 ms move's limit.
 pub const CREDIT_CAP_FLOOR: Duration = Duration::from_millis(250);
 
 /// The most a request due within `limit` (with the margin) is credited for machine stalls:
@@ -664,169 +897,43 @@ impl Stopwatch {
         self.credit
     }
 
+    /// The credit of a bot with an own account (see [`Stopwatch::credit_stalls`]), at a look
+    /// at that account: what the look found since the last one, whether the bot slept
+    /// meanwhile, the credit that makes, capped by the time the bot did not run.
     fn credit_own(&mut self, until: Instant, answered: bool) -> Duration {
         let start = self.start();
         let window = until.saturating_duration_since(start);
         let output = self.output;
         let (Some(own), Some(pid)) = (self.own.as_mut(), self.pid) else { return self.credit };
         own.probe_until = None;
-        let now = if own.main.is_some() {
-            // A multi-threaded bot's main thread gone real-time, or the bot gone: nothing more.
-            let Some(now) = crate::supervise::os::main_thread_account(pid) else {
-                tracing::debug!(?window, "main thread's account: no look at the bot");
-                return self.credit;
-            };
-            now
-        } else if let Some(now) = crate::supervise::os::own_account(pid) {
-            now
-        } else {
-            // Gone multi-threaded or real-time (or gone): nothing more is credited.
-            tracing::debug!(
-                ?window, single = ?crate::supervise::os::is_single_threaded(pid), cpu = ?crate::supervise::os::process_cpu_time(pid),
-                "own account: no look at the bot"
-            );
-            self.not_single = true;
+        let Some(now) = own.account_now(pid, window) else {
+            if own.main.is_none() {
+                self.not_single = true;
+            }
             return self.credit;
         };
         // A main thread found asleep may have answered a moment ago, the answer not read yet:
         // back at its read, it did not sleep.
         let answered =
             answered || (own.main.is_some() && !now.runnable && output.is_some_and(crate::supervise::os::has_input));
-        let at = Instant::now();
-        let wall = at.saturating_duration_since(own.at);
-        let waited = now.waited.saturating_sub(own.account.waited);
-        let ran = now.cpu.saturating_sub(own.account.cpu);
-        let (host_waited, host_slices) =
-            crate::supervise::os::thread_waited().unwrap_or((own.host_waited, own.host_slices));
-        let host_late = host_waited.saturating_sub(own.host_waited);
-        // Times the game's thread woke since the last look, before this one (the timer
-        // before a deadline, say): each may have taken the bot's CPU for a moment (it is
-        // real-time). (The deadline's timer wakes that thread itself: no other thread of
-        // the host sleeps until it.)
-        let host_woke = host_slices.saturating_sub(own.host_slices).saturating_sub(1);
-        // And the checkpoints since that took the bot's CPU while it ran.
-        let preempted = own.checkpoints.as_ref().map_or(0, |c| c.preempted());
-        let checkpoints = u64::from(preempted.saturating_sub(own.checkpoints_seen));
-        own.checkpoints_seen = preempted;
-        own.host_waited = host_waited;
-        own.host_slices = host_slices;
-        // Time neither run nor waited: slept, or taken while it had its CPU (steal), or a
-        // wait still going on. Credited when it did not sleep meanwhile: no voluntary
-        // switch, but the one of an answered bot back at reading its input.
-        let gap = wall.saturating_sub(ran).saturating_sub(waited);
-        let mut unslept = Duration::ZERO;
-        // A multi-threaded bot's main thread is asked at every look whether it slept (that
-        // decides the whole move's credit); a single-threaded bot, when there is a gap to
-        // credit. Asleep now, and not back at its read once answered: it slept.
-        let looks = (now.runnable || answered) && (own.main.is_some() || gap >= GAP_WORTH_A_LOOK);
-        let quiet = match &mut own.sleep {
-            SleepCheck::Slices { allowed, voluntary } => {
-                // Woken once by the request (allowed until the first look), then never
-                // switched out but by the host's own wake-ups: it did not sleep. Otherwise
-                // it did not sleep if it made no voluntary switch (but going back to its
-                // read once answered).
-                let quiet = looks
-                    && (now.slices <= own.account.slices + *allowed + host_woke + checkpoints
-                        || no_voluntary_switch(pid, voluntary, answered && !now.runnable));
-                *allowed = 0;
-                quiet
-            }
-            SleepCheck::Voluntary(before) => looks && no_voluntary_switch(pid, before, answered && !now.runnable),
-        };
+        let mut look = own.measure(&now);
+        let quiet = own.did_not_sleep(pid, &now, &look, answered);
         if quiet {
-            unslept = gap;
+            look.unslept = look.gap;
         }
-        // Run and waited beyond the wall time since the last look: time an earlier look
-        // counted as neither (so perhaps credited), now counted. The kernel brings a thread's
-        // run time up to date only at scheduler events (a tick at most: 4 ms at 250 Hz), so a
-        // look at a bot running on another CPU sees up to that much too little run; and a wait
-        // still going on at a look shows as neither until it ends, then as a wait in full.
-        // Taken back, so that over the whole move a bot that never slept is credited exactly
-        // the time it did not run.
-        let overcount = (ran + waited).saturating_sub(wall);
-        let before = own.credit;
-        own.credit = match own.main.as_mut() {
-            // Totals from the opening: a look corrects whatever an earlier one saw lagging.
-            Some(main) => {
-                main.slept |= !quiet;
-                main.host_late += host_late;
-                let (opened_at, opened) = own.opened;
-                main_thread_credit(
-                    at.saturating_duration_since(opened_at),
-                    now.cpu.saturating_sub(opened.cpu),
-                    now.waited.saturating_sub(opened.waited),
-                    main.slept,
-                ) + main.host_late
-            }
-            None => settle(before, wall, ran, waited, waited + host_late + unslept),
-        };
-        // Never more than the time the bot did not run from the opening, or from the start of
-        // the clock if later, to `until` (the answer, or now): the game's thread waits too
-        // when a stall takes the CPU it shares with the bot, and its wait is the same time as
-        // the bot's. (To `until`, not to this look: a stall of the host between reading an
-        // answer and looking, with the bot asleep since its answer, would otherwise count as
-        // time the bot did not run. From the start: an account opened before the write counts
-        // the bot's waits from then, and a stall that held the host in its write, the bot
-        // waiting for a CPU meanwhile, ends before the clock starts; a move of 25 ms of CPU
-        // was once credited in full so. Its run counts from the opening: it can only ever
-        // credit less.)
-        let not_run = until
-            .saturating_duration_since(own.opened.0.max(start))
-            .saturating_sub(now.cpu.saturating_sub(own.opened.1.cpu));
-        // Run found at checkpoints not to be the bot's; in the credit, less the game thread's
-        // waits since the opening (a pause that delayed the checkpoint's watchdog may have
-        // delayed the game's thread too, and the credit counts its waits already).
-        let phantom = own.checkpoints.as_ref().map_or(Duration::ZERO, |c| c.phantom());
-        let phantom_net = phantom.saturating_sub(own.host_waited.saturating_sub(own.opened_host_waited));
-        own.credit = own.credit.min(not_run + own.prior + phantom);
-        // An account opened after the clock started, with the waits since the write that fit
-        // between the latest start and the read credited as before the opening: those waits
-        // may have come before the latest start (a 25 ms move was once credited 11.6 ms so,
-        // having run 25 ms of its 25.5). Never more than the window less the bot's run since
-        // the write (it was blocked in its read until then).
-        if let Some(cpu) = own.cpu_before_start {
-            let window_not_run = until.saturating_duration_since(start).saturating_sub(now.cpu.saturating_sub(cpu));
-            own.credit = own.credit.min(window_not_run + phantom);
-        }
+        look.before = own.credit;
+        own.credit = own.account_credit(&now, &look, quiet);
+        (look.phantom, look.phantom_net) = own.phantom();
+        own.credit = own.capped(until, start, &now, look.phantom);
         // What this look added (nothing when it took back more than it found).
-        let earned = own.credit.saturating_sub(before);
-        tracing::trace!(
-            ?wall,
-            ?waited,
-            ?ran,
-            runnable = now.runnable,
-            answered,
-            ?unslept,
-            ?overcount,
-            ?earned,
-            "own account"
-        );
-        if window > self.limit {
-            tracing::debug!(
-                ?window, ?wall, ?waited, ?ran, ?gap, slices = now.slices.saturating_sub(own.account.slices), sleep = ?own.sleep,
-                runnable = now.runnable, answered, host_woke, ?unslept, ?host_late, ?overcount, credit = ?before,
-                minflt = now.faults.0.saturating_sub(own.account.faults.0),
-                majflt = now.faults.1.saturating_sub(own.account.faults.1),
-                main = ?own.main.as_ref().map(|m| (own.opened.0.elapsed(), m.slept, m.host_late)), new_credit = ?own.credit,
-                ?phantom, ?phantom_net,
-                "own account, past the limit"
-            );
-        }
-        own.at = at;
+        look.earned = own.credit.saturating_sub(look.before);
+        own.log_look(&now, &look, answered, (window > self.limit).then_some(window));
+        own.at = look.at;
         own.account = now;
         // Not only ever more: a later look may take back what an earlier one counted.
-        self.credit = (own.credit + phantom_net).min(window).min(credit_cap(self.limit));
-        // Past the deadline and runnable: it may be waiting for its CPU right now (a wait
-        // shows in the account once it is over), so look again shortly, as long as looks
-        // keep earning something.
+        self.credit = (own.credit + look.phantom_net).min(window).min(credit_cap(self.limit));
         if !answered && now.runnable {
-            if earned >= PROBE / 2 {
-                own.probes = 0;
-            }
-            if own.probes < MAX_PROBES {
-                own.probes += 1;
-                own.probe_until = Some(at + PROBE);
-            }
+            own.schedule_probe(look.at, look.earned);
         }
         self.credit
     }
