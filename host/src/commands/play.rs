@@ -89,8 +89,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         return Err(usage(format!("--shard: {why} and cannot be sharded")));
     }
     let (format, games_per_pairing) = competition.pairing();
-    let event =
-        schedule::Event::new(&plan.bots, &plan.run, format, games_per_pairing, book.as_ref().map(|b| b.len() as u32));
+    let event = plan.run.schedule_event(&plan.bots, format, games_per_pairing, book.as_ref().map(|b| b.len() as u32));
     let mplan = manifest::Plan::new(
         competition.name(),
         competition.sprt(),

@@ -29,7 +29,7 @@ pub trait Competition {
     fn name(&self) -> &'static str;
 
     /// How its bots meet and games per pairing: the competition's part of the schedule's
-    /// input ([`schedule::Event::new`]).
+    /// input ([`crate::run::plan::RunConfig::schedule_event`]).
     fn pairing(&self) -> (schedule::Format, u32);
 
     /// For `sprt`: the test and its game limit, as the manifest records them.

@@ -10,6 +10,7 @@ use stratego_rules::Ruleset;
 
 use crate::run::executor::Entrant;
 use crate::run::referee::GameSettings;
+use crate::run::schedule::{BotId, Event, Format};
 use crate::supervise::bot_spec::BotSpec;
 
 /// Default of `--read-grace-ms`: the longest wait for a bot to read its turn that is not
@@ -106,6 +107,44 @@ pub struct RunConfig {
     pub report_every: u64,
     /// `--recover`.
     pub recover: bool,
+}
+
+impl RunConfig {
+    /// The schedule's input for a run of `bots` under `run`: how they meet (`format`) and
+    /// `games_per_pairing` are the competition's, the rest (seed, book, own setups, bots that
+    /// are the same program) the run's.
+    pub fn schedule_event(
+        &self,
+        bots: &[Entrant],
+        format: Format,
+        games_per_pairing: u32,
+        book_len: Option<u32>,
+    ) -> Event {
+        let run = self;
+        Event {
+            bots: bots.len(),
+            format,
+            games_per_pairing,
+            seed: run.settings.match_seed,
+            book_len,
+            own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
+            same_program: same_program(bots),
+            book_order: run.book_order,
+            book_start: run.book_start,
+        }
+    }
+}
+
+/// The pairs of `bots` (by id) that are the same program with the same arguments,
+/// directory and environment: [`Event::same_program`].
+pub fn same_program(bots: &[Entrant]) -> Vec<(BotId, BotId)> {
+    (0..bots.len())
+        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let (x, y) = (&bots[a].spec, &bots[b].spec);
+            x.command == y.command && x.dir == y.dir && x.env == y.env
+        })
+        .collect()
 }
 
 /// What a validated event command runs.

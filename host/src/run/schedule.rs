@@ -12,9 +12,6 @@
 use stratego_protocol::Rng;
 use stratego_rules::ByColor;
 
-use crate::run::executor::Entrant;
-use crate::run::plan::RunConfig;
-
 /// A bot's index in the event's bot list.
 pub type BotId = usize;
 
@@ -74,43 +71,6 @@ pub struct Event {
     /// (`--setups-start N` is 1-based).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub book_start: u32,
-}
-
-impl Event {
-    /// The schedule's input for a run of `bots` under `run`: how they meet (`format`) and
-    /// `games_per_pairing` are the competition's, the rest (seed, book, own setups, bots that
-    /// are the same program) the run's.
-    pub fn new(
-        bots: &[Entrant],
-        run: &RunConfig,
-        format: Format,
-        games_per_pairing: u32,
-        book_len: Option<u32>,
-    ) -> Event {
-        Event {
-            bots: bots.len(),
-            format,
-            games_per_pairing,
-            seed: run.settings.match_seed,
-            book_len,
-            own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
-            same_program: same_program(bots),
-            book_order: run.book_order,
-            book_start: run.book_start,
-        }
-    }
-}
-
-/// The pairs of `bots` (by id) that are the same program with the same arguments,
-/// directory and environment: [`Event::same_program`].
-pub fn same_program(bots: &[Entrant]) -> Vec<(BotId, BotId)> {
-    (0..bots.len())
-        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
-        .filter(|&(a, b)| {
-            let (x, y) = (&bots[a].spec, &bots[b].spec);
-            x.command == y.command && x.dir == y.dir && x.env == y.env
-        })
-        .collect()
 }
 
 /// How the pairs of an event take their entries from a setup book.

@@ -19,7 +19,7 @@
 //!
 //! A watchdog also takes the **checkpoints** of the single-threaded bots that share its CPU
 //! with their game's thread on a virtual machine ([`StallWatch::checkpoints`]): while such a
-//! bot thinks, it ticks every [`crate::supervise::stopwatch::CHECKPOINT_EVERY`] (4 ms) if nothing else
+//! bot thinks, it ticks every [`CHECKPOINT_EVERY`] (4 ms) if nothing else
 //! wants it, and at each tick reads the bot's CPU clock, to find the run time the kernel
 //! counted for the bot while a paused virtual CPU kept the watchdog from running.
 //!
@@ -36,6 +36,22 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+/// How often the watchdog of the CPU that a thinking bot shares with its game's thread
+/// wakes to see whether the machine took that CPU without the kernel counting it (see
+/// [`StallWatch::checkpoints`]).
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(4);
+
+/// Run beyond what the bot could have run, at a checkpoint, below which nothing is
+/// credited (the watchdog's own wake-up takes some microseconds).
+pub(crate) const PHANTOM_MIN: Duration = Duration::from_micros(300);
+
+/// At a checkpoint: of the bot's run since the last one (`ran`), what was not its own, when
+/// it could have run only `could` (the time from the last checkpoint to this one's due
+/// time; see [`StallWatch::checkpoints`]): nothing below [`PHANTOM_MIN`].
+pub(crate) fn run_not_its_own(ran: Duration, could: Duration) -> Duration {
+    Some(ran.saturating_sub(could)).filter(|&b| b >= PHANTOM_MIN).unwrap_or_default()
+}
 
 /// How often a watchdog wakes.
 const TICK: Duration = Duration::from_millis(1);
@@ -64,7 +80,7 @@ struct CpuWatch {
     subjects: Mutex<Vec<Arc<Subject>>>,
     subject_count: AtomicU32,
     /// The watchdog's period now, in ns: [`TICK`] while some [`Demand`] wants its CPU (or
-    /// the watch is not paused), [`crate::supervise::stopwatch::CHECKPOINT_EVERY`] when only checkpoints do.
+    /// the watch is not paused), [`CHECKPOINT_EVERY`] when only checkpoints do.
     period: AtomicU64,
 }
 
@@ -238,7 +254,7 @@ impl StallWatch {
                 me.last_tick.fetch_max(self.ns(next), Ordering::AcqRel);
             }
             let period = if self.paused.load(Ordering::Acquire) && me.demand.load(Ordering::Acquire) == 0 {
-                crate::supervise::stopwatch::CHECKPOINT_EVERY
+                CHECKPOINT_EVERY
             } else {
                 TICK
             };
@@ -290,8 +306,8 @@ impl StallWatch {
             let Some(cpu) = crate::supervise::os::process_cpu_time(s.pid) else { continue };
             let ran = cpu.saturating_sub(last.1);
             let could = Duration::from_nanos(due - last.0);
-            let beyond = crate::supervise::stopwatch::run_not_its_own(ran, could);
-            if !ran.is_zero() && ran + crate::supervise::stopwatch::PHANTOM_MIN >= could {
+            let beyond = run_not_its_own(ran, could);
+            if !ran.is_zero() && ran + PHANTOM_MIN >= could {
                 s.preempted.fetch_add(1, Ordering::AcqRel);
             }
             if !beyond.is_zero() {
@@ -384,7 +400,7 @@ impl StallWatch {
 
     /// Has the watchdog of `cpu` take checkpoints of bot `pid` (see [`StallWatch::checkpoint`])
     /// from `opened` (when its CPU time was `cpu_then`) until the returned claim is dropped,
-    /// ticking every [`crate::supervise::stopwatch::CHECKPOINT_EVERY`] (or every [`TICK`] while it is wanted
+    /// ticking every [`CHECKPOINT_EVERY`] (or every [`TICK`] while it is wanted
     /// anyway). `None` when `cpu` has no watchdog.
     pub fn checkpoints(
         self: &Arc<Self>,
@@ -489,7 +505,22 @@ pub fn covered(spans: &mut [Interval], from: u64, to: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::covered;
+    use std::time::Duration;
+
+    use super::{PHANTOM_MIN, covered, run_not_its_own};
+
+    #[test]
+    fn a_checkpoint_credits_only_run_beyond_what_the_bot_could_have_run() {
+        let ms = Duration::from_millis;
+        let us = Duration::from_micros;
+        // A bot that ran all the 3 ms it could, and a little into the game thread's wake-up.
+        assert_eq!(run_not_its_own(ms(3) + us(60), ms(3)), Duration::ZERO);
+        // One that slept or waited part of the time.
+        assert_eq!(run_not_its_own(ms(1), ms(3)), Duration::ZERO);
+        // A 6 ms pause counted as its run while the game's thread was due: 6 ms not its own.
+        assert_eq!(run_not_its_own(ms(9), ms(3)), ms(6));
+        assert_eq!(run_not_its_own(ms(3) + PHANTOM_MIN, ms(3)), PHANTOM_MIN);
+    }
 
     #[test]
     fn overlapping_stalls_count_once_and_only_inside_the_window() {

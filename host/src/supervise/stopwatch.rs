@@ -430,22 +430,6 @@ pub fn credit_cap(limit: Duration) -> Duration {
     limit.max(CREDIT_CAP_FLOOR)
 }
 
-/// How often the watchdog of the CPU that a thinking bot shares with its game's thread
-/// wakes to see whether the machine took that CPU without the kernel counting it (see
-/// [`StallWatch::checkpoints`]).
-pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(4);
-
-/// Run beyond what the bot could have run, at a checkpoint, below which nothing is
-/// credited (the watchdog's own wake-up takes some microseconds).
-pub(crate) const PHANTOM_MIN: Duration = Duration::from_micros(300);
-
-/// At a checkpoint: of the bot's run since the last one (`ran`), what was not its own, when
-/// it could have run only `could` (the time from the last checkpoint to this one's due
-/// time; see [`StallWatch::checkpoints`]): nothing below [`PHANTOM_MIN`].
-pub(crate) fn run_not_its_own(ran: Duration, could: Duration) -> Duration {
-    Some(ran.saturating_sub(could)).filter(|&b| b >= PHANTOM_MIN).unwrap_or_default()
-}
-
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
 /// waiting for its CPU (its account shows a wait only once the wait is over).
 pub const PROBE: Duration = Duration::from_micros(500);
@@ -951,19 +935,6 @@ impl Stopwatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_checkpoint_credits_only_run_beyond_what_the_bot_could_have_run() {
-        let ms = Duration::from_millis;
-        let us = Duration::from_micros;
-        // A bot that ran all the 3 ms it could, and a little into the game thread's wake-up.
-        assert_eq!(run_not_its_own(ms(3) + us(60), ms(3)), Duration::ZERO);
-        // One that slept or waited part of the time.
-        assert_eq!(run_not_its_own(ms(1), ms(3)), Duration::ZERO);
-        // A 6 ms pause counted as its run while the game's thread was due: 6 ms not its own.
-        assert_eq!(run_not_its_own(ms(9), ms(3)), ms(6));
-        assert_eq!(run_not_its_own(ms(3) + PHANTOM_MIN, ms(3)), PHANTOM_MIN);
-    }
 
     #[test]
     fn a_later_look_takes_back_time_an_earlier_one_counted_as_neither_run_nor_waited() {
