@@ -1,5 +1,6 @@
-//! Competitions and what they show: the tournament table, the SPRT, the match report, the
-//! sinks that turn played games into them, the live watch, the replay board and the HTML pages.
+//! Competitions and what they show: what tells match, tournament and SPRT apart
+//! ([`competition`]), the tournament table, the SPRT, the match report, the sinks that turn
+//! played games into them, the live watch, the replay board and the HTML pages.
 
 pub mod competition;
 pub mod replay;
