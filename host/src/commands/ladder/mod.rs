@@ -24,7 +24,6 @@
 //! the program's new version if the program file changed, and puts a retired bot back on
 //! the ladder. A name is never given to another command, retired or not: its games stay
 //! attached to it; add the new program under a new name (`alpha-v2`) and retire the old.
-
 //!
 //! The command is in four parts: [`crate::cli::ladder`] validates the flags into a
 //! [`LadderPlan`], [`store`] is the SQLite file, [`table`] shows what it holds, and [`play`]
