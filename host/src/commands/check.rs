@@ -106,11 +106,7 @@ pub fn run(plan: &CheckPlan) -> Outcome {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let results = runtime.block_on(run_check(plan, &supervisor));
     drop(runtime);
-    let stdout = if plan.json {
-        serde_json::to_string_pretty(&results).expect("results serialise") + "\n"
-    } else {
-        render(&plan.bot, &results)
-    };
+    let stdout = if plan.json { crate::compete::report::json(&results) } else { render(&plan.bot, &results) };
     supervisor.kill_all();
     let failed = results.iter().any(|r| r.status != Status::Pass);
     Outcome { stdout, code: if failed { crate::exit::CHECK_FAILED } else { crate::exit::OK } }

@@ -676,11 +676,7 @@ fn unique(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
 /// A usage problem (exit 2), its message after `convert: `.
 pub fn run(args: ConvertArgs) -> Result<Outcome, ConfigError> {
     let summary = convert(&args).map_err(|e| ConfigError { message: format!("convert: {e}"), code: exit::USAGE })?;
-    let stdout = if args.json {
-        serde_json::to_string_pretty(&summary).expect("a summary serialises") + "\n"
-    } else {
-        summary.render()
-    };
+    let stdout = if args.json { crate::compete::report::json(&summary) } else { summary.render() };
     Ok(Outcome { stdout, code: if summary.errors > 0 { exit::FAILURE } else { exit::OK } })
 }
 

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use crate::commands::play::Outcome;
+use crate::commands::Outcome;
 use crate::compete::competition::{self, Header};
 use crate::compete::style::Style;
 use crate::run::events::{Event, RunEnd, Sink};
 use crate::run::manifest;
-use crate::run::plan::ConfigError;
+use crate::run::plan::{ConfigError, usage};
 
 /// `merge` options.
 #[derive(Args, Debug)]
@@ -41,10 +41,6 @@ pub struct MergeArgs {
     /// then missing from the report, and named as such).
     #[arg(long)]
     pub skip_bad_lines: bool,
-}
-
-fn usage(message: String) -> ConfigError {
-    ConfigError { message, code: crate::exit::USAGE }
 }
 
 /// Merges the directories into one report. Exit code 0 when every planned game is there

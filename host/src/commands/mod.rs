@@ -9,4 +9,12 @@ pub mod merge;
 pub mod play;
 pub mod replay;
 
-pub use play::Outcome;
+/// What a subcommand prints on stdout, and its exit code: every subcommand returns
+/// `Result<Outcome, ConfigError>`, and `main.rs` turns it into output and an exit code.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The report (a table, or JSON with `--json`); may be empty.
+    pub stdout: String,
+    /// The process's exit code.
+    pub code: i32,
+}

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
 use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupWatch, game_line};
 use crate::compete::style::Style;
@@ -15,18 +16,9 @@ use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::{BookLookup, Entrant, Executor};
 use crate::run::manifest;
-use crate::run::plan::{EventPlan, RunConfig};
+use crate::run::plan::{EventPlan, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
 use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
-
-/// What a finished run prints on stdout, and its exit code.
-#[derive(Debug)]
-pub struct Outcome {
-    /// The summary (a table, or JSON with `--json`).
-    pub stdout: String,
-    /// The process's exit code.
-    pub code: i32,
-}
 
 /// The report sink, shared with the progress line and the interim reports (which read it).
 struct Shared(Rc<RefCell<Box<dyn ReportSink>>>);
@@ -43,10 +35,6 @@ impl Sink for Shared {
 /// `shard 2/3`, or `the whole plan`.
 fn describe_shard(shard: Option<manifest::Shard>) -> String {
     shard.map_or_else(|| "the whole plan".to_owned(), |s| format!("shard {}/{}", s.index, s.count))
-}
-
-fn usage(message: String) -> crate::run::plan::ConfigError {
-    crate::run::plan::ConfigError { message, code: crate::exit::USAGE }
 }
 
 /// Runs the event to its end (or interruption) and returns what to print. With `--out DIR`

@@ -10,7 +10,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::compete::report::Summary;
+use crate::compete::report::{Summary, json};
 use crate::compete::sinks::MatchSummary;
 use crate::compete::sprt::{PairSource, SprtSink};
 use crate::compete::style::Style;
@@ -397,8 +397,4 @@ fn event_json<T: serde::Serialize>(event: Option<&str>, value: &T) -> String {
         }
     }
     json(&object)
-}
-
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
 }

@@ -210,6 +210,11 @@ impl Summary {
     }
 }
 
+/// A report as JSON for stdout: pretty-printed, with a final newline (every `--json`).
+pub fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

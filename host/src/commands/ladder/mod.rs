@@ -35,9 +35,8 @@ pub mod table;
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::commands::play::Outcome;
+use crate::commands::Outcome;
+use crate::compete::report::json;
 use crate::run::plan::{ConfigError, RunConfig, usage};
 
 use store::Ladder;
@@ -204,8 +203,4 @@ fn run_dir_refused(out: &Path) -> Result<(), ConfigError> {
         ))),
         None => Ok(()),
     }
-}
-
-fn json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).expect("ladder reports serialise") + "\n"
 }

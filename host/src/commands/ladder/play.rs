@@ -10,8 +10,9 @@ use stratego_rules::ByColor;
 
 use super::store::{Ladder, LadderBot};
 use super::table::LadderTable;
-use super::{db_error, failure, json};
-use crate::commands::play::Outcome;
+use super::{db_error, failure};
+use crate::commands::Outcome;
+use crate::compete::report::json;
 use crate::compete::sinks::{Progress, RecordsSink, StartupWatch, game_line};
 use crate::run::events::{Event, Failure, Flow, Sink};
 use crate::run::executor::{BookLookup, Entrant, Executor};
