@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupWatch, game_line};
+use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, game_line};
 use crate::compete::style::Style;
 use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
@@ -103,7 +103,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
             plan.bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
         let planned = competition.games(&event).len() as u64;
         let rules = run.settings.rules.spec().clone();
-        Some(crate::compete::watch::Watch::open(rules, bots, Some(planned)).map_err(usage)?)
+        Some(crate::compete::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
     } else {
         None
     };
@@ -251,7 +251,7 @@ pub struct Extras {
     /// Games of the same plan an earlier run finished: counted first, not played again.
     pub history: Vec<crate::record::GameRecord>,
     /// The live board (`--watch`).
-    pub watch: Option<crate::compete::watch::Watch>,
+    pub watch: Option<crate::compete::live_board::LiveBoard>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -263,7 +263,7 @@ pub async fn play(
     run: &RunConfig,
     bots: &[Entrant],
     competition: &dyn Competition,
-    event: schedule::Event,
+    event: schedule::EventSpec,
     book: Option<Arc<crate::game::setup_book::SetupBook>>,
     extras: Extras,
     supervisor: Supervisor,
@@ -295,7 +295,7 @@ pub async fn play(
     };
     let records_path = records.as_ref().map(|r| r.path().to_owned());
     let style = Style::stdout();
-    let mut startup = StartupWatch::default();
+    let mut startup = StartupGuard::default();
     startup.recover = run.recover;
     let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
     let source = competition.source(&event, todo, &past);

@@ -42,12 +42,12 @@ pub trait Competition {
 
     /// Every game of its plan for `event`, in schedule order (open-ended: every game it may
     /// play).
-    fn games(&self, event: &schedule::Event) -> Vec<GameSpec>;
+    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec>;
 
     /// Where the executor takes the games to play from: `todo` are the games of
     /// [`Competition::games`] (in this shard) not finished in `past`; an open-ended
     /// competition makes them as it goes instead.
-    fn source(&self, event: &schedule::Event, todo: VecDeque<GameSpec>, past: &[Event]) -> Games;
+    fn source(&self, event: &schedule::EventSpec, todo: VecDeque<GameSpec>, past: &[Event]) -> Games;
 
     /// The report its games fill, with nothing in it yet.
     fn report_sink(&self, header: &Header) -> Box<dyn ReportSink>;
@@ -172,11 +172,11 @@ impl Competition for MatchKind {
         None
     }
 
-    fn games(&self, event: &schedule::Event) -> Vec<GameSpec> {
+    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
         schedule::plan(event)
     }
 
-    fn source(&self, _event: &schedule::Event, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
+    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
         Games::List(todo)
     }
 
@@ -262,11 +262,11 @@ impl Competition for TournamentKind {
         None
     }
 
-    fn games(&self, event: &schedule::Event) -> Vec<GameSpec> {
+    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
         schedule::plan(event)
     }
 
-    fn source(&self, _event: &schedule::Event, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
+    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
         Games::List(todo)
     }
 
@@ -335,11 +335,11 @@ impl Competition for SprtKind {
         Some("an SPRT decides as it goes")
     }
 
-    fn games(&self, event: &schedule::Event) -> Vec<GameSpec> {
+    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
         (0..self.max_games / 2).flat_map(|p| schedule::pair_games(event, p, 0, 1)).collect()
     }
 
-    fn source(&self, event: &schedule::Event, _todo: VecDeque<GameSpec>, past: &[Event]) -> Games {
+    fn source(&self, event: &schedule::EventSpec, _todo: VecDeque<GameSpec>, past: &[Event]) -> Games {
         let finished: HashSet<String> = past
             .iter()
             .filter_map(|e| match e {

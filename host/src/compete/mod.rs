@@ -1,8 +1,9 @@
 //! Competitions and what they show: what tells match, tournament and SPRT apart
 //! ([`competition`]), the tournament table, the SPRT, the match report, the sinks that turn
-//! played games into them, the live watch, the replay board and the HTML pages.
+//! played games into them, the live board of `--watch`, the replay board and the HTML pages.
 
 pub mod competition;
+pub mod live_board;
 pub mod replay;
 pub mod report;
 pub mod sinks;
@@ -10,4 +11,3 @@ pub mod sprt;
 pub mod style;
 pub mod tournament;
 pub mod viewer;
-pub mod watch;

@@ -286,7 +286,7 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
 /// a run's sinks: that game is not a game, and is neither saved nor counted (a resumed
 /// run plays it). The executor's pre-flight catches most such bots before any game.
 #[derive(Default)]
-pub struct StartupWatch {
+pub struct StartupGuard {
     /// Bots (by id) that have said `ready` at least once.
     ready: std::collections::HashSet<usize>,
     /// `--recover`: such a game is a lost game like any other (its record says why), and
@@ -294,7 +294,7 @@ pub struct StartupWatch {
     pub recover: bool,
 }
 
-impl Sink for StartupWatch {
+impl Sink for StartupGuard {
     fn on_event(&mut self, event: &Event) -> Flow {
         let Event::GameFinished { spec, record } = event else { return Flow::Continue };
         for color in [Color::Red, Color::Blue] {

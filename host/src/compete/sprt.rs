@@ -17,7 +17,7 @@ use stratego_stats::{Hypothesis, Pentanomial, Sprt};
 
 /// Pairs of NEW and BASE, one after another, up to `max_games`.
 pub struct PairSource {
-    event: schedule::Event,
+    event: schedule::EventSpec,
     next_index: u32,
     max_games: u32,
     pending: VecDeque<GameSpec>,
@@ -27,7 +27,7 @@ pub struct PairSource {
 
 impl PairSource {
     /// Pairs for `event` (two bots) up to `max_games` games.
-    pub fn new(event: schedule::Event, max_games: u32) -> PairSource {
+    pub fn new(event: schedule::EventSpec, max_games: u32) -> PairSource {
         PairSource { event, next_index: 0, max_games, pending: VecDeque::new(), skip: HashSet::new() }
     }
 
@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn the_pair_source_makes_colour_swapped_pairs_up_to_the_limit() {
-        let event = schedule::Event {
+        let event = schedule::EventSpec {
             bots: 2,
             format: schedule::Format::RoundRobin,
             games_per_pairing: 2,
@@ -268,7 +268,7 @@ mod tests {
     fn the_sink_counts_pairs_and_stops_when_h1_is_accepted() {
         let sprt = Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
         let mut sink = SprtSink::new(sprt, "new".into(), "base".into(), None);
-        let event = schedule::Event {
+        let event = schedule::EventSpec {
             bots: 2,
             format: schedule::Format::RoundRobin,
             games_per_pairing: 2,

@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn the_tables_add_up_and_rank_by_rating() {
         // Three bots; bot 2 wins everything, bot 0 beats bot 1 once and draws once.
-        let event = schedule::Event {
+        let event = schedule::EventSpec {
             bots: 3,
             format: Format::RoundRobin,
             games_per_pairing: 2,

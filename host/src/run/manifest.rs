@@ -23,7 +23,7 @@ pub struct Plan {
     /// `match`, `tournament` or `sprt`.
     pub command: String,
     /// The schedule's input (bots, format, games per pairing, seed, book size).
-    pub event: schedule::Event,
+    pub event: schedule::EventSpec,
     /// The rules.
     pub rules: RulesetSpec,
     /// Each bot's name, command and clocks, by id.
@@ -121,7 +121,7 @@ impl Plan {
     pub fn new(
         command: &str,
         sprt: Option<(stratego_stats::Sprt, u32)>,
-        event: &schedule::Event,
+        event: &schedule::EventSpec,
         settings: &GameSettings,
         bots: &[Entrant],
         book: Option<&SetupBook>,

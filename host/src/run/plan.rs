@@ -10,7 +10,7 @@ use stratego_rules::Ruleset;
 
 use crate::run::executor::Entrant;
 use crate::run::referee::GameSettings;
-use crate::run::schedule::{BotId, Event, Format};
+use crate::run::schedule::{BotId, EventSpec, Format};
 use crate::supervise::bot_spec::BotSpec;
 
 /// Default of `--read-grace-ms`: the longest wait for a bot to read its turn that is not
@@ -119,9 +119,9 @@ impl RunConfig {
         format: Format,
         games_per_pairing: u32,
         book_len: Option<u32>,
-    ) -> Event {
+    ) -> EventSpec {
         let run = self;
-        Event {
+        EventSpec {
             bots: bots.len(),
             format,
             games_per_pairing,
@@ -136,7 +136,7 @@ impl RunConfig {
 }
 
 /// The pairs of `bots` (by id) that are the same program with the same arguments,
-/// directory and environment: [`Event::same_program`].
+/// directory and environment: [`EventSpec::same_program`].
 pub fn same_program(bots: &[Entrant]) -> Vec<(BotId, BotId)> {
     (0..bots.len())
         .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))

@@ -47,7 +47,7 @@ pub enum Format {
 
 /// What a schedule is made from.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Event {
+pub struct EventSpec {
     /// Number of bots.
     pub bots: usize,
     /// How they meet.
@@ -109,7 +109,7 @@ pub fn pairings(bots: usize, format: &Format) -> Vec<(BotId, BotId)> {
 }
 
 /// The whole schedule of an event.
-pub fn plan(event: &Event) -> Vec<GameSpec> {
+pub fn plan(event: &EventSpec) -> Vec<GameSpec> {
     let pairings = pairings(event.bots, &event.format);
     let pairs_per_pairing = event.games_per_pairing.div_ceil(2);
     let mut games = Vec::new();
@@ -129,7 +129,7 @@ pub fn plan(event: &Event) -> Vec<GameSpec> {
 /// The two games of pair number `pair` between `a` (Red first) and `b`, numbered
 /// `2 * pair` and `2 * pair + 1` (an open-ended schedule such as `sprt` makes them one
 /// pair at a time).
-pub fn pair_games(event: &Event, pair: u32, a: BotId, b: BotId) -> [GameSpec; 2] {
+pub fn pair_games(event: &EventSpec, pair: u32, a: BotId, b: BotId) -> [GameSpec; 2] {
     let pair_seed = Rng::derive(event.seed, u64::from(pair));
     let same = event.same_program.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a));
     let setups: ByColor<Option<u32>> = match event.book_len.filter(|&n| n > 0) {
@@ -179,8 +179,8 @@ mod tests {
 
     use super::*;
 
-    fn event(bots: usize, format: Format, games: u32) -> Event {
-        Event {
+    fn event(bots: usize, format: Format, games: u32) -> EventSpec {
+        EventSpec {
             bots,
             format,
             games_per_pairing: games,
@@ -226,7 +226,7 @@ mod tests {
     fn the_schedule_is_a_pure_function_of_the_event() {
         let e = event(5, Format::RoundRobin, 2);
         assert_eq!(plan(&e), plan(&e));
-        let other = Event { seed: 8, ..e.clone() };
+        let other = EventSpec { seed: 8, ..e.clone() };
         assert_ne!(plan(&e)[0].seed, plan(&other)[0].seed);
         assert_ne!(plan(&e)[0].game_id, plan(&other)[0].game_id);
     }

@@ -13,7 +13,7 @@ use super::table::LadderTable;
 use super::{db_error, failure};
 use crate::commands::Outcome;
 use crate::compete::report::json;
-use crate::compete::sinks::{Progress, RecordsSink, StartupWatch, game_line};
+use crate::compete::sinks::{Progress, RecordsSink, StartupGuard, game_line};
 use crate::run::events::{Event, Failure, Flow, Sink};
 use crate::run::executor::{BookLookup, Entrant, Executor};
 use crate::run::plan::{ConfigError, RunConfig, usage};
@@ -144,7 +144,7 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
     let (end, saved) = runtime.block_on(async {
         let cancel = supervisor.cancel_on_signals();
         let mut records = records;
-        let mut startup = StartupWatch::default();
+        let mut startup = StartupGuard::default();
         let mut sink = LadderSink { ladder: &mut ladder, ids, versions, saved: 0 };
         let mut progress = Progress::new(run.live, Some(planned), |_| None, game_line);
         let end = {
@@ -223,7 +223,7 @@ fn ladder_schedule(bots: &[Entrant], pairs: &[(usize, usize)], seed: u64, book_l
             x.command == y.command && x.dir == y.dir && x.env == y.env
         })
         .collect();
-    let event = schedule::Event {
+    let event = schedule::EventSpec {
         bots: bots.len(),
         format: schedule::Format::RoundRobin,
         games_per_pairing: 2,

@@ -1,6 +1,6 @@
 //! `--watch`: one running game drawn live on the terminal as it is played.
 //!
-//! [`Watch`] is a sink that asks the executor for plies ([`Sink::wants_plies`]: without
+//! [`LiveBoard`] is a sink that asks the executor for plies ([`Sink::wants_plies`]: without
 //! `--watch` no sink does, and plies cost nothing). It keeps the setups and plies of every
 //! running game and draws one of them with [`Replay::frame`] (the same board as `replay`)
 //! on stderr, or on `/dev/tty` when stderr is not a terminal; stdout stays the summary.
@@ -31,7 +31,7 @@ pub const HOLD: Duration = Duration::from_millis(1500);
 const RECENT: usize = 4;
 
 /// A bot as the watch names it: name, command, time control.
-pub type WatchBot = (String, Vec<String>, stratego_protocol::TimeControl);
+pub type LiveBoardBot = (String, Vec<String>, stratego_protocol::TimeControl);
 
 struct Running {
     spec: GameSpec,
@@ -40,11 +40,11 @@ struct Running {
 }
 
 /// The live view (see the module documentation).
-pub struct Watch {
+pub struct LiveBoard {
     out: Box<dyn Write>,
     colour: bool,
     rules: RulesetSpec,
-    bots: Vec<WatchBot>,
+    bots: Vec<LiveBoardBot>,
     planned: Option<u64>,
     running: Vec<Running>,
     watched: Option<String>,
@@ -56,13 +56,13 @@ pub struct Watch {
     failed: bool,
 }
 
-impl Watch {
+impl LiveBoard {
     /// A watch of a run under `rules` with `bots` (by id) and `planned` games, drawing on
     /// stderr when it is a terminal, else on `/dev/tty`.
     ///
     /// # Errors
     /// Neither is a terminal.
-    pub fn open(rules: RulesetSpec, bots: Vec<WatchBot>, planned: Option<u64>) -> Result<Watch, String> {
+    pub fn open(rules: RulesetSpec, bots: Vec<LiveBoardBot>, planned: Option<u64>) -> Result<LiveBoard, String> {
         let out: Box<dyn Write> = if std::io::stderr().is_terminal() {
             Box::new(std::io::stderr())
         } else {
@@ -72,7 +72,7 @@ impl Watch {
             }
         };
         let colour = crate::compete::replay::colour_wanted(true, std::env::var_os("NO_COLOR"));
-        Ok(Watch::to_writer(out, colour, rules, bots, planned))
+        Ok(LiveBoard::to_writer(out, colour, rules, bots, planned))
     }
 
     /// A watch drawing on `out` (tests).
@@ -80,10 +80,10 @@ impl Watch {
         out: Box<dyn Write>,
         colour: bool,
         rules: RulesetSpec,
-        bots: Vec<WatchBot>,
+        bots: Vec<LiveBoardBot>,
         planned: Option<u64>,
-    ) -> Watch {
-        Watch {
+    ) -> LiveBoard {
+        LiveBoard {
             out,
             colour,
             rules,
@@ -191,7 +191,7 @@ impl Watch {
     }
 }
 
-impl Sink for Watch {
+impl Sink for LiveBoard {
     fn wants_plies(&self) -> bool {
         true
     }
@@ -263,7 +263,7 @@ impl Sink for Watch {
     }
 }
 
-impl Drop for Watch {
+impl Drop for LiveBoard {
     fn drop(&mut self) {
         if self.last_draw.is_some() {
             let _ = self.out.write_all(b"\x1b[?25h").and_then(|()| self.out.flush());
