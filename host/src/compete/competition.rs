@@ -33,21 +33,29 @@ pub trait Competition {
     fn pairing(&self) -> (schedule::Format, u32);
 
     /// For `sprt`: the test and its game limit, as the manifest records them.
-    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)>;
+    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)> {
+        None
+    }
 
     /// For a competition that decides as it goes (`sprt`), why, in words (`an SPRT decides as
     /// it goes`): it cannot be sharded, and the games it did not reach are not missing.
     /// `None` for a fixed list of games.
-    fn open_ended(&self) -> Option<&'static str>;
+    fn open_ended(&self) -> Option<&'static str> {
+        None
+    }
 
     /// Every game of its plan for `event`, in schedule order (open-ended: every game it may
-    /// play).
-    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec>;
+    /// play). By default the schedule's plan.
+    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
+        schedule::plan(event)
+    }
 
     /// Where the executor takes the games to play from: `todo` are the games of
     /// [`Competition::games`] (in this shard) not finished in `past`; an open-ended
-    /// competition makes them as it goes instead.
-    fn source(&self, event: &schedule::EventSpec, todo: VecDeque<GameSpec>, past: &[Event]) -> Games;
+    /// competition makes them as it goes instead. By default, `todo` as a list.
+    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
+        Games::List(todo)
+    }
 
     /// The report its games fill, with nothing in it yet.
     fn report_sink(&self, header: &Header) -> Box<dyn ReportSink>;
@@ -164,22 +172,6 @@ impl Competition for MatchKind {
         (schedule::Format::RoundRobin, self.games)
     }
 
-    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)> {
-        None
-    }
-
-    fn open_ended(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
-        schedule::plan(event)
-    }
-
-    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
-        Games::List(todo)
-    }
-
     fn report_sink(&self, header: &Header) -> Box<dyn ReportSink> {
         let mut s = MatchSummary::new(Summary {
             planned: header.planned,
@@ -252,22 +244,6 @@ impl Competition for TournamentKind {
 
     fn pairing(&self) -> (schedule::Format, u32) {
         (self.format.clone(), self.games_per_pairing)
-    }
-
-    fn sprt(&self) -> Option<(stratego_stats::Sprt, u32)> {
-        None
-    }
-
-    fn open_ended(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
-        schedule::plan(event)
-    }
-
-    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
-        Games::List(todo)
     }
 
     fn report_sink(&self, header: &Header) -> Box<dyn ReportSink> {
