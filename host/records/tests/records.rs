@@ -328,3 +328,51 @@ fn a_file_that_cannot_be_read_is_an_io_error() {
     assert!(matches!(e, ReadError::Io { .. }) && e.position().is_none(), "{e}");
     assert!(e.to_string().starts_with(&tmp.join(COMPACT_FILE).display().to_string()), "{e}");
 }
+
+/// Set in the child process of the test below: the file to append to until a write fails.
+const APPEND_TO: &str = "STRATEGO_RECORDS_TEST_APPEND_TO";
+
+#[test]
+fn a_write_that_fails_part_of_the_way_is_cut_off() {
+    let record = real_records().swap_remove(1);
+    if let Ok(path) = std::env::var(APPEND_TO) {
+        // The child: appends under a file size limit until a write fails.
+        let path = PathBuf::from(path);
+        let writer = RecordWriter::open(&path, Form::of_file(&path).unwrap()).unwrap();
+        let mut appended = 0;
+        let error = loop {
+            match writer.append(&record) {
+                Ok(()) => appended += 1,
+                Err(e) => break e,
+            }
+        };
+        println!("appended {appended}: {error}");
+        return;
+    }
+    // Runs this test again in a child under `ulimit -f` (writes past it fail with EFBIG,
+    // SIGXFSZ ignored: as on a full disk).
+    let tmp = TempDir::new("disk-full");
+    let exe = std::env::current_exe().unwrap();
+    for name in [PLAIN_FILE, COMPACT_FILE] {
+        let path = tmp.join(name);
+        let script = "ulimit -f 64; trap '' XFSZ; exec \"$0\" --exact a_write_that_fails_part_of_the_way_is_cut_off --nocapture --test-threads 1";
+        let out = std::process::Command::new("bash")
+            .args(["-c", script, exe.to_str().unwrap()])
+            .env(APPEND_TO, &path)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        let line =
+            stdout.lines().find_map(|l| l.find("appended ").map(|i| &l[i..])).unwrap_or_else(|| panic!("{stdout}"));
+        let appended: usize = line["appended ".len()..].split(':').next().unwrap().parse().unwrap();
+        assert!(line.contains("too large"), "{line}");
+        // Whole records only: as many as were appended, and no torn tail.
+        let read = read_all(&path).unwrap();
+        assert_eq!((read.records.len(), read.torn), (appended, None), "{name}: {line}");
+        assert!(appended >= 1, "{name}: {line}");
+        let len = std::fs::metadata(&path).unwrap().len();
+        let one = Encoder::new(Form::of_file(&path).unwrap()).unwrap().encode(&record).unwrap().len() as u64;
+        assert_eq!(len, one * appended as u64, "{name}");
+    }
+}
