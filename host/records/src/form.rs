@@ -16,8 +16,8 @@ pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
 /// The zstd level of the compact form's frames, chosen by measurement on real games
 /// (BENCHMARKS.md, "Records at rest"): about 1 ms to encode a 1,000-ply game into
-/// 4.4-5.1 KB; level 19 makes it only 8-10 % smaller but takes about 60 ms a game, level
-/// 3 takes 0.2 ms and leaves it 14 % bigger (close to the 6 KB goal).
+/// 4.1-5.1 KB; level 19 makes it only 9-10 % smaller but takes 20-50 ms a game, level 3
+/// takes 0.1-0.2 ms and leaves it 12-20 % bigger (up to 5.8 KB, close to the 6 KB goal).
 pub const LEVEL: i32 = 9;
 
 /// The form of a records file.
