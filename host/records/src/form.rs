@@ -1,0 +1,149 @@
+//! The two forms, how a file's form is told, and the encoding of one record.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use stratego_protocol::record::GameRecord;
+
+/// The plain records file of an `--out` directory.
+pub const PLAIN_FILE: &str = "games.jsonl";
+
+/// The compact records file of an `--out` directory.
+pub const COMPACT_FILE: &str = "games.jsonl.zst";
+
+/// The first four bytes of every zstd frame (0xFD2FB528, little-endian).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The zstd level of the compact form's frames, chosen by measurement on real games
+/// (BENCHMARKS.md, "Records at rest"): about 1 ms to encode a 1,000-ply game into
+/// 4.1-5.1 KB; level 19 makes it only 9-10 % smaller but takes 20-50 ms a game, level 3
+/// takes 0.1-0.2 ms and leaves it 12-20 % bigger (up to 5.8 KB, close to the 6 KB goal).
+pub const LEVEL: i32 = 9;
+
+/// The form of a records file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// JSON Lines: one record a line.
+    Plain,
+    /// One zstd frame a record, each holding the record's plain line.
+    Compact,
+}
+
+impl Form {
+    /// The form of the file at `path`: compact when it starts with the zstd magic number,
+    /// else when its name ends in `.zst` (a file torn inside its first frame's magic), else
+    /// plain. A file that does not exist is told by its name.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn of_file(path: &Path) -> std::io::Result<Form> {
+        let mut head = [0u8; 4];
+        let mut got = 0;
+        match std::fs::File::open(path) {
+            Ok(mut f) => {
+                while got < head.len() {
+                    match f.read(&mut head[got..]) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Form::of_start(&head[..got], path))
+    }
+
+    /// The form told by a file's first bytes and its name (as [`Form::of_file`]).
+    pub fn of_start(start: &[u8], path: &Path) -> Form {
+        if start.starts_with(&ZSTD_MAGIC) || path.extension().is_some_and(|e| e == "zst") {
+            Form::Compact
+        } else {
+            Form::Plain
+        }
+    }
+
+    /// The records file of this form in an `--out` directory: [`PLAIN_FILE`] or
+    /// [`COMPACT_FILE`].
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Form::Plain => PLAIN_FILE,
+            Form::Compact => COMPACT_FILE,
+        }
+    }
+}
+
+/// The records file of the `--out` directory `dir`: `games.jsonl.zst` or `games.jsonl`,
+/// whichever exists (`None` when neither does).
+///
+/// # Errors
+/// Both exist: which one holds the run's games is not clear, so the caller should stop.
+pub fn records_file(dir: &Path) -> Result<Option<PathBuf>, String> {
+    let plain = dir.join(PLAIN_FILE);
+    let compact = dir.join(COMPACT_FILE);
+    match (plain.exists(), compact.exists()) {
+        (true, true) => Err(format!(
+            "{}: holds both {PLAIN_FILE} and {COMPACT_FILE}; keep one (zstd -dc {COMPACT_FILE} >> {PLAIN_FILE} makes one plain file)",
+            dir.display()
+        )),
+        (true, false) => Ok(Some(plain)),
+        (false, true) => Ok(Some(compact)),
+        (false, false) => Ok(None),
+    }
+}
+
+/// Encodes records in one form, reusing its zstd context from record to record.
+pub struct Encoder {
+    compressor: Option<zstd::bulk::Compressor<'static>>,
+}
+
+impl Encoder {
+    /// An encoder of `form`, at [`LEVEL`] for the compact form.
+    ///
+    /// # Errors
+    /// zstd could not make its context.
+    pub fn new(form: Form) -> std::io::Result<Encoder> {
+        Encoder::with_level(form, LEVEL)
+    }
+
+    /// An encoder of `form` at zstd level `level` (for measurements; records use [`LEVEL`]).
+    ///
+    /// # Errors
+    /// zstd could not make its context, or the level is out of range.
+    pub fn with_level(form: Form, level: i32) -> std::io::Result<Encoder> {
+        let compressor = match form {
+            Form::Plain => None,
+            Form::Compact => {
+                let mut c = zstd::bulk::Compressor::new(level)?;
+                // A checksum (4 bytes a frame) tells a damaged frame from a whole one.
+                c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
+                Some(c)
+            }
+        };
+        Ok(Encoder { compressor })
+    }
+
+    /// The bytes `record` takes in the file: its JSON line (with the newline), as it is
+    /// or as one zstd frame.
+    ///
+    /// # Errors
+    /// The record cannot be serialised, or zstd failed.
+    pub fn encode(&mut self, record: &GameRecord) -> std::io::Result<Vec<u8>> {
+        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.encode_line(&line)
+    }
+
+    /// The bytes a plain line (a record's JSON and its newline) takes in the file.
+    ///
+    /// # Errors
+    /// zstd failed.
+    pub fn encode_line(&mut self, line: &[u8]) -> std::io::Result<Vec<u8>> {
+        match &mut self.compressor {
+            None => Ok(line.to_vec()),
+            Some(c) => c.compress(line),
+        }
+    }
+}

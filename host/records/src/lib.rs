@@ -1,0 +1,26 @@
+//! Game records at rest, in two forms:
+//!
+//! - **plain**: `games.jsonl`, one JSON object per line (RECORDS.md);
+//! - **compact**: `games.jsonl.zst`, one zstd frame per record, each frame holding exactly
+//!   the record's plain line (its JSON and a newline). Frames concatenated make a valid
+//!   zstd file, so `zstd -dc games.jsonl.zst` prints the plain JSON Lines with no tool of
+//!   ours, and a frame per record keeps `kill -9` safety: a frame torn by a killed host is
+//!   detected and dropped like a torn line.
+//!
+//! [`RecordReader`] reads either form (told apart by the zstd magic number, else by the
+//! file name) and yields records one by one; a torn tail is dropped and reported by
+//! [`RecordReader::torn`], a bad line or frame in the middle is an error naming its
+//! position ([`ReadError::Bad`]), after which the reader goes on with the next one (for
+//! the read-only commands' `--skip-bad-lines`). [`RecordWriter`] appends one record per
+//! write, in either form.
+//!
+//! This crate uses serde_json and zstd only (no tokio, libc or clap).
+
+mod form;
+mod read;
+mod write;
+
+pub use form::{COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, records_file};
+pub use read::{Position, ReadError, RecordReader, Records, Torn, cut_torn_tail, read_all, read_all_skipping};
+pub use stratego_protocol::record::GameRecord;
+pub use write::RecordWriter;
