@@ -14,7 +14,7 @@
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
 //! [`exit`] (exit codes) and [`reason`] (why a game ended); the statistics are the
-//! `stratego-stats` crate.
+//! `stratego-stats` crate, the records files in both forms the `stratego-records` crate.
 //!
 //! One game's path: `cli` validates flags into a plan → `commands::play` builds the competition
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
