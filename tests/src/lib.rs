@@ -147,16 +147,27 @@ pub fn realtime_allowed() -> bool {
     .unwrap_or(false)
 }
 
+/// Says that `test` was skipped and why, as `skipped: TEST: REASON`, for a test that
+/// returns early because this machine or user cannot run it. Written to the process's
+/// standard error itself, past the test harness's capture of `eprintln!`, so that a plain
+/// `cargo test` shows it although the test passes: a skip is never silent.
+pub fn skip(test: &str, reason: &str) {
+    use std::io::Write;
+    let line = format!("skipped: {test}: {reason}\n");
+    // One write of the whole line, so that other tests' output does not split it.
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 /// For a timing test that needs real-time priorities ([`realtime_allowed`]): true when it
-/// may run; else prints `skipped: TEST …` with the reason and returns false (run the test
-/// with `--show-output`, as `.ci/timing.sh` does, to see it).
+/// may run; else says `skipped: TEST: …` with the reason ([`skip`]) and returns false.
 pub fn realtime_or_skip(test: &str) -> bool {
     if realtime_allowed() {
         return true;
     }
-    eprintln!(
-        "skipped: {test} needs real-time priorities (root or CAP_SYS_NICE), as the host's stall watchdogs do; \
-         this process may not use them"
+    skip(
+        test,
+        "needs real-time priorities (root or CAP_SYS_NICE), as the host's stall watchdogs do; \
+         this process may not use them",
     );
     false
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use stratego_tests::{TempDir, bin, host_bin, records};
+use stratego_tests::{TempDir, bin, host_bin, records, skip};
 
 /// Each attempt's outcomes (an attempt may be made more than once: `write`), from the
 /// hostile bot's stderr in the record: true when it managed.
@@ -315,37 +315,50 @@ fn sandbox_keys_without_the_sandbox_are_refused() {
 /// As an ordinary user (here `nobody` when the tests run as root): no cgroup to create, so
 /// the process limit is RLIMIT_NPROC in the sandbox's user namespace, and the memory limit
 /// an address-space rlimit; the start-up line says so.
+///
+/// Run as root, the host and the hostile bot are copies in the test's own directory (open
+/// to all), since `nobody` may not reach the build's: a clone inside a directory only root
+/// may enter (a `mktemp -d` folder, a home of mode 0700) holds `target/` there.
 #[test]
 fn as_an_ordinary_user_the_sandbox_works_with_rlimits() {
     use std::os::unix::fs::PermissionsExt;
-    if is_root() {
-        // The test's binaries must be reachable by `nobody` (not so in a clone inside a
-        // directory only root may enter, such as a `mktemp -d` folder).
-        let reach = Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", "test", "-x"])
-            .arg(host_bin())
-            .status();
-        if !reach.is_ok_and(|s| s.success()) {
-            eprintln!(
-                "skipped: uid 65534 cannot reach {} (a directory above it is closed to others)",
-                host_bin().display()
-            );
-            return;
-        }
-    }
+    const TEST: &str = "as_an_ordinary_user_the_sandbox_works_with_rlimits";
     let arena = Arena::new("sandbox-user");
     for d in [arena.tmp.0.clone(), arena.tmp.join("arena"), arena.tmp.join("outside")] {
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
-    let hostile = arena.hostile(500, 8 << 20, &[]);
-    let out_dir = arena.tmp.join("arena/results");
+    let mut hostile: Value = serde_json::from_str(&arena.hostile(500, 8 << 20, &[])).unwrap();
     let mut cmd = if is_root() {
+        let copies = arena.tmp.join("bin");
+        std::fs::create_dir(&copies).unwrap();
+        std::fs::set_permissions(&copies, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copy = |name: &str| {
+            let to = copies.join(name);
+            std::fs::copy(bin(name), &to).unwrap();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+            to
+        };
+        let host = copy("stratego-host");
+        hostile["command"] = json!([copy("hostile-bot")]);
+        // The temporary directory itself may be closed to others (TMPDIR inside a home of
+        // mode 0700): then nothing here is reachable by `nobody`, and the test says so.
+        let reach = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", "test", "-x"])
+            .arg(&host)
+            .status();
+        if !reach.is_ok_and(|s| s.success()) {
+            let why = format!("uid 65534 cannot run {} (a directory above it is closed to others)", host.display());
+            skip(TEST, &why);
+            return;
+        }
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(host_bin());
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(host);
         c
     } else {
         Command::new(host_bin())
     };
+    let hostile = hostile.to_string();
+    let out_dir = arena.tmp.join("arena/results");
     let out = cmd
         .current_dir(&arena.tmp.0)
         .args(["match", &hostile, "sample-bot --strategy random", "--games", "1", "--sandbox", "--bot-pids", "32"])
@@ -473,7 +486,19 @@ fn descriptors_the_host_inherited_never_reach_a_bot() {
     let lock = std::fs::File::open(&lockfile).unwrap();
     // SAFETY: flock on an open descriptor.
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
-    let (sfd, lfd) = (secret_file.as_raw_fd(), lock.as_raw_fd());
+    // Copies at 100 and up: were the lock's own number 8, the child's `dup2(secret, 8)`
+    // would close it before `dup2(lock, 9)` (so it was once, with other tests' files open in
+    // this process), and the bot started directly would get the secret twice, no lock.
+    let high = |fd: &std::fs::File| {
+        use std::os::fd::FromRawFd;
+        // SAFETY: fcntl duplicates an open descriptor; the copy is owned by the File made here.
+        let copy = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 100) };
+        assert!(copy >= 100, "F_DUPFD_CLOEXEC: {}", std::io::Error::last_os_error());
+        // SAFETY: `copy` is a fresh descriptor that nothing else owns.
+        unsafe { std::fs::File::from_raw_fd(copy) }
+    };
+    let (secret_high, lock_high) = (high(&secret_file), high(&lock));
+    let (sfd, lfd) = (secret_high.as_raw_fd(), lock_high.as_raw_fd());
     let inherit = move |cmd: &mut Command| {
         // SAFETY: dup2 only (async-signal-safe); 8 and 9 lose close-on-exec.
         unsafe {
@@ -638,11 +663,14 @@ fn a_sandboxed_bot_sees_only_its_own_files() {
 #[test]
 fn a_pinned_sandboxed_bot_cannot_undo_its_pin() {
     if stratego_host::supervise::os::allowed_cpus().map_or(1, |c| c.len()) < 2 {
-        eprintln!("skipped: one CPU here, a pin cannot be widened");
+        skip("a_pinned_sandboxed_bot_cannot_undo_its_pin", "one CPU here, a pin cannot be widened");
         return;
     }
     if !is_root() {
-        eprintln!("skipped: an ordinary user's host makes no cpuset cgroup (the start-up line says so)");
+        skip(
+            "a_pinned_sandboxed_bot_cannot_undo_its_pin",
+            "not root: an ordinary user's host makes no cpuset cgroup (the start-up line says so)",
+        );
         return;
     }
     let arena = Arena::new("sandbox-unpin");
@@ -663,7 +691,10 @@ fn a_pinned_sandboxed_bot_cannot_undo_its_pin() {
 #[ignore = "timing: compares wall times of moves on a CPU shared with busy processes"]
 fn an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left() {
     if !is_root() {
-        eprintln!("skipped: an ordinary user's host makes no cpu cgroup");
+        skip(
+            "an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left",
+            "not root: an ordinary user's host makes no cpu cgroup",
+        );
         return;
     }
     let arena = Arena::new("sandbox-starve");
