@@ -1,5 +1,6 @@
 //! Game records: the types and their replay are [`stratego_protocol::record`] (usable without
-//! the host); this module adds the writer that appends them to `DIR/games.jsonl`.
+//! the host); this module adds the writer that appends them to `DIR/games.jsonl`
+//! (or to a resumed run's `DIR/games.jsonl.zst`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,22 +8,39 @@ use std::sync::Mutex;
 
 pub use stratego_protocol::record::*;
 
-/// Appends records to `DIR/games.jsonl`, one write per record.
+/// Appends records to `DIR/games.jsonl`, one write per record (or, when the directory
+/// already holds its records in the compact form, `DIR/games.jsonl.zst`, one zstd frame
+/// per record: a resumed run goes on in the form it has).
 pub struct RecordWriter {
     path: PathBuf,
-    file: Mutex<std::fs::File>,
+    file: Output,
+}
+
+/// Where the records go.
+enum Output {
+    /// The plain file, written here.
+    Plain(Mutex<std::fs::File>),
+    /// The compact file, written by the records crate.
+    Compact(stratego_records::RecordWriter),
 }
 
 impl RecordWriter {
-    /// Opens (creating) `dir/games.jsonl` for appending.
+    /// Opens (creating) `dir/games.jsonl` for appending; `dir/games.jsonl.zst` instead
+    /// when it exists (and `games.jsonl` does not).
     ///
     /// # Errors
-    /// The directory or file cannot be created.
+    /// The directory or file cannot be created, or the directory holds both files.
     pub fn open(dir: &Path) -> std::io::Result<RecordWriter> {
         std::fs::create_dir_all(dir)?;
+        if let Some(path) = stratego_records::records_file(dir).map_err(std::io::Error::other)? {
+            if stratego_records::Form::of_file(&path)? == stratego_records::Form::Compact {
+                let w = stratego_records::RecordWriter::open(&path, stratego_records::Form::Compact)?;
+                return Ok(RecordWriter { path, file: Output::Compact(w) });
+            }
+        }
         let path = dir.join("games.jsonl");
         let file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-        Ok(RecordWriter { path, file: Mutex::new(file) })
+        Ok(RecordWriter { path, file: Output::Plain(Mutex::new(file)) })
     }
 
     /// The file written.
@@ -30,18 +48,23 @@ impl RecordWriter {
         &self.path
     }
 
-    /// Appends one record as one line with a single write. A kill of the host in the middle
-    /// of that write can still leave the start of a line (a test saw one when the kill came
-    /// as a third record went in): readers drop a torn last line and resume plays that game
-    /// again, so no finished game that was whole on disk is lost. A write that fails part of
-    /// the way (a full disk) is cut off again: the file keeps whole records only.
+    /// Appends one record as one line (or one frame) with a single write. A kill of the
+    /// host in the middle of that write can still leave the start of a line (a test saw one
+    /// when the kill came as a third record went in): readers drop a torn last line and
+    /// resume plays that game again, so no finished game that was whole on disk is lost. A
+    /// write that fails part of the way (a full disk) is cut off again: the file keeps
+    /// whole records only.
     ///
     /// # Errors
     /// The write failed (and, if the part written could not be cut off, says so too).
     pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
+        let file = match &self.file {
+            Output::Plain(file) => file,
+            Output::Compact(w) => return w.append(record),
+        };
         let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
         let before = f.metadata()?.len();
         match f.write_all(&line).and_then(|()| f.flush()) {
             Ok(()) => Ok(()),

@@ -34,7 +34,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use stratego_protocol::TimeControl;
 use stratego_protocol::reason::Reason;
-use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult, read_records};
+use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
 use stratego_rules::gravon::{GravonGame, GravonResult, Replay, ruleset_for_type};
 use stratego_rules::{ByColor, Color, Deployment, EndReason, Game, Ruleset};
 
@@ -469,7 +469,7 @@ fn xml_file_name(id: &str) -> String {
 /// What a path holds, from its name and, failing that, its first bytes.
 fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
     if path.is_dir() {
-        let records = path.join("games.jsonl").is_file();
+        let records = crate::run::manifest::records_path(path)?.is_file();
         let gravon = read_gravon(path).map(|g| !g.is_empty()).unwrap_or(false);
         return Ok(match (records, gravon) {
             (true, false) => Some(RecordFormat::Records),
@@ -477,7 +477,7 @@ fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
             _ => None,
         });
     }
-    if has_ext(path, "jsonl") || has_ext(path, "json") {
+    if has_ext(path, "jsonl") || has_ext(path, "json") || path.to_string_lossy().ends_with(".jsonl.zst") {
         return Ok(Some(RecordFormat::Records));
     }
     if has_ext(path, "xml") || has_ext(path, "zip") {
@@ -492,6 +492,7 @@ fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
         Some('{') => Some(RecordFormat::Records),
         Some('<') => Some(RecordFormat::Gravon),
         Some('P') if head.starts_with(b"PK") => Some(RecordFormat::Gravon),
+        _ if head.starts_with(&stratego_records::ZSTD_MAGIC) => Some(RecordFormat::Records),
         _ => None,
     })
 }
@@ -583,8 +584,8 @@ fn gravon_to_records(input: &Path, out: &Path) -> Result<ConvertReport, String> 
 }
 
 fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<ConvertReport, String> {
-    let file = if input.is_dir() { input.join("games.jsonl") } else { input.to_owned() };
-    let mut records = read_records(&file)?;
+    let file = if input.is_dir() { crate::run::manifest::records_path(input)? } else { input.to_owned() };
+    let mut records = crate::run::manifest::read_records_file(&file)?;
     if !only.is_empty() {
         for id in only {
             if !records.iter().any(|r| &r.game_id == id) {

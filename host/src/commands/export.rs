@@ -39,14 +39,18 @@ pub struct ExportArgs {
 /// page cannot be written.
 pub fn run(args: ExportArgs) -> Result<Outcome, ConfigError> {
     crate::run::output_file::may_write_page(&args.html, Some(args.force), "--html").map_err(usage)?;
-    let path = if args.records.is_dir() { args.records.join("games.jsonl") } else { args.records.clone() };
+    let path = if args.records.is_dir() {
+        crate::run::manifest::records_path(&args.records).map_err(usage)?
+    } else {
+        args.records.clone()
+    };
     let read = if args.skip_bad_lines {
         crate::run::manifest::read_records_skipping(&path).map(|(records, bad)| {
             crate::run::manifest::report_skipped(&path, &bad);
             records
         })
     } else {
-        stratego_protocol::record::read_records(&path).map_err(|e| crate::run::manifest::with_skip_hint(e, &path))
+        crate::run::manifest::read_records_file(&path).map_err(|e| crate::run::manifest::with_skip_hint(e, &path))
     };
     let records = read.map_err(usage)?;
     let chosen: Vec<GameRecord> = if args.game.is_empty() {

@@ -83,7 +83,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
     let mut records = Vec::new();
     for dir in &args.dirs {
-        let file = dir.join("games.jsonl");
+        let file = manifest::records_path(dir).map_err(usage)?;
         if args.skip_bad_lines && file.exists() {
             let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
             manifest::report_skipped(&file, &bad);

@@ -371,7 +371,7 @@ fn saved_after_failure(
     if let Some(f) = end.failed.as_mut() {
         f.message.push_str(&format!(
             "\n{} holds {} finished games of this event, and the summary counts exactly those; {unsaved} other finished games could not be saved (the same command plays them again)",
-            dir.join("games.jsonl").display(),
+            manifest::records_path(dir).unwrap_or_else(|_| dir.join("games.jsonl")).display(),
             past.len()
         ));
     }

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use stratego_protocol::record::{GameRecord, read_records};
+use stratego_protocol::record::GameRecord;
 use stratego_rules::{ByColor, Color, CombatResult, Deployment, Game, Rank, Ruleset, Square};
 
 /// Whose view of the board is drawn.
@@ -450,7 +450,7 @@ pub fn load(path: &Path, id: Option<&str>) -> Result<GameRecord, String> {
 /// # Errors
 /// As [`load`].
 pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<(GameRecord, usize), String> {
-    let file = if path.is_dir() { path.join("games.jsonl") } else { path.to_owned() };
+    let file = if path.is_dir() { crate::run::manifest::records_path(path)? } else { path.to_owned() };
     if path.is_dir() && !file.exists() {
         return Err(format!("{}: a directory without games.jsonl", path.display()));
     }
@@ -459,7 +459,7 @@ pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<
         crate::run::manifest::report_skipped(&file, &bad);
         records
     } else {
-        read_records(&file).map_err(|e| crate::run::manifest::with_skip_hint(e, &file))?
+        crate::run::manifest::read_records_file(&file).map_err(|e| crate::run::manifest::with_skip_hint(e, &file))?
     };
     if records.is_empty() {
         return Err(format!("{}: no game records", file.display()));

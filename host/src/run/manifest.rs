@@ -16,6 +16,7 @@ use crate::record::GameRecord;
 use crate::run::executor::Entrant;
 use crate::run::referee::GameSettings;
 use crate::run::schedule;
+pub use stratego_records::Position;
 
 /// Everything that decides which games a run plays and how: its hash identifies the plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -295,14 +296,35 @@ pub fn write(dir: &Path, manifest: &Manifest) -> std::io::Result<()> {
     std::fs::rename(tmp, dir.join("manifest.json"))
 }
 
-/// The finished games of a directory's `games.jsonl`. A torn last line (the host was killed
-/// in the middle of a write, which a single write makes unlikely but not impossible) is
-/// reported and cut off the file, so that later appends start on a clean line.
+/// The records file of the `--out` directory `dir`: `games.jsonl.zst` (the compact form,
+/// RECORDS.md) when it is there, else `games.jsonl` (whether or not it exists).
 ///
 /// # Errors
-/// A line other than the last is not a record, or the file cannot be read or cut.
+/// The directory holds both files.
+pub fn records_path(dir: &Path) -> Result<PathBuf, String> {
+    Ok(stratego_records::records_file(dir)?.unwrap_or_else(|| dir.join(stratego_records::PLAIN_FILE)))
+}
+
+/// Whether `path` is a records file in the compact form (zstd frames).
+fn is_compact(path: &Path) -> Result<bool, String> {
+    stratego_records::Form::of_file(path)
+        .map(|f| f == stratego_records::Form::Compact)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The finished games of a directory's `games.jsonl` (or `games.jsonl.zst`). A torn last
+/// line or frame (the host was killed in the middle of a write, which a single write makes
+/// unlikely but not impossible) is reported and cut off the file, so that later appends
+/// start on a clean line or frame.
+///
+/// # Errors
+/// A line (frame) other than the last is not a record, the directory holds both forms, or
+/// the file cannot be read or cut.
 pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
-    let path = dir.join("games.jsonl");
+    let path = records_path(dir)?;
+    if path.exists() && is_compact(&path)? {
+        return read_compact(&path, true);
+    }
     let bytes = match std::fs::read(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("{}: {e}", path.display())),
@@ -342,13 +364,57 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
     Ok(records)
 }
 
-/// Every line of the records file `path` that is a game record, and the numbers (1-based)
-/// of the lines that are not, skipped: for the read-only commands' `--skip-bad-lines`, so
-/// that one corrupted line does not hide a whole file. Blank lines are not counted.
+/// Every record of the compact records file `path`; a torn last frame is reported on
+/// stderr, and cut off the file when `cut` (resume appends after it).
+fn read_compact(path: &Path, cut: bool) -> Result<Vec<GameRecord>, String> {
+    let read = stratego_records::read_all(path).map_err(|e| e.to_string())?;
+    if let Some(torn) = &read.torn {
+        warn_torn(path, torn, cut);
+        if cut {
+            stratego_records::cut_torn_tail(path, torn).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(read.records)
+}
+
+/// Says on stderr that a compact file ends in a torn frame, and what becomes of it.
+fn warn_torn(path: &Path, torn: &stratego_records::Torn, cut: bool) {
+    eprintln!(
+        "stratego-host: warning: {}: {} is torn (the host was stopped, or a write failed, while writing it): {} bytes {}",
+        path.display(),
+        torn.position,
+        torn.bytes,
+        if cut { "dropped" } else { "not read" }
+    );
+}
+
+/// Every record of the records file `path` (either form), for the read-only commands
+/// (`replay`, `export`, `convert`). A plain file is read as it always was (a bad line,
+/// even the last, is an error `FILE:LINE: …`); a compact file's torn last frame is left
+/// out with a warning, a bad frame before it is an error `FILE: frame N (byte B): …`.
+///
+/// # Errors
+/// The file cannot be read, or holds something that is not a record.
+pub fn read_records_file(path: &Path) -> Result<Vec<GameRecord>, String> {
+    if is_compact(path)? { read_compact(path, false) } else { stratego_protocol::record::read_records(path) }
+}
+
+/// Every line (frame) of the records file `path` that is a game record, and where the
+/// ones that are not are, skipped: for the read-only commands' `--skip-bad-lines`, so that
+/// one corrupted line does not hide a whole file. Blank lines are not counted. In a plain
+/// file the places are lines (1-based); in a compact file frames, and a torn last frame is
+/// left out with a warning.
 ///
 /// # Errors
 /// The file cannot be read.
-pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<usize>), String> {
+pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<Position>), String> {
+    if is_compact(path)? {
+        let (read, bad) = stratego_records::read_all_skipping(path).map_err(|e| e.to_string())?;
+        if let Some(torn) = &read.torn {
+            warn_torn(path, torn, false);
+        }
+        return Ok((read.records, bad.iter().filter_map(stratego_records::ReadError::position).collect()));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut records = Vec::new();
     let mut bad = Vec::new();
@@ -358,37 +424,56 @@ pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<usize>
         }
         match std::str::from_utf8(line).ok().and_then(|l| serde_json::from_str::<GameRecord>(l).ok()) {
             Some(r) => records.push(r),
-            None => bad.push(i + 1),
+            None => bad.push(Position::Line(i + 1)),
         }
     }
     Ok((records, bad))
 }
 
 /// `error` with a hint at `--skip-bad-lines` when it is about a line of a records file
-/// (`FILE:LINE: …`).
+/// (`FILE:LINE: …`) or a frame of a compact one (`FILE: frame N …`).
 pub fn with_skip_hint(error: String, path: &Path) -> String {
     let about_a_line = error
         .strip_prefix(&format!("{}:", path.display()))
-        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()) || rest.starts_with(" frame "));
     if about_a_line { format!("{error} (--skip-bad-lines skips such lines)") } else { error }
 }
 
-/// Says on stderr which lines `--skip-bad-lines` skipped in `path`, if any.
-pub fn report_skipped(path: &Path, bad: &[usize]) {
+/// Says on stderr which lines (or frames) `--skip-bad-lines` skipped in `path`, if any.
+pub fn report_skipped(path: &Path, bad: &[Position]) {
     if bad.is_empty() {
         return;
     }
     const SHOWN: usize = 20;
-    let lines: Vec<String> = bad.iter().take(SHOWN).map(usize::to_string).collect();
     let more = if bad.len() > SHOWN { format!(" and {} more", bad.len() - SHOWN) } else { String::new() };
-    eprintln!(
-        "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
-        path.display(),
-        stratego_stats::plural(bad.len() as u64, "line"),
-        if bad.len() == 1 { "is" } else { "are" },
-        if bad.len() == 1 { "" } else { "s" },
-        lines.join(", ")
-    );
+    let lines: Option<Vec<String>> = bad
+        .iter()
+        .take(SHOWN)
+        .map(|p| match p {
+            Position::Line(n) => Some(n.to_string()),
+            Position::Frame { .. } => None,
+        })
+        .collect();
+    match lines {
+        Some(lines) => eprintln!(
+            "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
+            path.display(),
+            stratego_stats::plural(bad.len() as u64, "line"),
+            if bad.len() == 1 { "is" } else { "are" },
+            if bad.len() == 1 { "" } else { "s" },
+            lines.join(", ")
+        ),
+        None => {
+            let places: Vec<String> = bad.iter().take(SHOWN).map(Position::to_string).collect();
+            eprintln!(
+                "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): {}{more}",
+                path.display(),
+                stratego_stats::plural(bad.len() as u64, "frame"),
+                if bad.len() == 1 { "is" } else { "are" },
+                places.join(", ")
+            );
+        }
+    }
 }
 
 /// The ids of `records`, and those seen more than once.
@@ -428,6 +513,56 @@ mod tests {
         // A bad line in the middle is an error, not a silent loss.
         std::fs::write(dir.join("games.jsonl"), format!("{line}\nnot json\n{line}\n")).unwrap();
         assert!(read_records(&dir).unwrap_err().ends_with("games.jsonl:2: not a game record"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_compact_file_is_read_its_torn_frame_cut_and_resume_appends_frames() {
+        let dir = std::env::temp_dir().join(format!("stratego-manifest-zst-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rec = crate::record::tests_support::record(None);
+        let mut enc = stratego_records::Encoder::new(stratego_records::Form::Compact).unwrap();
+        let frame = enc.encode(&rec).unwrap();
+        let whole = [frame.clone(), frame.clone()].concat();
+        let file = dir.join("games.jsonl.zst");
+        std::fs::write(&file, [whole.clone(), frame[..frame.len() - 5].to_vec()].concat()).unwrap();
+        assert_eq!(records_path(&dir).unwrap(), file);
+        assert_eq!(read_records(&dir).unwrap().len(), 2);
+        assert_eq!(std::fs::read(&file).unwrap(), whole, "the torn frame is cut off");
+        // The writer goes on in the compact form; the plain file is not made.
+        let w = crate::record::RecordWriter::open(&dir).unwrap();
+        assert_eq!(w.path(), file);
+        w.append(&rec).unwrap();
+        assert!(!dir.join("games.jsonl").exists());
+        assert_eq!(read_records_file(&file).unwrap().len(), 3);
+        // Both forms in one directory: which holds the run is unclear, so it is an error.
+        std::fs::write(dir.join("games.jsonl"), "").unwrap();
+        assert!(read_records(&dir).unwrap_err().contains("holds both"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn skipped_lines_and_frames_are_named() {
+        let dir = std::env::temp_dir().join(format!("stratego-manifest-skip-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rec = crate::record::tests_support::record(None);
+        let line = serde_json::to_string(&rec).unwrap() + "\n";
+        let plain = dir.join("games.jsonl");
+        std::fs::write(&plain, format!("{line}not json\n{line}")).unwrap();
+        let (records, bad) = read_records_skipping(&plain).unwrap();
+        assert_eq!((records.len(), bad), (2, vec![Position::Line(2)]));
+        let mut enc = stratego_records::Encoder::new(stratego_records::Form::Compact).unwrap();
+        let good = enc.encode(&rec).unwrap();
+        let wrong = enc.encode_line(b"not json\n").unwrap();
+        let compact = dir.join("other.jsonl.zst");
+        std::fs::write(&compact, [good.clone(), wrong, good].concat()).unwrap();
+        let (records, bad) = read_records_skipping(&compact).unwrap();
+        assert_eq!(records.len(), 2);
+        assert!(matches!(bad[..], [Position::Frame { number: 2, .. }]), "{bad:?}");
+        let err = read_records_file(&compact).unwrap_err();
+        assert!(with_skip_hint(err.clone(), &compact).ends_with("(--skip-bad-lines skips such lines)"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -47,7 +47,7 @@ pub enum Existing {
     Other,
 }
 
-/// Looks at what is at `path`: by its name (`games.jsonl`, `manifest.json`) and its first
+/// Looks at what is at `path`: by its name (`games.jsonl`, `games.jsonl.zst`, `manifest.json`) and its first
 /// bytes (a JSON object, an SQLite database, a page with the host's marker).
 pub fn existing(path: &Path) -> Existing {
     let Ok(meta) = std::fs::metadata(path) else {
@@ -58,7 +58,7 @@ pub fn existing(path: &Path) -> Existing {
         return Existing::Directory;
     }
     match path.file_name().and_then(|n| n.to_str()) {
-        Some("games.jsonl") => return Existing::Protected("a game records file"),
+        Some("games.jsonl" | "games.jsonl.zst") => return Existing::Protected("a game records file"),
         Some("manifest.json") => return Existing::Protected("a run's manifest"),
         _ => {}
     }
@@ -118,11 +118,14 @@ mod tests {
         std::fs::write(&records, "{\"game_id\":\"x\"}\n").unwrap();
         let named = dir.join("games.jsonl");
         std::fs::write(&named, "").unwrap();
+        let compact = dir.join("games.jsonl.zst");
+        std::fs::write(&compact, "").unwrap();
         assert_eq!(existing(&dir.join("none.html")), Existing::Nothing);
         assert_eq!(existing(&page), Existing::HostPage);
         assert_eq!(existing(&notes), Existing::Other);
         assert!(matches!(existing(&records), Existing::Protected(_)));
         assert!(matches!(existing(&named), Existing::Protected(_)));
+        assert!(matches!(existing(&compact), Existing::Protected(_)));
         assert_eq!(existing(&dir), Existing::Directory);
         assert!(may_write_page(&page, Some(false), "--html").is_ok());
         assert!(may_write_page(&notes, Some(false), "--html").unwrap_err().contains("--force"));

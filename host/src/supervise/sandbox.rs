@@ -397,7 +397,7 @@ fn own_binds(spec: &BotSpec) -> Vec<PathBuf> {
     binds
 }
 
-/// Directories of game records (a `games.jsonl` inside) within `dir`, at most three levels
+/// Directories of game records (a `games.jsonl` or `games.jsonl.zst` inside) within `dir`, at most three levels
 /// down and among its first 10,000 entries: earlier runs' records a bot's directory may
 /// hold, masked in its sandbox.
 fn records_within(dir: &Path) -> Vec<PathBuf> {
@@ -405,7 +405,7 @@ fn records_within(dir: &Path) -> Vec<PathBuf> {
     let mut stack = vec![(dir.to_owned(), 0)];
     let mut seen = 0;
     while let Some((d, depth)) = stack.pop() {
-        if d.join("games.jsonl").is_file() {
+        if d.join("games.jsonl").is_file() || d.join("games.jsonl.zst").is_file() {
             out.push(d);
             continue;
         }

@@ -195,7 +195,7 @@ fn write_page(ladder: &Ladder, table: &LadderTable, out: &Path, force: bool) -> 
 /// run's `games/` (the host did not make that directory for the ladder).
 fn run_dir_refused(out: &Path) -> Result<(), ConfigError> {
     let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    match ["manifest.json", "games.jsonl"].into_iter().find(|f| dir.join(f).exists()) {
+    match ["manifest.json", "games.jsonl", "games.jsonl.zst"].into_iter().find(|f| dir.join(f).exists()) {
         Some(f) => Err(usage(format!(
             "--html {}: {} holds a run ({f}); the ladder's page and its games/ pages would mix with the run's: choose another directory",
             out.display(),
