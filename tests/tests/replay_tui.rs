@@ -388,9 +388,16 @@ fn match_watch_draws_the_running_game_live_on_the_terminal() {
         .map(|(n, _)| *n)
         .collect();
     let distinct: std::collections::BTreeSet<usize> = matched.iter().copied().collect();
-    assert!(distinct.len() >= 2, "live frames matching their ply: {distinct:?} of {} captures", live.len());
     assert!(matched.len() * 10 >= live.len() * 8, "{} of {} live frames match their ply", matched.len(), live.len());
-    assert!(distinct.iter().all(|&n| n < total), "captured while it was played");
+    // Captured while it was played: at least two plies before the last. (The last ply's
+    // frame is drawn before the result's, so a capture between the two shows `Playing…` at
+    // ply TOTAL/TOTAL: so it was once on a loaded machine.)
+    let before_the_end = distinct.iter().filter(|&&n| n < total).count();
+    assert!(
+        before_the_end >= 2,
+        "live frames matching their ply: {distinct:?} of {} captures, {total} plies",
+        live.len()
+    );
     // After the run the last frame stays: the final position and the result.
     let screen = tmux.capture();
     let text = visible(&screen);
