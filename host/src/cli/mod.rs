@@ -150,10 +150,11 @@ impl CheckArgs {
             ));
         }
         bot.check_startable().map_err(not_startable)?;
+        let mut masks = crate::supervise::sandbox::Masks::default();
         let protocol_log = match &self.log_protocol {
             None => None,
             Some(path) => {
-                crate::supervise::sandbox::hide(path);
+                masks.hide(path);
                 let log = crate::session::protocol_log::ProtocolLog::open(path)
                     .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
                 Some(Arc::new(log))
@@ -167,6 +168,7 @@ impl CheckArgs {
             seed: self.seed,
             protocol_log,
             json: self.json,
+            masks,
         })
     }
 }
@@ -423,6 +425,75 @@ impl RunFlags {
     /// # Errors
     /// The first problem, naming the flag.
     pub fn validate(&self, file: &FileDefaults) -> Result<RunConfig, ConfigError> {
+        let rules = self.ruleset(file)?;
+        let (book_order, book_start) = self.book(file)?;
+        if self.event.as_deref().is_some_and(|e| e.trim().is_empty()) {
+            return Err(usage("--event: the name must not be empty"));
+        }
+        let time_control = self.time_control(file)?;
+        let concurrency = self.concurrency.or(file.concurrency).unwrap_or(1);
+        if concurrency == 0 {
+            return Err(usage("--concurrency: must be at least 1"));
+        }
+        if self.max_line < 1024 {
+            return Err(usage("--max-line: must be at least 1024 bytes"));
+        }
+        let default_limits = self.bot_limits()?;
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        if concurrency > cores {
+            tracing::warn!(
+                "--concurrency {concurrency} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time"
+            );
+        }
+        let mut hidden = Vec::new();
+        let protocol_log = self.protocol_log(&mut hidden)?;
+        let shard = self.shard()?;
+        let seed_given = self.seed.or(file.seed).is_some();
+        let seed = self.seed.or(file.seed).unwrap_or_else(|| {
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()))
+        });
+        Ok(RunConfig {
+            settings: GameSettings {
+                rules: Arc::new(rules),
+                time_control,
+                max_line: self.max_line,
+                grace: Duration::from_millis(self.grace_ms),
+                read_grace: Duration::from_millis(self.read_grace_ms),
+                match_seed: seed,
+                strikes: self.strikes.or(file.strikes).unwrap_or(0),
+                blind: self.blind,
+                protocol_log,
+            },
+            default_limits,
+            concurrency,
+            pin: self.pin,
+            auto_pin: !self.no_auto_pin,
+            host_priority: self.host_priority,
+            stall_credit: !self.no_stall_credit,
+            out: self.out.clone().or_else(|| file.out.clone()),
+            setups: self.setups.clone().or_else(|| file.setups.clone()),
+            json: self.json,
+            live: if self.quiet { Live::Quiet } else { Live::Lines },
+            log_level: self.log_level(),
+            seed_given,
+            shard,
+            watch: self.watch,
+            event: self.event.clone(),
+            no_html: self.no_html,
+            book_order,
+            book_start,
+            report_every: match self.report_every {
+                Some(0) => return Err(usage("--report-every: must be at least 1")),
+                n => n.unwrap_or(0),
+            },
+            recover: self.recover,
+            hidden,
+        })
+    }
+
+    /// `--rules` (or the file's), with `--max-plies`.
+    fn ruleset(&self, file: &FileDefaults) -> Result<Ruleset, ConfigError> {
         let rules_arg = self.rules.clone().or_else(|| file.rules.clone()).unwrap_or_else(|| "classic".into());
         let rules = load_rules(&rules_arg).map_err(usage)?;
         let rules = match self.max_plies {
@@ -434,6 +505,11 @@ impl RunFlags {
                 Ruleset::try_from(spec).map_err(|e| usage(format!("--max-plies: {e}")))?
             }
         };
+        Ok(rules)
+    }
+
+    /// `--setups-order` and `--setups-start` (0-based), which need a setup book.
+    fn book(&self, file: &FileDefaults) -> Result<(crate::run::schedule::BookOrder, u32), ConfigError> {
         let setups_given = self.setups.is_some() || file.setups.is_some();
         if !setups_given && (self.setups_order.is_some() || self.setups_start.is_some()) {
             return Err(usage("--setups-order and --setups-start: only with --setups FILE"));
@@ -447,9 +523,11 @@ impl RunFlags {
             }
             Some(n) => n - 1,
         };
-        if self.event.as_deref().is_some_and(|e| e.trim().is_empty()) {
-            return Err(usage("--event: the name must not be empty"));
-        }
+        Ok((book_order, book_start))
+    }
+
+    /// The clocks: `--startup-time`, `--setup-time`, `--move-time`, `--tc` and `--time-margin-ms` (or the file's).
+    fn time_control(&self, file: &FileDefaults) -> Result<TimeControl, ConfigError> {
         let secs = |flag: &str, t: &Option<String>, from_file: Option<Duration>, default: Duration| match t {
             Some(t) => parse_seconds(t).map_err(|e| usage(format!("{flag}: {e}"))),
             None => Ok(from_file.unwrap_or(default)),
@@ -479,13 +557,11 @@ impl RunFlags {
         if margin > Duration::from_secs(60) {
             return Err(usage("--time-margin-ms: at most 60000".to_owned()));
         }
-        let concurrency = self.concurrency.or(file.concurrency).unwrap_or(1);
-        if concurrency == 0 {
-            return Err(usage("--concurrency: must be at least 1"));
-        }
-        if self.max_line < 1024 {
-            return Err(usage("--max-line: must be at least 1024 bytes"));
-        }
+        Ok(TimeControl { startup, setup, move_limit, bank, increment, margin })
+    }
+
+    /// The limits of bots whose spec sets none: `--bot-*`, `--sandbox`, `--sandbox-net`.
+    fn bot_limits(&self) -> Result<crate::supervise::bot_spec::Limits, ConfigError> {
         if self.bot_nice.is_some_and(|n| !(0..=19).contains(&n)) {
             return Err(usage("--bot-nice: must be 0 to 19"));
         }
@@ -522,21 +598,28 @@ impl RunFlags {
         if self.bot_pids == Some(0) {
             return Err(usage("--bot-pids: must be at least 1"));
         }
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        if concurrency > cores {
-            tracing::warn!(
-                "--concurrency {concurrency} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time"
-            );
-        }
+        Ok(default_limits)
+    }
+
+    /// `--log-protocol`: the log, opened; its path joins `hidden` (no sandbox shows it).
+    fn protocol_log(
+        &self,
+        hidden: &mut Vec<PathBuf>,
+    ) -> Result<Option<Arc<crate::session::protocol_log::ProtocolLog>>, ConfigError> {
         let protocol_log = match &self.log_protocol {
             None => None,
             Some(path) => {
-                crate::supervise::sandbox::hide(path);
+                hidden.push(path.clone());
                 let log = crate::session::protocol_log::ProtocolLog::open(path)
                     .map_err(|e| usage(format!("--log-protocol {}: {e}", path.display())))?;
                 Some(Arc::new(log))
             }
         };
+        Ok(protocol_log)
+    }
+
+    /// `--shard I/N`.
+    fn shard(&self) -> Result<Option<crate::run::manifest::Shard>, ConfigError> {
         let shard = match &self.shard {
             None => None,
             Some(text) => {
@@ -551,47 +634,7 @@ impl RunFlags {
                 }
             }
         };
-        let seed_given = self.seed.or(file.seed).is_some();
-        let seed = self.seed.or(file.seed).unwrap_or_else(|| {
-            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()))
-        });
-        Ok(RunConfig {
-            settings: GameSettings {
-                rules: Arc::new(rules),
-                time_control: TimeControl { startup, setup, move_limit, bank, increment, margin },
-                max_line: self.max_line,
-                grace: Duration::from_millis(self.grace_ms),
-                read_grace: Duration::from_millis(self.read_grace_ms),
-                match_seed: seed,
-                strikes: self.strikes.or(file.strikes).unwrap_or(0),
-                blind: self.blind,
-                protocol_log,
-            },
-            default_limits,
-            concurrency,
-            pin: self.pin,
-            auto_pin: !self.no_auto_pin,
-            host_priority: self.host_priority,
-            stall_credit: !self.no_stall_credit,
-            out: self.out.clone().or_else(|| file.out.clone()),
-            setups: self.setups.clone().or_else(|| file.setups.clone()),
-            json: self.json,
-            live: if self.quiet { Live::Quiet } else { Live::Lines },
-            log_level: self.log_level(),
-            seed_given,
-            shard,
-            watch: self.watch,
-            event: self.event.clone(),
-            no_html: self.no_html,
-            book_order,
-            book_start,
-            report_every: match self.report_every {
-                Some(0) => return Err(usage("--report-every: must be at least 1")),
-                n => n.unwrap_or(0),
-            },
-            recover: self.recover,
-        })
+        Ok(shard)
     }
 }
 
@@ -640,10 +683,10 @@ impl TournamentArgs {
             None => None,
         };
         let file = config.as_ref().map_or_else(FileDefaults::default, |c| c.settings.clone());
-        let run = self.run.validate(&file)?;
+        let mut run = self.run.validate(&file)?;
         if let Some(path) = &self.config {
             // The file may hold every bot's command and environment: no sandbox shows it.
-            crate::supervise::sandbox::hide(path);
+            run.hidden.push(path.clone());
         }
         let named = config.as_ref().map(|c| c.bots.clone()).unwrap_or_default();
         let args: Vec<Option<&str>> = self.bots.iter().map(|b| Some(b.as_str())).collect();

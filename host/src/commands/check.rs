@@ -97,12 +97,14 @@ pub struct CheckPlan {
     pub protocol_log: Option<Arc<crate::session::protocol_log::ProtocolLog>>,
     /// `--json`: the results as JSON on stdout.
     pub json: bool,
+    /// What the bot's sandbox masks (the protocol log), when it runs in one.
+    pub masks: crate::supervise::sandbox::Masks,
 }
 
 /// `stratego-host check`: runs the battery, kills what is left of the bot, and gives the
 /// report (text, or JSON) with exit code 0 when every check passed, 4 when one did not.
 pub fn run(plan: &CheckPlan) -> Outcome {
-    let supervisor = Supervisor::plain();
+    let supervisor = Supervisor::plain().with_masks(plan.masks.clone());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let results = runtime.block_on(run_check(plan, &supervisor));
     drop(runtime);

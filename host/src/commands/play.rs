@@ -111,7 +111,8 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         priority: run.host_priority,
         stall_credit: run.stall_credit,
         pin_host: run.pin && run.concurrency == 1,
-    });
+    })
+    .with_masks(run.masks(&plan.bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let extras = Extras { records, history, watch };
     let outcome = runtime.block_on(play(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor.clone()));

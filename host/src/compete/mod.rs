@@ -2,12 +2,12 @@
 //! ([`competition`]), the tournament table, the SPRT, the match report, the sinks that turn
 //! played games into them, the live board of `--watch`, the replay board and the HTML pages.
 
-pub mod competition;
-pub mod live_board;
-pub mod replay;
-pub mod report;
-pub mod sinks;
-pub mod sprt;
-pub mod style;
-pub mod tournament;
+pub(crate) mod competition;
+pub(crate) mod live_board;
+pub(crate) mod replay;
+pub(crate) mod report;
+pub(crate) mod sinks;
+pub(crate) mod sprt;
+pub(crate) mod style;
+pub(crate) mod tournament;
 pub mod viewer;

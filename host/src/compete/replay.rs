@@ -435,20 +435,13 @@ impl Paint {
     }
 }
 
-/// Reads the records (`FILE` or `DIR/games.jsonl`) and picks a game: `id`, else the first.
+/// Reads the records (`FILE` or `DIR/games.jsonl`, plain or compact) and picks a game: `id`,
+/// else the first; skips the lines that are not records when `skip_bad_lines` (and says so
+/// on stderr). Also returns how many games the file holds.
 ///
 /// # Errors
 /// The file cannot be read or holds no records, a line is not a record, or no game has
 /// the id (the message lists the ids there are).
-pub fn load(path: &Path, id: Option<&str>) -> Result<GameRecord, String> {
-    load_with(path, id, false).map(|(r, _)| r)
-}
-
-/// [`load`], skipping the lines that are not records when `skip_bad_lines` (and saying so
-/// on stderr); also returns how many games the file holds.
-///
-/// # Errors
-/// As [`load`].
 pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<(GameRecord, usize), String> {
     let file = if path.is_dir() { crate::run::manifest::records_path(path)? } else { path.to_owned() };
     if path.is_dir() && !file.exists() {
@@ -801,11 +794,11 @@ mod tests {
         let lines = format!("{}\n{}\n", serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
         std::fs::write(&file, lines).unwrap();
         // A directory finds its games.jsonl; the default is the first game; --game picks.
-        assert_eq!(load(&dir, None).unwrap().game_id, a.game_id);
-        assert_eq!(load(&file, Some("0000000000000007-2")).unwrap().plies.len(), 8);
-        let err = load(&file, Some("nope")).unwrap_err();
+        assert_eq!(load_with(&dir, None, false).unwrap().0.game_id, a.game_id);
+        assert_eq!(load_with(&file, Some("0000000000000007-2"), false).unwrap().0.plies.len(), 8);
+        let err = load_with(&file, Some("nope"), false).unwrap_err();
         assert!(err.contains("--game nope") && err.contains("0000000000000007-1, 0000000000000007-2"), "{err}");
-        assert!(load(&dir.join("missing.jsonl"), None).unwrap_err().contains("missing.jsonl"));
+        assert!(load_with(&dir.join("missing.jsonl"), None, false).unwrap_err().contains("missing.jsonl"));
         // A ply that does not replay: its number and move.
         a.plies[3].ply.mv = "a1-a2".parse().unwrap();
         let err = Replay::new(a).unwrap_err();

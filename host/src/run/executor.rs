@@ -144,7 +144,7 @@ impl Executor {
         for slot in 0..self.concurrency.max(1) {
             let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
             let cpu = self.pin.then_some(slot % cores);
-            let share = self.share_cpu(slot);
+            let share = crate::run::placement::ShareCpu::for_slot(slot, self.concurrency, self.auto_pin, self.pin);
             let work = async move { exec.worker(source, stop, tx, cpu, share, want_plies).await };
             workers.push(if threaded {
                 spawn_slot_thread(slot, work, abort_rx.clone())
@@ -234,7 +234,7 @@ impl Executor {
         stop: Arc<AtomicBool>,
         tx: mpsc::UnboundedSender<Report>,
         cpu: Option<usize>,
-        share: Option<crate::run::referee::ShareCpu>,
+        share: Option<crate::run::placement::ShareCpu>,
         want_plies: bool,
     ) {
         // Sessions of multi-game bots, kept between this worker's games, by bot id: those
@@ -418,13 +418,6 @@ impl Executor {
             fixed_setup,
             share_cpu: None,
         }
-    }
-
-    /// The CPU that slot `slot`'s single-threaded bots share (see [`Executor::auto_pin`]).
-    fn share_cpu(&self, slot: usize) -> Option<crate::run::referee::ShareCpu> {
-        let all = crate::supervise::os::allowed_cpus().ok().filter(|c| !c.is_empty())?;
-        (self.auto_pin && !self.pin && self.concurrency <= all.len())
-            .then(|| crate::run::referee::ShareCpu { cpu: all[slot % all.len()], all: Arc::new(all) })
     }
 }
 

@@ -1,11 +1,12 @@
 //! Turning a validated plan into played games: the plan's types, the schedule (a pure list of
-//! games), the executor (bot sessions, concurrency), the referee of each game, the events it
-//! emits, the manifest of a run and the output files it may write.
+//! games), the executor (bot sessions, concurrency), the referee of each game, where its bots run
+//! (placement), the events it emits, the manifest of a run and the output files it may write.
 
-pub mod events;
-pub mod executor;
-pub mod manifest;
-pub mod output_file;
+pub(crate) mod events;
+pub(crate) mod executor;
+pub(crate) mod manifest;
+pub(crate) mod output_file;
+pub(crate) mod placement;
 pub mod plan;
-pub mod referee;
-pub mod schedule;
+pub(crate) mod referee;
+pub(crate) mod schedule;

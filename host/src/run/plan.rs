@@ -107,9 +107,27 @@ pub struct RunConfig {
     pub report_every: u64,
     /// `--recover`.
     pub recover: bool,
+    /// Other files of the run that no sandbox may show: the protocol log, the tournament
+    /// file, the ladder's file and its journals (`--out` and `--setups` are hidden too; see
+    /// [`RunConfig::masks`]).
+    pub hidden: Vec<PathBuf>,
 }
 
 impl RunConfig {
+    /// What this run's sandboxes must mask: its records directory, setup book and
+    /// [`hidden`](RunConfig::hidden) files, and every bot's own paths (each bot's in the
+    /// others' sandboxes). Given to the run's supervisor, which starts the bots.
+    pub fn masks(&self, bots: &[Entrant]) -> crate::supervise::sandbox::Masks {
+        let mut masks = crate::supervise::sandbox::Masks::default();
+        for path in self.out.iter().chain(&self.setups).chain(&self.hidden) {
+            masks.hide(path);
+        }
+        for bot in bots {
+            masks.note_bot(&bot.spec);
+        }
+        masks
+    }
+
     /// The schedule's input for a run of `bots` under `run`: how they meet (`format`) and
     /// `games_per_pairing` are the competition's, the rest (seed, book, own setups, bots that
     /// are the same program) the run's.
@@ -251,9 +269,9 @@ pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
     Ok(Entrant { time_control, spec, probe_unknown_fields: false })
 }
 
-/// The sandbox's part of [`entrant`]: registers the bot's paths and the run's files that
-/// sandboxes must mask; for a sandboxed bot, checks that the sandbox works here and says
-/// on stderr what it contains, which limits are enforced and which could not be (why).
+/// The sandbox's part of [`entrant`]: for a sandboxed bot, checks that the sandbox works
+/// here and says on stderr what it contains, which limits are enforced and which could not
+/// be (why). (What its sandbox masks is the run's: [`RunConfig::masks`].)
 /// `own_limits` are the bot's spec's own, before the run's defaults: a sandbox-only key there
 /// is an error for a bot that does not run in the sandbox.
 fn sandbox_entrant(
@@ -261,10 +279,6 @@ fn sandbox_entrant(
     own_limits: crate::supervise::bot_spec::Limits,
     run: &RunConfig,
 ) -> Result<(), ConfigError> {
-    for path in run.out.iter().chain(&run.setups) {
-        crate::supervise::sandbox::hide(path);
-    }
-    crate::supervise::sandbox::note_bot(spec);
     if spec.limits.sandbox != Some(true) {
         return crate::supervise::sandbox::check_unsandboxed(&spec.name, &own_limits).map_err(usage);
     }

@@ -14,6 +14,7 @@ use stratego_rules::{ByColor, Color, Deployment, Game, Move, Ruleset};
 use crate::game::clock::{Clock, TimeControl};
 use crate::reason::{Fault, Reason};
 use crate::record::{BotInfo, GameRecord, RecordPly, RecordResult, StrikeRecord};
+use crate::run::placement::ShareCpu;
 use crate::run::schedule::GameSpec;
 use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, Timed, TurnRequest};
 
@@ -72,38 +73,11 @@ pub struct Seat<S> {
     pub share_cpu: Option<ShareCpu>,
 }
 
-/// Where a game's bots go when both say they are single-threaded.
-#[derive(Clone, Debug)]
-pub struct ShareCpu {
-    /// The CPU of the game's slot.
-    pub cpu: usize,
-    /// Every CPU of the run (to let bots and host go again).
-    pub all: Arc<Vec<usize>>,
-}
-
-/// Puts both bots and the game's event loop on the game's CPU when both are
-/// single-threaded (they said so, or were seen so); otherwise lets kept sessions pinned by an
-/// earlier game go. Whether they now share it.
+/// Settles where the game's bots run (see [`ShareCpu::settle`]); whether they now share a CPU.
 fn share_cpu<S: BotSession>(players: &mut ByColor<Player<S>>, share: Option<&ShareCpu>) -> bool {
     let Some(share) = share else { return false };
-    let both = players.red.session.as_ref().is_some_and(S::single_threaded)
-        && players.blue.session.as_ref().is_some_and(S::single_threaded);
-    let cpu = both.then_some(share.cpu);
-    for p in [&mut players.red, &mut players.blue] {
-        if let Some(s) = p.session.as_mut() {
-            s.share_cpu(cpu, &share.all);
-        }
-    }
-    // The game's event loop (the run's at -j 1, its slot's thread above) follows them.
-    match cpu {
-        Some(c) => {
-            if let Err(e) = crate::supervise::os::pin_current(c) {
-                tracing::debug!("cannot pin the host to CPU {c}: {e}");
-            }
-        }
-        None => crate::supervise::os::unpin_current(&share.all),
-    }
-    both
+    let ByColor { red, blue } = players;
+    share.settle(red.session.as_mut(), blue.session.as_mut())
 }
 
 /// What the referee tracks for a seat during a game.

@@ -160,11 +160,6 @@ impl JsonSession {
         self.probe_unknown_fields = true;
     }
 
-    /// The process id.
-    pub fn pid(&self) -> i32 {
-        self.proc.pid()
-    }
-
     fn log(&self, direction: Direction, text: &[u8]) {
         if let Some(log) = &self.options.log {
             log.line(&self.spec.name, &self.game_id, direction, text);

@@ -3,12 +3,12 @@
 //! the sandbox and its seccomp filter, and the raw OS calls.
 
 pub mod bot_spec;
-pub mod observe;
+pub(crate) mod observe;
 pub mod os;
 pub mod process;
 pub mod sandbox;
-pub mod seccomp;
+pub(crate) mod seccomp;
 pub mod stall_watch;
-pub mod stopwatch;
+pub(crate) mod stopwatch;
 pub mod supervisor;
-pub mod tempo;
+pub(crate) mod tempo;

@@ -123,8 +123,11 @@ impl Process {
         supervisor: &Supervisor,
     ) -> std::io::Result<Process> {
         // In the sandbox, bwrap runs the command (see `crate::supervise::sandbox`).
-        let launch =
-            if spec.limits.sandbox == Some(true) { Some(crate::supervise::sandbox::launch(spec, cpu)?) } else { None };
+        let launch = if spec.limits.sandbox == Some(true) {
+            Some(crate::supervise::sandbox::launch(spec, cpu, supervisor.masks())?)
+        } else {
+            None
+        };
         let mut cmd = match &launch {
             Some(l) => {
                 let mut cmd = tokio::process::Command::new(&l.program);

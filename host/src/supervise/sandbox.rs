@@ -35,8 +35,8 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use crate::supervise::bot_spec::{BotSpec, Limits};
 
@@ -234,35 +234,34 @@ fn is_system_path(p: &Path) -> bool {
 }
 
 /// What the sandboxes of a run must not show: the records directory, the setup book, the
-/// tournament file (registered with [`hide`]) and each bot's own paths (registered with
-/// [`note_bot`]), masked in a sandbox whose own paths contain them.
-#[derive(Default)]
-struct Registry {
+/// tournament file, the protocol log, the ladder's file (registered with [`Masks::hide`]) and
+/// each bot's own paths (registered with [`Masks::note_bot`]), masked in a sandbox whose own
+/// paths contain them. The plan fills it before the first game; the run's
+/// [`Supervisor`](crate::supervise::supervisor::Supervisor) owns it and every bot it starts
+/// is masked with it.
+#[derive(Clone, Debug, Default)]
+pub struct Masks {
     hidden: BTreeSet<PathBuf>,
     /// Each bot's name and the paths that are its own (dir, program, files named in its
     /// command): masked in every other bot's sandbox.
     bots: Vec<(String, Vec<PathBuf>)>,
 }
 
-fn registry() -> std::sync::MutexGuard<'static, Registry> {
-    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
-    REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
-}
+impl Masks {
+    /// Registers a path no sandboxed bot may see (the records directory, the setup book, the
+    /// tournament file, the protocol log). A path that does not exist yet is kept as given
+    /// and masked once it exists.
+    pub fn hide(&mut self, path: &Path) {
+        self.hidden.insert(absolute(path));
+    }
 
-/// Registers a path no sandboxed bot may see (the records directory, the setup book, the
-/// tournament file, the protocol log). A path that does not exist yet is kept as given
-/// and masked once it exists.
-pub fn hide(path: &Path) {
-    registry().hidden.insert(absolute(path));
-}
-
-/// Registers a bot's own paths, so that other bots' sandboxes mask them. Every bot of a run
-/// is registered (sandboxed or not) before its first game.
-pub fn note_bot(spec: &BotSpec) {
-    let paths = identity_paths(spec);
-    let mut reg = registry();
-    if !reg.bots.iter().any(|(n, p)| n == &spec.name && p == &paths) {
-        reg.bots.push((spec.name.clone(), paths));
+    /// Registers a bot's own paths, so that other bots' sandboxes mask them. Every bot of a run
+    /// is registered (sandboxed or not) before its first game.
+    pub fn note_bot(&mut self, spec: &BotSpec) {
+        let paths = identity_paths(spec);
+        if !self.bots.iter().any(|(n, p)| n == &spec.name && p == &paths) {
+            self.bots.push((spec.name.clone(), paths));
+        }
     }
 }
 
@@ -1071,11 +1070,11 @@ fn make_cgroup(settings: &Settings, cpu: Option<usize>) -> std::io::Result<Optio
 }
 
 /// bwrap's command line, environment and cgroups for one process of `spec`, pinned to
-/// `cpu` when given.
+/// `cpu` when given, with what `reg` says no sandbox may show masked.
 ///
 /// # Errors
 /// The sandbox cannot be used here (see [`prepare`]), or its cgroups cannot be made.
-pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
+pub fn launch(spec: &BotSpec, cpu: Option<usize>, reg: &Masks) -> std::io::Result<Launch> {
     let bwrap = bwrap().map_err(std::io::Error::other)?;
     let settings = Settings::of(&spec.limits);
     let (mask_file, mask_dir) = mask_sources()?;
@@ -1100,7 +1099,6 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
     if spec.dir.is_some() {
         // A bot sees its whole dir: one that holds another bot would show that bot's files
         // beside its program (its notes, its setups), which no mask can know of.
-        let reg = registry();
         for (name, paths) in reg.bots.iter().filter(|(n, _)| n != &spec.name) {
             if let Some(p) = paths.iter().find(|p| p.starts_with(&cwd)) {
                 return Err(std::io::Error::other(format!(
@@ -1139,14 +1137,12 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>) -> std::io::Result<Launch> {
     // earlier runs' in its directory), the book, the ladder, other bots. Paths that do not
     // exist (yet) need no mask.
     let own = identity_paths(spec);
-    let reg = registry();
     let mut masks: BTreeSet<PathBuf> = reg.hidden.iter().map(|p| absolute(p)).collect();
     for (name, paths) in &reg.bots {
         if name != &spec.name {
             masks.extend(paths.iter().cloned());
         }
     }
-    drop(reg);
     for b in binds.iter().filter(|b| b.is_dir() && !is_host_exe(&b.to_string_lossy())) {
         masks.extend(records_within(b));
     }

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::supervise::os::{self, HostPriority};
+use crate::supervise::sandbox::Masks;
 use crate::supervise::stall_watch::StallWatch;
 use crate::supervise::tempo::Tempo;
 
@@ -38,6 +39,7 @@ struct Registry {
 #[derive(Clone, Debug)]
 pub struct Supervisor {
     registry: Arc<Registry>,
+    masks: Arc<Masks>,
     stalls: Option<Arc<StallWatch>>,
     priority: HostPriority,
     tempo: Arc<Tempo>,
@@ -88,7 +90,7 @@ impl Supervisor {
             HostPriority::Realtime => Tempo::fixed(true),
             HostPriority::Nice | HostPriority::Normal => Tempo::fixed(false),
         };
-        Supervisor { registry: Arc::default(), stalls, priority: got, tempo: Arc::new(tempo) }
+        Supervisor { registry: Arc::default(), masks: Arc::default(), stalls, priority: got, tempo: Arc::new(tempo) }
     }
 
     /// A supervisor that only makes the host a subreaper (for `check`, which keeps the
@@ -97,10 +99,24 @@ impl Supervisor {
         os::become_subreaper();
         Supervisor {
             registry: Arc::default(),
+            masks: Arc::default(),
             stalls: None,
             priority: HostPriority::Normal,
             tempo: Arc::new(Tempo::fixed(false)),
         }
+    }
+
+    /// The supervisor with what the run's sandboxes must mask (the plan's paths and bots;
+    /// see [`Masks`]); without it, a sandbox masks only what it masks for every run.
+    #[must_use]
+    pub fn with_masks(mut self, masks: Masks) -> Supervisor {
+        self.masks = Arc::new(masks);
+        self
+    }
+
+    /// What the run's sandboxes mask besides their own rules.
+    pub fn masks(&self) -> &Masks {
+        &self.masks
     }
 
     /// The run's tempo (when the fair-clock machinery runs).

@@ -150,13 +150,13 @@ pub fn run(plan: LadderPlan) -> Result<Outcome, ConfigError> {
             let history = ladder.history(&name)?;
             ok(if as_json { json(&history) } else { history.render() })
         }
-        LadderAction::Play { run, games } => {
+        LadderAction::Play { mut run, games } => {
             // The ladder holds every bot's command and every game: no sandbox shows it,
             // nor its journal files (open while the ladder is, in WAL mode).
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 let mut name = plan.db.clone().into_os_string();
                 name.push(suffix);
-                crate::supervise::sandbox::hide(Path::new(&name));
+                run.hidden.push(name.into());
             }
             play::play_games(ladder, &run, games)
         }

@@ -127,7 +127,8 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
         priority: run.host_priority,
         stall_credit: run.stall_credit,
         pin_host: run.pin && run.concurrency == 1,
-    });
+    })
+    .with_masks(run.masks(&bots));
     let lookup: Option<BookLookup> =
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
     let executor = Executor {
