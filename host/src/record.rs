@@ -26,17 +26,29 @@ enum Output {
 
 impl RecordWriter {
     /// Opens (creating) `dir/games.jsonl` for appending; `dir/games.jsonl.zst` instead
-    /// when it exists (and `games.jsonl` does not).
+    /// when it exists (and `games.jsonl` does not), or when `compress` and the directory
+    /// holds no records yet: a directory keeps the form it was started with.
     ///
     /// # Errors
-    /// The directory or file cannot be created, or the directory holds both files.
-    pub fn open(dir: &Path) -> std::io::Result<RecordWriter> {
+    /// The directory or file cannot be created, the directory holds both files, or
+    /// `compress` is asked of a directory whose records are plain.
+    pub fn open(dir: &Path, compress: bool) -> std::io::Result<RecordWriter> {
         std::fs::create_dir_all(dir)?;
-        if let Some(path) = stratego_records::records_file(dir).map_err(std::io::Error::other)? {
-            if stratego_records::Form::of_file(&path)? == stratego_records::Form::Compact {
-                let w = stratego_records::RecordWriter::open(&path, stratego_records::Form::Compact)?;
-                return Ok(RecordWriter { path, file: Output::Compact(w) });
-            }
+        let existing = stratego_records::records_file(dir).map_err(std::io::Error::other)?;
+        let compact = match &existing {
+            Some(path) => stratego_records::Form::of_file(path)? == stratego_records::Form::Compact,
+            None => compress,
+        };
+        if compress && !compact {
+            return Err(std::io::Error::other(
+                "--compress: the directory holds plain records (games.jsonl) of an earlier run; a directory keeps \
+                 the form it was started with: resume it without --compress, or give a new directory",
+            ));
+        }
+        if compact {
+            let path = dir.join("games.jsonl.zst");
+            let w = stratego_records::RecordWriter::open(&path, stratego_records::Form::Compact)?;
+            return Ok(RecordWriter { path, file: Output::Compact(w) });
         }
         let path = dir.join("games.jsonl");
         let file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;

@@ -22,6 +22,55 @@ pub struct PyRecord {
     rules: Arc<Ruleset>,
 }
 
+impl PyRecord {
+    fn of(record: GameRecord) -> PyResult<PyRecord> {
+        let rules = Ruleset::try_from(record.ruleset.clone())
+            .map_err(|e| RecordError::new_err(format!("record {}: invalid ruleset: {e}", record.game_id)))?;
+        Ok(PyRecord { record, rules: Arc::new(rules) })
+    }
+}
+
+/// The records of a compact records file (`games.jsonl.zst`: one zstd frame per record,
+/// RECORDS.md), read one frame at a time by the `stratego-records` crate. A torn last frame
+/// (a host killed in its write) ends the iteration; [`PyCompactRecords::torn`] then says
+/// where it was.
+#[pyclass(unsendable, name = "CompactRecords", module = "stratego")]
+pub struct PyCompactRecords {
+    reader: stratego_records::RecordReader<std::fs::File>,
+}
+
+#[pymethods]
+impl PyCompactRecords {
+    /// Opens `path`, a compact records file.
+    #[new]
+    fn new(path: std::path::PathBuf) -> PyResult<PyCompactRecords> {
+        let reader = stratego_records::RecordReader::open(&path).map_err(|e| RecordError::new_err(e.to_string()))?;
+        if reader.form() != stratego_records::Form::Compact {
+            return Err(RecordError::new_err(format!("{}: not a compact records file", path.display())));
+        }
+        Ok(PyCompactRecords { reader })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self) -> PyResult<Option<PyRecord>> {
+        match self.reader.next() {
+            None => Ok(None),
+            Some(Ok(record)) => PyRecord::of(record).map(Some),
+            Some(Err(e)) => Err(RecordError::new_err(e.to_string())),
+        }
+    }
+
+    /// Where the torn tail that ended the file starts (`"frame 7 (byte 30412)"`), once the
+    /// iteration has ended; `None` when the file ends with a whole record.
+    #[getter]
+    fn torn(&self) -> Option<String> {
+        self.reader.torn().map(|t| format!("{} ({} bytes)", t.position, t.bytes))
+    }
+}
+
 #[pymethods]
 impl PyRecord {
     /// Decodes one line of a records file.
@@ -29,9 +78,7 @@ impl PyRecord {
     fn from_json(line: &str) -> PyResult<PyRecord> {
         let record: GameRecord =
             serde_json::from_str(line).map_err(|e| RecordError::new_err(format!("not a game record: {e}")))?;
-        let rules = Ruleset::try_from(record.ruleset.clone())
-            .map_err(|e| RecordError::new_err(format!("record {}: invalid ruleset: {e}", record.game_id)))?;
-        Ok(PyRecord { record, rules: Arc::new(rules) })
+        PyRecord::of(record)
     }
 
     /// The game's id.

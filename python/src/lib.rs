@@ -45,6 +45,7 @@ fn _stratego(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<messages::PyGameOver>()?;
     m.add_class::<messages::PyQuit>()?;
     m.add_class::<data::PyRecord>()?;
+    m.add_class::<data::PyCompactRecords>()?;
     m.add_class::<data::PyGravonGame>()?;
     m.add_class::<data::PyGravonReplay>()?;
     m.add_function(wrap_pyfunction!(messages::parse_message, m)?)?;

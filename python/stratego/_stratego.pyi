@@ -2,7 +2,7 @@
 with PyO3). Colours, ranks and squares are strings as on the wire."""
 
 from os import PathLike
-from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 Color = Literal["red", "blue"]
 RankName = Literal[
@@ -437,6 +437,17 @@ class GameOver:
 
 class Quit:
     type: Literal["quit"]
+
+class CompactRecords:
+    """The records of a compact records file (``games.jsonl.zst``: one zstd frame per
+    record), read one frame at a time; ``stratego.data.read_records`` uses it."""
+
+    def __init__(self, path: Union[str, PathLike[str]]) -> None: ...
+    def __iter__(self) -> Iterator[Record]: ...
+    def __next__(self) -> Record: ...
+    @property
+    def torn(self) -> Optional[str]:
+        """Where the torn last frame starts, once the iteration ended; ``None`` if none."""
 
 class Record:
     """One game record (a line of ``games.jsonl``)."""

@@ -1,4 +1,5 @@
-"""Data for learning: the games of a records file (``games.jsonl``, RECORDS.md) or an
+"""Data for learning: the games of a records file (``games.jsonl``, or the compact
+``games.jsonl.zst``; RECORDS.md) or an
 ``--out`` directory, and Gravon archives (``.zip`` of XML games, ``.xml`` files, or a
 directory of them), as replayed positions.
 
@@ -16,10 +17,11 @@ Every position is replayed by the rules crate. ``pos.game`` is the live game bef
 from __future__ import annotations
 
 import os
+import warnings
 import zipfile
 from typing import Iterator, Optional, Tuple, Union
 
-from ._stratego import Game, GravonError, GravonGame, Move, Record, View
+from ._stratego import CompactRecords, Game, GravonError, GravonGame, Move, Record, RecordError, View
 
 __all__ = ["read_records", "read_gravon", "gravon_games", "positions", "Position"]
 
@@ -29,14 +31,35 @@ PathLike = Union[str, "os.PathLike[str]"]
 def _records_file(path: PathLike) -> str:
     path = os.fspath(path)
     if os.path.isdir(path):
-        return os.path.join(path, "games.jsonl")
+        plain = os.path.join(path, "games.jsonl")
+        compact = os.path.join(path, "games.jsonl.zst")
+        if os.path.exists(plain) and os.path.exists(compact):
+            raise RecordError(f"{path}: holds both games.jsonl and games.jsonl.zst; keep one")
+        return compact if os.path.exists(compact) else plain
     return path
 
 
+def _is_compact(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == _ZSTD_MAGIC
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
 def read_records(path: PathLike) -> Iterator[Record]:
-    """Every record of a JSON Lines records file, or of ``DIR/games.jsonl`` for an
-    ``--out`` directory, in file order (read line by line: any size)."""
-    with open(_records_file(path), encoding="utf-8") as f:
+    """Every record of a records file, plain (``games.jsonl``, JSON Lines) or compact
+    (``games.jsonl.zst``, one zstd frame per record; RECORDS.md), or of an ``--out``
+    directory's, in file order (read a line or a frame at a time: any size). A torn last
+    frame of a compact file (a host killed in its write) is dropped with a warning."""
+    file = _records_file(path)
+    if _is_compact(file):
+        records = CompactRecords(file)
+        yield from records
+        if records.torn is not None:
+            warnings.warn(f"{file}: the last record is torn at {records.torn}: dropped", stacklevel=2)
+        return
+    with open(file, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -118,7 +141,8 @@ def _replay(source: str, game: Game, moves, winner: Optional[str]) -> Iterator[P
 
 def positions(source: Union[PathLike, Record, GravonGame]) -> Iterator[Position]:
     """Every position of a record, a Gravon game, or every game of a path: a records file
-    or ``--out`` directory (``.jsonl``, or a directory holding ``games.jsonl``), else a
+    or ``--out`` directory (``.jsonl`` or ``.jsonl.zst``, or a directory holding
+    ``games.jsonl`` or ``games.jsonl.zst``), else a
     Gravon ``.zip``/``.xml``/directory. Gravon games of types without a ruleset
     (``ultimate lightning``) are skipped; a move the rules refuse raises
     ``IllegalMoveError``."""
@@ -129,7 +153,11 @@ def positions(source: Union[PathLike, Record, GravonGame]) -> Iterator[Position]
         yield from _replay("gravon", source.start(), source.moves, source.winner)
         return
     path = os.fspath(source)
-    if path.endswith(".jsonl") or os.path.isfile(os.path.join(path, "games.jsonl")):
+    if (
+        path.endswith((".jsonl", ".jsonl.zst"))
+        or os.path.isfile(os.path.join(path, "games.jsonl"))
+        or os.path.isfile(os.path.join(path, "games.jsonl.zst"))
+    ):
         for rec in read_records(path):
             if rec.deployments["red"] is None or rec.deployments["blue"] is None:
                 continue  # a side never gave a valid setup: no position to learn from

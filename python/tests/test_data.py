@@ -37,6 +37,27 @@ def test_records_read_and_replay(match_dir):
     assert [r.game_id for r in read_records(match_dir / "games.jsonl")] == [r.game_id for r in records]
 
 
+def test_a_compact_directory_reads_as_the_plain_one(host, match_dir, tmp_path):
+    # The same match (same seed) written with --compress: games.jsonl.zst, one zstd frame a
+    # record, read by the host's own reader through the native module.
+    out = tmp_path / "compact"
+    run_host(host, "match", "sample-bot", "sample-bot --strategy random", "--games", "4", "--seed", "9",
+             "--rules", "barrage", "--out", str(out), "-q", "--compress")
+    assert not (out / "games.jsonl").exists()
+    plain = list(read_records(match_dir))
+    compact = list(read_records(out))
+    assert [r.game_id for r in compact] == [r.game_id for r in plain]
+    assert [[p.move for p in r.plies] for r in compact] == [[p.move for p in r.plies] for r in plain]
+    assert [r.game_id for r in read_records(out / "games.jsonl.zst")] == [r.game_id for r in plain]
+    assert sum(1 for _ in positions(out)) == sum(len(r.plies) for r in plain)
+    # A host killed in its last write: the torn frame is dropped, with a warning.
+    zst = out / "games.jsonl.zst"
+    zst.write_bytes(zst.read_bytes()[:-5])
+    with pytest.warns(UserWarning, match=r"games.jsonl.zst: the last record is torn at frame 4"):
+        torn = list(read_records(out))
+    assert [r.game_id for r in torn] == [r.game_id for r in plain[:3]]
+
+
 def test_positions_of_a_records_directory(match_dir):
     records = list(read_records(match_dir))
     seen = 0

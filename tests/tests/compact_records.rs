@@ -143,3 +143,47 @@ fn a_torn_last_frame_is_dropped_and_its_game_played_again() {
     let (replayed, first) = (moves(&again[3]), moves(&lines[3]));
     assert!(!first.is_empty() && replayed == first, "the game played again differs from the torn one");
 }
+
+#[test]
+fn compress_writes_one_frame_per_game_and_a_plain_directory_is_never_turned_compact() {
+    let tmp = TempDir::new("compact-flag");
+    // --compress: the same games as a plain run, one frame each, no plain file.
+    let plain_dir = tmp.join("plain");
+    let out = Command::new(host_bin()).args(match_args(&plain_dir)).output().expect("run stratego-host");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let dir = tmp.join("compact");
+    let mut args = match_args(&dir);
+    args.push("--compress".into());
+    let out = Command::new(host_bin()).args(&args).output().expect("run stratego-host");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!dir.join("games.jsonl").exists(), "--compress wrote a plain file");
+    let zst = dir.join("games.jsonl.zst");
+    let lines = decoded_lines(&zst);
+    let plain: Vec<String> = std::fs::read_to_string(plain_dir.join("games.jsonl"))
+        .unwrap()
+        .split_inclusive('\n')
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(ids(&lines), ids(&plain), "the compact run holds other games than the plain one");
+    let bytes = std::fs::read(&zst).unwrap();
+    let frames = bytes.windows(4).filter(|w| *w == [0x28, 0xb5, 0x2f, 0xfd]).count();
+    assert!(frames >= 4, "{frames} zstd frame starts for 4 games");
+    assert!(bytes.len() * 3 < plain.iter().map(String::len).sum::<usize>(), "not compressed");
+    // Resumed without the flag, it stays compact (nothing played again).
+    let out = Command::new(host_bin()).args(match_args(&dir)).output().expect("run stratego-host");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("4 games already finished"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&zst).unwrap(), bytes, "the compact file changed");
+
+    // A plain directory with --compress: refused before anything is written.
+    let before = std::fs::read(plain_dir.join("games.jsonl")).unwrap();
+    let manifest = std::fs::read(plain_dir.join("manifest.json")).unwrap();
+    let mut args = match_args(&plain_dir);
+    args.push("--compress".into());
+    let out = Command::new(host_bin()).args(&args).output().expect("run stratego-host");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--compress") && stderr(&out).contains("plain records"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(plain_dir.join("games.jsonl")).unwrap(), before, "the plain records changed");
+    assert_eq!(std::fs::read(plain_dir.join("manifest.json")).unwrap(), manifest, "the manifest changed");
+    assert!(!plain_dir.join("games.jsonl.zst").exists(), "a compact file appeared beside the plain one");
+}

@@ -68,6 +68,16 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         Some(dir) => manifest::read(dir).map_err(usage)?,
         None => None,
     };
+    if let (Some(dir), true) = (&plan.run.out, plan.run.compress) {
+        // Before the manifest is written: a directory keeps the form it was started with.
+        if dir.join(stratego_records::PLAIN_FILE).exists() {
+            return Err(usage(format!(
+                "--compress: {} holds plain records (games.jsonl) of an earlier run; a directory keeps the form it \
+                 was started with: resume it without --compress, or give a new directory",
+                dir.display()
+            )));
+        }
+    }
     if let (Some(m), false) = (&existing, plan.run.seed_given) {
         // Re-running the same command resumes: without --seed, the directory's seed.
         plan.run.settings.match_seed = m.plan.event.seed;
@@ -91,7 +101,9 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         None => Vec::new(),
     };
     let records = match &plan.run.out {
-        Some(dir) => Some(RecordWriter::open(dir).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?),
+        Some(dir) => Some(
+            RecordWriter::open(dir, plan.run.compress).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
+        ),
         None => None,
     };
     let run = &plan.run;

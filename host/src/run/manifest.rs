@@ -531,7 +531,7 @@ mod tests {
         assert_eq!(read_records(&dir).unwrap().len(), 2);
         assert_eq!(std::fs::read(&file).unwrap(), whole, "the torn frame is cut off");
         // The writer goes on in the compact form; the plain file is not made.
-        let w = crate::record::RecordWriter::open(&dir).unwrap();
+        let w = crate::record::RecordWriter::open(&dir, false).unwrap();
         assert_eq!(w.path(), file);
         w.append(&rec).unwrap();
         assert!(!dir.join("games.jsonl").exists());

@@ -95,6 +95,8 @@ pub struct RunConfig {
     pub shard: Option<crate::run::manifest::Shard>,
     /// `--watch`: draw a running game live.
     pub watch: bool,
+    /// `--compress`: a new records directory's records in the compact form.
+    pub compress: bool,
     /// `--event NAME`.
     pub event: Option<String>,
     /// `--no-html`.

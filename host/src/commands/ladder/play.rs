@@ -114,7 +114,7 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
 
     let records = match &run.out {
         Some(dir) => Some(
-            crate::record::RecordWriter::open(dir)
+            crate::record::RecordWriter::open(dir, run.compress)
                 .and_then(RecordsSink::start)
                 .map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
         ),
