@@ -150,6 +150,22 @@ impl Plan {
         format!("{:016x}", fnv64(serde_json::to_string(self).expect("a plan serialises").as_bytes()))
     }
 
+    /// The hash a manifest written before `same_program_groups` (see
+    /// [`schedule::EventSpec`]) gave this plan: that of its JSON with the event's
+    /// same-program bots as pairs. The same as [`Plan::hash`] when no two bots are one
+    /// program.
+    pub fn legacy_hash(&self) -> String {
+        let json = serde_json::to_string(self).expect("a plan serialises");
+        let (old, now) = self.event.legacy_json();
+        format!("{:016x}", fnv64(json.replacen(&now, &old, 1).as_bytes()))
+    }
+
+    /// Whether `hash` (a manifest's `plan_hash`) is this plan's, in the form of this host
+    /// or of an older one ([`Plan::legacy_hash`]).
+    pub fn has_hash(&self, hash: &str) -> bool {
+        hash == self.hash() || hash == self.legacy_hash()
+    }
+
     /// Where this plan differs from `other` (the directory's against the command's), as
     /// `path: old -> new` lines for people, e.g. `event.games_per_pairing: 4 -> 2`.
     pub fn differences(&self, other: &Plan) -> Vec<String> {
@@ -364,6 +380,86 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
     Ok(records)
 }
 
+/// The game ids of the finished games of a directory's records file, in file order, for a
+/// resumed run: what [`read_records`] finds, without holding the records. A plain file's
+/// lines are not parsed but for the last (to tell a torn one) and those that do not begin
+/// as the host writes a record (`{"game_id":"…"`): a line in the middle that is not a
+/// record shows when the records are read ([`records_iter`]). A torn last line (frame) is
+/// reported and cut off the file, as by [`read_records`].
+///
+/// # Errors
+/// The directory holds both forms, a line without a game id, or the file cannot be read
+/// or cut.
+pub fn scan_finished(dir: &Path) -> Result<Vec<String>, String> {
+    use std::io::BufRead;
+    let path = records_path(dir)?;
+    if path.exists() && is_compact(&path)? {
+        return Ok(read_compact(&path, true)?.into_iter().map(|r| r.game_id).collect());
+    }
+    let file = match std::fs::File::open(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Ok(f) => f,
+    };
+    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, file);
+    let mut ids = Vec::new();
+    let (mut line, mut last) = (Vec::new(), Vec::new());
+    let (mut offset, mut last_start, mut line_no) = (0u64, 0u64, 0usize);
+    loop {
+        line.clear();
+        let n = input.read_until(b'\n', &mut line).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        if line_no > 1 {
+            ids.push(game_id_of(&last).ok_or_else(|| format!("{}:{}: not a game record", path.display(), line_no - 1))?);
+        }
+        std::mem::swap(&mut line, &mut last);
+        last_start = offset;
+        offset += n as u64;
+    }
+    if line_no == 0 {
+        return Ok(ids);
+    }
+    // The last line: whole (a newline, and a record), or torn.
+    let whole = last.ends_with(b"\n") && serde_json::from_slice::<GameRecord>(&last).is_ok();
+    if whole {
+        ids.push(game_id_of(&last).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
+    } else {
+        eprintln!(
+            "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+            path.display(),
+            offset - last_start
+        );
+        let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(io)?;
+        f.set_len(last_start).map_err(io)?;
+    }
+    Ok(ids)
+}
+
+/// The game id of a record's line: read from its start when it begins as the host writes
+/// records (`{"game_id":"ID",`), else parsed (`None`: not a record).
+fn game_id_of(line: &[u8]) -> Option<String> {
+    const START: &[u8] = b"{\"game_id\":\"";
+    if let Some(rest) = line.strip_prefix(START) {
+        let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+        if rest[end] == b'"' && rest.get(end + 1) == Some(&b',') {
+            return std::str::from_utf8(&rest[..end]).ok().map(str::to_owned);
+        }
+    }
+    #[derive(Deserialize)]
+    struct Id {
+        game_id: String,
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    serde_json::from_str::<Id>(text).ok().map(|i| i.game_id)
+}
+
 /// Every record of the compact records file `path`; a torn last frame is reported on
 /// stderr, and cut off the file when `cut` (resume appends after it).
 fn read_compact(path: &Path, cut: bool) -> Result<Vec<GameRecord>, String> {
@@ -386,6 +482,22 @@ fn warn_torn(path: &Path, torn: &stratego_records::Torn, cut: bool) {
         torn.bytes,
         if cut { "dropped" } else { "not read" }
     );
+}
+
+/// The records of the `--out` directory `dir` (either form), read one at a time (a torn
+/// last line or frame ends them quietly; nothing is cut): for what reads a large directory
+/// without holding it (its index, `merge`).
+///
+/// # Errors
+/// The directory holds both forms, or the file cannot be opened (none is no error: no
+/// records); each item is a record or why a line (frame) is not one.
+pub fn records_iter(dir: &Path) -> Result<Box<dyn Iterator<Item = Result<GameRecord, String>>>, String> {
+    let path = records_path(dir)?;
+    if !path.exists() {
+        return Ok(Box::new(std::iter::empty()));
+    }
+    let reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
+    Ok(Box::new(reader.map(|r| r.map_err(|e| e.to_string()))))
 }
 
 /// Every record of the records file `path` (either form), for the read-only commands
