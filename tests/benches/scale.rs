@@ -2,7 +2,10 @@
 //! large events and on synthetic directories this benchmark writes, and how each cost grows
 //! with the work.
 //!
-//! `cargo bench -p stratego-tests --bench scale [-- quick] [-- only start|resume|merge|pages]`
+//! `cargo bench -p stratego-tests --bench scale [-- quick] [-- only start|resume|merge]`
+//! (`SCALE_HOST=PATH`: run that host binary instead of the release build, e.g. an older
+//! one to compare; `SCALE_TMP=DIR`: where the directories go, default the temporary
+//! directory; `SCALE_KEEP=1`: keep the merge directories)
 //!
 //! 1. **start**: a round-robin of N built-in sample bots (`--games 2`, `-j 2`, `--out`):
 //!    the time from the host's start to its first game (the first record's
@@ -16,7 +19,7 @@
 //!    then; then SIGINT, and the time the host takes to write its summary and index.
 //! 3. **merge**: S shard directories of about 1,000 games each, written here: `merge` of
 //!    all of them, wall time and maximum resident set.
-//! 4. **pages**: the index page `merge --out` writes for those games.
+//!    Then `merge --out`, which also writes the index pages and the viewer pages.
 //!
 //! Records are made from two real games (played once here by the host), renumbered and
 //! renamed for each game of the plan and cut to P plies (a prefix of a legal game is a
@@ -64,6 +67,13 @@ fn children(pid: u32) -> usize {
 
 /// Waits for `child` and gives its exit code and maximum resident set (KiB) from `wait4`.
 fn wait_rss(child: Child) -> (i32, u64) {
+    let (code, rss, _) = wait_usage(child);
+    (code, rss)
+}
+
+/// [`wait_rss`] and the CPU time (user + system) of the child (and of its children it
+/// waited for).
+fn wait_usage(child: Child) -> (i32, u64, Duration) {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value; wait4 on our own child.
@@ -72,7 +82,8 @@ fn wait_rss(child: Child) -> (i32, u64) {
     assert_eq!(r, pid, "wait4");
     std::mem::forget(child);
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
-    (code, ru.ru_maxrss as u64)
+    let cpu = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    (code, ru.ru_maxrss as u64, cpu(ru.ru_utime) + cpu(ru.ru_stime))
 }
 
 fn sigint(child: &Child) {
@@ -389,14 +400,14 @@ fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
             let t = Instant::now();
             let child =
                 Command::new(host).arg("merge").args(&dirs).args(extra).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-            let (code, rss) = wait_rss(child);
+            let (code, rss, cpu) = wait_usage(child);
             assert_eq!(code, 0, "merge {extra:?}");
-            (t.elapsed(), rss)
+            (t.elapsed(), rss, cpu)
         };
-        let (wall, rss) = run(&[]);
+        let (wall, rss, cpu) = run(&[]);
         let merged = dir.join("merged");
         let merged_s = merged.to_string_lossy().into_owned();
-        let (wall_out, rss_out) = run(&["--out", &merged_s]);
+        let (wall_out, rss_out, cpu_out) = run(&["--out", &merged_s]);
         let all_pages: u64 = std::fs::read_dir(&merged)
             .map(|d| {
                 d.filter_map(Result::ok)
@@ -406,17 +417,21 @@ fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
             })
             .unwrap_or(0);
         println!(
-            "| {shards} | {} | {} | {:.1} s | {} | {:.1} s | {} | {} | {} |",
+            "| {shards} | {} | {} | {:.1} s ({:.1} s CPU) | {} | {:.1} s ({:.1} s CPU) | {} | {} | {} |",
             specs.len(),
             mb(bytes),
             wall.as_secs_f64(),
+            cpu.as_secs_f64(),
             mib(rss),
             wall_out.as_secs_f64(),
+            cpu_out.as_secs_f64(),
             mib(rss_out),
             mb(file_size(&merged.join("index.html"))),
             mb(all_pages),
         );
-        let _ = std::fs::remove_dir_all(&dir);
+        if std::env::var_os("SCALE_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }
 
@@ -425,7 +440,8 @@ fn main() {
     let quick = args.iter().any(|a| a == "quick");
     let only = args.iter().position(|a| a == "only").and_then(|i| args.get(i + 1)).cloned();
     let run = |what: &str| only.as_deref().is_none_or(|o| o == what);
-    let host = stratego_tests::release_host();
+    // SCALE_HOST: another binary (a copy, or an older host to compare with).
+    let host = std::env::var_os("SCALE_HOST").map_or_else(stratego_tests::release_host, PathBuf::from);
     let tmpl = templates(&host);
     println!(
         "templates: {} real games of {}..{} plies",
@@ -433,6 +449,7 @@ fn main() {
         tmpl.iter().map(|r| r.plies.len()).min().unwrap_or(0),
         tmpl.iter().map(|r| r.plies.len()).max().unwrap_or(0)
     );
+    println!("load average at the start: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
     if run("start") {
         start(&host, if quick { &[20, 50] } else { &[50, 100, 200] });
     }

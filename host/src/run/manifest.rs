@@ -496,8 +496,143 @@ pub fn records_iter(dir: &Path) -> Result<Box<dyn Iterator<Item = Result<GameRec
     if !path.exists() {
         return Ok(Box::new(std::iter::empty()));
     }
+    if !is_compact(&path)? {
+        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok(Box::new(parallel_plain(file, path)));
+    }
     let reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
     Ok(Box::new(reader.map(|r| r.map_err(|e| e.to_string()))))
+}
+
+/// Lines of a plain records file handed to the parsing threads at once.
+const BATCH_LINES: usize = 64;
+
+/// A batch of lines of a plain records file: its number in the file, the number of its
+/// first line, the lines, and whether it holds the file's last line.
+type LineBatch = (usize, usize, Vec<Vec<u8>>, bool);
+
+/// What a batch's parsing gave, line by line (a torn last line ends the file quietly).
+enum Parsed {
+    Record(Box<GameRecord>),
+    Bad(String),
+    Torn,
+}
+
+/// The records of a plain records file, in file order, parsed by as many threads as there
+/// are CPUs (up to 4) while one thread reads: parsing is most of the cost of reading
+/// records. Reads as [`stratego_records::RecordReader`] does: blank lines are skipped, a
+/// torn last line ends the records quietly, a line that is not a record is an error
+/// `FILE:LINE: not a game record: …` (and the last item). Memory: a few batches of lines
+/// per thread. Dropping the iterator stops the threads.
+fn parallel_plain(file: std::fs::File, path: PathBuf) -> impl Iterator<Item = Result<GameRecord, String>> {
+    use std::io::BufRead;
+    use std::sync::mpsc;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let (batch_tx, batch_rx) = mpsc::sync_channel::<LineBatch>(2 * workers);
+    let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Vec<Parsed>)>(2 * workers);
+    let read_path = path.clone();
+    let (read_err_tx, read_err_rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut input = std::io::BufReader::with_capacity(256 * 1024, file);
+        let (mut batch, mut first, mut line_no, mut seq) = (Vec::new(), 1usize, 0usize, 0usize);
+        let mut pending: Option<Vec<u8>> = None;
+        loop {
+            let mut line = Vec::new();
+            let n = match input.read_until(b'\n', &mut line) {
+                Ok(n) => n,
+                Err(e) => {
+                    let _ = read_err_tx.send(format!("{}: {e}", read_path.display()));
+                    0
+                }
+            };
+            if let Some(p) = pending.take() {
+                line_no += 1;
+                batch.push(p);
+                if batch.len() == BATCH_LINES || n == 0 {
+                    let full = std::mem::take(&mut batch);
+                    if batch_tx.send((seq, first, full, n == 0)).is_err() {
+                        return;
+                    }
+                    seq += 1;
+                    first = line_no + 1;
+                }
+            }
+            if n == 0 {
+                return;
+            }
+            pending = Some(line);
+        }
+    });
+    let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
+    for _ in 0..workers {
+        let (rx, tx) = (batch_rx.clone(), out_tx.clone());
+        let path = path.clone();
+        std::thread::spawn(move || {
+            loop {
+                let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok((seq, first, lines, last)) = next else { return };
+                let count = lines.len();
+                let parsed = lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+                    .map(|(i, l)| {
+                        let parse = std::str::from_utf8(l)
+                            .map_err(|e| e.to_string())
+                            .and_then(|t| serde_json::from_str::<GameRecord>(t).map_err(|e| e.to_string()));
+                        match parse {
+                            Ok(r) if l.ends_with(b"\n") => Parsed::Record(Box::new(r)),
+                            _ if last && i + 1 == count => Parsed::Torn,
+                            Ok(_) => Parsed::Torn,
+                            Err(e) => Parsed::Bad(format!("{}:{}: not a game record: {e}", path.display(), first + i)),
+                        }
+                    })
+                    .collect();
+                if tx.send((seq, parsed)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    drop(out_tx);
+    // Batches come back in any order: kept until their turn.
+    let mut waiting: std::collections::BTreeMap<usize, Vec<Parsed>> = std::collections::BTreeMap::new();
+    let mut next = 0usize;
+    let mut current: std::collections::VecDeque<Parsed> = std::collections::VecDeque::new();
+    let mut done = false;
+    std::iter::from_fn(move || {
+        loop {
+            if done {
+                return None;
+            }
+            match current.pop_front() {
+                Some(Parsed::Record(r)) => return Some(Ok(*r)),
+                Some(Parsed::Bad(e)) => {
+                    done = true;
+                    return Some(Err(e));
+                }
+                Some(Parsed::Torn) => {
+                    done = true;
+                    return None;
+                }
+                None => {}
+            }
+            if let Some(batch) = waiting.remove(&next) {
+                next += 1;
+                current.extend(batch);
+                continue;
+            }
+            match out_rx.recv() {
+                Ok((seq, batch)) => {
+                    waiting.insert(seq, batch);
+                }
+                Err(_) => {
+                    done = true;
+                    return read_err_rx.try_recv().ok().map(Err);
+                }
+            }
+        }
+    })
 }
 
 /// Every record of the records file `path` (either form), for the read-only commands
