@@ -59,36 +59,47 @@ fn children(pid: u32) -> usize {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
     tasks
         .filter_map(Result::ok)
-        .map(|t| {
-            std::fs::read_to_string(t.path().join("children")).map(|s| s.split_whitespace().count()).unwrap_or(0)
-        })
+        .map(|t| std::fs::read_to_string(t.path().join("children")).map(|s| s.split_whitespace().count()).unwrap_or(0))
         .sum()
 }
 
-/// Waits for `child` and gives its exit code and maximum resident set (KiB) from `wait4`.
-fn wait_rss(child: Child) -> (i32, u64) {
-    let (code, rss, _) = wait_usage(child);
-    (code, rss)
+/// The host under `/usr/bin/time`, which writes its maximum resident set and CPU time to
+/// `report` (`wait4` here would not do: a child forked from this benchmark counts the
+/// benchmark's own pages until it runs the host).
+fn timed(host: &Path, report: &Path) -> Command {
+    let mut c = Command::new("/usr/bin/time");
+    c.arg("-f").arg("%M %U %S").arg("-o").arg(report).arg(host);
+    c
 }
 
-/// [`wait_rss`] and the CPU time (user + system) of the child (and of its children it
-/// waited for).
-fn wait_usage(child: Child) -> (i32, u64, Duration) {
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value; wait4 on our own child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid, "wait4");
-    std::mem::forget(child);
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
-    let cpu = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
-    (code, ru.ru_maxrss as u64, cpu(ru.ru_utime) + cpu(ru.ru_stime))
+/// The host process under `/usr/bin/time` `time_pid`.
+fn host_pid(time_pid: u32) -> u32 {
+    let t = Instant::now();
+    loop {
+        let kids = std::fs::read_to_string(format!("/proc/{time_pid}/task/{time_pid}/children")).unwrap_or_default();
+        if let Some(pid) = kids.split_whitespace().next().and_then(|p| p.parse().ok()) {
+            return pid;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "no host under /usr/bin/time");
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
-fn sigint(child: &Child) {
-    // SAFETY: a signal to our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+/// Waits for a [`timed`] host: its exit code, maximum resident set (KiB) and CPU time.
+fn wait_timed(mut child: Child, report: &Path) -> (i32, u64, Duration) {
+    let status = child.wait().unwrap();
+    let text = std::fs::read_to_string(report).unwrap_or_default();
+    let last: Vec<f64> = text.lines().last().unwrap_or("").split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    let (rss, cpu) = match last[..] {
+        [m, u, s] => (m as u64, Duration::from_secs_f64(u + s)),
+        _ => (0, Duration::ZERO),
+    };
+    (status.code().unwrap_or(-1), rss, cpu)
+}
+
+fn sigint_pid(pid: u32) {
+    // SAFETY: a signal to a process this benchmark started.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
 }
 
 /// The first line of the records file of `dir` (plain or compact) that is a whole record,
@@ -188,7 +199,8 @@ enum Form {
 }
 
 /// Writes the records of `specs` into `dir` (`torn`: and half of one more, as a kill in the
-/// middle of a write leaves it). Returns the bytes written.
+/// middle of a write leaves it). Returns the bytes of the whole records (where the host
+/// appends once it has cut the torn one off).
 fn write_records(
     dir: &Path,
     tmpl: &[GameRecord],
@@ -216,7 +228,6 @@ fn write_records(
     if let Some(spec) = torn {
         let b = enc.encode(&synthetic(&tmpl[0], m, spec, plies)).unwrap();
         out.write_all(&b[..b.len() / 2]).unwrap();
-        bytes += (b.len() / 2) as u64;
     }
     out.flush().unwrap();
     bytes
@@ -232,7 +243,8 @@ fn start(host: &Path, sizes: &[usize]) {
         let dir = scratch(&format!("start-{n}"));
         let out = dir.join("out");
         let t0 = unix_ms();
-        let mut child = Command::new(host)
+        let report = dir.join("time.txt");
+        let mut child = timed(host, &report)
             .arg("tournament")
             .args(bots_args(n))
             .args(["--games", "2", "--seed", "5", "-j", "2", "-q", "--out"])
@@ -241,7 +253,7 @@ fn start(host: &Path, sizes: &[usize]) {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let pid = child.id();
+        let pid = host_pid(child.id());
         let mut hwm = 0;
         let mut live = 0;
         let t = Instant::now();
@@ -254,9 +266,9 @@ fn start(host: &Path, sizes: &[usize]) {
         let first = recs.iter().map(|r| r.started_unix_ms).min().unwrap_or(0).saturating_sub(t0);
         hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
         let t_int = Instant::now();
-        sigint(&child);
+        sigint_pid(pid);
         let stderr = child.stderr.take();
-        let (_code, rss) = wait_rss(child);
+        let (_code, rss, _) = wait_timed(child, &report);
         let stop = t_int.elapsed();
         drop(stderr);
         let index = file_size(&out.join("index.html"));
@@ -313,35 +325,36 @@ fn resume(host: &Path, tmpl: &[GameRecord], rows: &[(usize, usize, Form)]) {
         let _ = std::fs::remove_dir_all(out.join("games"));
         let bytes = write_records(&out, tmpl, &m, &specs[..games], plies, form, Some(&specs[games]));
         let t0 = unix_ms();
+        let report = dir.join("time.txt");
         let mut child =
-            Command::new(host).args(&args).arg("--out").arg(&out).args(["-q"]).stdout(Stdio::null()).spawn().unwrap();
-        let pid = child.id();
+            timed(host, &report).args(&args).arg("--out").arg(&out).args(["-q"]).stdout(Stdio::null()).spawn().unwrap();
+        let pid = host_pid(child.id());
         let mut hwm = 0;
         let t = Instant::now();
         let mut first = None;
         while t.elapsed() < Duration::from_secs(600) {
             hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
-            let news: Option<u64> = match form {
-                Form::Plain => {
-                    // Only the tail: the new records are after the synthetic ones.
-                    let mut f = std::fs::File::open(out.join("games.jsonl")).unwrap();
-                    use std::io::{Read, Seek};
-                    f.seek(std::io::SeekFrom::Start(bytes.saturating_sub(bytes / 2 + 1))).ok();
-                    let mut s = Vec::new();
-                    f.read_to_end(&mut s).unwrap();
-                    let s = String::from_utf8_lossy(&s).into_owned();
-                    s.lines()
-                        .filter_map(|l| serde_json::from_str::<GameRecord>(l).ok())
-                        .filter(|r| r.index as usize >= games)
-                        .map(|r| r.started_unix_ms)
-                        .min()
-                }
-                Form::Compact => {
-                    if file_size(&out.join("games.jsonl.zst")) > bytes {
-                        records_in(&out).iter().filter(|r| r.index as usize >= games).map(|r| r.started_unix_ms).min()
-                    } else {
-                        None
-                    }
+            // Only the records after the synthetic ones (the torn one is cut off first).
+            let news: Option<u64> = {
+                use std::io::{Seek, SeekFrom};
+                let (name, f) = match form {
+                    Form::Plain => ("games.jsonl", stratego_records::Form::Plain),
+                    Form::Compact => ("games.jsonl.zst", stratego_records::Form::Compact),
+                };
+                let path = out.join(name);
+                let mut file = std::fs::File::open(&path).unwrap();
+                if file_size(&path) > bytes && file.seek(SeekFrom::Start(bytes)).is_ok() {
+                    stratego_records::RecordReader::new(file, f, &path)
+                        .map(|r| {
+                            r.filter_map(Result::ok)
+                                .filter(|r| r.index as usize >= games)
+                                .map(|r| r.started_unix_ms)
+                                .min()
+                        })
+                        .ok()
+                        .flatten()
+                } else {
+                    None
                 }
             };
             if let Some(s) = news {
@@ -352,9 +365,9 @@ fn resume(host: &Path, tmpl: &[GameRecord], rows: &[(usize, usize, Form)]) {
         }
         hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
         let t_int = Instant::now();
-        sigint(&child);
+        sigint_pid(pid);
         let _ = child.stdin.take();
-        let (_code, rss) = wait_rss(child);
+        let (_code, rss, _) = wait_timed(child, &report);
         let stop = t_int.elapsed();
         println!(
             "| {games} | {plies} | {} | {} | {} | {} | {:.1} s | {} |",
@@ -370,7 +383,9 @@ fn resume(host: &Path, tmpl: &[GameRecord], rows: &[(usize, usize, Form)]) {
 }
 
 fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
-    println!("\n## 3. merge of S shards (100 bots, G games a pairing: about 1,000 games a shard), {plies} plies a game");
+    println!(
+        "\n## 3. merge of S shards (100 bots, G games a pairing: about 1,000 games a shard), {plies} plies a game"
+    );
     println!(
         "| shards | games | records (all shards) | merge wall | merge max RSS | merge --out wall | --out max RSS | index.html | index pages in all |"
     );
@@ -379,7 +394,10 @@ fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
         let dir = scratch(&format!("merge-{shards}"));
         let mut args = vec!["tournament".to_owned()];
         args.extend(bots_args(100));
-        args.extend(["--games", &games_per_pairing.to_string(), "--seed", "13", "--shard", &format!("1/{shards}")].map(String::from));
+        args.extend(
+            ["--games", &games_per_pairing.to_string(), "--seed", "13", "--shard", &format!("1/{shards}")]
+                .map(String::from),
+        );
         let first_dir = dir.join("shard-1");
         let m = manifest_of(host, &args, &first_dir);
         let specs = schedule::plan(&m.plan.event);
@@ -398,9 +416,16 @@ fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
         }
         let run = |extra: &[&str]| {
             let t = Instant::now();
-            let child =
-                Command::new(host).arg("merge").args(&dirs).args(extra).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-            let (code, rss, cpu) = wait_usage(child);
+            let report = dir.join("time.txt");
+            let child = timed(host, &report)
+                .arg("merge")
+                .args(&dirs)
+                .args(extra)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let (code, rss, cpu) = wait_timed(child, &report);
             assert_eq!(code, 0, "merge {extra:?}");
             (t.elapsed(), rss, cpu)
         };

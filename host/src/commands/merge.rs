@@ -159,9 +159,9 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
             force: None,
             flag: "--out",
         };
-        let written = std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())).and_then(|()| {
-            collector.write(&index, &page.title, page.summary_html.as_deref(), &options)
-        });
+        let written = std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))
+            .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
         match written {
             Ok(w) => eprintln!(
                 "stratego-host: wrote {} ({} games; {} viewer pages in {})",
@@ -218,4 +218,3 @@ fn mixed_versions(dirs: &[PathBuf], manifests: &[manifest::Manifest]) -> Vec<Str
     }
     out
 }
-

@@ -290,20 +290,24 @@ fn history_of(
         Err(e) => return Box::new(std::iter::once(Err(fail(e)))),
     };
     let mut failed = false;
-    Box::new(records.map_while(move |r| {
-        if failed || finished.is_empty() {
-            return None;
-        }
-        Some(match r {
-            Err(e) => {
-                failed = true;
-                Some(Err(fail(format!("cannot resume: {e}"))))
-            }
-            Ok(record) => finished
-                .remove(&record.game_id)
-                .map(|spec| Ok(Event::GameFinished { spec, record: Arc::new(record) })),
-        })
-    }).flatten())
+    Box::new(
+        records
+            .map_while(move |r| {
+                if failed || finished.is_empty() {
+                    return None;
+                }
+                Some(match r {
+                    Err(e) => {
+                        failed = true;
+                        Some(Err(fail(format!("cannot resume: {e}"))))
+                    }
+                    Ok(record) => finished
+                        .remove(&record.game_id)
+                        .map(|spec| Ok(Event::GameFinished { spec, record: Arc::new(record) })),
+                })
+            })
+            .flatten(),
+    )
 }
 
 /// The games of `event` in this shard, minus those already in `history`; and `history` as

@@ -351,7 +351,11 @@ impl ReportSink for SprtSink {
     }
 
     fn page(&self) -> Page {
-        Page { title: format!("SPRT: {} vs {}", self.report.new, self.report.base), summary_html: None, extra: Vec::new() }
+        Page {
+            title: format!("SPRT: {} vs {}", self.report.new, self.report.base),
+            summary_html: None,
+            extra: Vec::new(),
+        }
     }
 
     fn code(&self) -> i32 {

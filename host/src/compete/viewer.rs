@@ -611,9 +611,8 @@ fn write_index_of(
         let html = extra_page_html(&page.title, &index_name, &page.body);
         std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let page_file = |n: usize| {
-        list_page_path(index, n).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
-    };
+    let page_file =
+        |n: usize| list_page_path(index, n).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     for n in 1..=lists {
         let first = (n - 1) * per_page;
         let chunk = &rows[first.min(rows.len())..(first + per_page).min(rows.len())];

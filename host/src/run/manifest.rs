@@ -394,7 +394,17 @@ pub fn scan_finished(dir: &Path) -> Result<Vec<String>, String> {
     use std::io::BufRead;
     let path = records_path(dir)?;
     if path.exists() && is_compact(&path)? {
-        return Ok(read_compact(&path, true)?.into_iter().map(|r| r.game_id).collect());
+        // Each frame is decoded and parsed (one at a time: only the ids are kept).
+        let mut reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
+        let mut ids = Vec::new();
+        for r in reader.by_ref() {
+            ids.push(r.map_err(|e| e.to_string())?.game_id);
+        }
+        if let Some(torn) = reader.torn() {
+            warn_torn(&path, torn, true);
+            stratego_records::cut_torn_tail(&path, torn).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        return Ok(ids);
     }
     let file = match std::fs::File::open(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -414,7 +424,9 @@ pub fn scan_finished(dir: &Path) -> Result<Vec<String>, String> {
         }
         line_no += 1;
         if line_no > 1 {
-            ids.push(game_id_of(&last).ok_or_else(|| format!("{}:{}: not a game record", path.display(), line_no - 1))?);
+            ids.push(
+                game_id_of(&last).ok_or_else(|| format!("{}:{}: not a game record", path.display(), line_no - 1))?,
+            );
         }
         std::mem::swap(&mut line, &mut last);
         last_start = offset;

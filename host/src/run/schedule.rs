@@ -404,6 +404,44 @@ mod tests {
     }
 
     #[test]
+    fn same_program_bots_are_written_as_groups_and_the_older_pairs_form_is_read() {
+        let mut e = event(200, Format::RoundRobin, 2);
+        // Bots 0..150 one program, 150..200 another: 11,175 + 1,225 pairs.
+        let group = |r: std::ops::Range<usize>| r.clone().flat_map(move |a| (a + 1..r.end).map(move |b| (a, b)));
+        e.same_program = group(0..150).chain(group(150..200)).collect();
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(json.contains("\"same_program\":[],\"same_program_groups\":[[0,1,2,"), "{}", &json[..300]);
+        assert!(json.len() < 2_500, "{} bytes", json.len());
+        assert_eq!(serde_json::from_str::<EventSpec>(&json).unwrap(), e, "read back");
+        // The pairs form of older manifests is read as the same event, and `legacy_json`
+        // writes it again byte for byte.
+        let (old, now) = e.legacy_json();
+        assert_eq!(now, json);
+        assert!(old.contains("\"same_program\":[[0,1],[0,2],") && !old.contains("groups"), "{}", &old[..300]);
+        assert_eq!(serde_json::from_str::<EventSpec>(&old).unwrap(), e);
+        // Without such bots both forms are the same text (older manifests' hashes hold).
+        let plain = event(4, Format::RoundRobin, 2);
+        let (old, now) = plain.legacy_json();
+        assert_eq!(old, now);
+        assert!(now.contains("\"same_program\":[]") && !now.contains("groups"));
+        // Pairs that are not whole groups stay pairs.
+        let mut odd = event(3, Format::RoundRobin, 2);
+        odd.same_program = vec![(0, 1), (1, 2)];
+        let json = serde_json::to_string(&odd).unwrap();
+        assert!(json.contains("\"same_program\":[[0,1],[1,2]]") && !json.contains("groups"), "{json}");
+        assert_eq!(serde_json::from_str::<EventSpec>(&json).unwrap(), odd);
+        // The schedule looks the pairs up the same way in both forms.
+        let games = plan(&e);
+        assert_eq!(games.len(), 200 * 199);
+        let g = games.iter().find(|g| g.seats.red == 0 && g.seats.blue == 1).unwrap();
+        let h = games.iter().find(|h| h.pair == g.pair && h.index != g.index).unwrap();
+        assert_ne!(g.seed, h.seed, "same program: a seed per game");
+        let g = games.iter().find(|g| g.seats.red == 0 && g.seats.blue == 199).unwrap();
+        let h = games.iter().find(|h| h.pair == g.pair && h.index != g.index).unwrap();
+        assert_eq!(g.seed, h.seed, "different programs: one seed a pair");
+    }
+
+    #[test]
     fn self_play_gets_a_seed_per_game() {
         let mut e = event(2, Format::RoundRobin, 2);
         e.same_program = vec![(0, 1)];
