@@ -242,6 +242,9 @@ fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<Strin
     Ok(counts)
 }
 
+/// Finished games for the sinks, read as the run goes.
+type History = Box<dyn Iterator<Item = Result<Event, Failure>>>;
+
 /// A resumed `--out` directory: the ids of its finished games (found before the run), whose
 /// records the run's sinks read one at a time while the first games play.
 pub struct Resumed {
@@ -277,10 +280,7 @@ fn remaining_ids(
 /// read one at a time (the first record of a game; records of other plans or shards are
 /// left out); a record that cannot be read is a failure of the run. Reading stops once every
 /// finished game is found (the run appends its own games after them).
-fn history_of(
-    dir: &std::path::Path,
-    mut finished: std::collections::HashMap<String, GameSpec>,
-) -> Box<dyn Iterator<Item = Result<Event, Failure>>> {
+fn history_of(dir: &std::path::Path, mut finished: std::collections::HashMap<String, GameSpec>) -> History {
     let fail = |message: String| Failure { message, code: crate::exit::USAGE };
     if finished.is_empty() {
         return Box::new(std::iter::empty());
@@ -390,17 +390,16 @@ pub async fn play(
     let style = Style::stdout();
     let mut startup = StartupGuard::default();
     startup.recover = run.recover;
-    let (planned, todo, history): (u32, VecDeque<GameSpec>, Box<dyn Iterator<Item = Result<Event, Failure>>>) =
-        match resumed {
-            Some(r) if history.is_empty() => {
-                let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
-                (planned, todo, history_of(&r.dir, finished))
-            }
-            _ => {
-                let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
-                (planned, todo, Box::new(past.into_iter().map(Ok)))
-            }
-        };
+    let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
+        Some(r) if history.is_empty() => {
+            let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
+            (planned, todo, history_of(&r.dir, finished))
+        }
+        _ => {
+            let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
+            (planned, todo, Box::new(past.into_iter().map(Ok)))
+        }
+    };
     let source = competition.source(&event, todo);
     let header = Header {
         names,
@@ -494,7 +493,7 @@ fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
 async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::run::executor::GameSource + 'static,
-    history: Box<dyn Iterator<Item = Result<Event, Failure>>>,
+    history: History,
     sinks: [Option<&mut dyn Sink>; 6],
     cancel: crate::supervise::supervisor::Cancel,
 ) -> RunEnd {
