@@ -146,3 +146,55 @@ fn a_ladder_table_html_links_its_games() {
     let page = String::from_utf8(ladder(&["table", "--html"]).stdout).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<td>heuristic</td>"), "{page}");
 }
+
+/// The `data-game` ids of a page's games table, in order.
+fn listed(page: &str) -> Vec<String> {
+    page.split("<tr data-game=\"").skip(1).map(|r| r[..r.find('"').unwrap()].to_owned()).collect()
+}
+
+#[test]
+fn a_long_games_list_goes_on_over_pages_each_game_listed_once_in_schedule_order() {
+    let tmp = TempDir::new("index-pages");
+    let run_dir = tmp.join("t");
+    let out = Command::new(host_bin())
+        .args(["tournament", "--bot", "sample-bot --strategy random", "--bot", "sample-bot", "--bot"])
+        .arg("sample-bot --strategy random --name r2")
+        .args(["--games", "2", "--seed", "6", "-j", "2", "-q", "--no-html", "--out"])
+        .arg(&run_dir)
+        .args(CALM_CLOCK)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut records = read_records(&run_dir.join("games.jsonl")).unwrap();
+    records.sort_by_key(|r| r.index);
+    let ids: Vec<String> = records.iter().map(|r| r.game_id.clone()).collect();
+    assert_eq!(ids.len(), 6);
+    // merge --out with 4 games a page: index.html lists games 1-4, index-2.html 5-6.
+    let site = tmp.join("site");
+    let out = Command::new(host_bin())
+        .arg("merge")
+        .arg(&run_dir)
+        .args(["--games-per-page", "4", "--out"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let second = std::fs::read_to_string(site.join("index-2.html")).unwrap();
+    assert!(!site.join("index-3.html").exists());
+    assert_eq!(listed(&first), ids[..4]);
+    assert_eq!(listed(&second), ids[4..]);
+    assert!(first.contains("<h2>Games (6; 1-4 here)</h2>"), "{first}");
+    assert!(second.contains("<h2>Games (6; 5-6 here)</h2>"), "{second}");
+    // Numbered on from page to page; each page links the other; the summary is on the first.
+    assert!(second.contains("<td class=\"n\">5</td>"), "{second}");
+    assert!(links(&first).contains(&"index-2.html".to_owned()), "{first}");
+    assert!(links(&second).contains(&"index.html".to_owned()), "{second}");
+    assert!(first.contains("<table id=\"ranking\">") && !second.contains("<table id=\"ranking\">"));
+    // Every game still links its viewer page, wherever it is listed.
+    let both = format!("{first}{second}");
+    check_games_linked(&site, &both, &ids);
+    // A bad count is refused.
+    let out = Command::new(host_bin()).arg("merge").arg(&run_dir).args(["--games-per-page", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}

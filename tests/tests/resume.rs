@@ -241,3 +241,119 @@ fn the_slurm_array_recipe_runs_under_a_real_slurm_and_merges_to_the_single_run()
         .unwrap();
     assert_eq!(comparable(&merged), comparable(&single));
 }
+
+/// JSON text without the whitespace outside its strings: serde_json's compact form of what
+/// it wrote pretty.
+fn minify(text: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text of the JSON object that starts at `start` of the compact `text`.
+fn object_at(text: &str, start: usize) -> &str {
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    for (i, c) in text[start..].char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[start..start + i + 1];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("no object at {start}")
+}
+
+/// `dir/manifest.json` rewritten as a host before `same_program_groups` wrote it: the bots
+/// that are one program as pairs, and the plan hash (FNV-1a 64 of the plan's compact JSON)
+/// of that form.
+fn write_older_manifest(dir: &std::path::Path, groups: &str, pairs: &str) {
+    let text = minify(&std::fs::read_to_string(dir.join("manifest.json")).unwrap());
+    let new_form = format!("\"same_program\":[],\"same_program_groups\":{groups}");
+    assert!(text.contains(&new_form), "{text}");
+    let text = text.replacen(&new_form, &format!("\"same_program\":{pairs}"), 1);
+    let at = text.find("\"plan\":{").unwrap() + "\"plan\":".len();
+    let plan = object_at(&text, at);
+    let hash = plan.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let old: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let stored = old["plan_hash"].as_str().unwrap().to_owned();
+    let text = text.replacen(&format!("\"plan_hash\":\"{stored}\""), &format!("\"plan_hash\":\"{hash:016x}\""), 1);
+    std::fs::write(dir.join("manifest.json"), text).unwrap();
+}
+
+#[test]
+fn a_manifest_of_an_older_host_with_same_program_pairs_is_resumed_and_merged() {
+    let tmp = TempDir::new("resume-older-manifest");
+    let (a, b) = (tmp.join("a"), tmp.join("b"));
+    // Three copies of one program: the manifest names them as one group, where an older
+    // host listed their three pairs.
+    let mut args: Vec<String> =
+        ["tournament", "--bot", "sample-bot", "--bot", "sample-bot", "--bot", "sample-bot"].map(str::to_owned).to_vec();
+    args.extend(["--games", "2", "--seed", "3", "-q", "--json"].map(str::to_owned));
+    args.extend(CALM_CLOCK.map(str::to_owned));
+    let shard = |n: &str, dir: &std::path::Path| run(&args, &["--shard", n, "--out", dir.to_str().unwrap()]);
+    let out = shard("1/2", &a);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let games_a = read_records(&a.join("games.jsonl")).unwrap().len();
+    assert_eq!(games_a, 4, "pairs 0 and 2 of three");
+    let manifest = std::fs::read_to_string(a.join("manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    assert_eq!(m["plan"]["event"]["same_program_groups"], serde_json::json!([[0, 1, 2]]), "{manifest}");
+    assert_eq!(m["plan"]["event"]["same_program"], serde_json::json!([]));
+    write_older_manifest(&a, "[[0,1,2]]", "[[0,1],[0,2],[1,2]]");
+    // merge reads it beside a manifest of this host.
+    let out = shard("2/2", &b);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let merged = Command::new(host_bin()).args(["merge", "--json"]).arg(&a).arg(&b).output().unwrap();
+    let err = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(0), "{err}");
+    assert!(err.contains("6 of 6 planned games"), "{err}");
+    // Resume reads it: the same command finds its games and plays none again; the manifest
+    // is then written in this host's form.
+    let out = shard("1/2", &a);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("resuming") && err.contains("4 games already finished"), "{err}");
+    assert_eq!(read_records(&a.join("games.jsonl")).unwrap().len(), games_a);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["plan"]["event"]["same_program_groups"], serde_json::json!([[0, 1, 2]]));
+    // Another plan is still refused against the older form, naming what differs.
+    write_older_manifest(&a, "[[0,1,2]]", "[[0,1],[0,2],[1,2]]");
+    let seed = args.iter().position(|a| a == "--seed").unwrap() + 1;
+    let mut other_args = args.clone();
+    other_args[seed] = "4".to_owned();
+    let other = run(&other_args, &["--shard", "1/2", "--out", a.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds another plan") && err.contains("event.seed"), "{err}");
+}

@@ -2,7 +2,7 @@
 //! several directories): the same tables, JSON, statistics and ratings as a single run.
 //! Directories of different plans are refused; games missing or recorded twice are named.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,7 +11,8 @@ use clap::Args;
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Header};
 use crate::compete::style::Style;
-use crate::run::events::{Event, RunEnd, Sink};
+use crate::compete::viewer::IndexCollector;
+use crate::run::events::{Event, RunEnd};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, usage};
 
@@ -41,6 +42,10 @@ pub struct MergeArgs {
     /// then missing from the report, and named as such).
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// With --out: games listed on each index page (index.html, then index-2.html…).
+    #[arg(long, value_name = "N", default_value_t = crate::compete::viewer::GAMES_PER_PAGE,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub games_per_page: usize,
 }
 
 /// Merges the directories into one report. Exit code 0 when every planned game is there
@@ -59,7 +64,9 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     }
     let first = &manifests[0];
     for (dir, m) in args.dirs.iter().zip(&manifests).skip(1) {
-        if m.plan_hash != first.plan_hash {
+        // The plans' hashes as this host makes them (a manifest of an older host may
+        // hold the same plan in an older form, under another hash).
+        if m.plan.hash() != first.plan.hash() {
             let (a, b) = (format!("in {}", args.dirs[0].display()), format!("in {}", dir.display()));
             return Err(usage(format!(
                 "{} holds another plan than {}:\n  {}",
@@ -81,41 +88,10 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     }
     let plan = &first.plan;
     let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
-    let mut records = Vec::new();
-    for dir in &args.dirs {
-        let file = manifest::records_path(dir).map_err(usage)?;
-        if args.skip_bad_lines && file.exists() {
-            let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
-            manifest::report_skipped(&file, &bad);
-            records.extend(found);
-        } else {
-            records.extend(manifest::read_records(dir).map_err(|e| usage(manifest::with_skip_hint(e, &file)))?);
-        }
-    }
     // Which games the plan holds (an SPRT's are the pairs it may reach).
     let games = competition.games(&plan.event);
-    let mut found: BTreeMap<String, Vec<crate::record::GameRecord>> = BTreeMap::new();
-    for r in records {
-        found.entry(r.game_id.clone()).or_default().push(r);
-    }
-    let mut history = Vec::new();
-    let mut missing = Vec::new();
-    let mut duplicated = Vec::new();
-    for g in &games {
-        match found.remove(&g.game_id) {
-            Some(mut rs) => {
-                if rs.len() > 1 {
-                    duplicated.push(format!("{} ({} times)", g.game_id, rs.len()));
-                }
-                history.push(Event::GameFinished { spec: g.clone(), record: Arc::new(rs.remove(0)) });
-            }
-            None if competition.open_ended().is_none() => missing.push(g.game_id.clone()),
-            None => {}
-        }
-    }
-    let strangers: Vec<String> = found.into_keys().collect();
+    let by_id: HashMap<&str, usize> = games.iter().enumerate().map(|(i, g)| (g.game_id.as_str(), i)).collect();
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let end = RunEnd { finished: history.len() as u32, ..RunEnd::default() };
     let header = Header {
         names,
         planned: games.len() as u32,
@@ -124,32 +100,68 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         records: None,
     };
     let mut report = competition.report_sink(&header);
-    feed(&mut *report, &history, &end);
+    // The records are read one at a time, each given to the report (its first copy) and, with
+    // --out, to the index (which keeps a row of each and the records of its first games):
+    // memory grows with the games by a few bytes each, not by their records.
+    let mut seen = vec![0u32; games.len()];
+    let mut strangers: BTreeSet<String> = BTreeSet::new();
+    let mut finished = 0u32;
+    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::compete::viewer::MAX_VIEWER_PAGES));
+    for dir in &args.dirs {
+        let file = manifest::records_path(dir).map_err(usage)?;
+        let records: Box<dyn Iterator<Item = Result<crate::record::GameRecord, String>>> =
+            if args.skip_bad_lines && file.exists() {
+                let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
+                manifest::report_skipped(&file, &bad);
+                Box::new(found.into_iter().map(Ok))
+            } else {
+                manifest::records_iter(dir).map_err(usage)?
+            };
+        for r in records {
+            let r = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
+            let Some(&i) = by_id.get(r.game_id.as_str()) else {
+                strangers.insert(r.game_id.clone());
+                continue;
+            };
+            seen[i] += 1;
+            if seen[i] > 1 {
+                continue;
+            }
+            finished += 1;
+            let event = Event::GameFinished { spec: games[i].clone(), record: Arc::new(r) };
+            report.on_history(&event);
+            if let (Some(index), Event::GameFinished { record, .. }) = (index.as_mut(), event) {
+                index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let mut duplicated = Vec::new();
+    for (g, &n) in games.iter().zip(&seen) {
+        match n {
+            0 if competition.open_ended().is_none() => missing.push(g.game_id.clone()),
+            0 | 1 => {}
+            n => duplicated.push(format!("{} ({n} times)", g.game_id)),
+        }
+    }
+    let strangers: Vec<String> = strangers.into_iter().collect();
+    let end = RunEnd { finished, ..RunEnd::default() };
+    let _ = report.finish(&end);
     // The index page's title and summary, for --out.
     let page = report.page();
     let stdout = if args.json { report.json(None) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
-    if let Some(dir) = &args.out {
-        let mut games: Vec<crate::record::GameRecord> = history
-            .iter()
-            .filter_map(|e| match e {
-                Event::GameFinished { record, .. } => Some((**record).clone()),
-                _ => None,
-            })
-            .collect();
-        games.sort_by_key(|r| r.index);
+    if let (Some(dir), Some(collector)) = (&args.out, index) {
         let index = dir.join("index.html");
-        let written = std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())).and_then(|()| {
-            crate::compete::viewer::write_index(
-                &index,
-                &page.title,
-                page.summary_html.as_deref(),
-                &games,
-                crate::compete::viewer::MAX_VIEWER_PAGES,
-                None,
-                "--out",
-            )
-        });
+        let options = crate::compete::viewer::IndexOptions {
+            per_page: args.games_per_page,
+            extra: &page.extra,
+            force: None,
+            flag: "--out",
+        };
+        let written = std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))
+            .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
         match written {
             Ok(w) => eprintln!(
                 "stratego-host: wrote {} ({} games; {} viewer pages in {})",
@@ -171,7 +183,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         args.dirs.len(),
         if args.dirs.len() == 1 { "y" } else { "ies" },
         shards.join(", "),
-        history.len(),
+        finished,
         games.len()
     );
     for (what, ids) in
@@ -205,11 +217,4 @@ fn mixed_versions(dirs: &[PathBuf], manifests: &[manifest::Manifest]) -> Vec<Str
         }
     }
     out
-}
-
-fn feed<S: Sink + ?Sized>(sink: &mut S, history: &[Event], end: &RunEnd) {
-    for e in history {
-        sink.on_history(e);
-    }
-    let _ = sink.finish(end);
 }

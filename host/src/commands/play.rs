@@ -96,9 +96,9 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         &plan.bots,
         book.as_deref(),
     );
-    let history = match &plan.run.out {
-        Some(dir) => open_out_dir(dir, &plan, mplan, existing.as_ref())?,
-        None => Vec::new(),
+    let resumed = match &plan.run.out {
+        Some(dir) => Some(Resumed { dir: dir.clone(), ids: open_out_dir(dir, &plan, mplan, existing.as_ref())? }),
+        None => None,
     };
     let records = match &plan.run.out {
         Some(dir) => Some(
@@ -126,7 +126,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     })
     .with_masks(run.masks(&plan.bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let extras = Extras { records, history, watch };
+    let extras = Extras { records, history: Vec::new(), resumed, watch };
     let outcome = runtime.block_on(play(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
@@ -134,15 +134,16 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     Ok(outcome)
 }
 
-/// With `--out DIR`: checks the plan against the directory's manifest (`existing`), reads the
+/// With `--out DIR`: checks the plan against the directory's manifest (`existing`), finds the
 /// games an earlier run of it finished (warning about bots whose program changed since and
-/// games recorded twice), and writes the manifest of this run.
+/// games recorded twice), and writes the manifest of this run. Returns the finished games'
+/// ids (their records are read as the run goes: [`Resumed`]).
 fn open_out_dir(
     dir: &std::path::Path,
     plan: &EventPlan,
     mplan: manifest::Plan,
     existing: Option<&manifest::Manifest>,
-) -> Result<Vec<crate::record::GameRecord>, crate::run::plan::ConfigError> {
+) -> Result<Vec<String>, crate::run::plan::ConfigError> {
     let mut history = Vec::new();
     // One hash per distinct command (several bots are often one program).
     type Command = (Vec<String>, Option<std::path::PathBuf>);
@@ -159,7 +160,7 @@ fn open_out_dir(
         .collect();
     match existing {
         Some(m) => {
-            if m.plan_hash != mplan.hash() {
+            if !mplan.has_hash(&m.plan_hash) {
                 let diffs = m.plan.differences(&mplan).join("\n  ");
                 return Err(usage(format!(
                     "--out {}: the directory holds another plan (use another directory, or the same command):\n  {diffs}",
@@ -174,15 +175,20 @@ fn open_out_dir(
                     describe_shard(plan.run.shard)
                 )));
             }
-            history = manifest::read_records(dir).map_err(usage)?;
+            history = manifest::scan_finished(dir).map_err(usage)?;
             changed = m.changed.clone();
+            // Games per bot name, counted only when a bot changed (the records are read).
+            let mut played_by: Option<std::collections::HashMap<String, usize>> = None;
             for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
                 let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
                 if hash(old) != hash(new) {
                     let (what, was, now) = manifest::describe_change(old, new);
                     let name = &plan.bots[i].spec.name;
-                    let played =
-                        history.iter().filter(|r| r.bots.red.name == *name || r.bots.blue.name == *name).count();
+                    let counts = match &mut played_by {
+                        Some(c) => c,
+                        None => played_by.insert(games_by_bot(dir).map_err(usage)?),
+                    };
+                    let played = counts.get(name).copied().unwrap_or(0);
                     // Said even with -q: the games are about to mix two versions.
                     eprintln!(
                         "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
@@ -195,12 +201,13 @@ fn open_out_dir(
                     ));
                 }
             }
-            let (_, dups) = manifest::ids(&history);
+            let mut seen = std::collections::HashSet::new();
+            let dups: Vec<&String> = history.iter().filter(|id| !seen.insert(id.as_str())).collect();
             if !dups.is_empty() {
                 eprintln!(
                     "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
                     dir.display(),
-                    dups.join(", ")
+                    dups.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
                 );
             }
             eprintln!(
@@ -210,7 +217,7 @@ fn open_out_dir(
             );
         }
         None => {
-            if manifest::read_records(dir).map_err(usage)?.iter().len() > 0 {
+            if !manifest::scan_finished(dir).map_err(usage)?.is_empty() {
                 return Err(usage(format!(
                     "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
                     dir.display()
@@ -230,6 +237,90 @@ fn open_out_dir(
     };
     manifest::write(dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
     Ok(history)
+}
+
+/// Finished games per bot name in the records of `dir` (read one at a time).
+fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<String, usize>, String> {
+    let mut counts = std::collections::HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for r in manifest::records_iter(dir)? {
+        let r = r?;
+        if seen.insert(r.game_id.clone()) {
+            *counts.entry(r.bots.red.name.clone()).or_default() += 1;
+            if r.bots.blue.name != r.bots.red.name {
+                *counts.entry(r.bots.blue.name.clone()).or_default() += 1;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// Finished games for the sinks, read as the run goes.
+type History = Box<dyn Iterator<Item = Result<Event, Failure>>>;
+
+/// A resumed `--out` directory: the ids of its finished games (found before the run), whose
+/// records the run's sinks read one at a time while the first games play.
+pub struct Resumed {
+    /// The directory.
+    pub dir: std::path::PathBuf,
+    /// Its finished games' ids, in file order (a game recorded twice, twice).
+    pub ids: Vec<String>,
+}
+
+/// The games of `event` in this shard, minus those finished (`done`); and the finished
+/// ones of them, by id.
+fn remaining_ids(
+    games: Vec<GameSpec>,
+    shard: Option<manifest::Shard>,
+    done: &[String],
+) -> (u32, VecDeque<GameSpec>, std::collections::HashMap<String, GameSpec>) {
+    let done: std::collections::HashSet<&str> = done.iter().map(String::as_str).collect();
+    let mut finished = std::collections::HashMap::new();
+    let mut todo = VecDeque::new();
+    let mut planned = 0;
+    for g in games.into_iter().filter(|g| shard.is_none_or(|s| schedule::in_shard(g.pair, s.index, s.count))) {
+        planned += 1;
+        if done.contains(g.game_id.as_str()) {
+            finished.insert(g.game_id.clone(), g);
+        } else {
+            todo.push_back(g);
+        }
+    }
+    (planned, todo, finished)
+}
+
+/// The events of the finished games `finished` (by id) as the records of `dir` hold them,
+/// read one at a time (the first record of a game; records of other plans or shards are
+/// left out); a record that cannot be read is a failure of the run. Reading stops once every
+/// finished game is found (the run appends its own games after them).
+fn history_of(dir: &std::path::Path, mut finished: std::collections::HashMap<String, GameSpec>) -> History {
+    let fail = |message: String| Failure { message, code: crate::exit::USAGE };
+    if finished.is_empty() {
+        return Box::new(std::iter::empty());
+    }
+    let records = match manifest::records_iter(dir) {
+        Ok(r) => r,
+        Err(e) => return Box::new(std::iter::once(Err(fail(e)))),
+    };
+    let mut failed = false;
+    Box::new(
+        records
+            .map_while(move |r| {
+                if failed || finished.is_empty() {
+                    return None;
+                }
+                Some(match r {
+                    Err(e) => {
+                        failed = true;
+                        Some(Err(fail(format!("cannot resume: {e}"))))
+                    }
+                    Ok(record) => finished
+                        .remove(&record.game_id)
+                        .map(|spec| Ok(Event::GameFinished { spec, record: Arc::new(record) })),
+                })
+            })
+            .flatten(),
+    )
 }
 
 /// The games of `event` in this shard, minus those already in `history`; and `history` as
@@ -263,6 +354,8 @@ pub struct Extras {
     pub records: Option<RecordWriter>,
     /// Games of the same plan an earlier run finished: counted first, not played again.
     pub history: Vec<crate::record::GameRecord>,
+    /// Or those of a resumed directory, read as the run goes (with `history` empty).
+    pub resumed: Option<Resumed>,
     /// The live board (`--watch`).
     pub watch: Option<crate::compete::live_board::LiveBoard>,
 }
@@ -281,7 +374,7 @@ pub async fn play(
     extras: Extras,
     supervisor: Supervisor,
 ) -> Outcome {
-    let Extras { records, history, mut watch } = extras;
+    let Extras { records, history, resumed, mut watch } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
     let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
     let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
@@ -310,8 +403,17 @@ pub async fn play(
     let style = Style::stdout();
     let mut startup = StartupGuard::default();
     startup.recover = run.recover;
-    let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
-    let source = competition.source(&event, todo, &past);
+    let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
+        Some(r) if history.is_empty() => {
+            let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
+            (planned, todo, history_of(&r.dir, finished))
+        }
+        _ => {
+            let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
+            (planned, todo, Box::new(past.into_iter().map(Ok)))
+        }
+    };
+    let source = competition.source(&event, todo);
     let header = Header {
         names,
         planned,
@@ -333,7 +435,7 @@ pub async fn play(
     let mut end = play_with_sinks(
         &executor,
         source,
-        &past,
+        history,
         [
             Some(&mut startup),
             records.as_mut().map(|r| r as &mut dyn Sink),
@@ -355,7 +457,7 @@ pub async fn play(
     let page = report.page();
     // A report without a page of its own (an SPRT's) gets no index.
     let index = match &page.summary_html {
-        Some(html) => write_index(run, &page.title, html),
+        Some(html) => write_index(run, &page.title, html, &page.extra),
         None => Ok(()),
     };
     with_index(finish(text, &end, report.code(), records_path.as_deref()), index)
@@ -404,35 +506,44 @@ fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
 async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::run::executor::GameSource + 'static,
-    past: &[Event],
+    history: History,
     sinks: [Option<&mut dyn Sink>; 6],
     cancel: crate::supervise::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
-    executor.run(source, past, &mut sinks, cancel).await
+    executor.run_with_history(source, history, &mut sinks, cancel).await
 }
 
 /// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
-/// schedule order) and a viewer page per game in `DIR/games/` (at most
-/// [`crate::compete::viewer::MAX_VIEWER_PAGES`]).
-fn write_index(run: &RunConfig, title: &str, summary_html: &str) -> Result<(), String> {
+/// schedule order, over several pages for a long list), the `extra` pages the summary links,
+/// and a viewer page per game in `DIR/games/` (at most
+/// [`crate::compete::viewer::MAX_VIEWER_PAGES`]). The records are read one at a time.
+fn write_index(
+    run: &RunConfig,
+    title: &str,
+    summary_html: &str,
+    extra: &[crate::compete::viewer::ExtraPage],
+) -> Result<(), String> {
     let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
     let title = match &run.event {
         Some(name) => format!("{name}: {title}"),
         None => title.to_owned(),
     };
     let title = title.as_str();
-    let mut records = manifest::read_records(dir)?;
-    records.sort_by_key(|r| r.index);
     let index = dir.join("index.html");
-    let w = crate::compete::viewer::write_index(
+    let options = crate::compete::viewer::IndexOptions {
+        per_page: crate::compete::viewer::GAMES_PER_PAGE,
+        extra,
+        force: None,
+        flag: "--out",
+    };
+    let w = crate::compete::viewer::write_index_streamed(
         &index,
         title,
         Some(summary_html),
-        &records,
+        manifest::records_iter(dir)?,
         crate::compete::viewer::MAX_VIEWER_PAGES,
-        None,
-        "--out",
+        &options,
     )?;
     if run.live != crate::run::plan::Live::Quiet {
         eprintln!(

@@ -15,7 +15,7 @@ use crate::compete::sinks::MatchSummary;
 use crate::compete::sprt::{PairSource, SprtSink};
 use crate::compete::style::Style;
 use crate::compete::tournament::TournamentSink;
-use crate::run::events::{Event, Sink};
+use crate::run::events::Sink;
 use crate::run::executor::GameSource;
 use crate::run::manifest;
 use crate::run::plan::EventKind;
@@ -51,9 +51,10 @@ pub trait Competition {
     }
 
     /// Where the executor takes the games to play from: `todo` are the games of
-    /// [`Competition::games`] (in this shard) not finished in `past`; an open-ended
-    /// competition makes them as it goes instead. By default, `todo` as a list.
-    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>, _past: &[Event]) -> Games {
+    /// [`Competition::games`] (in this shard) not finished yet; an open-ended competition
+    /// makes them as it goes instead (skipping the others of its games: those finished). By
+    /// default, `todo` as a list.
+    fn source(&self, _event: &schedule::EventSpec, todo: VecDeque<GameSpec>) -> Games {
         Games::List(todo)
     }
 
@@ -105,6 +106,8 @@ pub struct Page {
     /// The summary above the games; `None`: the report has no page, and a run writes no
     /// index (`merge --out` still writes the games).
     pub summary_html: Option<String>,
+    /// Pages beside the index that the summary links (a large tournament's crosstable).
+    pub extra: Vec<crate::compete::viewer::ExtraPage>,
 }
 
 /// The games a run plays: a list, or pairs made as the competition goes.
@@ -222,6 +225,7 @@ impl ReportSink for MatchSummary {
         Page {
             title: format!("Match: {} vs {}", s.bots[0].name, s.bots[1].name),
             summary_html: Some(crate::compete::viewer::match_html(s)),
+            extra: Vec::new(),
         }
     }
 
@@ -277,9 +281,11 @@ impl ReportSink for TournamentSink {
     }
 
     fn page(&self) -> Page {
+        let title = format!("Tournament: {} bots, rules {}", self.bots(), self.report.rules);
         Page {
-            title: format!("Tournament: {} bots, rules {}", self.bots(), self.report.rules),
             summary_html: Some(crate::compete::viewer::tournament_html(&self.report)),
+            extra: crate::compete::viewer::tournament_crosstable_page(&self.report, &title).into_iter().collect(),
+            title,
         }
     }
 
@@ -315,14 +321,10 @@ impl Competition for SprtKind {
         (0..self.max_games / 2).flat_map(|p| schedule::pair_games(event, p, 0, 1)).collect()
     }
 
-    fn source(&self, event: &schedule::EventSpec, _todo: VecDeque<GameSpec>, past: &[Event]) -> Games {
-        let finished: HashSet<String> = past
-            .iter()
-            .filter_map(|e| match e {
-                Event::GameFinished { spec, .. } => Some(spec.game_id.clone()),
-                _ => None,
-            })
-            .collect();
+    fn source(&self, event: &schedule::EventSpec, todo: VecDeque<GameSpec>) -> Games {
+        let todo: HashSet<String> = todo.into_iter().map(|g| g.game_id).collect();
+        let finished: HashSet<String> =
+            self.games(event).into_iter().map(|g| g.game_id).filter(|id| !todo.contains(id)).collect();
         Games::Pairs(PairSource::new(event.clone(), self.max_games).skipping(finished))
     }
 
@@ -349,7 +351,11 @@ impl ReportSink for SprtSink {
     }
 
     fn page(&self) -> Page {
-        Page { title: format!("SPRT: {} vs {}", self.report.new, self.report.base), summary_html: None }
+        Page {
+            title: format!("SPRT: {} vs {}", self.report.new, self.report.base),
+            summary_html: None,
+            extra: Vec::new(),
+        }
     }
 
     fn code(&self) -> i32 {

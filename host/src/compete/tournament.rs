@@ -404,6 +404,46 @@ mod tests {
     use crate::run::schedule::{self, Format};
 
     #[test]
+    fn a_large_tournament_has_its_crosstable_on_a_page_of_its_own() {
+        use crate::compete::viewer::{CROSSTABLE_INLINE_MAX, tournament_crosstable_page, tournament_html};
+        for bots in [CROSSTABLE_INLINE_MAX, CROSSTABLE_INLINE_MAX + 1] {
+            let event = schedule::EventSpec {
+                bots,
+                format: Format::RoundRobin,
+                games_per_pairing: 2,
+                seed: 1,
+                book_len: None,
+                own_setup: vec![false; bots],
+                same_program: vec![],
+                book_order: schedule::BookOrder::Random,
+                book_start: 0,
+            };
+            let names: Vec<String> = (0..bots).map(|i| format!("bot{i}")).collect();
+            let games = schedule::plan(&event);
+            let mut sink = TournamentSink::new(names, games.len() as u32, 1, "classic".into(), None);
+            for spec in games.into_iter().take(10) {
+                let _ = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record_with_fault(None, None)) });
+            }
+            sink.finish(&RunEnd { finished: 10, ..RunEnd::default() }).unwrap();
+            let summary = tournament_html(&sink.report);
+            let page = tournament_crosstable_page(&sink.report, "T");
+            let cells = bots * bots;
+            if bots <= CROSSTABLE_INLINE_MAX {
+                assert_eq!(summary.matches("data-cell=").count(), cells, "inline");
+                assert!(page.is_none());
+            } else {
+                assert_eq!(summary.matches("data-cell=").count(), 0, "not on the index");
+                assert!(summary.contains("<a id=\"crosstable-link\" href=\"crosstable.html\">"), "{summary}");
+                let page = page.expect("a page of its own");
+                assert_eq!(page.name, "crosstable.html");
+                assert_eq!(page.body.matches("data-cell=").count(), cells);
+                // The first games' results are in it: five pairs of draws (1 point of 2).
+                assert_eq!(page.body.matches(">1/2</td>").count(), 10, "both sides of five pairings");
+            }
+        }
+    }
+
+    #[test]
     fn the_tables_add_up_and_rank_by_rating() {
         // Three bots; bot 2 wins everything, bot 0 beats bot 1 once and draws once.
         let event = schedule::EventSpec {

@@ -91,18 +91,25 @@ impl Executor {
         source: impl GameSource + 'static,
         history: &[Event],
         sinks: &mut [&mut dyn Sink],
+        cancel: Cancel,
+    ) -> RunEnd {
+        self.run_with_history(source, history.iter().cloned().map(Ok), sinks, cancel).await
+    }
+
+    /// [`Executor::run`] with the history read as it goes (a resumed directory's records,
+    /// one at a time): the first games start before it is read, and the sinks see it whole
+    /// before any event of this run (the games' events wait). A history item that is an
+    /// error (a record that cannot be read) stops the run with it.
+    pub async fn run_with_history(
+        &self,
+        source: impl GameSource + 'static,
+        history: impl Iterator<Item = Result<Event, crate::run::events::Failure>>,
+        sinks: &mut [&mut dyn Sink],
         mut cancel: Cancel,
     ) -> RunEnd {
         let started = Instant::now();
         let mut end = RunEnd::default();
-        for event in history {
-            for sink in sinks.iter_mut() {
-                sink.on_history(event);
-            }
-            if matches!(event, Event::GameFinished { .. }) {
-                end.finished += 1;
-            }
-        }
+        let mut history = history.peekable();
         // Before the first game, every bot is started once (see `Executor::preflight`): a
         // bot that cannot start stops the run before any game, and leaves none behind.
         let mut source = source;
@@ -121,6 +128,7 @@ impl Executor {
             }
             if end.cancelled || end.failed.is_some() {
                 self.supervisor.kill_all();
+                feed_history(&mut history, sinks, &mut end, None);
                 end.wall = started.elapsed();
                 for sink in sinks.iter_mut() {
                     if let Err(e) = sink.finish(&end) {
@@ -138,8 +146,9 @@ impl Executor {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let mut workers = Vec::new();
         // With more than one slot, each plays on a thread of its own (its own event loop):
-        // one thread serving every game made `-j 2` slower than `-j 1` (BENCHMARKS.md).
-        let threaded = self.concurrency > 1;
+        // one thread serving every game made `-j 2` slower than `-j 1` (BENCHMARKS.md). So
+        // does a single slot while a history is read on this one.
+        let threaded = self.concurrency > 1 || history.peek().is_some();
         let (abort_tx, abort_rx) = tokio::sync::watch::channel(false);
         for slot in 0..self.concurrency.max(1) {
             let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
@@ -153,7 +162,12 @@ impl Executor {
             });
         }
         drop(tx);
+        // The history, while the first games play: their events wait in the channel.
+        feed_history(&mut history, sinks, &mut end, Some(&cancel));
         loop {
+            if end.failed.is_some() || end.cancelled {
+                break;
+            }
             let report = tokio::select! {
                 biased;
                 () = cancel.cancelled(), if !end.cancelled => {
@@ -417,6 +431,36 @@ impl Executor {
             time_control: entrant.time_control,
             fixed_setup,
             share_cpu: None,
+        }
+    }
+}
+
+/// Gives every item of `history` to every sink ([`Sink::on_history`]), counting the games;
+/// a history item that is an error fails the run (`end.failed`), and `cancel` firing
+/// stops the reading (checked every 256 items).
+fn feed_history(
+    history: &mut impl Iterator<Item = Result<Event, crate::run::events::Failure>>,
+    sinks: &mut [&mut dyn Sink],
+    end: &mut RunEnd,
+    cancel: Option<&Cancel>,
+) {
+    for (n, event) in history.enumerate() {
+        if n % 256 == 255 && cancel.is_some_and(Cancel::is_cancelled) {
+            end.cancelled = true;
+            return;
+        }
+        let event = match event {
+            Ok(e) => e,
+            Err(f) => {
+                end.failed.get_or_insert(f);
+                return;
+            }
+        };
+        for sink in sinks.iter_mut() {
+            sink.on_history(&event);
+        }
+        if matches!(event, Event::GameFinished { .. }) {
+            end.finished += 1;
         }
     }
 }

@@ -150,6 +150,22 @@ impl Plan {
         format!("{:016x}", fnv64(serde_json::to_string(self).expect("a plan serialises").as_bytes()))
     }
 
+    /// The hash a manifest written before `same_program_groups` (see
+    /// [`schedule::EventSpec`]) gave this plan: that of its JSON with the event's
+    /// same-program bots as pairs. The same as [`Plan::hash`] when no two bots are one
+    /// program.
+    pub fn legacy_hash(&self) -> String {
+        let json = serde_json::to_string(self).expect("a plan serialises");
+        let (old, now) = self.event.legacy_json();
+        format!("{:016x}", fnv64(json.replacen(&now, &old, 1).as_bytes()))
+    }
+
+    /// Whether `hash` (a manifest's `plan_hash`) is this plan's, in the form of this host
+    /// or of an older one ([`Plan::legacy_hash`]).
+    pub fn has_hash(&self, hash: &str) -> bool {
+        hash == self.hash() || hash == self.legacy_hash()
+    }
+
     /// Where this plan differs from `other` (the directory's against the command's), as
     /// `path: old -> new` lines for people, e.g. `event.games_per_pairing: 4 -> 2`.
     pub fn differences(&self, other: &Plan) -> Vec<String> {
@@ -364,6 +380,98 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
     Ok(records)
 }
 
+/// The game ids of the finished games of a directory's records file, in file order, for a
+/// resumed run: what [`read_records`] finds, without holding the records. A plain file's
+/// lines are not parsed but for the last (to tell a torn one) and those that do not begin
+/// as the host writes a record (`{"game_id":"…"`): a line in the middle that is not a
+/// record shows when the records are read ([`records_iter`]). A torn last line (frame) is
+/// reported and cut off the file, as by [`read_records`].
+///
+/// # Errors
+/// The directory holds both forms, a line without a game id, or the file cannot be read
+/// or cut.
+pub fn scan_finished(dir: &Path) -> Result<Vec<String>, String> {
+    use std::io::BufRead;
+    let path = records_path(dir)?;
+    if path.exists() && is_compact(&path)? {
+        // Each frame is decoded and parsed (one at a time: only the ids are kept).
+        let mut reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
+        let mut ids = Vec::new();
+        for r in reader.by_ref() {
+            ids.push(r.map_err(|e| e.to_string())?.game_id);
+        }
+        if let Some(torn) = reader.torn() {
+            warn_torn(&path, torn, true);
+            stratego_records::cut_torn_tail(&path, torn).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        return Ok(ids);
+    }
+    let file = match std::fs::File::open(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Ok(f) => f,
+    };
+    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, file);
+    let mut ids = Vec::new();
+    let (mut line, mut last) = (Vec::new(), Vec::new());
+    let (mut offset, mut last_start, mut line_no) = (0u64, 0u64, 0usize);
+    loop {
+        line.clear();
+        let n = input.read_until(b'\n', &mut line).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        if line_no > 1 {
+            ids.push(
+                game_id_of(&last).ok_or_else(|| format!("{}:{}: not a game record", path.display(), line_no - 1))?,
+            );
+        }
+        std::mem::swap(&mut line, &mut last);
+        last_start = offset;
+        offset += n as u64;
+    }
+    if line_no == 0 {
+        return Ok(ids);
+    }
+    // The last line: whole (a newline, and a record), or torn.
+    let whole = last.ends_with(b"\n") && serde_json::from_slice::<GameRecord>(&last).is_ok();
+    if whole {
+        ids.push(game_id_of(&last).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
+    } else {
+        eprintln!(
+            "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+            path.display(),
+            offset - last_start
+        );
+        let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(io)?;
+        f.set_len(last_start).map_err(io)?;
+    }
+    Ok(ids)
+}
+
+/// The game id of a record's line: read from its start when it begins as the host writes
+/// records (`{"game_id":"ID",`), else parsed (`None`: not a record).
+fn game_id_of(line: &[u8]) -> Option<String> {
+    const START: &[u8] = b"{\"game_id\":\"";
+    if let Some(rest) = line.strip_prefix(START) {
+        let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+        if rest[end] == b'"' && rest.get(end + 1) == Some(&b',') {
+            return std::str::from_utf8(&rest[..end]).ok().map(str::to_owned);
+        }
+    }
+    #[derive(Deserialize)]
+    struct Id {
+        game_id: String,
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    serde_json::from_str::<Id>(text).ok().map(|i| i.game_id)
+}
+
 /// Every record of the compact records file `path`; a torn last frame is reported on
 /// stderr, and cut off the file when `cut` (resume appends after it).
 fn read_compact(path: &Path, cut: bool) -> Result<Vec<GameRecord>, String> {
@@ -386,6 +494,157 @@ fn warn_torn(path: &Path, torn: &stratego_records::Torn, cut: bool) {
         torn.bytes,
         if cut { "dropped" } else { "not read" }
     );
+}
+
+/// The records of the `--out` directory `dir` (either form), read one at a time (a torn
+/// last line or frame ends them quietly; nothing is cut): for what reads a large directory
+/// without holding it (its index, `merge`).
+///
+/// # Errors
+/// The directory holds both forms, or the file cannot be opened (none is no error: no
+/// records); each item is a record or why a line (frame) is not one.
+pub fn records_iter(dir: &Path) -> Result<Box<dyn Iterator<Item = Result<GameRecord, String>>>, String> {
+    let path = records_path(dir)?;
+    if !path.exists() {
+        return Ok(Box::new(std::iter::empty()));
+    }
+    if !is_compact(&path)? {
+        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok(Box::new(parallel_plain(file, path)));
+    }
+    let reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
+    Ok(Box::new(reader.map(|r| r.map_err(|e| e.to_string()))))
+}
+
+/// Lines of a plain records file handed to the parsing threads at once.
+const BATCH_LINES: usize = 64;
+
+/// A batch of lines of a plain records file: its number in the file, the number of its
+/// first line, the lines, and whether it holds the file's last line.
+type LineBatch = (usize, usize, Vec<Vec<u8>>, bool);
+
+/// What a batch's parsing gave, line by line (a torn last line ends the file quietly).
+enum Parsed {
+    Record(Box<GameRecord>),
+    Bad(String),
+    Torn,
+}
+
+/// The records of a plain records file, in file order, parsed by as many threads as there
+/// are CPUs (up to 4) while one thread reads: parsing is most of the cost of reading
+/// records. Reads as [`stratego_records::RecordReader`] does: blank lines are skipped, a
+/// torn last line ends the records quietly, a line that is not a record is an error
+/// `FILE:LINE: not a game record: …` (and the last item). Memory: a few batches of lines
+/// per thread. Dropping the iterator stops the threads.
+fn parallel_plain(file: std::fs::File, path: PathBuf) -> impl Iterator<Item = Result<GameRecord, String>> {
+    use std::io::BufRead;
+    use std::sync::mpsc;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let (batch_tx, batch_rx) = mpsc::sync_channel::<LineBatch>(2 * workers);
+    let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Vec<Parsed>)>(2 * workers);
+    let read_path = path.clone();
+    let (read_err_tx, read_err_rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut input = std::io::BufReader::with_capacity(256 * 1024, file);
+        let (mut batch, mut first, mut line_no, mut seq) = (Vec::new(), 1usize, 0usize, 0usize);
+        let mut pending: Option<Vec<u8>> = None;
+        loop {
+            let mut line = Vec::new();
+            let n = match input.read_until(b'\n', &mut line) {
+                Ok(n) => n,
+                Err(e) => {
+                    let _ = read_err_tx.send(format!("{}: {e}", read_path.display()));
+                    0
+                }
+            };
+            if let Some(p) = pending.take() {
+                line_no += 1;
+                batch.push(p);
+                if batch.len() == BATCH_LINES || n == 0 {
+                    let full = std::mem::take(&mut batch);
+                    if batch_tx.send((seq, first, full, n == 0)).is_err() {
+                        return;
+                    }
+                    seq += 1;
+                    first = line_no + 1;
+                }
+            }
+            if n == 0 {
+                return;
+            }
+            pending = Some(line);
+        }
+    });
+    let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
+    for _ in 0..workers {
+        let (rx, tx) = (batch_rx.clone(), out_tx.clone());
+        let path = path.clone();
+        std::thread::spawn(move || {
+            loop {
+                let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok((seq, first, lines, last)) = next else { return };
+                let count = lines.len();
+                let parsed = lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+                    .map(|(i, l)| {
+                        let parse = std::str::from_utf8(l)
+                            .map_err(|e| e.to_string())
+                            .and_then(|t| serde_json::from_str::<GameRecord>(t).map_err(|e| e.to_string()));
+                        match parse {
+                            Ok(r) if l.ends_with(b"\n") => Parsed::Record(Box::new(r)),
+                            _ if last && i + 1 == count => Parsed::Torn,
+                            Ok(_) => Parsed::Torn,
+                            Err(e) => Parsed::Bad(format!("{}:{}: not a game record: {e}", path.display(), first + i)),
+                        }
+                    })
+                    .collect();
+                if tx.send((seq, parsed)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    drop(out_tx);
+    // Batches come back in any order: kept until their turn.
+    let mut waiting: std::collections::BTreeMap<usize, Vec<Parsed>> = std::collections::BTreeMap::new();
+    let mut next = 0usize;
+    let mut current: std::collections::VecDeque<Parsed> = std::collections::VecDeque::new();
+    let mut done = false;
+    std::iter::from_fn(move || {
+        loop {
+            if done {
+                return None;
+            }
+            match current.pop_front() {
+                Some(Parsed::Record(r)) => return Some(Ok(*r)),
+                Some(Parsed::Bad(e)) => {
+                    done = true;
+                    return Some(Err(e));
+                }
+                Some(Parsed::Torn) => {
+                    done = true;
+                    return None;
+                }
+                None => {}
+            }
+            if let Some(batch) = waiting.remove(&next) {
+                next += 1;
+                current.extend(batch);
+                continue;
+            }
+            match out_rx.recv() {
+                Ok((seq, batch)) => {
+                    waiting.insert(seq, batch);
+                }
+                Err(_) => {
+                    done = true;
+                    return read_err_rx.try_recv().ok().map(Err);
+                }
+            }
+        }
+    })
 }
 
 /// Every record of the records file `path` (either form), for the read-only commands

@@ -46,7 +46,13 @@ pub enum Format {
 }
 
 /// What a schedule is made from.
+///
+/// In a manifest, [`EventSpec::same_program`] is written as `same_program_groups` (the bots
+/// that are one program, a list per program: 200 copies of one bot are 200 numbers, where
+/// their pairs were 19,900) with `same_program` empty; the pairs form of older manifests is
+/// still read (see [`EventSpec::legacy_json`] for their plan hash).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "EventSpecWire", into = "EventSpecWire")]
 pub struct EventSpec {
     /// Number of bots.
     pub bots: usize,
@@ -71,6 +77,122 @@ pub struct EventSpec {
     /// (`--setups-start N` is 1-based).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub book_start: u32,
+}
+
+/// [`EventSpec`] as manifests write it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct EventSpecWire {
+    bots: usize,
+    format: Format,
+    games_per_pairing: u32,
+    seed: u64,
+    book_len: Option<u32>,
+    own_setup: Vec<bool>,
+    /// The pairs (older manifests, and sets of pairs that are not whole groups).
+    #[serde(default)]
+    same_program: Vec<(BotId, BotId)>,
+    /// The bots that are one program, a group per program (each sorted, groups by their
+    /// first bot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    same_program_groups: Option<Vec<Vec<BotId>>>,
+    #[serde(default, skip_serializing_if = "BookOrder::is_random")]
+    book_order: BookOrder,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    book_start: u32,
+}
+
+impl From<EventSpecWire> for EventSpec {
+    fn from(w: EventSpecWire) -> EventSpec {
+        let mut same_program = w.same_program;
+        if let Some(groups) = &w.same_program_groups {
+            same_program.extend(groups_pairs(groups));
+            same_program.sort_unstable();
+            same_program.dedup();
+        }
+        EventSpec {
+            bots: w.bots,
+            format: w.format,
+            games_per_pairing: w.games_per_pairing,
+            seed: w.seed,
+            book_len: w.book_len,
+            own_setup: w.own_setup,
+            same_program,
+            book_order: w.book_order,
+            book_start: w.book_start,
+        }
+    }
+}
+
+impl From<EventSpec> for EventSpecWire {
+    fn from(e: EventSpec) -> EventSpecWire {
+        let groups = same_program_groups(&e.same_program);
+        let (same_program, same_program_groups) = match groups {
+            Some(g) if !g.is_empty() => (Vec::new(), Some(g)),
+            Some(_) => (Vec::new(), None),
+            None => (e.same_program, None),
+        };
+        EventSpecWire {
+            bots: e.bots,
+            format: e.format,
+            games_per_pairing: e.games_per_pairing,
+            seed: e.seed,
+            book_len: e.book_len,
+            own_setup: e.own_setup,
+            same_program,
+            same_program_groups,
+            book_order: e.book_order,
+            book_start: e.book_start,
+        }
+    }
+}
+
+/// Every pair `(a, b)`, `a < b`, of bots in one group, in order.
+fn groups_pairs(groups: &[Vec<BotId>]) -> Vec<(BotId, BotId)> {
+    let mut pairs: Vec<(BotId, BotId)> = groups
+        .iter()
+        .flat_map(|g| g.iter().flat_map(move |&a| g.iter().filter(move |&&b| a < b).map(move |&b| (a, b))))
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
+
+/// `pairs` as groups of bots that are one program, when the pairs are exactly every pair
+/// of those groups (as [`crate::run::plan::same_program`] makes them, sorted); `None`
+/// otherwise.
+fn same_program_groups(pairs: &[(BotId, BotId)]) -> Option<Vec<Vec<BotId>>> {
+    let mut group_of: std::collections::BTreeMap<BotId, BotId> = std::collections::BTreeMap::new();
+    for &(a, b) in pairs {
+        if a >= b {
+            return None;
+        }
+        let root = *group_of.get(&a).unwrap_or(&a);
+        group_of.entry(a).or_insert(root);
+        match group_of.get(&b) {
+            Some(&r) if r != root => return None,
+            _ => {
+                group_of.insert(b, root);
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<BotId, Vec<BotId>> = std::collections::BTreeMap::new();
+    for (&bot, &root) in &group_of {
+        groups.entry(root).or_default().push(bot);
+    }
+    let groups: Vec<Vec<BotId>> = groups.into_values().collect();
+    (groups_pairs(&groups) == pairs).then_some(groups)
+}
+
+impl EventSpec {
+    /// The JSON text of this spec as manifests of version 1 wrote it (`same_program` as
+    /// pairs), and as it is written now: a plan hash of an older manifest is that of the
+    /// plan with the first in place of the second.
+    pub fn legacy_json(&self) -> (String, String) {
+        let now = serde_json::to_string(self).expect("an event spec serialises");
+        let mut w = EventSpecWire::from(self.clone());
+        w.same_program = self.same_program.clone();
+        w.same_program_groups = None;
+        (serde_json::to_string(&w).expect("an event spec serialises"), now)
+    }
 }
 
 /// How the pairs of an event take their entries from a setup book.
@@ -111,13 +233,16 @@ pub fn pairings(bots: usize, format: &Format) -> Vec<(BotId, BotId)> {
 /// The whole schedule of an event.
 pub fn plan(event: &EventSpec) -> Vec<GameSpec> {
     let pairings = pairings(event.bots, &event.format);
+    // A set, not the list's scan per pair: 200 copies of one bot are 19,900 pairs.
+    let same: std::collections::HashSet<(BotId, BotId)> = event.same_program.iter().copied().collect();
     let pairs_per_pairing = event.games_per_pairing.div_ceil(2);
     let mut games = Vec::new();
     let mut pair = 0u32;
     for round in 0..pairs_per_pairing {
         for &(a, b) in &pairings {
             let both = 2 * round + 1 < event.games_per_pairing;
-            for game in pair_games(event, pair, a, b).into_iter().take(if both { 2 } else { 1 }) {
+            let same = same.contains(&(a, b)) || same.contains(&(b, a));
+            for game in pair_games_of(event, pair, a, b, same).into_iter().take(if both { 2 } else { 1 }) {
                 games.push(GameSpec { index: games.len() as u32, game_id: game_id(event.seed, games.len()), ..game });
             }
             pair += 1;
@@ -130,8 +255,13 @@ pub fn plan(event: &EventSpec) -> Vec<GameSpec> {
 /// `2 * pair` and `2 * pair + 1` (an open-ended schedule such as `sprt` makes them one
 /// pair at a time).
 pub fn pair_games(event: &EventSpec, pair: u32, a: BotId, b: BotId) -> [GameSpec; 2] {
-    let pair_seed = Rng::derive(event.seed, u64::from(pair));
     let same = event.same_program.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a));
+    pair_games_of(event, pair, a, b, same)
+}
+
+/// [`pair_games`], told whether `a` and `b` are the same program.
+fn pair_games_of(event: &EventSpec, pair: u32, a: BotId, b: BotId, same: bool) -> [GameSpec; 2] {
+    let pair_seed = Rng::derive(event.seed, u64::from(pair));
     let setups: ByColor<Option<u32>> = match event.book_len.filter(|&n| n > 0) {
         None => ByColor::new(None, None),
         Some(n) if event.book_order == BookOrder::Sequential => {
@@ -271,6 +401,44 @@ mod tests {
                 assert_eq!(g.setups[color].is_none(), g.seats[color] == 2, "{g:?}");
             }
         }
+    }
+
+    #[test]
+    fn same_program_bots_are_written_as_groups_and_the_older_pairs_form_is_read() {
+        let mut e = event(200, Format::RoundRobin, 2);
+        // Bots 0..150 one program, 150..200 another: 11,175 + 1,225 pairs.
+        let group = |r: std::ops::Range<usize>| r.clone().flat_map(move |a| (a + 1..r.end).map(move |b| (a, b)));
+        e.same_program = group(0..150).chain(group(150..200)).collect();
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(json.contains("\"same_program\":[],\"same_program_groups\":[[0,1,2,"), "{}", &json[..300]);
+        assert!(json.len() < 2_500, "{} bytes", json.len());
+        assert_eq!(serde_json::from_str::<EventSpec>(&json).unwrap(), e, "read back");
+        // The pairs form of older manifests is read as the same event, and `legacy_json`
+        // writes it again byte for byte.
+        let (old, now) = e.legacy_json();
+        assert_eq!(now, json);
+        assert!(old.contains("\"same_program\":[[0,1],[0,2],") && !old.contains("groups"), "{}", &old[..300]);
+        assert_eq!(serde_json::from_str::<EventSpec>(&old).unwrap(), e);
+        // Without such bots both forms are the same text (older manifests' hashes hold).
+        let plain = event(4, Format::RoundRobin, 2);
+        let (old, now) = plain.legacy_json();
+        assert_eq!(old, now);
+        assert!(now.contains("\"same_program\":[]") && !now.contains("groups"));
+        // Pairs that are not whole groups stay pairs.
+        let mut odd = event(3, Format::RoundRobin, 2);
+        odd.same_program = vec![(0, 1), (1, 2)];
+        let json = serde_json::to_string(&odd).unwrap();
+        assert!(json.contains("\"same_program\":[[0,1],[1,2]]") && !json.contains("groups"), "{json}");
+        assert_eq!(serde_json::from_str::<EventSpec>(&json).unwrap(), odd);
+        // The schedule looks the pairs up the same way in both forms.
+        let games = plan(&e);
+        assert_eq!(games.len(), 200 * 199);
+        let g = games.iter().find(|g| g.seats.red == 0 && g.seats.blue == 1).unwrap();
+        let h = games.iter().find(|h| h.pair == g.pair && h.index != g.index).unwrap();
+        assert_ne!(g.seed, h.seed, "same program: a seed per game");
+        let g = games.iter().find(|g| g.seats.red == 0 && g.seats.blue == 199).unwrap();
+        let h = games.iter().find(|h| h.pair == g.pair && h.index != g.index).unwrap();
+        assert_eq!(g.seed, h.seed, "different programs: one seed a pair");
     }
 
     #[test]
