@@ -4,7 +4,6 @@
 //! games not finished yet; a different plan is refused with what differs; shards of one plan
 //! can be merged ([`crate::commands::merge`]).
 
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -733,18 +732,6 @@ pub fn report_skipped(path: &Path, bad: &[Position]) {
             );
         }
     }
-}
-
-/// The ids of `records`, and those seen more than once.
-pub fn ids(records: &[GameRecord]) -> (BTreeSet<String>, Vec<String>) {
-    let mut seen = BTreeSet::new();
-    let mut dup = Vec::new();
-    for r in records {
-        if !seen.insert(r.game_id.clone()) {
-            dup.push(r.game_id.clone());
-        }
-    }
-    (seen, dup)
 }
 
 #[cfg(test)]

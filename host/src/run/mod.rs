@@ -4,9 +4,9 @@
 
 pub(crate) mod events;
 pub(crate) mod executor;
-pub(crate) mod manifest;
+pub mod manifest;
 pub(crate) mod output_file;
 pub(crate) mod placement;
 pub mod plan;
 pub(crate) mod referee;
-pub(crate) mod schedule;
+pub mod schedule;
