@@ -303,6 +303,14 @@ pub struct RunFlags {
     /// several games at once, the first running, then the next.
     #[arg(long)]
     pub watch: bool,
+    /// Serve a live page of the event at ADDR (e.g. 127.0.0.1:8080; port 0 picks one, the
+    /// address is printed on stderr): standings, the games in progress on live boards, the
+    /// finished games in the viewer, crashes and disconnects.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<String>,
+    /// With --serve: show each running game this many plies behind (for broadcasts).
+    #[arg(long, value_name = "PLIES")]
+    pub serve_delay: Option<u32>,
     /// The event's name: the title of the HTML pages, and `event` in the JSON summary and
     /// the manifest.
     #[arg(long, value_name = "NAME")]
@@ -551,6 +559,9 @@ impl RunFlags {
                 }
             }
         };
+        if self.serve_delay.is_some() && self.serve.is_none() {
+            return Err(usage("--serve-delay: only with --serve ADDR"));
+        }
         let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -582,6 +593,8 @@ impl RunFlags {
             seed_given,
             shard,
             watch: self.watch,
+            serve: self.serve.clone(),
+            serve_delay: self.serve_delay.unwrap_or(0),
             event: self.event.clone(),
             no_html: self.no_html,
             book_order,

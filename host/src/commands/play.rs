@@ -107,13 +107,20 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     } else {
         None
     };
+    let title = format!(
+        "{} of {}",
+        competition.name(),
+        plan.bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    let planned = Some(competition.games(&event).len() as u64);
+    let live_page = crate::compete::live_page::LivePage::for_run(run, &plan.bots, &title, planned).map_err(usage)?;
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
         pin_host: run.pin && run.concurrency == 1,
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let extras = Extras { records, history, watch };
+    let extras = Extras { records, history, watch, live_page };
     let outcome = runtime.block_on(play(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
@@ -252,6 +259,8 @@ pub struct Extras {
     pub history: Vec<crate::record::GameRecord>,
     /// The live board (`--watch`).
     pub watch: Option<crate::compete::live_board::LiveBoard>,
+    /// The live page (`--serve`).
+    pub live_page: Option<crate::compete::live_page::LivePage>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -268,7 +277,7 @@ pub async fn play(
     extras: Extras,
     supervisor: Supervisor,
 ) -> Outcome {
-    let Extras { records, history, mut watch } = extras;
+    let Extras { records, history, mut watch, mut live_page } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
     let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
     let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
@@ -317,6 +326,10 @@ pub async fn play(
     let mut shared = Shared(report.clone());
     let now = report.clone();
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
+    if let Some(page) = live_page.as_mut() {
+        let report = report.clone();
+        page.set_standings(Box::new(move || standings_html(&**report.borrow())));
+    }
     let mut end = play_with_sinks(
         &executor,
         source,
@@ -328,6 +341,7 @@ pub async fn play(
             Some(&mut interim),
             Some(&mut progress),
             watch.as_mut().map(|w| w as &mut dyn Sink),
+            live_page.as_mut().map(|p| p as &mut dyn Sink),
         ],
         cancel,
     )
@@ -387,12 +401,22 @@ fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
     let _ = sink.finish(end);
 }
 
+/// The live page's standings: the report's summary (a tournament's ranking and crosstable,
+/// a match's score), or for a report without one (an SPRT's) its text, with the LLR and
+/// its bounds.
+fn standings_html(report: &dyn ReportSink) -> String {
+    match report.page().summary_html {
+        Some(html) => html,
+        None => format!("<pre>{}</pre>", crate::compete::viewer::html_escape(&report.text(Style::plain()))),
+    }
+}
+
 /// Runs the executor with the sinks that are there, in order.
 async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::run::executor::GameSource + 'static,
     past: &[Event],
-    sinks: [Option<&mut dyn Sink>; 6],
+    sinks: [Option<&mut dyn Sink>; 7],
     cancel: crate::supervise::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();

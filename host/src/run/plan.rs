@@ -95,6 +95,10 @@ pub struct RunConfig {
     pub shard: Option<crate::run::manifest::Shard>,
     /// `--watch`: draw a running game live.
     pub watch: bool,
+    /// `--serve ADDR`: serve a live page of the event.
+    pub serve: Option<String>,
+    /// `--serve-delay PLIES`: the live page shows running games this many plies behind.
+    pub serve_delay: u32,
     /// `--event NAME`.
     pub event: Option<String>,
     /// `--no-html`.
