@@ -1,6 +1,5 @@
 // Drives the game viewer in headless Chromium through the DevTools protocol, with nothing
-// but Node's standard library (Node 20 has no WebSocket global, so a minimal client is
-// below).
+// but Node's standard library (cdp.mjs).
 //
 //   node drive.mjs --html PAGE.html --ply N [--game K] [--views spectator,red,blue]
 //                  [--screenshot OUT.png] [--screenshot-view spectator] [--also-game K2]
@@ -21,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { Cdp, MISSING, startChromium, stopChromium, wsConnect } from './cdp.mjs';
+import { Cdp, startChromium, stopChromium, wsConnect } from './cdp.mjs';
 
 function parseArgs(argv) {
   const args = { views: 'spectator,red,blue', game: null, screenshot: null, 'screenshot-view': 'spectator', ply: '0', 'also-game': null, 'follow-link': null };

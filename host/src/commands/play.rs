@@ -328,7 +328,7 @@ pub async fn play(
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
     if let Some(page) = live_page.as_mut() {
         let report = report.clone();
-        page.set_standings(Box::new(move || standings_html(&**report.borrow())));
+        page.set_standings(Box::new(move |done, over| standings_html(&**report.borrow(), done, over)));
     }
     let mut end = play_with_sinks(
         &executor,
@@ -401,14 +401,15 @@ fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
     let _ = sink.finish(end);
 }
 
-/// The live page's standings: the report's summary (a tournament's ranking and crosstable,
-/// a match's score), or for a report without one (an SPRT's) its text, with the LLR and
-/// its bounds.
-fn standings_html(report: &dyn ReportSink) -> String {
-    match report.page().summary_html {
-        Some(html) => html,
-        None => format!("<pre>{}</pre>", crate::compete::viewer::html_escape(&report.text(Style::plain()))),
+/// The live page's standings after `done` games: while the event runs, the interim report
+/// of `--report-every` (a match's score, a tournament's standings, an SPRT's LLR and its
+/// bounds: cheap, kept up to date); once it is over, the index page's summary (a
+/// tournament's ranking and crosstable), or that text again for a report without one.
+fn standings_html(report: &dyn ReportSink, done: u64, over: bool) -> String {
+    if let (true, Some(html)) = (over, report.page().summary_html) {
+        return html;
     }
+    format!("<pre>{}</pre>", crate::compete::viewer::html_escape(report.interim(done).trim_end()))
 }
 
 /// Runs the executor with the sinks that are there, in order.

@@ -98,8 +98,9 @@ pub struct LivePageOptions {
     pub planned: Option<u64>,
 }
 
-/// Gives the standings as HTML (escaped: it is inserted into the page as it is).
-pub type StandingsFn = Box<dyn FnMut() -> String>;
+/// Gives the standings as HTML (escaped: it is inserted into the page as it is) after the
+/// given number of finished games; `true` once the event is over (the report is final).
+pub type StandingsFn = Box<dyn FnMut(u64, bool) -> String>;
 
 /// What the sink hands the server thread.
 enum Update {
@@ -116,6 +117,7 @@ pub struct LivePage {
     tx: mpsc::UnboundedSender<Update>,
     standings: Option<StandingsFn>,
     dirty: bool,
+    done: u64,
     last_standings: Option<Instant>,
     thread: Option<std::thread::JoinHandle<()>>,
     addr: SocketAddr,
@@ -148,7 +150,7 @@ impl LivePage {
             })
             .map_err(|e| format!("--serve: cannot start its thread: {e}"))?;
         eprintln!("stratego-host: live page: http://{addr}/");
-        Ok(LivePage { tx, standings: None, dirty: false, last_standings: None, thread: Some(thread), addr })
+        Ok(LivePage { tx, standings: None, dirty: false, done: 0, last_standings: None, thread: Some(thread), addr })
     }
 
     /// With `--serve` in `run`: the live page of an event of `bots` titled `title` (an
@@ -181,9 +183,9 @@ impl LivePage {
         LivePage::start(options).map(Some)
     }
 
-    /// Gives the standings' HTML from now on: `standings` is called at most once every
-    /// [`STANDINGS_EVERY`] (escaped: it is inserted into the page as it is). Without, the
-    /// page counts each bot's wins, draws and losses itself.
+    /// Gives the standings' HTML from now on: `standings` is called after a finished game at
+    /// most once every [`STANDINGS_EVERY`], and once at the end (escaped: it is inserted into
+    /// the page as it is). Without, the page counts each bot's wins, draws and losses itself.
     pub fn set_standings(&mut self, standings: StandingsFn) {
         self.standings = Some(standings);
         let _ = self.tx.send(Update::OwnStandings(false));
@@ -194,13 +196,13 @@ impl LivePage {
         self.addr
     }
 
-    fn push_standings(&mut self, force: bool) {
+    fn push_standings(&mut self, over: bool) {
         let due = self.last_standings.is_none_or(|t| t.elapsed() >= STANDINGS_EVERY);
-        if !self.dirty || !(due || force) {
+        if !self.dirty || !(due || over) {
             return;
         }
         if let Some(f) = self.standings.as_mut() {
-            let _ = self.tx.send(Update::Standings(f()));
+            let _ = self.tx.send(Update::Standings(f(self.done, over)));
         }
         self.dirty = false;
         self.last_standings = Some(Instant::now());
@@ -215,6 +217,7 @@ impl Sink for LivePage {
     fn on_history(&mut self, event: &Event) {
         if matches!(event, Event::GameFinished { .. }) {
             self.dirty = true;
+            self.done += 1;
             let _ = self.tx.send(Update::History(event.clone()));
         }
     }
@@ -222,6 +225,7 @@ impl Sink for LivePage {
     fn on_event(&mut self, event: &Event) -> Flow {
         if matches!(event, Event::GameFinished { .. }) {
             self.dirty = true;
+            self.done += 1;
         }
         let _ = self.tx.send(Update::Event(event.clone()));
         self.push_standings(false);
@@ -928,16 +932,30 @@ mod tests {
         State::new(&options)
     }
 
+    async fn next_text(body: &mut Body) -> String {
+        let frame = body.frame().await.expect("a frame").expect("no error");
+        String::from_utf8(frame.into_data().expect("data").to_vec()).expect("UTF-8")
+    }
+
     #[tokio::test]
     async fn a_client_that_falls_behind_gets_a_snapshot_not_the_backlog() {
         let shared: Shared = Arc::new(Mutex::new(state()));
-        let mut rx = lock(&shared).tx.subscribe();
-        for i in 0..(QUEUE * 10) {
-            lock(&shared).send("standings", &json!({ "html": i }));
+        let mut body = events(&shared).into_body();
+        assert!(next_text(&mut body).await.starts_with("event: snapshot\n"));
+        lock(&shared).send("standings", &json!({ "html": "first", "done": 0 }));
+        assert!(next_text(&mut body).await.contains("first"), "a delta follows the snapshot");
+        for i in 0..QUEUE * 10 {
+            lock(&shared).send("standings", &json!({ "html": i.to_string(), "done": 0 }));
         }
-        // The queue holds QUEUE messages whatever the client read: the rest are gone.
+        // What is queued is bounded, whatever the client did not read.
         assert_eq!(lock(&shared).tx.len(), QUEUE);
-        assert!(matches!(rx.recv().await, Err(broadcast::error::RecvError::Lagged(n)) if n as usize == QUEUE * 9));
+        let next = next_text(&mut body).await;
+        assert!(next.starts_with("event: snapshot\n"), "the state as it is, instead of the backlog: {next}");
+        lock(&shared).send("standings", &json!({ "html": "after", "done": 0 }));
+        assert!(next_text(&mut body).await.contains("after"), "then the deltas again");
+        lock(&shared).apply(Update::Over);
+        assert!(next_text(&mut body).await.starts_with("event: over\n"));
+        assert!(body.frame().await.is_none(), "the stream ends with the event");
     }
 
     #[test]
