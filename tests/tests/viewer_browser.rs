@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use stratego_host::compete::viewer::export_html;
-use stratego_protocol::record::{GameRecord, read_records};
+use stratego_protocol::record::read_records;
 use stratego_rules::Color;
 use stratego_tests::{TempDir, expected_board, run_match};
 
