@@ -269,6 +269,10 @@ struct Running {
     played: u32,
     /// Squares changed since the last `boards` message.
     changed: BTreeSet<usize>,
+    /// Plies shown since the board was last drawn.
+    stale: bool,
+    /// Plies played since the last `boards` message.
+    moved: bool,
     /// Think time of each side's last move shown, µs.
     last_us: ByColor<u64>,
     /// Each side's bank left at the ply shown, µs (with a bank).
@@ -371,7 +375,8 @@ impl State {
         })
     }
 
-    fn snapshot(&self) -> Value {
+    fn snapshot(&mut self) -> Value {
+        self.refresh();
         json!({
             "title": self.title,
             "delay": self.delay,
@@ -425,6 +430,8 @@ impl State {
                     shown: 0,
                     played: 0,
                     changed: BTreeSet::new(),
+                    stale: false,
+                    moved: false,
                     last_us: ByColor::new(0, 0),
                     bank_us: ByColor::new(bank(spec.seats.red), bank(spec.seats.blue)),
                 };
@@ -448,6 +455,7 @@ impl State {
             Event::Ply { game_id, ply } => {
                 let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
                 self.running[i].played += 1;
+                self.running[i].moved = true;
                 self.running[i].queue.push_back(ply);
                 while self.running[i].queue.len() > self.delay as usize {
                     self.show_next(i);
@@ -511,25 +519,35 @@ impl State {
         if let Some(left) = g.bank_us[mover].as_mut() {
             *left = *left - ply.time_us as i64 + inc;
         }
-        let board = spectator_board(game, self.rules.width(), self.squares.len());
-        for (k, (old, new)) in g.board.iter().zip(&board).enumerate() {
-            if old != new {
-                g.changed.insert(k);
+        // The board is drawn again when it is next sent, not at every ply.
+        g.stale = true;
+    }
+
+    /// Draws again the boards of the games that moved since they were last drawn, noting
+    /// the squares that changed.
+    fn refresh(&mut self) {
+        for g in &mut self.running {
+            let (true, Some(game)) = (g.stale, g.game.as_ref()) else { continue };
+            let board = spectator_board(game, self.rules.width(), self.squares.len());
+            for (k, (old, new)) in g.board.iter().zip(&board).enumerate() {
+                if old != new {
+                    g.changed.insert(k);
+                }
             }
+            g.board = board;
+            g.stale = false;
         }
-        g.board = board;
     }
 
     /// One `boards` message with what changed since the last one.
     fn flush_boards(&mut self) {
+        self.refresh();
         let mut games = Vec::new();
         for g in &mut self.running {
-            if g.changed.is_empty() && g.game.is_some() {
+            if !g.moved || g.game.is_none() {
                 continue;
             }
-            if g.game.is_none() {
-                continue;
-            }
+            g.moved = false;
             let changes: serde_json::Map<String, Value> =
                 g.changed.iter().map(|&k| (k.to_string(), Value::String(g.board[k].clone()))).collect();
             g.changed.clear();
@@ -667,6 +685,8 @@ async fn serve(listener: std::net::TcpListener, options: LivePageOptions, mut rx
     };
     let page: Arc<str> = page_html(&options.title).into();
     let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    // Refusals being written at once; past that a connection is closed without a word.
+    let refusals = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let closing = tokio_util::sync::CancellationToken::new();
     let mut tick = tokio::time::interval(PUSH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -687,7 +707,12 @@ async fn serve(listener: std::net::TcpListener, options: LivePageOptions, mut rx
             accepted = listener.accept() => {
                 let Ok((stream, _peer)) = accepted else { continue };
                 let Ok(permit) = permits.clone().try_acquire_owned() else {
-                    tokio::spawn(refuse(stream));
+                    if let Ok(refusal) = refusals.clone().try_acquire_owned() {
+                        tokio::spawn(async move {
+                            refuse(stream).await;
+                            drop(refusal);
+                        });
+                    }
                     continue;
                 };
                 set_send_buffer(&stream);
@@ -809,7 +834,7 @@ fn respond<B>(req: &Request<B>, state: &Shared, page: &Arc<str>) -> Response<Bod
 /// more than [`QUEUE`] messages behind.
 fn events(state: &Shared) -> Response<Body> {
     let (rx, first, over) = {
-        let s = lock(state);
+        let mut s = lock(state);
         // Subscribed under the lock: every message after the snapshot reaches the client.
         (s.tx.subscribe(), sse("snapshot", &s.snapshot()), s.over)
     };
@@ -842,7 +867,7 @@ fn events(state: &Shared) -> Response<Body> {
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 // Behind by more than the queue: the state as it is now, instead.
-                let st = lock(&s.state);
+                let mut st = lock(&s.state);
                 s.rx = st.tx.subscribe();
                 sse("snapshot", &st.snapshot())
             }
