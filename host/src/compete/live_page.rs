@@ -705,7 +705,11 @@ async fn serve(listener: std::net::TcpListener, options: LivePageOptions, mut rx
                 s.flush_standings(false);
             }
             accepted = listener.accept() => {
-                let Ok((stream, _peer)) = accepted else { continue };
+                let Ok((stream, _peer)) = accepted else {
+                    // Out of descriptors, say: a moment before trying again.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
                 let Ok(permit) = permits.clone().try_acquire_owned() else {
                     if let Ok(refusal) = refusals.clone().try_acquire_owned() {
                         tokio::spawn(async move {
