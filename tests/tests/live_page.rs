@@ -65,7 +65,9 @@ impl Host {
         let mut addr = None;
         let found = wait_for(LIMIT, || {
             let text = stderr.lock().unwrap().clone();
-            addr = text
+            // Whole lines only: the pipe may have given part of one.
+            let whole = text.rfind('\n').map_or("", |end| &text[..end]);
+            addr = whole
                 .lines()
                 .find_map(|l| l.strip_prefix("stratego-host: live page: http://"))
                 .map(|a| a.trim_end_matches('/').to_owned());

@@ -40,7 +40,7 @@ use serde_json::{Value, json};
 use stratego_protocol::record::{GameRecord, RecordPly};
 use stratego_rules::{ByColor, Color, Game, Ruleset};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{Notify, broadcast};
 
 use crate::compete::viewer::html_escape;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
@@ -112,9 +112,32 @@ enum Update {
     Over,
 }
 
+/// What the sink hands the server thread, taken every [`PUSH_EVERY`] (no wake-up a ply: a
+/// thread woken for each would cost the run more than all the rest), at once for the end.
+#[derive(Default)]
+struct Inbox {
+    queue: Mutex<Vec<Update>>,
+    over: Notify,
+}
+
+impl Inbox {
+    fn send(&self, update: Update) -> Result<(), ()> {
+        let over = matches!(update, Update::Over);
+        self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(update);
+        if over {
+            self.over.notify_one();
+        }
+        Ok(())
+    }
+
+    fn take(&self) -> Vec<Update> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
 /// The `--serve` sink (see the module documentation).
 pub struct LivePage {
-    tx: mpsc::UnboundedSender<Update>,
+    tx: Arc<Inbox>,
     standings: Option<StandingsFn>,
     dirty: bool,
     done: u64,
@@ -134,7 +157,8 @@ impl LivePage {
             std::net::TcpListener::bind(&options.addr).map_err(|e| format!("--serve {}: {e}", options.addr))?;
         let addr = listener.local_addr().map_err(|e| format!("--serve {}: {e}", options.addr))?;
         listener.set_nonblocking(true).map_err(|e| format!("--serve {}: {e}", options.addr))?;
-        let (tx, rx) = mpsc::unbounded_channel();
+        let tx = Arc::new(Inbox::default());
+        let rx = tx.clone();
         let thread = std::thread::Builder::new()
             .name("live-page".into())
             .spawn(move || {
@@ -674,7 +698,7 @@ fn lock(state: &Shared) -> std::sync::MutexGuard<'_, State> {
 
 /// Runs the server until [`Update::Over`] (or the sink is gone): the updates, the pushes
 /// every [`PUSH_EVERY`], and the connections.
-async fn serve(listener: std::net::TcpListener, options: LivePageOptions, mut rx: mpsc::UnboundedReceiver<Update>) {
+async fn serve(listener: std::net::TcpListener, options: LivePageOptions, rx: Arc<Inbox>) {
     let state: Shared = Arc::new(Mutex::new(State::new(&options)));
     let listener = match tokio::net::TcpListener::from_std(listener) {
         Ok(l) => l,
@@ -692,15 +716,23 @@ async fn serve(listener: std::net::TcpListener, options: LivePageOptions, mut rx
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            update = rx.recv() => {
-                let over = matches!(update, None | Some(Update::Over));
-                lock(&state).apply(update.unwrap_or(Update::Over));
-                if over {
-                    break;
+            () = rx.over.notified() => {
+                let mut s = lock(&state);
+                for update in rx.take() {
+                    s.apply(update);
                 }
+                break;
             }
             _ = tick.tick() => {
                 let mut s = lock(&state);
+                let mut over = false;
+                for update in rx.take() {
+                    over |= matches!(update, Update::Over);
+                    s.apply(update);
+                }
+                if over {
+                    break;
+                }
                 s.flush_boards();
                 s.flush_standings(false);
             }
