@@ -243,11 +243,14 @@ pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
 /// endings: `red=SETUP` / `blue=SETUP` (its setup for each colour, in any form `setup`
 /// accepts, e.g. `a1=F a2=B b1=B`; without, its pieces in the order of the request), and at its N-th turn of a game `resign=N`, `crash=N`
 /// (exit 1), `illegal=N` (the move `a1-a2`), `sleep=N` (no answer for 30 s); otherwise it
-/// plays the first of `legal_moves`. `multi=1` says `multi_game`; `post=1` writes, after
+/// plays the first of `legal_moves`. `back=1` fills its squares from its back rank forward
+/// (the first pieces of the request, such as the Flag, at the back); `delay_ms=N` waits N ms before each move;
+/// `hold=N:PATH[,N:PATH…]` waits at its N-th turn of a game until the file PATH exists. `multi=1` says `multi_game`; `post=1` writes, after
 /// each `game_over`, the info line `after GAME_ID` and the stderr line `stderr after
 /// GAME_ID`; `exit_note=1` writes `bye` to stderr when told to quit.
-pub const SCRIPTED_BOT: &str = r#"import sys, json, time
+pub const SCRIPTED_BOT: &str = r#"import sys, json, time, os
 args = dict(a.split("=", 1) for a in sys.argv[1:])
+holds = [h.split(":", 1) for h in args.get("hold", "").split(",") if h]
 def send(m):
     sys.stdout.write(json.dumps(m) + "\n")
     sys.stdout.flush()
@@ -263,9 +266,17 @@ for line in sys.stdin:
             send({"type": "setup", "deployment": args[color]})
         else:
             army = [r for r, n in m["pieces"].items() for _ in range(n)]
-            send({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(m["squares"], army))})
+            squares = m["squares"]
+            if args.get("back") == "1":
+                squares = sorted(squares, key=lambda s: int(s[1:]), reverse=color == "blue")
+            send({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(squares, army))})
     elif t == "turn":
         turns += 1
+        for n, path in holds:
+            while n == str(turns) and not os.path.exists(path):
+                time.sleep(0.02)
+        if "delay_ms" in args:
+            time.sleep(int(args["delay_ms"]) / 1000)
         if args.get("resign") == str(turns):
             send({"type": "resign"})
         elif args.get("crash") == str(turns):
@@ -298,4 +309,42 @@ pub fn scripted_bot(dir: &TempDir, args: &[&str]) -> String {
         cmd.push_str(&format!(" '{a}'"));
     }
     cmd
+}
+
+/// Every square of the board as the pages' `data-piece` values (`red:9`, `blue:?`, "" for
+/// an empty square), computed by replaying the first `ply` plies of `record` with the rules
+/// crate: the spectator's (`None`: every rank) or one side's view.
+pub fn expected_board(
+    record: &stratego_protocol::record::GameRecord,
+    ply: usize,
+    viewer: Option<stratego_rules::Color>,
+) -> std::collections::BTreeMap<String, String> {
+    use stratego_rules::{Color, Deployment, Game, Ruleset, Square};
+    let rules = Ruleset::try_from(record.ruleset.clone()).unwrap();
+    let red = Deployment::parse(&rules, Color::Red, record.deployments.red.as_deref().unwrap()).unwrap();
+    let blue = Deployment::parse(&rules, Color::Blue, record.deployments.blue.as_deref().unwrap()).unwrap();
+    let (width, height) = (rules.width(), rules.height());
+    let mut game = Game::new(rules, &red, &blue).unwrap();
+    for p in &record.plies[..ply] {
+        game.play(p.ply.mv).unwrap();
+    }
+    let mut board = std::collections::BTreeMap::new();
+    for rank in 0..height {
+        for file in 0..width {
+            board.insert(Square::new(file, rank).unwrap().to_string(), String::new());
+        }
+    }
+    match viewer {
+        None => {
+            for (sq, color, rank) in game.board_pieces() {
+                board.insert(sq.to_string(), format!("{}:{}", color.name(), rank.code()));
+            }
+        }
+        Some(viewer) => {
+            for p in game.view_pieces(viewer) {
+                board.insert(p.square.to_string(), format!("{}:{}", p.color.name(), p.rank.map_or('?', |r| r.code())));
+            }
+        }
+    }
+    board
 }

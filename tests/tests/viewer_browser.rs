@@ -13,9 +13,9 @@ use std::time::Instant;
 
 use serde_json::Value;
 use stratego_host::compete::viewer::export_html;
-use stratego_protocol::record::{GameRecord, read_records};
-use stratego_rules::{Color, Deployment, Game, Ruleset, Square};
-use stratego_tests::{TempDir, run_match};
+use stratego_protocol::record::read_records;
+use stratego_rules::Color;
+use stratego_tests::{TempDir, expected_board, run_match};
 
 const MISSING: &str = "this test needs Debian's chromium (.ci/run installs it)";
 const NASTY: &str = "</script><script>alert(1)</script><!--";
@@ -24,38 +24,6 @@ const PLY: usize = 10;
 
 fn chromium() -> String {
     std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into())
-}
-
-/// Every square of the board as `data-piece` values, computed by replaying the first `ply`
-/// plies with the rules crate: the spectator's (`None`) or one side's view.
-fn expected_board(record: &GameRecord, ply: usize, viewer: Option<Color>) -> BTreeMap<String, String> {
-    let rules = Ruleset::try_from(record.ruleset.clone()).unwrap();
-    let red = Deployment::parse(&rules, Color::Red, record.deployments.red.as_deref().unwrap()).unwrap();
-    let blue = Deployment::parse(&rules, Color::Blue, record.deployments.blue.as_deref().unwrap()).unwrap();
-    let (width, height) = (rules.width(), rules.height());
-    let mut game = Game::new(rules, &red, &blue).unwrap();
-    for p in &record.plies[..ply] {
-        game.play(p.ply.mv).unwrap();
-    }
-    let mut board = BTreeMap::new();
-    for rank in 0..height {
-        for file in 0..width {
-            board.insert(Square::new(file, rank).unwrap().to_string(), String::new());
-        }
-    }
-    match viewer {
-        None => {
-            for (sq, color, rank) in game.board_pieces() {
-                board.insert(sq.to_string(), format!("{}:{}", color.name(), rank.code()));
-            }
-        }
-        Some(viewer) => {
-            for p in game.view_pieces(viewer) {
-                board.insert(p.square.to_string(), format!("{}:{}", p.color.name(), p.rank.map_or('?', |r| r.code())));
-            }
-        }
-    }
-    board
 }
 
 fn as_board(v: &Value) -> BTreeMap<String, String> {

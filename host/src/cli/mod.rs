@@ -311,6 +311,14 @@ pub struct RunFlags {
     /// form it was started with.
     #[arg(long)]
     pub compress: bool,
+    /// Serve a live page of the event at ADDR (e.g. 127.0.0.1:8080; port 0 picks one, the
+    /// address is printed on stderr): standings, the games in progress on live boards, the
+    /// finished games in the viewer, crashes and disconnects.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<String>,
+    /// With --serve: show each running game this many plies behind (for broadcasts).
+    #[arg(long, value_name = "PLIES")]
+    pub serve_delay: Option<u32>,
     /// The event's name: the title of the HTML pages, and `event` in the JSON summary and
     /// the manifest.
     #[arg(long, value_name = "NAME")]
@@ -454,6 +462,9 @@ impl RunFlags {
         let mut hidden = Vec::new();
         let protocol_log = self.protocol_log(&mut hidden)?;
         let shard = self.shard()?;
+        if self.serve_delay.is_some() && self.serve.is_none() {
+            return Err(usage("--serve-delay: only with --serve ADDR"));
+        }
         let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -485,6 +496,8 @@ impl RunFlags {
             seed_given,
             shard,
             watch: self.watch,
+            serve: self.serve.clone(),
+            serve_delay: self.serve_delay.unwrap_or(0),
             compress: self.compress,
             event: self.event.clone(),
             no_html: self.no_html,

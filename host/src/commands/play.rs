@@ -119,6 +119,13 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     } else {
         None
     };
+    let title = format!(
+        "{} of {}",
+        competition.name(),
+        plan.bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    let planned = Some(competition.games(&event).len() as u64);
+    let live_page = crate::compete::live_page::LivePage::for_run(run, &plan.bots, &title, planned).map_err(usage)?;
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
@@ -126,7 +133,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     })
     .with_masks(run.masks(&plan.bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let extras = Extras { records, history: Vec::new(), resumed, watch };
+    let extras = Extras { records, history: Vec::new(), resumed, watch, live_page };
     let outcome = runtime.block_on(play(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
@@ -358,6 +365,8 @@ pub struct Extras {
     pub resumed: Option<Resumed>,
     /// The live board (`--watch`).
     pub watch: Option<crate::compete::live_board::LiveBoard>,
+    /// The live page (`--serve`).
+    pub live_page: Option<crate::compete::live_page::LivePage>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -374,7 +383,7 @@ pub async fn play(
     extras: Extras,
     supervisor: Supervisor,
 ) -> Outcome {
-    let Extras { records, history, resumed, mut watch } = extras;
+    let Extras { records, history, resumed, mut watch, mut live_page } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
     let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
     let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
@@ -432,6 +441,10 @@ pub async fn play(
     let mut shared = Shared(report.clone());
     let now = report.clone();
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
+    if let Some(page) = live_page.as_mut() {
+        let report = report.clone();
+        page.set_standings(Box::new(move |done, over| standings_html(&**report.borrow(), done, over)));
+    }
     let mut end = play_with_sinks(
         &executor,
         source,
@@ -443,6 +456,7 @@ pub async fn play(
             Some(&mut interim),
             Some(&mut progress),
             watch.as_mut().map(|w| w as &mut dyn Sink),
+            live_page.as_mut().map(|p| p as &mut dyn Sink),
         ],
         cancel,
     )
@@ -502,12 +516,23 @@ fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
     let _ = sink.finish(end);
 }
 
+/// The live page's standings after `done` games: while the event runs, the interim report
+/// of `--report-every` (a match's score, a tournament's standings, an SPRT's LLR and its
+/// bounds: cheap, kept up to date); once it is over, the index page's summary (a
+/// tournament's ranking and crosstable), or that text again for a report without one.
+fn standings_html(report: &dyn ReportSink, done: u64, over: bool) -> String {
+    if let (true, Some(html)) = (over, report.page().summary_html) {
+        return html;
+    }
+    format!("<pre>{}</pre>", crate::compete::viewer::html_escape(report.interim(done).trim_end()))
+}
+
 /// Runs the executor with the sinks that are there, in order.
 async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::run::executor::GameSource + 'static,
     history: History,
-    sinks: [Option<&mut dyn Sink>; 6],
+    sinks: [Option<&mut dyn Sink>; 7],
     cancel: crate::supervise::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();

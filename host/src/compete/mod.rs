@@ -1,9 +1,10 @@
 //! Competitions and what they show: what tells match, tournament and SPRT apart
 //! ([`competition`]), the tournament table, the SPRT, the match report, the sinks that turn
-//! played games into them, the live board of `--watch`, the replay board and the HTML pages.
+//! played games into them, the live board of `--watch`, the live page of `--serve`, the replay board and the HTML pages.
 
 pub(crate) mod competition;
 pub(crate) mod live_board;
+pub mod live_page;
 pub(crate) mod replay;
 pub(crate) mod report;
 pub(crate) mod sinks;

@@ -97,6 +97,10 @@ pub struct RunConfig {
     pub watch: bool,
     /// `--compress`: a new records directory's records in the compact form.
     pub compress: bool,
+    /// `--serve ADDR`: serve a live page of the event.
+    pub serve: Option<String>,
+    /// `--serve-delay PLIES`: the live page shows running games this many plies behind.
+    pub serve_delay: u32,
     /// `--event NAME`.
     pub event: Option<String>,
     /// `--no-html`.

@@ -123,6 +123,8 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
+    let mut live_page =
+        crate::compete::live_page::LivePage::for_run(run, &bots, "ladder", Some(planned)).map_err(usage)?;
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
@@ -156,6 +158,9 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
                 sinks.push(r);
             }
             sinks.push(&mut progress);
+            if let Some(page) = live_page.as_mut() {
+                sinks.push(page);
+            }
             executor.run(schedule, &[], &mut sinks, cancel).await
         };
         (end, sink.saved)

@@ -1,0 +1,255 @@
+// The live page of a running event. Everything it shows comes from the host's event stream
+// (/events): a snapshot, then deltas. Boards are the spectator's, as the host computed them
+// with the rules crate; this script only draws them. Text from the event (bot names,
+// messages) is always set with textContent; only the standings arrive as HTML, which the
+// host escaped.
+(function () {
+  'use strict';
+
+  var page = { width: 10, height: 10, squares: [], lakes: {}, games: {}, delay: 0, done: 0, planned: null, over: false };
+
+  function $(id) { return document.getElementById(id); }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function fmtUs(us) {
+    if (us < 1000) return us + ' \u00b5s';
+    if (us < 1000000) return (us / 1000).toFixed(1) + ' ms';
+    return (us / 1000000).toFixed(2) + ' s';
+  }
+
+  function fmtClock(us) {
+    var neg = us < 0;
+    us = Math.abs(us);
+    var tenths = Math.floor(us / 100000);
+    var minutes = Math.floor(tenths / 600);
+    var seconds = (tenths % 600) / 10;
+    return (neg ? '-' : '') + minutes + ':' + (seconds < 10 ? '0' : '') + seconds.toFixed(1);
+  }
+
+  function clockText(c) {
+    if (!c) return '';
+    var parts = [];
+    if (c.bank_us !== null && c.bank_us !== undefined) parts.push('bank ' + fmtClock(c.bank_us));
+    else if (c.move_ms) parts.push(fmtUs(c.move_ms * 1000) + '/move');
+    parts.push('last ' + fmtUs(c.last_us));
+    return parts.join(', ');
+  }
+
+  function status() {
+    var running = Object.keys(page.games).length;
+    var of = page.planned ? ' of ' + page.planned : '';
+    var s = $('status');
+    s.textContent = page.done + of + ' games finished, ' + running + ' running' + (page.over ? ' \u2014 the event is over' : '');
+    s.className = 'status' + (page.over ? ' over' : '');
+    $('no-games').hidden = running > 0;
+  }
+
+  // ---- a live game ------------------------------------------------------------------------
+
+  function setCell(cell, piece) {
+    cell.setAttribute('data-piece', piece);
+    cell.replaceChildren();
+    if (piece) {
+      var parts = piece.split(':');
+      cell.appendChild(el('span', 'p ' + parts[0], parts[1]));
+    }
+  }
+
+  function buildGame(g) {
+    var box = el('div', 'game');
+    box.setAttribute('data-game', g.id);
+    var head = el('div', 'head');
+    head.appendChild(el('strong', null, g.id));
+    box.appendChild(head);
+    var top = el('div', 'who');
+    var bottom = el('div', 'who');
+    box.appendChild(top);
+    var board = el('div', 'board');
+    board.style.gridTemplateColumns = 'repeat(' + page.width + ', var(--cell))';
+    var cells = {};
+    for (var rank = page.height - 1; rank >= 0; rank--) {
+      for (var file = 0; file < page.width; file++) {
+        var i = rank * page.width + file;
+        var cell = el('div', 'cell' + ((file + rank) % 2 ? ' alt' : '') + (page.lakes[i] ? ' lake' : ''));
+        cell.setAttribute('data-square', page.squares[i]);
+        cell.setAttribute('data-piece', '');
+        cells[i] = cell;
+        board.appendChild(cell);
+      }
+    }
+    box.appendChild(board);
+    box.appendChild(bottom);
+    var ply = el('div', 'ply');
+    box.appendChild(ply);
+    return { box: box, top: top, bottom: bottom, board: board, cells: cells, ply: ply, red: g.red, blue: g.blue };
+  }
+
+  function drawPlayers(v, g) {
+    function row(side, name) {
+      var line = el('div', 'who');
+      var n = el('span', g.to_move === side ? 'on-move' : null);
+      n.appendChild(el('span', 'swatch ' + side));
+      n.appendChild(document.createTextNode(name));
+      line.appendChild(n);
+      var c = el('span', 'clock', clockText(g.clocks && g.clocks[side]));
+      c.setAttribute('data-clock', side);
+      line.appendChild(c);
+      return line;
+    }
+    v.top.replaceChildren(row('blue', v.blue));
+    v.bottom.replaceChildren(row('red', v.red));
+  }
+
+  function drawPly(v, g) {
+    v.box.setAttribute('data-shown', String(g.shown));
+    v.box.setAttribute('data-played', String(g.played));
+    var text = 'Ply ' + g.shown;
+    if (page.delay > 0) text += ' (' + g.played + ' played; shown ' + page.delay + ' plies behind)';
+    if (!g.hasBoard) text = 'Setting up\u2026';
+    v.ply.textContent = text;
+  }
+
+  function addGame(g) {
+    var v = page.games[g.id];
+    if (!v) {
+      v = buildGame(g);
+      page.games[g.id] = v;
+      $('live').appendChild(v.box);
+    }
+    g.hasBoard = !!g.board;
+    v.hasBoard = g.hasBoard;
+    v.board.hidden = !g.hasBoard;
+    if (g.board) {
+      for (var i = 0; i < g.board.length; i++) setCell(v.cells[i], g.board[i]);
+    }
+    drawPlayers(v, g);
+    drawPly(v, g);
+    status();
+  }
+
+  function updateBoards(msg) {
+    msg.games.forEach(function (g) {
+      var v = page.games[g.id];
+      if (!v) return;
+      Object.keys(v.cells).forEach(function (i) { v.cells[i].classList.remove('changed'); });
+      Object.keys(g.changes).forEach(function (i) {
+        setCell(v.cells[i], g.changes[i]);
+        v.cells[i].classList.add('changed');
+      });
+      g.hasBoard = v.hasBoard;
+      drawPlayers(v, g);
+      drawPly(v, g);
+    });
+  }
+
+  // ---- lists ------------------------------------------------------------------------------
+
+  function finishedRow(r) {
+    var tr = el('tr');
+    tr.setAttribute('data-finished', String(r.n));
+    tr.appendChild(el('td', null, r.n));
+    var id = el('td');
+    var a = el('a', null, r.id);
+    a.setAttribute('href', r.href);
+    id.appendChild(a);
+    tr.appendChild(id);
+    tr.appendChild(el('td', null, r.red));
+    tr.appendChild(el('td', null, r.blue));
+    tr.appendChild(el('td', null, r.result));
+    tr.appendChild(el('td', null, r.plies));
+    return tr;
+  }
+
+  function faultRow(f) {
+    var tr = el('tr');
+    [f.game, f.bot, f.color, f.reason, f.message].forEach(function (t) { tr.appendChild(el('td', null, t)); });
+    return tr;
+  }
+
+  function keep(tbody, max) {
+    while (tbody.children.length > max) tbody.removeChild(tbody.lastChild);
+  }
+
+  function setStandings(html) {
+    // Made and escaped by the host.
+    $('standings').innerHTML = html;
+  }
+
+  // ---- the stream -------------------------------------------------------------------------
+
+  function snapshot(s) {
+    page.width = s.width;
+    page.height = s.height;
+    page.squares = s.squares;
+    page.lakes = {};
+    s.lakes.forEach(function (i) { page.lakes[i] = true; });
+    page.delay = s.delay;
+    page.done = s.done;
+    page.planned = s.planned;
+    page.over = s.over;
+    page.games = {};
+    $('live').replaceChildren();
+    s.games.forEach(addGame);
+    var body = $('finished').tBodies[0];
+    body.replaceChildren();
+    s.finished.forEach(function (r) { body.appendChild(finishedRow(r)); });
+    var faults = $('faults').tBodies[0];
+    faults.replaceChildren();
+    s.faults.forEach(function (f) { faults.appendChild(faultRow(f)); });
+    $('no-faults').hidden = s.faults.length > 0;
+    $('faults').hidden = s.faults.length === 0;
+    $('remote').replaceChildren(el('p', 'note', s.remote.length ? '' : 'No remote bots in this event.'));
+    $('delay-note').textContent = s.delay > 0 ? '(shown ' + s.delay + ' plies behind)' : '';
+    setStandings(s.standings);
+    status();
+    document.body.setAttribute('data-ready', '1');
+  }
+
+  function on(source, name, f) {
+    source.addEventListener(name, function (e) { f(JSON.parse(e.data)); });
+  }
+
+  var source = new EventSource('/events');
+  on(source, 'snapshot', snapshot);
+  on(source, 'game', addGame);
+  on(source, 'boards', updateBoards);
+  on(source, 'finished', function (m) {
+    var v = page.games[m.row.id];
+    if (v) {
+      v.box.remove();
+      delete page.games[m.row.id];
+    }
+    var body = $('finished').tBodies[0];
+    body.insertBefore(finishedRow(m.row), body.firstChild);
+    keep(body, 100);
+    page.done = m.done;
+    status();
+  });
+  on(source, 'fault', function (f) {
+    var body = $('faults').tBodies[0];
+    body.insertBefore(faultRow(f), body.firstChild);
+    keep(body, 50);
+    $('no-faults').hidden = true;
+    $('faults').hidden = false;
+  });
+  on(source, 'standings', function (m) {
+    setStandings(m.html);
+    page.done = Math.max(page.done, m.done);
+    status();
+  });
+  on(source, 'over', function (m) {
+    page.over = true;
+    page.done = m.done;
+    status();
+    source.close();
+  });
+  source.onerror = function () {
+    if (!page.over) $('status').textContent = 'connection lost; reconnecting\u2026';
+  };
+})();

@@ -1,0 +1,1028 @@
+//! `--serve ADDR`: a live page of a running event, served over HTTP while it runs.
+//!
+//! [`LivePage`] is a [`Sink`]: it hands every event to a server thread of its own (low
+//! priority, its own tokio runtime, so serving never takes time from thinking bots) and
+//! returns at once. The server keeps the event's state (the standings, the games running,
+//! the last finished games, the faults) and serves three things, and nothing else:
+//!
+//! - `GET /`: the page (one HTML file, its style and script inlined);
+//! - `GET /events`: a stream of server-sent events: a `snapshot` of everything first, then
+//!   deltas (`game` started, `boards` changed, `finished`, `fault`, `standings`, `over`);
+//! - `GET /games/N.html`: the viewer page ([`crate::compete::viewer::export_html`]) of the
+//!   N-th finished game, for the last [`KEEP_FINISHED`] finished games.
+//!
+//! Only the spectator's board of a running game is ever sent (never a bot's own view,
+//! which the page of a finished game adds); with `--serve-delay N` a running game is shown
+//! N plies behind. Boards are computed here with the rules crate from the plies as they
+//! arrive; deltas are coalesced to at most one `boards` message every [`PUSH_EVERY`], and
+//! the standings at most once every [`STANDINGS_EVERY`].
+//!
+//! Limits: at most [`MAX_CONNECTIONS`] connections (more get `503` and are closed), a
+//! request head of at most [`MAX_REQUEST_BYTES`] (`431`), [`HEADER_TIMEOUT`] to send it,
+//! one request per connection, `GET` only (`405`), and a response that cannot be written
+//! for [`WRITE_STALL`] closes its connection. Every client reads the same bounded queue of
+//! [`QUEUE`] messages: a client that falls behind it is sent a fresh snapshot instead of
+//! what it missed, so a client that does not read costs no memory.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
+use hyper::body::Frame;
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+use stratego_protocol::record::{GameRecord, RecordPly};
+use stratego_rules::{ByColor, Color, Game, Ruleset};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::{Notify, broadcast};
+
+use crate::compete::viewer::html_escape;
+use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+
+/// Most connections open at once.
+pub const MAX_CONNECTIONS: usize = 32;
+/// Longest request head (request line and headers), bytes (hyper's smallest buffer).
+pub const MAX_REQUEST_BYTES: usize = 8192;
+/// Time a client has to send its request head.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+/// A response that cannot be written for this long closes its connection.
+pub const WRITE_STALL: Duration = Duration::from_secs(10);
+/// Shortest time between two `boards` messages.
+pub const PUSH_EVERY: Duration = Duration::from_millis(100);
+/// Shortest time between two `standings` messages.
+pub const STANDINGS_EVERY: Duration = Duration::from_secs(1);
+/// Finished games whose viewer pages are kept.
+pub const KEEP_FINISHED: usize = 100;
+/// Faults listed.
+const KEEP_FAULTS: usize = 50;
+/// Messages every client's stream may be behind before it is sent a snapshot instead.
+pub const QUEUE: usize = 64;
+/// A comment on an idle event stream this often, so that a dead client is found.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+/// Kernel send buffer of a connection, bytes: with [`WRITE_STALL`], what one client that
+/// does not read can hold.
+const SEND_BUFFER: usize = 64 * 1024;
+
+const TEMPLATE: &str = include_str!("live_page.html");
+const STYLE: &str = include_str!("live_page.css");
+const SCRIPT: &str = include_str!("live_page.js");
+
+/// A bot as the page names it.
+#[derive(Clone, Debug)]
+pub struct LiveBot {
+    /// Its name.
+    pub name: String,
+    /// Its clocks.
+    pub time_control: stratego_protocol::TimeControl,
+}
+
+/// What the page shows and where it is served.
+pub struct LivePageOptions {
+    /// Where to listen (`127.0.0.1:8080`, `[::1]:0`…).
+    pub addr: String,
+    /// `--serve-delay`: plies a running game is shown behind.
+    pub delay: u32,
+    /// The page's title.
+    pub title: String,
+    /// The rules of the event's games.
+    pub rules: Arc<Ruleset>,
+    /// The bots, by id.
+    pub bots: Vec<LiveBot>,
+    /// Games planned, when known.
+    pub planned: Option<u64>,
+}
+
+/// Gives the standings as HTML (escaped: it is inserted into the page as it is) after the
+/// given number of finished games; `true` once the event is over (the report is final).
+pub type StandingsFn = Box<dyn FnMut(u64, bool) -> String>;
+
+/// What the sink hands the server thread.
+enum Update {
+    Event(Event),
+    History(Event),
+    Standings(String),
+    /// Whether the page counts the standings itself.
+    OwnStandings(bool),
+    Over,
+}
+
+/// What the sink hands the server thread, taken every [`PUSH_EVERY`] (no wake-up a ply: a
+/// thread woken for each would cost the run more than all the rest), at once for the end.
+#[derive(Default)]
+struct Inbox {
+    queue: Mutex<Vec<Update>>,
+    over: Notify,
+}
+
+impl Inbox {
+    fn send(&self, update: Update) -> Result<(), ()> {
+        let over = matches!(update, Update::Over);
+        self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(update);
+        if over {
+            self.over.notify_one();
+        }
+        Ok(())
+    }
+
+    fn take(&self) -> Vec<Update> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
+/// The `--serve` sink (see the module documentation).
+pub struct LivePage {
+    tx: Arc<Inbox>,
+    standings: Option<StandingsFn>,
+    dirty: bool,
+    done: u64,
+    last_standings: Option<Instant>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    addr: SocketAddr,
+}
+
+impl LivePage {
+    /// Binds `options.addr` and starts the server thread; says where on stderr
+    /// (`stratego-host: live page: http://ADDR/`).
+    ///
+    /// # Errors
+    /// The address cannot be parsed or bound, or the thread cannot be started.
+    pub fn start(options: LivePageOptions) -> Result<LivePage, String> {
+        let listener =
+            std::net::TcpListener::bind(&options.addr).map_err(|e| format!("--serve {}: {e}", options.addr))?;
+        let addr = listener.local_addr().map_err(|e| format!("--serve {}: {e}", options.addr))?;
+        listener.set_nonblocking(true).map_err(|e| format!("--serve {}: {e}", options.addr))?;
+        let tx = Arc::new(Inbox::default());
+        let rx = tx.clone();
+        let thread = std::thread::Builder::new()
+            .name("live-page".into())
+            .spawn(move || {
+                crate::supervise::os::lower_current_thread();
+                let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        tracing::error!("--serve: cannot start its runtime: {e}");
+                        return;
+                    }
+                };
+                runtime.block_on(serve(listener, options, rx));
+            })
+            .map_err(|e| format!("--serve: cannot start its thread: {e}"))?;
+        eprintln!("stratego-host: live page: http://{addr}/");
+        Ok(LivePage { tx, standings: None, dirty: false, done: 0, last_standings: None, thread: Some(thread), addr })
+    }
+
+    /// With `--serve` in `run`: the live page of an event of `bots` titled `title` (an
+    /// event's name, when `--event` gave one, comes first), else `None`.
+    ///
+    /// # Errors
+    /// As [`LivePage::start`].
+    pub fn for_run(
+        run: &crate::run::plan::RunConfig,
+        bots: &[crate::run::executor::Entrant],
+        title: &str,
+        planned: Option<u64>,
+    ) -> Result<Option<LivePage>, String> {
+        let Some(addr) = &run.serve else { return Ok(None) };
+        let title = match &run.event {
+            Some(name) => format!("{name}: {title}"),
+            None => title.to_owned(),
+        };
+        let options = LivePageOptions {
+            addr: addr.clone(),
+            delay: run.serve_delay,
+            title,
+            rules: run.settings.rules.clone(),
+            bots: bots
+                .iter()
+                .map(|b| LiveBot { name: b.spec.name.clone(), time_control: b.time_control.to_wire() })
+                .collect(),
+            planned,
+        };
+        LivePage::start(options).map(Some)
+    }
+
+    /// Gives the standings' HTML from now on: `standings` is called after a finished game at
+    /// most once every [`STANDINGS_EVERY`], and once at the end (escaped: it is inserted into
+    /// the page as it is). Without, the page counts each bot's wins, draws and losses itself.
+    pub fn set_standings(&mut self, standings: StandingsFn) {
+        self.standings = Some(standings);
+        let _ = self.tx.send(Update::OwnStandings(false));
+    }
+
+    /// The address bound.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    fn push_standings(&mut self, over: bool) {
+        let due = self.last_standings.is_none_or(|t| t.elapsed() >= STANDINGS_EVERY);
+        if !self.dirty || !(due || over) {
+            return;
+        }
+        if let Some(f) = self.standings.as_mut() {
+            let _ = self.tx.send(Update::Standings(f(self.done, over)));
+        }
+        self.dirty = false;
+        self.last_standings = Some(Instant::now());
+    }
+}
+
+impl Sink for LivePage {
+    fn wants_plies(&self) -> bool {
+        true
+    }
+
+    fn on_history(&mut self, event: &Event) {
+        if matches!(event, Event::GameFinished { .. }) {
+            self.dirty = true;
+            self.done += 1;
+            let _ = self.tx.send(Update::History(event.clone()));
+        }
+    }
+
+    fn on_event(&mut self, event: &Event) -> Flow {
+        if matches!(event, Event::GameFinished { .. }) {
+            self.dirty = true;
+            self.done += 1;
+        }
+        let _ = self.tx.send(Update::Event(event.clone()));
+        self.push_standings(false);
+        Flow::Continue
+    }
+
+    fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
+        self.dirty = true;
+        self.push_standings(true);
+        let _ = self.tx.send(Update::Over);
+        if let Some(t) = self.thread.take() {
+            // The server sends what is left and closes its connections.
+            let _ = t.join();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for LivePage {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Update::Over);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+// ---- the event's state --------------------------------------------------------------------
+
+/// A running game.
+struct Running {
+    id: String,
+    seats: ByColor<usize>,
+    /// The position at the ply shown (from the setups on).
+    game: Option<Game>,
+    /// The spectator's board at the ply shown: a piece code (`red:9`) or "" per square.
+    board: Vec<String>,
+    /// Plies played but not shown yet (`--serve-delay`).
+    queue: VecDeque<RecordPly>,
+    shown: u32,
+    played: u32,
+    /// Squares changed since the last `boards` message.
+    changed: BTreeSet<usize>,
+    /// Plies shown since the board was last drawn.
+    stale: bool,
+    /// Plies played since the last `boards` message.
+    moved: bool,
+    /// Think time of each side's last move shown, µs.
+    last_us: ByColor<u64>,
+    /// Each side's bank left at the ply shown, µs (with a bank).
+    bank_us: ByColor<Option<i64>>,
+}
+
+/// A finished game kept for its viewer page.
+struct Finished {
+    n: u64,
+    record: Arc<GameRecord>,
+}
+
+/// The event as the page shows it.
+struct State {
+    title: String,
+    delay: u32,
+    rules: Arc<Ruleset>,
+    bots: Vec<LiveBot>,
+    /// Square names by board index (`rank * width + file`) and the lakes' indices.
+    squares: Vec<String>,
+    lakes: Vec<usize>,
+    planned: Option<u64>,
+    done: u64,
+    running: Vec<Running>,
+    finished: VecDeque<Finished>,
+    finished_rows: VecDeque<Value>,
+    faults: VecDeque<Value>,
+    standings: String,
+    /// With no standings from the command: each bot's wins, draws, losses.
+    own_score: Option<Vec<[u32; 3]>>,
+    standings_dirty: bool,
+    last_standings: Option<Instant>,
+    over: bool,
+    tx: broadcast::Sender<Arc<str>>,
+}
+
+/// One server-sent event.
+fn sse(name: &str, data: &Value) -> Arc<str> {
+    format!("event: {name}\ndata: {data}\n\n").into()
+}
+
+impl State {
+    fn new(options: &LivePageOptions) -> State {
+        let rules = options.rules.clone();
+        let (w, h) = (usize::from(rules.width()), usize::from(rules.height()));
+        let mut squares = vec![String::new(); w * h];
+        let mut lakes = Vec::new();
+        for rank in 0..rules.height() {
+            for file in 0..rules.width() {
+                let sq = stratego_rules::Square::new(file, rank).expect("a square of the board");
+                let i = usize::from(rank) * w + usize::from(file);
+                squares[i] = sq.to_string();
+                if rules.is_lake(sq) {
+                    lakes.push(i);
+                }
+            }
+        }
+        let (tx, _) = broadcast::channel(QUEUE);
+        let mut state = State {
+            title: options.title.clone(),
+            delay: options.delay,
+            rules,
+            bots: options.bots.clone(),
+            squares,
+            lakes,
+            planned: options.planned,
+            done: 0,
+            running: Vec::new(),
+            finished: VecDeque::new(),
+            finished_rows: VecDeque::new(),
+            faults: VecDeque::new(),
+            standings: String::new(),
+            own_score: Some(vec![[0; 3]; options.bots.len()]),
+            standings_dirty: false,
+            last_standings: None,
+            over: false,
+            tx,
+        };
+        state.standings = state.score_html();
+        state
+    }
+
+    fn send(&self, name: &str, data: &Value) {
+        // No receivers is fine: nobody is watching.
+        let _ = self.tx.send(sse(name, data));
+    }
+
+    fn game_json(&self, g: &Running) -> Value {
+        let name = |id: usize| self.bots.get(id).map_or("?", |b| b.name.as_str()).to_owned();
+        let tc = |id: usize| self.bots.get(id).map(|b| b.time_control);
+        json!({
+            "id": g.id,
+            "red": name(g.seats.red),
+            "blue": name(g.seats.blue),
+            "shown": g.shown,
+            "played": g.played,
+            "board": g.game.as_ref().map(|_| &g.board),
+            "to_move": g.game.as_ref().map(|game| game.to_move().name()),
+            "clocks": clocks_json(g, tc(g.seats.red), tc(g.seats.blue)),
+        })
+    }
+
+    fn snapshot(&mut self) -> Value {
+        self.refresh();
+        json!({
+            "title": self.title,
+            "delay": self.delay,
+            "planned": self.planned,
+            "done": self.done,
+            "width": self.rules.width(),
+            "height": self.rules.height(),
+            "squares": self.squares,
+            "lakes": self.lakes,
+            "games": self.running.iter().map(|g| self.game_json(g)).collect::<Vec<_>>(),
+            "finished": self.finished_rows,
+            "faults": self.faults,
+            "standings": self.standings,
+            "remote": [],
+            "over": self.over,
+        })
+    }
+
+    fn apply(&mut self, update: Update) {
+        match update {
+            Update::Event(e) => self.on_event(e, false),
+            Update::History(e) => self.on_event(e, true),
+            Update::Standings(html) => {
+                self.standings = html;
+                self.send("standings", &json!({ "html": self.standings, "done": self.done }));
+            }
+            Update::OwnStandings(own) => {
+                self.own_score = own.then(|| vec![[0; 3]; self.bots.len()]);
+                self.standings = self.score_html();
+            }
+            Update::Over => {
+                self.flush_boards();
+                self.flush_standings(true);
+                self.over = true;
+                self.send("over", &json!({ "done": self.done }));
+            }
+        }
+    }
+
+    fn on_event(&mut self, event: Event, history: bool) {
+        match event {
+            Event::GameStarted { spec } => {
+                let bank =
+                    |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
+                let g = Running {
+                    id: spec.game_id.clone(),
+                    seats: spec.seats,
+                    game: None,
+                    board: Vec::new(),
+                    queue: VecDeque::new(),
+                    shown: 0,
+                    played: 0,
+                    changed: BTreeSet::new(),
+                    stale: false,
+                    moved: false,
+                    last_us: ByColor::new(0, 0),
+                    bank_us: ByColor::new(bank(spec.seats.red), bank(spec.seats.blue)),
+                };
+                self.send("game", &self.game_json(&g));
+                self.running.push(g);
+            }
+            Event::GameSetups { game_id, deployments } => {
+                let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
+                match Game::new(self.rules.clone(), &deployments.red, &deployments.blue) {
+                    Ok(game) => {
+                        let board = spectator_board(&game, self.rules.width(), self.squares.len());
+                        let g = &mut self.running[i];
+                        g.board = board;
+                        g.game = Some(game);
+                        let data = self.game_json(&self.running[i]);
+                        self.send("game", &data);
+                    }
+                    Err(e) => tracing::warn!("--serve: game {game_id}: {e}"),
+                }
+            }
+            Event::Ply { game_id, ply } => {
+                let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
+                self.running[i].played += 1;
+                self.running[i].moved = true;
+                self.running[i].queue.push_back(ply);
+                while self.running[i].queue.len() > self.delay as usize {
+                    self.show_next(i);
+                }
+            }
+            Event::Fault { spec, color, reason, message } => {
+                let bot = self.bots.get(spec.seats[color]).map_or("?", |b| b.name.as_str()).to_owned();
+                let row = json!({
+                    "game": spec.game_id,
+                    "bot": bot,
+                    "color": color.name(),
+                    "reason": reason.code(),
+                    "message": crate::session::json_session::clip(&message),
+                });
+                self.faults.push_front(row.clone());
+                self.faults.truncate(KEEP_FAULTS);
+                self.send("fault", &row);
+            }
+            Event::GameFinished { spec, record } => {
+                self.done += 1;
+                self.running.retain(|g| g.id != spec.game_id);
+                if let Some(score) = self.own_score.as_mut() {
+                    for color in [Color::Red, Color::Blue] {
+                        let k = match record.result.winner {
+                            None => 1,
+                            Some(w) if w == color => 0,
+                            Some(_) => 2,
+                        };
+                        if let Some(s) = score.get_mut(spec.seats[color]) {
+                            s[k] += 1;
+                        }
+                    }
+                    self.standings_dirty = true;
+                }
+                let n = self.done;
+                let row = finished_row(n, &record);
+                self.finished.push_front(Finished { n, record });
+                self.finished.truncate(KEEP_FINISHED);
+                self.finished_rows.push_front(row.clone());
+                self.finished_rows.truncate(KEEP_FINISHED);
+                if !history {
+                    self.send("finished", &json!({ "row": row, "done": self.done }));
+                }
+            }
+        }
+    }
+
+    /// Shows the next ply of running game `i`.
+    fn show_next(&mut self, i: usize) {
+        let Some(ply) = self.running[i].queue.pop_front() else { return };
+        let g = &mut self.running[i];
+        let Some(game) = g.game.as_mut() else { return };
+        let mover = game.to_move();
+        if let Err(e) = game.play(ply.ply.mv) {
+            tracing::warn!("--serve: game {}: ply {}: {e}", g.id, g.shown + 1);
+            return;
+        }
+        g.shown += 1;
+        g.last_us[mover] = ply.time_us;
+        let inc = self.bots.get(g.seats[mover]).map_or(0, |b| b.time_control.increment_ms as i64 * 1000);
+        if let Some(left) = g.bank_us[mover].as_mut() {
+            *left = *left - ply.time_us as i64 + inc;
+        }
+        // The board is drawn again when it is next sent, not at every ply.
+        g.stale = true;
+    }
+
+    /// Draws again the boards of the games that moved since they were last drawn, noting
+    /// the squares that changed.
+    fn refresh(&mut self) {
+        for g in &mut self.running {
+            let (true, Some(game)) = (g.stale, g.game.as_ref()) else { continue };
+            let board = spectator_board(game, self.rules.width(), self.squares.len());
+            for (k, (old, new)) in g.board.iter().zip(&board).enumerate() {
+                if old != new {
+                    g.changed.insert(k);
+                }
+            }
+            g.board = board;
+            g.stale = false;
+        }
+    }
+
+    /// One `boards` message with what changed since the last one.
+    fn flush_boards(&mut self) {
+        self.refresh();
+        let mut games = Vec::new();
+        for g in &mut self.running {
+            if !g.moved || g.game.is_none() {
+                continue;
+            }
+            g.moved = false;
+            let changes: serde_json::Map<String, Value> =
+                g.changed.iter().map(|&k| (k.to_string(), Value::String(g.board[k].clone()))).collect();
+            g.changed.clear();
+            games.push((g.id.clone(), changes));
+        }
+        if games.is_empty() {
+            return;
+        }
+        let list: Vec<Value> = games
+            .into_iter()
+            .map(|(id, changes)| {
+                let g = self.running.iter().find(|g| g.id == id).expect("a running game");
+                let tc = |id: usize| self.bots.get(id).map(|b| b.time_control);
+                json!({
+                    "id": id,
+                    "shown": g.shown,
+                    "played": g.played,
+                    "changes": changes,
+                    "to_move": g.game.as_ref().map(|game| game.to_move().name()),
+                    "clocks": clocks_json(g, tc(g.seats.red), tc(g.seats.blue)),
+                })
+            })
+            .collect();
+        self.send("boards", &json!({ "games": list }));
+    }
+
+    fn flush_standings(&mut self, force: bool) {
+        if !self.standings_dirty {
+            return;
+        }
+        if !force && self.last_standings.is_some_and(|t| t.elapsed() < STANDINGS_EVERY) {
+            return;
+        }
+        self.standings = self.score_html();
+        self.standings_dirty = false;
+        self.last_standings = Some(Instant::now());
+        self.send("standings", &json!({ "html": self.standings, "done": self.done }));
+    }
+
+    /// The page's own score table (wins, draws, losses, points), best first.
+    fn score_html(&self) -> String {
+        let Some(score) = &self.own_score else { return String::new() };
+        let mut rows: Vec<(usize, [u32; 3])> = score.iter().copied().enumerate().collect();
+        rows.sort_by(|a, b| {
+            let points = |s: [u32; 3]| 2 * s[0] + s[1];
+            points(b.1).cmp(&points(a.1)).then(a.0.cmp(&b.0))
+        });
+        let mut out = String::from(
+            "<table class=\"score\"><thead><tr><th>Bot</th><th>Games</th><th>Won</th><th>Drawn</th><th>Lost</th><th>Points</th></tr></thead><tbody>",
+        );
+        for (id, [w, d, l]) in rows {
+            let name = self.bots.get(id).map_or("?", |b| b.name.as_str());
+            out.push_str(&format!(
+                "<tr data-bot=\"{0}\"><td>{0}</td><td>{1}</td><td>{w}</td><td>{d}</td><td>{l}</td><td>{2}</td></tr>",
+                html_escape(name),
+                w + d + l,
+                f64::from(w) + f64::from(d) / 2.0
+            ));
+        }
+        out.push_str("</tbody></table>");
+        out
+    }
+
+    fn viewer_page(&self, n: u64) -> Option<Result<String, String>> {
+        let f = self.finished.iter().find(|f| f.n == n)?;
+        let title = format!("{}: game {}", self.title, f.record.game_id);
+        Some(crate::compete::viewer::export_html(std::slice::from_ref(&*f.record), &title))
+    }
+}
+
+/// The spectator's board (every rank): a piece code (`red:9`) or "" per square, by
+/// `rank * width + file`.
+fn spectator_board(game: &Game, width: u8, squares: usize) -> Vec<String> {
+    let w = usize::from(width);
+    let mut board = vec![String::new(); squares];
+    for (sq, color, rank) in game.board_pieces() {
+        board[usize::from(sq.rank()) * w + usize::from(sq.file())] = format!("{}:{}", color.name(), rank.code());
+    }
+    board
+}
+
+/// Each side's clock at the ply shown: its last think time and, with a bank, what is left.
+fn clocks_json(
+    g: &Running,
+    red: Option<stratego_protocol::TimeControl>,
+    blue: Option<stratego_protocol::TimeControl>,
+) -> Value {
+    let side = |c: Color, tc: Option<stratego_protocol::TimeControl>| {
+        json!({
+            "last_us": g.last_us[c],
+            "bank_us": g.bank_us[c],
+            "move_ms": tc.and_then(|t| t.move_ms),
+        })
+    };
+    json!({ "red": side(Color::Red, red), "blue": side(Color::Blue, blue) })
+}
+
+/// A finished game's row: its number, id, bots, result and viewer page.
+fn finished_row(n: u64, r: &GameRecord) -> Value {
+    let score = match r.result.winner {
+        Some(Color::Red) => "1-0",
+        Some(Color::Blue) => "0-1",
+        None => "½-½",
+    };
+    json!({
+        "n": n,
+        "id": r.game_id,
+        "red": r.bots.red.name,
+        "blue": r.bots.blue.name,
+        "result": format!("{score} {}", r.result.reason.code()),
+        "plies": r.plies.len(),
+        "href": format!("/games/{n}.html"),
+    })
+}
+
+// ---- the server ---------------------------------------------------------------------------
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+type Shared = Arc<Mutex<State>>;
+
+fn lock(state: &Shared) -> std::sync::MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs the server until [`Update::Over`] (or the sink is gone): the updates, the pushes
+/// every [`PUSH_EVERY`], and the connections.
+async fn serve(listener: std::net::TcpListener, options: LivePageOptions, rx: Arc<Inbox>) {
+    let state: Shared = Arc::new(Mutex::new(State::new(&options)));
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!("--serve: {e}");
+            return;
+        }
+    };
+    let page: Arc<str> = page_html(&options.title).into();
+    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    // Refusals being written at once; past that a connection is closed without a word.
+    let refusals = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let closing = tokio_util::sync::CancellationToken::new();
+    let mut tick = tokio::time::interval(PUSH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = rx.over.notified() => {
+                let mut s = lock(&state);
+                for update in rx.take() {
+                    s.apply(update);
+                }
+                break;
+            }
+            _ = tick.tick() => {
+                let mut s = lock(&state);
+                let mut over = false;
+                for update in rx.take() {
+                    over |= matches!(update, Update::Over);
+                    s.apply(update);
+                }
+                if over {
+                    break;
+                }
+                s.flush_boards();
+                s.flush_standings(false);
+            }
+            accepted = listener.accept() => {
+                let Ok((stream, _peer)) = accepted else {
+                    // Out of descriptors, say: a moment before trying again.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let Ok(permit) = permits.clone().try_acquire_owned() else {
+                    if let Ok(refusal) = refusals.clone().try_acquire_owned() {
+                        tokio::spawn(async move {
+                            refuse(stream).await;
+                            drop(refusal);
+                        });
+                    }
+                    continue;
+                };
+                set_send_buffer(&stream);
+                let (state, page, closing) = (state.clone(), page.clone(), closing.clone());
+                tokio::spawn(async move {
+                    let io = hyper_util::rt::TokioIo::new(Stalls::new(stream));
+                    let service = hyper::service::service_fn(move |req| {
+                        let (state, page) = (state.clone(), page.clone());
+                        async move { Ok::<_, Infallible>(respond(&req, &state, &page)) }
+                    });
+                    let mut http = hyper::server::conn::http1::Builder::new();
+                    http.keep_alive(false)
+                        .max_buf_size(MAX_REQUEST_BYTES)
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .header_read_timeout(HEADER_TIMEOUT);
+                    let conn = http.serve_connection(io, service);
+                    tokio::pin!(conn);
+                    tokio::select! {
+                        _ = conn.as_mut() => {}
+                        _ = closing.cancelled() => {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = tokio::time::timeout(Duration::from_millis(500), conn).await;
+                        }
+                    }
+                    drop(permit);
+                });
+            }
+        }
+    }
+    // The last messages go out, then every connection closes.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    closing.cancel();
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while permits.available_permits() < MAX_CONNECTIONS && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Tells a client past [`MAX_CONNECTIONS`] so, and closes.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt as _;
+    let body = format!("too many connections (at most {MAX_CONNECTIONS})\n");
+    let reply = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(reply.as_bytes())).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.shutdown()).await;
+}
+
+/// Bounds the kernel's send buffer of a connection ([`SEND_BUFFER`]).
+fn set_send_buffer(stream: &tokio::net::TcpStream) {
+    use std::os::fd::AsRawFd as _;
+    let size = SEND_BUFFER as libc::c_int;
+    // SAFETY: a valid socket descriptor, and a pointer to an int of the size given.
+    let _ = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&raw const size).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+}
+
+fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Full::new(body.into()).boxed_unsync());
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert("content-type", content_type.parse().expect("a header value"));
+    h.insert("cache-control", "no-store".parse().expect("a header value"));
+    h.insert("x-content-type-options", "nosniff".parse().expect("a header value"));
+    r
+}
+
+fn text(status: StatusCode, message: &str) -> Response<Body> {
+    full(status, "text/plain; charset=utf-8", format!("{message}\n"))
+}
+
+/// The page's content security policy: its own inline style and script, its own event
+/// stream, nothing from elsewhere.
+const POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
+
+/// The answer to one request: the page, the event stream, a finished game's viewer page,
+/// or an error.
+fn respond<B>(req: &Request<B>, state: &Shared, page: &Arc<str>) -> Response<Body> {
+    if req.method() != Method::GET {
+        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET");
+        r.headers_mut().insert("allow", "GET".parse().expect("a header value"));
+        return r;
+    }
+    let path = req.uri().path();
+    let mut r = match path {
+        "/" | "/index.html" => full(StatusCode::OK, "text/html; charset=utf-8", Bytes::from(page.as_bytes().to_vec())),
+        "/events" => return events(state),
+        _ => {
+            let n = path.strip_prefix("/games/").and_then(|p| p.strip_suffix(".html")).and_then(|n| {
+                // Digits only: `/games/007.html` names no game.
+                (!n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse::<u64>().ok()).flatten()
+            });
+            let page = n.and_then(|n| lock(state).viewer_page(n));
+            match page {
+                Some(Ok(html)) => full(StatusCode::OK, "text/html; charset=utf-8", html),
+                Some(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot show the game: {e}")),
+                None if n.is_some() => text(
+                    StatusCode::NOT_FOUND,
+                    &format!("no such finished game here (the last {KEEP_FINISHED} finished games are kept)"),
+                ),
+                None => text(StatusCode::NOT_FOUND, "not found: the live page is /, its events /events"),
+            }
+        }
+    };
+    r.headers_mut().insert("content-security-policy", POLICY.parse().expect("a header value"));
+    r
+}
+
+/// The event stream: a snapshot, then the deltas; a snapshot again when the client fell
+/// more than [`QUEUE`] messages behind.
+fn events(state: &Shared) -> Response<Body> {
+    let (rx, first, over) = {
+        let mut s = lock(state);
+        // Subscribed under the lock: every message after the snapshot reaches the client.
+        (s.tx.subscribe(), sse("snapshot", &s.snapshot()), s.over)
+    };
+    struct Stream {
+        rx: broadcast::Receiver<Arc<str>>,
+        state: Shared,
+        first: Option<Arc<str>>,
+        done: bool,
+    }
+    let start = Stream { rx, state: state.clone(), first: Some(first), done: over };
+    let stream = futures_util::stream::unfold(start, |mut s| async move {
+        if let Some(first) = s.first.take() {
+            return Some((Ok(Frame::data(Bytes::from(first.as_bytes().to_vec()))), s));
+        }
+        if s.done {
+            return None;
+        }
+        let message = tokio::select! {
+            m = s.rx.recv() => m,
+            _ = tokio::time::sleep(KEEPALIVE) => {
+                return Some((Ok(Frame::data(Bytes::from_static(b": keep-alive\n\n"))), s));
+            }
+        };
+        let text: Arc<str> = match message {
+            Ok(m) => {
+                if m.starts_with("event: over\n") {
+                    s.done = true;
+                }
+                m
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                // Behind by more than the queue: the state as it is now, instead.
+                let mut st = lock(&s.state);
+                s.rx = st.tx.subscribe();
+                sse("snapshot", &st.snapshot())
+            }
+            Err(broadcast::error::RecvError::Closed) => return None,
+        };
+        Some((Ok(Frame::data(Bytes::from(text.as_bytes().to_vec()))), s))
+    });
+    let mut r = Response::new(BodyExt::boxed_unsync(StreamBody::new(stream)));
+    let h = r.headers_mut();
+    h.insert("content-type", "text/event-stream".parse().expect("a header value"));
+    h.insert("cache-control", "no-store".parse().expect("a header value"));
+    h.insert("x-content-type-options", "nosniff".parse().expect("a header value"));
+    r
+}
+
+fn page_html(title: &str) -> String {
+    TEMPLATE.replace("{{STYLE}}", STYLE).replace("{{SCRIPT}}", SCRIPT).replace("{{TITLE}}", &html_escape(title))
+}
+
+/// A connection whose writes fail once they have been blocked for [`WRITE_STALL`] (a
+/// client that stopped reading).
+struct Stalls {
+    inner: tokio::net::TcpStream,
+    blocked: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Stalls {
+    fn new(inner: tokio::net::TcpStream) -> Stalls {
+        Stalls { inner, blocked: None }
+    }
+
+    fn check<T>(&mut self, cx: &mut Context<'_>, poll: Poll<std::io::Result<T>>) -> Poll<std::io::Result<T>> {
+        match poll {
+            Poll::Ready(r) => {
+                self.blocked = None;
+                Poll::Ready(r)
+            }
+            Poll::Pending => {
+                let timer = self.blocked.get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_STALL)));
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the client has not read for too long",
+                    ))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}
+
+impl AsyncRead for Stalls {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Stalls {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.check(cx, poll)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_flush(cx);
+        self.check(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        let options = LivePageOptions {
+            addr: String::new(),
+            delay: 0,
+            title: "t".into(),
+            rules: Arc::new(Ruleset::preset("classic").unwrap()),
+            bots: vec![],
+            planned: None,
+        };
+        State::new(&options)
+    }
+
+    async fn next_text(body: &mut Body) -> String {
+        let frame = body.frame().await.expect("a frame").expect("no error");
+        String::from_utf8(frame.into_data().expect("data").to_vec()).expect("UTF-8")
+    }
+
+    #[tokio::test]
+    async fn a_client_that_falls_behind_gets_a_snapshot_not_the_backlog() {
+        let shared: Shared = Arc::new(Mutex::new(state()));
+        let mut body = events(&shared).into_body();
+        assert!(next_text(&mut body).await.starts_with("event: snapshot\n"));
+        lock(&shared).send("standings", &json!({ "html": "first", "done": 0 }));
+        assert!(next_text(&mut body).await.contains("first"), "a delta follows the snapshot");
+        for i in 0..QUEUE * 10 {
+            lock(&shared).send("standings", &json!({ "html": i.to_string(), "done": 0 }));
+        }
+        // What is queued is bounded, whatever the client did not read.
+        assert_eq!(lock(&shared).tx.len(), QUEUE);
+        let next = next_text(&mut body).await;
+        assert!(next.starts_with("event: snapshot\n"), "the state as it is, instead of the backlog: {next}");
+        lock(&shared).send("standings", &json!({ "html": "after", "done": 0 }));
+        assert!(next_text(&mut body).await.contains("after"), "then the deltas again");
+        lock(&shared).apply(Update::Over);
+        assert!(next_text(&mut body).await.starts_with("event: over\n"));
+        assert!(body.frame().await.is_none(), "the stream ends with the event");
+    }
+
+    #[test]
+    fn the_page_title_is_escaped() {
+        let html = page_html("</title><script>alert(1)</script>");
+        assert!(!html.contains("<script>alert(1)"));
+        assert!(html.contains("&lt;/title&gt;"));
+    }
+}
