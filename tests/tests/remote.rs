@@ -502,3 +502,272 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
     assert_eq!(recs[0]["result"]["reason"], "disconnected", "{}", recs[0]["result"]);
     assert!(recs[0]["result"]["message"].as_str().unwrap().contains("did not come back"), "{}", recs[0]["result"]);
 }
+
+#[test]
+fn a_tournament_of_two_local_and_two_remote_bots_gives_the_same_tables_and_records() {
+    let python = Command::new("python3").arg("--version").output();
+    if python.is_err() {
+        return stratego_tests::skip("remote tournament", "no python3 for the Python example");
+    }
+    let dir = TempDir::new("remote-tournament");
+    let (tf_sample, sha_sample) = token(&dir, "far-sample");
+    let (tf_python, sha_python) = token(&dir, "far-python");
+    // One by its hash in the file, one by a file of hashes next to it.
+    std::fs::write(dir.join("python.sha256"), format!("# far-python\n{sha_python}\n")).unwrap();
+    let out = dir.join("out");
+    let config = dir.join("t.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"format = "round-robin"
+games = 2
+seed = 7
+move_time = {move_time}
+
+[[bot]]
+command = "sample-bot --strategy random"
+
+[[bot]]
+command = "sample-bot"
+
+[[bot]]
+name = "far-sample"
+remote = true
+token_sha256 = "{sha_sample}"
+
+[[bot]]
+name = "far-python"
+remote = true
+token_file = "python.sha256"
+"#,
+            move_time = stratego_tests::CALM_MOVE_TIME
+        ),
+    )
+    .unwrap();
+    let host =
+        Host::start(&["tournament", config.to_str().unwrap(), "--max-plies", "60", "--out", out.to_str().unwrap()]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let py = root.join("examples/python/bot.py").display().to_string();
+    let a = Client::start(&host.url(), &tf_sample, &strs(&sample_bot()));
+    let b = Client::start(&host.url(), &tf_python, &["python3", &py]);
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(180));
+    assert_eq!(code, 0, "{stderr}");
+    for name in ["sample-bot-random", "sample-bot-heuristic", "far-sample", "far-python"] {
+        assert!(stdout.contains(name), "{name} in the tables: {stdout}");
+    }
+    assert!(stdout.contains("remote bots' network: far-"), "lag per remote bot: {stdout}");
+    assert_eq!(a.finish(Duration::from_secs(20)).0, 0);
+    assert_eq!(b.finish(Duration::from_secs(20)).0, 0);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 12, "6 pairings, 2 games each");
+    for r in &recs {
+        let reason = r["result"]["reason"].as_str().unwrap();
+        assert!(["ply_limit", "flag_captured", "no_legal_moves"].contains(&reason), "{}", r["result"]);
+        for color in ["red", "blue"] {
+            let remote = r["bots"][color]["name"].as_str().unwrap().starts_with("far-");
+            assert_eq!(r["bots"][color]["command"][0].as_str().unwrap().starts_with("remote:"), remote);
+        }
+    }
+    assert!(out.join("index.html").is_file(), "the same pages as an all-local run");
+}
+
+#[test]
+fn a_remote_bot_connects_over_tls_with_the_organisers_certificate() {
+    let dir = TempDir::new("remote-tls");
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    std::fs::write(dir.join("cert.pem"), cert.cert.pem()).unwrap();
+    std::fs::write(dir.join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let mut child = Command::new(host_bin())
+        .args(["match", "sample-bot", &remote_spec("far", &sha), "--games", "1", "--max-plies", "40"])
+        .args(CALM_CLOCK)
+        .args(["--out", out.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .args([
+            "--tls-cert",
+            dir.join("cert.pem").to_str().unwrap(),
+            "--tls-key",
+            dir.join("key.pem").to_str().unwrap(),
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let port = loop {
+        let line = lines.next().expect("a listening line").unwrap();
+        if let Some(rest) = line.split("on wss://127.0.0.1:").nth(1) {
+            break rest.trim().parse::<u16>().unwrap();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let url = format!("wss://localhost:{port}");
+    // Without the certificate, the client does not trust the host (and keeps trying).
+    let mut untrusting = Command::new(host_bin())
+        .args(["connect", &url, "--token-file", tf.to_str().unwrap(), "--retry-s", "0", "--"])
+        .args(sample_bot())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    untrusting.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(untrusting.wait().unwrap().code(), Some(1), "{err}");
+    assert!(err.contains("TLS") && err.to_lowercase().contains("certificate"), "{err}");
+    let client = Client(
+        Command::new(host_bin())
+            .args([
+                "connect",
+                &url,
+                "--token-file",
+                tf.to_str().unwrap(),
+                "--ca",
+                dir.join("cert.pem").to_str().unwrap(),
+            ])
+            .arg("--")
+            .args(sample_bot())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(wait_for(Duration::from_secs(120), || child.try_wait().unwrap().is_some()), "the match ends");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    drop(client);
+    let recs = records(&out);
+    assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}
+
+/// A TCP proxy on 127.0.0.1 that delays everything by `delay` each way; returns its port.
+fn delaying_proxy(to: u16, delay: Duration) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for inbound in listener.incoming().take(16) {
+            let Ok(inbound) = inbound else { continue };
+            let Ok(outbound) = TcpStream::connect(("127.0.0.1", to)) else { continue };
+            let _ = inbound.set_nodelay(true);
+            let _ = outbound.set_nodelay(true);
+            for (from, into) in [(inbound.try_clone().unwrap(), outbound.try_clone().unwrap()), (outbound, inbound)] {
+                // A delay line: a reader stamps each chunk, a writer sends it `delay` later.
+                let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
+                let mut from = from;
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n) = from.read(&mut buf) {
+                        if n == 0 || tx.send((Instant::now() + delay, buf[..n].to_vec())).is_err() {
+                            break;
+                        }
+                    }
+                });
+                let mut into = into;
+                std::thread::spawn(move || {
+                    for (at, chunk) in rx {
+                        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                        if into.write_all(&chunk).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = into.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        }
+    });
+    port
+}
+
+#[test]
+fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_allowance() {
+    const DELAY_MS: u64 = 30;
+    let dir = TempDir::new("remote-lag");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let times = dir.join("times");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        "--max-plies",
+        "24",
+        "--move-time",
+        "1",
+        "--heartbeat-ms",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let proxy = delaying_proxy(host.port, Duration::from_millis(DELAY_MS));
+    let bot = [
+        bin("misbehaving-bot").display().to_string(),
+        "--think-ms".into(),
+        "900".into(),
+        "--times".into(),
+        times.display().to_string(),
+    ];
+    let client = Client::start(&format!("ws://127.0.0.1:{proxy}"), &tf, &strs(&bot));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    drop(client);
+    let r = &records(&out)[0];
+    assert_eq!(r["result"]["reason"], "ply_limit", "no move lost on time: {}", r["result"]);
+    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    let think: Vec<u64> = std::fs::read_to_string(&times).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect();
+    let moves: Vec<&serde_json::Value> = r["plies"].as_array().unwrap().iter().filter(|p| p["color"] == far).collect();
+    assert_eq!(moves.len(), think.len(), "a time per move");
+    let mut credited = 0;
+    for (i, (p, &t)) in moves.iter().zip(&think).enumerate() {
+        let lag = p["lag_us"].as_u64().expect("lag_us on a remote move");
+        let credit = p["lag_credit_us"].as_u64().unwrap_or(0);
+        let charged = p["time_us"].as_u64().unwrap();
+        assert!(credit <= 50_000 && credit <= lag, "move {i}: credit {credit} µs, lag {lag} µs");
+        // Charged at least its own think time: the credit never reaches into it (the round
+        // trip, twice the one-way lag, is charged before the credit of one).
+        assert!(charged >= t, "move {i}: charged {charged} µs, thought {t} µs");
+        if i >= 2 {
+            // Measured: the proxy's delay, give or take the machine.
+            assert!(lag >= DELAY_MS * 1000 * 8 / 10, "move {i}: lag {lag} µs for a {DELAY_MS} ms delay");
+            credited += 1;
+        }
+    }
+    assert!(credited >= 8, "the lag was credited on most moves");
+}
+
+#[test]
+fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfeited() {
+    let dir = TempDir::new("remote-replay");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        "--max-plies",
+        "20",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--reconnect-s",
+        "0.5",
+    ]);
+    // The first client's bot never answers its setup: it is gone before any move.
+    let hang = [bin("misbehaving-bot").display().to_string(), "--misbehave".into(), "setup-timeout".into()];
+    let first = Client::start(&host.url(), &tf, &strs(&hang));
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
+    std::thread::sleep(Duration::from_millis(500));
+    drop(first);
+    assert!(
+        wait_for(Duration::from_secs(30), || host.stderr().contains("aborted before its first move")),
+        "{}",
+        host.stderr()
+    );
+    let second = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    drop(second);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1, "one record: the game played again");
+    assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}

@@ -606,6 +606,14 @@ async fn serve(
                             let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: format!("more than {INBOX} lines nobody asked for").into() })).await;
                             return gone(format!("it sent more than {INBOX} lines that nobody asked for"));
                         }
+                        // A ping right after each line from the bot (an answer: it thinks no
+                        // more), ahead of its next request: the round trip of the network.
+                        seq += 1;
+                        match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
+                            Ok(Ok(())) => ping_out = Some((seq, Instant::now(), false)),
+                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
+                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
+                        }
                     }
                     Some(Ok(Message::Binary(b))) => {
                         stats.bytes_received.fetch_add(b.len() as u64, Ordering::Relaxed);
@@ -625,8 +633,9 @@ async fn serve(
                         if let Some((s, sent, thinking)) = ping_out {
                             if p.as_ref() == &s.to_be_bytes()[..] {
                                 ping_out = None;
-                                // Only round trips outside the bot's thinking measure the network.
-                                if !thinking && !stats.thinking.load(Ordering::SeqCst) {
+                                // Only pings sent outside the bot's thinking measure the
+                                // network (they go ahead of its next request).
+                                if !thinking {
                                     stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(now - sent);
                                 }
                             }

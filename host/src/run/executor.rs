@@ -42,6 +42,10 @@ impl GameSource for VecDeque<GameSpec> {
     }
 }
 
+/// How often a game aborted before its first move (a remote bot's connection lost, see
+/// [`crate::session::remote_session`]) is played again before it counts as forfeited.
+pub const MAX_REPLAYS: u32 = 3;
+
 /// A setup book entry placed for a side.
 pub type BookLookup = Arc<dyn Fn(u32, Color) -> Deployment + Send + Sync>;
 
@@ -262,12 +266,21 @@ impl Executor {
         let mut pool: Vec<Vec<AnySession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
         // The last game, while its kept processes may still write for it (see `Held`).
         let mut held: Option<Held> = None;
+        // A game aborted before its first move (a remote bot's lost connection), to play
+        // again, and how often it was.
+        let mut again: Option<(GameSpec, u32)> = None;
         loop {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
-            let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+            let (spec, replays) = match again.take() {
+                Some(a) => a,
+                None => {
+                    let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
+                    let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+                    (spec, 0)
+                }
+            };
             if let Some(h) = held.as_mut() {
                 // A kept process this game does not seat ends now: its last words and exit
                 // go to the game it played.
@@ -328,6 +341,15 @@ impl Executor {
             }
             if !sent {
                 break;
+            }
+            if h.record.result.reason == Reason::Disconnected && h.record.plies.is_empty() && replays < MAX_REPLAYS {
+                // Nobody had moved: the game is aborted and played again, not forfeited.
+                eprintln!(
+                    "stratego-host: game {}: aborted before its first move ({}); played again",
+                    h.spec.game_id, h.record.result.message
+                );
+                again = Some((h.spec, replays + 1));
+                continue;
             }
             if h.waiting.red.is_none() && h.waiting.blue.is_none() {
                 if !h.report(&tx).await {

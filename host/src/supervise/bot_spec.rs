@@ -44,9 +44,26 @@ pub struct BotSpec {
     /// `remote:NAME`, for the records.
     #[serde(default, skip_serializing_if = "is_false")]
     pub remote: bool,
-    /// A remote bot's token hashes (never written out: a plan or a record names no token).
-    #[serde(skip)]
+    /// A remote bot's token hashes (SHA-256: a ladder keeps them with the bot; plans and
+    /// records name no token).
+    #[serde(default, rename = "token_sha256", skip_serializing_if = "Vec::is_empty", with = "hex_hashes")]
     pub tokens: Vec<crate::remote::token::TokenHash>,
+}
+
+/// Token hashes as lists of hex strings.
+mod hex_hashes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::remote::token::{TokenHash, hex, parse_hash};
+
+    pub fn serialize<S: Serializer>(hashes: &[TokenHash], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(hashes.iter().map(|h| hex(h)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TokenHash>, D::Error> {
+        let texts = Vec::<String>::deserialize(d)?;
+        texts.iter().map(|t| parse_hash(t).map_err(serde::de::Error::custom)).collect()
+    }
 }
 
 /// The command a remote bot's spec records: `remote:NAME`.
