@@ -3,8 +3,10 @@
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 
-use crate::cli::remote::{ConnectArgs, TokenArgs};
+use std::path::Path;
+
 use crate::commands::Outcome;
+use crate::remote::client::ConnectOptions;
 use crate::remote::token;
 use crate::run::plan::{ConfigError, usage};
 
@@ -13,10 +15,10 @@ use crate::run::plan::{ConfigError, usage};
 ///
 /// # Errors
 /// No randomness, or `--out` names a file that exists or cannot be created.
-pub fn token(args: TokenArgs) -> Result<Outcome, ConfigError> {
+pub fn token(out: Option<&Path>) -> Result<Outcome, ConfigError> {
     let t = token::new_token().map_err(usage)?;
     let sha = token::hex(&token::hash(&t));
-    let stdout = match &args.out {
+    let stdout = match out {
         Some(path) => {
             let mut f =
                 std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).map_err(|e| match e
@@ -48,9 +50,8 @@ pub fn token(args: TokenArgs) -> Result<Outcome, ConfigError> {
 /// `connect`: runs the bot here and carries its lines to the host until the event is over.
 ///
 /// # Errors
-/// The token file cannot be read.
-pub fn connect(args: ConnectArgs) -> Result<Outcome, ConfigError> {
-    let options = args.into_options()?;
+/// None so far (the options were checked by the command line).
+pub fn connect(options: ConnectOptions) -> Result<Outcome, ConfigError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let code = runtime.block_on(crate::remote::client::run(options));
     Ok(Outcome { stdout: String::new(), code })
