@@ -329,6 +329,8 @@ impl Hub {
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
         let hs = {
             let (hub, chosen) = (self.clone(), chosen.clone());
+            // The callback's type is tungstenite's (its refusal is a whole HTTP response).
+            #[allow(clippy::result_large_err)]
             let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
                 let verdict = hub.authenticate(req);
                 let answer = match &verdict {

@@ -251,6 +251,7 @@ impl Executor {
         end
     }
 
+    #[allow(clippy::too_many_arguments)] // one slot's whole context, passed once
     async fn worker(
         self,
         source: Arc<Mutex<Box<dyn GameSource>>>,
