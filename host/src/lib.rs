@@ -10,7 +10,8 @@
 //! 4. [`run`]: a plan turned into played games (schedule, executor, referee, events, manifest).
 //! 5. [`session`]: the seam between the referee and a bot, and the protocols behind it.
 //! 6. [`supervise`]: bot processes and everything done to the operating system for them.
-//! 7. [`game`]: what a game is, as values (time control and clock, setup book).
+//! 7. [`remote`]: remote bots' connections: the `--listen` hub, the `connect` client, tokens, lag.
+//! 8. [`game`]: what a game is, as values (time control and clock, setup book).
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
 //! [`exit`] (exit codes) and [`reason`] (why a game ended); the statistics are the
@@ -19,7 +20,8 @@
 //! One game's path: `cli` validates flags into a plan → `commands::play` builds the competition
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
 //! `run::referee`, which talks to each bot through `session::BotSession` (`session::json_session`
-//! over a `supervise::process`) → `run::events` → `compete::sinks` (records, progress, table).
+//! over a `supervise::process`, or `session::remote_session` over a `remote::hub` connection)
+//! → `run::events` → `compete::sinks` (records, progress, table).
 
 pub mod cli;
 pub mod commands;
@@ -28,6 +30,7 @@ pub mod exit;
 pub(crate) mod game;
 pub use stratego_protocol::reason;
 pub mod record;
+pub mod remote;
 pub mod run;
 pub(crate) mod session;
 pub mod supervise;

@@ -20,6 +20,11 @@ fn main() {
             init_logging(args.log_level());
             args.into_plan().and_then(stratego_host::commands::ladder::run)
         }
+        Command::Token(args) => stratego_host::commands::remote::token(args.out.as_deref()),
+        Command::Connect(args) => {
+            init_logging("warn");
+            args.into_options().and_then(stratego_host::commands::remote::connect)
+        }
         Command::Replay(args) => stratego_host::commands::replay::run(args),
         Command::Convert(args) => stratego_host::commands::convert::run(args),
         Command::Export(args) => {

@@ -53,6 +53,11 @@ pub enum Reason {
     CpuLimit,
     /// The bot wrote more than its output limit in a game (`--bot-output`).
     OutputLimit,
+    /// A remote bot's connection was lost and it did not come back within the reconnect
+    /// window (`--reconnect-s`) or before its clock fell.
+    Disconnected,
+    /// A remote bot never connected within `--connect-timeout`.
+    NotConnected,
 }
 
 impl Reason {
@@ -81,6 +86,8 @@ impl Reason {
             Reason::MemoryLimit => "memory_limit",
             Reason::CpuLimit => "cpu_limit",
             Reason::OutputLimit => "output_limit",
+            Reason::Disconnected => "disconnected",
+            Reason::NotConnected => "not_connected",
         }
     }
 

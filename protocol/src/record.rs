@@ -118,6 +118,16 @@ pub struct RecordPly {
     /// (`time_control.margin_ms`), in microseconds. Absent when it came in time.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub over_us: u64,
+    /// A remote bot's move: the network lag the host measured for it at the time (the recent
+    /// median one-way lag, from ping/pong outside the bot's thinking), in microseconds.
+    /// Absent for local bots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_us: Option<u64>,
+    /// A remote bot's move: the lag credited to it (not part of `time_us`), in microseconds:
+    /// at most `lag_us`, at most the fixed cap and at most its refilling quota (see
+    /// `RECORDS.md`). Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lag_credit_us: u64,
 }
 
 /// [`RecordPly`] as it is read: its ply's fields beside its own. Read through
@@ -135,6 +145,10 @@ struct RecordPlyWire {
     stall_us: u64,
     #[serde(default)]
     over_us: u64,
+    #[serde(default)]
+    lag_us: Option<u64>,
+    #[serde(default)]
+    lag_credit_us: u64,
 }
 
 impl From<RecordPlyWire> for RecordPly {
@@ -144,6 +158,8 @@ impl From<RecordPlyWire> for RecordPly {
             time_us: w.time_us,
             stall_us: w.stall_us,
             over_us: w.over_us,
+            lag_us: w.lag_us,
+            lag_credit_us: w.lag_credit_us,
         }
     }
 }

@@ -356,12 +356,14 @@ impl Context<'_> {
     fn check_bots(&self, raw: Vec<RawSpec>) -> Result<Vec<BotSpec>, ConfigFileError> {
         let mut bots = Vec::with_capacity(raw.len());
         let mut explicit = Vec::with_capacity(raw.len());
-        for (i, r) in raw.into_iter().enumerate() {
+        for (i, mut r) in raw.into_iter().enumerate() {
+            // A token file sits next to the tournament file, as a bot's dir does.
+            r.token_file = r.token_file.map(|p| self.resolve(&p));
             let (mut spec, named) =
                 r.build().map_err(|e| self.error(&format!("bot[{}].{}", i + 1, e.key), e.message))?;
             spec.dir = match spec.dir.take() {
                 Some(dir) => Some(self.resolve(&dir)),
-                None if self.base.as_os_str().is_empty() => None,
+                None if self.base.as_os_str().is_empty() || spec.remote => None,
                 None => Some(self.base.to_owned()),
             };
             bots.push(spec.resolve_builtin());

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod ladder;
+pub mod remote;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,6 +82,15 @@ pub enum Command {
     /// says it can, two games in one process. Each failure says what was sent, what came
     /// back and what was expected.
     Check(Box<CheckArgs>),
+    /// Make a token for a remote bot: 256 random bits, printed once (or written to --out
+    /// FILE, mode 0600), and its SHA-256 for the bot's spec (`token_sha256 = "…"`), which
+    /// is all the host keeps.
+    Token(remote::TokenArgs),
+    /// Run a bot on this machine for an event on another: connect out to the host's
+    /// --listen address with the bot's token and carry its protocol lines over the
+    /// WebSocket (one line per text frame): `stratego-host connect wss://HOST:PORT
+    /// --token-file F -- ./my-bot --args`.
+    Connect(Box<remote::ConnectArgs>),
     /// Run the built-in sample bot on stdin/stdout (what `sample-bot` starts); `--help`
     /// shows the bot's own options.
     #[command(disable_help_flag = true)]
@@ -348,6 +358,9 @@ pub struct RunFlags {
     /// game; without, the event stops there (exit 3).
     #[arg(long)]
     pub recover: bool,
+    /// Remote bots: --listen and its limits.
+    #[command(flatten)]
+    pub remote: remote::RemoteFlags,
 }
 
 /// `match` options.
@@ -481,6 +494,7 @@ impl RunFlags {
                 strikes: self.strikes.or(file.strikes).unwrap_or(0),
                 blind: self.blind,
                 protocol_log,
+                listen: self.remote.validate(self.max_line)?,
             },
             default_limits,
             concurrency,

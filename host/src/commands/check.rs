@@ -125,6 +125,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         strikes: 0,
         blind: false,
         protocol_log: plan.protocol_log.clone(),
+        listen: None,
     }
 }
 

@@ -309,7 +309,7 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
     let mut plies = Vec::with_capacity(g.moves.len());
     for (i, &mv) in g.moves.iter().enumerate() {
         let ply = game.play(mv).map_err(|e| Problem::error(format!("ply {} {mv} is illegal: {e}", i + 1)))?;
-        plies.push(RecordPly { ply, time_us: 0, stall_us: 0, over_us: 0 });
+        plies.push(RecordPly { ply, time_us: 0, stall_us: 0, over_us: 0, lag_us: None, lag_credit_us: 0 });
     }
     let winner = match result.winner {
         1 => Some(Color::Red),

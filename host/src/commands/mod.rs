@@ -7,6 +7,7 @@ pub mod export;
 pub mod ladder;
 pub mod merge;
 pub mod play;
+pub mod remote;
 pub mod replay;
 
 /// What a subcommand prints on stdout, and its exit code: every subcommand returns

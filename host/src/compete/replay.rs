@@ -615,7 +615,7 @@ mod tests {
             let mv = *moves.iter().max_by_key(|m| (forward(m), m.from.file() as i32 * ((k as i32 % 3) - 1))).unwrap();
             k += 1;
             let ply = game.play(mv).unwrap();
-            recorded.push(RecordPly { ply, time_us: 100 * k, stall_us: 0, over_us: 0 });
+            recorded.push(RecordPly { ply, time_us: 100 * k, stall_us: 0, over_us: 0, lag_us: None, lag_credit_us: 0 });
         }
         GameRecord {
             game_id: "0000000000000007-1".into(),

@@ -34,6 +34,52 @@ pub struct BotTotals {
     pub margin_moves: u64,
     /// The furthest past its limit such a move came, microseconds.
     pub margin_max_us: u64,
+    /// Network lag of a remote bot's moves (`lag_us`, `lag_credit_us` in RECORDS.md).
+    #[serde(skip_serializing_if = "LagTotals::is_empty")]
+    pub lag: LagTotals,
+}
+
+/// A remote bot's network lag over its moves.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LagTotals {
+    /// Moves made over the network.
+    pub moves: u64,
+    /// Measured one-way lag summed over them, microseconds.
+    pub lag_us: u64,
+    /// The largest measured one-way lag, microseconds.
+    pub max_lag_us: u64,
+    /// Lag credited in all, microseconds.
+    pub credit_us: u64,
+}
+
+impl LagTotals {
+    /// No remote move.
+    pub fn is_empty(&self) -> bool {
+        self.moves == 0
+    }
+
+    /// Adds the remote moves of `color` in `rec`.
+    pub fn add(&mut self, rec: &crate::record::GameRecord, color: stratego_rules::Color) {
+        for p in rec.plies.iter().filter(|p| p.ply.color == color) {
+            if let Some(lag) = p.lag_us {
+                self.moves += 1;
+                self.lag_us += lag;
+                self.max_lag_us = self.max_lag_us.max(lag);
+                self.credit_us += p.lag_credit_us;
+            }
+        }
+    }
+
+    /// `NAME 120 moves, lag 0.1 ms mean (0.3 max) one way, 12.0 ms credited`.
+    pub fn describe(&self, name: &str) -> String {
+        format!(
+            "{name} {} moves, lag {:.1} ms mean ({:.1} max) one way, {:.1} ms credited",
+            self.moves,
+            self.lag_us as f64 / 1000.0 / self.moves.max(1) as f64,
+            self.max_lag_us as f64 / 1000.0,
+            self.credit_us as f64 / 1000.0
+        )
+    }
 }
 
 /// The summary of a match, updated game by game.
@@ -104,6 +150,7 @@ impl Summary {
                 b.margin_max_us = b.margin_max_us.max(p.over_us);
             }
             b.think_us += rec.bots[color].think_us;
+            b.lag.add(rec, color);
         }
         let a = &self.bots[0];
         self.elo = elo(a.wins, a.draws, a.losses);
@@ -175,6 +222,11 @@ impl Summary {
                 .map(|b| format!("{} {} moves, {:.1} ms", b.name, b.stall_moves, b.stall_us as f64 / 1000.0))
                 .collect();
             let _ = writeln!(s, "  machine stalls credited: {}", per_bot.join("; "));
+        }
+        if self.bots.iter().any(|b| !b.lag.is_empty()) {
+            let per_bot: Vec<String> =
+                self.bots.iter().filter(|b| !b.lag.is_empty()).map(|b| b.lag.describe(&b.name)).collect();
+            let _ = writeln!(s, "  remote bots' network: {}", per_bot.join("; "));
         }
         if self.time_margin_ms > 0 {
             let per_bot: Vec<String> = self

@@ -35,6 +35,9 @@ pub struct Standing {
     pub faults: BTreeMap<String, u32>,
     /// Moves that came past their limit, within the safety margin (`over_us` in the records).
     pub margin_moves: u64,
+    /// A remote bot's network lag (`lag_us`, `lag_credit_us` in the records).
+    #[serde(skip_serializing_if = "crate::compete::report::LagTotals::is_empty")]
+    pub lag: crate::compete::report::LagTotals,
 }
 
 /// The results between two bots, from the first's side.
@@ -178,6 +181,7 @@ impl TournamentSink {
         {
             let s = &mut self.standings[me];
             s.margin_moves += record.plies.iter().filter(|p| p.ply.color == color && p.over_us > 0).count() as u64;
+            s.lag.add(record, color);
             s.games += 1;
             s.points += score;
             match record.result.winner {
@@ -372,6 +376,11 @@ impl TournamentReport {
                 .collect();
             let used = if used.is_empty() { "none".to_owned() } else { used.join(", ") };
             let _ = writeln!(s, "  time margin {} ms past each limit; moves that used it: {used}", self.time_margin_ms);
+        }
+        let remote: Vec<String> =
+            self.ranking.iter().filter(|b| !b.lag.is_empty()).map(|b| b.lag.describe(&b.name)).collect();
+        if !remote.is_empty() {
+            let _ = writeln!(s, "  remote bots' network: {}", remote.join("; "));
         }
         let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
         if let Some(r) = &self.records {

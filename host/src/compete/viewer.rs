@@ -1097,7 +1097,14 @@ mod tests {
             let pool = if !attacks.is_empty() && seed >> 62 != 0 { &attacks } else { &moves };
             let mv = pool[(seed >> 33) as usize % pool.len()];
             let ply = game.play(mv).unwrap();
-            recorded.push(RecordPly { ply, time_us: 1000 + recorded.len() as u64, stall_us: 0, over_us: 0 });
+            recorded.push(RecordPly {
+                ply,
+                time_us: 1000 + recorded.len() as u64,
+                stall_us: 0,
+                over_us: 0,
+                lag_us: None,
+                lag_credit_us: 0,
+            });
         }
         let result = match game.outcome() {
             Some(o) => {

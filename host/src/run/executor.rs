@@ -17,10 +17,12 @@ use tokio::sync::mpsc;
 
 use crate::game::clock::TimeControl;
 use crate::reason::{Fault, Reason};
+use crate::remote::hub::{Hub, RemoteBot};
 use crate::run::events::{Event, Flow, RunEnd, Sink};
 use crate::run::referee::{GameSettings, Seat, play_game};
 use crate::run::schedule::GameSpec;
 use crate::session::json_session::{JsonSession, SessionOptions};
+use crate::session::remote_session::RemoteSession;
 use crate::session::ucc_session::UccSession;
 use crate::session::{
     BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
@@ -39,6 +41,10 @@ impl GameSource for VecDeque<GameSpec> {
         self.pop_front()
     }
 }
+
+/// How often a game aborted before its first move (a remote bot's connection lost, see
+/// [`crate::session::remote_session`]) is played again before it counts as forfeited.
+pub const MAX_REPLAYS: u32 = 3;
 
 /// A setup book entry placed for a side.
 pub type BookLookup = Arc<dyn Fn(u32, Color) -> Deployment + Send + Sync>;
@@ -138,6 +144,19 @@ impl Executor {
                 return end;
             }
         }
+        let hub = match self.start_hub().await {
+            Ok(h) => h,
+            Err(f) => {
+                end.failed = Some(f);
+                end.wall = started.elapsed();
+                for sink in sinks.iter_mut() {
+                    if let Err(e) = sink.finish(&end) {
+                        end.failed.get_or_insert(e);
+                    }
+                }
+                return end;
+            }
+        };
         let source = Prepended { first, rest: source };
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
@@ -154,7 +173,8 @@ impl Executor {
             let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
             let cpu = self.pin.then_some(slot % cores);
             let share = crate::run::placement::ShareCpu::for_slot(slot, self.concurrency, self.auto_pin, self.pin);
-            let work = async move { exec.worker(source, stop, tx, cpu, share, want_plies).await };
+            let hub = hub.clone();
+            let work = async move { exec.worker(source, stop, tx, cpu, share, want_plies, hub).await };
             workers.push(if threaded {
                 spawn_slot_thread(slot, work, abort_rx.clone())
             } else {
@@ -230,6 +250,9 @@ impl Executor {
                 }
             }
         }
+        if let Some(h) = &hub {
+            h.shutdown().await;
+        }
         let (cpu_us, rss_kib) = crate::supervise::os::self_usage();
         end.wall = started.elapsed();
         end.host_cpu_us = cpu_us;
@@ -242,6 +265,7 @@ impl Executor {
         end
     }
 
+    #[allow(clippy::too_many_arguments)] // one slot's whole context, passed once
     async fn worker(
         self,
         source: Arc<Mutex<Box<dyn GameSource>>>,
@@ -250,18 +274,28 @@ impl Executor {
         cpu: Option<usize>,
         share: Option<crate::run::placement::ShareCpu>,
         want_plies: bool,
+        hub: Option<Arc<Hub>>,
     ) {
         // Sessions of multi-game bots, kept between this worker's games, by bot id: those
         // of the last game only (a kept session its next game does not seat is closed).
         let mut pool: Vec<Vec<AnySession>> = (0..self.bots.len()).map(|_| Vec::new()).collect();
         // The last game, while its kept processes may still write for it (see `Held`).
         let mut held: Option<Held> = None;
+        // A game aborted before its first move (a remote bot's lost connection), to play
+        // again, and how often it was.
+        let mut again: Option<(GameSpec, u32)> = None;
         loop {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
-            let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+            let (spec, replays) = match again.take() {
+                Some(a) => a,
+                None => {
+                    let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
+                    let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+                    (spec, 0)
+                }
+            };
             if let Some(h) = held.as_mut() {
                 // A kept process this game does not seat ends now: its last words and exit
                 // go to the game it played.
@@ -277,8 +311,19 @@ impl Executor {
                     }
                 }
             }
-            let seats =
-                ByColor::new_with(|color| Seat { share_cpu: share.clone(), ..self.seat(&spec, color, &mut pool, cpu) });
+            let mut seats = ByColor::new_with(|color| Seat {
+                share_cpu: share.clone(),
+                ..self.seat(&spec, color, &mut pool, cpu, hub.as_ref())
+            });
+            // Remote bots' connections, taken in the order of their ids (two games that
+            // each wait for the other's bot would wait for ever).
+            let mut colors = Color::ALL;
+            colors.sort_by_key(|&c| spec.seats[c]);
+            for color in colors {
+                if let Ok(AnySession::Remote(r)) = &mut seats[color].session {
+                    r.attach(&spec.game_id).await;
+                }
+            }
             let on_ply = |update: crate::run::referee::LiveUpdate<'_>| {
                 let game_id = spec.game_id.clone();
                 let _ = tx.send(Report::Event(match update {
@@ -311,6 +356,15 @@ impl Executor {
             }
             if !sent {
                 break;
+            }
+            if h.record.result.reason == Reason::Disconnected && h.record.plies.is_empty() && replays < MAX_REPLAYS {
+                // Nobody had moved: the game is aborted and played again, not forfeited.
+                eprintln!(
+                    "stratego-host: game {}: aborted before its first move ({}); played again",
+                    h.spec.game_id, h.record.result.message
+                );
+                again = Some((h.spec, replays + 1));
+                continue;
             }
             if h.waiting.red.is_none() && h.waiting.blue.is_none() {
                 if !h.report(&tx).await {
@@ -350,7 +404,8 @@ impl Executor {
         let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
         for (id, e) in self.bots.iter().enumerate() {
             let key = BotSpec { name: String::new(), ..e.spec.clone() };
-            if e.spec.protocol == Protocol::Json && !distinct.iter().any(|(_, k)| *k == key) {
+            // Remote bots connect when their entrants start them: their games wait for them.
+            if e.spec.protocol == Protocol::Json && !e.spec.remote && !distinct.iter().any(|(_, k)| *k == key) {
                 distinct.push((id, key));
             }
         }
@@ -406,11 +461,18 @@ impl Executor {
         color: Color,
         pool: &mut [Vec<AnySession>],
         cpu: Option<usize>,
+        hub: Option<&Arc<Hub>>,
     ) -> Seat<AnySession> {
         let id = spec.seats[color];
         let entrant = &self.bots[id];
         let session = match pool[id].pop() {
             Some(s) => Ok(s),
+            None if entrant.spec.remote => match hub {
+                Some(hub) => {
+                    Ok(AnySession::Remote(RemoteSession::new(hub.clone(), id, &self.settings.session_options(cpu))))
+                }
+                None => Err(Fault::new(Reason::NotConnected, "a remote bot, and the host does not listen (--listen)")),
+            },
             None => AnySession::spawn(&entrant.spec, &self.settings.session_options(cpu), &self.supervisor)
                 .map(|mut s| {
                     if let (true, AnySession::Json(j)) = (entrant.probe_unknown_fields, &mut s) {
@@ -432,6 +494,26 @@ impl Executor {
             fixed_setup,
             share_cpu: None,
         }
+    }
+
+    /// Starts listening for the event's remote bots (`--listen`), if it has any.
+    ///
+    /// # Errors
+    /// Remote bots without `--listen`, or an address that cannot be bound (exit 2).
+    async fn start_hub(&self) -> Result<Option<Arc<Hub>>, crate::run::events::Failure> {
+        if !self.bots.iter().any(|b| b.spec.remote) {
+            return Ok(None);
+        }
+        let fail = |message: String| crate::run::events::Failure { message, code: crate::exit::USAGE };
+        let Some(options) = self.settings.listen.as_deref() else {
+            return Err(fail("the event has remote bots: give --listen ADDR".to_owned()));
+        };
+        let bots = self
+            .bots
+            .iter()
+            .map(|b| b.spec.remote.then(|| RemoteBot { name: b.spec.name.clone(), tokens: b.spec.tokens.clone() }))
+            .collect();
+        Hub::start(options.clone(), bots).await.map(Some).map_err(fail)
     }
 }
 
@@ -579,6 +661,8 @@ pub enum AnySession {
     Json(JsonSession),
     /// The 2012 line protocol (ucc2012.md).
     Ucc(UccSession),
+    /// The JSON protocol over a remote bot's connection.
+    Remote(RemoteSession),
 }
 
 impl AnySession {
@@ -606,6 +690,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.single_threaded(),
             AnySession::Ucc(s) => s.single_threaded(),
+            AnySession::Remote(s) => s.single_threaded(),
         }
     }
 
@@ -613,6 +698,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.share_cpu(cpu, all),
             AnySession::Ucc(s) => s.share_cpu(cpu, all),
+            AnySession::Remote(s) => s.share_cpu(cpu, all),
         }
     }
 
@@ -620,6 +706,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.start_game(start).await,
             AnySession::Ucc(s) => s.start_game(start).await,
+            AnySession::Remote(s) => s.start_game(start).await,
         }
     }
 
@@ -631,6 +718,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.setup(start, fixed).await,
             AnySession::Ucc(s) => s.setup(start, fixed).await,
+            AnySession::Remote(s) => s.setup(start, fixed).await,
         }
     }
 
@@ -638,6 +726,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.turn(req).await,
             AnySession::Ucc(s) => s.turn(req).await,
+            AnySession::Remote(s) => s.turn(req).await,
         }
     }
 
@@ -645,6 +734,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.played(game, ply).await,
             AnySession::Ucc(s) => s.played(game, ply).await,
+            AnySession::Remote(s) => s.played(game, ply).await,
         }
     }
 
@@ -652,6 +742,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.game_over(end).await,
             AnySession::Ucc(s) => s.game_over(end).await,
+            AnySession::Remote(s) => s.game_over(end).await,
         }
     }
 
@@ -659,6 +750,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.report(),
             AnySession::Ucc(s) => s.report(),
+            AnySession::Remote(s) => s.report(),
         }
     }
 
@@ -666,6 +758,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.reusable(),
             AnySession::Ucc(s) => s.reusable(),
+            AnySession::Remote(s) => s.reusable(),
         }
     }
 
@@ -673,6 +766,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.shutdown(grace).await,
             AnySession::Ucc(s) => s.shutdown(grace).await,
+            AnySession::Remote(s) => s.shutdown(grace).await,
         }
     }
 
@@ -680,6 +774,7 @@ impl BotSession for AnySession {
         match self {
             AnySession::Json(s) => s.close(grace).await,
             AnySession::Ucc(s) => s.close(grace).await,
+            AnySession::Remote(s) => s.close(grace).await,
         }
     }
 }

@@ -263,6 +263,16 @@ pub fn parse_anchor<'a>(text: &str, names: impl IntoIterator<Item = &'a str>) ->
 /// # Errors
 /// The program cannot be found (exit 3) or its clocks are invalid (exit 2).
 pub fn entrant(spec: BotSpec, run: &RunConfig) -> Result<Entrant, ConfigError> {
+    if spec.remote {
+        if run.settings.listen.is_none() {
+            return Err(usage(format!(
+                "bot {} is remote (it connects to the host): give --listen ADDR (and --tls-cert/--tls-key off loopback)",
+                spec.name
+            )));
+        }
+        let time_control = spec.tc_override.apply(run.settings.time_control);
+        return Ok(Entrant { time_control, spec, probe_unknown_fields: false });
+    }
     let mut spec = spec.resolve_builtin();
     let own_limits = spec.limits;
     spec.limits = spec.limits.or(run.default_limits);

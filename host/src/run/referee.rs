@@ -41,6 +41,8 @@ pub struct GameSettings {
     pub blind: bool,
     /// `--log-protocol`: every line each way.
     pub protocol_log: Option<Arc<crate::session::protocol_log::ProtocolLog>>,
+    /// `--listen`: where remote bots connect, when the event has any.
+    pub listen: Option<Arc<crate::remote::hub::ListenOptions>>,
 }
 
 impl GameSettings {
@@ -373,6 +375,7 @@ async fn moves<S: BotSession>(
         };
         let answer = session.turn(&req).await;
         let took = answer.as_ref().ok().map(|a| (a.took, a.stall_credit));
+        let lag = answer.as_ref().ok().and_then(|a| a.lag);
         let margin = p.tc.margin;
         let decided =
             judge(answer, budget, margin, Reason::MoveTimeout, "move", &mut p.timeout_late_us).and_then(|a| {
@@ -408,7 +411,14 @@ async fn moves<S: BotSession>(
             let over = if t <= budget + margin { t.saturating_sub(budget) } else { Duration::ZERO };
             (t.as_micros() as u64, s.as_micros() as u64, over.as_micros() as u64)
         });
-        plies.push(RecordPly { ply, time_us, stall_us, over_us });
+        plies.push(RecordPly {
+            ply,
+            time_us,
+            stall_us,
+            over_us,
+            lag_us: lag.map(|l| l.lag.as_micros() as u64),
+            lag_credit_us: lag.map_or(0, |l| l.credit.as_micros() as u64),
+        });
         if let Some(f) = on_ply {
             f(LiveUpdate::Ply(plies.last().expect("just pushed")));
         }
@@ -622,7 +632,7 @@ mod tests {
     }
 
     fn answer<T>(value: T) -> Result<Timed<T>, SessionError> {
-        Ok(Timed { value, took: Duration::from_micros(5), stall_credit: Duration::ZERO })
+        Ok(Timed { value, took: Duration::from_micros(5), stall_credit: Duration::ZERO, lag: None })
     }
 
     impl BotSession for MemBot {
@@ -653,6 +663,7 @@ mod tests {
                         value: Decision::Move("a1-a2".into()),
                         took: req.budget + Duration::from_millis(3),
                         stall_credit: Duration::from_millis(2),
+                        lag: None,
                     });
                 }
                 Script::SilentAt(p) if p <= ply => {
@@ -711,6 +722,7 @@ mod tests {
             strikes,
             blind: false,
             protocol_log: None,
+            listen: None,
         }
     }
 
@@ -861,6 +873,7 @@ mod tests {
                 value: (),
                 took: Duration::from_millis(30),
                 stall_credit: Duration::from_millis(credit_ms),
+                lag: None,
             });
             let ms = Duration::from_millis;
             judge::<()>(answer, ms(20), ms(3), Reason::MoveTimeout, "move", &mut late).unwrap_err().message

@@ -232,7 +232,12 @@ impl JsonSession {
                             // credited only when a stall was logged meanwhile.
                             let raw = at.saturating_duration_since(watch.start());
                             let credit = watch.credit_stalls(at, raw > limit, true);
-                            break Ok(Timed { value: answer, took: raw.saturating_sub(credit), stall_credit: credit });
+                            break Ok(Timed {
+                                value: answer,
+                                took: raw.saturating_sub(credit),
+                                stall_credit: credit,
+                                lag: None,
+                            });
                         }
                         Err(e) => break Err(e),
                     }
@@ -388,7 +393,7 @@ impl JsonSession {
             BotMessage::Ready(r) => {
                 self.observer.ready(&mut self.proc, r.single_threaded);
                 self.ready = Some(r);
-                Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit })
+                Ok(Timed { value: (), took: answer.took, stall_credit: answer.stall_credit, lag: None })
             }
             other => {
                 self.failed = true;
@@ -498,7 +503,7 @@ impl BotSession for JsonSession {
         let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), None).await?;
         match answer.value {
             BotMessage::Setup(s) => {
-                Ok(Timed { value: s.deployment, took: answer.took, stall_credit: answer.stall_credit })
+                Ok(Timed { value: s.deployment, took: answer.took, stall_credit: answer.stall_credit, lag: None })
             }
             other => {
                 self.failed = true;
@@ -560,7 +565,7 @@ impl BotSession for JsonSession {
                 return Err(unexpected(&other, "\"move\" or \"resign\""));
             }
         };
-        Ok(Timed { value, took: answer.took, stall_credit: answer.stall_credit })
+        Ok(Timed { value, took: answer.took, stall_credit: answer.stall_credit, lag: None })
     }
 
     async fn played(&mut self, game: &Game, ply: &Ply) {

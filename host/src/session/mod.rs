@@ -1,12 +1,15 @@
 //! The seam between the referee and a bot: a [`BotSession`] speaks to the bot at the
 //! referee's level (start a game, ask for a setup, ask for a move, tell what was played,
 //! say how it ended), whatever the wire looks like. [`crate::session::json_session::JsonSession`]
-//! is the JSON protocol of protocol.md over a [`crate::supervise::process::Process`]; another
+//! is the JSON protocol of protocol.md over a [`crate::supervise::process::Process`];
+//! [`crate::session::remote_session::RemoteSession`] the same protocol over a remote bot's
+//! WebSocket connection; another
 //! protocol is another implementation, and the referee does not change. Tests implement it
 //! in memory.
 
 pub mod json_session;
 pub mod protocol_log;
+pub mod remote_session;
 pub mod ucc_session;
 
 use std::time::Duration;
@@ -28,6 +31,17 @@ pub struct Timed<T> {
     pub took: Duration,
     /// Machine stalls credited to this answer.
     pub stall_credit: Duration,
+    /// A remote bot's move: the network lag measured and credited (not part of `took`).
+    pub lag: Option<LagCredit>,
+}
+
+/// The network lag of a remote bot's move (see [`crate::remote::lag`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LagCredit {
+    /// The recent median one-way lag measured when the request was sent.
+    pub lag: Duration,
+    /// What the move was credited (at most `lag`, the cap and the quota).
+    pub credit: Duration,
 }
 
 /// Why a request got no usable answer.

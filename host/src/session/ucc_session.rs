@@ -329,7 +329,7 @@ impl UccSession {
             Ok(()) => self.read_lines(&mut watch, lines).await.map(|(got, at)| {
                 let raw = at.saturating_duration_since(watch.start());
                 let credit = watch.credit_stalls(at, raw > limit, true);
-                Timed { value: got, took: raw.saturating_sub(credit), stall_credit: credit }
+                Timed { value: got, took: raw.saturating_sub(credit), stall_credit: credit, lag: None }
             }),
         };
         result.map_err(|e| self.failure(e, watch.credit(), watch.deadline()))
@@ -407,7 +407,7 @@ impl BotSession for UccSession {
             return Err(fault(Fault::new(Reason::InvalidSetup, why)));
         }
         // The legacy protocol has no greeting: the bot is asked for its setup at once.
-        Ok(Timed { value: (), took: Duration::ZERO, stall_credit: Duration::ZERO })
+        Ok(Timed { value: (), took: Duration::ZERO, stall_credit: Duration::ZERO, lag: None })
     }
 
     async fn setup(
@@ -429,7 +429,7 @@ impl BotSession for UccSession {
         let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), 4).await?;
         self.answered = true;
         match setup_pairs(start.color, &answer.value) {
-            Ok(pairs) => Ok(Timed { value: pairs, took: answer.took, stall_credit: answer.stall_credit }),
+            Ok(pairs) => Ok(Timed { value: pairs, took: answer.took, stall_credit: answer.stall_credit, lag: None }),
             Err(f) => Err(fault(f)),
         }
     }
@@ -451,7 +451,7 @@ impl BotSession for UccSession {
         request.push_str(&board_rows(game, self.color));
         let answer = self.ask(&request, req.budget, 1).await?;
         let line = answer.value[0].trim();
-        let timed = |value| Timed { value, took: answer.took, stall_credit: answer.stall_credit };
+        let timed = |value| Timed { value, took: answer.took, stall_credit: answer.stall_credit, lag: None };
         if line == "SURRENDER" {
             return Ok(timed(Decision::Resign));
         }

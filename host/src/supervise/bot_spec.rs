@@ -39,7 +39,35 @@ pub struct BotSpec {
     /// line protocol of the UCC Programming Competition 2012 (see ucc2012.md).
     #[serde(default, skip_serializing_if = "Protocol::is_json")]
     pub protocol: Protocol,
+    /// A remote bot: it runs on its entrant's machine and connects to the host's
+    /// `--listen` address with one of `tokens` (see [`crate::remote`]); its `command` is
+    /// `remote:NAME`, for the records.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub remote: bool,
+    /// A remote bot's token hashes (SHA-256: a ladder keeps them with the bot; plans and
+    /// records name no token).
+    #[serde(default, rename = "token_sha256", skip_serializing_if = "Vec::is_empty", with = "hex_hashes")]
+    pub tokens: Vec<crate::remote::token::TokenHash>,
 }
+
+/// Token hashes as lists of hex strings.
+mod hex_hashes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::remote::token::{TokenHash, hex, parse_hash};
+
+    pub fn serialize<S: Serializer>(hashes: &[TokenHash], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(hashes.iter().map(|h| hex(h)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TokenHash>, D::Error> {
+        let texts = Vec::<String>::deserialize(d)?;
+        texts.iter().map(|t| parse_hash(t).map_err(serde::de::Error::custom)).collect()
+    }
+}
+
+/// The command a remote bot's spec records: `remote:NAME`.
+pub const REMOTE_PREFIX: &str = "remote:";
 
 /// The protocol a bot speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -225,6 +253,41 @@ pub struct RawSpec {
     /// `protocol`: `"json"` (the default) or `"ucc2012"`.
     #[serde(default)]
     pub protocol: Protocol,
+    /// `remote`: the bot connects to the host (`--listen`) instead of being started by it.
+    #[serde(default)]
+    pub remote: bool,
+    /// `token_sha256`: a remote bot's token hash, or a list of them (from
+    /// `stratego-host token`).
+    pub token_sha256: Option<OneOrMany>,
+    /// `token_file`: a file of token hashes (or tokens), one a line.
+    pub token_file: Option<PathBuf>,
+}
+
+/// A string or a list of strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OneOrMany(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![v.to_owned()]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OneOrMany, A::Error> {
+                let mut all = Vec::new();
+                while let Some(a) = seq.next_element::<String>()? {
+                    all.push(a);
+                }
+                Ok(OneOrMany(all))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
 }
 
 /// The `command` of a [`RawSpec`]: a command line or a list of arguments.
@@ -325,6 +388,68 @@ impl RawSpec {
     /// The first bad value, with its key.
     pub fn build(self) -> Result<(BotSpec, bool), SpecError> {
         let err = |key, message: String| SpecError { key, message };
+        let mut tokens = Vec::new();
+        for h in self.token_sha256.iter().flat_map(|m| m.0.iter()) {
+            tokens.push(crate::remote::token::parse_hash(h).map_err(|e| err("token_sha256", e))?);
+        }
+        if let Some(path) = &self.token_file {
+            tokens.extend(crate::remote::token::read_hash_file(path).map_err(|e| err("token_file", e))?);
+        }
+        if !self.remote && (self.token_sha256.is_some() || self.token_file.is_some()) {
+            return Err(err("remote", "a token is given but not remote = true".to_owned()));
+        }
+        if self.remote {
+            let name = match &self.name {
+                Some(n) if !n.trim().is_empty() => n.clone(),
+                _ => {
+                    return Err(err(
+                        "name",
+                        "a remote bot needs a name (the host starts no program to name it by)".to_owned(),
+                    ));
+                }
+            };
+            if self.command.is_some() {
+                return Err(err(
+                    "command",
+                    "a remote bot has no command on the host (its entrant runs it with `stratego-host connect`)"
+                        .to_owned(),
+                ));
+            }
+            if tokens.is_empty() {
+                return Err(err(
+                    "token_sha256",
+                    "a remote bot needs token_sha256 or token_file (made by `stratego-host token`)".to_owned(),
+                ));
+            }
+            if self.protocol != Protocol::Json {
+                return Err(err("protocol", "a remote bot speaks the JSON protocol".to_owned()));
+            }
+            let tc_override = TimeControlOverride {
+                move_time: self
+                    .move_time
+                    .map(|t| parse_positive_seconds(&t.0).map_err(|e| err("move_time", e)))
+                    .transpose()?,
+                bank: self.tc.map(|t| parse_bank(&t.0).map_err(|e| err("tc", e))).transpose()?,
+                setup: self.setup_time.map(|t| parse_seconds(&t.0).map_err(|e| err("setup_time", e))).transpose()?,
+                startup: self
+                    .startup_time
+                    .map(|t| parse_seconds(&t.0).map_err(|e| err("startup_time", e)))
+                    .transpose()?,
+            };
+            let spec = BotSpec {
+                command: vec![format!("{REMOTE_PREFIX}{name}")],
+                name,
+                dir: None,
+                env: BTreeMap::new(),
+                limits: Limits::default(),
+                tc_override,
+                own_setup: self.own_setup,
+                protocol: Protocol::Json,
+                remote: true,
+                tokens,
+            };
+            return Ok((spec, true));
+        }
         let command = match self.command {
             None => return Err(err("command", "missing (the program to run and its arguments)".to_owned())),
             Some(CommandForm::Line(line)) => shell_words::split(&line).map_err(|e| err("command", format!("{e}")))?,
@@ -380,6 +505,8 @@ impl RawSpec {
             tc_override,
             own_setup,
             protocol: self.protocol,
+            remote: false,
+            tokens: Vec::new(),
         };
         Ok((spec, explicit))
     }
@@ -429,6 +556,8 @@ impl BotSpec {
                 tc_override: TimeControlOverride::default(),
                 own_setup: protocol == Protocol::Ucc2012,
                 protocol,
+                remote: false,
+                tokens: Vec::new(),
             };
             return Ok((spec, false));
         };
@@ -450,6 +579,8 @@ impl BotSpec {
             tc_override: TimeControlOverride::default(),
             own_setup: false,
             protocol: Protocol::Json,
+            remote: false,
+            tokens: Vec::new(),
         }
     }
 
@@ -465,6 +596,9 @@ impl BotSpec {
 
     /// Replaces a program named `sample-bot` that is not on PATH by the built-in one.
     pub fn resolve_builtin(self) -> BotSpec {
+        if self.remote {
+            return self;
+        }
         if self.command[0] == SAMPLE_BOT && find_program(SAMPLE_BOT, self.dir.as_deref()).is_err() {
             let args: Vec<&str> = self.command[1..].iter().map(String::as_str).collect();
             let builtin = BotSpec::sample_bot(&args);
@@ -478,6 +612,10 @@ impl BotSpec {
     /// # Errors
     /// What is wrong, naming the program.
     pub fn check_startable(&self) -> Result<PathBuf, String> {
+        if self.remote {
+            // Started by its entrant, on its own machine.
+            return Ok(PathBuf::from(&self.command[0]));
+        }
         if let Some(dir) = &self.dir {
             if !dir.is_dir() {
                 return Err(format!("bot {}: working directory {} does not exist", self.name, dir.display()));

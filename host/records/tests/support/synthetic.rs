@@ -47,7 +47,7 @@ pub fn record(plies: u32, seed: u64, times: Times) -> GameRecord {
                 Times::Fast => 8 + rng() % 3 + rng() % 6,
                 Times::Thinking => rng() % 1_000_000,
             };
-            record_plies.push(RecordPly { ply, time_us, stall_us: 0, over_us: 0 });
+            record_plies.push(RecordPly { ply, time_us, stall_us: 0, over_us: 0, lag_us: None, lag_credit_us: 0 });
         }
         if record_plies.len() != plies as usize {
             continue; // The game ended before the limit: another.

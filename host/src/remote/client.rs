@@ -1,0 +1,367 @@
+//! The entrant's side of remote bots: `stratego-host connect wss://HOST:PORT --token-file F
+//! -- ./my-bot ARGS` connects out to the organiser's host (no open port on the entrant's
+//! side), runs the bot locally, and carries its protocol lines over the WebSocket, one line
+//! per text frame, unchanged both ways: the bot cannot tell it is remote.
+//!
+//! The bot is started at the first line the host sends and again after it has exited (a
+//! bot that plays one game a process gets a fresh one for each game, as on the host). A
+//! connection that is lost (or silent past its heartbeats) is made again, with the same
+//! token, keeping the bot; a bot that exits other than after `quit` is reported and the
+//! connection made again too (the host then re-sends the game, see protocol.md).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_util::codec::{FramedRead, LinesCodec};
+
+/// What `connect` was told.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// `ws://HOST:PORT` or `wss://HOST:PORT` (a path is allowed).
+    pub url: String,
+    /// The bot's token.
+    pub token: String,
+    /// Extra certificate authorities (PEM), e.g. the organiser's self-signed certificate.
+    pub ca: Option<PathBuf>,
+    /// The bot's command.
+    pub command: Vec<String>,
+    /// Give up after this long without a connection.
+    pub retry_for: Duration,
+    /// Longest line the bot may write.
+    pub max_line: usize,
+    /// A ping this often; nothing from the host for `silence`: the connection is gone.
+    pub heartbeat: Duration,
+    /// See `heartbeat`.
+    pub silence: Duration,
+}
+
+/// Exit code: the host refused the token.
+pub const EXIT_REFUSED: i32 = 2;
+/// Exit code: no connection could be made within `--retry-s`.
+pub const EXIT_UNREACHABLE: i32 = 1;
+
+type Ws = tokio_tungstenite::WebSocketStream<Box<dyn ClientIo>>;
+
+trait ClientIo: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> ClientIo for T {}
+
+/// Why a connection attempt failed.
+enum ConnectError {
+    /// The host said no for good (a bad token): stop.
+    Refused(String),
+    /// Try again later.
+    Retry(String),
+}
+
+/// The bot's process and its output lines.
+struct Bot {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: mpsc::Receiver<Result<String, String>>,
+    /// `quit` was passed on: its exit is expected.
+    quitting: bool,
+}
+
+impl Bot {
+    fn spawn(command: &[String], max_line: usize) -> Result<Bot, String> {
+        let mut child = tokio::process::Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel(64);
+        tokio::spawn(async move {
+            let mut framed = FramedRead::new(stdout, LinesCodec::new_with_max_length(max_line));
+            while let Some(line) = framed.next().await {
+                let item = line.map_err(|e| format!("reading the bot's output: {e}"));
+                let stop = item.is_err();
+                if tx.send(item).await.is_err() || stop {
+                    break;
+                }
+            }
+        });
+        Ok(Bot { child, stdin, lines, quitting: false })
+    }
+}
+
+/// Runs `connect` until the host ends the event (closes with "the event is over"), the
+/// token is refused, or no connection can be made for `retry_for`. Returns the exit code.
+pub async fn run(opts: ConnectOptions) -> i32 {
+    let tls = match tls_config(opts.ca.as_deref()) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            eprintln!("stratego-host connect: {e}");
+            return EXIT_REFUSED;
+        }
+    };
+    let mut bot: Option<Bot> = None;
+    let mut backoff = Duration::from_millis(100);
+    let mut unreachable_since = Instant::now();
+    loop {
+        let ws = match open(&opts, &tls).await {
+            Ok(ws) => ws,
+            Err(ConnectError::Refused(why)) => {
+                eprintln!("stratego-host connect: the host refused the connection: {why}");
+                return EXIT_REFUSED;
+            }
+            Err(ConnectError::Retry(why)) => {
+                if unreachable_since.elapsed() >= opts.retry_for {
+                    eprintln!(
+                        "stratego-host connect: no connection for {:.0} s, giving up: {why}",
+                        opts.retry_for.as_secs_f64()
+                    );
+                    return EXIT_UNREACHABLE;
+                }
+                eprintln!("stratego-host connect: {why}; trying again in {:.1} s", backoff.as_secs_f64());
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+                continue;
+            }
+        };
+        eprintln!("stratego-host connect: connected to {}", opts.url);
+        backoff = Duration::from_millis(100);
+        // Lines the bot wrote while there was no connection answered requests the host
+        // will make again: they are dropped.
+        if let Some(b) = bot.as_mut() {
+            while b.lines.try_recv().is_ok() {}
+        }
+        match relay(ws, &mut bot, &opts).await {
+            Ended::Over => {
+                eprintln!("stratego-host connect: the host ended the event");
+                if let Some(mut b) = bot.take() {
+                    drop(b.stdin);
+                    let _ = tokio::time::timeout(Duration::from_secs(2), b.child.wait()).await;
+                }
+                return 0;
+            }
+            Ended::Lost(why) => {
+                eprintln!("stratego-host connect: connection lost: {why}; connecting again");
+                unreachable_since = Instant::now();
+            }
+        }
+    }
+}
+
+/// How a connection ended.
+enum Ended {
+    /// The host closed it at the end of the event.
+    Over,
+    /// Lost; connect again.
+    Lost(String),
+}
+
+/// Carries lines both ways over one connection.
+async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ended {
+    let mut heartbeat = tokio::time::interval(opts.heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_seen = Instant::now();
+    loop {
+        let bot_line = async {
+            match bot.as_mut() {
+                Some(b) => b.lines.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            frame = ws.next() => {
+                last_seen = Instant::now();
+                match frame {
+                    Some(Ok(Message::Text(t))) => {
+                        let line = t.as_str();
+                        // A bot told to quit ends before the next game's first line.
+                        if let Some(mut old) = bot.take_if(|b| b.quitting) {
+                            drop(old.stdin);
+                            if tokio::time::timeout(Duration::from_secs(2), old.child.wait()).await.is_err() {
+                                let _ = old.child.start_kill();
+                                let _ = old.child.wait().await;
+                            }
+                            // What it said after quit (info lines) goes to the host.
+                            while let Ok(Ok(l)) = old.lines.try_recv() {
+                                let _ = ws.send(Message::text(l)).await;
+                            }
+                        }
+                        if bot.is_none() {
+                            match Bot::spawn(&opts.command, opts.max_line) {
+                                Ok(b) => *bot = Some(b),
+                                Err(e) => {
+                                    eprintln!("stratego-host connect: {e}");
+                                    let _ = ws.close(None).await;
+                                    return Ended::Lost(e);
+                                }
+                            }
+                        }
+                        let b = bot.as_mut().expect("started above");
+                        if line.starts_with(r#"{"type":"quit""#) {
+                            b.quitting = true;
+                        }
+                        let mut bytes = Vec::with_capacity(line.len() + 1);
+                        bytes.extend_from_slice(line.as_bytes());
+                        bytes.push(b'\n');
+                        if let Err(e) = b.stdin.write_all(&bytes).await {
+                            // Its exit is seen next.
+                            tracing::debug!("writing to the bot: {e}");
+                        }
+                    }
+                    Some(Ok(Message::Ping(_))) => {
+                        let _ = ws.flush().await;
+                    }
+                    Some(Ok(Message::Close(frame))) => {
+                        let why = frame.map(|f| f.reason.to_string()).unwrap_or_default();
+                        if why == "the event is over" {
+                            return Ended::Over;
+                        }
+                        return Ended::Lost(format!("the host closed the connection ({why})"));
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return Ended::Lost(format!("{e}")),
+                    None => return Ended::Lost("the connection closed".to_owned()),
+                }
+            }
+            line = bot_line => {
+                match line {
+                    Some(Ok(line)) => {
+                        if let Err(e) = ws.send(Message::text(line)).await {
+                            return Ended::Lost(format!("writing to the host failed: {e}"));
+                        }
+                    }
+                    Some(Err(e)) => {
+                        eprintln!("stratego-host connect: {e}; the bot is stopped");
+                        *bot = None;
+                    }
+                    // Its output closed: its exit comes next.
+                    None => {
+                        if let Some(b) = bot.as_mut() {
+                            let status = match tokio::time::timeout(Duration::from_secs(2), b.child.wait()).await {
+                                Ok(s) => s.ok(),
+                                Err(_) => {
+                                    let _ = b.child.start_kill();
+                                    b.child.wait().await.ok()
+                                }
+                            };
+                            let quitting = b.quitting;
+                            *bot = None;
+                            if !quitting {
+                                let why = format!("the bot ended before the host said quit ({})", describe(status));
+                                eprintln!("stratego-host connect: {why}");
+                                let _ = ws.close(None).await;
+                                return Ended::Lost(why);
+                            }
+                        }
+                    }
+                }
+            }
+            _ = heartbeat.tick() => {
+                if last_seen.elapsed() >= opts.silence {
+                    return Ended::Lost(format!("nothing from the host for {:.1} s", opts.silence.as_secs_f64()));
+                }
+                if let Err(e) = ws.send(Message::Ping(Vec::new().into())).await {
+                    return Ended::Lost(format!("writing to the host failed: {e}"));
+                }
+            }
+        }
+    }
+}
+
+fn describe(status: Option<std::process::ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(c), _) => format!("exit status {c}"),
+            (None, Some(sig)) => format!("killed by signal {sig}"),
+            _ => "ended".to_owned(),
+        },
+        None => "ended".to_owned(),
+    }
+}
+
+/// Opens the connection: TCP, TLS for `wss://`, the WebSocket handshake with the token.
+async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfig>) -> Result<Ws, ConnectError> {
+    let mut request = opts
+        .url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| ConnectError::Refused(format!("{}: not a ws:// or wss:// address: {e}", opts.url)))?;
+    let bearer = format!("Bearer {}", opts.token)
+        .parse()
+        .map_err(|_| ConnectError::Refused("the token is not a valid header value".to_owned()))?;
+    request.headers_mut().insert("authorization", bearer);
+    let uri = request.uri().clone();
+    let secure = match uri.scheme_str() {
+        Some("wss") => true,
+        Some("ws") => false,
+        _ => return Err(ConnectError::Refused(format!("{}: the address must start with ws:// or wss://", opts.url))),
+    };
+    let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let tcp = tokio::time::timeout(Duration::from_secs(10), tokio::net::TcpStream::connect((host.as_str(), port)))
+        .await
+        .map_err(|_| ConnectError::Retry(format!("no TCP connection to {host}:{port} within 10 s")))?
+        .map_err(|e| ConnectError::Retry(format!("cannot reach {host}:{port}: {e}")))?;
+    let _ = tcp.set_nodelay(true);
+    let io: Box<dyn ClientIo> = if secure {
+        let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone())
+            .map_err(|e| ConnectError::Refused(format!("{host}: {e}")))?;
+        let stream = tokio_rustls::TlsConnector::from(tls.clone())
+            .connect(name, tcp)
+            .await
+            .map_err(|e| ConnectError::Retry(format!("TLS with {host}:{port}: {e}")))?;
+        Box::new(stream)
+    } else {
+        Box::new(tcp)
+    };
+    let config = WebSocketConfig::default().max_message_size(Some(64 << 20)).max_frame_size(Some(64 << 20));
+    match tokio_tungstenite::client_async_with_config(request, io, Some(config)).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(WsError::Http(resp)) => {
+            let body = resp.body().as_ref().map(|b| String::from_utf8_lossy(b).trim().to_owned()).unwrap_or_default();
+            let why = format!("{} {}", resp.status(), body);
+            if resp.status().as_u16() == 401 || resp.status().as_u16() == 403 {
+                Err(ConnectError::Refused(why))
+            } else {
+                Err(ConnectError::Retry(why))
+            }
+        }
+        Err(e) => Err(ConnectError::Retry(format!("WebSocket handshake: {e}"))),
+    }
+}
+
+/// The client's TLS settings: the system's certificate authorities, and `ca` (PEM) if given.
+fn tls_config(ca: Option<&std::path::Path>) -> Result<tokio_rustls::rustls::ClientConfig, String> {
+    use tokio_rustls::rustls::pki_types::CertificateDer;
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+    for cert in rustls_native_certs::load_native_certs().certs {
+        let _ = roots.add(cert);
+    }
+    if let Some(path) = ca {
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+            .map_err(|e| format!("--ca {}: {e}", path.display()))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("--ca {}: {e}", path.display()))?;
+        if certs.is_empty() {
+            return Err(format!("--ca {}: no certificate in it", path.display()));
+        }
+        for c in certs {
+            roots.add(c).map_err(|e| format!("--ca {}: {e}", path.display()))?;
+        }
+    }
+    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    Ok(tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}

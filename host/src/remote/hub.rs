@@ -1,0 +1,710 @@
+//! The organiser's side of remote bots: a WebSocket listener (TLS, or plain for loopback
+//! tests) where remote bots connect out with their token, and the registry that hands a
+//! game the connection of its bot.
+//!
+//! Each connection is served by one task that owns the socket: it turns each text frame into
+//! one protocol line (stamped with its arrival), writes the session's lines as text frames
+//! (and says when each was written), sends a ping every [`ListenOptions::heartbeat`] and
+//! measures the round trip from its pong (outside the bot's thinking only: see
+//! [`crate::remote::lag`]), and declares the connection gone after
+//! [`ListenOptions::silence`] without any frame. Everything is bounded: frame size
+//! (`--max-line`), lines waiting to be read ([`INBOX`]), the socket's write buffer, the
+//! handshake's time, connections in all and connections not yet authenticated per address.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::StatusCode;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+
+use crate::reason::{Fault, Reason};
+use crate::remote::lag::RttWindow;
+use crate::remote::token::{self, TokenHash};
+
+/// Lines a connection holds that its session has not read yet; a bot that sends more
+/// without being asked is disconnected (its memory on the host stays bounded).
+pub const INBOX: usize = 256;
+
+/// How the host listens for remote bots (`--listen` and the flags beside it).
+#[derive(Clone)]
+pub struct ListenOptions {
+    /// `--listen ADDR`.
+    pub addr: String,
+    /// `--tls-cert`/`--tls-key`, loaded.
+    pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+    /// `--connect-timeout`: how long a game waits for a remote bot that is not connected.
+    pub connect_timeout: Duration,
+    /// `--reconnect-s`: how long a game waits for a bot whose connection was lost.
+    pub reconnect: Duration,
+    /// `--handshake-timeout-ms`: TLS and WebSocket handshake, token included.
+    pub handshake_timeout: Duration,
+    /// `--max-connections`: connections at once, authenticated or not.
+    pub max_connections: usize,
+    /// `--max-unauthenticated`: connections per address still in their handshake.
+    pub max_unauthenticated_per_ip: usize,
+    /// A ping this often.
+    pub heartbeat: Duration,
+    /// No frame at all for this long: the connection is gone.
+    pub silence: Duration,
+    /// Longest frame (one protocol line), `--max-line`.
+    pub max_line: usize,
+}
+
+impl std::fmt::Debug for ListenOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListenOptions")
+            .field("addr", &self.addr)
+            .field("tls", &self.tls.is_some())
+            .field("connect_timeout", &self.connect_timeout)
+            .field("reconnect", &self.reconnect)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Loads a certificate chain and its private key (PEM files) into a TLS server config.
+///
+/// # Errors
+/// A file that cannot be read or holds no certificate or key, or a key that does not fit.
+pub fn load_tls(cert: &std::path::Path, key: &std::path::Path) -> Result<tokio_rustls::rustls::ServerConfig, String> {
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| format!("--tls-cert {}: {e}", cert.display()))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("--tls-cert {}: {e}", cert.display()))?;
+    if certs.is_empty() {
+        return Err(format!("--tls-cert {}: no certificate in it", cert.display()));
+    }
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| format!("--tls-key {}: {e}", key.display()))?;
+    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| format!("--tls-cert/--tls-key: {e}"))
+}
+
+/// A remote bot the hub admits: its name and the hashes of its tokens.
+#[derive(Clone, Debug)]
+pub struct RemoteBot {
+    /// Its name in the event.
+    pub name: String,
+    /// The SHA-256 of each token that may connect as it.
+    pub tokens: Vec<TokenHash>,
+}
+
+/// What a connection tells its session.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A protocol line (one text frame) and when it arrived.
+    Line(String, Instant),
+    /// A frame that breaks the rules (the connection is closed after it).
+    Fault(Fault),
+    /// The connection is gone, and why.
+    Gone(String),
+}
+
+/// A line for the bot, and where to say when it was written.
+#[derive(Debug)]
+pub struct Outgoing {
+    /// The protocol line, without its line ending.
+    pub line: String,
+    /// Told the moment the frame went into the socket.
+    pub written: Option<oneshot::Sender<Instant>>,
+}
+
+/// What a connection measures, shared with its session.
+#[derive(Debug, Default)]
+pub struct ConnStats {
+    /// A request is out (the bot thinks): round trips measured now are not taken.
+    pub thinking: AtomicBool,
+    /// Recent round trips.
+    pub rtt: Mutex<RttWindow>,
+    /// Bytes of frames sent and received.
+    pub bytes_sent: AtomicU64,
+    /// Bytes of frames received.
+    pub bytes_received: AtomicU64,
+}
+
+/// One live connection of a bot, as a session holds it.
+#[derive(Debug)]
+pub struct Link {
+    /// Which connection (counts up over the run).
+    pub id: u64,
+    /// Where it comes from.
+    pub peer: SocketAddr,
+    /// Lines to the bot.
+    pub tx: mpsc::Sender<Outgoing>,
+    /// Lines from the bot.
+    pub rx: mpsc::Receiver<Incoming>,
+    /// Its measurements.
+    pub stats: Arc<ConnStats>,
+}
+
+/// One remote bot's place in the hub.
+#[derive(Debug, Default)]
+struct Slot {
+    /// The connection, while no game holds it.
+    idle: Option<Link>,
+    /// The id of its live connection, if any.
+    live: Option<u64>,
+    /// A game holds its connection (or waits to get it back after a loss).
+    leased: bool,
+}
+
+/// Why a game gets no connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeaseError {
+    /// It never connected (or was not connected) within the wait.
+    NotConnected(Duration),
+}
+
+/// The listener and the registry of remote bots' connections.
+pub struct Hub {
+    bots: Vec<Option<(RemoteBot, Mutex<Slot>, Notify)>>,
+    options: ListenOptions,
+    local_addr: SocketAddr,
+    next_id: AtomicU64,
+    connections: AtomicUsize,
+    unauthenticated: Mutex<HashMap<IpAddr, usize>>,
+    /// Refused connections (bad token, limits), for the tests and the log.
+    pub refused: AtomicU64,
+    /// Turns true when the event is over: every connection is closed, saying so.
+    closing: tokio::sync::watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub").field("local_addr", &self.local_addr).finish_non_exhaustive()
+    }
+}
+
+/// Why a handshake was refused: the HTTP status and the reason in words.
+struct Refusal(StatusCode, String);
+
+impl Hub {
+    /// Binds `options.addr` and starts accepting remote bots, `bots` by the executor's bot
+    /// id (`None` for local bots). Must be called inside a tokio runtime, which serves the
+    /// connections.
+    ///
+    /// # Errors
+    /// The address cannot be bound.
+    pub async fn start(options: ListenOptions, bots: Vec<Option<RemoteBot>>) -> Result<Arc<Hub>, String> {
+        let listener = tokio::net::TcpListener::bind(&options.addr)
+            .await
+            .map_err(|e| format!("--listen {}: cannot listen there: {e}", options.addr))?;
+        let local_addr = listener.local_addr().map_err(|e| format!("--listen {}: {e}", options.addr))?;
+        if options.tls.is_none() && !local_addr.ip().is_loopback() {
+            tracing::warn!(
+                "--listen {local_addr} without --tls-cert/--tls-key: remote bots' tokens and games cross the network unencrypted"
+            );
+        }
+        let names: Vec<&str> = bots.iter().flatten().map(|b| b.name.as_str()).collect();
+        // The one line a test or an organiser waits for (the port when --listen gave 0).
+        eprintln!(
+            "stratego-host: listening for remote bots ({}) on {}://{local_addr}",
+            names.join(", "),
+            if options.tls.is_some() { "wss" } else { "ws" }
+        );
+        let hub = Arc::new(Hub {
+            bots: bots.into_iter().map(|b| b.map(|b| (b, Mutex::new(Slot::default()), Notify::new()))).collect(),
+            options,
+            local_addr,
+            next_id: AtomicU64::new(1),
+            connections: AtomicUsize::new(0),
+            unauthenticated: Mutex::new(HashMap::new()),
+            refused: AtomicU64::new(0),
+            closing: tokio::sync::watch::channel(false).0,
+        });
+        let h = hub.clone();
+        tokio::spawn(async move { h.accept_loop(listener).await });
+        Ok(hub)
+    }
+
+    /// The event is over: closes every connection with the reason "the event is over"
+    /// (their `connect` clients then exit), waiting a moment for the close frames to go.
+    pub async fn shutdown(&self) {
+        let _ = self.closing.send(true);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        while self.connections.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The options it runs with.
+    pub fn options(&self) -> &ListenOptions {
+        &self.options
+    }
+
+    /// The name of remote bot `bot`.
+    pub fn name(&self, bot: usize) -> &str {
+        self.bots.get(bot).and_then(Option::as_ref).map_or("?", |(b, _, _)| b.name.as_str())
+    }
+
+    async fn accept_loop(self: Arc<Hub>, listener: tokio::net::TcpListener) {
+        let mut closing = self.closing.subscribe();
+        loop {
+            let accepted = tokio::select! {
+                () = async { let _ = closing.wait_for(|&c| c).await; } => return,
+                a = listener.accept() => a,
+            };
+            let (stream, peer) = match accepted {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of descriptors and the like: wait a little rather than spin.
+                    tracing::warn!("remote bots: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let _ = stream.set_nodelay(true);
+            if self.connections.load(Ordering::SeqCst) >= self.options.max_connections {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!("remote bots: {peer}: refused: already {} connections", self.options.max_connections);
+                drop(stream);
+                continue;
+            }
+            {
+                let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
+                let n = pending.entry(peer.ip()).or_default();
+                if *n >= self.options.max_unauthenticated_per_ip {
+                    self.refused.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(
+                        "remote bots: {peer}: refused: already {n} connections from {} in their handshake",
+                        peer.ip()
+                    );
+                    continue;
+                }
+                *n += 1;
+            }
+            self.connections.fetch_add(1, Ordering::SeqCst);
+            let hub = self.clone();
+            tokio::spawn(async move {
+                hub.clone().connection(stream, peer).await;
+                hub.connections.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+    }
+
+    fn handshake_done(&self, peer: SocketAddr) {
+        let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = pending.get_mut(&peer.ip()) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                pending.remove(&peer.ip());
+            }
+        }
+    }
+
+    fn ws_config(&self) -> WebSocketConfig {
+        // A frame is one protocol line: the line limit of local bots, with room for the
+        // frame's header. Writes wait once this much is buffered (a client that does not
+        // read holds up only its own game, whose clock runs).
+        WebSocketConfig::default()
+            .max_message_size(Some(self.options.max_line))
+            .max_frame_size(Some(self.options.max_line))
+            .write_buffer_size(0)
+            .max_write_buffer_size(self.options.max_line.max(1 << 16) * 2)
+    }
+
+    /// Serves one connection: TLS, the WebSocket handshake with the token, then the bot.
+    async fn connection(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr) {
+        let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
+        let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
+        let hs = {
+            let (hub, chosen) = (self.clone(), chosen.clone());
+            // The callback's type is tungstenite's (its refusal is a whole HTTP response).
+            #[allow(clippy::result_large_err)]
+            let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
+                let verdict = hub.authenticate(req);
+                let answer = match &verdict {
+                    Ok(_) => Ok(resp),
+                    Err(Refusal(status, why)) => {
+                        let mut r = ErrorResponse::new(Some(format!("{why}\n")));
+                        *r.status_mut() = *status;
+                        Err(r)
+                    }
+                };
+                *chosen.lock().unwrap_or_else(|e| e.into_inner()) = Some(verdict);
+                answer
+            };
+            let config = Some(self.ws_config());
+            let tls = self.options.tls.clone();
+            async move {
+                match tls {
+                    Some(tls) => {
+                        let acceptor = tokio_rustls::TlsAcceptor::from(tls);
+                        let tls_stream = acceptor.accept(stream).await.map_err(|e| format!("TLS handshake: {e}"))?;
+                        let io: Box<dyn Io> = Box::new(tls_stream);
+                        tokio_tungstenite::accept_hdr_async_with_config(io, callback, config)
+                            .await
+                            .map_err(|e| format!("WebSocket handshake: {e}"))
+                    }
+                    None => {
+                        let io: Box<dyn Io> = Box::new(stream);
+                        tokio_tungstenite::accept_hdr_async_with_config(io, callback, config)
+                            .await
+                            .map_err(|e| format!("WebSocket handshake: {e}"))
+                    }
+                }
+            }
+        };
+        let result = tokio::time::timeout_at(deadline, hs).await;
+        self.handshake_done(peer);
+        let verdict = chosen.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let (ws, bot) = match (result, verdict) {
+            (Err(_), _) => {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    "remote bots: {peer}: closed: no handshake within {} ms",
+                    self.options.handshake_timeout.as_millis()
+                );
+                return;
+            }
+            (Ok(Ok(ws)), Some(Ok(bot))) => (ws, bot),
+            (Ok(_), Some(Err(Refusal(status, why)))) => {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!("remote bots: {peer}: refused ({status}): {why}");
+                return;
+            }
+            (Ok(Err(e)), _) => {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!("remote bots: {peer}: closed: {e}");
+                return;
+            }
+            (Ok(Ok(_)), None) => return,
+        };
+        let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
+        let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
+        let stats = Arc::new(ConnStats::default());
+        let taken = {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if s.live.is_some() {
+                false
+            } else {
+                s.live = Some(id);
+                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone() });
+                true
+            }
+        };
+        if !taken {
+            // Two handshakes of one token at once: the second to finish is refused.
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!("remote bots: {peer}: refused: bot {} is connected already", info.name);
+            let mut ws = ws;
+            let _ = ws
+                .close(Some(CloseFrame {
+                    code: CloseCode::Policy,
+                    reason: "connected already: one connection per token".into(),
+                }))
+                .await;
+            return;
+        }
+        tracing::info!("remote bots: {} connected from {peer} (connection {id})", info.name);
+        eprintln!("stratego-host: remote bot {} connected from {peer}", info.name);
+        notify.notify_waiters();
+        let why = serve(ws, out_rx, in_tx, stats, &self.options, self.closing.subscribe()).await;
+        {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if s.live == Some(id) {
+                s.live = None;
+            }
+            if s.idle.as_ref().is_some_and(|l| l.id == id) {
+                s.idle = None;
+            }
+        }
+        tracing::warn!("remote bots: {} ({peer}, connection {id}) gone: {why}", info.name);
+        eprintln!("stratego-host: remote bot {} disconnected: {why}", info.name);
+        notify.notify_waiters();
+    }
+
+    /// Takes bot `bot`'s connection for a game: at once when it is connected and free;
+    /// while another game holds it, until that game gives it back; while it is not
+    /// connected, until it connects but at most `connect_timeout` (then the error).
+    /// `on_wait` is called once if the game has to wait, with whether the bot is connected.
+    ///
+    /// # Errors
+    /// It was not connected when `connect_timeout` ran out.
+    pub async fn lease(
+        &self,
+        bot: usize,
+        connect_timeout: Duration,
+        on_wait: impl FnOnce(bool),
+    ) -> Result<Link, LeaseError> {
+        let Some((_, slot, notify)) = self.bots.get(bot).and_then(Option::as_ref) else {
+            return Err(LeaseError::NotConnected(Duration::ZERO));
+        };
+        let deadline = tokio::time::Instant::now() + connect_timeout;
+        let mut on_wait = Some(on_wait);
+        loop {
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let connected = {
+                let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+                if !s.leased {
+                    if let Some(link) = s.idle.take() {
+                        s.leased = true;
+                        return Ok(link);
+                    }
+                }
+                s.live.is_some()
+            };
+            if let Some(f) = on_wait.take() {
+                f(connected);
+            }
+            if connected {
+                // Busy in another game (or handing over): no time limit, that game ends.
+                notified.await;
+            } else if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                let s = slot.lock().unwrap_or_else(|e| e.into_inner());
+                if s.live.is_none() {
+                    return Err(LeaseError::NotConnected(connect_timeout));
+                }
+            }
+        }
+    }
+
+    /// A game that holds bot `bot` lost its connection `lost`: waits until `deadline` for
+    /// a new one (the bot reconnecting with its token).
+    pub async fn relink(&self, bot: usize, lost: u64, deadline: Instant) -> Option<Link> {
+        let (_, slot, notify) = self.bots.get(bot).and_then(Option::as_ref)?;
+        loop {
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(link) = s.idle.take_if(|l| l.id != lost) {
+                    return Some(link);
+                }
+            }
+            if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+                let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+                return s.idle.take_if(|l| l.id != lost);
+            }
+        }
+    }
+
+    /// A game is done with bot `bot`'s connection: it goes back for the next game (when it
+    /// is still alive).
+    pub fn give_back(&self, bot: usize, link: Option<Link>) {
+        let Some((_, slot, notify)) = self.bots.get(bot).and_then(Option::as_ref) else { return };
+        {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            s.leased = false;
+            if let Some(link) = link.filter(|l| !l.tx.is_closed() && s.live == Some(l.id)) {
+                s.idle = Some(link);
+            }
+        }
+        notify.notify_waiters();
+    }
+
+    /// Checks the upgrade request's `Authorization: Bearer TOKEN` against the remote bots'
+    /// token hashes, and that the bot is not connected already.
+    fn authenticate(&self, req: &Request) -> Result<usize, Refusal> {
+        let Some(value) = req.headers().get("authorization") else {
+            return Err(Refusal(
+                StatusCode::UNAUTHORIZED,
+                "no token: send the header \"Authorization: Bearer TOKEN\" (stratego-host connect --token-file F does)"
+                    .to_owned(),
+            ));
+        };
+        let Some(given) = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) else {
+            return Err(Refusal(
+                StatusCode::UNAUTHORIZED,
+                "the Authorization header is not \"Bearer TOKEN\"".to_owned(),
+            ));
+        };
+        let h = token::hash(given);
+        let found = self.bots.iter().enumerate().find_map(|(i, b)| {
+            let (bot, _, _) = b.as_ref()?;
+            bot.tokens.iter().any(|t| token::same(t, &h)).then_some(i)
+        });
+        let Some(i) = found else {
+            return Err(Refusal(
+                StatusCode::UNAUTHORIZED,
+                "invalid token: no remote bot of this event has it (revoked, or for another event?)".to_owned(),
+            ));
+        };
+        let (bot, slot, _) = self.bots[i].as_ref().expect("found above");
+        if slot.lock().unwrap_or_else(|e| e.into_inner()).live.is_some() {
+            return Err(Refusal(
+                StatusCode::CONFLICT,
+                format!("bot {} is connected already: one connection per token (this one is refused)", bot.name),
+            ));
+        }
+        Ok(i)
+    }
+}
+
+/// The streams a connection may run over (plain TCP, or TLS over it).
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// Serves an authenticated connection until it is gone; returns why.
+async fn serve(
+    mut ws: WebSocketStream<Box<dyn Io>>,
+    mut out_rx: mpsc::Receiver<Outgoing>,
+    in_tx: mpsc::Sender<Incoming>,
+    stats: Arc<ConnStats>,
+    options: &ListenOptions,
+    mut closing: tokio::sync::watch::Receiver<bool>,
+) -> String {
+    let mut heartbeat = tokio::time::interval(options.heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_seen = Instant::now();
+    let mut seq: u64 = 0;
+    // The ping out, when it was sent and whether the bot was thinking then.
+    let mut ping_out: Option<(u64, Instant, bool)> = None;
+    let gone = |why: String| {
+        let _ = in_tx.try_send(Incoming::Gone(why.clone()));
+        why
+    };
+    let write_limit = options.silence;
+    loop {
+        tokio::select! {
+            frame = ws.next() => {
+                let now = Instant::now();
+                last_seen = now;
+                match frame {
+                    None => return gone("the connection closed".to_owned()),
+                    Some(Ok(Message::Text(t))) => {
+                        stats.bytes_received.fetch_add(t.len() as u64 + 1, Ordering::Relaxed);
+                        let text = t.as_str();
+                        let line = text.strip_suffix('\n').unwrap_or(text);
+                        let line = line.strip_suffix('\r').unwrap_or(line);
+                        if line.contains('\n') {
+                            let f = Fault::new(
+                                Reason::MalformedJson,
+                                "it sent a frame of several lines (one protocol line per text frame)",
+                            );
+                            let _ = in_tx.try_send(Incoming::Fault(f));
+                            let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: "one protocol line per text frame".into() })).await;
+                            return gone("it sent a frame of several lines".to_owned());
+                        }
+                        if let Err(e) = in_tx.try_send(Incoming::Line(line.to_owned(), now)) {
+                            if matches!(e, mpsc::error::TrySendError::Closed(_)) {
+                                return "the event is over".to_owned();
+                            }
+                            let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: format!("more than {INBOX} lines nobody asked for").into() })).await;
+                            return gone(format!("it sent more than {INBOX} lines that nobody asked for"));
+                        }
+                        // A ping right after each line from the bot (an answer: it thinks no
+                        // more), ahead of its next request: the round trip of the network.
+                        seq += 1;
+                        match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
+                            Ok(Ok(())) => ping_out = Some((seq, Instant::now(), false)),
+                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
+                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
+                        }
+                    }
+                    Some(Ok(Message::Binary(b))) => {
+                        stats.bytes_received.fetch_add(b.len() as u64, Ordering::Relaxed);
+                        let f = Fault::new(
+                            Reason::MalformedJson,
+                            "it sent a binary frame (protocol lines go in text frames, one line a frame)",
+                        );
+                        let _ = in_tx.try_send(Incoming::Fault(f));
+                        let _ = ws.close(Some(CloseFrame { code: CloseCode::Unsupported, reason: "binary frames are not protocol lines".into() })).await;
+                        return gone("it sent a binary frame".to_owned());
+                    }
+                    Some(Ok(Message::Ping(_))) => {
+                        // tungstenite queued the pong; send it now.
+                        let _ = tokio::time::timeout(write_limit, ws.flush()).await;
+                    }
+                    Some(Ok(Message::Pong(p))) => {
+                        if let Some((s, sent, thinking)) = ping_out {
+                            if p.as_ref() == &s.to_be_bytes()[..] {
+                                ping_out = None;
+                                // Only pings sent outside the bot's thinking measure the
+                                // network (they go ahead of its next request).
+                                if !thinking {
+                                    stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(now - sent);
+                                }
+                            }
+                        }
+                    }
+                    Some(Ok(Message::Close(frame))) => {
+                        let why = frame.map(|f| format!(" ({}: {})", u16::from(f.code), f.reason)).unwrap_or_default();
+                        return gone(format!("the bot's side closed the connection{why}"));
+                    }
+                    Some(Ok(Message::Frame(_))) => {}
+                    Some(Err(WsError::Capacity(e))) => {
+                        let f = Fault::new(
+                            Reason::LineTooLong,
+                            format!("it sent a frame longer than the limit of {} bytes ({e})", options.max_line),
+                        );
+                        let _ = in_tx.try_send(Incoming::Fault(f));
+                        let _ = ws.close(Some(CloseFrame { code: CloseCode::Size, reason: "frame too long".into() })).await;
+                        return gone(format!("it sent a frame longer than {} bytes", options.max_line));
+                    }
+                    Some(Err(WsError::Utf8(_))) => {
+                        let f = Fault::new(Reason::InvalidUtf8, "it sent a text frame that is not valid UTF-8");
+                        let _ = in_tx.try_send(Incoming::Fault(f));
+                        return gone("it sent a text frame that is not valid UTF-8".to_owned());
+                    }
+                    Some(Err(e)) => return gone(format!("{e}")),
+                }
+            }
+            out = out_rx.recv() => {
+                let Some(Outgoing { line, written }) = out else {
+                    // Nobody holds the connection any more (the run ends).
+                    let _ = ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "the event is over".into() })).await;
+                    return "the event is over".to_owned();
+                };
+                let n = line.len() as u64 + 1;
+                match tokio::time::timeout(write_limit, ws.send(Message::text(line))).await {
+                    Ok(Ok(())) => {
+                        stats.bytes_sent.fetch_add(n, Ordering::Relaxed);
+                        if let Some(w) = written {
+                            let _ = w.send(Instant::now());
+                        }
+                    }
+                    Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
+                    Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
+                }
+            }
+            () = async { let _ = closing.wait_for(|&c| c).await; } => {
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(1),
+                    ws.close(Some(CloseFrame { code: CloseCode::Normal, reason: "the event is over".into() })),
+                )
+                .await;
+                return "the event is over".to_owned();
+            }
+            _ = heartbeat.tick() => {
+                let now = Instant::now();
+                if now.duration_since(last_seen) >= options.silence {
+                    let _ = ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "silent too long".into() })).await;
+                    return gone(format!("nothing came for {:.1} s (heartbeats unanswered)", options.silence.as_secs_f64()));
+                }
+                seq += 1;
+                let thinking = stats.thinking.load(Ordering::SeqCst);
+                match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
+                    Ok(Ok(())) => ping_out = Some((seq, Instant::now(), thinking)),
+                    Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
+                    Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,589 @@
+//! The JSON protocol of protocol.md, as a [`BotSession`] over a remote bot's WebSocket
+//! connection ([`crate::remote::hub::Link`]) instead of a process: the same messages, the
+//! same parsing ([`parse_bot_message`]) and the same referee, clocks and records as a local
+//! bot.
+//!
+//! What differs: a remote bot is charged wall time from the end of the host's write to the
+//! arrival of its answer (no CPU accounting or stall credit: the host cannot see its
+//! machine), less a capped, measured lag credit ([`crate::remote::lag`]); it plays one game
+//! a connection lease (its `connect` client starts a fresh process when it needs one); and
+//! a lost connection is waited for (`--reconnect-s`, its clock running), then the game
+//! state and the pending request are sent again on the new connection.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use stratego_protocol::{
+    BotMessage, GameOver, GameResult, Hello, HostMessage, Info, Placement, PlyNotice, Quit, Ready, SetupRequest, Turn,
+};
+use stratego_rules::{Game, Ply};
+
+use crate::reason::{Fault, Reason};
+use crate::remote::hub::{Hub, Incoming, LeaseError, Link, Outgoing};
+use crate::remote::lag::LagQuota;
+use crate::session::json_session::{MAX_INFO_CHARS, MAX_INFO_LINES, SessionOptions, parse_bot_message};
+use crate::session::protocol_log::Direction;
+use crate::session::{
+    BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionReport, Timed, TurnRequest,
+};
+
+/// A remote bot spoken to in the JSON protocol over its connection.
+pub struct RemoteSession {
+    hub: Arc<Hub>,
+    /// The bot's id in the event (and in the hub).
+    bot: usize,
+    name: String,
+    options: SessionOptions,
+    /// The connection this game holds, once leased.
+    link: Option<Link>,
+    /// A lease was taken (given back at the end).
+    leased: bool,
+    /// Why there is no connection (it never came).
+    not_connected: Option<Fault>,
+    /// The connection was lost and not yet made again.
+    lost: Option<String>,
+    ready: Option<Ready>,
+    infos: Vec<String>,
+    pending: Vec<Ply>,
+    unrequested: Vec<String>,
+    game_id: String,
+    /// The game's `hello`, sent again after a reconnection.
+    hello: Option<HostMessage>,
+    failed: bool,
+    sent_turn: bool,
+    notes: Vec<String>,
+    quota: LagQuota,
+    bytes_to_bot: u64,
+    bytes_from_bot: u64,
+}
+
+impl RemoteSession {
+    /// A session for remote bot `bot` (its connection is taken by [`RemoteSession::attach`]).
+    pub fn new(hub: Arc<Hub>, bot: usize, options: &SessionOptions) -> RemoteSession {
+        RemoteSession {
+            name: hub.name(bot).to_owned(),
+            hub,
+            bot,
+            options: options.clone(),
+            link: None,
+            leased: false,
+            not_connected: None,
+            lost: None,
+            ready: None,
+            infos: Vec::new(),
+            pending: Vec::new(),
+            unrequested: Vec::new(),
+            game_id: String::new(),
+            hello: None,
+            failed: false,
+            sent_turn: false,
+            notes: Vec::new(),
+            quota: LagQuota::default(),
+            bytes_to_bot: 0,
+            bytes_from_bot: 0,
+        }
+    }
+
+    /// Takes the bot's connection for game `game_id`, waiting for it (with a "waiting for"
+    /// line on stderr) while it is not connected, at most the hub's connect timeout, or
+    /// while another game holds it. Without one, the game's first request fails with
+    /// `not_connected`.
+    pub async fn attach(&mut self, game_id: &str) {
+        if self.link.is_some() {
+            return;
+        }
+        let name = self.name.clone();
+        let timeout = self.hub.options().connect_timeout;
+        let on_wait = |connected: bool| {
+            if connected {
+                eprintln!("stratego-host: game {game_id}: waiting for remote bot {name} (busy in another game)");
+            } else {
+                eprintln!(
+                    "stratego-host: game {game_id}: waiting for remote bot {name} to connect (at most {:.0} s, --connect-timeout)",
+                    timeout.as_secs_f64()
+                );
+            }
+        };
+        match self.hub.lease(self.bot, timeout, on_wait).await {
+            Ok(link) => {
+                self.leased = true;
+                self.link = Some(link);
+            }
+            Err(LeaseError::NotConnected(t)) => {
+                self.not_connected = Some(Fault::new(
+                    Reason::NotConnected,
+                    format!(
+                        "remote bot {} did not connect within {:.0} s (--connect-timeout); is its `stratego-host connect` running, with its token?",
+                        self.name,
+                        t.as_secs_f64()
+                    ),
+                ));
+            }
+        }
+    }
+
+    fn log(&self, direction: Direction, text: &[u8]) {
+        if let Some(log) = &self.options.log {
+            log.line(&self.name, &self.game_id, direction, text);
+        }
+    }
+
+    fn encode(msg: &HostMessage) -> String {
+        let mut buf = Vec::with_capacity(256);
+        stratego_protocol::write_host_message(&mut buf, msg);
+        buf.pop(); // the newline: a frame is one line
+        String::from_utf8(buf).expect("host messages are UTF-8")
+    }
+
+    fn keep_info(&mut self, text: &str) {
+        if self.infos.len() < MAX_INFO_LINES {
+            self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
+        }
+    }
+
+    fn unrequested_answer(&mut self, what: &str) {
+        let text = format!("an answer no request asked for was ignored: {what}");
+        tracing::warn!("{}: game {}: {text}", self.name, self.game_id);
+        if self.unrequested.len() < MAX_INFO_LINES {
+            self.unrequested.push(text);
+        }
+    }
+
+    /// Lines already waiting (before a request): `info` kept, answers nobody asked for noted.
+    fn take_waiting_lines(&mut self) {
+        loop {
+            let Some(link) = self.link.as_mut() else { return };
+            match link.rx.try_recv() {
+                Ok(Incoming::Line(line, _)) => {
+                    self.bytes_from_bot += line.len() as u64 + 1;
+                    self.log(Direction::FromBot, line.as_bytes());
+                    match parse_bot_message(&line) {
+                        Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
+                        Ok(BotMessage::Move(m)) => {
+                            self.unrequested_answer(&format!("{} (before this request)", m.mv));
+                        }
+                        Ok(_) | Err(_) => self.unrequested_answer(&format!("{:?} (before this request)", clip(&line))),
+                    }
+                }
+                Ok(Incoming::Fault(f)) => {
+                    self.lost = Some(f.message);
+                }
+                Ok(Incoming::Gone(why)) => {
+                    self.lost = Some(why);
+                }
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Sends a line; false when the connection is gone.
+    async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Option<Instant> {
+        let line = RemoteSession::encode(msg);
+        self.log(Direction::ToBot, line.as_bytes());
+        let link = self.link.as_ref()?;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let n = line.len() as u64 + 1;
+        let sent = tokio::time::timeout_at(deadline.into(), link.tx.send(Outgoing { line, written: Some(tx) })).await;
+        if !matches!(sent, Ok(Ok(()))) {
+            return None;
+        }
+        let at = tokio::time::timeout_at(deadline.into(), rx).await.ok()?.ok()?;
+        self.bytes_to_bot += n;
+        Some(at)
+    }
+
+    /// The connection was lost: waits for the bot to come back (until `deadline` and at
+    /// most `--reconnect-s`), then greets it again for this game. Returns the fault when
+    /// it does not come back.
+    async fn resume(&mut self, why: String, deadline: Instant) -> Result<(), SessionError> {
+        let lost_at = Instant::now();
+        let window = self.hub.options().reconnect;
+        let until = deadline.min(lost_at + window);
+        let old = self.link.take().map(|l| l.id).unwrap_or(0);
+        eprintln!(
+            "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back",
+            self.game_id,
+            self.name,
+            until.saturating_duration_since(lost_at).as_secs_f64()
+        );
+        let Some(link) = self.hub.relink(self.bot, old, until).await else {
+            self.failed = true;
+            let what = if deadline <= lost_at + window { "before its clock ran out" } else { "within --reconnect-s" };
+            return Err(SessionError::Fault(Fault::new(
+                Reason::Disconnected,
+                format!(
+                    "its connection was lost ({why}) and it did not come back {what} ({:.1} s)",
+                    until.saturating_duration_since(lost_at).as_secs_f64()
+                ),
+            )));
+        };
+        self.link = Some(link);
+        self.lost = None;
+        self.notes.push(format!(
+            "connection lost ({why}); back after {:.2} s, game state and request sent again",
+            lost_at.elapsed().as_secs_f64()
+        ));
+        // Greet it again for this game (a fresh process behind it knows nothing), then the
+        // pending request follows.
+        if let Some(hello) = self.hello.clone() {
+            let mut d = Some(deadline);
+            let r = self.exchange(&hello, &mut d, Duration::ZERO, None, true).await?;
+            if let BotMessage::Ready(r) = r.0 {
+                self.ready = Some(r);
+            } else {
+                self.failed = true;
+                return Err(unexpected(&r.0, "\"ready\""));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends `msg`, then waits for its answer until `deadline`, which, when not set yet, is
+    /// set to `limit` after the end of this write. Returns the answer and the moments the
+    /// request was written and the answer came. Moves for another ply than `expect_ply`
+    /// (late answers) are dropped; with `skip_answers` (the greeting after a reconnection),
+    /// moves before `ready` are dropped too.
+    async fn exchange(
+        &mut self,
+        msg: &HostMessage,
+        deadline: &mut Option<Instant>,
+        limit: Duration,
+        expect_ply: Option<u32>,
+        skip_answers: bool,
+    ) -> Result<(BotMessage, Instant, Instant), SessionError> {
+        let write_by = deadline.unwrap_or_else(|| Instant::now() + limit);
+        let Some(written) = self.send(msg, write_by).await else {
+            let d = *deadline.get_or_insert(write_by);
+            if Instant::now() >= d {
+                return Err(SessionError::Timeout {
+                    stall_credit: Duration::ZERO,
+                    late: Instant::now().saturating_duration_since(d),
+                    note: Some("the request could not be written in time: does the bot read its frames?".to_owned()),
+                });
+            }
+            return Err(self.gone_error("writing to it failed"));
+        };
+        let d = *deadline.get_or_insert(written + limit);
+        loop {
+            let link = self.link.as_mut().expect("sent on it");
+            let next = tokio::time::timeout_at(d.into(), link.rx.recv()).await;
+            match next {
+                Err(_) => {
+                    return Err(SessionError::Timeout {
+                        stall_credit: Duration::ZERO,
+                        late: Instant::now().saturating_duration_since(d),
+                        note: None,
+                    });
+                }
+                Ok(None) => return Err(self.gone_error("the connection ended")),
+                Ok(Some(Incoming::Gone(why))) => return Err(self.gone_error(&why)),
+                Ok(Some(Incoming::Fault(f))) => {
+                    self.failed = true;
+                    return Err(SessionError::Fault(f));
+                }
+                Ok(Some(Incoming::Line(line, at))) => {
+                    self.bytes_from_bot += line.len() as u64 + 1;
+                    self.log(Direction::FromBot, line.as_bytes());
+                    match parse_bot_message(&line) {
+                        Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
+                        Ok(BotMessage::Move(m)) if m.ply.is_some() && expect_ply.is_some() && m.ply != expect_ply => {
+                            self.unrequested_answer(&format!("{} for ply {}", m.mv, m.ply.unwrap_or_default()));
+                        }
+                        Ok(BotMessage::Move(m)) if skip_answers => {
+                            self.unrequested_answer(&format!("{} (before its ready)", m.mv));
+                        }
+                        Ok(m) => return Ok((m, written, at)),
+                        Err(f) => {
+                            self.failed = true;
+                            return Err(SessionError::Fault(f));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A lost connection, to be resumed (see [`RemoteSession::ask`]).
+    fn gone_error(&mut self, why: &str) -> SessionError {
+        self.lost = Some(why.to_owned());
+        SessionError::Fault(Fault::new(Reason::Disconnected, format!("its connection was lost: {why}")))
+    }
+
+    /// Sends a request and waits for its answer within `limit` from the end of the write
+    /// (plus the lag allowance for a move, `paced`). A connection lost meanwhile is waited
+    /// for and the request sent again on the new one; the deadline and the charge count
+    /// from the first write (the bot's clock keeps running).
+    async fn ask(
+        &mut self,
+        msg: &HostMessage,
+        limit: Duration,
+        expect_ply: Option<u32>,
+        paced: bool,
+    ) -> Result<Timed<BotMessage>, SessionError> {
+        if let Some(f) = &self.not_connected {
+            self.failed = true;
+            return Err(SessionError::Fault(f.clone()));
+        }
+        self.take_waiting_lines();
+        let one_way = self.link.as_ref().and_then(|l| l.stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).one_way());
+        let allowance = if paced { self.quota.allowance(one_way) } else { Duration::ZERO };
+        let limit = limit + allowance;
+        let mut deadline: Option<Instant> = None;
+        let mut first_written: Option<Instant> = None;
+        loop {
+            if let Some(why) = self.lost.take() {
+                let d = *deadline.get_or_insert_with(|| Instant::now() + limit);
+                self.resume(why, d).await?;
+            }
+            if let Some(l) = self.link.as_ref() {
+                l.stats.thinking.store(true, Ordering::SeqCst);
+            }
+            let result = self.exchange(msg, &mut deadline, limit, expect_ply, false).await;
+            if let Some(l) = self.link.as_ref() {
+                l.stats.thinking.store(false, Ordering::SeqCst);
+            }
+            match result {
+                Ok((answer, written, at)) => {
+                    let raw = at.saturating_duration_since(*first_written.get_or_insert(written));
+                    let (took, lag) = if paced {
+                        let credit = self.quota.credit(allowance, raw);
+                        (raw - credit, Some(LagCredit { lag: one_way.unwrap_or_default(), credit }))
+                    } else {
+                        (raw, None)
+                    };
+                    return Ok(Timed { value: answer, took, stall_credit: Duration::ZERO, lag });
+                }
+                // Lost: resumed at the top of the loop.
+                Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
+                    if first_written.is_none() {
+                        first_written = deadline.map(|d| d - limit);
+                    }
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn full_view(&self) -> bool {
+        self.ready.as_ref().is_none_or(|r| r.view.is_full())
+    }
+
+    /// Tells the bot something that needs no answer (a lost connection shows at its next
+    /// request).
+    async fn tell(&mut self, msg: &HostMessage) {
+        if self.link.is_none() || self.lost.is_some() {
+            return;
+        }
+        let deadline = Instant::now() + self.options.grace.max(Duration::from_secs(1));
+        if self.send(msg, deadline).await.is_none() {
+            self.lost.get_or_insert_with(|| "writing to it failed".to_owned());
+        }
+    }
+
+    /// Gives the connection back to the hub for the bot's next game.
+    fn release(&mut self) {
+        if self.leased {
+            self.leased = false;
+            self.hub.give_back(self.bot, self.link.take());
+        }
+    }
+}
+
+impl Drop for RemoteSession {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+fn clip(line: &str) -> String {
+    crate::session::json_session::clip(line)
+}
+
+fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
+    let ty = match got {
+        BotMessage::Ready(_) => "ready",
+        BotMessage::Setup(_) => "setup",
+        BotMessage::Move(_) => "move",
+        BotMessage::Resign(_) => "resign",
+        BotMessage::Info(_) => "info",
+    };
+    SessionError::Fault(Fault::new(Reason::UnexpectedMessage, format!("it sent {ty:?} when {wanted} was expected")))
+}
+
+impl BotSession for RemoteSession {
+    async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
+        self.game_id = start.game_id.to_owned();
+        self.infos.clear();
+        self.unrequested.clear();
+        self.notes.clear();
+        self.pending.clear();
+        self.sent_turn = false;
+        self.failed = false;
+        self.bytes_to_bot = 0;
+        self.bytes_from_bot = 0;
+        let hello = HostMessage::Hello(Hello {
+            protocol: stratego_protocol::PROTOCOL_VERSION,
+            game_id: start.game_id.to_owned(),
+            color: start.color,
+            ruleset: start.rules.spec().clone(),
+            time_control: start.time_control.to_wire(),
+            seed: start.seed,
+            max_line_bytes: start.max_line,
+            opponent: start.opponent.map(str::to_owned),
+        });
+        self.hello = Some(hello.clone());
+        let answer = self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false).await?;
+        match answer.value {
+            BotMessage::Ready(r) => {
+                self.ready = Some(r);
+                Ok(Timed { value: (), took: answer.took, stall_credit: Duration::ZERO, lag: None })
+            }
+            other => {
+                self.failed = true;
+                Err(unexpected(&other, "\"ready\""))
+            }
+        }
+    }
+
+    async fn setup(
+        &mut self,
+        start: &GameStart<'_>,
+        fixed: Option<&stratego_rules::Deployment>,
+    ) -> Result<Timed<String>, SessionError> {
+        let request = HostMessage::SetupRequest(SetupRequest {
+            game_id: start.game_id.to_owned(),
+            color: start.color,
+            squares: start.rules.setup_squares(start.color).collect(),
+            pieces: *start.rules.pieces(),
+            exact_counts: start.rules.exact_counts(),
+            time_ms: crate::game::clock::ms(start.time_control.setup),
+            fixed: fixed.map(|d| d.to_rows(start.rules)),
+        });
+        let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false).await?;
+        match answer.value {
+            BotMessage::Setup(s) => {
+                Ok(Timed { value: s.deployment, took: answer.took, stall_credit: Duration::ZERO, lag: None })
+            }
+            other => {
+                self.failed = true;
+                Err(unexpected(&other, "\"setup\""))
+            }
+        }
+    }
+
+    async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
+        let game = req.game;
+        let color = game.to_move();
+        let full_view = self.full_view();
+        let mut legal = Vec::new();
+        game.legal_moves(&mut legal);
+        let mut pieces = Vec::new();
+        if full_view {
+            game.view_pieces_into(color, &mut pieces);
+        }
+        let turn = HostMessage::Turn(Turn {
+            game_id: req.game_id.to_owned(),
+            ply: game.ply_count(),
+            color,
+            plies: std::mem::take(&mut self.pending),
+            pieces,
+            captured: full_view.then(|| *game.captured()),
+            legal_moves: legal,
+            clock: req.clock,
+            strike: req.strike.cloned(),
+            opponent_squares: (!full_view && !self.sent_turn).then(|| req.opponent_setup.to_vec()),
+        });
+        self.sent_turn = true;
+        let answer = self.ask(&turn, req.budget, Some(game.ply_count()), true).await?;
+        let value = match answer.value {
+            BotMessage::Move(m) => Decision::Move(m.mv),
+            BotMessage::Resign(_) => Decision::Resign,
+            other => {
+                self.failed = true;
+                return Err(unexpected(&other, "\"move\" or \"resign\""));
+            }
+        };
+        Ok(Timed { value, took: answer.took, stall_credit: Duration::ZERO, lag: answer.lag })
+    }
+
+    async fn played(&mut self, game: &Game, ply: &Ply) {
+        if self.ready.as_ref().is_some_and(|r| r.immediate_plies) {
+            let notice =
+                HostMessage::Ply(PlyNotice { game_id: self.game_id.clone(), ply: game.ply_count(), played: *ply });
+            self.tell(&notice).await;
+        } else {
+            self.pending.push(*ply);
+        }
+    }
+
+    async fn game_over(&mut self, end: &GameEnd<'_>) {
+        let over = HostMessage::GameOver(GameOver {
+            game_id: end.game_id.to_owned(),
+            result: match end.result.winner {
+                None => GameResult::Draw,
+                Some(w) if w == end.color => GameResult::Win,
+                Some(_) => GameResult::Loss,
+            },
+            winner: end.result.winner,
+            reason: end.result.reason.code().to_owned(),
+            message: end.result.message.clone(),
+            plies: std::mem::take(&mut self.pending),
+            total_plies: end.total_plies,
+            opponent_setup: end
+                .opponent_setup
+                .map(|d| d.pieces().iter().map(|&(square, rank)| Placement { square, rank }).collect())
+                .unwrap_or_default(),
+        });
+        self.tell(&over).await;
+    }
+
+    fn report(&self) -> SessionReport {
+        let peer = self.link.as_ref().map(|l| format!("remote, connected from {}", l.peer));
+        let mut notes: Vec<String> = peer.into_iter().collect();
+        notes.extend(self.notes.iter().cloned());
+        SessionReport {
+            reported_name: self.ready.as_ref().map(|r| r.name.clone()),
+            version: self.ready.as_ref().and_then(|r| r.version.clone()),
+            author: self.ready.as_ref().and_then(|r| r.author.clone()),
+            info: self.infos.clone(),
+            stderr_tail: String::new(),
+            stderr_bytes: 0,
+            bytes_to_bot: self.bytes_to_bot,
+            bytes_from_bot: self.bytes_from_bot,
+            process_note: (!notes.is_empty()).then(|| notes.join("; ")),
+            unrequested: self.unrequested.clone(),
+        }
+    }
+
+    fn reusable(&self) -> bool {
+        // One game a lease: the connection goes back to the hub after each game, so that
+        // no worker holds a bot between its games (two games waiting for each other's bots
+        // would wait for ever). Its `connect` client starts a fresh process as needed.
+        false
+    }
+
+    async fn shutdown(self, grace: Duration) -> String {
+        self.close(grace).await.0
+    }
+
+    async fn close(mut self, _grace: Duration) -> (String, SessionReport) {
+        // `quit`, then the connection goes back: its process ends on the entrant's side.
+        if self.link.is_some() && self.lost.is_none() {
+            self.tell(&HostMessage::Quit(Quit {})).await;
+            // What it said after game_over belongs to this game.
+            self.take_waiting_lines();
+        }
+        let report = self.report();
+        let how = match (&self.not_connected, &self.lost) {
+            (Some(_), _) => "remote: never connected".to_owned(),
+            (None, Some(why)) => format!("remote: connection lost ({why})"),
+            (None, None) => "remote: told to quit; the connection stays for its next game".to_owned(),
+        };
+        self.release();
+        (how, report)
+    }
+}

@@ -1,0 +1,773 @@
+//! Remote bots end to end, on 127.0.0.1: the real host listening (`--listen`), the real
+//! `connect` client running real bots, and raw WebSocket clients for bad input.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use stratego_tests::{CALM_CLOCK, TempDir, bin, host_bin, records, wait_for};
+
+/// A host running an event with remote bots, its stderr collected.
+struct Host {
+    child: Child,
+    port: u16,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Host {
+    /// Starts `stratego-host ARGS --listen 127.0.0.1:0` and waits for its listening line.
+    fn start(args: &[&str]) -> Host {
+        let mut child = Command::new(host_bin())
+            .args(args)
+            .args(["--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the host starts");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pipe = child.stderr.take().unwrap();
+        let keep = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("on ws://127.0.0.1:").nth(1) {
+                    let _ = tx.send(rest.trim().parse::<u16>().unwrap_or(0));
+                }
+                let mut s = keep.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let port = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(p) => p,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("the host did not say where it listens: {}", stderr.lock().unwrap());
+            }
+        };
+        Host { child, port, stderr }
+    }
+
+    fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits for the host to exit (at most `limit`); its exit code and stdout.
+    fn finish(mut self, limit: Duration) -> (i32, String, String) {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut out = String::new();
+                self.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+                // Let the stderr thread take the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+                return (status.code().unwrap_or(-1), out, self.stderr());
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("the host did not finish within {limit:?}: {}", self.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A `connect` client, killed when dropped.
+struct Client(Child);
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Client {
+    fn start(url: &str, token_file: &Path, bot: &[&str]) -> Client {
+        Client(
+            Command::new(host_bin())
+                .args(["connect", url, "--token-file", token_file.to_str().unwrap(), "--retry-s", "30", "--"])
+                .args(bot)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("connect starts"),
+        )
+    }
+
+    /// Waits for it to exit (at most `limit`): its exit code and stderr.
+    fn finish(mut self, limit: Duration) -> (i32, String) {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                let mut err = String::new();
+                self.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+                return (status.code().unwrap_or(-1), err);
+            }
+            assert!(start.elapsed() < limit, "connect did not exit within {limit:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A new token in `dir/NAME.token` (via the real `token` command) and its SHA-256.
+fn token(dir: &TempDir, name: &str) -> (PathBuf, String) {
+    let path = dir.join(&format!("{name}.token"));
+    let out = Command::new(host_bin()).args(["token", "--out", path.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let sha = stdout.trim().strip_prefix("token_sha256 = \"").and_then(|s| s.strip_suffix('"')).expect(&stdout);
+    (path, sha.to_owned())
+}
+
+/// A remote bot's spec.
+fn remote_spec(name: &str, sha: &str) -> String {
+    format!(r#"{{"name":"{name}","remote":true,"token_sha256":"{sha}"}}"#)
+}
+
+fn sample_bot() -> Vec<String> {
+    vec![host_bin().display().to_string(), "sample-bot".to_owned()]
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn the_token_command_writes_once_with_mode_0600_and_never_overwrites() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("remote-token");
+    let (path, sha) = token(&dir, "a");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("stt_") && text.trim().len() == 68, "{text}");
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(sha, stratego_host::remote::token::hex(&stratego_host::remote::token::hash(text.trim())));
+    let again = Command::new(host_bin()).args(["token", "--out", path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("never replaced"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "the token file is untouched");
+    // Printed once, with its hash.
+    let shown = Command::new(host_bin()).arg("token").output().unwrap();
+    let out = String::from_utf8(shown.stdout).unwrap();
+    assert!(out.contains("token = \"stt_") && out.contains("token_sha256 = \""), "{out}");
+}
+
+#[test]
+fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
+    let dir = TempDir::new("remote-match");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--connect-timeout",
+        "60",
+    ]);
+    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("far"), "{stdout}");
+    let (ccode, cerr) = client.finish(Duration::from_secs(20));
+    assert_eq!(ccode, 0, "connect exits when the event is over: {cerr}");
+    let recs = records(&out);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert!(!r["result"]["reason"].as_str().unwrap().contains("timeout"), "{}", r["result"]);
+        let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+        assert_eq!(r["bots"][far]["command"][0], "remote:far");
+        assert_eq!(r["bots"][far]["reported_name"], "sample-bot-heuristic", "the bot behind connect answered");
+        assert!(r["bots"][far]["process_note"].as_str().unwrap().contains("remote, connected from 127.0.0.1"));
+        for p in r["plies"].as_array().unwrap() {
+            let remote_move = p["color"] == far;
+            assert_eq!(p.get("lag_us").is_some(), remote_move, "lag_us on remote moves only: {p}");
+            assert!(p["lag_credit_us"].as_u64().unwrap_or(0) <= 50_000, "{p}");
+        }
+    }
+}
+
+#[test]
+fn a_remote_bot_that_never_connects_forfeits_with_a_reason_that_says_so() {
+    let dir = TempDir::new("remote-absent");
+    let (_, sha) = token(&dir, "ghost");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("ghost", &sha),
+        "--games",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--connect-timeout",
+        "0.5",
+    ]);
+    let (code, _, stderr) = host.finish(Duration::from_secs(60));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("waiting for remote bot ghost to connect"), "{stderr}");
+    let recs = records(&out);
+    assert_eq!(recs[0]["result"]["reason"], "not_connected", "{}", recs[0]["result"]);
+    assert!(recs[0]["result"]["message"].as_str().unwrap().contains("did not connect within"));
+}
+
+#[test]
+fn remote_bots_need_listen_and_a_token_and_no_command() {
+    let dir = TempDir::new("remote-usage");
+    let (_, sha) = token(&dir, "x");
+    let run = |args: &[&str]| Command::new(host_bin()).args(args).output().unwrap();
+    let out = run(&["match", "sample-bot", &remote_spec("x", &sha)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give --listen"), "{out:?}");
+    let out = run(&["match", "sample-bot", r#"{"name":"x","remote":true}"#, "--listen", "127.0.0.1:0"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("token_sha256"), "{out:?}");
+    let out = run(&["match", "sample-bot", r#"{"name":"x","remote":true,"token_sha256":"abc"}"#]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("64 hex digits"), "{out:?}");
+}
+
+/// A raw WebSocket client on its own runtime.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// The HTTP status and body of a refused handshake with `token` (None: no header).
+async fn refused(url: &str, token: Option<&str>) -> (u16, String) {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = url.into_client_request().unwrap();
+    if let Some(t) = token {
+        req.headers_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+            let body = resp.body().as_ref().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            (resp.status().as_u16(), body)
+        }
+        Err(e) => panic!("not an HTTP refusal: {e}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
+
+#[test]
+fn wrong_and_missing_tokens_and_a_second_client_are_refused_with_clear_reasons() {
+    let dir = TempDir::new("remote-tokens");
+    let (tf, sha) = token(&dir, "far");
+    let (wrong, _) = token(&dir, "stranger");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let url = host.url();
+    let rt = runtime();
+    let (status, body) = rt.block_on(refused(&url, None));
+    assert_eq!(status, 401);
+    assert!(body.contains("no token"), "{body}");
+    let (status, body) = rt.block_on(refused(&url, Some("stt_0000")));
+    assert_eq!(status, 401);
+    assert!(body.contains("invalid token"), "{body}");
+    // The real client with a wrong token stops at once and says why.
+    let (code, err) = Client::start(&url, &wrong, &strs(&sample_bot())).finish(Duration::from_secs(20));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid token"), "{err}");
+    // The right one plays; a second client with the same token is refused while it is on.
+    let client = Client::start(&url, &tf, &strs(&sample_bot()));
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
+    let tok = std::fs::read_to_string(&tf).unwrap();
+    let (status, body) = rt.block_on(refused(&url, Some(tok.trim())));
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("connected already"), "{body}");
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("refused (401 Unauthorized): invalid token"), "logged: {stderr}");
+    assert!(stderr.contains("refused (409 Conflict)"), "logged: {stderr}");
+    drop(client);
+    assert_eq!(records(&out).len(), 1);
+}
+
+#[test]
+fn idle_and_slow_loris_connections_are_capped_and_timed_out_and_the_bot_still_plays() {
+    let dir = TempDir::new("remote-loris");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--handshake-timeout-ms",
+        "800",
+        "--max-unauthenticated",
+        "8",
+    ]);
+    let addr = format!("127.0.0.1:{}", host.port);
+    // 500 idle connections: all but the first 8 are closed at once.
+    let mut idle: Vec<TcpStream> = (0..500).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    let is_closed = |s: &mut TcpStream, wait: Duration| -> bool {
+        s.set_read_timeout(Some(wait)).unwrap();
+        let mut b = [0u8; 16];
+        match s.read(&mut b) {
+            Ok(0) => true,
+            Ok(_) => true,
+            Err(e) => !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+        }
+    };
+    // The last ones were refused (the first 8 may hold their places for 800 ms).
+    let refused_fast = idle[400..].iter_mut().map(|s| is_closed(s, Duration::from_millis(2000))).filter(|&c| c).count();
+    assert_eq!(refused_fast, 100, "connections past the cap are closed");
+    // A slow loris: a header a byte at a time, never finished.
+    let mut loris = TcpStream::connect(&addr).unwrap();
+    let started = Instant::now();
+    let mut closed_after = None;
+    for b in b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+        if loris.write_all(&[*b]).is_err() {
+            closed_after = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let closed_after =
+        closed_after.or_else(|| is_closed(&mut loris, Duration::from_secs(5)).then(|| started.elapsed()));
+    assert!(closed_after.is_some_and(|t| t < Duration::from_secs(5)), "the slow handshake was cut: {closed_after:?}");
+    // Every idle one is gone after the handshake limit.
+    assert!(idle[..8].iter_mut().all(|s| is_closed(s, Duration::from_secs(5))));
+    drop(idle);
+    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("no handshake within 800 ms"), "{stderr}");
+    assert!(stderr.contains("in their handshake"), "{stderr}");
+    drop(client);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1);
+    assert!(!recs[0]["result"]["reason"].as_str().unwrap().contains("connect"), "{}", recs[0]["result"]);
+}
+
+/// A raw remote bot: says ready to hello, then sends `bad` (a frame) at its setup request.
+async fn raw_bot(url: &str, token: &str, bad: tokio_tungstenite::tungstenite::Message) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = url.into_client_request().unwrap();
+    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("connected");
+    let mut bad = Some(bad);
+    while let Some(Ok(msg)) = ws.next().await {
+        let Message::Text(t) = msg else { continue };
+        if t.contains(r#""type":"hello""#) {
+            ws.send(Message::text(r#"{"type":"ready","name":"raw"}"#)).await.unwrap();
+        } else if t.contains(r#""type":"setup_request""#) {
+            if let Some(b) = bad.take() {
+                let _ = ws.send(b).await;
+            }
+        }
+    }
+}
+
+fn bad_frame_forfeits(name: &str, bad: tokio_tungstenite::tungstenite::Message, reason: &str, words: &str) {
+    let dir = TempDir::new(name);
+    let (tf, sha) = token(&dir, "raw");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("raw", &sha),
+        "--games",
+        "1",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--max-line",
+        "4096",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let tok = std::fs::read_to_string(&tf).unwrap();
+    let url = host.url();
+    let t = std::thread::spawn(move || runtime().block_on(raw_bot(&url, tok.trim(), bad)));
+    let (code, _, stderr) = host.finish(Duration::from_secs(60));
+    assert_eq!(code, 0, "{stderr}");
+    let _ = t.join();
+    let recs = records(&out);
+    assert_eq!(recs[0]["result"]["reason"], reason, "{}", recs[0]["result"]);
+    assert!(recs[0]["result"]["message"].as_str().unwrap().contains(words), "{}", recs[0]["result"]);
+}
+
+#[test]
+fn an_oversize_frame_forfeits_with_line_too_long() {
+    let big = tokio_tungstenite::tungstenite::Message::text("x".repeat(10_000));
+    bad_frame_forfeits("remote-oversize", big, "line_too_long", "longer than the limit of 4096 bytes");
+}
+
+#[test]
+fn garbage_frames_forfeit_with_precise_reasons() {
+    let binary = tokio_tungstenite::tungstenite::Message::binary(vec![0xffu8, 0, 1, 2]);
+    bad_frame_forfeits("remote-binary", binary, "malformed_json", "binary frame");
+    let text = tokio_tungstenite::tungstenite::Message::text("{not json");
+    bad_frame_forfeits("remote-garbage", text, "malformed_json", "not JSON");
+}
+
+#[test]
+fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_forfeits() {
+    let dir = TempDir::new("remote-vanish");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    // The remote bot thinks 1.5 s a move: the client is killed during its first move.
+    let slow = [bin("misbehaving-bot").display().to_string(), "--think-ms".into(), "1500".into()];
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        "--max-plies",
+        "6",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--reconnect-s",
+        "30",
+    ]);
+    let first = Client::start(&host.url(), &tf, &strs(&slow));
+    // Its first turn: the setups are in (the sample bot is Red and moved, or Blue waits).
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
+    std::thread::sleep(Duration::from_millis(2500));
+    drop(first); // SIGKILL: the connection ends mid-move (its bot process with it)
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("lost its connection")), "{}", host.stderr());
+    let second = Client::start(&host.url(), &tf, &strs(&slow));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    drop(second);
+    let recs = records(&out);
+    let r = &recs[0];
+    assert_eq!(r["result"]["reason"], "ply_limit", "the game went on to its end: {}", r["result"]);
+    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    let note = r["bots"][far]["process_note"].as_str().unwrap();
+    assert!(note.contains("connection lost") && note.contains("sent again"), "{note}");
+
+    // Gone past the window: forfeit, reason disconnected.
+    let out2 = dir.join("out2");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out2.to_str().unwrap(),
+        "--reconnect-s",
+        "1",
+    ]);
+    let first = Client::start(&host.url(), &tf, &strs(&slow));
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
+    std::thread::sleep(Duration::from_millis(2500));
+    drop(first);
+    let (code, _, stderr) = host.finish(Duration::from_secs(60));
+    assert_eq!(code, 0, "{stderr}");
+    let recs = records(&out2);
+    assert_eq!(recs[0]["result"]["reason"], "disconnected", "{}", recs[0]["result"]);
+    assert!(recs[0]["result"]["message"].as_str().unwrap().contains("did not come back"), "{}", recs[0]["result"]);
+}
+
+#[test]
+fn a_tournament_of_two_local_and_two_remote_bots_gives_the_same_tables_and_records() {
+    let python = Command::new("python3").arg("--version").output();
+    if python.is_err() {
+        return stratego_tests::skip("remote tournament", "no python3 for the Python example");
+    }
+    let dir = TempDir::new("remote-tournament");
+    let (tf_sample, sha_sample) = token(&dir, "far-sample");
+    let (tf_python, sha_python) = token(&dir, "far-python");
+    // One by its hash in the file, one by a file of hashes next to it.
+    std::fs::write(dir.join("python.sha256"), format!("# far-python\n{sha_python}\n")).unwrap();
+    let out = dir.join("out");
+    let config = dir.join("t.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"format = "round-robin"
+games = 2
+seed = 7
+move_time = {move_time}
+
+[[bot]]
+command = "sample-bot --strategy random"
+
+[[bot]]
+command = "sample-bot"
+
+[[bot]]
+name = "far-sample"
+remote = true
+token_sha256 = "{sha_sample}"
+
+[[bot]]
+name = "far-python"
+remote = true
+token_file = "python.sha256"
+"#,
+            move_time = stratego_tests::CALM_MOVE_TIME
+        ),
+    )
+    .unwrap();
+    let host =
+        Host::start(&["tournament", config.to_str().unwrap(), "--max-plies", "60", "--out", out.to_str().unwrap()]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let py = root.join("examples/python/bot.py").display().to_string();
+    let a = Client::start(&host.url(), &tf_sample, &strs(&sample_bot()));
+    let b = Client::start(&host.url(), &tf_python, &["python3", &py]);
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(180));
+    assert_eq!(code, 0, "{stderr}");
+    for name in ["sample-bot-random", "sample-bot-heuristic", "far-sample", "far-python"] {
+        assert!(stdout.contains(name), "{name} in the tables: {stdout}");
+    }
+    assert!(stdout.contains("remote bots' network: far-"), "lag per remote bot: {stdout}");
+    assert_eq!(a.finish(Duration::from_secs(20)).0, 0);
+    assert_eq!(b.finish(Duration::from_secs(20)).0, 0);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 12, "6 pairings, 2 games each");
+    for r in &recs {
+        let reason = r["result"]["reason"].as_str().unwrap();
+        assert!(["ply_limit", "flag_captured", "no_legal_moves"].contains(&reason), "{}", r["result"]);
+        for color in ["red", "blue"] {
+            let remote = r["bots"][color]["name"].as_str().unwrap().starts_with("far-");
+            assert_eq!(r["bots"][color]["command"][0].as_str().unwrap().starts_with("remote:"), remote);
+        }
+    }
+    assert!(out.join("index.html").is_file(), "the same pages as an all-local run");
+}
+
+#[test]
+fn a_remote_bot_connects_over_tls_with_the_organisers_certificate() {
+    let dir = TempDir::new("remote-tls");
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    std::fs::write(dir.join("cert.pem"), cert.cert.pem()).unwrap();
+    std::fs::write(dir.join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let mut child = Command::new(host_bin())
+        .args(["match", "sample-bot", &remote_spec("far", &sha), "--games", "1", "--max-plies", "40"])
+        .args(CALM_CLOCK)
+        .args(["--out", out.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .args([
+            "--tls-cert",
+            dir.join("cert.pem").to_str().unwrap(),
+            "--tls-key",
+            dir.join("key.pem").to_str().unwrap(),
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let port = loop {
+        let line = lines.next().expect("a listening line").unwrap();
+        if let Some(rest) = line.split("on wss://127.0.0.1:").nth(1) {
+            break rest.trim().parse::<u16>().unwrap();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let url = format!("wss://localhost:{port}");
+    // Without the certificate, the client does not trust the host (and keeps trying).
+    let mut untrusting = Command::new(host_bin())
+        .args(["connect", &url, "--token-file", tf.to_str().unwrap(), "--retry-s", "0", "--"])
+        .args(sample_bot())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    untrusting.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(untrusting.wait().unwrap().code(), Some(1), "{err}");
+    assert!(err.contains("TLS") && err.to_lowercase().contains("certificate"), "{err}");
+    let client = Client(
+        Command::new(host_bin())
+            .args([
+                "connect",
+                &url,
+                "--token-file",
+                tf.to_str().unwrap(),
+                "--ca",
+                dir.join("cert.pem").to_str().unwrap(),
+            ])
+            .arg("--")
+            .args(sample_bot())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(wait_for(Duration::from_secs(120), || child.try_wait().unwrap().is_some()), "the match ends");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    drop(client);
+    let recs = records(&out);
+    assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}
+
+/// A TCP proxy on 127.0.0.1 that delays everything by `delay` each way; returns its port.
+fn delaying_proxy(to: u16, delay: Duration) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for inbound in listener.incoming().take(16) {
+            let Ok(inbound) = inbound else { continue };
+            let Ok(outbound) = TcpStream::connect(("127.0.0.1", to)) else { continue };
+            let _ = inbound.set_nodelay(true);
+            let _ = outbound.set_nodelay(true);
+            for (from, into) in [(inbound.try_clone().unwrap(), outbound.try_clone().unwrap()), (outbound, inbound)] {
+                // A delay line: a reader stamps each chunk, a writer sends it `delay` later.
+                let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
+                let mut from = from;
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n) = from.read(&mut buf) {
+                        if n == 0 || tx.send((Instant::now() + delay, buf[..n].to_vec())).is_err() {
+                            break;
+                        }
+                    }
+                });
+                let mut into = into;
+                std::thread::spawn(move || {
+                    for (at, chunk) in rx {
+                        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                        if into.write_all(&chunk).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = into.shutdown(std::net::Shutdown::Write);
+                });
+            }
+        }
+    });
+    port
+}
+
+#[test]
+fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_allowance() {
+    const DELAY_MS: u64 = 30;
+    let dir = TempDir::new("remote-lag");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let times = dir.join("times");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        "--max-plies",
+        "24",
+        "--move-time",
+        "1",
+        "--heartbeat-ms",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let proxy = delaying_proxy(host.port, Duration::from_millis(DELAY_MS));
+    let bot = [
+        bin("misbehaving-bot").display().to_string(),
+        "--think-ms".into(),
+        "900".into(),
+        "--times".into(),
+        times.display().to_string(),
+    ];
+    let client = Client::start(&format!("ws://127.0.0.1:{proxy}"), &tf, &strs(&bot));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    drop(client);
+    let r = &records(&out)[0];
+    assert_eq!(r["result"]["reason"], "ply_limit", "no move lost on time: {}", r["result"]);
+    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    let think: Vec<u64> = std::fs::read_to_string(&times).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect();
+    let moves: Vec<&serde_json::Value> = r["plies"].as_array().unwrap().iter().filter(|p| p["color"] == far).collect();
+    assert_eq!(moves.len(), think.len(), "a time per move");
+    let mut credited = 0;
+    for (i, (p, &t)) in moves.iter().zip(&think).enumerate() {
+        let lag = p["lag_us"].as_u64().expect("lag_us on a remote move");
+        let credit = p["lag_credit_us"].as_u64().unwrap_or(0);
+        let charged = p["time_us"].as_u64().unwrap();
+        assert!(credit <= 50_000 && credit <= lag, "move {i}: credit {credit} µs, lag {lag} µs");
+        // Charged at least its own think time: the credit never reaches into it (the round
+        // trip, twice the one-way lag, is charged before the credit of one).
+        assert!(charged >= t, "move {i}: charged {charged} µs, thought {t} µs");
+        if i >= 2 {
+            // Measured: the proxy's delay, give or take the machine.
+            assert!(lag >= DELAY_MS * 1000 * 8 / 10, "move {i}: lag {lag} µs for a {DELAY_MS} ms delay");
+            credited += 1;
+        }
+    }
+    assert!(credited >= 8, "the lag was credited on most moves");
+}
+
+#[test]
+fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfeited() {
+    let dir = TempDir::new("remote-replay");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        "--max-plies",
+        "20",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--reconnect-s",
+        "0.5",
+    ]);
+    // The first client's bot never answers its setup: it is gone before any move.
+    let hang = [bin("misbehaving-bot").display().to_string(), "--misbehave".into(), "setup-timeout".into()];
+    let first = Client::start(&host.url(), &tf, &strs(&hang));
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
+    std::thread::sleep(Duration::from_millis(500));
+    drop(first);
+    assert!(
+        wait_for(Duration::from_secs(30), || host.stderr().contains("aborted before its first move")),
+        "{}",
+        host.stderr()
+    );
+    let second = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    drop(second);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 1, "one record: the game played again");
+    assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}
