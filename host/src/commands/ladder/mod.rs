@@ -194,7 +194,9 @@ pub fn run(plan: LadderPlan) -> Result<Outcome, ConfigError> {
             eprintln!("stratego-host: wrote {} to {}", stratego_stats::plural(written, "record"), out.display());
             ok(String::new())
         }
-        LadderAction::Prune { keep, archive, no_vacuum } => prune(ladder, &plan.db, keep, archive.as_deref(), no_vacuum),
+        LadderAction::Prune { keep, archive, no_vacuum } => {
+            prune(ladder, &plan.db, keep, archive.as_deref(), no_vacuum)
+        }
         LadderAction::Play { run, games } => {
             // The ladder holds every bot's command and every game: no sandbox shows it,
             // nor its journal files (open while the ladder is, in WAL mode).
@@ -214,12 +216,9 @@ fn pairings(ladder: &Ladder, games: u32, as_json: bool) -> Result<Outcome, Confi
     let all = ladder.bots().map_err(failure)?;
     let active: Vec<&store::LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
     let pairs = play::pairs_to_play(ladder, &active, games)?;
-    let named: Vec<[&str; 2]> = pairs.iter().map(|&(a, b)| [active[a].name.as_str(), active[b].name.as_str()]).collect();
-    let stdout = if as_json {
-        json(&named)
-    } else {
-        named.iter().map(|[a, b]| format!("{a}\t{b}\n")).collect()
-    };
+    let named: Vec<[&str; 2]> =
+        pairs.iter().map(|&(a, b)| [active[a].name.as_str(), active[b].name.as_str()]).collect();
+    let stdout = if as_json { json(&named) } else { named.iter().map(|[a, b]| format!("{a}\t{b}\n")).collect() };
     Ok(Outcome { stdout, code: crate::exit::OK })
 }
 
@@ -253,7 +252,13 @@ fn write_records_file(ladder: &Ladder, games: &[i64], out: &Path) -> Result<(u64
 
 /// `ladder prune`: the records of old games go (first to the archive, when asked), every
 /// game's result stays; then `VACUUM` gives the space back to the file system.
-fn prune(mut ladder: Ladder, db: &Path, keep: Keep, archive: Option<&Path>, no_vacuum: bool) -> Result<Outcome, ConfigError> {
+fn prune(
+    mut ladder: Ladder,
+    db: &Path,
+    keep: Keep,
+    archive: Option<&Path>,
+    no_vacuum: bool,
+) -> Result<Outcome, ConfigError> {
     let which = match keep {
         Keep::Days(days) => {
             let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);

@@ -458,7 +458,8 @@ impl Ladder {
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(|e| e.to_string())? {
             let id: String = row.get(0).map_err(|e| e.to_string())?;
-            let line = stored_line(row.get_ref(1).map_err(|e| e.to_string())?).map_err(|e| format!("game {id}: {e}"))?;
+            let line =
+                stored_line(row.get_ref(1).map_err(|e| e.to_string())?).map_err(|e| format!("game {id}: {e}"))?;
             out.push(serde_json::from_slice(&line).map_err(|e| format!("game {id}: stored record: {e}"))?);
         }
         Ok(out)
@@ -470,7 +471,9 @@ impl Ladder {
     /// A database error.
     pub fn stored_games(&self, which: &RecordSelection) -> rusqlite::Result<Vec<i64>> {
         let (sql, arg) = match which {
-            RecordSelection::All => ("SELECT game FROM records r JOIN games g ON g.id = r.game ORDER BY g.played_unix, g.id", None),
+            RecordSelection::All => {
+                ("SELECT game FROM records r JOIN games g ON g.id = r.game ORDER BY g.played_unix, g.id", None)
+            }
             RecordSelection::Bot(id) => (
                 "SELECT game FROM records r JOIN games g ON g.id = r.game WHERE g.red_bot = ?1 OR g.blue_bot = ?1 ORDER BY g.played_unix, g.id",
                 Some(*id),

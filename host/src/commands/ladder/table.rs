@@ -113,11 +113,7 @@ impl LadderTable {
         for (i, r) in active.iter_mut().enumerate() {
             r.rank = i + 1;
         }
-        LadderTable {
-            games,
-            retired: bots.iter().filter(|b| b.retired_unix.is_some()).count(),
-            bots: active,
-        }
+        LadderTable { games, retired: bots.iter().filter(|b| b.retired_unix.is_some()).count(), bots: active }
     }
 
     fn cells(r: &TableRow) -> [String; 9] {
