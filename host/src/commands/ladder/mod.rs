@@ -11,8 +11,17 @@
 //!   `retired_unix` (NULL while the bot is active);
 //! - table `games`: `id`, `game_id` (unique across the ladder forever), `red_bot`,
 //!   `blue_bot`, `result` (Red's score: 1, 0.5 or 0), `reason`, `played_unix`,
-//!   `red_version` and `blue_version` (the program hashes the game was played with) and
-//!   `record`, the full game record as JSON.
+//!   `red_version` and `blue_version` (the program hashes the game was played with); rows
+//!   are never deleted nor changed (triggers refuse it);
+//! - table `records`: `game` (the `games` row's id) and `record`, the game's full record as
+//!   one zstd frame of its JSON line (the compact form of `stratego-records`), or plain JSON
+//!   text for a record moved from a file of schema version 1; `ladder prune` deletes rows;
+//! - tables `pairs` (per ordered pairing: games, Red's wins, draws, losses, last played)
+//!   and `standings` (the same per bot), kept by a trigger on every insert into `games`:
+//!   the table and the pairings read these, not every game.
+//!
+//! The schema's version is `PRAGMA user_version` (2); a file of version 1 is brought to 2
+//! when opened ([`store::Ladder::open`]), a later version is refused.
 //!
 //! The database runs in WAL mode with a busy timeout, and every write is one transaction:
 //! several `ladder play` processes may share a file, each finished game is committed as soon
