@@ -1,7 +1,7 @@
 //! The ladder at scale: whole-process timings of the real release binary on synthetic
 //! ladder files of growing size.
 //!
-//! `cargo bench -p stratego-tests --bench ladder_scale [-- BOTSxGAMES …]`
+//! `cargo bench -p stratego-tests --bench ladder_scale [-- BOTSxGAMES … [--no-prune]]`
 //! (default `100x10000 100x100000 1000x100000 1000x1000000`; the last writes a 5 GB file
 //! in the temporary directory and takes several minutes to build).
 //!
@@ -18,7 +18,8 @@
 //! system) and peak RSS (from `wait4`) of: `ladder table --json`, `ladder pairings -n 40`
 //! (what `play -n 40` chooses before it plays), `ladder history BOT --json` (a bot with
 //! the average number of games), and once, last: `ladder prune --keep-last GAMES/10
-//! --archive FILE` (with its VACUUM), with the file's size before and after. On a shared
+//! --archive FILE` (with its VACUUM; skipped with `--no-prune`), with the file's size
+//! before and after. On a shared
 //! machine the wall times grow with the load; the CPU times are the steadier figure.
 
 #[path = "../../host/records/tests/support/synthetic.rs"]
@@ -38,6 +39,8 @@ struct Run {
     rss_kb: i64,
 }
 
+// The child is reaped by wait4 (which also gives its resource usage), not by `wait`.
+#[allow(clippy::zombie_processes)]
 fn run(host: &Path, db: &Path, args: &[&str]) -> Run {
     let start = Instant::now();
     let child = Command::new(host)
@@ -145,6 +148,7 @@ fn main() {
             })
             .collect()
     };
+    let no_prune = std::env::args().any(|a| a == "--no-prune");
     let host = release_host();
     let mut encoder = Encoder::new(Form::Compact).unwrap();
     let records: Vec<_> = (0..8).map(|seed| synthetic::record(1_000, seed, synthetic::Times::Fast)).collect();
@@ -161,7 +165,7 @@ fn main() {
         "table ms wall/cpu, MB",
         "pairings -n 40",
         "history BOT",
-        "prune (keep 10%) s, MB after"
+        "prune: s wall/cpu, MB, file MB"
     );
     for (bots, games) in sizes {
         let dir = TempDir::new(&format!("ladder-scale-{bots}x{games}"));
@@ -175,17 +179,26 @@ fn main() {
         let pairings = median(&host, &db, &["pairings", "-n", "40"]);
         let bot = format!("b{}", bots / 2);
         let history = median(&host, &db, &["history", &bot, "--json"]);
-        let archive = dir.join("archive.jsonl.zst");
-        let keep = (games / 10).to_string();
-        let prune = run(&host, &db, &["prune", "--keep-last", &keep, "--archive", archive.to_str().unwrap()]);
-        println!(
-            "{bots:>5} {games:>9} {:>9.0} {:>7} | {} | {} | {} | {:>8.1} {:>6.0} MB {:>6.0} MB",
+        print!(
+            "{bots:>5} {games:>9} {:>9.0} {:>7} | {} | {} | {} |",
             size as f64 / 1e6,
             size / u64::from(games),
             cell(&table),
             cell(&pairings),
             cell(&history),
+        );
+        if no_prune {
+            println!(" (skipped)");
+            continue;
+        }
+        std::io::Write::flush(&mut std::io::stdout()).unwrap();
+        let archive = dir.join("archive.jsonl.zst");
+        let keep = (games / 10).to_string();
+        let prune = run(&host, &db, &["prune", "--keep-last", &keep, "--archive", archive.to_str().unwrap()]);
+        println!(
+            " {:>6.0} {:>6.0} {:>5.0} {:>6.0}",
             prune.wall.as_secs_f64(),
+            prune.cpu.as_secs_f64(),
             prune.rss_kb as f64 / 1024.0,
             file_size(&db) as f64 / 1e6,
         );

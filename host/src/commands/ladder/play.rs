@@ -46,10 +46,10 @@ pub fn choose_pairs<E>(
     let mut out = Vec::with_capacity(pairs);
     for _ in 0..pairs {
         let a = (0..n).min_by_key(|&i| (games[i], i)).expect("two bots");
-        if !before.contains_key(&a) {
-            before.insert(a, met_of(a)?);
-        }
-        let met = &before[&a];
+        let met = match before.entry(a) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(met_of(a)?),
+        };
         let b = (0..n)
             .filter(|&j| j != a)
             .min_by_key(|&j| {

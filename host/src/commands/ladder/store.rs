@@ -490,11 +490,10 @@ impl Ladder {
             ),
         };
         let mut stmt = self.conn.prepare(sql)?;
-        let rows = match arg {
+        match arg {
             Some(a) => stmt.query_map([a], |r| r.get(0))?.collect(),
             None => stmt.query_map([], |r| r.get(0))?.collect(),
-        };
-        rows
+        }
     }
 
     /// Writes the records of `games` (ids from [`Ladder::stored_games`]) to `out`, in
