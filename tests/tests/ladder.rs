@@ -190,10 +190,11 @@ fn a_killed_play_keeps_every_finished_game() {
     let conn = rusqlite::Connection::open(&db).unwrap();
     let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
     assert_eq!(check, "ok");
-    // Every saved record is complete JSON.
-    let mut stmt = conn.prepare("SELECT record FROM games").unwrap();
-    for record in stmt.query_map([], |r| r.get::<_, String>(0)).unwrap() {
-        let v: serde_json::Value = serde_json::from_str(&record.unwrap()).unwrap();
+    // Every saved record is one whole zstd frame of complete JSON.
+    let mut stmt = conn.prepare("SELECT record FROM records").unwrap();
+    for record in stmt.query_map([], |r| r.get::<_, Vec<u8>>(0)).unwrap() {
+        let line = zstd::stream::decode_all(&record.unwrap()[..]).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
         assert!(v["result"]["reason"].is_string());
     }
     drop(stmt);

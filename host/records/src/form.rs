@@ -147,3 +147,43 @@ impl Encoder {
         }
     }
 }
+
+/// The plain line held by one compact record: `frame` must be exactly one whole zstd frame
+/// (its checksum is checked when it has one). What the ladder stores for each game
+/// (`records.record`) is such a frame.
+///
+/// # Errors
+/// The bytes are not exactly one whole zstd frame, or they do not decompress.
+pub fn decode_frame(frame: &[u8]) -> std::io::Result<Vec<u8>> {
+    let bad = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+    if !frame.starts_with(&ZSTD_MAGIC) {
+        return Err(bad("not a zstd frame (no magic number)".into()));
+    }
+    let size = zstd::zstd_safe::find_frame_compressed_size(frame)
+        .map_err(|code| bad(format!("not a whole zstd frame ({})", zstd::zstd_safe::get_error_name(code))))?;
+    if size != frame.len() {
+        return Err(bad(format!("{} bytes after the zstd frame of {size} bytes", frame.len() - size)));
+    }
+    zstd::stream::decode_all(frame)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_frame_decodes_to_its_line_and_anything_else_is_refused() {
+        let mut enc = Encoder::new(Form::Compact).unwrap();
+        let frame = enc.encode_line(b"{\"a\":1}\n").unwrap();
+        assert_eq!(decode_frame(&frame).unwrap(), b"{\"a\":1}\n");
+        assert!(decode_frame(b"{\"a\":1}").is_err());
+        assert!(decode_frame(&frame[..frame.len() - 1]).is_err());
+        let mut two = frame.clone();
+        two.extend_from_slice(&frame);
+        assert!(decode_frame(&two).unwrap_err().to_string().contains("after the zstd frame"));
+        let mut flipped = frame.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0xff; // The checksum.
+        assert!(decode_frame(&flipped).is_err());
+    }
+}

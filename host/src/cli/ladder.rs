@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use crate::cli::RunFlags;
-use crate::commands::ladder::{LadderAction, LadderPlan, TableFormat};
+use crate::commands::ladder::{Keep, LadderAction, LadderPlan, TableFormat};
 use crate::run::plan::{ConfigError, FileDefaults, usage};
 
 /// `ladder` options.
@@ -46,6 +46,47 @@ pub enum LadderCommand {
     /// The ratings: Bradley–Terry refitted from every game, with 95 % error bars; active
     /// bots only.
     Table(TableArgs),
+    /// The pairs the next `play -n GAMES` would play (two games a pair, colours swapped),
+    /// without playing them: a line per pair, `RED<TAB>BLUE` of the first game.
+    Pairings {
+        /// Games: an even number.
+        #[arg(short = 'n', long, default_value_t = 2)]
+        games: u32,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the stored records (oldest first) to a new records file: FILE.jsonl.zst keeps
+    /// them compact as stored, FILE.jsonl is plain JSON Lines; both are read by `replay`,
+    /// `export`, `merge`.
+    Records {
+        /// The new file (an existing file is refused).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Only this bot's games.
+        #[arg(long, value_name = "NAME")]
+        bot: Option<String>,
+    },
+    /// Drop the records of old games (every result stays, so the table and the ratings do
+    /// not change), optionally archiving them first, then VACUUM the file to give the
+    /// space back.
+    #[command(group(clap::ArgGroup::new("keep").args(["keep_records_days", "keep_last"]).required(true)))]
+    Prune {
+        /// Keep the records of the games finished in the last N days.
+        #[arg(long, value_name = "N")]
+        keep_records_days: Option<u64>,
+        /// Keep the records of the latest N games.
+        #[arg(long, value_name = "N")]
+        keep_last: Option<u64>,
+        /// First write the records dropped to FILE.jsonl.zst (compact; a new file: an
+        /// existing one is refused).
+        #[arg(long, value_name = "FILE")]
+        archive: Option<PathBuf>,
+        /// Skip the VACUUM (it rewrites the file and waits for other processes to let go
+        /// of it; without it the file keeps its size and new games reuse the space).
+        #[arg(long)]
+        no_vacuum: bool,
+    },
     /// A bot's games, oldest first.
     History {
         /// The bot's name (active or retired).
@@ -122,6 +163,25 @@ impl LadderArgs {
             LadderCommand::Play(play) => play.into_action()?,
             LadderCommand::Table(t) => LadderAction::Table(t.format()),
             LadderCommand::History { name, json } => LadderAction::History { name, json },
+            LadderCommand::Pairings { games, json } => {
+                check_games(games)?;
+                LadderAction::Pairings { games, json }
+            }
+            LadderCommand::Records { out, bot } => LadderAction::Records { out, bot },
+            LadderCommand::Prune { keep_records_days, keep_last, archive, no_vacuum } => {
+                if let Some(a) = archive.as_ref().filter(|a| a.extension().is_none_or(|e| e != "zst")) {
+                    return Err(usage(format!(
+                        "--archive {}: an archive is a compact records file: name it FILE.jsonl.zst",
+                        a.display()
+                    )));
+                }
+                let keep = match (keep_records_days, keep_last) {
+                    (Some(days), _) => Keep::Days(days),
+                    (None, Some(n)) => Keep::Last(n),
+                    (None, None) => unreachable!("clap requires one of them"),
+                };
+                LadderAction::Prune { keep, archive, no_vacuum }
+            }
         };
         Ok(LadderPlan { db: self.db, action })
     }
@@ -136,11 +196,16 @@ impl LadderPlayArgs {
         if run.watch {
             return Err(usage("--watch: not for ladder play (watch a match, tournament or sprt)"));
         }
-        if self.games == 0 || self.games % 2 == 1 {
-            return Err(usage("--games: must be a positive even number (games are played in colour-swapped pairs)"));
-        }
+        check_games(self.games)?;
         Ok(LadderAction::Play { run: Box::new(run), games: self.games })
     }
+}
+
+fn check_games(games: u32) -> Result<(), ConfigError> {
+    if games == 0 || games % 2 == 1 {
+        return Err(usage("--games: must be a positive even number (games are played in colour-swapped pairs)"));
+    }
+    Ok(())
 }
 
 impl TableArgs {

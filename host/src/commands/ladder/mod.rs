@@ -11,8 +11,17 @@
 //!   `retired_unix` (NULL while the bot is active);
 //! - table `games`: `id`, `game_id` (unique across the ladder forever), `red_bot`,
 //!   `blue_bot`, `result` (Red's score: 1, 0.5 or 0), `reason`, `played_unix`,
-//!   `red_version` and `blue_version` (the program hashes the game was played with) and
-//!   `record`, the full game record as JSON.
+//!   `red_version` and `blue_version` (the program hashes the game was played with); rows
+//!   are never deleted nor changed (triggers refuse it);
+//! - table `records`: `game` (the `games` row's id) and `record`, the game's full record as
+//!   one zstd frame of its JSON line (the compact form of `stratego-records`), or plain JSON
+//!   text for a record moved from a file of schema version 1; `ladder prune` deletes rows;
+//! - tables `pairs` (per ordered pairing: games, Red's wins, draws, losses, last played)
+//!   and `standings` (the same per bot), kept by a trigger on every insert into `games`:
+//!   the table and the pairings read these, not every game.
+//!
+//! The schema's version is `PRAGMA user_version` (2); a file of version 1 is brought to 2
+//! when opened ([`store::Ladder::open`]), a later version is refused.
 //!
 //! The database runs in WAL mode with a busy timeout, and every write is one transaction:
 //! several `ladder play` processes may share a file, each finished game is committed as soon
@@ -34,6 +43,7 @@ pub mod store;
 pub mod table;
 
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::commands::Outcome;
 use crate::compete::report::json;
@@ -75,6 +85,29 @@ pub enum LadderAction {
     },
     /// `ladder table`.
     Table(TableFormat),
+    /// `ladder pairings`: the pairs `ladder play` would play next.
+    Pairings {
+        /// Games (a positive even number).
+        games: u32,
+        /// As JSON.
+        json: bool,
+    },
+    /// `ladder records --out FILE`: stored records to a records file.
+    Records {
+        /// The file to write (new; `.zst`: the compact form, else plain JSON Lines).
+        out: PathBuf,
+        /// Only this bot's games.
+        bot: Option<String>,
+    },
+    /// `ladder prune`: drop old records, keep every result.
+    Prune {
+        /// Which records go.
+        keep: Keep,
+        /// Write them first to this new compact records file.
+        archive: Option<PathBuf>,
+        /// Skip the `VACUUM` that gives the space back.
+        no_vacuum: bool,
+    },
     /// `ladder history NAME`.
     History {
         /// The bot's name (active or retired).
@@ -82,6 +115,15 @@ pub enum LadderAction {
         /// As JSON.
         json: bool,
     },
+}
+
+/// Which records `ladder prune` keeps.
+#[derive(Clone, Copy, Debug)]
+pub enum Keep {
+    /// The records of games finished in the last this many days.
+    Days(u64),
+    /// The records of the latest this many games.
+    Last(u64),
 }
 
 /// How `ladder table` shows the table.
@@ -150,6 +192,20 @@ pub fn run(plan: LadderPlan) -> Result<Outcome, ConfigError> {
             let history = ladder.history(&name)?;
             ok(if as_json { json(&history) } else { history.render() })
         }
+        LadderAction::Pairings { games, json: as_json } => pairings(&ladder, games, as_json),
+        LadderAction::Records { out, bot } => {
+            let which = match bot {
+                Some(name) => store::RecordSelection::Bot(ladder.bot_id(&name)?),
+                None => store::RecordSelection::All,
+            };
+            let games = ladder.stored_games(&which).map_err(db_error)?;
+            let (written, _) = write_records_file(&ladder, &games, &out)?;
+            eprintln!("stratego-host: wrote {} to {}", stratego_stats::plural(written, "record"), out.display());
+            ok(String::new())
+        }
+        LadderAction::Prune { keep, archive, no_vacuum } => {
+            prune(ladder, &plan.db, keep, archive.as_deref(), no_vacuum)
+        }
         LadderAction::Play { mut run, games } => {
             // The ladder holds every bot's command and every game: no sandbox shows it,
             // nor its journal files (open while the ladder is, in WAL mode).
@@ -161,6 +217,94 @@ pub fn run(plan: LadderPlan) -> Result<Outcome, ConfigError> {
             play::play_games(ladder, &run, games)
         }
     }
+}
+
+/// `ladder pairings`: the pairs the next `ladder play -n GAMES` would play, as the play
+/// chooses them (each pair plays two games, colours swapped).
+fn pairings(ladder: &Ladder, games: u32, as_json: bool) -> Result<Outcome, ConfigError> {
+    let all = ladder.bots().map_err(failure)?;
+    let active: Vec<&store::LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
+    let pairs = play::pairs_to_play(ladder, &active, games)?;
+    let named: Vec<[&str; 2]> =
+        pairs.iter().map(|&(a, b)| [active[a].name.as_str(), active[b].name.as_str()]).collect();
+    let stdout = if as_json { json(&named) } else { named.iter().map(|[a, b]| format!("{a}\t{b}\n")).collect() };
+    Ok(Outcome { stdout, code: crate::exit::OK })
+}
+
+/// Writes the stored records of `games` to the new file `out` (the compact form when its
+/// name ends in `.zst`, else plain JSON Lines), flushed to disk; a file that exists is
+/// refused, and a file left half-written by an error is removed. Returns the records
+/// written and the bytes they take in the ladder.
+fn write_records_file(ladder: &Ladder, games: &[i64], out: &Path) -> Result<(u64, u64), ConfigError> {
+    let form = stratego_records::Form::of_start(&[], out);
+    let file = match std::fs::OpenOptions::new().write(true).create_new(true).open(out) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(usage(format!(
+                "{}: already exists; the ladder writes records only to a new file (choose another name)",
+                out.display()
+            )));
+        }
+        Err(e) => return Err(usage(format!("{}: {e}", out.display()))),
+    };
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let written = ladder.write_records(games, form, &mut w).and_then(|n| {
+        let file = w.into_inner().map_err(|e| e.to_string())?;
+        file.sync_all().map_err(|e| e.to_string())?;
+        Ok(n)
+    });
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(out);
+        failure(format!("{}: {e} (the file is removed)", out.display()))
+    })
+}
+
+/// `ladder prune`: the records of old games go (first to the archive, when asked), every
+/// game's result stays; then `VACUUM` gives the space back to the file system.
+fn prune(
+    mut ladder: Ladder,
+    db: &Path,
+    keep: Keep,
+    archive: Option<&Path>,
+    no_vacuum: bool,
+) -> Result<Outcome, ConfigError> {
+    let which = match keep {
+        Keep::Days(days) => {
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+            store::RecordSelection::FinishedBefore(now - (days as i64).saturating_mul(86_400))
+        }
+        Keep::Last(n) => store::RecordSelection::AllButLatest(n),
+    };
+    let size = || {
+        let mut wal = db.as_os_str().to_owned();
+        wal.push("-wal");
+        std::fs::metadata(db).map_or(0, |m| m.len()) + std::fs::metadata(&wal).map_or(0, |m| m.len())
+    };
+    let before = size();
+    let games = ladder.stored_games(&which).map_err(db_error)?;
+    let mut message = String::new();
+    if let Some(path) = archive {
+        let (written, stored) = write_records_file(&ladder, &games, path)?;
+        message = format!(
+            "archived {} ({:.1} MB in the ladder) to {}; ",
+            stratego_stats::plural(written, "record"),
+            stored as f64 / 1e6,
+            path.display()
+        );
+    }
+    let dropped = ladder.drop_records(&games).map_err(db_error)?;
+    if !no_vacuum {
+        ladder.vacuum().map_err(db_error)?;
+    }
+    eprintln!(
+        "stratego-host: {message}dropped {} (every result stays); the file {} {:.1} MB -> {:.1} MB{}",
+        stratego_stats::plural(dropped, "record"),
+        db.display(),
+        before as f64 / 1e6,
+        size() as f64 / 1e6,
+        if no_vacuum { " (no VACUUM: the free pages are reused by new games)" } else { "" }
+    );
+    Ok(Outcome { stdout: String::new(), code: crate::exit::OK })
 }
 
 /// `ladder table --html OUT.html`: the page with the latest games below the table, and a

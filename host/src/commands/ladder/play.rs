@@ -20,31 +20,49 @@ use crate::run::plan::{ConfigError, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
 use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
 
-/// Chooses `pairs` colour-swapped pairs among `bots` bots that have played `games[i]` games,
-/// `met[(i, j)]` (i < j) of them against each other: each pair takes the bot with the fewest
-/// games (the lowest index on a tie), against its least-played opponent (then the one with
-/// fewest games, then the lowest index); the counts include the pairs already chosen.
-pub fn choose_pairs(games: &[u64], met: &HashMap<(usize, usize), u64>, pairs: usize) -> Vec<(usize, usize)> {
+/// Chooses `pairs` colour-swapped pairs among `games.len()` bots that have played
+/// `games[i]` games, `met_of(i)` giving the games bot `i` has played against each other
+/// bot (asked once per bot, for the bots that are chosen first in a pair only): each pair
+/// takes the bot with the fewest games (the lowest index on a tie), against its
+/// least-played opponent (then the one with fewest games, then the lowest index); the
+/// counts include the pairs already chosen.
+///
+/// # Errors
+/// The first error of `met_of`.
+pub fn choose_pairs<E>(
+    games: &[u64],
+    mut met_of: impl FnMut(usize) -> Result<HashMap<usize, u64>, E>,
+    pairs: usize,
+) -> Result<Vec<(usize, usize)>, E> {
     let n = games.len();
     if n < 2 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut games = games.to_vec();
-    let mut met = met.clone();
+    // What each chosen bot had met before (asked when first chosen), and the pairs chosen.
+    let mut before: HashMap<usize, HashMap<usize, u64>> = HashMap::new();
+    let mut added: HashMap<(usize, usize), u64> = HashMap::new();
     let key = |a: usize, b: usize| (a.min(b), a.max(b));
     let mut out = Vec::with_capacity(pairs);
     for _ in 0..pairs {
         let a = (0..n).min_by_key(|&i| (games[i], i)).expect("two bots");
+        let met = match before.entry(a) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(met_of(a)?),
+        };
         let b = (0..n)
             .filter(|&j| j != a)
-            .min_by_key(|&j| (met.get(&key(a, j)).copied().unwrap_or(0), games[j], j))
+            .min_by_key(|&j| {
+                let times = met.get(&j).copied().unwrap_or(0) + added.get(&key(a, j)).copied().unwrap_or(0);
+                (times, games[j], j)
+            })
             .expect("two bots");
         games[a] += 2;
         games[b] += 2;
-        *met.entry(key(a, b)).or_default() += 2;
+        *added.entry(key(a, b)).or_default() += 2;
         out.push((a, b));
     }
-    out
+    Ok(out)
 }
 
 /// Saves every finished game to the ladder, each in its own transaction, as it finishes.
@@ -98,9 +116,17 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
     if active.len() < 2 {
         return Err(usage(format!("ladder: {} active bots; `ladder add NAME COMMAND` at least two", active.len())));
     }
+    let pairs = pairs_to_play(&ladder, &active, games)?;
+    // Only the bots that play are made entrants (their programs checked and hashed): a
+    // ladder of a thousand bots plays a few of them a run.
+    let mut playing: Vec<usize> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    playing.sort_unstable();
+    playing.dedup();
+    let seat = |i: usize| playing.binary_search(&i).expect("a chosen bot");
+    let pairs: Vec<(usize, usize)> = pairs.iter().map(|&(a, b)| (seat(a), seat(b))).collect();
+    let active: Vec<&LadderBot> = playing.iter().map(|&i| active[i]).collect();
     let bots = active.iter().map(|b| entrant(b, run)).collect::<Result<Vec<_>, _>>()?;
     let versions = program_versions(&bots, &active);
-    let pairs = pairs_to_play(&ladder, &active, games)?;
 
     let book = match &run.setups {
         None => None,
@@ -201,22 +227,18 @@ fn program_versions(bots: &[Entrant], active: &[&LadderBot]) -> Vec<Option<Strin
 }
 
 /// The `games / 2` colour-swapped pairs to play among `active` (indices into it), from the
-/// games each bot has played and each pair has played against each other.
-fn pairs_to_play(ladder: &Ladder, active: &[&LadderBot], games: u32) -> Result<Vec<(usize, usize)>, ConfigError> {
+/// games each bot has played and each pair has played against each other (the ladder's
+/// tallies: no game is read).
+pub fn pairs_to_play(ladder: &Ladder, active: &[&LadderBot], games: u32) -> Result<Vec<(usize, usize)>, ConfigError> {
     // Counts over every game, retired opponents included.
     let position: HashMap<i64, usize> = active.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
-    let mut played = vec![0u64; active.len()];
-    let mut met: HashMap<(usize, usize), u64> = HashMap::new();
-    for (red, blue, _, _) in ladder.results().map_err(db_error)? {
-        let (r, b) = (position.get(&red).copied(), position.get(&blue).copied());
-        for i in [r, b].into_iter().flatten() {
-            played[i] += 1;
-        }
-        if let (Some(r), Some(b)) = (r, b) {
-            *met.entry((r.min(b), r.max(b))).or_default() += 1;
-        }
-    }
-    Ok(choose_pairs(&played, &met, (games / 2) as usize))
+    let totals = ladder.games_played().map_err(db_error)?;
+    let played: Vec<u64> = active.iter().map(|b| totals.get(&b.id).copied().unwrap_or(0)).collect();
+    let met_of = |i: usize| -> rusqlite::Result<HashMap<usize, u64>> {
+        let met = ladder.met(active[i].id)?;
+        Ok(met.into_iter().filter_map(|(id, n)| position.get(&id).map(|&j| (j, n))).collect())
+    };
+    choose_pairs(&played, met_of, (games / 2) as usize).map_err(db_error)
 }
 
 /// The games of `pairs`, two a pair with colours swapped, as the schedule deals them (seats,
@@ -255,13 +277,23 @@ mod tests {
 
     #[test]
     fn pairs_go_to_the_bots_with_fewest_games_and_their_least_played_opponents() {
-        let pairs = choose_pairs(&[0, 0, 0], &HashMap::new(), 4);
+        let none = |_| Ok::<_, ()>(HashMap::new());
+        let pairs = choose_pairs(&[0, 0, 0], none, 4).unwrap();
         assert_eq!(pairs, vec![(0, 1), (2, 0), (1, 2), (0, 1)]);
         // A newcomer plays first, against the opponent it has met least.
-        let mut met = HashMap::new();
-        met.insert((0, 1), 10);
-        let pairs = choose_pairs(&[10, 10, 0], &met, 2);
+        let met = |i: usize| {
+            Ok::<_, ()>(match i {
+                0 => HashMap::from([(1, 10)]),
+                1 => HashMap::from([(0, 10)]),
+                _ => HashMap::new(),
+            })
+        };
+        let pairs = choose_pairs(&[10, 10, 0], met, 2).unwrap();
         assert_eq!(pairs, vec![(2, 0), (2, 1)]);
-        assert!(choose_pairs(&[3], &HashMap::new(), 2).is_empty());
+        // Bots 0 and 1 have met ten times: each plays bot 2, again and again (the pairs chosen count).
+        let pairs = choose_pairs(&[10, 10, 30], met, 3).unwrap();
+        assert_eq!(pairs, vec![(0, 2), (1, 2), (0, 2)]);
+        assert!(choose_pairs(&[3], none, 2).unwrap().is_empty());
+        assert_eq!(choose_pairs(&[0, 0], |_| Err::<HashMap<usize, u64>, _>("db"), 1), Err("db"));
     }
 }

@@ -2,11 +2,15 @@
 //! and checking it, adding and retiring bots, the queries behind the table and a bot's
 //! history, and saving a finished game.
 
+use std::collections::HashMap;
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
+use stratego_records::{Encoder, Form, decode_frame};
 use stratego_rules::{ByColor, Color};
 
 use super::{db_error, failure};
@@ -14,8 +18,10 @@ use crate::record::GameRecord;
 use crate::run::plan::{ConfigError, usage};
 use crate::supervise::bot_spec::BotSpec;
 
-/// The schema version this host writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 1;
+/// The schema version this host writes (`PRAGMA user_version`): 2 since the records moved
+/// out of `games` into `records`, compressed, with the tallies beside them. A file of
+/// version 1 is brought to version 2 when this host opens it ([`Ladder::open`]).
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// How long a write waits for another process's transaction before it fails.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -39,15 +45,36 @@ pub struct LadderBot {
     pub retired_unix: Option<i64>,
 }
 
+/// The games of one ordered pairing (red bot, blue bot), as the `pairs` table tallies them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairTally {
+    /// Red's bot id.
+    pub red: i64,
+    /// Blue's bot id.
+    pub blue: i64,
+    /// Games.
+    pub games: u64,
+    /// Games Red won.
+    pub red_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Games Red lost.
+    pub red_losses: u64,
+    /// When the last of them finished (Unix seconds).
+    pub last_played: i64,
+}
+
 /// An open ladder database.
 pub struct Ladder {
     conn: Connection,
+    encoder: Encoder,
 }
 
 /// A `bots` row as read: id, name, spec JSON, version, retired_unix.
 type BotRow = (i64, String, String, Option<String>, Option<i64>);
 
-const SCHEMA: &str = "
+/// The bots, as in every version.
+const BOTS: &str = "
 CREATE TABLE bots (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -58,6 +85,10 @@ CREATE TABLE bots (
     added_unix INTEGER NOT NULL,
     retired_unix INTEGER
 );
+";
+
+/// The games of version 2: a row of results per game, no record.
+const GAMES: &str = "
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
     game_id TEXT NOT NULL UNIQUE,
@@ -67,15 +98,92 @@ CREATE TABLE games (
     reason TEXT NOT NULL,
     played_unix INTEGER NOT NULL,
     red_version TEXT,
-    blue_version TEXT,
-    record TEXT NOT NULL
+    blue_version TEXT
 );
 CREATE INDEX games_red ON games(red_bot);
 CREATE INDEX games_blue ON games(blue_bot);
 ";
 
+/// The records of version 2: a zstd frame each (the compact form's frame of the record's
+/// JSON line), or the plain JSON text of a record moved from a version-1 file. `ladder
+/// prune` deletes rows here, never in `games`.
+const RECORDS: &str = "
+CREATE TABLE records (
+    game INTEGER PRIMARY KEY REFERENCES games(id),
+    record BLOB NOT NULL
+);
+";
+
+/// What version 2 adds beside `bots`, `games` and `records`: the tallies per ordered pairing and per bot (kept by the
+/// trigger on every insert into `games`, so that the table and the pairings need not read
+/// every game), and triggers that keep `games` as it was written (the tallies count it).
+const VERSION_2: &str = "
+CREATE INDEX games_played ON games(played_unix);
+CREATE TABLE pairs (
+    red_bot INTEGER NOT NULL,
+    blue_bot INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    red_wins INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    red_losses INTEGER NOT NULL,
+    last_played INTEGER NOT NULL,
+    PRIMARY KEY (red_bot, blue_bot)
+) WITHOUT ROWID;
+CREATE INDEX pairs_blue ON pairs(blue_bot);
+CREATE TABLE standings (
+    bot INTEGER PRIMARY KEY,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    last_played INTEGER NOT NULL
+);
+CREATE TRIGGER games_tally AFTER INSERT ON games BEGIN
+    INSERT INTO pairs VALUES (NEW.red_bot, NEW.blue_bot, 1, NEW.result = 1, NEW.result = 0.5, NEW.result = 0, NEW.played_unix)
+    ON CONFLICT DO UPDATE SET games = games + 1, red_wins = red_wins + excluded.red_wins,
+        draws = draws + excluded.draws, red_losses = red_losses + excluded.red_losses,
+        last_played = max(last_played, excluded.last_played);
+    INSERT INTO standings VALUES (NEW.red_bot, 1, NEW.result = 1, NEW.result = 0.5, NEW.result = 0, NEW.played_unix)
+    ON CONFLICT DO UPDATE SET games = games + 1, wins = wins + excluded.wins, draws = draws + excluded.draws,
+        losses = losses + excluded.losses, last_played = max(last_played, excluded.last_played);
+    INSERT INTO standings VALUES (NEW.blue_bot, 1, NEW.result = 0, NEW.result = 0.5, NEW.result = 1, NEW.played_unix)
+    ON CONFLICT DO UPDATE SET games = games + 1, wins = wins + excluded.wins, draws = draws + excluded.draws,
+        losses = losses + excluded.losses, last_played = max(last_played, excluded.last_played);
+END;
+CREATE TRIGGER games_kept BEFORE DELETE ON games BEGIN
+    SELECT RAISE(ABORT, 'ladder games are kept forever (the tallies count them); ladder prune drops records only');
+END;
+CREATE TRIGGER games_fixed BEFORE UPDATE OF red_bot, blue_bot, result, played_unix ON games BEGIN
+    SELECT RAISE(ABORT, 'the bots, result and date of a ladder game are kept as played (the tallies count them)');
+END;
+";
+
+/// Version 1 to 2, in the transaction that opens the file: the records move as they are
+/// (plain JSON text) into `records`, the column goes, the tallies are counted from every
+/// game.
+const MIGRATE_1_TO_2: &str = "
+INSERT INTO records (game, record) SELECT id, record FROM games;
+ALTER TABLE games DROP COLUMN record;
+";
+
+/// After [`MIGRATE_1_TO_2`] and [`VERSION_2`]: the tallies of
+/// the games already there.
+const COUNT_TALLIES: &str = "
+INSERT INTO pairs
+    SELECT red_bot, blue_bot, count(*), sum(result = 1), sum(result = 0.5), sum(result = 0), max(played_unix)
+    FROM games GROUP BY red_bot, blue_bot;
+INSERT INTO standings
+    SELECT bot, count(*), sum(score = 1), sum(score = 0.5), sum(score = 0), max(played)
+    FROM (SELECT red_bot AS bot, result AS score, played_unix AS played FROM games
+          UNION ALL SELECT blue_bot, 1 - result, played_unix FROM games)
+    GROUP BY bot;
+";
+
 impl Ladder {
-    /// Opens (creating) a ladder file: WAL journal, busy timeout, foreign keys, the schema.
+    /// Opens (creating) a ladder file: WAL journal, busy timeout, foreign keys, the schema;
+    /// a file of version 1 is brought to version 2 in the same transaction (its records
+    /// move, as they are, to `records`; the tallies are counted), so a failure leaves it as
+    /// it was.
     ///
     /// # Errors
     /// The file cannot be opened, is not a ladder of this host's schema, or is locked longer
@@ -99,14 +207,30 @@ impl Ladder {
                 if tables > 0 {
                     return Err("not a ladder file (it holds other tables)".into());
                 }
-                tx.execute_batch(SCHEMA).map_err(|e| e.to_string())?;
-                tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(|e| e.to_string())?;
+                for part in [BOTS, GAMES, RECORDS, VERSION_2] {
+                    tx.execute_batch(part).map_err(|e| e.to_string())?;
+                }
+            }
+            1 => {
+                let games: i64 =
+                    tx.query_row("SELECT count(*) FROM games", [], |r| r.get(0)).map_err(|e| e.to_string())?;
+                tracing::warn!(
+                    "{}: a ladder of schema version 1 ({games} games): moving its records to the version-2 `records` table (as plain JSON; new games are stored compressed)",
+                    path.display()
+                );
+                for part in [RECORDS, MIGRATE_1_TO_2, VERSION_2, COUNT_TALLIES] {
+                    tx.execute_batch(part).map_err(|e| format!("bringing the ladder from version 1 to 2: {e}"))?;
+                }
             }
             SCHEMA_VERSION => {}
             v => return Err(format!("ladder schema version {v}, this host knows {SCHEMA_VERSION}: use a newer host")),
         }
+        if version != SCHEMA_VERSION {
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(|e| e.to_string())?;
+        }
         tx.commit().map_err(|e| e.to_string())?;
-        Ok(Ladder { conn })
+        let encoder = Encoder::new(Form::Compact).map_err(|e| format!("zstd: {e}"))?;
+        Ok(Ladder { conn, encoder })
     }
 
     fn bot_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BotRow> {
@@ -231,14 +355,52 @@ impl Ladder {
         Ok(message)
     }
 
-    /// Every game as (red bot id, blue bot id, Red's score, played_unix), oldest first.
+    /// The tallies of every ordered pairing that has played (retired bots' too).
     ///
     /// # Errors
     /// A database error.
-    pub fn results(&self) -> rusqlite::Result<Vec<(i64, i64, f64, i64)>> {
-        let mut stmt = self.conn.prepare("SELECT red_bot, blue_bot, result, played_unix FROM games ORDER BY id")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    pub fn pair_tallies(&self) -> rusqlite::Result<Vec<PairTally>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT red_bot, blue_bot, games, red_wins, draws, red_losses, last_played FROM pairs")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(PairTally {
+                red: r.get(0)?,
+                blue: r.get(1)?,
+                games: r.get(2)?,
+                red_wins: r.get(3)?,
+                draws: r.get(4)?,
+                red_losses: r.get(5)?,
+                last_played: r.get(6)?,
+            })
+        })?;
         rows.collect()
+    }
+
+    /// Games played by each bot that has played (bot id, games), every opponent counted.
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn games_played(&self) -> rusqlite::Result<HashMap<i64, u64>> {
+        let mut stmt = self.conn.prepare("SELECT bot, games FROM standings")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
+    /// The games `bot` has played against each opponent (opponent id, games), both colours.
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn met(&self, bot: i64) -> rusqlite::Result<HashMap<i64, u64>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT blue_bot, games FROM pairs WHERE red_bot = ?1 UNION ALL SELECT red_bot, games FROM pairs WHERE blue_bot = ?1",
+        )?;
+        let mut out: HashMap<i64, u64> = HashMap::new();
+        for row in stmt.query_map([bot], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u64>(1)?)))? {
+            let (other, games) = row?;
+            *out.entry(other).or_default() += games;
+        }
+        Ok(out)
     }
 
     /// Saves a finished game in its own transaction.
@@ -257,11 +419,14 @@ impl Ladder {
             None => 0.5,
         };
         let played = ((record.started_unix_ms + record.duration_ms) / 1000) as i64;
-        let text = serde_json::to_string(record).expect("a record serialises");
+        let frame = self
+            .encoder
+            .encode(record)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(format!("compressing the record: {e}").into()))?;
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
-            "INSERT INTO games (game_id, red_bot, blue_bot, result, reason, played_unix, red_version, blue_version, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO games (game_id, red_bot, blue_bot, result, reason, played_unix, red_version, blue_version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 record.game_id,
                 ids.red,
@@ -271,30 +436,135 @@ impl Ladder {
                 played,
                 versions.red,
                 versions.blue,
-                text
             ],
         )?;
+        tx.execute("INSERT INTO records (game, record) VALUES (?1, ?2)", params![tx.last_insert_rowid(), frame])?;
         tx.commit()
     }
 
-    /// The records of the latest `limit` games, newest first.
+    /// The records of the latest `limit` games that still have theirs, newest first.
     ///
     /// # Errors
-    /// A database error or a stored record that does not parse.
+    /// A database error or a stored record that does not read.
     pub fn recent_records(&self, limit: usize) -> Result<Vec<GameRecord>, String> {
         let mut stmt = self
             .conn
-            .prepare("SELECT game_id, record FROM games ORDER BY played_unix DESC, rowid DESC LIMIT ?1")
+            .prepare(
+                "SELECT g.game_id, r.record FROM games g JOIN records r ON r.game = g.id
+                 ORDER BY g.played_unix DESC, g.id DESC LIMIT ?1",
+            )
             .map_err(|e| e.to_string())?;
-        let rows = stmt
-            .query_map(params![limit as i64], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| e.to_string())?;
+        let mut rows = stmt.query(params![limit as i64]).map_err(|e| e.to_string())?;
         let mut out = Vec::new();
-        for row in rows {
-            let (id, text) = row.map_err(|e| e.to_string())?;
-            out.push(serde_json::from_str(&text).map_err(|e| format!("game {id}: stored record: {e}"))?);
+        while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+            let id: String = row.get(0).map_err(|e| e.to_string())?;
+            let line =
+                stored_line(row.get_ref(1).map_err(|e| e.to_string())?).map_err(|e| format!("game {id}: {e}"))?;
+            out.push(serde_json::from_slice(&line).map_err(|e| format!("game {id}: stored record: {e}"))?);
         }
         Ok(out)
+    }
+
+    /// The ids of the games whose records `which` selects, oldest first (by finish, then id).
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn stored_games(&self, which: &RecordSelection) -> rusqlite::Result<Vec<i64>> {
+        let (sql, arg) = match which {
+            RecordSelection::All => {
+                ("SELECT game FROM records r JOIN games g ON g.id = r.game ORDER BY g.played_unix, g.id", None)
+            }
+            RecordSelection::Bot(id) => (
+                "SELECT game FROM records r JOIN games g ON g.id = r.game WHERE g.red_bot = ?1 OR g.blue_bot = ?1 ORDER BY g.played_unix, g.id",
+                Some(*id),
+            ),
+            RecordSelection::FinishedBefore(unix) => (
+                "SELECT game FROM records r JOIN games g ON g.id = r.game WHERE g.played_unix < ?1 ORDER BY g.played_unix, g.id",
+                Some(*unix),
+            ),
+            RecordSelection::AllButLatest(keep) => (
+                "SELECT game FROM records r JOIN games g ON g.id = r.game
+                 WHERE g.id NOT IN (SELECT id FROM games ORDER BY played_unix DESC, id DESC LIMIT ?1)
+                 ORDER BY g.played_unix, g.id",
+                Some(*keep as i64),
+            ),
+        };
+        let mut stmt = self.conn.prepare(sql)?;
+        match arg {
+            Some(a) => stmt.query_map([a], |r| r.get(0))?.collect(),
+            None => stmt.query_map([], |r| r.get(0))?.collect(),
+        }
+    }
+
+    /// Writes the records of `games` (ids from [`Ladder::stored_games`]) to `out`, in
+    /// order, in `form`: the stored frames as they are in the compact form (each checked
+    /// to read), decompressed into plain lines in the plain form; a record stored as plain
+    /// text (moved from a version-1 file) is compressed for the compact form. Returns the
+    /// records written and the bytes they take in the ladder.
+    ///
+    /// # Errors
+    /// A database error, a stored record that does not read (naming its game), or a write
+    /// error.
+    pub fn write_records(&self, games: &[i64], form: Form, out: &mut dyn Write) -> Result<(u64, u64), String> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT g.game_id, r.record FROM records r JOIN games g ON g.id = r.game WHERE r.game = ?1")
+            .map_err(|e| e.to_string())?;
+        let mut encoder = Encoder::new(Form::Compact).map_err(|e| format!("zstd: {e}"))?;
+        let (mut written, mut stored) = (0u64, 0u64);
+        for &game in games {
+            let mut rows = stmt.query([game]).map_err(|e| e.to_string())?;
+            let Some(row) = rows.next().map_err(|e| e.to_string())? else { continue };
+            let id: String = row.get(0).map_err(|e| e.to_string())?;
+            let value = row.get_ref(1).map_err(|e| e.to_string())?;
+            let line = stored_line(value).map_err(|e| format!("game {id}: {e}"))?;
+            let bytes = match (form, value) {
+                (Form::Compact, ValueRef::Blob(frame)) => frame.to_vec(),
+                (Form::Compact, _) => encoder.encode_line(&line).map_err(|e| format!("zstd: {e}"))?,
+                (Form::Plain, _) => line,
+            };
+            stored += match value {
+                ValueRef::Blob(b) | ValueRef::Text(b) => b.len() as u64,
+                _ => 0,
+            };
+            out.write_all(&bytes).map_err(|e| e.to_string())?;
+            written += 1;
+        }
+        Ok((written, stored))
+    }
+
+    /// Deletes the records of `games` (their results stay), in one transaction.
+    ///
+    /// # Errors
+    /// A database error (nothing is deleted then).
+    pub fn drop_records(&mut self, games: &[i64]) -> rusqlite::Result<u64> {
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut dropped = 0;
+        {
+            let mut stmt = tx.prepare("DELETE FROM records WHERE game = ?1")?;
+            for &game in games {
+                dropped += stmt.execute([game])? as u64;
+            }
+        }
+        tx.commit()?;
+        Ok(dropped)
+    }
+
+    /// Rebuilds the file without its free pages (`VACUUM`), and empties the WAL.
+    ///
+    /// # Errors
+    /// A database error (another process holding the file longer than the busy timeout).
+    pub fn vacuum(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("VACUUM")?;
+        self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+    }
+
+    /// The id of the bot named `name`.
+    ///
+    /// # Errors
+    /// No bot of that name (exit 2), a database error.
+    pub fn bot_id(&self, name: &str) -> Result<i64, ConfigError> {
+        Ok(self.bot(name)?.ok_or_else(|| usage(format!("ladder: no bot named {name:?}")))?.id)
     }
 
     /// `ladder history NAME`.
@@ -331,6 +601,38 @@ impl Ladder {
             .map_err(db_error)?;
         let games = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)?;
         Ok(History { name: bot.name, retired: bot.retired_unix.is_some(), games })
+    }
+}
+
+/// Which stored records a command reads.
+#[derive(Clone, Debug)]
+pub enum RecordSelection {
+    /// Every one.
+    All,
+    /// A bot's games (its id).
+    Bot(i64),
+    /// Games finished before this time (Unix seconds).
+    FinishedBefore(i64),
+    /// All but the latest games (this many, by finish time; their records stay).
+    AllButLatest(u64),
+}
+
+/// The plain line (JSON and a newline) of a stored record: a zstd frame, or plain JSON text
+/// (a record moved from a version-1 file).
+///
+/// # Errors
+/// Neither: a frame that does not decompress, a value of another type.
+pub fn stored_line(value: ValueRef<'_>) -> Result<Vec<u8>, String> {
+    match value {
+        ValueRef::Blob(frame) => decode_frame(frame).map_err(|e| format!("stored record: {e}")),
+        ValueRef::Text(text) => {
+            let mut line = text.to_vec();
+            if line.last() != Some(&b'\n') {
+                line.push(b'\n');
+            }
+            Ok(line)
+        }
+        other => Err(format!("stored record: a value of type {:?}, not a record", other.data_type())),
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::store::{History, Ladder, LadderBot, result_word};
+use super::store::{History, Ladder, LadderBot, PairTally};
 use crate::compete::viewer::html_escape;
 
 /// One row of the ladder's table.
@@ -55,13 +55,12 @@ impl LadderTable {
     /// A database error or an unreadable stored spec.
     pub fn read(ladder: &Ladder) -> Result<LadderTable, String> {
         let bots = ladder.bots()?;
-        let games = ladder.results().map_err(|e| e.to_string())?;
-        Ok(LadderTable::compute(&bots, &games))
+        let pairs = ladder.pair_tallies().map_err(|e| e.to_string())?;
+        Ok(LadderTable::compute(&bots, &pairs))
     }
 
-    /// Rates every bot from every game (red id, blue id, Red's score, played) and keeps the
-    /// active bots.
-    pub fn compute(bots: &[LadderBot], games: &[(i64, i64, f64, i64)]) -> LadderTable {
+    /// Rates every bot from the tallies of every pairing and keeps the active bots.
+    pub fn compute(bots: &[LadderBot], pairs: &[PairTally]) -> LadderTable {
         let index: HashMap<i64, usize> = bots.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
         let mut rows: Vec<TableRow> = bots
             .iter()
@@ -79,20 +78,22 @@ impl LadderTable {
                 last_played: None,
             })
             .collect();
-        let mut bt = Vec::with_capacity(games.len());
-        for &(red, blue, score, played) in games {
-            let (Some(&r), Some(&b)) = (index.get(&red), index.get(&blue)) else { continue };
-            bt.push((r, b, score));
-            for (me, s) in [(r, score), (b, 1.0 - score)] {
+        let mut bt = Vec::new();
+        let mut games = 0;
+        for p in pairs {
+            games += p.games;
+            let (Some(&r), Some(&b)) = (index.get(&p.red), index.get(&p.blue)) else { continue };
+            for (score, n) in [(1.0, p.red_wins), (0.5, p.draws), (0.0, p.red_losses)] {
+                bt.extend(std::iter::repeat_n((r, b, score), n as usize));
+            }
+            for (me, wins, losses) in [(r, p.red_wins, p.red_losses), (b, p.red_losses, p.red_wins)] {
                 let row = &mut rows[me];
-                row.games += 1;
-                row.points += s;
-                match result_word(s) {
-                    "win" => row.wins += 1,
-                    "loss" => row.losses += 1,
-                    _ => row.draws += 1,
-                }
-                row.last_played_unix = Some(row.last_played_unix.map_or(played, |p| p.max(played)));
+                row.games += p.games;
+                row.wins += wins;
+                row.draws += p.draws;
+                row.losses += losses;
+                row.points += wins as f64 + 0.5 * p.draws as f64;
+                row.last_played_unix = Some(row.last_played_unix.map_or(p.last_played, |t| t.max(p.last_played)));
             }
         }
         let ratings = stratego_stats::bradley_terry(bots.len(), &bt, None);
@@ -112,11 +113,7 @@ impl LadderTable {
         for (i, r) in active.iter_mut().enumerate() {
             r.rank = i + 1;
         }
-        LadderTable {
-            games: games.len() as u64,
-            retired: bots.iter().filter(|b| b.retired_unix.is_some()).count(),
-            bots: active,
-        }
+        LadderTable { games, retired: bots.iter().filter(|b| b.retired_unix.is_some()).count(), bots: active }
     }
 
     fn cells(r: &TableRow) -> [String; 9] {
@@ -317,23 +314,41 @@ mod tests {
         }
     }
 
+    fn tally(red: i64, blue: i64, wdl: (u64, u64, u64), last_played: i64) -> PairTally {
+        PairTally {
+            red,
+            blue,
+            games: wdl.0 + wdl.1 + wdl.2,
+            red_wins: wdl.0,
+            draws: wdl.1,
+            red_losses: wdl.2,
+            last_played,
+        }
+    }
+
     #[test]
     fn the_table_rates_from_every_game_and_hides_retired_bots() {
         let bots = [bot(1, "a", false), bot(2, "b", false), bot(3, "old", true), bot(4, "new", false)];
-        let games = [(1, 2, 1.0, 10), (2, 1, 0.0, 11), (1, 3, 0.5, 12), (3, 2, 1.0, 13)];
-        let t = LadderTable::compute(&bots, &games);
+        let pairs = [
+            tally(1, 2, (1, 0, 0), 10),
+            tally(2, 1, (0, 0, 1), 11),
+            tally(1, 3, (0, 1, 0), 12),
+            tally(3, 2, (1, 0, 0), 13),
+        ];
+        let t = LadderTable::compute(&bots, &pairs);
         assert_eq!(t.games, 4);
         assert_eq!(t.retired, 1);
         let names: Vec<&str> = t.bots.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "new"]);
         assert_eq!(t.bots[0].games, 3);
         assert_eq!((t.bots[0].wins, t.bots[0].draws, t.bots[0].losses), (2, 1, 0));
+        assert_eq!(t.bots[0].points, 2.5);
         assert_eq!(t.bots[0].last_played_unix, Some(12));
         assert!(t.bots[0].elo.unwrap() > t.bots[1].elo.unwrap());
         assert_eq!(t.bots[2].elo, None);
         assert_eq!(t.bots[2].rank, 3);
-        // The order of the games does not matter.
-        let mut reversed = games;
+        // The order of the tallies does not matter.
+        let mut reversed = pairs;
         reversed.reverse();
         let u = LadderTable::compute(&bots, &reversed);
         for (x, y) in t.bots.iter().zip(&u.bots) {
