@@ -552,16 +552,13 @@ fn the_ladder_file_in_a_bots_directory_is_masked() {
     ladder(&["add", "hostile", &spec]);
     ladder(&["add", "random", "sample-bot --strategy random"]);
     let reads = |want_managed: bool| {
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        let records: Vec<String> = conn
-            .prepare("SELECT record FROM games ORDER BY rowid")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        // The ladder's records, as plain JSON Lines (the file keeps them compressed).
+        let out = tmp.join(&format!("records-{want_managed}.jsonl"));
+        ladder(&["records", "--out", out.to_str().unwrap()]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        let records: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         // The attempts are made in the first game of its process: the first of the pair.
-        let first: Value = serde_json::from_str(&records[records.len() - 2]).unwrap();
+        let first: Value = serde_json::from_str(records[records.len() - 2]).unwrap();
         let color = if first["bots"]["red"]["name"] == "hostile" { "red" } else { "blue" };
         let a = attempts(first["bots"][color]["stderr_tail"].as_str().unwrap());
         for f in &files {
