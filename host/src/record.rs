@@ -24,6 +24,24 @@ enum Output {
     Compact(stratego_records::RecordWriter),
 }
 
+/// Refuses `--compress` for the `--out` directory `dir` when it holds plain records
+/// (`games.jsonl`) of an earlier run: a directory keeps the form it was started with. Every
+/// command that writes records asks this before it writes anything (`match` before its
+/// manifest; [`RecordWriter::open`] asks it too).
+///
+/// # Errors
+/// The message to show, naming the directory.
+pub fn compress_allowed(dir: &Path) -> Result<(), String> {
+    if dir.join(stratego_records::PLAIN_FILE).exists() {
+        return Err(format!(
+            "--compress: {} holds plain records (games.jsonl) of an earlier run; a directory keeps the form it was \
+             started with: resume it without --compress, or give a new directory",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
 impl RecordWriter {
     /// Opens (creating) `dir/games.jsonl` for appending; `dir/games.jsonl.zst` instead
     /// when it exists (and `games.jsonl` does not), or when `compress` and the directory
@@ -35,16 +53,13 @@ impl RecordWriter {
     pub fn open(dir: &Path, compress: bool) -> std::io::Result<RecordWriter> {
         std::fs::create_dir_all(dir)?;
         let existing = stratego_records::records_file(dir).map_err(std::io::Error::other)?;
+        if compress {
+            compress_allowed(dir).map_err(std::io::Error::other)?;
+        }
         let compact = match &existing {
             Some(path) => stratego_records::Form::of_file(path)? == stratego_records::Form::Compact,
             None => compress,
         };
-        if compress && !compact {
-            return Err(std::io::Error::other(
-                "--compress: the directory holds plain records (games.jsonl) of an earlier run; a directory keeps \
-                 the form it was started with: resume it without --compress, or give a new directory",
-            ));
-        }
         if compact {
             let path = dir.join("games.jsonl.zst");
             let w = stratego_records::RecordWriter::open(&path, stratego_records::Form::Compact)?;
