@@ -268,6 +268,9 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
     let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
     let kind = LadderKind { ladder: Rc::new(RefCell::new(ladder)), pairs, prefix: run_prefix(), ids, versions };
     // The records file is a copy of the ladder's games: no manifest, never resumed.
+    if let (Some(dir), true) = (&run.out, run.compress) {
+        crate::record::compress_allowed(dir).map_err(usage)?;
+    }
     let records = match &run.out {
         Some(dir) => Some(
             crate::record::RecordWriter::open(dir, run.compress)
