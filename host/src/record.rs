@@ -24,6 +24,25 @@ enum Output {
     Compact(stratego_records::RecordWriter),
 }
 
+/// Refuses `--compress` for the `--out` directory `dir` when it holds plain records
+/// (`games.jsonl`) of an earlier run: a directory keeps the form it was started with. Every
+/// command that writes records asks this before it writes anything (`match` before its
+/// manifest, `ladder play` before its records file; [`RecordWriter::open`] asks it too, so
+/// no caller can miss it).
+///
+/// # Errors
+/// The message to show, naming the directory.
+pub fn compress_allowed(dir: &Path) -> Result<(), String> {
+    if dir.join(stratego_records::PLAIN_FILE).exists() {
+        return Err(format!(
+            "--compress: {} holds plain records (games.jsonl) of an earlier run; a directory keeps the form it was \
+             started with: resume it without --compress, or give a new directory",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
 impl RecordWriter {
     /// Opens (creating) `dir/games.jsonl` for appending; `dir/games.jsonl.zst` instead
     /// when it exists (and `games.jsonl` does not), or when `compress` and the directory
@@ -35,16 +54,13 @@ impl RecordWriter {
     pub fn open(dir: &Path, compress: bool) -> std::io::Result<RecordWriter> {
         std::fs::create_dir_all(dir)?;
         let existing = stratego_records::records_file(dir).map_err(std::io::Error::other)?;
+        if compress {
+            compress_allowed(dir).map_err(std::io::Error::other)?;
+        }
         let compact = match &existing {
             Some(path) => stratego_records::Form::of_file(path)? == stratego_records::Form::Compact,
             None => compress,
         };
-        if compress && !compact {
-            return Err(std::io::Error::other(
-                "--compress: the directory holds plain records (games.jsonl) of an earlier run; a directory keeps \
-                 the form it was started with: resume it without --compress, or give a new directory",
-            ));
-        }
         if compact {
             let path = dir.join("games.jsonl.zst");
             let w = stratego_records::RecordWriter::open(&path, stratego_records::Form::Compact)?;
@@ -88,6 +104,36 @@ impl RecordWriter {
                 )),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod compress_tests {
+    use super::{RecordWriter, compress_allowed};
+
+    /// A fresh directory under the system's temporary directory, removed at the end.
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("stratego-record-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn compress_is_refused_for_a_directory_of_plain_records_with_one_message_naming_it() {
+        let empty = dir("empty");
+        assert_eq!(compress_allowed(&empty), Ok(()), "a new directory may be compact");
+        let plain = dir("plain");
+        std::fs::write(plain.join("games.jsonl"), "{}\n").unwrap();
+        let refused = compress_allowed(&plain).expect_err("plain records: refused");
+        assert!(refused.starts_with("--compress: ") && refused.contains(&plain.display().to_string()), "{refused}");
+        let Err(e) = RecordWriter::open(&plain, true) else { panic!("the writer must refuse it too") };
+        assert_eq!(e.to_string(), refused, "one refusal, one text");
+        assert_eq!(std::fs::read_to_string(plain.join("games.jsonl")).unwrap(), "{}\n", "the plain records are kept");
+        assert!(!plain.join("games.jsonl.zst").exists(), "no compact file was started beside them");
+        assert!(RecordWriter::open(&plain, false).is_ok(), "without --compress the plain records are appended to");
+        let _ = std::fs::remove_dir_all(&empty);
+        let _ = std::fs::remove_dir_all(&plain);
     }
 }
 

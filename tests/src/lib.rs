@@ -91,6 +91,27 @@ pub fn run_match(args: &[&str]) -> Output {
     command.output().expect("run stratego-host")
 }
 
+/// Runs `stratego-host ladder --db DB ARGS`; `play` (when `args` start with it) gets
+/// [`CALM_CLOCK`] after `args`: the ladder's tests are not about clocks.
+pub fn ladder(db: &Path, args: &[&str]) -> Output {
+    let clock: &[&str] = if args.first() == Some(&"play") { &CALM_CLOCK } else { &[] };
+    Command::new(host_bin())
+        .arg("ladder")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .args(clock)
+        .output()
+        .expect("run stratego-host")
+}
+
+/// The stdout of a command that must have succeeded: a test that calls it fails on any
+/// other exit, showing the exit code and the command's stderr.
+pub fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
 /// A bot spec (JSON) that runs `command` with a calm clock of its own: 60 s to start, to
 /// set up and for each move, whatever the event's limits. For the opponent of a bot whose
 /// tight limit a test is about (only that bot's limit is then tight).

@@ -1,33 +1,14 @@
 //! `stratego-host ladder` through the real binary, on a real SQLite file.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stratego_tests::{CALM_CLOCK, TempDir, host_bin};
+use stratego_tests::{CALM_CLOCK, TempDir, host_bin, ladder, ok};
 
 const HEURISTIC: &str = "sample-bot";
 const RANDOM: &str = "sample-bot --strategy random";
 const SEARCH: &str = "sample-bot --strategy search --worlds 2";
-
-/// `stratego-host ladder --db DB ARGS`; `play` with a calm clock (these games are not about
-/// clocks).
-fn ladder(db: &Path, args: &[&str]) -> Output {
-    let clock: &[&str] = if args.first() == Some(&"play") { &CALM_CLOCK } else { &[] };
-    Command::new(host_bin())
-        .arg("ladder")
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .args(clock)
-        .output()
-        .expect("run stratego-host")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 fn add_three(db: &Path) {
     for (name, command) in [("heuristic", HEURISTIC), ("random", RANDOM), ("search", SEARCH)] {

@@ -7,27 +7,10 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use stratego_tests::{CALM_CLOCK, TempDir, host_bin};
+use stratego_tests::{TempDir, host_bin, ladder, ok};
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).output().expect("run stratego-host")
-}
-
-fn ladder(db: &Path, args: &[&str]) -> Output {
-    let clock: &[&str] = if args.first() == Some(&"play") { &CALM_CLOCK } else { &[] };
-    Command::new(host_bin())
-        .arg("ladder")
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .args(clock)
-        .output()
-        .expect("run stratego-host")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 fn s(p: &Path) -> &str {

@@ -1,7 +1,11 @@
-//! Runs a validated `match`, `tournament` or `sprt`: the supervisor, the schedule, the
-//! executor and the sinks put together, the same way for every competition; what differs by
-//! kind (the games, the report, its rendering and exit code) comes from
-//! [`crate::compete::competition`].
+//! The one harness of every command that plays games: a validated `match`, `tournament` or
+//! `sprt` ([`run_event`]: its `--out` directory's manifest first), and `ladder play`
+//! (`commands::ladder::play`), each a [`Competition`] run by [`run_competition`]: the setup
+//! book ([`load_book`]), the live page, the supervisor, the runtime, then [`play`]: the
+//! executor and the sinks put together, the same way for every competition, and the end
+//! (the report, the end messages, the exit code). What differs by kind (the games, the
+//! report, where it sits among the sinks, its rendering, end message and exit code) comes
+//! from the [`Competition`] and its [`ReportSink`].
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -12,11 +16,12 @@ use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
 use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, game_line};
 use crate::compete::style::Style;
+use crate::game::setup_book::SetupBook;
 use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::{BookLookup, Entrant, Executor};
 use crate::run::manifest;
-use crate::run::plan::{EventPlan, RunConfig, usage};
+use crate::run::plan::{ConfigError, EventPlan, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
 use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
 
@@ -44,7 +49,7 @@ fn describe_shard(shard: Option<manifest::Shard>) -> String {
 /// # Errors
 /// A configuration problem found only now (the setup book, a directory that holds another
 /// plan), with its exit code.
-pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::ConfigError> {
+pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
     if let (Some(shard), false) = (plan.run.shard, plan.run.seed_given) {
         // Each shard would draw its own seed from the clock: a different plan each, found
         // out only by `merge`, after all the games.
@@ -53,13 +58,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
             shard.index, shard.count
         )));
     }
-    let book = match &plan.run.setups {
-        None => None,
-        Some(path) => Some(Arc::new(
-            crate::game::setup_book::SetupBook::load(path, &plan.run.settings.rules)
-                .map_err(|e| usage(format!("--setups: {e}")))?,
-        )),
-    };
+    let book = load_book(&plan.run)?;
     let lock = match &plan.run.out {
         Some(dir) => Some(manifest::DirLock::take(dir).map_err(usage)?),
         None => None,
@@ -70,13 +69,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
     };
     if let (Some(dir), true) = (&plan.run.out, plan.run.compress) {
         // Before the manifest is written: a directory keeps the form it was started with.
-        if dir.join(stratego_records::PLAIN_FILE).exists() {
-            return Err(usage(format!(
-                "--compress: {} holds plain records (games.jsonl) of an earlier run; a directory keeps the form it \
-                 was started with: resume it without --compress, or give a new directory",
-                dir.display()
-            )));
-        }
+        crate::record::compress_allowed(dir).map_err(usage)?;
     }
     if let (Some(m), false) = (&existing, plan.run.seed_given) {
         // Re-running the same command resumes: without --seed, the directory's seed.
@@ -106,38 +99,67 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, crate::run::plan::Confi
         ),
         None => None,
     };
-    let run = &plan.run;
+    let outcome = run_competition(&plan.run, &plan.bots, &*competition, event, book, records, resumed);
+    drop(lock);
+    outcome
+}
+
+/// The setup book of `--setups`, if any.
+///
+/// # Errors
+/// The book cannot be read, or holds a setup the rules refuse (exit 2).
+pub fn load_book(run: &RunConfig) -> Result<Option<Arc<SetupBook>>, ConfigError> {
+    match &run.setups {
+        None => Ok(None),
+        Some(path) => {
+            Ok(Some(Arc::new(SetupBook::load(path, &run.settings.rules).map_err(|e| usage(format!("--setups: {e}")))?)))
+        }
+    }
+}
+
+/// Plays `competition` between `bots` (by id, as in `event`) under `run`, once everything
+/// it plays from is checked (the setup book `book`, the records file `records`, the games
+/// of a `resumed` directory): names the protocol log, opens the board (`--watch`) and the
+/// live page (`--serve`), starts the supervisor and a runtime, runs [`play`], and kills
+/// every bot process left at the end. Every command that plays games goes through here.
+///
+/// # Errors
+/// The board or the live page cannot be opened (exit 2).
+pub fn run_competition(
+    run: &RunConfig,
+    bots: &[Entrant],
+    competition: &dyn Competition,
+    event: schedule::EventSpec,
+    book: Option<Arc<SetupBook>>,
+    records: Option<RecordWriter>,
+    resumed: Option<Resumed>,
+) -> Result<Outcome, ConfigError> {
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
     let watch = if run.watch {
         let bots =
-            plan.bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
+            bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
         let planned = competition.games(&event).len() as u64;
         let rules = run.settings.rules.spec().clone();
         Some(crate::compete::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
     } else {
         None
     };
-    let title = format!(
-        "{} of {}",
-        competition.name(),
-        plan.bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>().join(", ")
-    );
+    let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
-    let live_page = crate::compete::live_page::LivePage::for_run(run, &plan.bots, &title, planned).map_err(usage)?;
+    let live_page = crate::compete::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
         pin_host: run.pin && run.concurrency == 1,
     })
-    .with_masks(run.masks(&plan.bots));
+    .with_masks(run.masks(bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let extras = Extras { records, history: Vec::new(), resumed, watch, live_page };
-    let outcome = runtime.block_on(play(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor.clone()));
+    let outcome = runtime.block_on(play(run, bots, competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
-    drop(lock);
     Ok(outcome)
 }
 
@@ -150,7 +172,7 @@ fn open_out_dir(
     plan: &EventPlan,
     mplan: manifest::Plan,
     existing: Option<&manifest::Manifest>,
-) -> Result<Vec<String>, crate::run::plan::ConfigError> {
+) -> Result<Vec<String>, ConfigError> {
     let mut history = Vec::new();
     // One hash per distinct command (several bots are often one program).
     type Command = (Vec<String>, Option<std::path::PathBuf>);
@@ -372,8 +394,14 @@ pub struct Extras {
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
 /// print: the games of `event` in `run`'s shard not in `extras.history`, with the startup
 /// watch, the records, the competition's report, `--report-every`, the progress lines (or
-/// the board) as sinks, then the report and its exit code. Any command that plays a
-/// competition can call it with its own [`Competition`].
+/// the board) and the live page as sinks, then the report and its exit code. Any command
+/// that plays a competition can call it with its own [`Competition`].
+///
+/// The sinks see each event in this order (a sink that fails keeps it from those after it):
+/// the startup guard, the competition's report when it keeps the games
+/// ([`Competition::keeps_games`]: the ladder's database), the records file, else the report
+/// there, then `--report-every`, the progress lines, the board and the live page; so a
+/// game's line is shown only once it is kept.
 pub async fn play(
     run: &RunConfig,
     bots: &[Entrant],
@@ -441,18 +469,21 @@ pub async fn play(
     let mut shared = Shared(report.clone());
     let now = report.clone();
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
-    if let Some(page) = live_page.as_mut() {
+    if let Some(page) = live_page.as_mut().filter(|_| report.borrow().live_standings()) {
         let report = report.clone();
         page.set_standings(Box::new(move |done, over| standings_html(&**report.borrow(), done, over)));
     }
+    let keeps_games = competition.keeps_games();
+    let (store, shared) = if keeps_games { (Some(&mut shared), None) } else { (None, Some(&mut shared)) };
     let mut end = play_with_sinks(
         &executor,
         source,
         history,
         [
             Some(&mut startup),
+            store.map(|s| s as &mut dyn Sink),
             records.as_mut().map(|r| r as &mut dyn Sink),
-            Some(&mut shared),
+            shared.map(|s| s as &mut dyn Sink),
             Some(&mut interim),
             Some(&mut progress),
             watch.as_mut().map(|w| w as &mut dyn Sink),
@@ -461,10 +492,20 @@ pub async fn play(
         cancel,
     )
     .await;
-    if let Some(saved) = saved_after_failure(run, records.as_ref(), competition.games(&event), &mut end) {
+    // A report that keeps the games is not remade from the records file, its copy.
+    let remade = if keeps_games {
+        None
+    } else {
+        saved_after_failure(run, records.as_ref(), competition.games(&event), &mut end)
+    };
+    if let Some(saved) = remade {
         let mut again = competition.report_sink(&header);
         replay_saved(&mut *again, &saved, &end);
         *report.borrow_mut() = again;
+    }
+    if let Err(f) = report.borrow_mut().conclude() {
+        eprintln!("stratego-host: {}", f.message);
+        return Outcome { stdout: String::new(), code: f.code };
     }
     let report = report.borrow();
     let text = if run.json { report.json(run.event.as_deref()) } else { report.text(style) };
@@ -474,7 +515,7 @@ pub async fn play(
         Some(html) => write_index(run, &page.title, html, &page.extra),
         None => Ok(()),
     };
-    with_index(finish(text, &end, report.code(), records_path.as_deref()), index)
+    with_index(finish(text, &end, &**report, records_path.as_deref()), index)
 }
 
 /// After a game record could not be written (a full disk): the games of `games` that the
@@ -532,7 +573,7 @@ async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::run::executor::GameSource + 'static,
     history: History,
-    sinks: [Option<&mut dyn Sink>; 7],
+    sinks: [Option<&mut dyn Sink>; 8],
     cancel: crate::supervise::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();
@@ -599,23 +640,17 @@ fn fail(message: &str) -> i32 {
     crate::exit::FAILURE
 }
 
-/// The outcome for how the run ended: a failed sink exits 1, an interruption 130 (after
-/// the summary of what finished), else `code`.
-fn finish(stdout: String, end: &RunEnd, code: i32, records: Option<&str>) -> Outcome {
+/// The outcome for how the run ended: a failed sink says why and exits with its code, an
+/// interruption says so ([`ReportSink::end_message`]: where the finished games are) and
+/// exits 130, else the report's end message if any, and its code.
+fn finish(stdout: String, end: &RunEnd, report: &dyn ReportSink, records: Option<&str>) -> Outcome {
     if let Some(f) = &end.failed {
         eprintln!("stratego-host: {}", f.message);
         return Outcome { stdout, code: f.code };
     }
-    if end.cancelled {
-        let saved = match records {
-            Some(path) => format!("the summary and {path}"),
-            None => "the summary only (no --out: no records were saved)".to_owned(),
-        };
-        eprintln!(
-            "stratego-host: interrupted; every bot process was killed; the {} finished games are in {saved}",
-            end.finished
-        );
-        return Outcome { stdout, code: crate::exit::INTERRUPTED };
+    if let Some(message) = report.end_message(end, records) {
+        eprintln!("stratego-host: {message}");
     }
+    let code = if end.cancelled { crate::exit::INTERRUPTED } else { report.code() };
     Outcome { stdout, code }
 }

@@ -7,6 +7,11 @@
 //!
 //! The run layer needs a little of the kind (how bots meet and games per pairing for the
 //! schedule, the name and SPRT for the manifest): [`Competition`] hands it down as data.
+//!
+//! `ladder play` is a competition too (its kind is in `commands::ladder::play`, beside the
+//! ladder's database, which this layer does not know): its report sink is the database
+//! itself ([`Competition::keeps_games`]), its report the ladder's table, read back at the end
+//! ([`ReportSink::conclude`]).
 
 use std::collections::{HashSet, VecDeque};
 
@@ -60,6 +65,21 @@ pub trait Competition {
 
     /// The report its games fill, with nothing in it yet.
     fn report_sink(&self, header: &Header) -> Box<dyn ReportSink>;
+
+    /// Whether its report sink is where the games are kept (the ladder's database): then it
+    /// sees each game right after the startup guard and before the records file, so that a
+    /// game it fails to keep is not written there either (nor counted, nor shown), and a
+    /// records file that failed never remakes the report (the file is a copy). By default
+    /// the report comes after the records file and counts what it took.
+    fn keeps_games(&self) -> bool {
+        false
+    }
+
+    /// The live page's title (an event's name, when `--event` gave one, comes first). By
+    /// default `match of a, b`.
+    fn title(&self, names: &[&str]) -> String {
+        format!("{} of {}", self.name(), names.join(", "))
+    }
 }
 
 /// What every report starts from.
@@ -96,6 +116,38 @@ pub trait ReportSink: Sink {
 
     /// The exit code of a run that ended without failure or interruption.
     fn code(&self) -> i32;
+
+    /// Whether the live page (`--serve`) shows [`ReportSink::interim`] as the standings
+    /// while the event runs. Without, the page counts each bot's wins, draws and losses
+    /// itself. By default it does.
+    fn live_standings(&self) -> bool {
+        true
+    }
+
+    /// Once the run is over (every sink finished), before the report is shown: reads what
+    /// it shows when that is kept elsewhere (the ladder's table, from its database). A
+    /// failure ends the command with it instead (said on stderr, its exit code, nothing on
+    /// stdout). By default there is nothing to read.
+    ///
+    /// # Errors
+    /// What could not be read.
+    fn conclude(&mut self) -> Result<(), crate::run::events::Failure> {
+        Ok(())
+    }
+
+    /// The line said on stderr (after `stratego-host: `) at the end of a run that did not
+    /// fail: interrupted (`end.cancelled`), where its finished games are (`records`: the
+    /// records file, if any); else, anything the report does not say itself. By default
+    /// the interruption only.
+    fn end_message(&self, end: &crate::run::events::RunEnd, records: Option<&str>) -> Option<String> {
+        end.cancelled.then(|| {
+            let saved = match records {
+                Some(path) => format!("the summary and {path}"),
+                None => "the summary only (no --out: no records were saved)".to_owned(),
+            };
+            format!("interrupted; every bot process was killed; the {} finished games are in {saved}", end.finished)
+        })
+    }
 }
 
 /// A report's index page.

@@ -90,22 +90,11 @@ impl Executor {
     /// Every sink sees every event, in order; at the end each sink's
     /// [`Sink::finish`] is called with how the run ended.
     ///
-    /// `history` holds the games an earlier run of the same plan finished (resume): the
-    /// sinks see them first ([`Sink::on_history`]).
-    pub async fn run(
-        &self,
-        source: impl GameSource + 'static,
-        history: &[Event],
-        sinks: &mut [&mut dyn Sink],
-        cancel: Cancel,
-    ) -> RunEnd {
-        self.run_with_history(source, history.iter().cloned().map(Ok), sinks, cancel).await
-    }
-
-    /// [`Executor::run`] with the history read as it goes (a resumed directory's records,
-    /// one at a time): the first games start before it is read, and the sinks see it whole
-    /// before any event of this run (the games' events wait). A history item that is an
-    /// error (a record that cannot be read) stops the run with it.
+    /// `history` holds the games an earlier run of the same plan finished (resume), read as
+    /// it goes (a resumed directory's records, one at a time): the first games start before
+    /// it is read, and the sinks see it whole ([`Sink::on_history`]) before any event of
+    /// this run (the games' events wait). A history item that is an error (a record that
+    /// cannot be read) stops the run with it.
     pub async fn run_with_history(
         &self,
         source: impl GameSource + 'static,

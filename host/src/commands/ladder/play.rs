@@ -1,9 +1,36 @@
 //! `ladder play`: the pairings that most reduce the ratings' uncertainty (the bots with the
-//! fewest games first, each against its least-played opponent), played through the executor
-//! as `match` plays its games, each saved to the ladder as soon as it finishes.
+//! fewest games first, each against its least-played opponent), played as a [`Competition`]
+//! through the harness that plays `match` ([`crate::commands::play::run_competition`]), each
+//! game saved to the ladder as soon as it finishes.
+//!
+//! How the ladder fits the harness, and why nothing it does changed in the move:
+//! - sinks: the ladder's report sink is its database ([`LadderReport`]), which keeps the
+//!   games ([`Competition::keeps_games`]): each game's end is seen by the startup guard,
+//!   then the database, then the `--out` records file, then the progress line, then the live
+//!   page, as before (`--report-every` sits between, and `ladder play` has never printed
+//!   interim reports: see [`ladder_run`]). A game the database fails to save stops the run
+//!   and reaches no sink after it: not the records file, not the progress line.
+//! - 'static: the harness's report sink is a `Box<dyn ReportSink>` (shared with the
+//!   progress line, so `'static`), so it cannot borrow the ladder: the competition and its
+//!   sink share the one SQLite connection (`Rc<RefCell<Ladder>>`; the sinks run on the
+//!   executor's own task, one thread).
+//! - the end: the harness says a failure as before (`stratego-host: MESSAGE`, its code),
+//!   the ladder's own end lines come from [`ReportSink::end_message`] (`ladder: N games
+//!   played and saved`; `interrupted; ... the N finished games are saved`), and the table on
+//!   stdout is read from the database once every sink has finished
+//!   ([`ReportSink::conclude`]: a table that cannot be read fails the command with exit 1
+//!   and nothing on stdout, as before). The ladder has no page of its own, so no
+//!   `index.html` is written into `--out`.
+//! - the games: the harness's schedule input ([`RunConfig::schedule_event`], the same
+//!   as the ladder built itself: round robin, 2 games a pair, the run's seed, the book's
+//!   length, the same-program pairs, the book dealt at random from entry 0), and for each
+//!   chosen pair `p` (in the order [`choose_pairs`] chose them) the two games of
+//!   [`schedule::pair_games`], so a seeded run draws the same seeds, setups and book
+//!   entries as before.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use stratego_rules::ByColor;
@@ -12,13 +39,13 @@ use super::store::{Ladder, LadderBot};
 use super::table::LadderTable;
 use super::{db_error, failure};
 use crate::commands::Outcome;
+use crate::compete::competition::{Competition, Header, Page, ReportSink};
 use crate::compete::report::json;
-use crate::compete::sinks::{Progress, RecordsSink, StartupGuard, game_line};
-use crate::run::events::{Event, Failure, Flow, Sink};
-use crate::run::executor::{BookLookup, Entrant, Executor};
+use crate::compete::style::Style;
+use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::executor::Entrant;
 use crate::run::plan::{ConfigError, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
-use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
 
 /// Chooses `pairs` colour-swapped pairs among `games.len()` bots that have played
 /// `games[i]` games, `met_of(i)` giving the games bot `i` has played against each other
@@ -65,22 +92,79 @@ pub fn choose_pairs<E>(
     Ok(out)
 }
 
-/// Saves every finished game to the ladder, each in its own transaction, as it finishes.
-struct LadderSink<'a> {
-    ladder: &'a mut Ladder,
+/// A `ladder play` run as the harness plays it: the chosen pairs, two games each, saved to
+/// the ladder.
+struct LadderKind {
+    /// The ladder, shared with its report sink.
+    ladder: Rc<RefCell<Ladder>>,
+    /// The pairs to play, by executor bot id, in the order they were chosen.
+    pairs: Vec<(usize, usize)>,
+    /// This run's game id prefix ([`run_prefix`]).
+    prefix: String,
+    /// Database id of each executor bot id.
+    ids: Vec<i64>,
+    /// Program hash of each executor bot id, now.
+    versions: Vec<Option<String>>,
+}
+
+impl Competition for LadderKind {
+    fn name(&self) -> &'static str {
+        "ladder"
+    }
+
+    fn pairing(&self) -> (schedule::Format, u32) {
+        (schedule::Format::RoundRobin, 2)
+    }
+
+    /// The games of `pairs`, two a pair with colours swapped, as the schedule deals them
+    /// (seats, seeds, book entries), under ids unique to this run.
+    fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {
+        self.pairs
+            .iter()
+            .enumerate()
+            .flat_map(|(p, &(a, b))| schedule::pair_games(event, p as u32, a, b))
+            .map(|g| GameSpec { game_id: format!("{}-{}", self.prefix, g.index + 1), ..g })
+            .collect()
+    }
+
+    fn report_sink(&self, _header: &Header) -> Box<dyn ReportSink> {
+        Box::new(LadderReport {
+            ladder: self.ladder.clone(),
+            ids: self.ids.clone(),
+            versions: self.versions.clone(),
+            saved: 0,
+            table: None,
+        })
+    }
+
+    fn keeps_games(&self) -> bool {
+        true
+    }
+
+    fn title(&self, _names: &[&str]) -> String {
+        "ladder".to_owned()
+    }
+}
+
+/// Saves every finished game to the ladder, each in its own transaction, as it finishes;
+/// its report is the ladder's table afterwards.
+struct LadderReport {
+    ladder: Rc<RefCell<Ladder>>,
     /// Database id of each executor bot id.
     ids: Vec<i64>,
     /// Program hash of each executor bot id, now.
     versions: Vec<Option<String>>,
     saved: u32,
+    /// The table, read once the run is over.
+    table: Option<LadderTable>,
 }
 
-impl Sink for LadderSink<'_> {
+impl Sink for LadderReport {
     fn on_event(&mut self, event: &Event) -> Flow {
         let Some((seats, record)) = event.finished() else { return Flow::Continue };
         let ids = ByColor::new(self.ids[seats.red], self.ids[seats.blue]);
         let versions = ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
-        match self.ladder.insert_game(record, ids, versions) {
+        match self.ladder.borrow_mut().insert_game(record, ids, versions) {
             Ok(()) => {
                 self.saved += 1;
                 Flow::Continue
@@ -90,6 +174,56 @@ impl Sink for LadderSink<'_> {
                 code: crate::exit::FAILURE,
             }),
         }
+    }
+}
+
+impl ReportSink for LadderReport {
+    /// The progress line shows the games only (the ratings are computed at the end).
+    fn progress(&self) -> Option<String> {
+        None
+    }
+
+    fn interim(&self, done: u64) -> String {
+        format!("{done} games finished, {} saved to the ladder", self.saved)
+    }
+
+    fn text(&self, _style: Style) -> String {
+        self.table.as_ref().map(LadderTable::render).unwrap_or_default()
+    }
+
+    /// The table as JSON (`--event` names no ladder).
+    fn json(&self, _event: Option<&str>) -> String {
+        self.table.as_ref().map(json).unwrap_or_default()
+    }
+
+    /// No page: the ladder writes no index into `--out` (`ladder table --html` makes its page).
+    fn page(&self) -> Page {
+        Page { title: "ladder".to_owned(), summary_html: None, extra: Vec::new() }
+    }
+
+    fn code(&self) -> i32 {
+        crate::exit::OK
+    }
+
+    /// The ladder's standings are its table, computed at the end: the live page counts
+    /// wins, draws and losses itself.
+    fn live_standings(&self) -> bool {
+        false
+    }
+
+    fn conclude(&mut self) -> Result<(), Failure> {
+        let table = LadderTable::read(&self.ladder.borrow())
+            .map_err(|message| Failure { message, code: crate::exit::FAILURE })?;
+        self.table = Some(table);
+        Ok(())
+    }
+
+    fn end_message(&self, end: &RunEnd, _records: Option<&str>) -> Option<String> {
+        Some(if end.cancelled {
+            format!("interrupted; every bot process was killed; the {} finished games are saved", self.saved)
+        } else {
+            format!("ladder: {} played and saved", stratego_stats::plural(u64::from(self.saved), "game"))
+        })
     }
 }
 
@@ -110,7 +244,7 @@ fn run_prefix() -> String {
 
 /// Plays `games` games (colour-swapped pairs) between the ladder's active bots, saving each
 /// as it finishes; the table afterwards is the output, the run's end the exit code.
-pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Result<Outcome, ConfigError> {
+pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<Outcome, ConfigError> {
     let all = ladder.bots().map_err(failure)?;
     let active: Vec<&LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
     if active.len() < 2 {
@@ -128,83 +262,36 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
     let bots = active.iter().map(|b| entrant(b, run)).collect::<Result<Vec<_>, _>>()?;
     let versions = program_versions(&bots, &active);
 
-    let book = match &run.setups {
-        None => None,
-        Some(path) => Some(Arc::new(
-            crate::game::setup_book::SetupBook::load(path, &run.settings.rules)
-                .map_err(|e| usage(format!("--setups: {e}")))?,
-        )),
-    };
-    let schedule = ladder_schedule(&bots, &pairs, run.settings.match_seed, book.as_ref().map(|b| b.len() as u32));
-    let planned = schedule.len() as u64;
-
+    let run = ladder_run(run);
+    let book = crate::commands::play::load_book(&run)?;
+    let event = run.schedule_event(&bots, schedule::Format::RoundRobin, 2, book.as_ref().map(|b| b.len() as u32));
+    let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
+    let kind = LadderKind { ladder: Rc::new(RefCell::new(ladder)), pairs, prefix: run_prefix(), ids, versions };
+    // The records file is a copy of the ladder's games: no manifest, never resumed.
+    if let (Some(dir), true) = (&run.out, run.compress) {
+        crate::record::compress_allowed(dir).map_err(usage)?;
+    }
     let records = match &run.out {
         Some(dir) => Some(
             crate::record::RecordWriter::open(dir, run.compress)
-                .and_then(RecordsSink::start)
                 .map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
         ),
         None => None,
     };
-    if let Some(log) = &run.settings.protocol_log {
-        tracing::info!("protocol log: {}", log.describe());
-    }
-    let mut live_page =
-        crate::compete::live_page::LivePage::for_run(run, &bots, "ladder", Some(planned)).map_err(usage)?;
-    let supervisor = Supervisor::start(SupervisorOptions {
-        priority: run.host_priority,
-        stall_credit: run.stall_credit,
-        pin_host: run.pin && run.concurrency == 1,
-    })
-    .with_masks(run.masks(&bots));
-    let lookup: Option<BookLookup> =
-        book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
-    let executor = Executor {
-        settings: Arc::new(run.settings.clone()),
-        bots: Arc::new(bots),
-        book: lookup,
-        concurrency: run.concurrency,
-        pin: run.pin,
-        auto_pin: run.auto_pin,
-        supervisor: supervisor.clone(),
-    };
-    let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let (end, saved) = runtime.block_on(async {
-        let cancel = supervisor.cancel_on_signals();
-        let mut records = records;
-        let mut startup = StartupGuard::default();
-        let mut sink = LadderSink { ladder: &mut ladder, ids, versions, saved: 0 };
-        let mut progress = Progress::new(run.live, Some(planned), |_| None, game_line);
-        let end = {
-            // A bot that never started stops the run before its game is saved; then the
-            // ladder: a game's line is printed only once it is saved.
-            let mut sinks: Vec<&mut dyn Sink> = vec![&mut startup, &mut sink];
-            if let Some(r) = records.as_mut() {
-                sinks.push(r);
-            }
-            sinks.push(&mut progress);
-            if let Some(page) = live_page.as_mut() {
-                sinks.push(page);
-            }
-            executor.run(schedule, &[], &mut sinks, cancel).await
-        };
-        (end, sink.saved)
-    });
-    drop(runtime);
-    supervisor.kill_all();
-    let table = LadderTable::read(&ladder).map_err(failure)?;
-    let stdout = if run.json { json(&table) } else { table.render() };
-    if let Some(f) = &end.failed {
-        eprintln!("stratego-host: {}", f.message);
-        return Ok(Outcome { stdout, code: f.code });
-    }
-    if end.cancelled {
-        eprintln!("stratego-host: interrupted; every bot process was killed; the {saved} finished games are saved");
-        return Ok(Outcome { stdout, code: crate::exit::INTERRUPTED });
-    }
-    eprintln!("stratego-host: ladder: {} played and saved", stratego_stats::plural(u64::from(saved), "game"));
-    Ok(Outcome { stdout, code: crate::exit::OK })
+    crate::commands::play::run_competition(&run, &bots, &kind, event, book, records, None)
+}
+
+/// `run` as `ladder play` has always played it, whatever its flags say: the setup book dealt
+/// at random from the seed (`--setups-order` and `--setups-start` are not used), no interim
+/// reports (`--report-every`) and no `--recover` (a bot that fails to start stops the run).
+/// The harness reads these from the run; a ladder never did.
+fn ladder_run(run: &RunConfig) -> RunConfig {
+    let mut run = run.clone();
+    run.book_order = schedule::BookOrder::Random;
+    run.book_start = 0;
+    run.report_every = 0;
+    run.recover = false;
+    run
 }
 
 /// Each bot's program hash now, with a warning for a program that changed since it was added.
@@ -239,36 +326,6 @@ pub fn pairs_to_play(ladder: &Ladder, active: &[&LadderBot], games: u32) -> Resu
         Ok(met.into_iter().filter_map(|(id, n)| position.get(&id).map(|&j| (j, n))).collect())
     };
     choose_pairs(&played, met_of, (games / 2) as usize).map_err(db_error)
-}
-
-/// The games of `pairs`, two a pair with colours swapped, as the schedule deals them (seats,
-/// seeds, book entries), under ids unique to this run ([`run_prefix`]).
-fn ladder_schedule(bots: &[Entrant], pairs: &[(usize, usize)], seed: u64, book_len: Option<u32>) -> VecDeque<GameSpec> {
-    let same_program = (0..bots.len())
-        .flat_map(|a| (a + 1..bots.len()).map(move |b| (a, b)))
-        .filter(|&(a, b)| {
-            let (x, y) = (&bots[a].spec, &bots[b].spec);
-            x.command == y.command && x.dir == y.dir && x.env == y.env
-        })
-        .collect();
-    let event = schedule::EventSpec {
-        bots: bots.len(),
-        format: schedule::Format::RoundRobin,
-        games_per_pairing: 2,
-        seed,
-        book_len,
-        own_setup: bots.iter().map(|b| b.spec.own_setup).collect(),
-        same_program,
-        book_order: schedule::BookOrder::Random,
-        book_start: 0,
-    };
-    let prefix = run_prefix();
-    pairs
-        .iter()
-        .enumerate()
-        .flat_map(|(p, &(a, b))| schedule::pair_games(&event, p as u32, a, b))
-        .map(|g| GameSpec { game_id: format!("{prefix}-{}", g.index + 1), ..g })
-        .collect()
 }
 
 #[cfg(test)]
