@@ -139,7 +139,10 @@ fn ms(d: Duration) -> String {
 
 fn main() {
     let sizes: Vec<(u32, u32)> = {
-        let args: Vec<String> = std::env::args().skip(1).filter(|a| a.starts_with(|c: char| c.is_ascii_digit()) && a.contains('x')).collect();
+        let args: Vec<String> = std::env::args()
+            .skip(1)
+            .filter(|a| a.starts_with(|c: char| c.is_ascii_digit()) && a.contains('x'))
+            .collect();
         let args = if args.is_empty() {
             ["100x10000", "100x100000", "1000x100000", "1000x1000000"].map(String::from).to_vec()
         } else {
@@ -204,8 +207,10 @@ fn main() {
         let cell = |r: &Run| format!("{:>6} {:>6} {:>6.0}", ms(r.wall), ms(r.cpu), r.rss_kb as f64 / 1024.0);
         let bot = format!("b{}", bots / 2);
         // Each command with each host in turn, three rounds: the median of each.
-        let commands: [Vec<&str>; 3] = [vec!["table", "--json"], vec!["pairings", "-n", "40"], vec!["history", &bot, "--json"]];
-        let mut runs: Vec<Vec<Vec<Run>>> = hosts.iter().map(|_| commands.iter().map(|_| Vec::new()).collect()).collect();
+        let commands: [Vec<&str>; 3] =
+            [vec!["table", "--json"], vec!["pairings", "-n", "40"], vec!["history", &bot, "--json"]];
+        let mut runs: Vec<Vec<Vec<Run>>> =
+            hosts.iter().map(|_| commands.iter().map(|_| Vec::new()).collect()).collect();
         for _ in 0..3 {
             for (c, command) in commands.iter().enumerate() {
                 for (h, (_, host)) in hosts.iter().enumerate() {
@@ -219,9 +224,11 @@ fn main() {
                 // A copy of the file for each host (the prune changes it).
                 let copy = scratch.join(format!("prune-{}.db", if label.is_empty() { "host" } else { label }));
                 std::fs::copy(&db, &copy).unwrap();
-                let archive = scratch.join(format!("archive-{}.jsonl.zst", if label.is_empty() { "host" } else { label }));
+                let archive =
+                    scratch.join(format!("archive-{}.jsonl.zst", if label.is_empty() { "host" } else { label }));
                 let keep_last = (games / 10).to_string();
-                let prune = run(host, &copy, &["prune", "--keep-last", &keep_last, "--archive", archive.to_str().unwrap()]);
+                let prune =
+                    run(host, &copy, &["prune", "--keep-last", &keep_last, "--archive", archive.to_str().unwrap()]);
                 prunes.push((prune, file_size(&copy)));
                 let _ = std::fs::remove_file(&copy);
                 let _ = std::fs::remove_file(&archive);

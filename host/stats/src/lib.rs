@@ -615,9 +615,9 @@ pub fn bradley_terry_tallies(
             }
             None => {
                 let mean = theta.iter().sum::<f64>() / m as f64;
-                let var = spread.as_ref().map_or(f64::INFINITY, |s| {
-                    s.diag[k] - 2.0 * s.rows[k] / m as f64 + s.all / (m * m) as f64
-                });
+                let var = spread
+                    .as_ref()
+                    .map_or(f64::INFINITY, |s| s.diag[k] - 2.0 * s.rows[k] / m as f64 + s.all / (m * m) as f64);
                 (mean, var)
             }
         };
