@@ -222,10 +222,10 @@ fn main() {
         if !no_prune {
             for (label, host) in &hosts {
                 // A copy of the file for each host (the prune changes it).
-                let copy = scratch.join(format!("prune-{}.db", if label.is_empty() { "host" } else { label }));
+                let copy = scratch.join(&format!("prune-{}.db", if label.is_empty() { "host" } else { label }));
                 std::fs::copy(&db, &copy).unwrap();
                 let archive =
-                    scratch.join(format!("archive-{}.jsonl.zst", if label.is_empty() { "host" } else { label }));
+                    scratch.join(&format!("archive-{}.jsonl.zst", if label.is_empty() { "host" } else { label }));
                 let keep_last = (games / 10).to_string();
                 let prune =
                     run(host, &copy, &["prune", "--keep-last", &keep_last, "--archive", archive.to_str().unwrap()]);
