@@ -1,9 +1,20 @@
 //! The ladder at scale: whole-process timings of the real release binary on synthetic
 //! ladder files of growing size.
 //!
-//! `cargo bench -p stratego-tests --bench ladder_scale [-- BOTSxGAMES … [--no-prune]]`
-//! (default `100x10000 100x100000 1000x100000 1000x1000000`; the last writes a 5 GB file
-//! in the temporary directory and takes several minutes to build).
+//! `cargo bench -p stratego-tests --bench ladder_scale [-- BOTSxGAMES … [--no-prune]
+//! [--tiny] [--before PATH] [--keep DIR]]` (default `100x10000 100x100000 1000x100000
+//! 1000x1000000`; the last writes a 5 GB file in the temporary directory and takes several
+//! minutes to build).
+//!
+//! - `--tiny`: the records are synthetic 10-ply games (about 700 bytes stored) instead of
+//!   1,000-ply ones: the file builds in a fraction of the time, for measuring what does not
+//!   read records (`table`, `pairings`, `history`).
+//! - `--before PATH`: also runs every measurement with the binary PATH (e.g. a copy of an
+//!   older release build), interleaved with the current one on the same file, and prints
+//!   its row first: a before/after comparison in one run, under the same load. The prune
+//!   (which changes the file) is measured on two copies of the file.
+//! - `--keep DIR`: builds the files in DIR and keeps them (`DIR/ladder-BOTSxGAMES[-tiny].db`);
+//!   a file already there is used as it is, not rebuilt.
 //!
 //! For each size the benchmark makes a ladder file with the real binary (`ladder add`,
 //! which writes the schema), then adds the other bots (copies of the first under other
@@ -25,7 +36,7 @@
 #[path = "../../host/records/tests/support/synthetic.rs"]
 mod synthetic;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -67,13 +78,6 @@ fn run(host: &Path, db: &Path, args: &[&str]) -> Run {
     }
     let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
     Run { wall, cpu: tv(usage.ru_utime) + tv(usage.ru_stime), rss_kb: usage.ru_maxrss }
-}
-
-/// The median (by wall time) of three runs.
-fn median(host: &Path, db: &Path, args: &[&str]) -> Run {
-    let mut runs: Vec<Run> = (0..3).map(|_| run(host, db, args)).collect();
-    runs.sort_by_key(|r| r.wall);
-    runs.swap_remove(1)
 }
 
 fn file_size(db: &Path) -> u64 {
@@ -135,7 +139,10 @@ fn ms(d: Duration) -> String {
 
 fn main() {
     let sizes: Vec<(u32, u32)> = {
-        let args: Vec<String> = std::env::args().skip(1).filter(|a| a.contains('x')).collect();
+        let args: Vec<String> = std::env::args()
+            .skip(1)
+            .filter(|a| a.starts_with(|c: char| c.is_ascii_digit()) && a.contains('x'))
+            .collect();
         let args = if args.is_empty() {
             ["100x10000", "100x100000", "1000x100000", "1000x1000000"].map(String::from).to_vec()
         } else {
@@ -148,16 +155,29 @@ fn main() {
             })
             .collect()
     };
-    let no_prune = std::env::args().any(|a| a == "--no-prune");
-    let host = release_host();
+    let args: Vec<String> = std::env::args().collect();
+    let no_prune = args.iter().any(|a| a == "--no-prune");
+    let tiny = args.iter().any(|a| a == "--tiny");
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).map(PathBuf::from);
+    let keep = value("--keep");
+    let current = release_host();
+    // The binaries measured, each under a label, the current one last.
+    let mut hosts: Vec<(&str, PathBuf)> = Vec::new();
+    if let Some(before) = value("--before") {
+        hosts.push(("before", before));
+    }
+    hosts.push((if hosts.is_empty() { "" } else { "after" }, current.clone()));
+    let plies = if tiny { 10 } else { 1_000 };
     let mut encoder = Encoder::new(Form::Compact).unwrap();
-    let records: Vec<_> = (0..8).map(|seed| synthetic::record(1_000, seed, synthetic::Times::Fast)).collect();
+    let records: Vec<_> = (0..8).map(|seed| synthetic::record(plies, seed, synthetic::Times::Fast)).collect();
     let plain: usize = records.iter().map(|r| serde_json::to_vec(r).unwrap().len() + 1).sum::<usize>() / records.len();
     let frames: Vec<Vec<u8>> = records.iter().map(|r| encoder.encode(r).unwrap()).collect();
     let compact = frames.iter().map(Vec::len).sum::<usize>() / frames.len();
-    println!("records: synthetic 1,000-ply games, {plain} bytes plain, {compact} bytes stored (mean of 8)");
+    println!("records: synthetic {plies}-ply games, {plain} bytes plain, {compact} bytes stored (mean of 8)");
+    println!("load average at the start: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
     println!(
-        "{:>5} {:>9} {:>9} {:>7} | {:>22} | {:>22} | {:>22} | {:>28}",
+        "{:>6} {:>5} {:>9} {:>9} {:>7} | {:>22} | {:>22} | {:>22} | {:>28}",
+        "host",
         "bots",
         "games",
         "file MB",
@@ -168,39 +188,81 @@ fn main() {
         "prune: s wall/cpu, MB, file MB"
     );
     for (bots, games) in sizes {
-        let dir = TempDir::new(&format!("ladder-scale-{bots}x{games}"));
-        let db = dir.join("ladder.db");
-        let t = Instant::now();
-        build(&host, &db, bots, games, &frames);
-        eprintln!("built {bots} bots, {games} games in {:.1} s", t.elapsed().as_secs_f64());
+        let scratch = TempDir::new(&format!("ladder-scale-{bots}x{games}"));
+        let db = match &keep {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).unwrap();
+                dir.join(format!("ladder-{bots}x{games}{}.db", if tiny { "-tiny" } else { "" }))
+            }
+            None => scratch.join("ladder.db"),
+        };
+        if !db.exists() {
+            let t = Instant::now();
+            build(&current, &db, bots, games, &frames);
+            eprintln!("built {bots} bots, {games} games in {:.1} s", t.elapsed().as_secs_f64());
+        } else {
+            eprintln!("using {} as it is", db.display());
+        }
         let size = file_size(&db);
         let cell = |r: &Run| format!("{:>6} {:>6} {:>6.0}", ms(r.wall), ms(r.cpu), r.rss_kb as f64 / 1024.0);
-        let table = median(&host, &db, &["table", "--json"]);
-        let pairings = median(&host, &db, &["pairings", "-n", "40"]);
         let bot = format!("b{}", bots / 2);
-        let history = median(&host, &db, &["history", &bot, "--json"]);
-        print!(
-            "{bots:>5} {games:>9} {:>9.0} {:>7} | {} | {} | {} |",
-            size as f64 / 1e6,
-            size / u64::from(games),
-            cell(&table),
-            cell(&pairings),
-            cell(&history),
-        );
-        if no_prune {
-            println!(" (skipped)");
-            continue;
+        // Each command with each host in turn, three rounds: the median of each.
+        let commands: [Vec<&str>; 3] =
+            [vec!["table", "--json"], vec!["pairings", "-n", "40"], vec!["history", &bot, "--json"]];
+        let mut runs: Vec<Vec<Vec<Run>>> =
+            hosts.iter().map(|_| commands.iter().map(|_| Vec::new()).collect()).collect();
+        for _ in 0..3 {
+            for (c, command) in commands.iter().enumerate() {
+                for (h, (_, host)) in hosts.iter().enumerate() {
+                    runs[h][c].push(run(host, &db, command));
+                }
+            }
         }
-        std::io::Write::flush(&mut std::io::stdout()).unwrap();
-        let archive = dir.join("archive.jsonl.zst");
-        let keep = (games / 10).to_string();
-        let prune = run(&host, &db, &["prune", "--keep-last", &keep, "--archive", archive.to_str().unwrap()]);
-        println!(
-            " {:>6.0} {:>6.0} {:>5.0} {:>6.0}",
-            prune.wall.as_secs_f64(),
-            prune.cpu.as_secs_f64(),
-            prune.rss_kb as f64 / 1024.0,
-            file_size(&db) as f64 / 1e6,
-        );
+        let mut prunes = Vec::new();
+        if !no_prune {
+            for (label, host) in &hosts {
+                // A copy of the file for each host (the prune changes it).
+                let copy = scratch.join(&format!("prune-{}.db", if label.is_empty() { "host" } else { label }));
+                std::fs::copy(&db, &copy).unwrap();
+                let archive =
+                    scratch.join(&format!("archive-{}.jsonl.zst", if label.is_empty() { "host" } else { label }));
+                let keep_last = (games / 10).to_string();
+                let prune =
+                    run(host, &copy, &["prune", "--keep-last", &keep_last, "--archive", archive.to_str().unwrap()]);
+                prunes.push((prune, file_size(&copy)));
+                let _ = std::fs::remove_file(&copy);
+                let _ = std::fs::remove_file(&archive);
+                for tail in ["-wal", "-shm"] {
+                    let mut p = copy.as_os_str().to_owned();
+                    p.push(tail);
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+        }
+        for (h, (label, _)) in hosts.iter().enumerate() {
+            let [table, pairings, history] = [0, 1, 2].map(|c| {
+                let mut r = std::mem::take(&mut runs[h][c]);
+                r.sort_by_key(|r| r.wall);
+                r.swap_remove(1)
+            });
+            print!(
+                "{label:>6} {bots:>5} {games:>9} {:>9.0} {:>7} | {} | {} | {} |",
+                size as f64 / 1e6,
+                size / u64::from(games),
+                cell(&table),
+                cell(&pairings),
+                cell(&history),
+            );
+            match prunes.get(h) {
+                Some((prune, after)) => println!(
+                    " {:>6.0} {:>6.0} {:>5.0} {:>6.0}",
+                    prune.wall.as_secs_f64(),
+                    prune.cpu.as_secs_f64(),
+                    prune.rss_kb as f64 / 1024.0,
+                    *after as f64 / 1e6,
+                ),
+                _ => println!(" (skipped)"),
+            }
+        }
     }
 }

@@ -2,10 +2,12 @@
 //! large events and on synthetic directories this benchmark writes, and how each cost grows
 //! with the work.
 //!
-//! `cargo bench -p stratego-tests --bench scale [-- quick] [-- only start|resume|merge]`
-//! (`SCALE_HOST=PATH`: run that host binary instead of the release build, e.g. an older
-//! one to compare; `SCALE_TMP=DIR`: where the directories go, default the temporary
-//! directory; `SCALE_KEEP=1`: keep the merge directories)
+//! `cargo bench -p stratego-tests --bench scale [-- quick|goals] [-- only start|resume|merge]`
+//! (`goals`: only the sizes of the goals, resume of 40,000 games and merge of 100
+//! shards; `SCALE_HOST=PATH`: run that host binary instead of the release build;
+//! `SCALE_BEFORE=PATH`: also run resume and merge with that binary, e.g. an older one, on
+//! the same directories, each row of it first; `SCALE_TMP=DIR`: where the directories go,
+//! default the temporary directory; `SCALE_KEEP=1`: keep the merge directories)
 //!
 //! 1. **start**: a round-robin of N built-in sample bots (`--games 2`, `-j 2`, `--out`):
 //!    the time from the host's start to its first game (the first record's
@@ -124,6 +126,18 @@ fn mib(kib: u64) -> String {
 
 fn file_size(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// The sizes of the `.html` files directly in `dir` (none if it cannot be read).
+fn html_sizes(dir: &Path) -> Vec<u64> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".html"))
+                .map(|e| file_size(&e.path()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn bots_args(n: usize) -> Vec<String> {
@@ -272,22 +286,8 @@ fn start(host: &Path, sizes: &[usize]) {
         let stop = t_int.elapsed();
         drop(stderr);
         let index = file_size(&out.join("index.html"));
-        let all_pages: u64 = std::fs::read_dir(&out)
-            .map(|d| {
-                d.filter_map(Result::ok)
-                    .filter(|e| e.file_name().to_string_lossy().ends_with(".html"))
-                    .map(|e| file_size(&e.path()))
-                    .sum()
-            })
-            .unwrap_or(0);
-        let viewers: Vec<u64> = std::fs::read_dir(out.join("games"))
-            .map(|d| {
-                d.filter_map(Result::ok)
-                    .filter(|e| e.file_name().to_string_lossy().ends_with(".html"))
-                    .map(|e| file_size(&e.path()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let all_pages: u64 = html_sizes(&out).iter().sum();
+        let viewers = html_sizes(&out.join("games"));
         let mean = if viewers.is_empty() { 0 } else { viewers.iter().sum::<u64>() / viewers.len() as u64 };
         let planned = n * (n - 1);
         println!(
@@ -304,12 +304,13 @@ fn start(host: &Path, sizes: &[usize]) {
     }
 }
 
-fn resume(host: &Path, tmpl: &[GameRecord], rows: &[(usize, usize, Form)]) {
+fn resume(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(usize, usize, Form)]) {
     println!("\n## 2. Resume of a 200-bot plan's directory of M games after kill -9 (a torn last record)");
     println!(
-        "| games in the directory | plies a game | form | records file | first new game after | host VmHWM then | SIGINT to exit (summary + index) | host max RSS (exit) |"
+        "| host | games in the directory | plies a game | form | records file | first new game after | host VmHWM then | SIGINT to exit (summary + index) | host max RSS (exit) | host CPU in all |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let host = &hosts[0].1;
     let dir = scratch("resume");
     let out = dir.join("out");
     // 200 bots, 4 games a pairing: 79,600 games planned.
@@ -319,77 +320,93 @@ fn resume(host: &Path, tmpl: &[GameRecord], rows: &[(usize, usize, Form)]) {
     let m = manifest_of(host, &args, &out);
     let specs = schedule::plan(&m.plan.event);
     for &(games, plies, form) in rows {
-        for f in ["games.jsonl", "games.jsonl.zst", "index.html"] {
-            let _ = std::fs::remove_file(out.join(f));
-        }
-        let _ = std::fs::remove_dir_all(out.join("games"));
-        let bytes = write_records(&out, tmpl, &m, &specs[..games], plies, form, Some(&specs[games]));
-        let t0 = unix_ms();
-        let report = dir.join("time.txt");
-        let mut child =
-            timed(host, &report).args(&args).arg("--out").arg(&out).args(["-q"]).stdout(Stdio::null()).spawn().unwrap();
-        let pid = host_pid(child.id());
-        let mut hwm = 0;
-        let t = Instant::now();
-        let mut first = None;
-        while t.elapsed() < Duration::from_secs(600) {
-            hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
-            // Only the records after the synthetic ones (the torn one is cut off first).
-            let news: Option<u64> = {
-                use std::io::{Seek, SeekFrom};
-                let (name, f) = match form {
-                    Form::Plain => ("games.jsonl", stratego_records::Form::Plain),
-                    Form::Compact => ("games.jsonl.zst", stratego_records::Form::Compact),
-                };
-                let path = out.join(name);
-                let mut file = std::fs::File::open(&path).unwrap();
-                if file_size(&path) > bytes && file.seek(SeekFrom::Start(bytes)).is_ok() {
-                    stratego_records::RecordReader::new(file, f, &path)
-                        .map(|r| {
-                            r.filter_map(Result::ok)
-                                .filter(|r| r.index as usize >= games)
-                                .map(|r| r.started_unix_ms)
-                                .min()
-                        })
-                        .ok()
-                        .flatten()
-                } else {
-                    None
-                }
-            };
-            if let Some(s) = news {
-                first = Some(s.saturating_sub(t0));
-                break;
+        let name = if form == Form::Plain { "games.jsonl" } else { "games.jsonl.zst" };
+        // Written once, copied into the directory before each host's run.
+        let pristine = dir.join(format!("pristine-{name}"));
+        let bytes = write_records(&dir, tmpl, &m, &specs[..games], plies, form, Some(&specs[games]));
+        std::fs::rename(dir.join(name), &pristine).unwrap();
+        for (label, host) in hosts {
+            for f in ["games.jsonl", "games.jsonl.zst", "index.html"] {
+                let _ = std::fs::remove_file(out.join(f));
             }
-            std::thread::sleep(Duration::from_millis(20));
+            let _ = std::fs::remove_dir_all(out.join("games"));
+            std::fs::copy(&pristine, out.join(name)).unwrap();
+            let t0 = unix_ms();
+            let report = dir.join("time.txt");
+            let mut child = timed(host, &report)
+                .args(&args)
+                .arg("--out")
+                .arg(&out)
+                .args(["-q"])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            let pid = host_pid(child.id());
+            let mut hwm = 0;
+            let t = Instant::now();
+            let mut first = None;
+            while t.elapsed() < Duration::from_secs(600) {
+                hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
+                // Only the records after the synthetic ones (the torn one is cut off first).
+                let news: Option<u64> = {
+                    use std::io::{Seek, SeekFrom};
+                    let (name, f) = match form {
+                        Form::Plain => ("games.jsonl", stratego_records::Form::Plain),
+                        Form::Compact => ("games.jsonl.zst", stratego_records::Form::Compact),
+                    };
+                    let path = out.join(name);
+                    let mut file = std::fs::File::open(&path).unwrap();
+                    if file_size(&path) > bytes && file.seek(SeekFrom::Start(bytes)).is_ok() {
+                        stratego_records::RecordReader::new(file, f, &path)
+                            .map(|r| {
+                                r.filter_map(Result::ok)
+                                    .filter(|r| r.index as usize >= games)
+                                    .map(|r| r.started_unix_ms)
+                                    .min()
+                            })
+                            .ok()
+                            .flatten()
+                    } else {
+                        None
+                    }
+                };
+                if let Some(s) = news {
+                    first = Some(s.saturating_sub(t0));
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
+            let t_int = Instant::now();
+            sigint_pid(pid);
+            let _ = child.stdin.take();
+            let (_code, rss, cpu) = wait_timed(child, &report);
+            let stop = t_int.elapsed();
+            println!(
+                "| {label} | {games} | {plies} | {} | {} | {} | {} | {:.1} s | {} | {:.1} s |",
+                if form == Form::Plain { "plain" } else { "compact" },
+                mb(bytes),
+                first.map_or("none in 600 s".to_owned(), |f| format!("{:.2} s", f as f64 / 1e3)),
+                mib(hwm),
+                stop.as_secs_f64(),
+                mib(rss),
+                cpu.as_secs_f64()
+            );
         }
-        hwm = hwm.max(vm_hwm(pid).unwrap_or(0));
-        let t_int = Instant::now();
-        sigint_pid(pid);
-        let _ = child.stdin.take();
-        let (_code, rss, _) = wait_timed(child, &report);
-        let stop = t_int.elapsed();
-        println!(
-            "| {games} | {plies} | {} | {} | {} | {} | {:.1} s | {} |",
-            if form == Form::Plain { "plain" } else { "compact" },
-            mb(bytes),
-            first.map_or("none in 600 s".to_owned(), |f| format!("{:.2} s", f as f64 / 1e3)),
-            mib(hwm),
-            stop.as_secs_f64(),
-            mib(rss)
-        );
+        let _ = std::fs::remove_file(&pristine);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
+fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
+    let host = &hosts[0].1;
     println!(
         "\n## 3. merge of S shards (100 bots, G games a pairing: about 1,000 games a shard), {plies} plies a game"
     );
     println!(
-        "| shards | games | records (all shards) | merge wall | merge max RSS | merge --out wall | --out max RSS | index.html | index pages in all |"
+        "| host | shards | games | records (all shards) | merge wall | merge max RSS | merge --out wall | --out max RSS | index.html | index pages in all |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &(shards, games_per_pairing) in rows {
         let dir = scratch(&format!("merge-{shards}"));
         let mut args = vec!["tournament".to_owned()];
@@ -414,46 +431,42 @@ fn merge(host: &Path, tmpl: &[GameRecord], rows: &[(u32, u32)], plies: usize) {
             bytes += write_records(&d, tmpl, &m, &mine, plies, Form::Plain, None);
             dirs.push(d);
         }
-        let run = |extra: &[&str]| {
-            let t = Instant::now();
-            let report = dir.join("time.txt");
-            let child = timed(host, &report)
-                .arg("merge")
-                .args(&dirs)
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let (code, rss, cpu) = wait_timed(child, &report);
-            assert_eq!(code, 0, "merge {extra:?}");
-            (t.elapsed(), rss, cpu)
-        };
-        let (wall, rss, cpu) = run(&[]);
-        let merged = dir.join("merged");
-        let merged_s = merged.to_string_lossy().into_owned();
-        let (wall_out, rss_out, cpu_out) = run(&["--out", &merged_s]);
-        let all_pages: u64 = std::fs::read_dir(&merged)
-            .map(|d| {
-                d.filter_map(Result::ok)
-                    .filter(|e| e.file_name().to_string_lossy().ends_with(".html"))
-                    .map(|e| file_size(&e.path()))
-                    .sum()
-            })
-            .unwrap_or(0);
-        println!(
-            "| {shards} | {} | {} | {:.1} s ({:.1} s CPU) | {} | {:.1} s ({:.1} s CPU) | {} | {} | {} |",
-            specs.len(),
-            mb(bytes),
-            wall.as_secs_f64(),
-            cpu.as_secs_f64(),
-            mib(rss),
-            wall_out.as_secs_f64(),
-            cpu_out.as_secs_f64(),
-            mib(rss_out),
-            mb(file_size(&merged.join("index.html"))),
-            mb(all_pages),
-        );
+        for (label, host) in hosts {
+            let run = |extra: &[&str]| {
+                let t = Instant::now();
+                let report = dir.join("time.txt");
+                let child = timed(host, &report)
+                    .arg("merge")
+                    .args(&dirs)
+                    .args(extra)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                let (code, rss, cpu) = wait_timed(child, &report);
+                assert_eq!(code, 0, "merge {extra:?}");
+                (t.elapsed(), rss, cpu)
+            };
+            let (wall, rss, cpu) = run(&[]);
+            let merged = dir.join("merged");
+            let _ = std::fs::remove_dir_all(&merged);
+            let merged_s = merged.to_string_lossy().into_owned();
+            let (wall_out, rss_out, cpu_out) = run(&["--out", &merged_s]);
+            let all_pages: u64 = html_sizes(&merged).iter().sum();
+            println!(
+                "| {label} | {shards} | {} | {} | {:.1} s ({:.1} s CPU) | {} | {:.1} s ({:.1} s CPU) | {} | {} | {} |",
+                specs.len(),
+                mb(bytes),
+                wall.as_secs_f64(),
+                cpu.as_secs_f64(),
+                mib(rss),
+                wall_out.as_secs_f64(),
+                cpu_out.as_secs_f64(),
+                mib(rss_out),
+                mb(file_size(&merged.join("index.html"))),
+                mb(all_pages),
+            );
+        }
         if std::env::var_os("SCALE_KEEP").is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         }
@@ -467,6 +480,14 @@ fn main() {
     let run = |what: &str| only.as_deref().is_none_or(|o| o == what);
     // SCALE_HOST: another binary (a copy, or an older host to compare with).
     let host = std::env::var_os("SCALE_HOST").map_or_else(stratego_tests::release_host, PathBuf::from);
+    // SCALE_BEFORE: a second binary, run first on the same directories (resume, merge): a
+    // before/after comparison in one run, under the same load.
+    let mut hosts: Vec<(&str, PathBuf)> = Vec::new();
+    if let Some(before) = std::env::var_os("SCALE_BEFORE") {
+        hosts.push(("before", PathBuf::from(before)));
+    }
+    hosts.push((if hosts.is_empty() { "" } else { "after" }, host.clone()));
+    let goals = args.iter().any(|a| a == "goals");
     let tmpl = templates(&host);
     println!(
         "templates: {} real games of {}..{} plies",
@@ -479,7 +500,9 @@ fn main() {
         start(&host, if quick { &[20, 50] } else { &[50, 100, 200] });
     }
     if run("resume") {
-        let rows: &[(usize, usize, Form)] = if quick {
+        let rows: &[(usize, usize, Form)] = if goals {
+            &[(40_000, 300, Form::Compact), (40_000, 1000, Form::Plain)]
+        } else if quick {
             &[(2_000, 300, Form::Plain), (4_000, 300, Form::Plain)]
         } else {
             &[
@@ -491,10 +514,16 @@ fn main() {
                 (40_000, 1000, Form::Plain),
             ]
         };
-        resume(&host, &tmpl, rows);
+        resume(&hosts, &tmpl, rows);
     }
     if run("merge") {
-        let rows: &[(u32, u32)] = if quick { &[(5, 2), (10, 2)] } else { &[(20, 4), (50, 10), (100, 20)] };
-        merge(&host, &tmpl, rows, 300);
+        let rows: &[(u32, u32)] = if goals {
+            &[(100, 20)]
+        } else if quick {
+            &[(5, 2), (10, 2)]
+        } else {
+            &[(20, 4), (50, 10), (100, 20)]
+        };
+        merge(&hosts, &tmpl, rows, 300);
     }
 }

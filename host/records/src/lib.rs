@@ -21,6 +21,8 @@ mod read;
 mod write;
 
 pub use form::{COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, decode_frame, records_file};
-pub use read::{Position, ReadError, RecordReader, Records, Torn, cut_torn_tail, read_all, read_all_skipping};
+pub use read::{
+    Position, RawLines, ReadError, RecordReader, Records, Torn, cut_torn_tail, read_all, read_all_skipping,
+};
 pub use stratego_protocol::record::GameRecord;
 pub use write::RecordWriter;

@@ -116,6 +116,8 @@ impl std::error::Error for ReadError {
 /// What a source found next.
 enum Step {
     Record(Box<GameRecord>),
+    /// A record's line as it is ([`RecordReader::raw_lines`]).
+    Line(Vec<u8>),
     Bad(Position, String),
     Torn(Torn),
     End,
@@ -135,6 +137,8 @@ pub struct RecordReader<R> {
     queue: VecDeque<Step>,
     torn: Option<Torn>,
     done: bool,
+    /// Lines are yielded as they are ([`RecordReader::raw_lines`]), not parsed.
+    raw: bool,
 }
 
 enum Source<R> {
@@ -180,7 +184,15 @@ impl<R: Read> RecordReader<R> {
                 good_end: 0,
             })),
         };
-        Ok(RecordReader { path: path.to_owned(), form, source, queue: VecDeque::new(), torn: None, done: false })
+        Ok(RecordReader {
+            path: path.to_owned(),
+            form,
+            source,
+            queue: VecDeque::new(),
+            torn: None,
+            done: false,
+            raw: false,
+        })
     }
 
     /// The form being read.
@@ -209,13 +221,24 @@ impl<R: Read> RecordReader<R> {
     }
 }
 
-impl<R: Read> Iterator for RecordReader<R> {
-    type Item = Result<GameRecord, ReadError>;
+impl<R: Read> RecordReader<R> {
+    /// The reader as an iterator of the records' lines as they are (a line's bytes without
+    /// its newline), for a caller that needs only a field or two of each and
+    /// would rather not parse whole records (the ids of a resumed run). A compact file's
+    /// frames are decoded but their lines not parsed (a frame that decodes is whole, as
+    /// when reading records); a plain file's lines are checked as when reading records (a
+    /// line that is not a record is a torn tail or [`ReadError::Bad`]). Torn tails, errors
+    /// and [`RecordReader::torn`] are as when reading records.
+    pub fn raw_lines(mut self) -> RawLines<R> {
+        self.raw = true;
+        RawLines(self)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next record (or line, in raw mode) or error.
+    fn next_step(&mut self) -> Option<Result<Step, ReadError>> {
         loop {
             match self.queue.pop_front() {
-                Some(Step::Record(r)) => return Some(Ok(*r)),
+                Some(step @ (Step::Record(_) | Step::Line(_))) => return Some(Ok(step)),
                 Some(Step::Bad(position, what)) => {
                     return Some(Err(ReadError::Bad { path: self.path.clone(), position, what }));
                 }
@@ -227,8 +250,8 @@ impl<R: Read> Iterator for RecordReader<R> {
                 None if self.done => return None,
                 None => {
                     let stepped = match &mut self.source {
-                        Source::Plain(p) => p.step(&mut self.queue),
-                        Source::Compact(c) => c.step(&mut self.queue),
+                        Source::Plain(p) => p.step(&mut self.queue, self.raw),
+                        Source::Compact(c) => c.step(&mut self.queue, self.raw),
                     };
                     if let Err(error) = stepped {
                         self.done = true;
@@ -238,6 +261,42 @@ impl<R: Read> Iterator for RecordReader<R> {
                 }
             }
         }
+    }
+}
+
+impl<R: Read> Iterator for RecordReader<R> {
+    type Item = Result<GameRecord, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.next_step()? {
+            Ok(Step::Record(r)) => Ok(*r),
+            // Lines come only in raw mode, where the reader is a [`RawLines`].
+            Ok(_) => unreachable!("a record reader reads records"),
+            Err(e) => Err(e),
+        })
+    }
+}
+
+/// The lines of a records file's records, unparsed: see [`RecordReader::raw_lines`].
+pub struct RawLines<R>(RecordReader<R>);
+
+impl<R> RawLines<R> {
+    /// As [`RecordReader::torn`].
+    pub fn torn(&self) -> Option<&Torn> {
+        self.0.torn.as_ref()
+    }
+}
+
+impl<R: Read> Iterator for RawLines<R> {
+    type Item = Result<Vec<u8>, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.0.next_step()? {
+            Ok(Step::Line(line)) => Ok(line),
+            // A `RawLines` is made in raw mode: no records.
+            Ok(_) => unreachable!("a raw reader reads lines"),
+            Err(e) => Err(e),
+        })
     }
 }
 
@@ -282,7 +341,7 @@ impl<R: Read> PlainSource<R> {
         Ok(Some(Line { bytes, number: self.line, start }))
     }
 
-    fn step(&mut self, out: &mut VecDeque<Step>) -> std::io::Result<()> {
+    fn step(&mut self, out: &mut VecDeque<Step>, raw: bool) -> std::io::Result<()> {
         loop {
             let Some(line) = self.read_line()? else {
                 out.push_back(Step::End);
@@ -298,7 +357,15 @@ impl<R: Read> PlainSource<R> {
             match parse_record(&line.bytes) {
                 Ok(r) => {
                     self.good_end = end;
-                    out.push_back(Step::Record(Box::new(r)));
+                    out.push_back(if raw {
+                        let mut bytes = line.bytes;
+                        if bytes.last() == Some(&b'\n') {
+                            bytes.pop();
+                        }
+                        Step::Line(bytes)
+                    } else {
+                        Step::Record(Box::new(r))
+                    });
                     return Ok(());
                 }
                 Err(e) => {
@@ -446,7 +513,7 @@ impl<R: Read> CompactSource<R> {
         Ok(())
     }
 
-    fn step(&mut self, out: &mut VecDeque<Step>) -> std::io::Result<()> {
+    fn step(&mut self, out: &mut VecDeque<Step>, raw: bool) -> std::io::Result<()> {
         if self.unread() == 0 && !self.fill()? {
             out.push_back(Step::End);
             return Ok(());
@@ -457,7 +524,7 @@ impl<R: Read> CompactSource<R> {
             FrameRead::Whole(content, len) => {
                 self.consume(len);
                 self.good_end = self.base;
-                push_content(&content, number, byte, out);
+                push_content(&content, number, byte, out, raw);
                 return Ok(());
             }
             FrameRead::Incomplete => return self.torn(number, byte, out),
@@ -478,7 +545,7 @@ impl<R: Read> CompactSource<R> {
                     let (number, byte) = (self.frames, self.base);
                     self.consume(len);
                     self.good_end = self.base;
-                    push_content(&content, number, byte, out);
+                    push_content(&content, number, byte, out, raw);
                     return Ok(());
                 }
                 FrameRead::Incomplete => return self.torn(number, byte, out),
@@ -499,10 +566,14 @@ fn parse_record(line: &[u8]) -> Result<GameRecord, serde_json::Error> {
 }
 
 /// The records of one frame's content: its lines that are not blank.
-fn push_content(content: &[u8], number: usize, byte: u64, out: &mut VecDeque<Step>) {
+fn push_content(content: &[u8], number: usize, byte: u64, out: &mut VecDeque<Step>, raw: bool) {
     let lines: Vec<(usize, &[u8])> =
         content.split(|&b| b == b'\n').enumerate().filter(|(_, l)| !blank(l)).map(|(i, l)| (i + 1, l)).collect();
     let several = lines.len() > 1;
+    if raw {
+        out.extend(lines.into_iter().map(|(_, line)| Step::Line(line.to_vec())));
+        return;
+    }
     for (i, line) in lines {
         out.push_back(match parse_record(line) {
             Ok(r) => Step::Record(Box::new(r)),

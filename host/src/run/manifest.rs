@@ -390,65 +390,92 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
 /// The directory holds both forms, a line without a game id, or the file cannot be read
 /// or cut.
 pub fn scan_finished(dir: &Path) -> Result<Vec<String>, String> {
-    use std::io::BufRead;
     let path = records_path(dir)?;
     if path.exists() && is_compact(&path)? {
-        // Each frame is decoded and parsed (one at a time: only the ids are kept).
-        let mut reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
+        // Each frame is decoded (one at a time), its line not parsed: the id is read from
+        // its start, as in a plain file.
+        let mut lines = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?.raw_lines();
         let mut ids = Vec::new();
-        for r in reader.by_ref() {
-            ids.push(r.map_err(|e| e.to_string())?.game_id);
+        for line in lines.by_ref() {
+            let line = line.map_err(|e| e.to_string())?;
+            ids.push(game_id_of(&line).ok_or_else(|| format!("{}: a frame without a game id", path.display()))?);
         }
-        if let Some(torn) = reader.torn() {
+        if let Some(torn) = lines.torn() {
             warn_torn(&path, torn, true);
             stratego_records::cut_torn_tail(&path, torn).map_err(|e| format!("{}: {e}", path.display()))?;
         }
         return Ok(ids);
     }
-    let file = match std::fs::File::open(&path) {
+    scan_plain(&path, SCAN_CHUNK)
+}
+
+/// [`scan_finished`] of a plain file, read `chunk` bytes at a time (more for a longer line).
+fn scan_plain(path: &Path, chunk: usize) -> Result<Vec<String>, String> {
+    use std::io::Read;
+    let mut file = match std::fs::File::open(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("{}: {e}", path.display())),
         Ok(f) => f,
     };
     let io = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut input = std::io::BufReader::with_capacity(256 * 1024, file);
+    // Large reads, lines found by memchr in place: a line is known not to be the last
+    // once a byte follows it; the bytes from the start of the line not yet known so are
+    // kept at the front of the buffer for the next read.
+    let mut buf = vec![0u8; chunk.max(1)];
+    let (mut filled, mut kept_from) = (0usize, 0u64);
     let mut ids = Vec::new();
-    let (mut line, mut last) = (Vec::new(), Vec::new());
-    let (mut offset, mut last_start, mut line_no) = (0u64, 0u64, 0usize);
+    let mut line_no = 0usize;
     loop {
-        line.clear();
-        let n = input.read_until(b'\n', &mut line).map_err(io)?;
+        if filled == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match file.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
         if n == 0 {
             break;
         }
-        line_no += 1;
-        if line_no > 1 {
-            ids.push(
-                game_id_of(&last).ok_or_else(|| format!("{}:{}: not a game record", path.display(), line_no - 1))?,
-            );
+        filled += n;
+        let mut start = 0;
+        // Lines ending before the last byte read: not the last line.
+        while let Some(p) = memchr::memchr(b'\n', &buf[start..filled.saturating_sub(1)]) {
+            line_no += 1;
+            let line = &buf[start..start + p + 1];
+            ids.push(game_id_of(line).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
+            start += p + 1;
         }
-        std::mem::swap(&mut line, &mut last);
-        last_start = offset;
-        offset += n as u64;
+        buf.copy_within(start..filled, 0);
+        filled -= start;
+        kept_from += start as u64;
     }
-    if line_no == 0 {
+    // What is left is the last line: every newline before the last byte read was a line's
+    // end with more after it.
+    let (rest, last_start) = (&buf[..filled], kept_from);
+    if rest.is_empty() {
         return Ok(ids);
     }
+    line_no += 1;
     // The last line: whole (a newline, and a record), or torn.
-    let whole = last.ends_with(b"\n") && serde_json::from_slice::<GameRecord>(&last).is_ok();
+    let whole = rest.ends_with(b"\n") && serde_json::from_slice::<GameRecord>(rest).is_ok();
     if whole {
-        ids.push(game_id_of(&last).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
+        ids.push(game_id_of(rest).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
     } else {
         eprintln!(
             "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
             path.display(),
-            offset - last_start
+            rest.len()
         );
-        let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(io)?;
+        let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
         f.set_len(last_start).map_err(io)?;
     }
     Ok(ids)
 }
+
+/// How much of a plain records file [`scan_finished`] reads at a time (more for a longer
+/// line).
+const SCAN_CHUNK: usize = 4 << 20;
 
 /// The game id of a record's line: read from its start when it begins as the host writes
 /// records (`{"game_id":"ID",`), else parsed (`None`: not a record).
@@ -785,6 +812,63 @@ mod tests {
         // Both forms in one directory: which holds the run is unclear, so it is an error.
         std::fs::write(dir.join("games.jsonl"), "").unwrap();
         assert!(read_records(&dir).unwrap_err().contains("holds both"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_id_scan_finds_the_ids_of_the_records_in_both_forms_and_cuts_a_torn_tail() {
+        let dir = std::env::temp_dir().join(format!("stratego-manifest-scan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut recs = Vec::new();
+        for i in 0..5u32 {
+            let mut r = crate::record::tests_support::record(None);
+            r.game_id = format!("scan-{i}");
+            r.index = i;
+            recs.push(r);
+        }
+        // The fourth one written as another writer would (keys in another order): parsed.
+        let mut lines: Vec<String> = recs.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
+        let mut v: serde_json::Value = serde_json::from_str(&lines[3]).unwrap();
+        let id = v.as_object_mut().unwrap().remove("game_id").unwrap();
+        v.as_object_mut().unwrap().insert("game_id".into(), id);
+        lines[3] = serde_json::to_string(&v).unwrap() + "\n";
+        assert!(!lines[3].starts_with("{\"game_id\""));
+        let whole = lines.concat();
+        let ids: Vec<String> = recs.iter().map(|r| r.game_id.clone()).collect();
+        let plain = dir.join("games.jsonl");
+        // Chunks smaller than a line, around a line, and larger than the file; with and
+        // without a torn last line.
+        for chunk in [1, 97, lines[0].len(), lines[0].len() + 1, 1 << 20] {
+            std::fs::write(&plain, &whole).unwrap();
+            assert_eq!(scan_plain(&plain, chunk).unwrap(), ids, "chunk {chunk}");
+            assert_eq!(std::fs::read_to_string(&plain).unwrap(), whole);
+            std::fs::write(&plain, format!("{whole}{}", &lines[0][..50])).unwrap();
+            assert_eq!(scan_plain(&plain, chunk).unwrap(), ids, "chunk {chunk}, torn");
+            assert_eq!(std::fs::read_to_string(&plain).unwrap(), whole, "the torn line is cut off");
+            // A last line without its newline is torn too, even if it is a whole record.
+            std::fs::write(&plain, format!("{whole}{}", lines[0].trim_end())).unwrap();
+            assert_eq!(scan_plain(&plain, chunk).unwrap(), ids);
+            assert_eq!(std::fs::read_to_string(&plain).unwrap(), whole);
+            // A line in the middle without an id is an error naming it.
+            std::fs::write(&plain, format!("{}\n{}", lines[0], lines[1])).unwrap();
+            assert!(scan_plain(&plain, chunk).unwrap_err().ends_with("games.jsonl:2: not a game record"));
+        }
+        // The same ids as the records read whole.
+        std::fs::write(&plain, &whole).unwrap();
+        let read: Vec<String> = read_records(&dir).unwrap().into_iter().map(|r| r.game_id).collect();
+        assert_eq!(scan_finished(&dir).unwrap(), read);
+        std::fs::remove_file(&plain).unwrap();
+        // The compact form: frames decoded, ids from the lines; a torn frame cut off.
+        let mut enc = stratego_records::Encoder::new(stratego_records::Form::Compact).unwrap();
+        let frames: Vec<u8> = lines.iter().flat_map(|l| enc.encode_line(l.as_bytes()).unwrap()).collect();
+        let compact = dir.join("games.jsonl.zst");
+        let torn = enc.encode_line(lines[0].as_bytes()).unwrap();
+        std::fs::write(&compact, [frames.clone(), torn[..torn.len() - 3].to_vec()].concat()).unwrap();
+        assert_eq!(scan_finished(&dir).unwrap(), ids);
+        assert_eq!(std::fs::read(&compact).unwrap(), frames, "the torn frame is cut off");
+        let read: Vec<String> = read_records(&dir).unwrap().into_iter().map(|r| r.game_id).collect();
+        assert_eq!(read, ids);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

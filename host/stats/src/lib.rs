@@ -546,15 +546,36 @@ pub struct Rating {
 /// - games naming a bot twice or a bot index out of range, or with a non-finite score, are
 ///   skipped; scores are clamped to [0, 1]; an anchor out of range is ignored.
 pub fn bradley_terry(n_bots: usize, games: &[(usize, usize, f64)], anchor: Option<(usize, f64)>) -> Vec<Rating> {
+    let tallies: Vec<(usize, usize, f64, f64)> = games.iter().map(|&(i, j, s)| (i, j, s, 1.0)).collect();
+    bradley_terry_tallies(n_bots, &tallies, anchor)
+}
+
+/// [`bradley_terry`] of games given as tallies: (bot i, bot j, points of i, games), the
+/// games between two bots counted once instead of listed one by one (the ladder keeps
+/// them so). The ratings are the same as those of the games listed one by one (points and
+/// games are sums of halves: exact in any order).
+///
+/// Tallies naming a bot twice or out of range, or with games or points not finite, or no
+/// games, are skipped; points are clamped to [0, games].
+pub fn bradley_terry_tallies(
+    n_bots: usize,
+    tallies: &[(usize, usize, f64, f64)],
+    anchor: Option<(usize, f64)>,
+) -> Vec<Rating> {
     let anchor = anchor.filter(|&(a, v)| a < n_bots && v.is_finite());
     let mut out = vec![Rating { elo: 0.0, err95: f64::INFINITY }; n_bots];
     if let Some((a, v)) = anchor {
         out[a].elo = v;
     }
-    let valid = |&&(i, j, s): &&(usize, usize, f64)| i < n_bots && j < n_bots && i != j && s.is_finite();
-    let mut active: Vec<usize> = games.iter().filter(valid).flat_map(|&(i, j, _)| [i, j]).collect();
-    active.sort_unstable();
-    active.dedup();
+    let valid = |&&(i, j, s, n): &&(usize, usize, f64, f64)| {
+        i < n_bots && j < n_bots && i != j && s.is_finite() && n.is_finite() && n > 0.0
+    };
+    let mut played = vec![false; n_bots];
+    for &(i, j, _, _) in tallies.iter().filter(valid) {
+        played[i] = true;
+        played[j] = true;
+    }
+    let active: Vec<usize> = (0..n_bots).filter(|&b| played[b]).collect();
     let m = active.len();
     if m == 0 {
         return out;
@@ -564,31 +585,28 @@ pub fn bradley_terry(n_bots: usize, games: &[(usize, usize, f64)], anchor: Optio
         index[bot] = k;
     }
     let mut fit = BtFit { m, points: vec![0.0; m * m], games: vec![0.0; m * m], prior: false };
-    for &(i, j, s) in games.iter().filter(valid) {
-        let (a, b, s) = (index[i], index[j], s.clamp(0.0, 1.0));
+    for &(i, j, s, n) in tallies.iter().filter(valid) {
+        let (a, b, s) = (index[i], index[j], s.clamp(0.0, n));
         fit.points[a * m + b] += s;
-        fit.points[b * m + a] += 1.0 - s;
-        fit.games[a * m + b] += 1.0;
-        fit.games[b * m + a] += 1.0;
+        fit.points[b * m + a] += n - s;
+        fit.games[a * m + b] += n;
+        fit.games[b * m + a] += n;
     }
     fit.prior = !strongly_connected(m, |a, b| fit.points[a * m + b] > 0.0);
     // Without the prior the ratings are only defined up to a constant: hold the first at 0.
     let first = usize::from(!fit.prior);
-    let theta = fit.maximise(first);
-    let cov = fit.covariance(&theta, first);
-    // Each row's sum and the sum of all, for the variance about the mean.
-    let sums = cov.as_ref().map(|s| {
-        let rows: Vec<f64> = s.chunks_exact(m).map(|row| row.iter().sum()).collect();
-        let all = rows.iter().sum::<f64>();
-        (rows, all)
-    });
+    let anchored = anchor.map(|(a, v)| (index[a], v)).filter(|&(k, _)| k != usize::MAX);
+    let (theta, factor) = fit.maximise(first);
+    let spread = fit.spread(&theta, first, factor, anchored.map(|(c, _)| c));
 
     let var_to_err = |var: f64| if var.is_finite() { Z95 * ELO_PER_NAT * var.max(0.0).sqrt() } else { f64::INFINITY };
-    let anchored = anchor.map(|(a, v)| (index[a], v)).filter(|&(k, _)| k != usize::MAX);
     for (k, &bot) in active.iter().enumerate() {
         let (origin, var) = match anchored {
             Some((c, v)) => {
-                let var = cov.as_ref().map_or(f64::INFINITY, |s| s[k * m + k] + s[c * m + c] - 2.0 * s[k * m + c]);
+                let var = spread.as_ref().map_or(f64::INFINITY, |s| {
+                    let column = s.column.as_ref().expect("asked for the anchor's column");
+                    s.diag[k] + s.diag[c] - 2.0 * column[k]
+                });
                 if k == c {
                     out[bot] = Rating { elo: v, err95: 0.0 };
                     continue;
@@ -597,16 +615,24 @@ pub fn bradley_terry(n_bots: usize, games: &[(usize, usize, f64)], anchor: Optio
             }
             None => {
                 let mean = theta.iter().sum::<f64>() / m as f64;
-                let var = sums.as_ref().map_or(f64::INFINITY, |(rows, all)| {
-                    let s = cov.as_ref().expect("sums come from the covariance");
-                    s[k * m + k] - 2.0 * rows[k] / m as f64 + all / (m * m) as f64
-                });
+                let var = spread
+                    .as_ref()
+                    .map_or(f64::INFINITY, |s| s.diag[k] - 2.0 * s.rows[k] / m as f64 + s.all / (m * m) as f64);
                 (mean, var)
             }
         };
         out[bot] = Rating { elo: unsigned_zero((theta[k] - origin) * ELO_PER_NAT), err95: var_to_err(var) };
     }
     out
+}
+
+/// What the error bars need of the covariance of θ (m × m, the held parameter's row and
+/// column zero): its diagonal, its row sums and their sum, and one column (the anchor's).
+struct Spread {
+    diag: Vec<f64>,
+    rows: Vec<f64>,
+    all: f64,
+    column: Option<Vec<f64>>,
 }
 
 /// Whether every node reaches every other along `edge(a, b)`.
@@ -704,35 +730,85 @@ impl BtFit {
 
     /// Newton's method with step halving; the log-likelihood is concave, and strictly so in the
     /// free parameters once the data are strongly connected or the prior is on.
-    fn maximise(&self, first: usize) -> Vec<f64> {
+    ///
+    /// Returns θ and, when it converged, the Cholesky factor of the information of its last
+    /// step (taken at θ less that last step, under 10⁻¹¹: the same information to about
+    /// 10⁻¹¹, so the error bars need not factor it again).
+    fn maximise(&self, first: usize) -> (Vec<f64>, Option<Vec<f64>>) {
         let mut theta = vec![0.0; self.m];
+        // The log-likelihood at θ, known from the step that reached it.
+        let mut current = self.log_likelihood(&theta);
         for _ in 0..200 {
             let (grad, info) = self.derivatives(&theta, first);
-            let Some(step) = cholesky(&info, grad.len()).map(|l| cholesky_solve(&l, &grad)) else {
+            let Some(l) = cholesky(&info, grad.len()) else {
                 break;
             };
-            let current = self.log_likelihood(&theta);
+            let step = cholesky_solve(&l, &grad);
             let mut scale = 1.0;
             let mut trial = theta.clone();
+            let mut reached = current;
             while scale > 1e-12 {
                 for (i, s) in step.iter().enumerate() {
                     trial[first + i] = theta[first + i] + scale * s;
                 }
-                if self.log_likelihood(&trial) >= current - 1e-12 * current.abs() {
+                reached = self.log_likelihood(&trial);
+                if reached >= current - 1e-12 * current.abs() {
                     break;
                 }
                 scale *= 0.5;
             }
             theta = trial;
+            current = reached;
             if step.iter().all(|s| (scale * s).abs() < 1e-11) {
-                break;
+                return (theta, Some(l));
             }
         }
-        theta
+        (theta, None)
+    }
+
+    /// The [`Spread`] of θ's covariance (the inverse information over the free parameters
+    /// `first..m`), from the information's Cholesky factor `factor` (made here when `None`);
+    /// `column`: the covariance column wanted too. `None` when the information is not
+    /// positive definite.
+    fn spread(&self, theta: &[f64], first: usize, factor: Option<Vec<f64>>, column: Option<usize>) -> Option<Spread> {
+        let m = self.m;
+        let k = m - first;
+        let l = match factor {
+            Some(l) => l,
+            None => cholesky(&self.derivatives(theta, first).1, k)?,
+        };
+        // The inverse information is (L Lᵀ)⁻¹ = L⁻ᵀ L⁻¹: its diagonal is the squared norms
+        // of L⁻¹'s columns. Row j of `inv_t` is column j of L⁻¹ (lower triangular: zero
+        // above row j), so the steps read memory in order.
+        let mut diag = vec![0.0; m];
+        let mut x = vec![0.0; k];
+        for j in 0..k {
+            x[j] = 1.0 / l[j * k + j];
+            for i in j + 1..k {
+                x[i] = -dot(&l[i * k + j..i * k + i], &x[j..i]) / l[i * k + i];
+            }
+            diag[first + j] = dot(&x[j..], &x[j..]);
+        }
+        // Row sums: the covariance times ones, a solve with the factor.
+        let mut rows = vec![0.0; m];
+        rows[first..].copy_from_slice(&cholesky_solve(&l, &vec![1.0; k]));
+        let all = rows.iter().sum();
+        let column = column.map(|c| {
+            let mut col = vec![0.0; m];
+            if c >= first {
+                let mut unit = vec![0.0; k];
+                unit[c - first] = 1.0;
+                col[first..].copy_from_slice(&cholesky_solve(&l, &unit));
+            }
+            col
+        });
+        Some(Spread { diag, rows, all, column })
     }
 
     /// Covariance of θ (row-major m × m) from the inverse information, with the held parameter's
-    /// row and column zero: right for every rating difference.
+    /// row and column zero: right for every rating difference. (The fit needs only its
+    /// [`Spread`]; this whole matrix checks it.)
+    #[cfg(test)]
     fn covariance(&self, theta: &[f64], first: usize) -> Option<Vec<f64>> {
         let m = self.m;
         let k = m - first;
@@ -840,6 +916,58 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_spread_is_the_full_covariances() {
+        // Its diagonal, row sums and a column, from the factor the fit kept or made anew, are
+        // those of the whole inverse information.
+        let m = 5;
+        let mut fit = BtFit { m, points: vec![0.0; m * m], games: vec![0.0; m * m], prior: true };
+        for (a, b, n, won) in [(0, 1, 7.0, 4.0), (1, 2, 3.0, 1.0), (2, 3, 9.0, 8.5), (3, 4, 2.0, 0.5), (0, 4, 5.0, 3.0)]
+        {
+            fit.points[a * m + b] = won;
+            fit.points[b * m + a] = n - won;
+            fit.games[a * m + b] = n;
+            fit.games[b * m + a] = n;
+        }
+        for first in [0, 1] {
+            let (theta, factor) = fit.maximise(first);
+            assert!(factor.is_some(), "converged");
+            let cov = fit.covariance(&theta, first).unwrap();
+            for (given, c) in [(factor, 3), (None, 0)] {
+                let s = fit.spread(&theta, first, given, Some(c)).unwrap();
+                let column = s.column.as_ref().unwrap();
+                for a in 0..m {
+                    close(s.diag[a], cov[a * m + a], 1e-9);
+                    close(s.rows[a], cov[a * m..(a + 1) * m].iter().sum(), 1e-9);
+                    close(column[a], cov[a * m + c], 1e-9);
+                }
+                close(s.all, cov.iter().sum(), 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn tallies_rate_as_the_games_listed_one_by_one() {
+        // Four bots, uneven pairings with draws, both colours: the same ratings to the bit.
+        let mut games = Vec::new();
+        let mut tallies: Vec<(usize, usize, f64, f64)> = Vec::new();
+        for (i, j, w, d, l) in [(0, 1, 5, 2, 1), (1, 0, 1, 0, 3), (1, 2, 2, 2, 2), (2, 3, 0, 1, 4), (3, 0, 2, 0, 1)] {
+            for (s, n) in [(1.0, w), (0.5, d), (0.0, l)] {
+                games.extend(std::iter::repeat_n((i, j, s), n));
+            }
+            tallies.push((i, j, w as f64 + 0.5 * d as f64, (w + d + l) as f64));
+        }
+        for anchor in [None, Some((2, 100.0))] {
+            assert_eq!(bradley_terry(4, &games, anchor), bradley_terry_tallies(4, &tallies, anchor));
+        }
+        // Bad tallies are skipped; points are clamped to the games.
+        let mut bad = tallies.clone();
+        bad.extend([(0, 0, 1.0, 1.0), (9, 1, 1.0, 1.0), (0, 1, f64::NAN, 1.0), (0, 1, 0.0, 0.0)]);
+        assert_eq!(bradley_terry_tallies(4, &bad, None), bradley_terry_tallies(4, &tallies, None));
+        let over = bradley_terry_tallies(2, &[(0, 1, 7.0, 3.0)], None);
+        assert_eq!(over, bradley_terry(2, &[(0, 1, 1.0); 3], None));
     }
 
     fn close(actual: f64, expected: f64, tol: f64) {

@@ -83,9 +83,7 @@ impl LadderTable {
         for p in pairs {
             games += p.games;
             let (Some(&r), Some(&b)) = (index.get(&p.red), index.get(&p.blue)) else { continue };
-            for (score, n) in [(1.0, p.red_wins), (0.5, p.draws), (0.0, p.red_losses)] {
-                bt.extend(std::iter::repeat_n((r, b, score), n as usize));
-            }
+            bt.push((r, b, p.red_wins as f64 + 0.5 * p.draws as f64, p.games as f64));
             for (me, wins, losses) in [(r, p.red_wins, p.red_losses), (b, p.red_losses, p.red_wins)] {
                 let row = &mut rows[me];
                 row.games += p.games;
@@ -96,7 +94,7 @@ impl LadderTable {
                 row.last_played_unix = Some(row.last_played_unix.map_or(p.last_played, |t| t.max(p.last_played)));
             }
         }
-        let ratings = stratego_stats::bradley_terry(bots.len(), &bt, None);
+        let ratings = stratego_stats::bradley_terry_tallies(bots.len(), &bt, None);
         for (row, rating) in rows.iter_mut().zip(&ratings) {
             if row.games > 0 {
                 row.elo = Some(rating.elo);
