@@ -144,7 +144,9 @@ fn ladder_table_html_never_overwrites_a_run_nor_writes_into_its_games_directory(
         let out = table(&page, false);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     }
-    assert!(std::fs::read_dir(site.join("games")).unwrap().count() == 2);
+    // Two viewer pages and the viewer's script beside them.
+    assert!(std::fs::read_dir(site.join("games")).unwrap().count() == 3);
+    assert!(site.join("games/viewer.js").is_file());
     // Someone else's file beside it, in games/: refused without --force, replaced with.
     let theirs = std::fs::read_dir(site.join("games")).unwrap().next().unwrap().unwrap().path();
     std::fs::write(&theirs, "not ours").unwrap();

@@ -995,7 +995,7 @@ fn headline(winner: Option<Color>, reason: Reason) -> String {
 mod tests {
     use super::*;
     use stratego_protocol::record::{RecordPly, RecordResult};
-    use stratego_rules::{Move, RulesetSpec};
+    use stratego_rules::{CombatResult, Move, RulesetSpec};
 
     const RED: &str = "B32222222S/6655554444/BX98877766/FB3B333B2B";
     const BLUE: &str = "FB3B333B2B/BX98877766/6655554444/B32222222S";
