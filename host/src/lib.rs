@@ -15,7 +15,9 @@
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
 //! [`exit`] (exit codes) and [`reason`] (why a game ended); the statistics are the
-//! `stratego-stats` crate, the records files in both forms the `stratego-records` crate.
+//! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
+//! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
+//! which `build.rs` compiles to WebAssembly for [`compete::viewer`] to embed.
 //!
 //! One game's path: `cli` validates flags into a plan → `commands::play` builds the competition
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's

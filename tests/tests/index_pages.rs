@@ -39,7 +39,11 @@ fn check_games_linked(dir: &Path, page: &str, ids: &[String]) {
         let viewer = std::fs::read_to_string(dir.join(href)).unwrap_or_else(|e| panic!("{href}: {e}"));
         assert!(viewer.contains("<script type=\"application/json\" id=\"data\">"), "{href} is a viewer page");
         assert!(viewer.contains(&format!("\"id\":\"{id}\"")), "{href} shows game {id}");
+        // It loads the viewer's one script beside it (the rules as WebAssembly).
+        assert!(viewer.contains("<script src=\"viewer.js\"></script>"), "{href} loads the shared script");
     }
+    let script = std::fs::read_to_string(dir.join("games/viewer.js")).expect("games/viewer.js beside the pages");
+    assert!(script.contains("WebAssembly.instantiate"), "the viewer's script");
 }
 
 #[test]

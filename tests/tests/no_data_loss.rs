@@ -144,17 +144,26 @@ fn ladder_table_html_never_overwrites_a_run_nor_writes_into_its_games_directory(
         let out = table(&page, false);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     }
-    assert!(std::fs::read_dir(site.join("games")).unwrap().count() == 2);
-    // Someone else's file beside it, in games/: refused without --force, replaced with.
-    let theirs = std::fs::read_dir(site.join("games")).unwrap().next().unwrap().unwrap().path();
-    std::fs::write(&theirs, "not ours").unwrap();
-    let out = table(&page, false);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains(s(&theirs)), "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "not ours");
-    let out = table(&page, true);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_ne!(std::fs::read_to_string(&theirs).unwrap(), "not ours");
+    // Two viewer pages and the viewer's script beside them.
+    assert!(std::fs::read_dir(site.join("games")).unwrap().count() == 3);
+    assert!(site.join("games/viewer.js").is_file());
+    // Someone else's file beside it, in games/ (a viewer page's name, then the viewer's
+    // script's): refused without --force, replaced with.
+    let a_page = std::fs::read_dir(site.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "html"))
+        .expect("a viewer page");
+    for theirs in [a_page, site.join("games/viewer.js")] {
+        std::fs::write(&theirs, "not ours").unwrap();
+        let out = table(&page, false);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(s(&theirs)), "{}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "not ours");
+        let out = table(&page, true);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_ne!(std::fs::read_to_string(&theirs).unwrap(), "not ours");
+    }
 }
 
 /// Setups on Gravon's free board (`classicfree`: anywhere, any subset with a Flag), in the

@@ -262,8 +262,12 @@ fn merge_writes_the_merged_pages_and_takes_an_anchor() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let index = std::fs::read_to_string(pages.join("index.html")).expect("the merged index page");
     assert!(index.contains("Tournament: 3 bots"), "{}", &index[..index.len().min(600)]);
-    let pages_written = std::fs::read_dir(pages.join("games")).unwrap().count();
+    let pages_written = std::fs::read_dir(pages.join("games"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".html"))
+        .count();
     assert_eq!(pages_written, 6, "a viewer page per game of both shards");
+    assert!(pages.join("games/viewer.js").is_file(), "and their script beside them");
     // The anchor fixes that bot's rating.
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let standings = report["ranking"].as_array().expect("ranking");

@@ -19,11 +19,32 @@ use stratego_tests::{TempDir, expected_board, run_match};
 
 const MISSING: &str = "this test needs Debian's chromium (.ci/run installs it)";
 const NASTY: &str = "</script><script>alert(1)</script><!--";
-/// The ply the browser is taken to.
+/// The ply the browser is taken to (at least; the first test goes on to the first fight).
 const PLY: usize = 10;
 
 fn chromium() -> String {
     std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into())
+}
+
+/// The pieces each side has lost after `ply` plies of `record`, as the viewer lists them
+/// (rank codes, strongest first), by the rules crate.
+fn expected_captured(record: &stratego_protocol::record::GameRecord, ply: usize) -> BTreeMap<&'static str, String> {
+    use stratego_rules::{Deployment, Game, Rank, Ruleset};
+    let rules = Ruleset::try_from(record.ruleset.clone()).unwrap();
+    let red = Deployment::parse(&rules, Color::Red, record.deployments.red.as_deref().unwrap()).unwrap();
+    let blue = Deployment::parse(&rules, Color::Blue, record.deployments.blue.as_deref().unwrap()).unwrap();
+    let mut game = Game::new(rules, &red, &blue).unwrap();
+    for p in &record.plies[..ply] {
+        game.play(p.ply.mv).unwrap();
+    }
+    [("red", Color::Red), ("blue", Color::Blue)]
+        .into_iter()
+        .map(|(name, c)| {
+            let lost = &game.captured()[c];
+            let codes = Rank::STRONGEST_FIRST.iter().flat_map(|&r| std::iter::repeat_n(r.code(), lost[r] as usize));
+            (name, codes.collect())
+        })
+        .collect()
 }
 
 fn as_board(v: &Value) -> BTreeMap<String, String> {
@@ -53,7 +74,10 @@ fn the_viewer_shows_each_view_of_a_played_game_in_a_browser() {
     assert_eq!(records.len(), 2);
     // The second game, shown through the game selector, carries hostile text.
     let game = &mut records[1];
-    assert!(game.plies.len() > PLY + 2, "game 2 is too short for the test: {} plies", game.plies.len());
+    // The ply shown: the first after a fight (so that a piece has been captured), at least PLY.
+    let fight = game.plies.iter().position(|p| p.ply.combat.is_some()).expect("game 2 has a fight");
+    let ply = (fight + 1).max(PLY);
+    assert!(game.plies.len() > ply + 2, "game 2 is too short for the test: {} plies", game.plies.len());
     game.bots.red.name = NASTY.into();
     game.bots.blue.info.push(format!("info {NASTY} & \u{2028} end"));
     game.result.message = format!("{} {NASTY}", game.result.message);
@@ -77,7 +101,7 @@ fn the_viewer_shows_each_view_of_a_played_game_in_a_browser() {
     let started = Instant::now();
     let run = Command::new("node")
         .arg(&driver)
-        .args(["--html", page.to_str().unwrap(), "--ply", &PLY.to_string(), "--game", "1"])
+        .args(["--html", page.to_str().unwrap(), "--ply", &ply.to_string(), "--game", "1"])
         .args(["--views", "spectator,red,blue", "--screenshot", shot.to_str().unwrap(), "--also-game", "2"])
         .output()
         .expect("run node");
@@ -103,16 +127,44 @@ fn the_viewer_shows_each_view_of_a_played_game_in_a_browser() {
     // The controls reached the ply.
     assert_eq!(result["game_count"], 3);
     assert_eq!(result["selected_game"], "1");
-    assert_eq!(result["ply_after_clicks"], PLY);
+    assert_eq!(result["ply_after_clicks"], ply);
     assert_eq!(result["ply_after_slider"], 0);
-    assert_eq!(result["ply_after_row_click"], PLY);
+    assert_eq!(result["ply_after_row_click"], ply);
+
+    // The positions were computed in the browser, by the rules crate compiled to
+    // WebAssembly: the page carries the moves only.
+    assert_eq!(result["engine"], "wasm", "the page ran its WebAssembly module");
+    assert!(!html.contains("\"states\"") && !html.contains("\"boards\""), "no position is in the page");
 
     // Each view's board is the rules crate's position at that ply.
     let record = &records[1];
     for (view, viewer) in [("spectator", None), ("red", Some(Color::Red)), ("blue", Some(Color::Blue))] {
         let shown = as_board(&result["boards"][view]);
-        assert_eq!(shown, expected_board(record, PLY, viewer), "{view}'s view at ply {PLY}");
+        assert_eq!(shown, expected_board(record, ply, viewer), "{view}'s view at ply {ply}");
     }
+    // The pieces lost by that ply, and each ply's fight in the move list, as the rules give
+    // them (the game has fights).
+    let captured = expected_captured(record, ply);
+    assert!(captured.values().any(|c| !c.is_empty()), "a piece was captured by ply {ply}");
+    for side in ["red", "blue"] {
+        let want = if captured[side].is_empty() { "nothing".to_owned() } else { captured[side].clone() };
+        assert_eq!(result["texts"]["captured"][side], want.as_str(), "{side} lost by ply {ply}");
+    }
+    let fights: Vec<&str> = result["texts"]["fights"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(fights.len(), record.plies.len(), "a fight cell per ply (the start row has none)");
+    assert_eq!(result["texts"]["move_rows"], record.plies.len() + 1);
+    let mut fought = 0;
+    for (i, p) in record.plies.iter().enumerate() {
+        match p.ply.combat {
+            Some(c) => {
+                let head = format!("{}\u{d7}{}: ", c.attacker.code(), c.defender.code());
+                assert!(fights[i].starts_with(&head), "ply {}: {:?}, want {head}", i + 1, fights[i]);
+                fought += 1;
+            }
+            None => assert!(!fights[i].contains('\u{d7}'), "ply {}: no fight, shown {:?}", i + 1, fights[i]),
+        }
+    }
+    assert!(fought > 0, "the game has fights");
     let hidden = |view: &str, side: &str| {
         result["boards"][view].as_object().unwrap().values().filter(|v| *v == &format!("{side}:?")).count()
     };
@@ -198,6 +250,7 @@ fn the_index_page_links_each_game_s_viewer_in_a_browser() {
     let url = result["url"].as_str().unwrap();
     assert!(url.split('#').next().unwrap().ends_with(followed), "{url}");
     assert_eq!(result["game_count"], 1);
+    assert_eq!(result["engine"], "wasm", "the page beside its script ran the WebAssembly module");
     assert_eq!(result["ply_after_clicks"], PLY);
     for (view, viewer) in [("spectator", None), ("red", Some(Color::Red)), ("blue", Some(Color::Blue))] {
         let shown = as_board(&result["boards"][view]);

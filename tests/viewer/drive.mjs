@@ -89,6 +89,10 @@ async function drive(args, cdp) {
   out.url = await evaluate('location.href');
   out.title = await evaluate('document.title');
   out.script_elements = await evaluate(`document.querySelectorAll('script').length`);
+  // 'wasm' once the page's WebAssembly module (the rules) runs; the time it took to
+  // compute the first game's positions.
+  out.engine = await evaluate(`document.body.getAttribute('data-engine')`);
+  out.compute_ms = await evaluate(`Number(document.body.getAttribute('data-compute-ms'))`);
   out.game_count = await evaluate(`document.querySelectorAll('#game-select option').length`);
   if (args.game !== null) {
     await evaluate(
@@ -118,6 +122,10 @@ async function drive(args, cdp) {
     players: [...document.querySelectorAll('.player .name')].map((e) => e.textContent),
     result: document.querySelector('#result').textContent,
     detail: document.querySelector('#ply-detail').textContent,
+    captured: { red: document.querySelector('#captured-red').textContent, blue: document.querySelector('#captured-blue').textContent },
+    clocks: [...document.querySelectorAll('.player')].map((p) => [p.classList.contains('red') ? 'red' : 'blue', p.querySelector('.clock').textContent]),
+    move_rows: document.querySelectorAll('[data-ply-row]').length,
+    fights: [...document.querySelectorAll('[data-ply-row] .fight')].map((f) => f.textContent),
     options: [...document.querySelectorAll('#game-select option')].map((o) => o.textContent),
   })`);
 

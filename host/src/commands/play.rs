@@ -613,12 +613,13 @@ fn write_index(
     )?;
     if run.live != crate::run::plan::Live::Quiet {
         eprintln!(
-            "stratego-host: wrote {} ({}; {} viewer pages in {}, {:.1} MB)",
+            "stratego-host: wrote {} ({}; {} viewer pages in {}, {:.2} MB, and their script, {:.0} KB)",
             index.display(),
             stratego_stats::plural(w.games as u64, "game"),
             w.pages,
             dir.join("games").display(),
-            w.page_bytes as f64 / 1e6
+            w.page_bytes as f64 / 1e6,
+            w.asset_bytes as f64 / 1e3
         );
     }
     Ok(())

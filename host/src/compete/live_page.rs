@@ -830,8 +830,9 @@ fn text(status: StatusCode, message: &str) -> Response<Body> {
 }
 
 /// The page's content security policy: its own inline style and script, its own event
-/// stream, nothing from elsewhere.
-const POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
+/// stream, nothing from elsewhere; `'wasm-unsafe-eval'` lets a finished game's viewer page
+/// compile its inlined WebAssembly module (the rules; it allows no JavaScript `eval`).
+const POLICY: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
 
 /// The answer to one request: the page, the event stream, a finished game's viewer page,
 /// or an error.

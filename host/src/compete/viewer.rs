@@ -1,11 +1,19 @@
-//! A self-contained HTML viewer for game records.
+//! The HTML viewer of game records: pages that carry a game's moves, and a script that
+//! computes its positions in the browser with the rules crate compiled to WebAssembly.
 //!
-//! [`export_html`] turns records into one HTML file with its script and style inline (no
-//! network). The page holds no rules logic: the rules crate replays every game here, and
-//! the page gets, for each ply, the board as a spectator sees it and as each bot was told
-//! it, the captured pieces, think times and clocks, embedded as JSON in a
-//! `<script type="application/json" id="data">` element (escaped so that no text of a
-//! record can close that element).
+//! A page holds the games' data only (setups, moves, think times, bots, result), as JSON in
+//! a `<script type="application/json" id="data">` element (escaped so that no text of a
+//! record can close that element). The viewer's script ([`viewer_asset`]: its code, its
+//! style, and the `host/viewer-wasm` module as base64, built by the host's build script)
+//! replays the moves with the rules crate in the browser to get, for each ply, the board as
+//! a spectator sees it and as each bot was told it, the fights and the captured pieces; the
+//! script itself only draws (the think times and clocks it adds up from the record's).
+//!
+//! - [`export_html`] makes one self-contained page (the script inlined; no network).
+//! - [`write_index`] (a run's `--out`, `merge --out`, `ladder table --html`) writes the pages
+//!   of the games in `games/` beside the index, each loading the one script beside them,
+//!   [`ASSET_NAME`] (a browser loads a `<script src>` beside a `file:` page, where it refuses
+//!   to `fetch` one). A page is about 15 bytes a ply (a 1,000-ply game about 20 KB).
 //!
 //! [`index_html`] makes a plain tournament index linking each game's viewer.
 //!
@@ -13,17 +21,23 @@
 //! `#first`, `#last`, `#slider`, `#ply-label` (its `data-ply` is the ply shown),
 //! `#view-spectator`, `#view-red`, `#view-blue`, `#game-select`; every board square is a
 //! `[data-square="e4"]` element whose `data-piece` is `red:X`, `blue:?` (a piece whose rank
-//! the view does not know) or empty. A URL fragment `#game=ID&ply=N&view=red` opens a
-//! given game, ply and view.
+//! the view does not know) or empty. The body's `data-ready` is `1` once the page is drawn
+//! and its `data-engine` is `wasm` once the module runs. A URL fragment
+//! `#game=ID&ply=N&view=red` opens a given game, ply and view.
 
 use serde::Serialize;
 use stratego_protocol::reason::Reason;
 use stratego_protocol::record::{BotInfo, GameRecord};
-use stratego_rules::{ByColor, Color, CombatResult, Deployment, Game, Rank, Ruleset, Square, ViewPiece};
+use stratego_rules::{ByColor, Color, Deployment, Game, Ruleset, RulesetSpec};
 
 const TEMPLATE: &str = include_str!("viewer.html");
 const STYLE: &str = include_str!("viewer.css");
 const SCRIPT: &str = include_str!("viewer.js");
+/// The `host/viewer-wasm` module, base64 (made by the build script).
+const WASM_BASE64: &str = include_str!(concat!(env!("OUT_DIR"), "/viewer.wasm.b64"));
+
+/// The file name of the viewer's script beside the game pages of an index (in `games/`).
+pub const ASSET_NAME: &str = "viewer.js";
 
 /// Everything the page shows, serialized into it.
 #[derive(Serialize)]
@@ -32,18 +46,16 @@ struct PageData {
     games: Vec<GameData>,
 }
 
-/// One game: its fixed facts, its plies, and the state after each ply.
+/// One game as the page carries it: its facts and its moves (the script computes the
+/// positions).
 #[derive(Serialize)]
 struct GameData {
     id: String,
     index: u32,
+    /// The ruleset's name.
     ruleset: String,
-    width: u8,
-    height: u8,
-    /// Square names, board index `rank * width + file` from `a1`.
-    cells: Vec<String>,
-    /// Board indices of the lakes.
-    lakes: Vec<usize>,
+    /// The ruleset, for the rules in the browser.
+    rules: RulesetSpec,
     bots: ByColor<BotData>,
     time_control: TimeData,
     result: ResultData,
@@ -53,9 +65,16 @@ struct GameData {
     started_unix_ms: u64,
     duration_ms: u64,
     host_version: String,
-    plies: Vec<PlyData>,
-    /// `plies.len() + 1` states (ply 0 is the start position); empty without a board.
-    states: Vec<StateData>,
+    /// Both setups as recorded, when the game started.
+    setups: Option<ByColor<String>>,
+    /// The moves, `e4-e5`, separated by spaces.
+    moves: String,
+    /// Each ply's think time, microseconds.
+    times: Vec<u64>,
+    /// `[ply, microseconds]` of the plies with machine stalls credited (1-based plies).
+    stalls: Vec<(u32, u64)>,
+    /// The faults forgiven under `--strikes`: a move played for the bot.
+    strikes: Vec<StrikeData>,
 }
 
 #[derive(Serialize)]
@@ -91,54 +110,66 @@ struct ResultData {
 }
 
 #[derive(Serialize)]
-struct PlyData {
-    color: Color,
-    #[serde(rename = "move")]
-    mv: String,
-    /// Board indices of the squares left and entered.
-    from: usize,
-    to: usize,
-    combat: Option<CombatData>,
-    time_us: u64,
-    stall_us: u64,
-    /// A fault forgiven under `--strikes`: this move was played for the bot.
-    strike: Option<String>,
-}
-
-#[derive(Serialize)]
-struct CombatData {
-    attacker: char,
-    defender: char,
-    result: &'static str,
-    /// In words: `Scout (2) attacks Colonel (8): the Colonel wins`.
+struct StrikeData {
+    /// The ply (1-based).
+    ply: u32,
+    /// A move timeout: the bank is left the increment (as the host's clock does).
+    timeout: bool,
+    /// What happened, for people.
     text: String,
 }
 
-#[derive(Serialize)]
-struct StateData {
-    /// Boards of the spectator, Red and Blue, three characters per cell in `cells` order:
-    /// side (`r`, `b` or `.`), rank code (`?` when the view does not know it, `.` for an
-    /// empty square), and a digit: 1 if the piece has moved, plus 2 if its rank is public.
-    /// JSON strings as they are written (their characters need no escape).
-    boards: [Box<serde_json::value::RawValue>; 3],
-    /// Pieces each side has lost, as rank codes, strongest first.
-    captured: ByColor<String>,
-    to_move: Color,
-    /// Think time so far, microseconds.
-    think_us: ByColor<u64>,
-    /// Bank left, microseconds (`None` without a bank).
-    clock_us: Option<ByColor<u64>>,
+/// How a game page gets the viewer's script.
+enum Script<'a> {
+    /// Inlined: one self-contained file.
+    Inline,
+    /// `<script src>` of this relative URL.
+    Shared(&'a str),
 }
 
-/// Exports `records` as one self-contained HTML page titled `title`: a board with playback
-/// controls, the move list, captured pieces, think times and clocks, each game's result,
-/// the spectator's view and each bot's own view, and a game selector when there are several
-/// games. A record without both setups (a forfeit before the game) shows its result only.
+/// The viewer's script: its code, its style and its WebAssembly module (base64) in one
+/// file, which a page runs after its data element. It starts with a comment holding
+/// [`crate::run::output_file::PAGE_MARKER`], so that the host knows it as its own; it holds
+/// neither `</script` nor `<!--`, so it can also be inlined in a page.
+pub fn viewer_asset() -> String {
+    let style = serde_json::to_string(STYLE).expect("a string serializes");
+    let mut out = String::with_capacity(SCRIPT.len() + style.len() + WASM_BASE64.len() + 256);
+    out.push_str("/* ");
+    out.push_str(crate::run::output_file::PAGE_MARKER);
+    out.push_str(" The stratego-host game viewer: its script, style and rules (WebAssembly). */\n");
+    out.push_str("(function (STYLE, WASM_BASE64) {\n");
+    out.push_str(SCRIPT);
+    out.push_str("\n})(");
+    out.push_str(&escape_script_json(&style));
+    out.push_str(", \"");
+    out.push_str(WASM_BASE64);
+    out.push_str("\");\n");
+    out
+}
+
+/// Exports `records` as one self-contained HTML page titled `title` (the viewer's script
+/// inlined): a board with playback controls, the move list, captured pieces, think times
+/// and clocks, each game's result, the spectator's view and each bot's own view, and a game
+/// selector when there are several games. A record without both setups (a forfeit before
+/// the game) shows its result only.
 ///
 /// # Errors
 /// No records, or a record that does not replay (a bad ruleset or setup, or a ply that is
 /// illegal or differs from the rules' fight).
 pub fn export_html(records: &[GameRecord], title: &str) -> Result<String, String> {
+    page_html(records, title, &Script::Inline)
+}
+
+/// [`export_html`] of a page that loads the viewer's script from `script_src` (a relative
+/// URL of the file [`viewer_asset`] makes) instead of holding it.
+///
+/// # Errors
+/// As [`export_html`]'s.
+pub fn game_page_html(records: &[GameRecord], title: &str, script_src: &str) -> Result<String, String> {
+    page_html(records, title, &Script::Shared(script_src))
+}
+
+fn page_html(records: &[GameRecord], title: &str, script: &Script<'_>) -> Result<String, String> {
     if records.is_empty() {
         return Err("no games to show".into());
     }
@@ -148,9 +179,13 @@ pub fn export_html(records: &[GameRecord], title: &str) -> Result<String, String
         .collect::<Result<Vec<_>, _>>()?;
     let data = PageData { title: title.to_owned(), games };
     let json = serde_json::to_string(&data).map_err(|e| e.to_string())?;
+    let script = match script {
+        Script::Inline => format!("<script>\n{}</script>", viewer_asset()),
+        Script::Shared(src) => format!("<script src=\"{}\"></script>", html_escape(src)),
+    };
     Ok(fill_template(
         TEMPLATE,
-        &[("TITLE", &html_escape(title)), ("STYLE", STYLE), ("SCRIPT", SCRIPT), ("DATA", &escape_script_json(&json))],
+        &[("TITLE", &html_escape(title)), ("SCRIPT", &script), ("DATA", &escape_script_json(&json))],
     ))
 }
 
@@ -287,8 +322,9 @@ fn index_page_html(
 }
 
 /// At most this many viewer pages beside an index (the first games in schedule order):
-/// a page is about 1.2 KB a ply (a 300-ply game 0.4 MB), so 250 typical games are about
-/// 100 MB; the index still lists every game, and `stratego-host export` makes the others.
+/// a page is about 15 bytes a ply and 4 KB more (a 1,000-ply game about 20 KB), so 250
+/// pages are a few MB; the index still lists every game, and `stratego-host export` makes
+/// the others.
 pub const MAX_VIEWER_PAGES: usize = 250;
 
 /// Games listed on one index page: a long list goes on over `index-2.html`, `index-3.html`…
@@ -310,6 +346,8 @@ pub struct IndexWritten {
     pub pages: usize,
     /// Bytes of the viewer pages.
     pub page_bytes: u64,
+    /// Bytes of the viewer's script beside them ([`ASSET_NAME`]), when there are pages.
+    pub asset_bytes: u64,
     /// Index pages (`index.html` and the list's further pages).
     pub list_pages: usize,
 }
@@ -416,6 +454,9 @@ fn outputs_allowed(
     }
     for name in page_names(viewers, viewers.len()) {
         crate::run::output_file::may_write_page(&games_dir.join(name), force, "viewer page")?;
+    }
+    if !viewers.is_empty() {
+        crate::run::output_file::may_write_page(&games_dir.join(ASSET_NAME), force, "the viewer's script")?;
     }
     Ok(())
 }
@@ -579,8 +620,17 @@ fn write_index_of(
     let names = page_names(&viewers, viewers.len());
     let index_name = index.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| "index.html".into());
     let mut unreplayable = 0;
+    if !viewers.is_empty() {
+        let path = games_dir.join(ASSET_NAME);
+        let asset = viewer_asset();
+        // Written again only when it differs (a page open in a browser keeps working).
+        if std::fs::read(&path).ok().as_deref() != Some(asset.as_bytes()) {
+            std::fs::write(&path, &asset).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        written.asset_bytes = asset.len() as u64;
+    }
     for (i, r) in viewers.iter().enumerate() {
-        match export_html(std::slice::from_ref(r), &format!("{title}: game {}", r.game_id)) {
+        match game_page_html(std::slice::from_ref(r), &format!("{title}: game {}", r.game_id), ASSET_NAME) {
             Ok(page) => {
                 let page = with_links(&page, &index_name, names.get(i + 1).map(String::as_str));
                 let path = games_dir.join(&names[i]);
@@ -845,21 +895,16 @@ fn fill_template(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
+/// A game's data for its page. The host replays the record here too, so that a record that
+/// does not replay (a bad setup, an illegal ply, a fight other than the rules') gets no
+/// page rather than a page that stops short.
 fn game_data(r: &GameRecord) -> Result<GameData, String> {
     let rules = Ruleset::try_from(r.ruleset.clone()).map_err(|e| e.to_string())?;
-    let (width, height) = (rules.width(), rules.height());
-    let squares: Vec<Square> = (0..height)
-        .flat_map(|rank| (0..width).map(move |file| Square::new(file, rank).expect("the ruleset's board fits")))
-        .collect();
-    let index_of = |sq: Square| usize::from(sq.rank()) * usize::from(width) + usize::from(sq.file());
     let mut data = GameData {
         id: r.game_id.clone(),
         index: r.index,
         ruleset: rules.name().to_owned(),
-        width,
-        height,
-        cells: squares.iter().map(|s| s.to_string()).collect(),
-        lakes: squares.iter().filter(|&&s| rules.is_lake(s)).map(|&s| index_of(s)).collect(),
+        rules: r.ruleset.clone(),
         bots: ByColor::new_with(|c| bot_data(&r.bots[c])),
         time_control: TimeData {
             move_ms: r.time_control.move_ms,
@@ -878,10 +923,13 @@ fn game_data(r: &GameRecord) -> Result<GameData, String> {
         started_unix_ms: r.started_unix_ms,
         duration_ms: r.duration_ms,
         host_version: r.host_version.clone(),
-        plies: Vec::with_capacity(r.plies.len()),
-        states: Vec::with_capacity(r.plies.len() + 1),
+        setups: None,
+        moves: String::with_capacity(r.plies.len() * 6),
+        times: Vec::with_capacity(r.plies.len()),
+        stalls: Vec::new(),
+        strikes: Vec::new(),
     };
-    let (Some(red), Some(blue)) = (&r.deployments.red, &r.deployments.blue) else {
+    let (Some(red_text), Some(blue_text)) = (&r.deployments.red, &r.deployments.blue) else {
         if !r.plies.is_empty() {
             return Err("plies without both setups".into());
         }
@@ -890,44 +938,31 @@ fn game_data(r: &GameRecord) -> Result<GameData, String> {
         data.no_board = Some(format!("The game did not start: no valid setup from {}.", missing.join(" and ")));
         return Ok(data);
     };
-    let red = Deployment::parse(&rules, Color::Red, red).map_err(|e| format!("Red's setup: {e}"))?;
-    let blue = Deployment::parse(&rules, Color::Blue, blue).map_err(|e| format!("Blue's setup: {e}"))?;
+    let red = Deployment::parse(&rules, Color::Red, red_text).map_err(|e| format!("Red's setup: {e}"))?;
+    let blue = Deployment::parse(&rules, Color::Blue, blue_text).map_err(|e| format!("Blue's setup: {e}"))?;
     let mut game = Game::new(rules, &red, &blue).map_err(|e| e.to_string())?;
-    let strikes = ByColor::new_with(|c| &r.bots[c].strikes);
-    let mut clock = ClockModel::new(r);
-    let mut think = ByColor::new(0u64, 0u64);
-    let mut views = [Vec::new(), Vec::new()];
-    data.states.push(state_data(&game, &squares, think, clock.remaining, &mut views));
+    data.setups = Some(ByColor::new(red_text.clone(), blue_text.clone()));
     for (i, p) in r.plies.iter().enumerate() {
         let n = i as u32 + 1;
         let played = game.play(p.ply.mv).map_err(|e| format!("ply {n} {}: {e}", p.ply.mv))?;
         if played != p.ply {
             return Err(format!("ply {n}: recorded {:?}, replayed {:?}", p.ply, played));
         }
-        let strike = strikes[played.color].iter().find(|s| s.ply == n);
-        think[played.color] += p.time_us;
-        clock.charge(played.color, p.time_us, strike.map(|s| s.reason));
-        data.plies.push(PlyData {
-            color: played.color,
-            mv: played.mv.to_string(),
-            from: index_of(played.mv.from),
-            to: index_of(played.mv.to),
-            combat: played.combat.map(|c| CombatData {
-                attacker: c.attacker.code(),
-                defender: c.defender.code(),
-                result: match c.result {
-                    CombatResult::AttackerWins => "attacker_wins",
-                    CombatResult::DefenderWins => "defender_wins",
-                    CombatResult::BothRemoved => "both_removed",
-                },
-                text: combat_text(c.attacker, c.defender, c.result),
-            }),
-            time_us: p.time_us,
-            stall_us: p.stall_us,
-            strike: strike
-                .map(|s| format!("{}: {}; the host played {} instead", s.reason.code(), s.message, s.replaced_by)),
-        });
-        data.states.push(state_data(&game, &squares, think, clock.remaining, &mut views));
+        if i > 0 {
+            data.moves.push(' ');
+        }
+        data.moves.push_str(&played.mv.to_string());
+        data.times.push(p.time_us);
+        if p.stall_us > 0 {
+            data.stalls.push((n, p.stall_us));
+        }
+        if let Some(s) = r.bots[played.color].strikes.iter().find(|s| s.ply == n) {
+            data.strikes.push(StrikeData {
+                ply: n,
+                timeout: s.reason == Reason::MoveTimeout,
+                text: format!("{}: {}; the host played {} instead", s.reason.code(), s.message, s.replaced_by),
+            });
+        }
     }
     Ok(data)
 }
@@ -956,125 +991,11 @@ fn headline(winner: Option<Color>, reason: Reason) -> String {
     }
 }
 
-/// `Scout (2) attacks Colonel (8): the Colonel wins`.
-fn combat_text(attacker: Rank, defender: Rank, result: CombatResult) -> String {
-    let label = |r: Rank| {
-        let mut name = r.name().to_owned();
-        name[..1].make_ascii_uppercase();
-        match r.strength() {
-            Some(s) => format!("{name} ({s})"),
-            None => name,
-        }
-    };
-    let outcome = match result {
-        CombatResult::AttackerWins if defender == Rank::Flag => "the Flag is captured".to_owned(),
-        CombatResult::AttackerWins => format!("the {} wins", label(attacker)),
-        CombatResult::DefenderWins => format!("the {} wins", label(defender)),
-        CombatResult::BothRemoved => "both are removed".to_owned(),
-    };
-    format!("{} attacks {}: {outcome}", label(attacker), label(defender))
-}
-
-/// The banks as the host runs them (`crate::game::clock::Clock`): a move within its budget costs
-/// its think time and earns the increment; a timeout forgiven under `--strikes` leaves the
-/// increment (at least 1 ms).
-struct ClockModel {
-    increment_us: u64,
-    remaining: Option<ByColor<u64>>,
-}
-
-impl ClockModel {
-    fn new(r: &GameRecord) -> ClockModel {
-        ClockModel {
-            increment_us: r.time_control.increment_ms * 1000,
-            remaining: r.time_control.bank_ms.map(|b| ByColor::new(b * 1000, b * 1000)),
-        }
-    }
-
-    fn charge(&mut self, color: Color, time_us: u64, strike: Option<Reason>) {
-        let Some(remaining) = self.remaining.as_mut() else { return };
-        remaining[color] = if strike == Some(Reason::MoveTimeout) {
-            self.increment_us.max(1000)
-        } else {
-            remaining[color].saturating_sub(time_us) + self.increment_us
-        };
-    }
-}
-
-/// The page's state after a ply; `views` are buffers for the two sides' views.
-fn state_data(
-    game: &Game,
-    squares: &[Square],
-    think_us: ByColor<u64>,
-    clock_us: Option<ByColor<u64>>,
-    views: &mut [Vec<ViewPiece>; 2],
-) -> StateData {
-    let [red, blue] = views;
-    game.view_pieces_into(Color::Red, red);
-    game.view_pieces_into(Color::Blue, blue);
-    let red_at = pieces_at(red);
-    let spectator = |sq: Square| game.piece_at(sq).map(|(_, rank)| rank);
-    StateData {
-        boards: [
-            board_text(squares, &red_at, spectator),
-            board_text(squares, &red_at, |_| None),
-            board_text(squares, &pieces_at(blue), |_| None),
-        ],
-        captured: ByColor::new_with(|c| {
-            let lost = &game.captured()[c];
-            let mut codes = String::with_capacity(lost.total() as usize);
-            for &r in &Rank::STRONGEST_FIRST {
-                for _ in 0..lost[r] {
-                    codes.push(r.code());
-                }
-            }
-            codes
-        }),
-        to_move: game.to_move(),
-        think_us,
-        clock_us,
-    }
-}
-
-/// A side's view pieces by square index.
-fn pieces_at(pieces: &[ViewPiece]) -> [Option<&ViewPiece>; 256] {
-    let mut at = [None; 256];
-    for p in pieces {
-        at[p.square.index()] = Some(p);
-    }
-    at
-}
-
-/// A board in the page's form (see [`StateData::boards`]): the pieces as one side sees
-/// them (`at`, by square index), with the ranks it does not know taken from `known` when
-/// that knows them.
-fn board_text(
-    squares: &[Square],
-    at: &[Option<&ViewPiece>; 256],
-    known: impl Fn(Square) -> Option<Rank>,
-) -> Box<serde_json::value::RawValue> {
-    let mut out = String::with_capacity(squares.len() * 3 + 2);
-    out.push('"');
-    for sq in squares {
-        match at[sq.index()] {
-            None => out.push_str("..0"),
-            Some(p) => {
-                out.push(if p.color == Color::Red { 'r' } else { 'b' });
-                out.push(p.rank.or_else(|| known(p.square)).map_or('?', Rank::code));
-                out.push(char::from(b'0' + u8::from(p.moved) + 2 * u8::from(p.revealed)));
-            }
-        }
-    }
-    out.push('"');
-    // Side letters, rank codes, dots and digits: a JSON string as it stands (checked here).
-    serde_json::value::RawValue::from_string(out).expect("a board's characters need no escape")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use stratego_protocol::record::{RecordPly, RecordResult};
-    use stratego_rules::{Move, RulesetSpec};
+    use stratego_rules::{CombatResult, Move, RulesetSpec};
 
     const RED: &str = "B32222222S/6655554444/BX98877766/FB3B333B2B";
     const BLUE: &str = "FB3B333B2B/BX98877766/6655554444/B32222222S";
@@ -1142,129 +1063,121 @@ mod tests {
         serde_json::from_str(&page[start..end]).expect("the data is JSON")
     }
 
-    /// Cells of a board string: `(square, side, rank code)` for occupied squares.
-    fn cells(game: &serde_json::Value, board: &str) -> Vec<(String, char, char)> {
-        let names = game["cells"].as_array().unwrap();
-        let chars: Vec<char> = board.chars().collect();
-        assert_eq!(chars.len(), names.len() * 3);
-        chars
-            .chunks(3)
-            .zip(names)
-            .filter(|(c, _)| c[0] != '.')
-            .map(|(c, n)| (n.as_str().unwrap().to_owned(), c[0], c[1]))
-            .collect()
-    }
-
+    /// A page's data is the record's moves, times and setups; no position is in it (the
+    /// browser computes them).
     #[test]
-    fn states_match_a_replay() {
-        let record = played_record(300);
+    fn a_page_carries_the_moves_not_the_positions() {
+        let mut record = played_record(300);
+        record.plies[4].stall_us = 777;
         let n = record.plies.len();
         assert!(n > 50, "the test game is long enough: {n}");
         let page = export_html(std::slice::from_ref(&record), "test").unwrap();
         assert!(page.contains(crate::run::output_file::PAGE_MARKER), "the host knows its own pages");
         let data = embedded(&page);
         let g = &data["games"][0];
-        let states = g["states"].as_array().unwrap();
-        assert_eq!(states.len(), n + 1);
-        assert_eq!(g["plies"].as_array().unwrap().len(), n);
-        assert_eq!(g["lakes"].as_array().unwrap().len(), 8);
+        assert!(g.get("states").is_none() && g.get("plies").is_none());
+        let moves: Vec<String> = record.plies.iter().map(|p| p.ply.mv.to_string()).collect();
+        assert_eq!(g["moves"], moves.join(" "));
+        let times: Vec<u64> = record.plies.iter().map(|p| p.time_us).collect();
+        assert_eq!(g["times"], serde_json::json!(times));
+        assert_eq!(g["stalls"], serde_json::json!([[5, 777]]));
+        assert_eq!(g["setups"]["red"], RED);
+        assert_eq!(g["setups"]["blue"], BLUE);
+        assert_eq!(g["rules"], serde_json::to_value(&record.ruleset).unwrap());
+        // The inlined script holds the module.
+        assert!(page.contains(WASM_BASE64) && WASM_BASE64.len() > 10_000);
+        // A page beside its script holds neither.
+        let shared = game_page_html(std::slice::from_ref(&record), "test", ASSET_NAME).unwrap();
+        assert!(!shared.contains(WASM_BASE64) && !shared.contains(SCRIPT));
+        assert!(shared.contains("<script src=\"viewer.js\"></script>"));
+        assert_eq!(embedded(&shared), data);
+    }
 
-        // Replay independently and compare every state's spectator board, and the final one.
+    /// A record of `plies` plies from the start position, attacking only when nothing else
+    /// is legal, so that it lasts (a game of a thousand plies), with think times of a few
+    /// milliseconds, as a fast bot's.
+    fn long_record(plies: usize) -> GameRecord {
+        let mut record = played_record(0);
         let rules = Ruleset::classic();
         let red = Deployment::parse(&rules, Color::Red, RED).unwrap();
         let blue = Deployment::parse(&rules, Color::Blue, BLUE).unwrap();
         let mut game = Game::new(rules, &red, &blue).unwrap();
-        let expected = |game: &Game| {
-            let mut v: Vec<(String, char, char)> = game
-                .board_pieces()
-                .map(|(sq, c, r)| (sq.to_string(), if c == Color::Red { 'r' } else { 'b' }, r.code()))
-                .collect();
-            v.sort();
-            v
-        };
-        let got = |i: usize, view: usize| {
-            let mut v = cells(g, states[i]["boards"][view].as_str().unwrap());
-            v.sort();
-            v
-        };
-        assert_eq!(got(0, 0), expected(&game));
-        for (i, p) in record.plies.iter().enumerate() {
-            game.play(p.ply.mv).unwrap();
-            assert_eq!(got(i + 1, 0), expected(&game), "ply {}", i + 1);
-            assert_eq!(g["plies"][i]["move"], p.ply.mv.to_string());
+        let mut moves = Vec::new();
+        let mut seed = 11u64;
+        while !game.is_over() && record.plies.len() < plies {
+            game.legal_moves(&mut moves);
+            let quiet: Vec<Move> = moves.iter().copied().filter(|m| game.piece_at(m.to).is_none()).collect();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let pool = if quiet.is_empty() { &moves } else { &quiet };
+            let mv = pool[(seed >> 33) as usize % pool.len()];
+            let ply = game.play(mv).unwrap();
+            record.plies.push(RecordPly {
+                ply,
+                time_us: 1000 + (seed >> 40) % 20_000,
+                stall_us: 0,
+                over_us: 0,
+                lag_us: None,
+                lag_credit_us: 0,
+            });
         }
-        // The last state is the final position, with the captured pieces of the game.
-        assert_eq!(got(n, 0), expected(&game));
-        let lost: usize = Color::ALL.iter().map(|&c| game.captured()[c].total() as usize).sum();
-        let shown: usize = ["red", "blue"].iter().map(|c| states[n]["captured"][c].as_str().unwrap().len()).sum();
-        assert_eq!(shown, lost);
-        assert!(lost > 0, "the test game has fights");
-
-        // Clocks: 10 s bank, +0.1 s a move, each move's think time charged.
-        let red_moves = record.plies.iter().filter(|p| p.ply.color == Color::Red);
-        let red_left = red_moves.fold(10_000_000u64, |left, p| left - p.time_us + 100_000);
-        assert_eq!(states[n]["clock_us"]["red"], red_left);
-        assert_eq!(states[1]["think_us"]["red"], 1000);
+        record
     }
 
-    /// Tracks, independently of the rules crate's views, which pieces have shown their rank
-    /// (by a fight, or by a move longer than one square), and checks that each player's view
-    /// shows an opponent rank only for such pieces and a blank otherwise.
+    /// The issue's target: a 1,000-ply game's page beside its script is at most 30 KB.
     #[test]
-    fn a_view_shows_no_unrevealed_opponent_rank() {
-        let record = played_record(400);
-        let data = embedded(&export_html(std::slice::from_ref(&record), "views").unwrap());
-        let g = &data["games"][0];
-        let states = g["states"].as_array().unwrap();
-        let rules = Ruleset::classic();
-        // square → (side, rank, shown)
-        let mut board: std::collections::BTreeMap<String, (char, char, bool)> = std::collections::BTreeMap::new();
-        for (side, text) in [('r', RED), ('b', BLUE)] {
-            let color = if side == 'r' { Color::Red } else { Color::Blue };
-            for &(sq, rank) in Deployment::parse(&rules, color, text).unwrap().pieces() {
-                board.insert(sq.to_string(), (side, rank.code(), false));
-            }
+    fn a_thousand_ply_page_is_at_most_30_kb() {
+        let record = long_record(1000);
+        assert_eq!(record.plies.len(), 1000, "the test game lasts");
+        let page = game_page_html(std::slice::from_ref(&record), "a long game", ASSET_NAME).unwrap();
+        assert!(page.len() <= 30_000, "{} bytes", page.len());
+        assert!(page.len() > 10_000, "it does carry the moves: {} bytes", page.len());
+    }
+
+    /// The script can be inlined, and the host knows it as its own file.
+    #[test]
+    fn the_viewer_script_is_one_file_the_host_knows() {
+        let asset = viewer_asset();
+        let lower = asset.to_ascii_lowercase();
+        assert!(!lower.contains("</script") && !lower.contains("<!--"));
+        assert!(asset.contains(WASM_BASE64));
+        let dir = std::env::temp_dir().join(format!("stratego-viewer-asset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(ASSET_NAME);
+        std::fs::write(&path, &asset).unwrap();
+        assert_eq!(crate::run::output_file::existing(&path), crate::run::output_file::Existing::HostPage);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An index's pages load the one script beside them; the host writes it only where
+    /// there is none or its own.
+    #[test]
+    fn an_index_writes_its_pages_beside_one_script() {
+        let dir = std::env::temp_dir().join(format!("stratego-viewer-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("games")).unwrap();
+        let index = dir.join("index.html");
+        let mut second = long_record(60);
+        second.game_id = "second".into();
+        let records = vec![played_record(40), second];
+        // Someone else's viewer.js stays, and nothing is written.
+        let theirs = dir.join("games").join(ASSET_NAME);
+        std::fs::write(&theirs, "console.log('mine');").unwrap();
+        let err = write_index(&index, "t", None, &records, 10, Some(false), "--out").unwrap_err();
+        assert!(err.contains("viewer.js") && err.contains("not a page this host wrote"), "{err}");
+        assert!(!index.exists());
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "console.log('mine');");
+        std::fs::remove_file(&theirs).unwrap();
+        let w = write_index(&index, "t", None, &records, 10, Some(false), "--out").unwrap();
+        assert_eq!(w.pages, 2);
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), viewer_asset());
+        assert_eq!(w.asset_bytes, viewer_asset().len() as u64);
+        for name in page_names(&records, 2) {
+            let page = std::fs::read_to_string(dir.join("games").join(name)).unwrap();
+            assert!(page.contains("<script src=\"viewer.js\"></script>") && !page.contains(WASM_BASE64));
         }
-        let mut revealed_seen = 0;
-        for (i, st) in states.iter().enumerate() {
-            if i > 0 {
-                let ply = &record.plies[i - 1].ply;
-                let (from, to) = (ply.mv.from.to_string(), ply.mv.to.to_string());
-                let mut mover = board.remove(&from).unwrap();
-                mover.2 |= ply.mv.from.distance(ply.mv.to) > 1;
-                match ply.combat.map(|c| c.result) {
-                    None => {
-                        board.insert(to, mover);
-                    }
-                    Some(CombatResult::AttackerWins) => {
-                        board.insert(to, (mover.0, mover.1, true));
-                    }
-                    Some(CombatResult::DefenderWins) => {
-                        board.get_mut(&to).unwrap().2 = true;
-                    }
-                    Some(CombatResult::BothRemoved) => {
-                        board.remove(&to);
-                    }
-                }
-            }
-            for (view, me) in [(1, 'r'), (2, 'b')] {
-                let shown = cells(g, st["boards"][view].as_str().unwrap());
-                assert_eq!(shown.len(), board.len(), "ply {i}");
-                for (sq, side, code) in shown {
-                    let (true_side, true_rank, public) = board[&sq];
-                    assert_eq!(side, true_side, "ply {i} {sq}");
-                    if side == me {
-                        assert_eq!(code, true_rank, "ply {i} {sq}: own rank");
-                    } else if public {
-                        assert_eq!(code, true_rank, "ply {i} {sq}: a revealed rank");
-                        revealed_seen += 1;
-                    } else {
-                        assert_eq!(code, '?', "ply {i} {sq}: the rank of an unrevealed opponent piece");
-                    }
-                }
-            }
-        }
-        assert!(revealed_seen > 0, "the test game reveals pieces");
+        // Written again over its own.
+        assert!(write_index(&index, "t", None, &records, 10, Some(false), "--out").is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -1315,7 +1228,8 @@ mod tests {
         let page = export_html(&[record.clone()], "forfeit").unwrap();
         let data = embedded(&page);
         let g = &data["games"][0];
-        assert_eq!(g["states"].as_array().unwrap().len(), 0);
+        assert_eq!(g["setups"], serde_json::Value::Null);
+        assert_eq!(g["moves"], "");
         assert_eq!(g["result"]["reason"], "invalid_setup");
         assert_eq!(g["result"]["headline"], "Red wins (invalid setup)");
         assert!(g["no_board"].as_str().unwrap().contains("blue"));

@@ -325,12 +325,13 @@ fn write_page(ladder: &Ladder, table: &LadderTable, out: &Path, force: bool) -> 
     )
     .map_err(failure)?;
     eprintln!(
-        "stratego-host: wrote {} (the latest {} of {} games, {} viewer pages, {:.1} MB)",
+        "stratego-host: wrote {} (the latest {} of {} games, {} viewer pages, {:.2} MB, and their script, {:.0} KB)",
         out.display(),
         w.games,
         table.games,
         w.pages,
-        w.page_bytes as f64 / 1e6
+        w.page_bytes as f64 / 1e6,
+        w.asset_bytes as f64 / 1e3
     );
     Ok(())
 }
