@@ -450,7 +450,7 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         "sample-bot",
         &remote_spec("far", &sha),
         "--games",
-        "1",
+        "2",
         "--max-plies",
         "6",
         CALM_CLOCK[0],
@@ -460,22 +460,32 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         "--reconnect-s",
         "30",
     ]);
-    let first = Client::start(&host.url(), &tf, &strs(&slow));
+    // It keeps its own board (`--view-moves`: it exits, a crash, when the board it was told
+    // of does not fit its legal moves) and plays one game a process (`--one-game`: it exits
+    // after game_over, and at a second hello).
+    let slow_one = [&slow[..], &["--view-moves".to_owned(), "--one-game".to_owned()]].concat();
+    let first = Client::start(&host.url(), &tf, &strs(&slow_one));
     // Its first turn: the setups are in (the sample bot is Red and moved, or Blue waits).
     assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
     std::thread::sleep(Duration::from_millis(2500));
     drop(first); // SIGKILL: the connection ends mid-move (its bot process with it)
     assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("lost its connection")), "{}", host.stderr());
-    let second = Client::start(&host.url(), &tf, &strs(&slow));
+    let second = Client::start(&host.url(), &tf, &strs(&slow_one));
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     drop(second);
     let recs = records(&out);
+    assert_eq!(recs.len(), 2);
     let r = &recs[0];
+    // The fresh process behind the second client was greeted, given its own setup (fixed)
+    // and every ply so far, and the opponent's setup squares: its board fits.
     assert_eq!(r["result"]["reason"], "ply_limit", "the game went on to its end: {}", r["result"]);
     let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
     let note = r["bots"][far]["process_note"].as_str().unwrap();
     assert!(note.contains("connection lost") && note.contains("sent again"), "{note}");
+    // The second game: `connect` started a fresh process for it (the first one exited after
+    // game_over); a reused one would have exited at the second hello.
+    assert_eq!(recs[1]["result"]["reason"], "ply_limit", "{}", recs[1]["result"]);
 
     // Gone past the window: forfeit, reason disconnected.
     let out2 = dir.join("out2");
@@ -770,4 +780,43 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
     let recs = records(&out);
     assert_eq!(recs.len(), 1, "one record: the game played again");
     assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}
+
+#[test]
+fn a_bot_that_crashes_behind_connect_loses_with_reason_crash_and_the_next_game_gets_a_fresh_process() {
+    let dir = TempDir::new("remote-crash");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "2",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--reconnect-s",
+        "30",
+    ]);
+    // Exits with status 1 at its second turn, in each game.
+    let crashing = [bin("misbehaving-bot").display().to_string(), "--misbehave".into(), "exit-1".into(), "--at".into(), "2".into()];
+    let client = Client::start(&host.url(), &tf, &strs(&crashing));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, err) = client.finish(Duration::from_secs(20));
+    assert_eq!(code, 0, "connect ends with the event: {err}");
+    assert!(err.contains("the bot's program ended mid-game (exit status 1)"), "{err}");
+    // Not a lost connection waited for: the game is lost at once.
+    assert!(!stderr.contains("waiting 30.0 s for it to come back"), "{stderr}");
+    let recs = records(&out);
+    assert_eq!(recs.len(), 2, "both games played: a fresh process for the second");
+    for r in &recs {
+        let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+        assert_eq!(r["result"]["reason"], "crash", "{}", r["result"]);
+        assert_ne!(r["result"]["winner"], far, "{}", r["result"]);
+        let message = r["result"]["message"].as_str().unwrap();
+        assert!(message.contains("entrant's side") && message.contains("exit status 1"), "{message}");
+    }
 }
