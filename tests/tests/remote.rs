@@ -443,8 +443,21 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
     let dir = TempDir::new("remote-vanish");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    // The remote bot thinks 1.5 s a move: the client is killed during its first move.
-    let slow = [bin("misbehaving-bot").display().to_string(), "--think-ms".into(), "1500".into()];
+    // The first client's bot never answers its first turn and logs every line it gets: once
+    // the log holds a turn, the client is surely killed mid-move (no sleep guesses when).
+    let hung = |log: &Path| {
+        [
+            bin("misbehaving-bot").display().to_string(),
+            "--misbehave".into(),
+            "move-timeout".into(),
+            "--at".into(),
+            "1".into(),
+            "--view-moves".into(),
+            "--log".into(),
+            log.display().to_string(),
+        ]
+    };
+    let mid_move = |log: &Path| std::fs::read_to_string(log).is_ok_and(|l| l.contains(r#""type":"turn""#));
     let host = Host::start(&[
         "match",
         "sample-bot",
@@ -460,17 +473,16 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         "--reconnect-s",
         "30",
     ]);
-    // It keeps its own board (`--view-moves`: it exits, a crash, when the board it was told
-    // of does not fit its legal moves) and plays one game a process (`--one-game`: it exits
-    // after game_over, and at a second hello).
-    let slow_one = [&slow[..], &["--view-moves".to_owned(), "--one-game".to_owned()]].concat();
-    let first = Client::start(&host.url(), &tf, &strs(&slow_one));
-    // Its first turn: the setups are in (the sample bot is Red and moved, or Blue waits).
-    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    std::thread::sleep(Duration::from_millis(2500));
+    let log1 = dir.join("first.log");
+    let first = Client::start(&host.url(), &tf, &strs(&hung(&log1)));
+    assert!(wait_for(Duration::from_secs(30), || mid_move(&log1)), "{}", host.stderr());
     drop(first); // SIGKILL: the connection ends mid-move (its bot process with it)
     assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("lost its connection")), "{}", host.stderr());
-    let second = Client::start(&host.url(), &tf, &strs(&slow_one));
+    // The second client's bot keeps its own board (`--view-moves`: it exits, a crash, when
+    // the board it was told of does not fit its legal moves) and plays one game a process
+    // (`--one-game`: it exits after game_over, and at a second hello).
+    let own_board = [bin("misbehaving-bot").display().to_string(), "--view-moves".into(), "--one-game".into()];
+    let second = Client::start(&host.url(), &tf, &strs(&own_board));
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     drop(second);
@@ -502,9 +514,9 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         "--reconnect-s",
         "1",
     ]);
-    let first = Client::start(&host.url(), &tf, &strs(&slow));
-    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    std::thread::sleep(Duration::from_millis(2500));
+    let log2 = dir.join("second.log");
+    let first = Client::start(&host.url(), &tf, &strs(&hung(&log2)));
+    assert!(wait_for(Duration::from_secs(30), || mid_move(&log2)), "{}", host.stderr());
     drop(first);
     let (code, _, stderr) = host.finish(Duration::from_secs(60));
     assert_eq!(code, 0, "{stderr}");
@@ -685,6 +697,7 @@ fn delaying_proxy(to: u16, delay: Duration) -> u16 {
 }
 
 #[test]
+#[ignore = "timing: a bot at 90 % of a 1 s move time behind a 30 ms proxy; load on the machine moves those milliseconds (.ci/timing.sh runs it)"]
 fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_allowance() {
     const DELAY_MS: u64 = 30;
     let dir = TempDir::new("remote-lag");
@@ -763,10 +776,18 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
         "0.5",
     ]);
     // The first client's bot never answers its setup: it is gone before any move.
-    let hang = [bin("misbehaving-bot").display().to_string(), "--misbehave".into(), "setup-timeout".into()];
+    let log = dir.join("first.log");
+    let hang = [
+        bin("misbehaving-bot").display().to_string(),
+        "--misbehave".into(),
+        "setup-timeout".into(),
+        "--log".into(),
+        log.display().to_string(),
+    ];
     let first = Client::start(&host.url(), &tf, &strs(&hang));
-    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    std::thread::sleep(Duration::from_millis(500));
+    // Killed once its setup was asked for (its log says so), before it could answer.
+    let asked = || std::fs::read_to_string(&log).is_ok_and(|l| l.contains(r#""type":"setup_request""#));
+    assert!(wait_for(Duration::from_secs(30), asked), "{}", host.stderr());
     drop(first);
     assert!(
         wait_for(Duration::from_secs(30), || host.stderr().contains("aborted before its first move")),
