@@ -770,8 +770,13 @@ async fn serve(
                         return gone("it sent a binary frame".to_owned());
                     }
                     Some(Ok(Message::Ping(_))) => {
-                        // tungstenite queued the pong; send it now.
-                        let _ = tokio::time::timeout(write_limit, ws.flush()).await;
+                        // tungstenite queued the pong (one at most); send it now. A client
+                        // that pings without reading its pongs is gone once they cannot go.
+                        match tokio::time::timeout(write_limit, ws.flush()).await {
+                            Ok(Ok(())) => {}
+                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
+                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
+                        }
                     }
                     Some(Ok(Message::Pong(p))) => {
                         if let Some((s, sent, thinking)) = ping_out {

@@ -515,7 +515,8 @@ impl BotSession for RemoteSession {
             opponent: start.opponent.map(str::to_owned),
         });
         self.hello = Some(hello.clone());
-        let answer = self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false, None).await?;
+        let answer =
+            self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false, None).await?;
         match answer.value {
             BotMessage::Ready(r) => {
                 self.ready = Some(r);
@@ -545,7 +546,8 @@ impl BotSession for RemoteSession {
         if let HostMessage::SetupRequest(r) = &request {
             self.setup_request = Some(r.clone());
         }
-        let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false, None).await?;
+        let answer =
+            self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false, None).await?;
         match answer.value {
             BotMessage::Setup(s) => {
                 Ok(Timed { value: s.deployment, took: answer.took, stall_credit: Duration::ZERO, lag: None })
