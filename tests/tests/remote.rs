@@ -139,6 +139,12 @@ fn remote_spec(name: &str, sha: &str) -> String {
     format!(r#"{{"name":"{name}","remote":true,"token_sha256":"{sha}"}}"#)
 }
 
+/// The sample setup book (Gravon setups: no flag on a front row, so no scout takes one at
+/// the first ply): for tests whose game must reach its bot's turns and `--max-plies`.
+fn book() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/data/setups-sample.txt").display().to_string()
+}
+
 fn sample_bot() -> Vec<String> {
     vec![host_bin().display().to_string(), "sample-bot".to_owned()]
 }
@@ -458,6 +464,7 @@ fn garbage_frames_forfeit_with_precise_reasons() {
 
 #[test]
 fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_forfeits() {
+    let book = book();
     let dir = TempDir::new("remote-vanish");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
@@ -488,6 +495,8 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         CALM_CLOCK[1],
         "--out",
         out.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "30",
     ]);
@@ -529,6 +538,8 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         CALM_CLOCK[1],
         "--out",
         out2.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "1",
     ]);
@@ -775,6 +786,7 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
 
 #[test]
 fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfeited() {
+    let book = book();
     let dir = TempDir::new("remote-replay");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
@@ -790,6 +802,8 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
         CALM_CLOCK[1],
         "--out",
         out.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "0.5",
     ]);
@@ -823,6 +837,7 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
 
 #[test]
 fn a_bot_that_crashes_behind_connect_loses_with_reason_crash_and_the_next_game_gets_a_fresh_process() {
+    let book = book();
     let dir = TempDir::new("remote-crash");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
@@ -836,6 +851,8 @@ fn a_bot_that_crashes_behind_connect_loses_with_reason_crash_and_the_next_game_g
         CALM_CLOCK[1],
         "--out",
         out.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "30",
     ]);
