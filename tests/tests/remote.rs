@@ -139,6 +139,12 @@ fn remote_spec(name: &str, sha: &str) -> String {
     format!(r#"{{"name":"{name}","remote":true,"token_sha256":"{sha}"}}"#)
 }
 
+/// The sample setup book (Gravon setups: no flag on a front row, so no scout takes one at
+/// the first ply): for tests whose game must reach its bot's turns and `--max-plies`.
+fn book() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/data/setups-sample.txt").display().to_string()
+}
+
 fn sample_bot() -> Vec<String> {
     vec![host_bin().display().to_string(), "sample-bot".to_owned()]
 }
@@ -169,6 +175,7 @@ fn the_token_command_writes_once_with_mode_0600_and_never_overwrites() {
 #[test]
 fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
     let dir = TempDir::new("remote-match");
+    let page_addr = format!("127.0.0.1:{}", free_port());
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
     let host = Host::start(&[
@@ -185,7 +192,16 @@ fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
         out.to_str().unwrap(),
         "--connect-timeout",
         "60",
+        "--serve",
+        &page_addr,
     ]);
+    // --serve at another address than --listen: two listeners, each serving its own (the
+    // host waits for the remote bot, so both are up).
+    let (status, _, body) = http_get(&page_addr, "/");
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&body).contains("<html"), "the live page");
+    let (status, _, _) = http_get(&format!("127.0.0.1:{}", host.port), "/");
+    assert_ne!(status, 200, "the bots' listener serves no page of its own");
     let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
     let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
@@ -375,14 +391,22 @@ fn idle_and_slow_loris_connections_are_capped_and_timed_out_and_the_bot_still_pl
     assert!(!recs[0]["result"]["reason"].as_str().unwrap().contains("connect"), "{}", recs[0]["result"]);
 }
 
+type RawWs = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A raw WebSocket connection to the host with `token` (the client side of a bot that
+/// speaks WebSocket itself).
+async fn raw_connect(url: &str, token: &str) -> RawWs {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = url.into_client_request().unwrap();
+    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    tokio_tungstenite::connect_async(req).await.expect("connected").0
+}
+
 /// A raw remote bot: says ready to hello, then sends `bad` (a frame) at its setup request.
 async fn raw_bot(url: &str, token: &str, bad: tokio_tungstenite::tungstenite::Message) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut req = url.into_client_request().unwrap();
-    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("connected");
+    let mut ws = raw_connect(url, token).await;
     let mut bad = Some(bad);
     while let Some(Ok(msg)) = ws.next().await {
         let Message::Text(t) = msg else { continue };
@@ -440,42 +464,67 @@ fn garbage_frames_forfeit_with_precise_reasons() {
 
 #[test]
 fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_forfeits() {
+    let book = book();
     let dir = TempDir::new("remote-vanish");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    // The remote bot thinks 1.5 s a move: the client is killed during its first move.
-    let slow = [bin("misbehaving-bot").display().to_string(), "--think-ms".into(), "1500".into()];
+    // The first client's bot never answers its first turn and logs every line it gets: once
+    // the log holds a turn, the client is surely killed mid-move (no sleep guesses when).
+    let hung = |log: &Path| {
+        [
+            bin("misbehaving-bot").display().to_string(),
+            "--misbehave".into(),
+            "move-timeout".into(),
+            "--at".into(),
+            "1".into(),
+            "--view-moves".into(),
+            "--log".into(),
+            log.display().to_string(),
+        ]
+    };
+    let mid_move = |log: &Path| std::fs::read_to_string(log).is_ok_and(|l| l.contains(r#""type":"turn""#));
     let host = Host::start(&[
         "match",
         "sample-bot",
         &remote_spec("far", &sha),
         "--games",
-        "1",
+        "2",
         "--max-plies",
         "6",
         CALM_CLOCK[0],
         CALM_CLOCK[1],
         "--out",
         out.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "30",
     ]);
-    let first = Client::start(&host.url(), &tf, &strs(&slow));
-    // Its first turn: the setups are in (the sample bot is Red and moved, or Blue waits).
-    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    std::thread::sleep(Duration::from_millis(2500));
+    let log1 = dir.join("first.log");
+    let first = Client::start(&host.url(), &tf, &strs(&hung(&log1)));
+    assert!(wait_for(Duration::from_secs(30), || mid_move(&log1)), "{}", host.stderr());
     drop(first); // SIGKILL: the connection ends mid-move (its bot process with it)
     assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("lost its connection")), "{}", host.stderr());
-    let second = Client::start(&host.url(), &tf, &strs(&slow));
+    // The second client's bot keeps its own board (`--view-moves`: it exits, a crash, when
+    // the board it was told of does not fit its legal moves) and plays one game a process
+    // (`--one-game`: it exits after game_over, and at a second hello).
+    let own_board = [bin("misbehaving-bot").display().to_string(), "--view-moves".into(), "--one-game".into()];
+    let second = Client::start(&host.url(), &tf, &strs(&own_board));
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     drop(second);
     let recs = records(&out);
+    assert_eq!(recs.len(), 2);
     let r = &recs[0];
+    // The fresh process behind the second client was greeted, given its own setup (fixed)
+    // and every ply so far, and the opponent's setup squares: its board fits.
     assert_eq!(r["result"]["reason"], "ply_limit", "the game went on to its end: {}", r["result"]);
     let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
     let note = r["bots"][far]["process_note"].as_str().unwrap();
     assert!(note.contains("connection lost") && note.contains("sent again"), "{note}");
+    // The second game: `connect` started a fresh process for it (the first one exited after
+    // game_over); a reused one would have exited at the second hello.
+    assert_eq!(recs[1]["result"]["reason"], "ply_limit", "{}", recs[1]["result"]);
 
     // Gone past the window: forfeit, reason disconnected.
     let out2 = dir.join("out2");
@@ -489,12 +538,14 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
         CALM_CLOCK[1],
         "--out",
         out2.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "1",
     ]);
-    let first = Client::start(&host.url(), &tf, &strs(&slow));
-    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    std::thread::sleep(Duration::from_millis(2500));
+    let log2 = dir.join("second.log");
+    let first = Client::start(&host.url(), &tf, &strs(&hung(&log2)));
+    assert!(wait_for(Duration::from_secs(30), || mid_move(&log2)), "{}", host.stderr());
     drop(first);
     let (code, _, stderr) = host.finish(Duration::from_secs(60));
     assert_eq!(code, 0, "{stderr}");
@@ -675,6 +726,7 @@ fn delaying_proxy(to: u16, delay: Duration) -> u16 {
 }
 
 #[test]
+#[ignore = "timing: a bot at 90 % of a 1 s move time behind a 30 ms proxy; load on the machine moves those milliseconds (.ci/timing.sh runs it)"]
 fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_allowance() {
     const DELAY_MS: u64 = 30;
     let dir = TempDir::new("remote-lag");
@@ -734,6 +786,7 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
 
 #[test]
 fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfeited() {
+    let book = book();
     let dir = TempDir::new("remote-replay");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
@@ -749,14 +802,24 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
         CALM_CLOCK[1],
         "--out",
         out.to_str().unwrap(),
+        "--setups",
+        &book,
         "--reconnect-s",
         "0.5",
     ]);
     // The first client's bot never answers its setup: it is gone before any move.
-    let hang = [bin("misbehaving-bot").display().to_string(), "--misbehave".into(), "setup-timeout".into()];
+    let log = dir.join("first.log");
+    let hang = [
+        bin("misbehaving-bot").display().to_string(),
+        "--misbehave".into(),
+        "setup-timeout".into(),
+        "--log".into(),
+        log.display().to_string(),
+    ];
     let first = Client::start(&host.url(), &tf, &strs(&hang));
-    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    std::thread::sleep(Duration::from_millis(500));
+    // Killed once its setup was asked for (its log says so), before it could answer.
+    let asked = || std::fs::read_to_string(&log).is_ok_and(|l| l.contains(r#""type":"setup_request""#));
+    assert!(wait_for(Duration::from_secs(30), asked), "{}", host.stderr());
     drop(first);
     assert!(
         wait_for(Duration::from_secs(30), || host.stderr().contains("aborted before its first move")),
@@ -770,4 +833,356 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
     let recs = records(&out);
     assert_eq!(recs.len(), 1, "one record: the game played again");
     assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}
+
+#[test]
+fn a_bot_that_crashes_behind_connect_loses_with_reason_crash_and_the_next_game_gets_a_fresh_process() {
+    let book = book();
+    let dir = TempDir::new("remote-crash");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "2",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--setups",
+        &book,
+        "--reconnect-s",
+        "30",
+    ]);
+    // Exits with status 1 at its second turn, in each game.
+    let crashing = [
+        bin("misbehaving-bot").display().to_string(),
+        "--misbehave".into(),
+        "exit-1".into(),
+        "--at".into(),
+        "2".into(),
+    ];
+    let client = Client::start(&host.url(), &tf, &strs(&crashing));
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, err) = client.finish(Duration::from_secs(20));
+    assert_eq!(code, 0, "connect ends with the event: {err}");
+    assert!(err.contains("the bot's program ended mid-game (exit status 1)"), "{err}");
+    // Not a lost connection waited for: the game is lost at once.
+    assert!(!stderr.contains("waiting 30.0 s for it to come back"), "{stderr}");
+    let recs = records(&out);
+    assert_eq!(recs.len(), 2, "both games played: a fresh process for the second");
+    for r in &recs {
+        let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+        assert_eq!(r["result"]["reason"], "crash", "{}", r["result"]);
+        assert_ne!(r["result"]["winner"], far, "{}", r["result"]);
+        let message = r["result"]["message"].as_str().unwrap();
+        assert!(message.contains("entrant's side") && message.contains("exit status 1"), "{message}");
+    }
+}
+
+/// A port free a moment ago on 127.0.0.1.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// `raw` on a new connection to `addr`; the answer's status, head and body.
+fn http_exchange(addr: &str, raw: &[u8]) -> (u16, String, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let _ = s.write_all(raw);
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").map_or(answer.len(), |p| p + 4);
+    let head = String::from_utf8_lossy(&answer[..end]).into_owned();
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, head, answer[end..].to_vec())
+}
+
+fn http_get(addr: &str, path: &str) -> (u16, String, Vec<u8>) {
+    http_exchange(addr, format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+}
+
+/// The live page's first `snapshot` from a new `/events` stream at `addr`.
+fn page_snapshot(addr: &str) -> serde_json::Value {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let text = String::from_utf8_lossy(&got);
+        if let Some(data) = text.split("event: snapshot\ndata: ").nth(1).and_then(|d| d.split_once("\n\n")) {
+            return serde_json::from_str(data.0).expect("the snapshot is JSON");
+        }
+        let n = s.read(&mut buf).expect("read the event stream");
+        assert!(n > 0, "the stream ended before its snapshot: {text}");
+        got.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[test]
+fn one_listener_serves_the_live_page_and_the_remote_bots_and_the_page_shows_their_connection_and_lag() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        return stratego_tests::skip("one listener", "no python3 for the scripted bot");
+    }
+    let dir = TempDir::new("remote-one-listener");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let gate = dir.join("gate");
+    // --serve and --listen (added by Host::start) name the same ADDR: one listener.
+    let host = Host::start(&[
+        "match",
+        "sample-bot",
+        &remote_spec("far", &sha),
+        "--games",
+        "1",
+        "--max-plies",
+        "30",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+        "--serve",
+        "127.0.0.1:0",
+        "--handshake-timeout-ms",
+        "800",
+    ]);
+    let addr = format!("127.0.0.1:{}", host.port);
+    assert!(
+        wait_for(Duration::from_secs(30), || host
+            .stderr()
+            .contains(&format!("live page: http://{addr}/ (the --listen port)"))),
+        "{}",
+        host.stderr()
+    );
+    // The page's paths on the bots' port, with the page's own errors.
+    let (status, head, body) = http_get(&addr, "/");
+    assert_eq!(status, 200, "{head}");
+    assert!(String::from_utf8_lossy(&body).contains("Remote bots"));
+    assert_eq!(http_get(&addr, "/nowhere").0, 404);
+    let long = format!("GET / HTTP/1.1\r\nHost: x\r\nX-Long: {}\r\n\r\n", "a".repeat(20_000));
+    assert_eq!(http_exchange(&addr, long.as_bytes()).0, 431, "a request head too long for the page");
+    // A request head never finished is cut at the handshake limit.
+    let mut slow = TcpStream::connect(&addr).unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    let mut b = [0u8; 64];
+    assert!(matches!(slow.read(&mut b), Ok(0) | Err(_)));
+    assert!(started.elapsed() < Duration::from_secs(10), "cut, not left open");
+    let snap = page_snapshot(&addr);
+    assert_eq!(snap["remote"][0]["name"], "far", "{}", snap["remote"]);
+    assert_eq!(snap["remote"][0]["connected"], false, "{}", snap["remote"]);
+    // The bot, through the real `connect`, on the same port; it holds at its 4th turn.
+    let bot = stratego_tests::scripted_bot(&dir, &[&format!("hold=4:{}", gate.display())]);
+    let words: Vec<&str> = bot.split(' ').map(|w| w.trim_matches('\'')).collect();
+    let client = Client::start(&host.url(), &tf, &words);
+    let mut last = serde_json::Value::Null;
+    let shown = wait_for(Duration::from_secs(60), || {
+        last = page_snapshot(&addr)["remote"][0].clone();
+        last["connected"] == true && last["moves"].as_u64().unwrap_or(0) >= 3 && last["lag_median_us"].is_u64()
+    });
+    assert!(shown, "the page shows the bot connected, with the lag of its moves: {last}");
+    assert!(last["lag_p90_us"].as_u64() >= last["lag_median_us"].as_u64(), "{last}");
+    assert!(last["credit_us"].is_u64() && last["connections"] == 1, "{last}");
+    std::fs::write(&gate, "").unwrap();
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    drop(client);
+    let r = &records(&out)[0];
+    assert_eq!(r["result"]["reason"], "ply_limit", "{}", r["result"]);
+    // What the page showed is what the records say: the median of the moves' lag_us.
+    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    assert!(r["plies"].as_array().unwrap().iter().filter(|p| p["color"] == far).all(|p| p["lag_us"].is_u64()));
+}
+
+/// A raw remote bot that plays its first turn, then at its second does `then`.
+async fn first_move_then(url: &str, token: &str, then: &str) -> u64 {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let mut ws = raw_connect(url, token).await;
+    let mut turns = 0;
+    let mut rules = stratego_rules::Ruleset::classic();
+    while let Some(Ok(msg)) = ws.next().await {
+        let Message::Text(t) = msg else { continue };
+        let m: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+        match m["type"].as_str().unwrap() {
+            "hello" => {
+                rules = stratego_rules::Ruleset::try_from(
+                    serde_json::from_value::<stratego_rules::RulesetSpec>(m["ruleset"].clone()).unwrap(),
+                )
+                .unwrap();
+                ws.send(Message::text(r#"{"type":"ready","name":"raw"}"#)).await.unwrap();
+            }
+            "setup_request" => {
+                let color = if m["color"] == "red" { stratego_rules::Color::Red } else { stratego_rules::Color::Blue };
+                let mut n = 7u64;
+                let d = stratego_rules::Deployment::random(&rules, color, &mut || {
+                    n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    n >> 11
+                });
+                let line = serde_json::json!({"type": "setup", "deployment": d.to_rows(&rules)});
+                ws.send(Message::text(line.to_string())).await.unwrap();
+            }
+            "turn" => {
+                turns += 1;
+                if turns == 1 {
+                    let line = serde_json::json!({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]});
+                    ws.send(Message::text(line.to_string())).await.unwrap();
+                    continue;
+                }
+                if then == "silent" {
+                    // TCP open, nothing read or written (no pong either) for longer than
+                    // the test lasts.
+                    tokio::time::sleep(Duration::from_secs(120)).await;
+                    return 0;
+                }
+                // Frames as fast as they go, never reading: pings (each asks for a pong)
+                // and info lines, until the host drops the connection.
+                let mut sent = 0u64;
+                let info = Message::text(format!(r#"{{"type":"info","text":"{}"}}"#, "f".repeat(1000)));
+                for i in 0u64.. {
+                    let frame = if i % 8 == 0 { info.clone() } else { Message::Ping(vec![7u8; 125].into()) };
+                    let n = if i % 8 == 0 { 1030 } else { 131 };
+                    match tokio::time::timeout(Duration::from_secs(20), ws.feed(frame)).await {
+                        Ok(Ok(())) => sent += n,
+                        _ => return sent,
+                    }
+                    if i % 64 == 0
+                        && !matches!(tokio::time::timeout(Duration::from_secs(20), ws.flush()).await, Ok(Ok(())))
+                    {
+                        return sent;
+                    }
+                    if sent > 1 << 30 {
+                        return sent;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    0
+}
+
+#[test]
+fn a_silent_open_connection_is_gone_within_its_heartbeats_and_a_client_that_never_reads_is_dropped_in_bounded_memory() {
+    let dir = TempDir::new("remote-silent");
+    let (tf, sha) = token(&dir, "raw");
+    let tok = std::fs::read_to_string(&tf).unwrap().trim().to_owned();
+    for what in ["silent", "flood"] {
+        let out = dir.join(what);
+        let host = Host::start(&[
+            "match",
+            "sample-bot",
+            &remote_spec("raw", &sha),
+            "--games",
+            "1",
+            CALM_CLOCK[0],
+            CALM_CLOCK[1],
+            "--out",
+            out.to_str().unwrap(),
+            "--heartbeat-ms",
+            "100",
+            "--reconnect-s",
+            "0.5",
+        ]);
+        let (url, tok) = (host.url(), tok.clone());
+        let what_owned = what.to_owned();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let sent = runtime().block_on(first_move_then(&url, &tok, &what_owned));
+            let _ = tx.send(sent);
+        });
+        let (code, stdout, stderr) = host.finish(Duration::from_secs(60));
+        assert_eq!(code, 0, "{stderr}");
+        let r = &records(&out)[0];
+        let message = r["result"]["message"].as_str().unwrap();
+        assert_eq!(r["result"]["reason"], "disconnected", "{what}: {}", r["result"]);
+        // Gone by its heartbeats, not by its move's clock (60 s).
+        assert!(r["duration_ms"].as_u64().unwrap() < 30_000, "{what}: {}", r["duration_ms"]);
+        if what == "silent" {
+            assert!(message.contains("nothing came for 0.5 s (heartbeats unanswered)"), "{message}");
+        } else {
+            // Dropped with a reason: its writes blocked (it reads nothing), or the host, held up
+            // writing to it, heard nothing from it for its heartbeats.
+            assert!(
+                ["read nothing for 0.5 s", "writing to it failed", "nothing came for 0.5 s"]
+                    .iter()
+                    .any(|w| message.contains(w)),
+                "{message}"
+            );
+            let sent = rx.recv_timeout(Duration::from_secs(60)).expect("the flooding client stopped");
+            // What it sent did not stay in the host: its peak memory is the usual.
+            let peak: f64 = stdout
+                .split("host peak RSS ")
+                .nth(1)
+                .and_then(|t| t.split(' ').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("the peak RSS in the summary: {stdout}"));
+            assert!(sent > 1 << 20, "it sent {sent} bytes");
+            assert!(peak < 100.0, "host peak RSS {peak} MiB after a client sent {sent} bytes without reading");
+        }
+    }
+}
+
+#[test]
+fn sprt_and_ladder_play_take_a_remote_bot_through_connect() {
+    let dir = TempDir::new("remote-sprt-ladder");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("sprt");
+    let host = Host::start(&[
+        "sprt",
+        &remote_spec("far", &sha),
+        "sample-bot --strategy random",
+        "--max-games",
+        "2",
+        "--max-plies",
+        "20",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 11, "inconclusive at --max-games: {stdout}{stderr}");
+    assert_eq!(client.finish(Duration::from_secs(20)).0, 0);
+    let recs = records(&out);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "ply_limit", "{}", r["result"]);
+        assert!(["red", "blue"].iter().any(|c| r["bots"][c]["command"][0] == "remote:far"));
+    }
+
+    let db = dir.join("ladder.db");
+    for (name, spec) in [("far", remote_spec("far", &sha)), ("random", "sample-bot --strategy random".to_owned())] {
+        let out = Command::new(host_bin())
+            .args(["ladder", "--db", db.to_str().unwrap(), "add", name, &spec])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let db_arg = db.to_str().unwrap().to_owned();
+    let host = Host::start(&[
+        "ladder",
+        "--db",
+        &db_arg,
+        "play",
+        "--games",
+        "2",
+        "--max-plies",
+        "20",
+        CALM_CLOCK[0],
+        CALM_CLOCK[1],
+        "--json",
+    ]);
+    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(client.finish(Duration::from_secs(20)).0, 0);
+    let printed: serde_json::Value = serde_json::from_str(&stdout).expect("play --json prints JSON");
+    assert_eq!(printed["games"], 2, "{stdout}");
 }

@@ -83,6 +83,7 @@ impl RemoteFlags {
             heartbeat,
             silence: heartbeat * 5,
             max_line,
+            page: Arc::default(),
         })))
     }
 }

@@ -204,11 +204,40 @@
     s.faults.forEach(function (f) { faults.appendChild(faultRow(f)); });
     $('no-faults').hidden = s.faults.length > 0;
     $('faults').hidden = s.faults.length === 0;
-    $('remote').replaceChildren(el('p', 'note', s.remote.length ? '' : 'No remote bots in this event.'));
+    renderRemote(s.remote);
     $('delay-note').textContent = s.delay > 0 ? '(shown ' + s.delay + ' plies behind)' : '';
     setStandings(s.standings);
     status();
     document.body.setAttribute('data-ready', '1');
+  }
+
+  // The remote bots' table: connection state and the lag of their moves.
+  function renderRemote(bots) {
+    if (!bots.length) {
+      $('remote').replaceChildren(el('p', 'note', 'No remote bots in this event.'));
+      return;
+    }
+    var table = el('table', 'list');
+    table.id = 'remote-table';
+    var head = el('tr');
+    ['Bot', 'Connection', 'Lag now', 'Median lag', '90% lag', 'Moves', 'Credit given'].forEach(function (h) {
+      head.appendChild(el('th', null, h));
+    });
+    table.appendChild(el('thead')).appendChild(head);
+    var body = table.appendChild(el('tbody'));
+    var us = function (v) { return v === null || v === undefined ? '\u2014' : fmtUs(v); };
+    bots.forEach(function (b) {
+      var tr = el('tr');
+      tr.setAttribute('data-bot', b.name);
+      tr.setAttribute('data-connected', b.connected ? '1' : '0');
+      var state = b.connected ? 'connected' : (b.connections ? 'disconnected' : 'not connected yet');
+      if (b.connections > 1) state += ' (' + b.connections + ' connections)';
+      [b.name, state, us(b.lag_now_us), us(b.lag_median_us), us(b.lag_p90_us), b.moves, fmtUs(b.credit_us)].forEach(function (v) {
+        tr.appendChild(el('td', null, v));
+      });
+      body.appendChild(tr);
+    });
+    $('remote').replaceChildren(table);
   }
 
   function on(source, name, f) {
@@ -243,6 +272,7 @@
     page.done = Math.max(page.done, m.done);
     status();
   });
+  on(source, 'remote', function (m) { renderRemote(m.bots); });
   on(source, 'over', function (m) {
     page.over = true;
     page.done = m.done;

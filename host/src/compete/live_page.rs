@@ -96,7 +96,16 @@ pub struct LivePageOptions {
     pub bots: Vec<LiveBot>,
     /// Games planned, when known.
     pub planned: Option<u64>,
+    /// The run's remote bots' listener (`--listen`), when it has remote bots: the page shows
+    /// their connections and lag, and, when `addr` is its address too, gets its HTTP
+    /// connections from it instead of listening itself (one listener for both).
+    pub remote: Option<Arc<crate::remote::hub::ListenOptions>>,
+    /// Which bots (by id) are remote.
+    pub remote_bots: Vec<bool>,
 }
+
+/// Lag figures kept per remote bot (its last moves').
+const KEEP_LAGS: usize = 1000;
 
 /// Gives the standings as HTML (escaped: it is inserted into the page as it is) after the
 /// given number of finished games; `true` once the event is over (the report is final).
@@ -143,7 +152,13 @@ pub struct LivePage {
     done: u64,
     last_standings: Option<Instant>,
     thread: Option<std::thread::JoinHandle<()>>,
-    addr: SocketAddr,
+    addr: Option<SocketAddr>,
+}
+
+/// Where the page's connections come from: its own listener, or the `--listen` one's.
+enum Source {
+    Listener(std::net::TcpListener),
+    Handed(tokio::sync::mpsc::Receiver<std::net::TcpStream>),
 }
 
 impl LivePage {
@@ -153,10 +168,35 @@ impl LivePage {
     /// # Errors
     /// The address cannot be parsed or bound, or the thread cannot be started.
     pub fn start(options: LivePageOptions) -> Result<LivePage, String> {
-        let listener =
-            std::net::TcpListener::bind(&options.addr).map_err(|e| format!("--serve {}: {e}", options.addr))?;
-        let addr = listener.local_addr().map_err(|e| format!("--serve {}: {e}", options.addr))?;
-        listener.set_nonblocking(true).map_err(|e| format!("--serve {}: {e}", options.addr))?;
+        let shared = options.remote.as_ref().filter(|l| l.addr == options.addr);
+        let (source, addr) = match shared {
+            Some(listen) => {
+                if listen.tls.is_some() {
+                    return Err(format!(
+                        "--serve {}: the --listen address, which has TLS (--tls-cert): the live page is plain HTTP; give --serve an address of its own",
+                        options.addr
+                    ));
+                }
+                // The hub's listener hands over every request that is not a WebSocket
+                // upgrade (it says where, once bound).
+                let (tx, rx) = tokio::sync::mpsc::channel::<std::net::TcpStream>(MAX_CONNECTIONS);
+                let handoff: crate::remote::hub::HttpHandoff = Arc::new(move |stream| {
+                    // Past the queue, a connection is closed (the page's own limit follows).
+                    let _ = tx.try_send(stream);
+                });
+                if listen.page.http.set(handoff).is_err() {
+                    return Err(format!("--serve {}: the --listen port serves a live page already", options.addr));
+                }
+                (Source::Handed(rx), None)
+            }
+            None => {
+                let listener =
+                    std::net::TcpListener::bind(&options.addr).map_err(|e| format!("--serve {}: {e}", options.addr))?;
+                let addr = listener.local_addr().map_err(|e| format!("--serve {}: {e}", options.addr))?;
+                listener.set_nonblocking(true).map_err(|e| format!("--serve {}: {e}", options.addr))?;
+                (Source::Listener(listener), Some(addr))
+            }
+        };
         let tx = Arc::new(Inbox::default());
         let rx = tx.clone();
         let thread = std::thread::Builder::new()
@@ -170,10 +210,12 @@ impl LivePage {
                         return;
                     }
                 };
-                runtime.block_on(serve(listener, options, rx));
+                runtime.block_on(serve(source, options, rx));
             })
             .map_err(|e| format!("--serve: cannot start its thread: {e}"))?;
-        eprintln!("stratego-host: live page: http://{addr}/");
+        if let Some(addr) = addr {
+            eprintln!("stratego-host: live page: http://{addr}/");
+        }
         Ok(LivePage { tx, standings: None, dirty: false, done: 0, last_standings: None, thread: Some(thread), addr })
     }
 
@@ -203,6 +245,8 @@ impl LivePage {
                 .map(|b| LiveBot { name: b.spec.name.clone(), time_control: b.time_control.to_wire() })
                 .collect(),
             planned,
+            remote: run.settings.listen.clone().filter(|_| bots.iter().any(|b| b.spec.remote)),
+            remote_bots: bots.iter().map(|b| b.spec.remote).collect(),
         };
         LivePage::start(options).map(Some)
     }
@@ -215,8 +259,9 @@ impl LivePage {
         let _ = self.tx.send(Update::OwnStandings(false));
     }
 
-    /// The address bound.
-    pub fn addr(&self) -> SocketAddr {
+    /// The address bound (`None` when it shares the `--listen` listener, which says its
+    /// address once bound).
+    pub fn addr(&self) -> Option<SocketAddr> {
         self.addr
     }
 
@@ -331,6 +376,22 @@ struct State {
     last_standings: Option<Instant>,
     over: bool,
     tx: broadcast::Sender<Arc<str>>,
+    /// The remote bots' listener (their connection states).
+    remote: Option<Arc<crate::remote::hub::ListenOptions>>,
+    /// Per bot, when remote: the lag of its last moves and the credit given.
+    lags: Vec<Option<RemoteLag>>,
+    /// The `remote` table last sent.
+    remote_sent: Value,
+    last_remote: Option<Instant>,
+}
+
+/// A remote bot's lag, from its moves' records.
+#[derive(Default)]
+struct RemoteLag {
+    /// The measured one-way lag at each of its last [`KEEP_LAGS`] moves, µs.
+    lag_us: VecDeque<u64>,
+    moves: u64,
+    credit_us: u64,
 }
 
 /// One server-sent event.
@@ -374,6 +435,10 @@ impl State {
             last_standings: None,
             over: false,
             tx,
+            remote: options.remote.clone(),
+            lags: options.remote_bots.iter().map(|&r| r.then(RemoteLag::default)).collect(),
+            remote_sent: Value::Null,
+            last_remote: None,
         };
         state.standings = state.score_html();
         state
@@ -414,7 +479,7 @@ impl State {
             "finished": self.finished_rows,
             "faults": self.faults,
             "standings": self.standings,
-            "remote": [],
+            "remote": self.remote_json(),
             "over": self.over,
         })
     }
@@ -434,6 +499,7 @@ impl State {
             Update::Over => {
                 self.flush_boards();
                 self.flush_standings(true);
+                self.flush_remote(true);
                 self.over = true;
                 self.send("over", &json!({ "done": self.done }));
             }
@@ -480,6 +546,17 @@ impl State {
                 let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
                 self.running[i].played += 1;
                 self.running[i].moved = true;
+                let bot = self.running[i].seats[ply.ply.color];
+                if let Some(Some(l)) = self.lags.get_mut(bot) {
+                    if let Some(lag) = ply.lag_us {
+                        if l.lag_us.len() == KEEP_LAGS {
+                            l.lag_us.pop_front();
+                        }
+                        l.lag_us.push_back(lag);
+                    }
+                    l.moves += 1;
+                    l.credit_us += ply.lag_credit_us;
+                }
                 self.running[i].queue.push_back(ply);
                 while self.running[i].queue.len() > self.delay as usize {
                     self.show_next(i);
@@ -611,6 +688,57 @@ impl State {
         self.send("standings", &json!({ "html": self.standings, "done": self.done }));
     }
 
+    /// The remote bots' table: each one's connection and the lag of its moves (median and
+    /// 90th percentile of its last moves' measured one-way lag, and the credit given).
+    fn remote_json(&self) -> Value {
+        let status = self
+            .remote
+            .as_ref()
+            .and_then(|l| l.page.hub.get())
+            .and_then(std::sync::Weak::upgrade)
+            .map(|h| h.status())
+            .unwrap_or_default();
+        let rows: Vec<Value> = self
+            .lags
+            .iter()
+            .enumerate()
+            .filter_map(|(id, l)| Some((id, l.as_ref()?)))
+            .map(|(id, l)| {
+                let name = self.bots.get(id).map_or("?", |b| b.name.as_str());
+                let st = status.iter().find(|s| s.name == name);
+                let mut sorted: Vec<u64> = l.lag_us.iter().copied().collect();
+                sorted.sort_unstable();
+                // Nearest rank.
+                let pct = |p: usize| (!sorted.is_empty()).then(|| sorted[(p * sorted.len()).div_ceil(100).max(1) - 1]);
+                json!({
+                    "name": name,
+                    "connected": st.is_some_and(|s| s.connected),
+                    "connections": st.map_or(0, |s| s.connections),
+                    "lag_now_us": st.and_then(|s| s.one_way_lag).map(|d| d.as_micros() as u64),
+                    "moves": l.moves,
+                    "lag_median_us": pct(50),
+                    "lag_p90_us": pct(90),
+                    "credit_us": l.credit_us,
+                })
+            })
+            .collect();
+        Value::Array(rows)
+    }
+
+    /// A `remote` message when the table changed, at most once every [`STANDINGS_EVERY`]
+    /// (`force`: now, at the end).
+    fn flush_remote(&mut self, force: bool) {
+        if self.remote.is_none() || (!force && self.last_remote.is_some_and(|t| t.elapsed() < STANDINGS_EVERY)) {
+            return;
+        }
+        self.last_remote = Some(Instant::now());
+        let table = self.remote_json();
+        if table != self.remote_sent {
+            self.send("remote", &json!({ "bots": table }));
+            self.remote_sent = table;
+        }
+    }
+
     /// The page's own score table (wins, draws, losses, points), best first.
     fn score_html(&self) -> String {
         let Some(score) = &self.own_score else { return String::new() };
@@ -698,14 +826,17 @@ fn lock(state: &Shared) -> std::sync::MutexGuard<'_, State> {
 
 /// Runs the server until [`Update::Over`] (or the sink is gone): the updates, the pushes
 /// every [`PUSH_EVERY`], and the connections.
-async fn serve(listener: std::net::TcpListener, options: LivePageOptions, rx: Arc<Inbox>) {
+async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
     let state: Shared = Arc::new(Mutex::new(State::new(&options)));
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::error!("--serve: {e}");
-            return;
-        }
+    let (listener, mut handed) = match source {
+        Source::Listener(l) => match tokio::net::TcpListener::from_std(l) {
+            Ok(l) => (Some(l), None),
+            Err(e) => {
+                tracing::error!("--serve: {e}");
+                return;
+            }
+        },
+        Source::Handed(rx) => (None, Some(rx)),
     };
     let page: Arc<str> = page_html(&options.title).into();
     let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -735,9 +866,10 @@ async fn serve(listener: std::net::TcpListener, options: LivePageOptions, rx: Ar
                 }
                 s.flush_boards();
                 s.flush_standings(false);
+                s.flush_remote(false);
             }
-            accepted = listener.accept() => {
-                let Ok((stream, _peer)) = accepted else {
+            accepted = next_connection(listener.as_ref(), handed.as_mut()) => {
+                let Some(stream) = accepted else {
                     // Out of descriptors, say: a moment before trying again.
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
@@ -784,6 +916,22 @@ async fn serve(listener: std::net::TcpListener, options: LivePageOptions, rx: Ar
     let deadline = Instant::now() + Duration::from_secs(1);
     while permits.available_permits() < MAX_CONNECTIONS && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The next connection: from the page's own listener, or handed over by the `--listen` one.
+async fn next_connection(
+    listener: Option<&tokio::net::TcpListener>,
+    handed: Option<&mut tokio::sync::mpsc::Receiver<std::net::TcpStream>>,
+) -> Option<tokio::net::TcpStream> {
+    match (listener, handed) {
+        (Some(l), _) => l.accept().await.ok().map(|(s, _)| s),
+        (None, Some(rx)) => match rx.recv().await {
+            Some(s) => s.set_nonblocking(true).ok().and_then(|()| tokio::net::TcpStream::from_std(s).ok()),
+            // The listener is gone (the run ends): nothing more comes.
+            None => std::future::pending().await,
+        },
+        (None, None) => std::future::pending().await,
     }
 }
 
@@ -990,6 +1138,8 @@ mod tests {
             rules: Arc::new(Ruleset::preset("classic").unwrap()),
             bots: vec![],
             planned: None,
+            remote: None,
+            remote_bots: vec![],
         };
         State::new(&options)
     }

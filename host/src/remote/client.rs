@@ -6,8 +6,11 @@
 //! The bot is started at the first line the host sends and again after it has exited (a
 //! bot that plays one game a process gets a fresh one for each game, as on the host). A
 //! connection that is lost (or silent past its heartbeats) is made again, with the same
-//! token, keeping the bot; a bot that exits other than after `quit` is reported and the
-//! connection made again too (the host then re-sends the game, see protocol.md).
+//! token, keeping the bot. A bot that exits mid-game (other than after `game_over` or
+//! `quit`), or writes a line the protocol forbids, is reported to the host in the close
+//! frame ([`CLOSE_CRASH`], [`CLOSE_LINE_TOO_LONG`], [`CLOSE_INVALID_UTF8`]): its game is
+//! lost with that reason, as a local bot's would be, and `connect` connects again for the
+//! next game with a fresh process.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -18,7 +21,8 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_util::codec::{FramedRead, LinesCodec};
 
@@ -43,6 +47,15 @@ pub struct ConnectOptions {
     pub silence: Duration,
 }
 
+/// Close code (WebSocket, application range) of a connection whose bot's program ended
+/// mid-game: the host records its game as lost with reason `crash`, the reason text saying
+/// how it ended.
+pub const CLOSE_CRASH: u16 = 4000;
+/// Close code: the bot wrote a line longer than `--max-line` (reason `line_too_long`).
+pub const CLOSE_LINE_TOO_LONG: u16 = 4001;
+/// Close code: the bot wrote a line that is not UTF-8 (reason `invalid_utf8`).
+pub const CLOSE_INVALID_UTF8: u16 = 4002;
+
 /// Exit code: the host refused the token.
 pub const EXIT_REFUSED: i32 = 2;
 /// Exit code: no connection could be made within `--retry-s`.
@@ -65,9 +78,11 @@ enum ConnectError {
 struct Bot {
     child: tokio::process::Child,
     stdin: tokio::process::ChildStdin,
-    lines: mpsc::Receiver<Result<String, String>>,
+    lines: mpsc::Receiver<Result<String, (u16, String)>>,
     /// `quit` was passed on: its exit is expected.
     quitting: bool,
+    /// `game_over` was passed on: a bot that plays one game a process may exit now.
+    over: bool,
 }
 
 impl Bot {
@@ -80,20 +95,31 @@ impl Bot {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
+        let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(async move {
             let mut framed = FramedRead::new(stdout, LinesCodec::new_with_max_length(max_line));
             while let Some(line) = framed.next().await {
-                let item = line.map_err(|e| format!("reading the bot's output: {e}"));
+                let item = line.map_err(|e| match e {
+                    tokio_util::codec::LinesCodecError::MaxLineLengthExceeded => {
+                        (CLOSE_LINE_TOO_LONG, format!("the bot wrote a line longer than {max} bytes"))
+                    }
+                    tokio_util::codec::LinesCodecError::Io(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                        (CLOSE_INVALID_UTF8, "the bot wrote a line that is not valid UTF-8".to_owned())
+                    }
+                    tokio_util::codec::LinesCodecError::Io(e) => {
+                        (CLOSE_CRASH, format!("reading the bot's output failed: {e}"))
+                    }
+                });
                 let stop = item.is_err();
                 if tx.send(item).await.is_err() || stop {
                     break;
                 }
             }
         });
-        Ok(Bot { child, stdin, lines, quitting: false })
+        Ok(Bot { child, stdin, lines, quitting: false, over: false })
     }
 }
 
@@ -181,8 +207,10 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ende
                 match frame {
                     Some(Ok(Message::Text(t))) => {
                         let line = t.as_str();
-                        // A bot told to quit ends before the next game's first line.
-                        if let Some(mut old) = bot.take_if(|b| b.quitting) {
+                        let hello = line.starts_with(r#"{"type":"hello""#);
+                        // A bot told to quit (or, at a new game's hello, one whose game is
+                        // over) ends before the next game's first line.
+                        if let Some(mut old) = bot.take_if(|b| b.quitting || (hello && b.over)) {
                             drop(old.stdin);
                             if tokio::time::timeout(Duration::from_secs(2), old.child.wait()).await.is_err() {
                                 let _ = old.child.start_kill();
@@ -198,14 +226,18 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ende
                                 Ok(b) => *bot = Some(b),
                                 Err(e) => {
                                     eprintln!("stratego-host connect: {e}");
-                                    let _ = ws.close(None).await;
-                                    return Ended::Lost(e);
+                                    return fail_game(ws, CLOSE_CRASH, e).await;
                                 }
                             }
                         }
                         let b = bot.as_mut().expect("started above");
                         if line.starts_with(r#"{"type":"quit""#) {
                             b.quitting = true;
+                        } else if line.starts_with(r#"{"type":"game_over""#) {
+                            b.over = true;
+                        } else if hello {
+                            // The same game's hello again (after a reconnection), or the next.
+                            b.over = false;
                         }
                         let mut bytes = Vec::with_capacity(line.len() + 1);
                         bytes.extend_from_slice(line.as_bytes());
@@ -237,9 +269,10 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ende
                             return Ended::Lost(format!("writing to the host failed: {e}"));
                         }
                     }
-                    Some(Err(e)) => {
-                        eprintln!("stratego-host connect: {e}; the bot is stopped");
+                    Some(Err((code, why))) => {
+                        eprintln!("stratego-host connect: {why}; the bot is stopped");
                         *bot = None;
+                        return fail_game(ws, code, why).await;
                     }
                     // Its output closed: its exit comes next.
                     None => {
@@ -251,13 +284,12 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ende
                                     b.child.wait().await.ok()
                                 }
                             };
-                            let quitting = b.quitting;
+                            let expected = b.quitting || b.over;
                             *bot = None;
-                            if !quitting {
-                                let why = format!("the bot ended before the host said quit ({})", describe(status));
+                            if !expected {
+                                let why = format!("the bot's program ended mid-game ({})", describe(status));
                                 eprintln!("stratego-host connect: {why}");
-                                let _ = ws.close(None).await;
-                                return Ended::Lost(why);
+                                return fail_game(ws, CLOSE_CRASH, why).await;
                             }
                         }
                     }
@@ -273,6 +305,19 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ende
             }
         }
     }
+}
+
+/// The bot failed its game: the host is told why in the close frame (it records the game
+/// as lost with the matching reason), and `connect` connects again for the next game.
+async fn fail_game(mut ws: Ws, code: u16, why: String) -> Ended {
+    // A close frame's reason holds at most 123 bytes.
+    let mut reason = why.clone();
+    while reason.len() > 123 {
+        reason.pop();
+    }
+    let frame = CloseFrame { code: CloseCode::from(code), reason: reason.into() };
+    let _ = tokio::time::timeout(Duration::from_secs(5), ws.close(Some(frame))).await;
+    Ended::Lost(format!("the game was lost: {why}"))
 }
 
 fn describe(status: Option<std::process::ExitStatus>) -> String {

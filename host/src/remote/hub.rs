@@ -58,6 +58,41 @@ pub struct ListenOptions {
     pub silence: Duration,
     /// Longest frame (one protocol line), `--max-line`.
     pub max_line: usize,
+    /// What the hub shares with the run's live page (`--serve`).
+    pub page: Arc<PageLink>,
+}
+
+/// Takes a plain HTTP connection that came to the `--listen` port (see [`PageLink::http`]).
+pub type HttpHandoff = Arc<dyn Fn(std::net::TcpStream) + Send + Sync>;
+
+/// What the hub and the run's live page share: the one listener when `--serve` names the
+/// `--listen` address, and the remote bots' connection states for the page's table.
+#[derive(Default)]
+pub struct PageLink {
+    /// Set by the live page when `--serve` is the `--listen` address (plain WebSocket
+    /// only): every connection whose request is not a WebSocket upgrade is handed to it.
+    pub http: std::sync::OnceLock<HttpHandoff>,
+    /// Set by the hub when it starts.
+    pub hub: std::sync::OnceLock<std::sync::Weak<Hub>>,
+}
+
+impl std::fmt::Debug for PageLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageLink").field("http", &self.http.get().is_some()).finish_non_exhaustive()
+    }
+}
+
+/// A remote bot's connection, as the live page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteStatus {
+    /// Its name.
+    pub name: String,
+    /// Connected now.
+    pub connected: bool,
+    /// Times it connected in this run.
+    pub connections: u64,
+    /// The recent median one-way lag the host measured (half the median round trip).
+    pub one_way_lag: Option<Duration>,
 }
 
 impl std::fmt::Debug for ListenOptions {
@@ -157,6 +192,10 @@ pub struct Link {
 struct Slot {
     /// The connection, while no game holds it.
     idle: Option<Link>,
+    /// The live connection's measurements.
+    stats: Option<Arc<ConnStats>>,
+    /// Times it connected.
+    connections: u64,
     /// The id of its live connection, if any.
     live: Option<u64>,
     /// A game holds its connection (or waits to get it back after a loss).
@@ -227,6 +266,10 @@ impl Hub {
             refused: AtomicU64::new(0),
             closing: tokio::sync::watch::channel(false).0,
         });
+        let _ = hub.options.page.hub.set(Arc::downgrade(&hub));
+        if hub.options.page.http.get().is_some() {
+            eprintln!("stratego-host: live page: http://{local_addr}/ (the --listen port)");
+        }
         let h = hub.clone();
         tokio::spawn(async move { h.accept_loop(listener).await });
         Ok(hub)
@@ -250,6 +293,27 @@ impl Hub {
     /// The options it runs with.
     pub fn options(&self) -> &ListenOptions {
         &self.options
+    }
+
+    /// Each remote bot's connection now, in the event's order of bots.
+    pub fn status(&self) -> Vec<RemoteStatus> {
+        self.bots
+            .iter()
+            .flatten()
+            .map(|(bot, slot, _)| {
+                let s = slot.lock().unwrap_or_else(|e| e.into_inner());
+                RemoteStatus {
+                    name: bot.name.clone(),
+                    connected: s.live.is_some(),
+                    connections: s.connections,
+                    one_way_lag: s
+                        .stats
+                        .as_ref()
+                        .filter(|_| s.live.is_some())
+                        .and_then(|st| st.rtt.lock().unwrap_or_else(|e| e.into_inner()).one_way()),
+                }
+            })
+            .collect()
     }
 
     /// The name of remote bot `bot`.
@@ -326,6 +390,27 @@ impl Hub {
     /// Serves one connection: TLS, the WebSocket handshake with the token, then the bot.
     async fn connection(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr) {
         let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
+        // One listener for the bots and the live page: a request that is not a WebSocket
+        // upgrade goes to the page (read without taking it from the socket).
+        if let Some(http) = self.options.page.http.get() {
+            match sniff(&stream, deadline).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.handshake_done(peer);
+                    match stream.into_std() {
+                        Ok(s) => http(s),
+                        Err(e) => tracing::warn!("live page: {peer}: {e}"),
+                    }
+                    return;
+                }
+                Err(why) => {
+                    self.handshake_done(peer);
+                    self.refused.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!("remote bots: {peer}: closed: {why}");
+                    return;
+                }
+            }
+        }
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
         let hs = {
             let (hub, chosen) = (self.clone(), chosen.clone());
@@ -401,6 +486,8 @@ impl Hub {
                 false
             } else {
                 s.live = Some(id);
+                s.connections += 1;
+                s.stats = Some(stats.clone());
                 s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone() });
                 true
             }
@@ -556,6 +643,61 @@ impl Hub {
     }
 }
 
+/// Reads (without taking it from the socket) a request's head until it is whole, at most
+/// 8 KiB, until `deadline`: whether it asks for a WebSocket upgrade (`Upgrade: websocket`),
+/// or why nothing usable came.
+async fn sniff(stream: &tokio::net::TcpStream, deadline: tokio::time::Instant) -> Result<bool, String> {
+    let mut buf = vec![0u8; 8192];
+    let mut seen = 0;
+    loop {
+        let n = match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {
+            Err(_) => return Err("no request head within the handshake limit".to_owned()),
+            Ok(Err(e)) => return Err(format!("reading its request: {e}")),
+            Ok(Ok(0)) => return Err("closed before its request".to_owned()),
+            Ok(Ok(n)) => n,
+        };
+        let head = &buf[..n];
+        if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            return Ok(is_upgrade(&head[..end]));
+        }
+        if n == buf.len() {
+            // Too long a head for either: the page answers it (431).
+            return Ok(false);
+        }
+        if n == seen {
+            // Nothing new yet: peek returns at once while anything is waiting.
+            if tokio::time::timeout_at(deadline, tokio::time::sleep(Duration::from_millis(10))).await.is_err() {
+                return Err("no whole request head within the handshake limit".to_owned());
+            }
+        }
+        seen = n;
+    }
+}
+
+/// Whether a request head has the header `Upgrade: websocket`.
+fn is_upgrade(head: &[u8]) -> bool {
+    String::from_utf8_lossy(head).split("\r\n").skip(1).any(|line| {
+        line.split_once(':').is_some_and(|(name, value)| {
+            name.trim().eq_ignore_ascii_case("upgrade")
+                && value.split(',').any(|v| v.trim().eq_ignore_ascii_case("websocket"))
+        })
+    })
+}
+
+/// The fault a `connect` client reports in its close frame (see
+/// [`crate::remote::client::CLOSE_CRASH`]), if the code is one of its.
+fn client_fault(code: u16, reason: &str) -> Option<Fault> {
+    use crate::remote::client::{CLOSE_CRASH, CLOSE_INVALID_UTF8, CLOSE_LINE_TOO_LONG};
+    let reason_code = match code {
+        CLOSE_CRASH => Reason::Crash,
+        CLOSE_LINE_TOO_LONG => Reason::LineTooLong,
+        CLOSE_INVALID_UTF8 => Reason::InvalidUtf8,
+        _ => return None,
+    };
+    let said: String = reason.chars().filter(|c| !c.is_control()).collect();
+    Some(Fault::new(reason_code, format!("on the entrant's side (its connect client says): {said}")))
+}
+
 /// The streams a connection may run over (plain TCP, or TLS over it).
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -628,8 +770,13 @@ async fn serve(
                         return gone("it sent a binary frame".to_owned());
                     }
                     Some(Ok(Message::Ping(_))) => {
-                        // tungstenite queued the pong; send it now.
-                        let _ = tokio::time::timeout(write_limit, ws.flush()).await;
+                        // tungstenite queued the pong (one at most); send it now. A client
+                        // that pings without reading its pongs is gone once they cannot go.
+                        match tokio::time::timeout(write_limit, ws.flush()).await {
+                            Ok(Ok(())) => {}
+                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
+                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
+                        }
                     }
                     Some(Ok(Message::Pong(p))) => {
                         if let Some((s, sent, thinking)) = ping_out {
@@ -644,6 +791,13 @@ async fn serve(
                         }
                     }
                     Some(Ok(Message::Close(frame))) => {
+                        // `connect` says in its close frame when the bot lost its game on the
+                        // entrant's side (its program died, or wrote a forbidden line).
+                        if let Some(f) = frame.as_ref().and_then(|f| client_fault(u16::from(f.code), &f.reason)) {
+                            let why = f.message.clone();
+                            let _ = in_tx.try_send(Incoming::Fault(f));
+                            return gone(why);
+                        }
                         let why = frame.map(|f| format!(" ({}: {})", u16::from(f.code), f.reason)).unwrap_or_default();
                         return gone(format!("the bot's side closed the connection{why}"));
                     }

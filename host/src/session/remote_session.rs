@@ -43,6 +43,11 @@ pub struct RemoteSession {
     not_connected: Option<Fault>,
     /// The connection was lost and not yet made again.
     lost: Option<String>,
+    /// The bot lost its game on the entrant's side (its program died; its `connect` client
+    /// said so), to be reported at the next request.
+    fault: Option<Fault>,
+    /// The game's setup request (sent again, with `fixed`, after a reconnection).
+    setup_request: Option<SetupRequest>,
     ready: Option<Ready>,
     infos: Vec<String>,
     pending: Vec<Ply>,
@@ -70,6 +75,8 @@ impl RemoteSession {
             leased: false,
             not_connected: None,
             lost: None,
+            fault: None,
+            setup_request: None,
             ready: None,
             infos: Vec::new(),
             pending: Vec::new(),
@@ -167,7 +174,7 @@ impl RemoteSession {
                     }
                 }
                 Ok(Incoming::Fault(f)) => {
-                    self.lost = Some(f.message);
+                    self.fault.get_or_insert(f);
                 }
                 Ok(Incoming::Gone(why)) => {
                     self.lost = Some(why);
@@ -314,18 +321,28 @@ impl RemoteSession {
     /// (plus the lag allowance for a move, `paced`). A connection lost meanwhile is waited
     /// for and the request sent again on the new one; the deadline and the charge count
     /// from the first write (the bot's clock keeps running).
+    ///
+    /// After a reconnection the request sent is `resend`'s (when given): a bot that keeps
+    /// its own board gets its own setup again (a `setup_request` with `fixed`) and a turn
+    /// with every ply of the game, as a fresh process needs.
     async fn ask(
         &mut self,
         msg: &HostMessage,
         limit: Duration,
         expect_ply: Option<u32>,
         paced: bool,
+        resend: Option<&(dyn Fn(&RemoteSession) -> Resend + Sync)>,
     ) -> Result<Timed<BotMessage>, SessionError> {
         if let Some(f) = &self.not_connected {
             self.failed = true;
             return Err(SessionError::Fault(f.clone()));
         }
         self.take_waiting_lines();
+        if let Some(f) = self.fault.take() {
+            self.failed = true;
+            return Err(SessionError::Fault(f));
+        }
+        let mut resent: Option<HostMessage> = None;
         let one_way = self.link.as_ref().and_then(|l| l.stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).one_way());
         let allowance = if paced { self.quota.allowance(one_way) } else { Duration::ZERO };
         let limit = limit + allowance;
@@ -335,11 +352,38 @@ impl RemoteSession {
             if let Some(why) = self.lost.take() {
                 let d = *deadline.get_or_insert_with(|| Instant::now() + limit);
                 self.resume(why, d).await?;
+                if let Some(f) = resend {
+                    let again = f(self);
+                    if let Some(setup) = again.setup {
+                        let r = self.exchange(&setup, &mut Some(d), Duration::ZERO, None, true).await;
+                        match r {
+                            Ok((BotMessage::Setup(_), _, _)) => {}
+                            Ok((other, _, _)) => {
+                                self.failed = true;
+                                return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
+                            }
+                            // Lost again: resumed at the top of the loop.
+                            Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
+                                continue;
+                            }
+                            Err(e) => {
+                                self.failed = true;
+                                return Err(e);
+                            }
+                        }
+                    }
+                    resent = Some(again.request);
+                }
             }
+            let msg = resent.as_ref().unwrap_or(msg);
             if let Some(l) = self.link.as_ref() {
                 l.stats.thinking.store(true, Ordering::SeqCst);
             }
             let result = self.exchange(msg, &mut deadline, limit, expect_ply, false).await;
+            if let Some(f) = self.fault.take() {
+                self.failed = true;
+                return Err(SessionError::Fault(f));
+            }
             if let Some(l) = self.link.as_ref() {
                 l.stats.thinking.store(false, Ordering::SeqCst);
             }
@@ -399,6 +443,14 @@ impl Drop for RemoteSession {
     }
 }
 
+/// What a request becomes after a reconnection (see [`RemoteSession::ask`]).
+struct Resend {
+    /// Sent first and answered with `setup`: the bot's own setup, `fixed`.
+    setup: Option<HostMessage>,
+    /// The request again.
+    request: HostMessage,
+}
+
 fn clip(line: &str) -> String {
     crate::session::json_session::clip(line)
 }
@@ -414,6 +466,31 @@ fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
     SessionError::Fault(Fault::new(Reason::UnexpectedMessage, format!("it sent {ty:?} when {wanted} was expected")))
 }
 
+/// The `turn` for `req`: `plies` since the bot's last turn; `first` (for a bot without the
+/// full view) adds the opponent's setup squares.
+fn turn_message(req: &TurnRequest<'_>, full_view: bool, plies: Vec<Ply>, first: bool) -> HostMessage {
+    let game = req.game;
+    let color = game.to_move();
+    let mut legal = Vec::new();
+    game.legal_moves(&mut legal);
+    let mut pieces = Vec::new();
+    if full_view {
+        game.view_pieces_into(color, &mut pieces);
+    }
+    HostMessage::Turn(Turn {
+        game_id: req.game_id.to_owned(),
+        ply: game.ply_count(),
+        color,
+        plies,
+        pieces,
+        captured: full_view.then(|| *game.captured()),
+        legal_moves: legal,
+        clock: req.clock,
+        strike: req.strike.cloned(),
+        opponent_squares: (!full_view && first).then(|| req.opponent_setup.to_vec()),
+    })
+}
+
 impl BotSession for RemoteSession {
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         self.game_id = start.game_id.to_owned();
@@ -423,6 +500,8 @@ impl BotSession for RemoteSession {
         self.pending.clear();
         self.sent_turn = false;
         self.failed = false;
+        self.fault = None;
+        self.setup_request = None;
         self.bytes_to_bot = 0;
         self.bytes_from_bot = 0;
         let hello = HostMessage::Hello(Hello {
@@ -436,7 +515,8 @@ impl BotSession for RemoteSession {
             opponent: start.opponent.map(str::to_owned),
         });
         self.hello = Some(hello.clone());
-        let answer = self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false).await?;
+        let answer =
+            self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false, None).await?;
         match answer.value {
             BotMessage::Ready(r) => {
                 self.ready = Some(r);
@@ -463,7 +543,11 @@ impl BotSession for RemoteSession {
             time_ms: crate::game::clock::ms(start.time_control.setup),
             fixed: fixed.map(|d| d.to_rows(start.rules)),
         });
-        let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false).await?;
+        if let HostMessage::SetupRequest(r) = &request {
+            self.setup_request = Some(r.clone());
+        }
+        let answer =
+            self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false, None).await?;
         match answer.value {
             BotMessage::Setup(s) => {
                 Ok(Timed { value: s.deployment, took: answer.took, stall_credit: Duration::ZERO, lag: None })
@@ -477,28 +561,24 @@ impl BotSession for RemoteSession {
 
     async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
         let game = req.game;
-        let color = game.to_move();
-        let full_view = self.full_view();
-        let mut legal = Vec::new();
-        game.legal_moves(&mut legal);
-        let mut pieces = Vec::new();
-        if full_view {
-            game.view_pieces_into(color, &mut pieces);
-        }
-        let turn = HostMessage::Turn(Turn {
-            game_id: req.game_id.to_owned(),
-            ply: game.ply_count(),
-            color,
-            plies: std::mem::take(&mut self.pending),
-            pieces,
-            captured: full_view.then(|| *game.captured()),
-            legal_moves: legal,
-            clock: req.clock,
-            strike: req.strike.cloned(),
-            opponent_squares: (!full_view && !self.sent_turn).then(|| req.opponent_setup.to_vec()),
-        });
+        let plies = std::mem::take(&mut self.pending);
+        let turn = turn_message(req, self.full_view(), plies.clone(), !self.sent_turn);
         self.sent_turn = true;
-        let answer = self.ask(&turn, req.budget, Some(game.ply_count()), true).await?;
+        // After a reconnection (a fresh process, or one greeted afresh with `hello`): a bot
+        // with the full view needs only the turn; one that keeps its own board needs its own
+        // setup and every ply of the game, and the opponent's setup squares.
+        let resend = |s: &RemoteSession| {
+            if s.full_view() {
+                return Resend { setup: None, request: turn_message(req, true, plies.clone(), false) };
+            }
+            let color = game.to_move();
+            let setup = s.setup_request.clone().map(|mut r| {
+                r.fixed = Some(game.deployments()[color].to_rows(game.rules()));
+                HostMessage::SetupRequest(r)
+            });
+            Resend { setup, request: turn_message(req, false, game.history().to_vec(), true) }
+        };
+        let answer = self.ask(&turn, req.budget, Some(game.ply_count()), true, Some(&resend)).await?;
         let value = match answer.value {
             BotMessage::Move(m) => Decision::Move(m.mv),
             BotMessage::Resign(_) => Decision::Resign,

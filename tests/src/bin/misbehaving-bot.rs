@@ -36,6 +36,16 @@
 //! CPU); `--report-cpus` writes `cpus: LIST` (its allowed CPUs) to stderr at each turn
 //! where they changed; `--ponder-ms X` spins X ms after each move, as a bot that thinks on
 //! its opponent's time.
+//!
+//! `--view-moves` asks for `"view": "moves"` and keeps its own board: its own pieces' squares
+//! from its setup (or `setup_request.fixed`), the opponent's from `opponent_squares` (which
+//! must come in the first turn after each `hello`, and only then), both moved by every ply.
+//! At each turn it checks that it has heard of every ply exactly once (`ply`) and that
+//! every legal move starts on a square of its own and does not end on one; if not, it says
+//! what is wrong on stderr and exits with status 3 (the host records a crash). A remote
+//! bot's state after a reconnection is checked by it. `--one-game` exits right after
+//! `game_over` (without waiting for `quit`), and exits with status 4 at a second `hello`
+//! after a `game_over`: a bot that plays one game a process.
 
 use std::io::{BufRead, Write};
 
@@ -112,6 +122,9 @@ fn play() {
     let mut rules = Ruleset::classic();
     let mut color = stratego_rules::Color::Red;
     let mut turns = 0u32;
+    let view_moves = has("--view-moves");
+    let one_game = has("--one-game");
+    let mut board = OwnBoard::default();
     let idle_thread_at = opt("--idle-thread-at").and_then(|s| s.parse::<u32>().ok());
     let helper_at: u32 = opt("--helper-at").and_then(|s| s.parse().ok()).unwrap_or(1);
     let helper = opt("--helper-cpu-ms").and_then(|s| s.parse::<f64>().ok()).map(|ms| {
@@ -162,18 +175,25 @@ fn play() {
                 if kind == "startup-timeout" {
                     hang();
                 }
+                if one_game && board.game_over {
+                    eprintln!("misbehaving-bot --one-game: a second game's hello in one process");
+                    std::process::exit(4);
+                }
+                board = OwnBoard::default();
                 rng = Rng::new(h.seed);
                 rules = Ruleset::try_from(h.ruleset).unwrap();
                 color = h.color;
                 if kind == "quit-stderr-flood" {
                     send(r#"{"type":"ready","name":"misbehaving-bot","multi_game":true}"#);
+                } else if view_moves {
+                    send(r#"{"type":"ready","name":"misbehaving-bot","view":"moves"}"#);
                 } else if has("--single-threaded") {
                     send(r#"{"type":"ready","name":"misbehaving-bot","single_threaded":true}"#);
                 } else {
                     send(r#"{"type":"ready","name":"misbehaving-bot","future_field":{"x":1}}"#);
                 }
             }
-            HostMessage::SetupRequest(_) => match kind.as_str() {
+            HostMessage::SetupRequest(r) => match kind.as_str() {
                 "setup-timeout" => hang(),
                 "buffer-after-ready" => {
                     // A bot that forgot to flush: its answer stays in its own buffer.
@@ -187,12 +207,22 @@ fn play() {
                     send(r#"{"type":"setup","deployment":"BBBBBBBBB2/2222222333/3344445555/666677789X"}"#)
                 }
                 _ => {
-                    let d = Deployment::random(&rules, color, &mut || rng.next_u64());
+                    let d = match &r.fixed {
+                        Some(rows) => Deployment::parse(&rules, color, rows).expect("a valid fixed setup"),
+                        None => Deployment::random(&rules, color, &mut || rng.next_u64()),
+                    };
+                    board.own = d.pieces().iter().map(|&(sq, _)| sq).collect();
                     send(&format!(r#"{{"type":"setup","deployment":"{}"}}"#, d.to_rows(&rules)));
                 }
             },
             HostMessage::Turn(t) => {
                 turns += 1;
+                if view_moves {
+                    if let Err(e) = board.follow(&t) {
+                        eprintln!("misbehaving-bot --view-moves: my board is wrong at ply {}: {e}", t.ply);
+                        std::process::exit(3);
+                    }
+                }
                 if idle_thread_at == Some(turns) {
                     std::thread::spawn(hang);
                 }
@@ -414,7 +444,72 @@ fn play() {
                 return;
             }
             HostMessage::Quit(_) => return,
-            HostMessage::GameOver(_) | HostMessage::Ply(_) => {}
+            HostMessage::GameOver(_) if one_game => return,
+            HostMessage::GameOver(_) => board.game_over = true,
+            HostMessage::Ply(_) => {}
         }
+    }
+}
+
+/// What a `--view-moves` bot knows of the board: the squares of its pieces and of the
+/// opponent's, and how many plies it has heard of.
+#[derive(Default)]
+struct OwnBoard {
+    own: std::collections::HashSet<stratego_rules::Square>,
+    opponent: std::collections::HashSet<stratego_rules::Square>,
+    plies: u32,
+    /// It has had its first turn of the game (with `opponent_squares`).
+    started: bool,
+    /// The game is over (`game_over` came).
+    game_over: bool,
+}
+
+impl OwnBoard {
+    /// Takes in a turn's news and checks the board against its legal moves.
+    fn follow(&mut self, t: &stratego_protocol::Turn) -> Result<(), String> {
+        use stratego_rules::CombatResult;
+        match (&t.opponent_squares, self.started) {
+            (Some(sq), false) => self.opponent = sq.iter().copied().collect(),
+            (None, false) => return Err("no opponent_squares in my first turn".to_owned()),
+            (Some(_), true) => return Err("opponent_squares again after my first turn".to_owned()),
+            (None, true) => {}
+        }
+        self.started = true;
+        if self.own.is_empty() {
+            return Err("I have no setup of my own (no setup_request since hello)".to_owned());
+        }
+        for p in &t.plies {
+            let (mover, other) = if p.color == t.color {
+                (&mut self.own, &mut self.opponent)
+            } else {
+                (&mut self.opponent, &mut self.own)
+            };
+            if !mover.remove(&p.mv.from) {
+                return Err(format!("ply {}: {} moves from a square where I know no piece", self.plies, p.mv));
+            }
+            match p.combat.map(|c| c.result) {
+                None => {
+                    mover.insert(p.mv.to);
+                }
+                Some(CombatResult::AttackerWins) => {
+                    other.remove(&p.mv.to);
+                    mover.insert(p.mv.to);
+                }
+                Some(CombatResult::DefenderWins) => {}
+                Some(CombatResult::BothRemoved) => {
+                    other.remove(&p.mv.to);
+                }
+            }
+            self.plies += 1;
+        }
+        if self.plies != t.ply {
+            return Err(format!("I heard of {} plies, the turn is ply {}", self.plies, t.ply));
+        }
+        for m in &t.legal_moves {
+            if !self.own.contains(&m.from) || self.own.contains(&m.to) {
+                return Err(format!("the legal move {m} does not fit my board"));
+            }
+        }
+        Ok(())
     }
 }
