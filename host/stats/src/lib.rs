@@ -891,10 +891,8 @@ fn cholesky_solve(l: &[f64], b: &[f64]) -> Vec<f64> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_covariance_is_the_inverse_information() {
-        // Five bots, uneven games: the covariance (from the inverted factor) times the
-        // information is the identity over the free parameters.
+    /// Five bots with uneven games, with the prior: the fit both covariance tests use.
+    fn five_bot_fit() -> BtFit {
         let m = 5;
         let mut fit = BtFit { m, points: vec![0.0; m * m], games: vec![0.0; m * m], prior: true };
         for (a, b, n, won) in [(0, 1, 7.0, 4.0), (1, 2, 3.0, 1.0), (2, 3, 9.0, 8.5), (3, 4, 2.0, 0.5), (0, 4, 5.0, 3.0)]
@@ -904,6 +902,15 @@ mod tests {
             fit.games[a * m + b] = n;
             fit.games[b * m + a] = n;
         }
+        fit
+    }
+
+    #[test]
+    fn the_covariance_is_the_inverse_information() {
+        // Five bots, uneven games: the covariance (from the inverted factor) times the
+        // information is the identity over the free parameters.
+        let fit = five_bot_fit();
+        let m = fit.m;
         let theta = [0.3, -0.1, 0.2, 0.0, -0.4];
         for first in [0, 1] {
             let k = m - first;
@@ -922,15 +929,8 @@ mod tests {
     fn the_spread_is_the_full_covariances() {
         // Its diagonal, row sums and a column, from the factor the fit kept or made anew, are
         // those of the whole inverse information.
-        let m = 5;
-        let mut fit = BtFit { m, points: vec![0.0; m * m], games: vec![0.0; m * m], prior: true };
-        for (a, b, n, won) in [(0, 1, 7.0, 4.0), (1, 2, 3.0, 1.0), (2, 3, 9.0, 8.5), (3, 4, 2.0, 0.5), (0, 4, 5.0, 3.0)]
-        {
-            fit.points[a * m + b] = won;
-            fit.points[b * m + a] = n - won;
-            fit.games[a * m + b] = n;
-            fit.games[b * m + a] = n;
-        }
+        let fit = five_bot_fit();
+        let m = fit.m;
         for first in [0, 1] {
             let (theta, factor) = fit.maximise(first);
             assert!(factor.is_some(), "converged");
