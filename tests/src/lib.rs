@@ -369,3 +369,43 @@ pub fn expected_board(
     }
     board
 }
+
+/// A Python bot that fails to start on its `fail`-th start (counted in `count_file`; the
+/// host's start-up check before the first game is the first), and plays the first legal
+/// move otherwise.
+pub fn flaky_start_bot(dir: &Path, fail: u32) -> String {
+    let path = dir.join("flaky.py");
+    let count = dir.join("starts");
+    std::fs::write(
+        &path,
+        format!(
+            r#"import json, sys
+path = {count:?}
+try:
+    n = int(open(path).read())
+except OSError:
+    n = 0
+n += 1
+open(path, "w").write(str(n))
+if n == {fail}:
+    print("license server unreachable", file=sys.stderr, flush=True)
+    sys.exit(1)
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        print(json.dumps({{"type": "ready", "name": "flaky"}}), flush=True)
+    elif t == "setup_request":
+        army = [r for r, k in m["pieces"].items() for _ in range(k)]
+        print(json.dumps({{"type": "setup", "deployment": " ".join(f"{{s}}={{r}}" for s, r in zip(m["squares"], army))}}), flush=True)
+    elif t == "turn":
+        print(json.dumps({{"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}}), flush=True)
+    elif t == "quit":
+        break
+"#,
+            count = count.display().to_string()
+        ),
+    )
+    .unwrap();
+    format!("python3 {}", path.display())
+}

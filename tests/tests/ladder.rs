@@ -185,3 +185,94 @@ fn a_killed_play_keeps_every_finished_game() {
     ok(&ladder(&db, &["play", "--games", "2", "-q"]));
     assert_eq!(games_in_db(&db), saved + 2);
 }
+
+/// The sample setup book's path and its entries in file order (a line's text before `#`).
+fn sample_book() -> (String, Vec<String>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/data/setups-sample.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let entries = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    (path.display().to_string(), entries)
+}
+
+#[test]
+fn ladder_play_takes_the_book_order_interim_reports_and_recover_as_match_does() {
+    let dir = TempDir::new("ladder-run-flags");
+    let db = db_in(&dir);
+    ok(&ladder(&db, &["add", "heuristic", HEURISTIC]));
+    ok(&ladder(&db, &["add", "random", RANDOM]));
+    let (book, entries) = sample_book();
+    let out_dir = dir.join("out");
+    let out = ladder(
+        &db,
+        &[
+            "play",
+            "--games",
+            "4",
+            "--seed",
+            "5",
+            "--max-plies",
+            "20",
+            "--setups",
+            &book,
+            "--setups-order",
+            "sequential",
+            "--setups-start",
+            "3",
+            "--report-every",
+            "2",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    let stdout = ok(&out);
+    // Interim reports every 2 games, before the table.
+    let reports: Vec<&str> = stdout.lines().filter(|l| l.ends_with("saved to the ladder")).collect();
+    assert_eq!(
+        reports,
+        ["2 games finished, 2 saved to the ladder", "4 games finished, 4 saved to the ladder"],
+        "{stdout}"
+    );
+    // Pair p takes book entries start+2p (Red's in both games of the pair) and start+2p+1:
+    // from entry 3 (1-based), the pairs' Red setups are entries 3 and 5.
+    let mut recs = stratego_tests::records(&out_dir);
+    recs.sort_by_key(|r| r["game_id"].as_str().unwrap().rsplit('-').next().unwrap().parse::<u64>().unwrap());
+    assert_eq!(recs.len(), 4);
+    // `book_setups` numbers the entries from 0; Red's deployment is its entry as written.
+    let used: Vec<(u64, u64)> = recs
+        .iter()
+        .map(|r| (r["book_setups"]["red"].as_u64().unwrap(), r["book_setups"]["blue"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(used, [(2, 3), (2, 3), (4, 5), (4, 5)]);
+    for r in &recs {
+        let red = r["book_setups"]["red"].as_u64().unwrap() as usize;
+        assert_eq!(r["deployments"]["red"].as_str().unwrap(), entries[red], "{}", r["game_id"]);
+    }
+
+    // --recover: a bot that fails to start for its first game loses that game and plays on;
+    // without it the run stops there (exit 3), as for match.
+    let flaky_dir = TempDir::new("ladder-recover-off");
+    let db_off = db_in(&flaky_dir);
+    ok(&ladder(&db_off, &["add", "flaky", &stratego_tests::flaky_start_bot(&flaky_dir.0, 2)]));
+    ok(&ladder(&db_off, &["add", "random", RANDOM]));
+    let off = ladder(&db_off, &["play", "--games", "4", "--max-plies", "20"]);
+    assert_eq!(off.status.code(), Some(3), "{}", String::from_utf8_lossy(&off.stderr));
+
+    let flaky_dir = TempDir::new("ladder-recover-on");
+    let db_on = db_in(&flaky_dir);
+    ok(&ladder(&db_on, &["add", "flaky", &stratego_tests::flaky_start_bot(&flaky_dir.0, 2)]));
+    ok(&ladder(&db_on, &["add", "random", RANDOM]));
+    let on = ladder(&db_on, &["play", "--games", "4", "--max-plies", "20", "--recover"]);
+    let stderr = String::from_utf8_lossy(&on.stderr);
+    assert_eq!(on.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("--recover: game "), "{stderr}");
+    assert_eq!(games_in_db(&db_on), 4, "the failed game is saved as a loss, the others played");
+    let t = table(&db_on);
+    let flaky = t["bots"].as_array().unwrap().iter().find(|b| b["name"] == "flaky").unwrap().clone();
+    assert_eq!(flaky["games"], 4, "{t}");
+    assert!(flaky["losses"].as_u64().unwrap() >= 1, "{t}");
+}

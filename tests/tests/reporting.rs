@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use stratego_tests::{TempDir, host_bin, misbehaving, records};
+use stratego_tests::{TempDir, flaky_start_bot, host_bin, misbehaving, records};
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).output().expect("run stratego-host")
@@ -453,56 +453,16 @@ fn report_every_prints_the_standings_of_a_tournament_and_the_llr_of_an_sprt() {
 
 // ---- Item 12: --recover ----
 
-/// A Python bot that fails to start on its `fail`-th start (counted in `count_file`; the
-/// host's start-up check before the first game is the first), and plays the first legal
-/// move otherwise.
-fn flaky_start_bot(dir: &TempDir, fail: u32) -> String {
-    let path = dir.join("flaky.py");
-    let count = dir.join("starts");
-    std::fs::write(
-        &path,
-        format!(
-            r#"import json, sys
-path = {count:?}
-try:
-    n = int(open(path).read())
-except OSError:
-    n = 0
-n += 1
-open(path, "w").write(str(n))
-if n == {fail}:
-    print("license server unreachable", file=sys.stderr, flush=True)
-    sys.exit(1)
-for line in sys.stdin:
-    m = json.loads(line)
-    t = m["type"]
-    if t == "hello":
-        print(json.dumps({{"type": "ready", "name": "flaky"}}), flush=True)
-    elif t == "setup_request":
-        army = [r for r, k in m["pieces"].items() for _ in range(k)]
-        print(json.dumps({{"type": "setup", "deployment": " ".join(f"{{s}}={{r}}" for s, r in zip(m["squares"], army))}}), flush=True)
-    elif t == "turn":
-        print(json.dumps({{"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}}), flush=True)
-    elif t == "quit":
-        break
-"#,
-            count = count.display().to_string()
-        ),
-    )
-    .unwrap();
-    format!("python3 {}", path.display())
-}
-
 #[test]
 fn recover_goes_on_after_a_bot_fails_to_start_mid_event() {
     // Without --recover the event stops at the first game the bot cannot start (exit 3).
     let dir = TempDir::new("recover-off");
-    let bot = flaky_start_bot(&dir, 2);
+    let bot = flaky_start_bot(&dir.0, 2);
     let out = host(&["match", &bot, "sample-bot", "--games", "3", "--max-plies", "20", "--out", dir_str(&dir)]);
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     // With it, that game is lost, saying why, and the bot plays its next games.
     let dir = TempDir::new("recover-on");
-    let bot = flaky_start_bot(&dir, 2);
+    let bot = flaky_start_bot(&dir.0, 2);
     let out_dir = dir.join("out");
     let out = host(&[
         "match",

@@ -7,9 +7,13 @@
 //! - sinks: the ladder's report sink is its database ([`LadderReport`]), which keeps the
 //!   games ([`Competition::keeps_games`]): each game's end is seen by the startup guard,
 //!   then the database, then the `--out` records file, then the progress line, then the live
-//!   page, as before (`--report-every` sits between, and `ladder play` has never printed
-//!   interim reports: see [`ladder_run`]). A game the database fails to save stops the run
+//!   page (`--report-every N` prints, every N games, how many were saved, between the
+//!   records file and the progress line). A game the database fails to save stops the run
 //!   and reaches no sink after it: not the records file, not the progress line.
+//! - the run's flags are the harness's: `--setups-order`/`--setups-start` deal the book as
+//!   for `match` (pair `p` of this run takes entries start+2p and start+2p+1), `--recover`
+//!   makes a bot that fails to start for a game lose that game and go on. (Until the ladder
+//!   was moved onto the harness it ignored these three without a word.)
 //! - 'static: the harness's report sink is a `Box<dyn ReportSink>` (shared with the
 //!   progress line, so `'static`), so it cannot borrow the ladder: the competition and its
 //!   sink share the one SQLite connection (`Rc<RefCell<Ladder>>`; the sinks run on the
@@ -23,7 +27,7 @@
 //!   `index.html` is written into `--out`.
 //! - the games: the harness's schedule input ([`RunConfig::schedule_event`], the same
 //!   as the ladder built itself: round robin, 2 games a pair, the run's seed, the book's
-//!   length, the same-program pairs, the book dealt at random from entry 0), and for each
+//!   length, the same-program pairs, the book dealt as `--setups-order` says), and for each
 //!   chosen pair `p` (in the order [`choose_pairs`] chose them) the two games of
 //!   [`schedule::pair_games`], so a seeded run draws the same seeds, setups and book
 //!   entries as before.
@@ -262,8 +266,7 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
     let bots = active.iter().map(|b| entrant(b, run)).collect::<Result<Vec<_>, _>>()?;
     let versions = program_versions(&bots, &active);
 
-    let run = ladder_run(run);
-    let book = crate::commands::play::load_book(&run)?;
+    let book = crate::commands::play::load_book(run)?;
     let event = run.schedule_event(&bots, schedule::Format::RoundRobin, 2, book.as_ref().map(|b| b.len() as u32));
     let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
     let kind = LadderKind { ladder: Rc::new(RefCell::new(ladder)), pairs, prefix: run_prefix(), ids, versions };
@@ -278,20 +281,7 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
         ),
         None => None,
     };
-    crate::commands::play::run_competition(&run, &bots, &kind, event, book, records, None)
-}
-
-/// `run` as `ladder play` has always played it, whatever its flags say: the setup book dealt
-/// at random from the seed (`--setups-order` and `--setups-start` are not used), no interim
-/// reports (`--report-every`) and no `--recover` (a bot that fails to start stops the run).
-/// The harness reads these from the run; a ladder never did.
-fn ladder_run(run: &RunConfig) -> RunConfig {
-    let mut run = run.clone();
-    run.book_order = schedule::BookOrder::Random;
-    run.book_start = 0;
-    run.report_every = 0;
-    run.recover = false;
-    run
+    crate::commands::play::run_competition(run, &bots, &kind, event, book, records, None)
 }
 
 /// Each bot's program hash now, with a warning for a program that changed since it was added.
