@@ -128,6 +128,25 @@ fn file_size(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
+/// Every file under `dir` (relative path, content), sorted by path.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The sizes of the `.html` files directly in `dir` (none if it cannot be read).
 fn html_sizes(dir: &Path) -> Vec<u64> {
     std::fs::read_dir(dir)
@@ -431,7 +450,10 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
             bytes += write_records(&d, tmpl, &m, &mine, plies, Form::Plain, None);
             dirs.push(d);
         }
+        // What each host printed and wrote, compared at the end (the same report and pages).
+        let mut outputs: Vec<(String, Vec<u8>, Vec<(String, Vec<u8>)>)> = Vec::new();
         for (label, host) in hosts {
+            let stdout = dir.join(format!("stdout-{label}.txt"));
             let run = |extra: &[&str]| {
                 let t = Instant::now();
                 let report = dir.join("time.txt");
@@ -439,7 +461,7 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
                     .arg("merge")
                     .args(&dirs)
                     .args(extra)
-                    .stdout(Stdio::null())
+                    .stdout(std::fs::File::create(&stdout).unwrap())
                     .stderr(Stdio::null())
                     .spawn()
                     .unwrap();
@@ -448,7 +470,8 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
                 (t.elapsed(), rss, cpu)
             };
             let (wall, rss, cpu) = run(&[]);
-            let merged = dir.join("merged");
+            let printed = std::fs::read(&stdout).unwrap();
+            let merged = dir.join(format!("merged-{label}"));
             let _ = std::fs::remove_dir_all(&merged);
             let merged_s = merged.to_string_lossy().into_owned();
             let (wall_out, rss_out, cpu_out) = run(&["--out", &merged_s]);
@@ -465,6 +488,19 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
                 mib(rss_out),
                 mb(file_size(&merged.join("index.html"))),
                 mb(all_pages),
+            );
+            outputs.push((label.to_string(), printed, tree(&merged)));
+            let _ = std::fs::remove_dir_all(&merged);
+        }
+        for (label, printed, pages) in &outputs[1..] {
+            let (first, first_printed, first_pages) = &outputs[0];
+            let same = |a: bool| if a { "the same" } else { "DIFFERENT" };
+            println!(
+                "{label} vs {first}: report on stdout {} ({} bytes), --out files {} ({} files)",
+                same(printed == first_printed),
+                printed.len(),
+                same(pages == first_pages),
+                pages.len()
             );
         }
         if std::env::var_os("SCALE_KEEP").is_none() {

@@ -607,7 +607,7 @@ fn write_index(
         &index,
         title,
         Some(summary_html),
-        manifest::records_iter(dir)?,
+        manifest::digests_iter(dir)?,
         crate::compete::viewer::MAX_VIEWER_PAGES,
         &options,
     )?;
