@@ -1042,6 +1042,33 @@ fn headline(winner: Option<Color>, reason: Reason) -> String {
 mod tests {
     use super::*;
     use stratego_protocol::record::{RecordPly, RecordResult};
+
+    /// An index gathered from digests lists the same rows and keeps the same records (the
+    /// first games by schedule index, read whole) as one gathered from the whole records,
+    /// whatever order the games come in.
+    #[test]
+    fn an_index_of_digests_is_the_index_of_the_whole_records() {
+        let base = played_record(12);
+        // Schedule indices in a scrambled order, one twice (a game recorded twice).
+        let order: Vec<u32> = (0..40u32).map(|i| (i * 17 + 5) % 37).collect();
+        let (mut whole, mut light) = (IndexCollector::new(6), IndexCollector::new(6));
+        for (n, &index) in order.iter().enumerate() {
+            let mut r = base.clone();
+            r.index = index;
+            r.game_id = format!("g-{index}-{n}");
+            r.plies.truncate(n % 12);
+            r.result.winner = [Some(Color::Red), None, Some(Color::Blue)][n % 3];
+            let line = serde_json::to_vec(&r).unwrap();
+            light.push_digested(crate::run::manifest::Digested::from_line(line).unwrap()).unwrap();
+            whole.push(r);
+        }
+        assert_eq!(light.rows, whole.rows, "the same rows");
+        let ids = |c: IndexCollector| c.first.into_sorted_vec().into_iter().map(|f| (f.0, f.1, f.2)).collect::<Vec<_>>();
+        let (kept_light, kept_whole) = (ids(light), ids(whole));
+        assert_eq!(kept_light, kept_whole, "the same records kept whole");
+        assert_eq!(kept_light.iter().map(|k| k.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
+        assert!(kept_light.iter().any(|k| !k.2.plies.is_empty()), "with their moves");
+    }
     use stratego_rules::{CombatResult, Move, RulesetSpec};
 
     const RED: &str = "B32222222S/6655554444/BX98877766/FB3B333B2B";

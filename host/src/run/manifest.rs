@@ -565,6 +565,15 @@ impl Digested {
         Digested { digest: GameDigest::of(&record), whole: Whole::Record(Box::new(record)) }
     }
 
+    /// A record's line (its JSON, with or without its newline) read as a digest, the line
+    /// kept.
+    ///
+    /// # Errors
+    /// The line is not a record's JSON (why, in serde_json's words).
+    pub fn from_line(line: Vec<u8>) -> Result<Digested, String> {
+        parse_digested(line)
+    }
+
     /// The whole record (its line parsed now, when it was read as a digest).
     ///
     /// # Errors
