@@ -3,8 +3,8 @@
 //! with the work.
 //!
 //! `cargo bench -p stratego-tests --bench scale [-- quick|goals] [-- only start|resume|merge]`
-//! (`goals`: only the sizes of the goals, resume of 40,000 games and merge of 100
-//! shards; `SCALE_HOST=PATH`: run that host binary instead of the release build;
+//! (`goals`: only the sizes of the goals, resume of 40,000 games (300 plies plain and
+//! compact, 1,000 plies plain) and merge of 100 shards; `SCALE_HOST=PATH`: run that host binary instead of the release build;
 //! `SCALE_BEFORE=PATH`: also run resume and merge with that binary, e.g. an older one, on
 //! the same directories, each row of it first; `SCALE_TMP=DIR`: where the directories go,
 //! default the temporary directory; `SCALE_KEEP=1`: keep the merge directories)
@@ -99,6 +99,14 @@ fn wait_timed(mut child: Child, report: &Path) -> (i32, u64, Duration) {
     (status.code().unwrap_or(-1), rss, cpu)
 }
 
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a plain call with a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
 fn sigint_pid(pid: u32) {
     // SAFETY: a signal to a process this benchmark started.
     unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
@@ -126,6 +134,25 @@ fn mib(kib: u64) -> String {
 
 fn file_size(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Every file under `dir` (relative path, content), sorted by path.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The sizes of the `.html` files directly in `dir` (none if it cannot be read).
@@ -319,17 +346,45 @@ fn resume(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(usize, usize,
     args.extend(["--games", "4", "--seed", "9", "-j", "2"].map(String::from));
     let m = manifest_of(host, &args, &out);
     let specs = schedule::plan(&m.plan.event);
+    // Each host's own manifest of the plan (the same plan; the built-in sample bot is the
+    // host binary, whose hash differs between hosts): else a host whose bot "changed" would
+    // count each bot's games in the records before its first game.
+    let manifests: Vec<String> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, (_, h))| {
+            let d = dir.join(format!("manifest-{i}"));
+            manifest_of(h, &args, &d);
+            std::fs::read_to_string(d.join("manifest.json")).unwrap()
+        })
+        .collect();
     for &(games, plies, form) in rows {
         let name = if form == Form::Plain { "games.jsonl" } else { "games.jsonl.zst" };
         // Written once, copied into the directory before each host's run.
         let pristine = dir.join(format!("pristine-{name}"));
         let bytes = write_records(&dir, tmpl, &m, &specs[..games], plies, form, Some(&specs[games]));
         std::fs::rename(dir.join(name), &pristine).unwrap();
-        for (label, host) in hosts {
+        // The id scan alone (this benchmark's build of the host's code, in this process): what
+        // a resumed host does first with the records.
+        let scan_dir = dir.join("scan");
+        std::fs::create_dir_all(&scan_dir).unwrap();
+        std::fs::copy(&pristine, scan_dir.join(name)).unwrap();
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let ids = manifest::scan_finished(&scan_dir).unwrap();
+        println!(
+            "id scan of {games} games, {plies} plies, {}: {:.2} s wall, {:.2} s CPU ({} ids)",
+            if form == Form::Plain { "plain" } else { "compact" },
+            t.elapsed().as_secs_f64(),
+            (thread_cpu() - cpu).as_secs_f64(),
+            ids.len()
+        );
+        let _ = std::fs::remove_dir_all(&scan_dir);
+        for (k, (label, host)) in hosts.iter().enumerate() {
             for f in ["games.jsonl", "games.jsonl.zst", "index.html"] {
                 let _ = std::fs::remove_file(out.join(f));
             }
             let _ = std::fs::remove_dir_all(out.join("games"));
+            std::fs::write(out.join("manifest.json"), &manifests[k]).unwrap();
             std::fs::copy(&pristine, out.join(name)).unwrap();
             let t0 = unix_ms();
             let report = dir.join("time.txt");
@@ -431,7 +486,10 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
             bytes += write_records(&d, tmpl, &m, &mine, plies, Form::Plain, None);
             dirs.push(d);
         }
+        // What each host printed and wrote, compared at the end (the same report and pages).
+        let mut outputs: Vec<(String, Vec<u8>, Vec<(String, Vec<u8>)>)> = Vec::new();
         for (label, host) in hosts {
+            let stdout = dir.join(format!("stdout-{label}.txt"));
             let run = |extra: &[&str]| {
                 let t = Instant::now();
                 let report = dir.join("time.txt");
@@ -439,7 +497,7 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
                     .arg("merge")
                     .args(&dirs)
                     .args(extra)
-                    .stdout(Stdio::null())
+                    .stdout(std::fs::File::create(&stdout).unwrap())
                     .stderr(Stdio::null())
                     .spawn()
                     .unwrap();
@@ -448,7 +506,8 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
                 (t.elapsed(), rss, cpu)
             };
             let (wall, rss, cpu) = run(&[]);
-            let merged = dir.join("merged");
+            let printed = std::fs::read(&stdout).unwrap();
+            let merged = dir.join(format!("merged-{label}"));
             let _ = std::fs::remove_dir_all(&merged);
             let merged_s = merged.to_string_lossy().into_owned();
             let (wall_out, rss_out, cpu_out) = run(&["--out", &merged_s]);
@@ -465,6 +524,19 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
                 mib(rss_out),
                 mb(file_size(&merged.join("index.html"))),
                 mb(all_pages),
+            );
+            outputs.push((label.to_string(), printed, tree(&merged)));
+            let _ = std::fs::remove_dir_all(&merged);
+        }
+        for (label, printed, pages) in &outputs[1..] {
+            let (first, first_printed, first_pages) = &outputs[0];
+            let same = |a: bool| if a { "the same" } else { "DIFFERENT" };
+            println!(
+                "{label} vs {first}: report on stdout {} ({} bytes), --out files {} ({} files)",
+                same(printed == first_printed),
+                printed.len(),
+                same(pages == first_pages),
+                pages.len()
             );
         }
         if std::env::var_os("SCALE_KEEP").is_none() {
@@ -501,7 +573,7 @@ fn main() {
     }
     if run("resume") {
         let rows: &[(usize, usize, Form)] = if goals {
-            &[(40_000, 300, Form::Compact), (40_000, 1000, Form::Plain)]
+            &[(40_000, 300, Form::Plain), (40_000, 300, Form::Compact), (40_000, 1000, Form::Plain)]
         } else if quick {
             &[(2_000, 300, Form::Plain), (4_000, 300, Form::Plain)]
         } else {

@@ -14,12 +14,17 @@
 //! the read-only commands' `--skip-bad-lines`). [`RecordWriter`] appends one record per
 //! write, in either form.
 //!
-//! This crate uses serde_json and zstd only (no tokio, libc or clap).
+//! [`GameDigest`] reads a record's line without its moves, for what needs only the
+//! results and the ply tallies of many records (a merged report, an index's rows).
+//!
+//! This crate uses serde, serde_json and zstd only (no tokio, libc or clap).
 
+mod digest;
 mod form;
 mod read;
 mod write;
 
+pub use digest::{BotDigest, GameDigest, SideTally};
 pub use form::{COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, decode_frame, records_file};
 pub use read::{
     Position, RawLines, ReadError, RecordReader, Records, Torn, cut_torn_tail, read_all, read_all_skipping,

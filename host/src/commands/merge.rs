@@ -109,18 +109,21 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::compete::viewer::MAX_VIEWER_PAGES));
     for dir in &args.dirs {
         let file = manifest::records_path(dir).map_err(usage)?;
-        let records: Box<dyn Iterator<Item = Result<crate::record::GameRecord, String>>> =
+        // Each record read as its digest (its moves skipped: the report and the index's
+        // rows read none), and whole only for a viewer page; see `Digested`.
+        let records: Box<dyn Iterator<Item = Result<manifest::Digested, String>>> =
             if args.skip_bad_lines && file.exists() {
                 let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
                 manifest::report_skipped(&file, &bad);
-                Box::new(found.into_iter().map(Ok))
+                Box::new(found.into_iter().map(|r| Ok(manifest::Digested::of(r))))
             } else {
-                manifest::records_iter(dir).map_err(usage)?
+                manifest::digests_iter(dir).map_err(usage)?
             };
+        let whole = |d: manifest::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
         for r in records {
-            let r = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
-            let Some(&i) = by_id.get(r.game_id.as_str()) else {
-                strangers.insert(r.game_id.clone());
+            let d = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
+            let Some(&i) = by_id.get(d.digest.game_id.as_str()) else {
+                strangers.insert(d.digest.game_id.clone());
                 continue;
             };
             seen[i] += 1;
@@ -128,9 +131,17 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
                 continue;
             }
             finished += 1;
-            let event = Event::GameFinished { spec: games[i].clone(), record: Arc::new(r) };
-            report.on_history(&event);
-            if let (Some(index), Event::GameFinished { record, .. }) = (index.as_mut(), event) {
+            if let Some(sink) = report.digest_sink() {
+                sink.on_digest(&games[i], &d.digest);
+                if let Some(index) = index.as_mut() {
+                    index.push_digested(d).map_err(|e| usage(format!("{}: {e}", file.display())))?;
+                }
+                continue;
+            }
+            // A report that reads whole records.
+            let record = Arc::new(whole(d)?);
+            report.on_history(&Event::GameFinished { spec: games[i].clone(), record: record.clone() });
+            if let Some(index) = index.as_mut() {
                 index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
             }
         }

@@ -268,12 +268,12 @@ fn open_out_dir(
     Ok(history)
 }
 
-/// Finished games per bot name in the records of `dir` (read one at a time).
+/// Finished games per bot name in the records of `dir` (read one at a time, as digests).
 fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<String, usize>, String> {
     let mut counts = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
-    for r in manifest::records_iter(dir)? {
-        let r = r?;
+    for r in manifest::digests_iter(dir)? {
+        let r = r?.digest;
         if seen.insert(r.game_id.clone()) {
             *counts.entry(r.bots.red.name.clone()).or_default() += 1;
             if r.bots.blue.name != r.bots.red.name {
@@ -327,10 +327,23 @@ fn history_of(dir: &std::path::Path, mut finished: std::collections::HashMap<Str
     if finished.is_empty() {
         return Box::new(std::iter::empty());
     }
-    let records = match manifest::records_iter(dir) {
-        Ok(r) => r,
-        Err(e) => return Box::new(std::iter::once(Err(fail(e)))),
-    };
+    // Opened (and the parsing threads of a plain file started) when the executor first asks,
+    // after its pre-flight: not while the ids are scanned and the bots start.
+    let dir = dir.to_owned();
+    let mut opened: Option<Box<dyn Iterator<Item = Result<crate::record::GameRecord, String>>>> = None;
+    let records = std::iter::from_fn(move || {
+        let records = match &mut opened {
+            Some(r) => r,
+            None => match manifest::records_iter(&dir) {
+                Ok(r) => opened.insert(r),
+                Err(e) => {
+                    opened = Some(Box::new(std::iter::empty()));
+                    return Some(Err(e));
+                }
+            },
+        };
+        records.next()
+    });
     let mut failed = false;
     Box::new(
         records
@@ -607,7 +620,7 @@ fn write_index(
         &index,
         title,
         Some(summary_html),
-        manifest::records_iter(dir)?,
+        manifest::digests_iter(dir)?,
         crate::compete::viewer::MAX_VIEWER_PAGES,
         &options,
     )?;

@@ -25,6 +25,7 @@ use crate::run::executor::GameSource;
 use crate::run::manifest;
 use crate::run::plan::EventKind;
 use crate::run::schedule::{self, GameSpec};
+use stratego_records::GameDigest;
 use stratego_stats::Hypothesis;
 
 /// A competition's kind: what its games are, what they fill and how it ends.
@@ -97,8 +98,22 @@ pub struct Header {
     pub records: Option<String>,
 }
 
+/// A report that a game's [`GameDigest`] fills as its whole record would (every report of
+/// `match`, `tournament` and `sprt`: they read no more of a record than its digest holds),
+/// for what reads many records and needs only the report (`merge`).
+pub trait DigestSink {
+    /// Takes a finished game of an earlier run, as [`Sink::on_history`] its record.
+    fn on_digest(&mut self, spec: &GameSpec, game: &GameDigest);
+}
+
 /// The sink a competition's games fill, and what it shows once they are in.
 pub trait ReportSink: Sink {
+    /// The report as a [`DigestSink`], when it can be filled from digests (by default it
+    /// cannot: it is given whole records).
+    fn digest_sink(&mut self) -> Option<&mut dyn DigestSink> {
+        None
+    }
+
     /// The progress bar's status after a finished game (`None`: unchanged).
     fn progress(&self) -> Option<String>;
 
@@ -242,6 +257,10 @@ impl Competition for MatchKind {
 }
 
 impl ReportSink for MatchSummary {
+    fn digest_sink(&mut self) -> Option<&mut dyn DigestSink> {
+        Some(self)
+    }
+
     fn progress(&self) -> Option<String> {
         let a = &self.summary.bots[0];
         Some(format!("{} +{} ={} -{}", a.name, a.wins, a.draws, a.losses))
@@ -316,6 +335,10 @@ impl Competition for TournamentKind {
 }
 
 impl ReportSink for TournamentSink {
+    fn digest_sink(&mut self) -> Option<&mut dyn DigestSink> {
+        Some(self)
+    }
+
     fn progress(&self) -> Option<String> {
         self.leader().map(|(n, p, g)| format!("leader {n} {p}/{g}"))
     }
@@ -386,6 +409,10 @@ impl Competition for SprtKind {
 }
 
 impl ReportSink for SprtSink {
+    fn digest_sink(&mut self) -> Option<&mut dyn DigestSink> {
+        Some(self)
+    }
+
     fn progress(&self) -> Option<String> {
         Some(self.status())
     }
@@ -431,4 +458,120 @@ fn event_json<T: serde::Serialize>(event: Option<&str>, value: &T) -> String {
         }
     }
     json(&object)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use stratego_rules::Color;
+
+    use super::*;
+    use crate::record::GameRecord;
+    use crate::run::events::{Event, RunEnd};
+    use crate::run::schedule::{BookOrder, EventSpec, Format};
+
+    /// A record for `spec` whose result and plies vary with `n`: wins, draws and faults of
+    /// either side, plies with stalls, margins and network lag.
+    fn varied(spec: &GameSpec, n: usize) -> GameRecord {
+        let winner = [Some(Color::Red), Some(Color::Blue), None][n % 3];
+        let faulty = (n % 5 == 1).then(|| winner.map_or(Color::Red, |w| !w));
+        let mut rec = crate::record::tests_support::record_with_fault(winner, faulty);
+        rec.game_id = spec.game_id.clone();
+        rec.index = spec.index;
+        rec.pair = spec.pair;
+        rec.time_control.margin_ms = 5;
+        rec.bots.red.think_us = 1000 + n as u64;
+        rec.bots.blue.think_us = 2000 + 3 * n as u64;
+        let plies: Vec<String> = (0..(n % 7) + 1)
+            .map(|k| {
+                let color = if k % 2 == 0 { "red" } else { "blue" };
+                let mut p = format!(r#"{{"color":"{color}","move":"a4-a5","time_us":{}"#, 100 + k);
+                if (n + k) % 3 == 0 {
+                    p.push_str(&format!(r#","stall_us":{}"#, 10 + n + k));
+                }
+                if (n + k) % 4 == 1 {
+                    p.push_str(&format!(r#","over_us":{}"#, 7 * (n + k)));
+                }
+                if (n + k) % 5 == 2 {
+                    p.push_str(&format!(r#","lag_us":{},"lag_credit_us":{}"#, 40 + n, (n + k) % 30));
+                }
+                p + "}"
+            })
+            .collect();
+        rec.plies = plies.iter().map(|p| serde_json::from_str(p).unwrap()).collect();
+        rec
+    }
+
+    /// Every report `merge` fills from digests (match, tournament, SPRT) says exactly what
+    /// it says when given the whole records: the same text and JSON, byte for byte.
+    #[test]
+    fn a_report_filled_from_digests_is_the_report_of_the_whole_records() {
+        let kinds = [
+            (EventKind::Match { games: 20 }, 2),
+            (EventKind::Tournament { format: Format::RoundRobin, games_per_pairing: 4, anchor: None }, 4),
+            (
+                EventKind::Sprt {
+                    sprt: stratego_stats::Sprt {
+                        elo0: 0.0,
+                        elo1: 200.0,
+                        alpha: 0.2,
+                        beta: 0.2,
+                        model: stratego_stats::EloModel::Normalized,
+                    },
+                    max_games: 40,
+                },
+                2,
+            ),
+        ];
+        for (kind, bots) in kinds {
+            let competition = of(&kind);
+            let (format, games_per_pairing) = competition.pairing();
+            let event = EventSpec {
+                bots,
+                format,
+                games_per_pairing,
+                seed: 3,
+                book_len: None,
+                own_setup: vec![false; bots],
+                same_program: vec![],
+                book_order: BookOrder::Random,
+                book_start: 0,
+            };
+            let games = competition.games(&event);
+            let header = Header {
+                names: (0..bots).map(|i| format!("bot{i}")).collect(),
+                planned: games.len() as u32,
+                seed: 3,
+                rules: "classic".into(),
+                records: None,
+            };
+            let (mut whole, mut light) = (competition.report_sink(&header), competition.report_sink(&header));
+            for (n, spec) in games.iter().enumerate() {
+                let rec = varied(spec, n);
+                let line = serde_json::to_string(&rec).unwrap();
+                whole.on_history(&Event::GameFinished { spec: spec.clone(), record: Arc::new(rec) });
+                let digest = GameDigest::parse(&line).unwrap();
+                light.digest_sink().expect("a report of digests").on_digest(spec, &digest);
+            }
+            let end = RunEnd { finished: games.len() as u32, ..RunEnd::default() };
+            whole.finish(&end).unwrap();
+            light.finish(&end).unwrap();
+            let name = competition.name();
+            let text = whole.text(Style::plain());
+            assert_eq!(light.text(Style::plain()), text, "{name}: text");
+            assert_eq!(light.json(Some("e")), whole.json(Some("e")), "{name}: JSON");
+            assert_eq!(light.page().summary_html, whole.page().summary_html, "{name}: index summary");
+            // The records were not all alike: the reports have something to differ on.
+            let json = whole.json(None);
+            let read: &[&str] = match name {
+                "match" => &["\"stall_moves\": ", "\"margin_max_us\": ", "\"credit_us\": "],
+                "tournament" => &["\"margin_moves\": ", "\"credit_us\": "],
+                _ => &["\"pentanomial\": "],
+            };
+            for field in read {
+                assert!(json.contains(field), "{name}: {field} is in the report: {json}");
+            }
+        }
+    }
 }

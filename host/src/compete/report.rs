@@ -7,6 +7,7 @@ use serde::Serialize;
 use stratego_rules::Color;
 
 use crate::record::GameRecord;
+use stratego_records::{GameDigest, SideTally};
 use stratego_stats::{EloEstimate, elo};
 
 /// Per-bot totals.
@@ -58,16 +59,12 @@ impl LagTotals {
         self.moves == 0
     }
 
-    /// Adds the remote moves of `color` in `rec`.
-    pub fn add(&mut self, rec: &crate::record::GameRecord, color: stratego_rules::Color) {
-        for p in rec.plies.iter().filter(|p| p.ply.color == color) {
-            if let Some(lag) = p.lag_us {
-                self.moves += 1;
-                self.lag_us += lag;
-                self.max_lag_us = self.max_lag_us.max(lag);
-                self.credit_us += p.lag_credit_us;
-            }
-        }
+    /// Adds a side's remote moves in one game (its tally).
+    pub fn add(&mut self, side: &SideTally) {
+        self.moves += side.lag_moves;
+        self.lag_us += side.lag_us;
+        self.max_lag_us = self.max_lag_us.max(side.lag_max_us);
+        self.credit_us += side.lag_credit_us;
     }
 
     /// `NAME 120 moves, lag 0.1 ms mean (0.3 max) one way, 12.0 ms credited`.
@@ -124,33 +121,35 @@ pub struct Summary {
 impl Summary {
     /// Adds a finished game; `a_color` is the colour bot A played.
     pub fn add(&mut self, rec: &GameRecord, a_color: Color) {
+        self.add_digest(&GameDigest::of(rec), a_color);
+    }
+
+    /// Adds a finished game read as a digest (all this summary reads of a record).
+    pub fn add_digest(&mut self, game: &GameDigest, a_color: Color) {
         self.games += 1;
-        self.plies += rec.plies.len() as u64;
-        self.time_margin_ms = rec.time_control.margin_ms;
-        *self.reasons.entry(rec.result.reason.code().to_owned()).or_default() += 1;
+        self.plies += game.plies;
+        self.time_margin_ms = game.time_control.margin_ms;
+        *self.reasons.entry(game.result.reason.code().to_owned()).or_default() += 1;
         for (i, color) in [(0, a_color), (1, !a_color)] {
             let b = &mut self.bots[i];
-            match rec.result.winner {
+            match game.result.winner {
                 None => b.draws += 1,
                 Some(w) if w == color => b.wins += 1,
                 Some(_) => {
                     b.losses += 1;
-                    if rec.result.faulty == Some(color) {
-                        *b.faults.entry(rec.result.reason.code().to_owned()).or_default() += 1;
+                    if game.result.faulty == Some(color) {
+                        *b.faults.entry(game.result.reason.code().to_owned()).or_default() += 1;
                     }
                 }
             }
-            b.moves += rec.plies.iter().filter(|p| p.ply.color == color).count() as u64;
-            for p in rec.plies.iter().filter(|p| p.ply.color == color && p.stall_us > 0) {
-                b.stall_moves += 1;
-                b.stall_us += p.stall_us;
-            }
-            for p in rec.plies.iter().filter(|p| p.ply.color == color && p.over_us > 0) {
-                b.margin_moves += 1;
-                b.margin_max_us = b.margin_max_us.max(p.over_us);
-            }
-            b.think_us += rec.bots[color].think_us;
-            b.lag.add(rec, color);
+            let side = &game.sides[color];
+            b.moves += side.moves;
+            b.stall_moves += side.stall_moves;
+            b.stall_us += side.stall_us;
+            b.margin_moves += side.margin_moves;
+            b.margin_max_us = b.margin_max_us.max(side.margin_max_us);
+            b.think_us += game.bots[color].think_us;
+            b.lag.add(side);
         }
         let a = &self.bots[0];
         self.elo = elo(a.wins, a.draws, a.losses);

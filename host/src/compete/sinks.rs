@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use stratego_rules::Color;
 
+use crate::compete::competition::DigestSink;
 use crate::compete::report::Summary;
 use crate::reason::Reason;
 use crate::record::{GameRecord, RecordWriter};
@@ -347,19 +348,7 @@ impl MatchSummary {
 impl Sink for MatchSummary {
     fn on_event(&mut self, event: &Event) -> Flow {
         if let Event::GameFinished { spec, record } = event {
-            let a_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
-            self.summary.add(record, a_color);
-            let score = match record.result.winner {
-                None => 0.5,
-                Some(w) if w == a_color => 1.0,
-                Some(_) => 0.0,
-            };
-            match self.open_pairs.remove(&spec.pair) {
-                None => {
-                    self.open_pairs.insert(spec.pair, score);
-                }
-                Some(first) => self.summary.pentanomial.add(first + score),
-            }
+            self.on_digest(spec, &stratego_records::GameDigest::of(record));
         }
         Flow::Continue
     }
@@ -371,6 +360,24 @@ impl Sink for MatchSummary {
         s.host_cpu_us_per_ply = if s.plies == 0 { 0.0 } else { end.host_cpu_us as f64 / s.plies as f64 };
         s.host_peak_rss_kib = end.host_peak_rss_kib;
         Ok(())
+    }
+}
+
+impl DigestSink for MatchSummary {
+    fn on_digest(&mut self, spec: &crate::run::schedule::GameSpec, game: &stratego_records::GameDigest) {
+        let a_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+        self.summary.add_digest(game, a_color);
+        let score = match game.result.winner {
+            None => 0.5,
+            Some(w) if w == a_color => 1.0,
+            Some(_) => 0.0,
+        };
+        match self.open_pairs.remove(&spec.pair) {
+            None => {
+                self.open_pairs.insert(spec.pair, score);
+            }
+            Some(first) => self.summary.pentanomial.add(first + score),
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
+use crate::compete::competition::DigestSink;
 use crate::compete::style::Style;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::GameSource;
@@ -148,8 +149,26 @@ impl SprtSink {
 impl Sink for SprtSink {
     fn on_event(&mut self, event: &Event) -> Flow {
         let Event::GameFinished { spec, record } = event else { return Flow::Continue };
+        self.add(spec, record.result.winner)
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
+        self.finish_report(end);
+        Ok(())
+    }
+}
+
+impl DigestSink for SprtSink {
+    fn on_digest(&mut self, spec: &GameSpec, game: &stratego_records::GameDigest) {
+        let _ = self.add(spec, game.result.winner);
+    }
+}
+
+impl SprtSink {
+    /// Counts a finished game (its winner); stops the run once the test has decided.
+    fn add(&mut self, spec: &GameSpec, winner: Option<Color>) -> Flow {
         let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
-        let score = match record.result.winner {
+        let score = match winner {
             None => 0.5,
             Some(w) if w == new_color => 1.0,
             Some(_) => 0.0,
@@ -176,7 +195,7 @@ impl Sink for SprtSink {
         if self.decided.is_some() { Flow::Stop } else { Flow::Continue }
     }
 
-    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
+    fn finish_report(&mut self, end: &RunEnd) {
         let r = &mut self.report;
         r.wall_s = end.wall.as_secs_f64();
         r.elo = stratego_stats::elo(r.wins, r.draws, r.losses);
@@ -188,7 +207,6 @@ impl Sink for SprtSink {
             (None, true) => "interrupted".into(),
             (None, false) => "inconclusive".into(),
         };
-        Ok(())
     }
 }
 

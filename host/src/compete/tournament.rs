@@ -8,8 +8,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
+use crate::compete::competition::DigestSink;
 use crate::compete::style::Style;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::schedule::GameSpec;
 use stratego_stats::{self as stats, Pentanomial, Rating};
 
 /// One bot's line of the ranking.
@@ -169,7 +171,7 @@ impl TournamentSink {
             .map(|s| (s.name.as_str(), s.points, s.games))
     }
 
-    fn add(&mut self, red: usize, blue: usize, record: &crate::record::GameRecord, pair: u32) {
+    fn add(&mut self, red: usize, blue: usize, record: &stratego_records::GameDigest, pair: u32) {
         let red_score = match record.result.winner {
             Some(Color::Red) => 1.0,
             Some(Color::Blue) => 0.0,
@@ -180,8 +182,8 @@ impl TournamentSink {
         for (me, other, score, color) in [(red, blue, red_score, Color::Red), (blue, red, 1.0 - red_score, Color::Blue)]
         {
             let s = &mut self.standings[me];
-            s.margin_moves += record.plies.iter().filter(|p| p.ply.color == color && p.over_us > 0).count() as u64;
-            s.lag.add(record, color);
+            s.margin_moves += record.sides[color].margin_moves;
+            s.lag.add(&record.sides[color]);
             s.games += 1;
             s.points += score;
             match record.result.winner {
@@ -266,7 +268,7 @@ fn rating_key(r: &Rating, s: &Standing) -> f64 {
 impl Sink for TournamentSink {
     fn on_event(&mut self, event: &Event) -> Flow {
         if let Event::GameFinished { spec, record } = event {
-            self.add(spec.seats.red, spec.seats.blue, record, spec.pair);
+            self.on_digest(spec, &stratego_records::GameDigest::of(record));
         }
         Flow::Continue
     }
@@ -274,6 +276,12 @@ impl Sink for TournamentSink {
     fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         self.finish_report(end);
         Ok(())
+    }
+}
+
+impl DigestSink for TournamentSink {
+    fn on_digest(&mut self, spec: &GameSpec, game: &stratego_records::GameDigest) {
+        self.add(spec.seats.red, spec.seats.blue, game, spec.pair);
     }
 }
 

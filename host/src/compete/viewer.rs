@@ -209,17 +209,44 @@ pub struct IndexGame {
 impl IndexGame {
     /// The row of `record`, linking `href`.
     pub fn of(record: &GameRecord, href: Option<String>) -> IndexGame {
-        let score = match record.result.winner {
+        IndexGame::row(
+            &record.game_id,
+            record.bots.as_ref().map(|b| b.name.as_str()),
+            &record.result,
+            record.plies.len(),
+            href,
+        )
+    }
+
+    /// The row of a record read as its digest (no link).
+    pub fn of_digest(game: &stratego_records::GameDigest) -> IndexGame {
+        IndexGame::row(
+            &game.game_id,
+            game.bots.as_ref().map(|b| b.name.as_str()),
+            &game.result,
+            game.plies as usize,
+            None,
+        )
+    }
+
+    fn row(
+        id: &str,
+        names: stratego_rules::ByColor<&str>,
+        result: &crate::record::RecordResult,
+        plies: usize,
+        href: Option<String>,
+    ) -> IndexGame {
+        let score = match result.winner {
             Some(Color::Red) => "1-0",
             Some(Color::Blue) => "0-1",
             None => "½-½",
         };
         IndexGame {
-            id: record.game_id.clone(),
-            red: record.bots.red.name.clone(),
-            blue: record.bots.blue.name.clone(),
-            result: format!("{score} {}", record.result.reason.code()),
-            plies: record.plies.len(),
+            id: id.to_owned(),
+            red: names.red.to_owned(),
+            blue: names.blue.to_owned(),
+            result: format!("{score} {}", result.reason.code()),
+            plies,
             href,
         }
     }
@@ -507,7 +534,8 @@ struct IndexInput {
     viewers: Vec<GameRecord>,
 }
 
-/// [`write_index`] of records read one by one (a run's directory): see [`IndexCollector`].
+/// [`write_index`] of records read one by one (a run's directory), as digests (the records
+/// of the games that get a viewer page read whole): see [`IndexCollector`].
 ///
 /// # Errors
 /// The first error of `records` (before anything is written), or as [`write_index`]'s.
@@ -515,13 +543,13 @@ pub fn write_index_streamed(
     index: &std::path::Path,
     title: &str,
     summary_html: Option<&str>,
-    records: impl IntoIterator<Item = Result<GameRecord, String>>,
+    records: impl IntoIterator<Item = Result<crate::run::manifest::Digested, String>>,
     max_pages: usize,
     options: &IndexOptions<'_>,
 ) -> Result<IndexWritten, String> {
     let mut collector = IndexCollector::new(max_pages);
     for r in records {
-        collector.push(r?);
+        collector.push_digested(r?)?;
     }
     collector.write(index, title, summary_html, options)
 }
@@ -577,6 +605,25 @@ impl IndexCollector {
                 self.first.pop();
             }
         }
+    }
+
+    /// Adds a game read as a digest: its row; and, when it is among the first games so
+    /// far (those that get a viewer page), its whole record, read now.
+    ///
+    /// # Errors
+    /// The record is wanted whole and its line is not one (see
+    /// [`crate::run::manifest::Digested::record`]).
+    pub fn push_digested(&mut self, game: crate::run::manifest::Digested) -> Result<(), String> {
+        let n = self.rows.len();
+        let key = (game.digest.index, n);
+        let wanted = self.max_pages > 0
+            && (self.first.len() < self.max_pages || self.first.peek().is_some_and(|top| key < (top.0, top.1)));
+        if !wanted {
+            self.rows.push((key.0, n, IndexGame::of_digest(&game.digest)));
+            return Ok(());
+        }
+        self.push(game.record()?);
+        Ok(())
     }
 
     /// Writes the index (see [`write_index`]).
@@ -995,6 +1042,33 @@ fn headline(winner: Option<Color>, reason: Reason) -> String {
 mod tests {
     use super::*;
     use stratego_protocol::record::{RecordPly, RecordResult};
+
+    /// An index gathered from digests lists the same rows and keeps the same records (the
+    /// first games by schedule index, read whole) as one gathered from the whole records,
+    /// whatever order the games come in.
+    #[test]
+    fn an_index_of_digests_is_the_index_of_the_whole_records() {
+        let base = played_record(12);
+        // Schedule indices in a scrambled order, one twice (a game recorded twice).
+        let order: Vec<u32> = (0..40u32).map(|i| (i * 17 + 5) % 37).collect();
+        let (mut whole, mut light) = (IndexCollector::new(6), IndexCollector::new(6));
+        for (n, &index) in order.iter().enumerate() {
+            let mut r = base.clone();
+            r.index = index;
+            r.game_id = format!("g-{index}-{n}");
+            r.plies.truncate(n % 12);
+            r.result.winner = [Some(Color::Red), None, Some(Color::Blue)][n % 3];
+            let line = serde_json::to_vec(&r).unwrap();
+            light.push_digested(crate::run::manifest::Digested::from_line(line).unwrap()).unwrap();
+            whole.push(r);
+        }
+        assert_eq!(light.rows, whole.rows, "the same rows");
+        let ids = |c: IndexCollector| c.first.into_sorted_vec().into_iter().map(|f| (f.0, f.1, f.2)).collect::<Vec<_>>();
+        let (kept_light, kept_whole) = (ids(light), ids(whole));
+        assert_eq!(kept_light, kept_whole, "the same records kept whole");
+        assert_eq!(kept_light.iter().map(|k| k.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
+        assert!(kept_light.iter().any(|k| !k.2.plies.is_empty()), "with their moves");
+    }
     use stratego_rules::{CombatResult, Move, RulesetSpec};
 
     const RED: &str = "B32222222S/6655554444/BX98877766/FB3B333B2B";

@@ -15,6 +15,7 @@ use crate::record::GameRecord;
 use crate::run::executor::Entrant;
 use crate::run::referee::GameSettings;
 use crate::run::schedule;
+use stratego_records::GameDigest;
 pub use stratego_records::Position;
 
 /// Everything that decides which games a run plays and how: its hash identifies the plan.
@@ -536,10 +537,86 @@ pub fn records_iter(dir: &Path) -> Result<Box<dyn Iterator<Item = Result<GameRec
     }
     if !is_compact(&path)? {
         let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        return Ok(Box::new(parallel_plain(file, path)));
+        return Ok(Box::new(parallel_plain(file, path, parse_whole)));
     }
     let reader = stratego_records::RecordReader::open(&path).map_err(|e| e.to_string())?;
     Ok(Box::new(reader.map(|r| r.map_err(|e| e.to_string()))))
+}
+
+/// A record read as its digest (all a report or an index row reads of it), its line kept
+/// to read it whole when that is wanted (a viewer page): [`digests_iter`].
+pub struct Digested {
+    /// The record's digest.
+    pub digest: GameDigest,
+    whole: Whole,
+}
+
+/// Where a [`Digested`] record's whole form comes from.
+enum Whole {
+    /// Its line, not parsed yet.
+    Line(Vec<u8>),
+    /// The record, already read.
+    Record(Box<GameRecord>),
+}
+
+impl Digested {
+    /// A record already read whole.
+    pub fn of(record: GameRecord) -> Digested {
+        Digested { digest: GameDigest::of(&record), whole: Whole::Record(Box::new(record)) }
+    }
+
+    /// A record's line (its JSON, with or without its newline) read as a digest, the line
+    /// kept.
+    ///
+    /// # Errors
+    /// The line is not a record's JSON (why, in serde_json's words).
+    pub fn from_line(line: Vec<u8>) -> Result<Digested, String> {
+        parse_digested(line)
+    }
+
+    /// The whole record (its line parsed now, when it was read as a digest).
+    ///
+    /// # Errors
+    /// The line is a digest but not a whole record (a ply's move that is not a move): the
+    /// game named, and why.
+    pub fn record(self) -> Result<GameRecord, String> {
+        match self.whole {
+            Whole::Record(r) => Ok(*r),
+            Whole::Line(line) => {
+                parse_whole(line).map_err(|e| format!("game {}: not a game record: {e}", self.digest.game_id))
+            }
+        }
+    }
+}
+
+/// As [`records_iter`], each record read as its [`Digested`] form: a plain file's lines
+/// parsed without their moves ([`GameDigest::parse`], a few times faster), by up to 4
+/// threads; a compact file's records read whole (their digests made of them).
+///
+/// # Errors
+/// As [`records_iter`]'s.
+pub fn digests_iter(dir: &Path) -> Result<Box<dyn Iterator<Item = Result<Digested, String>>>, String> {
+    let path = records_path(dir)?;
+    if path.exists() && !is_compact(&path)? {
+        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok(Box::new(parallel_plain(file, path, parse_digested)));
+    }
+    Ok(Box::new(records_iter(dir)?.map(|r| r.map(Digested::of))))
+}
+
+/// A plain line as a whole record.
+fn parse_whole(line: Vec<u8>) -> Result<GameRecord, String> {
+    std::str::from_utf8(&line)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str::<GameRecord>(t).map_err(|e| e.to_string()))
+}
+
+/// A plain line as a digest, the line kept.
+fn parse_digested(line: Vec<u8>) -> Result<Digested, String> {
+    let digest = std::str::from_utf8(&line)
+        .map_err(|e| e.to_string())
+        .and_then(|t| GameDigest::parse(t).map_err(|e| e.to_string()))?;
+    Ok(Digested { digest, whole: Whole::Line(line) })
 }
 
 /// Lines of a plain records file handed to the parsing threads at once.
@@ -550,8 +627,8 @@ const BATCH_LINES: usize = 64;
 type LineBatch = (usize, usize, Vec<Vec<u8>>, bool);
 
 /// What a batch's parsing gave, line by line (a torn last line ends the file quietly).
-enum Parsed {
-    Record(Box<GameRecord>),
+enum Parsed<T> {
+    Record(T),
     Bad(String),
     Torn,
 }
@@ -562,12 +639,16 @@ enum Parsed {
 /// torn last line ends the records quietly, a line that is not a record is an error
 /// `FILE:LINE: not a game record: …` (and the last item). Memory: a few batches of lines
 /// per thread. Dropping the iterator stops the threads.
-fn parallel_plain(file: std::fs::File, path: PathBuf) -> impl Iterator<Item = Result<GameRecord, String>> {
+fn parallel_plain<T: Send + 'static>(
+    file: std::fs::File,
+    path: PathBuf,
+    parse: fn(Vec<u8>) -> Result<T, String>,
+) -> impl Iterator<Item = Result<T, String>> {
     use std::io::BufRead;
     use std::sync::mpsc;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
     let (batch_tx, batch_rx) = mpsc::sync_channel::<LineBatch>(2 * workers);
-    let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Vec<Parsed>)>(2 * workers);
+    let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Vec<Parsed<T>>)>(2 * workers);
     let read_path = path.clone();
     let (read_err_tx, read_err_rx) = mpsc::channel::<String>();
     std::thread::spawn(move || {
@@ -611,15 +692,13 @@ fn parallel_plain(file: std::fs::File, path: PathBuf) -> impl Iterator<Item = Re
                 let Ok((seq, first, lines, last)) = next else { return };
                 let count = lines.len();
                 let parsed = lines
-                    .iter()
+                    .into_iter()
                     .enumerate()
                     .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
                     .map(|(i, l)| {
-                        let parse = std::str::from_utf8(l)
-                            .map_err(|e| e.to_string())
-                            .and_then(|t| serde_json::from_str::<GameRecord>(t).map_err(|e| e.to_string()));
-                        match parse {
-                            Ok(r) if l.ends_with(b"\n") => Parsed::Record(Box::new(r)),
+                        let whole_line = l.ends_with(b"\n");
+                        match parse(l) {
+                            Ok(r) if whole_line => Parsed::Record(r),
                             _ if last && i + 1 == count => Parsed::Torn,
                             Ok(_) => Parsed::Torn,
                             Err(e) => Parsed::Bad(format!("{}:{}: not a game record: {e}", path.display(), first + i)),
@@ -634,9 +713,9 @@ fn parallel_plain(file: std::fs::File, path: PathBuf) -> impl Iterator<Item = Re
     }
     drop(out_tx);
     // Batches come back in any order: kept until their turn.
-    let mut waiting: std::collections::BTreeMap<usize, Vec<Parsed>> = std::collections::BTreeMap::new();
+    let mut waiting: std::collections::BTreeMap<usize, Vec<Parsed<T>>> = std::collections::BTreeMap::new();
     let mut next = 0usize;
-    let mut current: std::collections::VecDeque<Parsed> = std::collections::VecDeque::new();
+    let mut current: std::collections::VecDeque<Parsed<T>> = std::collections::VecDeque::new();
     let mut done = false;
     std::iter::from_fn(move || {
         loop {
@@ -644,7 +723,7 @@ fn parallel_plain(file: std::fs::File, path: PathBuf) -> impl Iterator<Item = Re
                 return None;
             }
             match current.pop_front() {
-                Some(Parsed::Record(r)) => return Some(Ok(*r)),
+                Some(Parsed::Record(r)) => return Some(Ok(r)),
                 Some(Parsed::Bad(e)) => {
                     done = true;
                     return Some(Err(e));

@@ -1,0 +1,295 @@
+//! A game record without its moves: what the reports (a match's summary, a tournament's
+//! standings, an SPRT) and an index page's row read of a record, read from a record's line
+//! without building the record.
+//!
+//! A 300-ply record is mostly its plies; building each ply (its move parsed, its fight) is
+//! most of the time a full read takes. [`GameDigest::parse`] reads the same line with every
+//! field the reports do not read skipped (checked as JSON, nothing allocated), and the plies
+//! counted into per-side tallies as they are read. [`GameDigest::of`] makes the same digest
+//! from a record already built: the reports fill themselves from digests either way, so a
+//! report of records read lightly (`merge`) is the report of the same records read whole.
+//!
+//! The line must have the record's shape: every field a record must have is required here
+//! too (a missing one is an error naming it), with the same types where it is read; the
+//! content of a skipped field (a ply's move, a bot's stderr) is checked as JSON only.
+
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+use stratego_protocol::TimeControl;
+use stratego_protocol::record::{GameRecord, RecordPly, RecordResult};
+use stratego_rules::{ByColor, Color};
+
+/// What the reports read of one side's plies in a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideTally {
+    /// Plies the side played.
+    pub moves: u64,
+    /// Of them, plies credited with a machine stall (`stall_us` > 0).
+    pub stall_moves: u64,
+    /// The stall time credited over them, microseconds.
+    pub stall_us: u64,
+    /// Plies that came past their limit, within the margin (`over_us` > 0).
+    pub margin_moves: u64,
+    /// The furthest past its limit such a ply came, microseconds.
+    pub margin_max_us: u64,
+    /// Plies made over the network (`lag_us` present).
+    pub lag_moves: u64,
+    /// Their measured one-way lag summed, microseconds.
+    pub lag_us: u64,
+    /// The largest measured one-way lag, microseconds.
+    pub lag_max_us: u64,
+    /// Lag credited over them (`lag_credit_us`), microseconds.
+    pub lag_credit_us: u64,
+}
+
+impl SideTally {
+    /// Counts one ply of this side.
+    fn add(&mut self, stall_us: u64, over_us: u64, lag_us: Option<u64>, lag_credit_us: u64) {
+        self.moves += 1;
+        if stall_us > 0 {
+            self.stall_moves += 1;
+            self.stall_us += stall_us;
+        }
+        if over_us > 0 {
+            self.margin_moves += 1;
+            self.margin_max_us = self.margin_max_us.max(over_us);
+        }
+        if let Some(lag) = lag_us {
+            self.lag_moves += 1;
+            self.lag_us += lag;
+            self.lag_max_us = self.lag_max_us.max(lag);
+            self.lag_credit_us += lag_credit_us;
+        }
+    }
+}
+
+/// What the reports read of one bot in a game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BotDigest {
+    /// Its name from the bot spec.
+    pub name: String,
+    /// Its think time over the game's moves, microseconds.
+    pub think_us: u64,
+}
+
+/// A game record without its moves: see the module's documentation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameDigest {
+    /// Game id.
+    pub game_id: String,
+    /// Position in the run's schedule.
+    pub index: u32,
+    /// The colour-swapped pair of the game.
+    pub pair: u32,
+    /// The time control (Red's, as the record's `time_control`).
+    pub time_control: TimeControl,
+    /// The bots by colour.
+    pub bots: ByColor<BotDigest>,
+    /// Plies in all.
+    pub plies: u64,
+    /// Each side's plies, tallied.
+    pub sides: ByColor<SideTally>,
+    /// How it ended.
+    pub result: RecordResult,
+}
+
+impl GameDigest {
+    /// The digest of a record already read.
+    pub fn of(record: &GameRecord) -> GameDigest {
+        let mut sides = ByColor::<SideTally>::default();
+        for p in &record.plies {
+            tally(&mut sides, p);
+        }
+        GameDigest {
+            game_id: record.game_id.clone(),
+            index: record.index,
+            pair: record.pair,
+            time_control: record.time_control.clone(),
+            bots: record.bots.as_ref().map(|b| BotDigest { name: b.name.clone(), think_us: b.think_us }),
+            plies: record.plies.len() as u64,
+            sides,
+            result: record.result.clone(),
+        }
+    }
+
+    /// The digest of a record's line (its JSON), the moves not read.
+    ///
+    /// # Errors
+    /// The line is not JSON of a record's shape (serde_json's error: what and where).
+    pub fn parse(line: &str) -> Result<GameDigest, serde_json::Error> {
+        let w: DigestWire = serde_json::from_str(line)?;
+        Ok(GameDigest {
+            game_id: w.game_id,
+            index: w.index,
+            pair: w.pair,
+            time_control: w.time_control,
+            bots: ByColor::new(w.bots.red.0, w.bots.blue.0),
+            plies: w.plies.plies,
+            sides: w.plies.sides,
+            result: w.result,
+        })
+    }
+}
+
+fn tally(sides: &mut ByColor<SideTally>, p: &RecordPly) {
+    sides[p.ply.color].add(p.stall_us, p.over_us, p.lag_us, p.lag_credit_us);
+}
+
+/// A record's line as the digest reads it: the fields a [`GameRecord`] requires are required
+/// (those not used are skipped as [`IgnoredAny`]).
+#[derive(Deserialize)]
+struct DigestWire {
+    game_id: String,
+    index: u32,
+    #[serde(default)]
+    pair: u32,
+    #[serde(rename = "match_seed")]
+    _match_seed: IgnoredAny,
+    #[serde(rename = "seed")]
+    _seed: IgnoredAny,
+    #[serde(rename = "host_version")]
+    _host_version: IgnoredAny,
+    #[serde(rename = "started_unix_ms")]
+    _started: IgnoredAny,
+    #[serde(rename = "duration_ms")]
+    _duration: IgnoredAny,
+    #[serde(rename = "ruleset")]
+    _ruleset: IgnoredAny,
+    time_control: TimeControl,
+    bots: ByColor<BotWire>,
+    #[serde(rename = "deployments")]
+    _deployments: IgnoredAny,
+    plies: PlyTallies,
+    result: RecordResult,
+}
+
+/// A bot as the digest reads it: a record's bot's required fields required.
+struct BotWire(BotDigest);
+
+impl<'de> Deserialize<'de> for BotWire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BotWire, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire {
+            name: String,
+            think_us: u64,
+            #[serde(rename = "command")]
+            _command: IgnoredAny,
+            #[serde(rename = "stderr_tail")]
+            _stderr_tail: IgnoredAny,
+            #[serde(rename = "stderr_bytes")]
+            _stderr_bytes: IgnoredAny,
+            #[serde(rename = "bytes_to_bot")]
+            _to: IgnoredAny,
+            #[serde(rename = "bytes_from_bot")]
+            _from: IgnoredAny,
+        }
+        let w = Wire::deserialize(d)?;
+        Ok(BotWire(BotDigest { name: w.name, think_us: w.think_us }))
+    }
+}
+
+/// The plies, tallied as they are read (none is kept).
+struct PlyTallies {
+    plies: u64,
+    sides: ByColor<SideTally>,
+}
+
+/// A ply as the digest reads it: its colour and timings; its move required but skipped,
+/// its fight skipped.
+#[derive(Deserialize)]
+struct PlyWire {
+    color: Color,
+    #[serde(rename = "move")]
+    _mv: IgnoredAny,
+    #[serde(rename = "time_us")]
+    _time_us: IgnoredAny,
+    #[serde(default)]
+    stall_us: u64,
+    #[serde(default)]
+    over_us: u64,
+    #[serde(default)]
+    lag_us: Option<u64>,
+    #[serde(default)]
+    lag_credit_us: u64,
+}
+
+impl<'de> Deserialize<'de> for PlyTallies {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PlyTallies, D::Error> {
+        struct Plies;
+        impl<'de> Visitor<'de> for Plies {
+            type Value = PlyTallies;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of plies")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PlyTallies, A::Error> {
+                let mut t = PlyTallies { plies: 0, sides: ByColor::default() };
+                while let Some(p) = seq.next_element::<PlyWire>()? {
+                    t.plies += 1;
+                    t.sides[p.color].add(p.stall_us, p.over_us, p.lag_us, p.lag_credit_us);
+                }
+                Ok(t)
+            }
+        }
+        d.deserialize_seq(Plies)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of real shape: two bots, a few plies with every timing field, a fight, a
+    /// fault.
+    fn record() -> GameRecord {
+        let line = r#"{"game_id":"0000000000000001-3","index":3,"pair":1,"match_seed":1,"seed":7,"host_version":"t","started_unix_ms":5,"duration_ms":9,"ruleset":{"name":"classic"},"time_control":{"startup_ms":1,"setup_ms":2,"move_ms":3,"bank_ms":null,"increment_ms":0,"margin_ms":25},"bots":{"red":{"name":"a","command":["x"],"stderr_tail":"tail\n","stderr_bytes":5,"bytes_to_bot":1,"bytes_from_bot":2,"think_us":400},"blue":{"name":"b","command":["y"],"stderr_tail":"","stderr_bytes":0,"bytes_to_bot":1,"bytes_from_bot":2,"think_us":700,"strikes":[]}},"deployments":{"red":null,"blue":null},"plies":[{"color":"red","move":"a4-a5","time_us":10,"stall_us":3},{"color":"blue","move":"b7-b6","time_us":20,"over_us":8,"lag_us":50,"lag_credit_us":40},{"color":"red","move":"a5-a6","time_us":30,"over_us":2},{"color":"blue","move":"b6-b5","time_us":20,"over_us":9,"lag_us":70}],"result":{"winner":"red","reason":"move_timeout","message":"late","faulty":"blue"}}"#;
+        let mut rec: GameRecord = serde_json::from_str(line).expect("a record");
+        rec.plies[2].ply.combat =
+            Some(stratego_rules::Combat::resolve(stratego_rules::Rank::Scout, stratego_rules::Rank::Bomb));
+        rec
+    }
+
+    #[test]
+    fn the_digest_of_a_line_is_the_digest_of_its_record() {
+        let rec = record();
+        let line = serde_json::to_string(&rec).unwrap();
+        let light = GameDigest::parse(&line).unwrap();
+        assert_eq!(light, GameDigest::of(&rec));
+        assert_eq!(light.plies, 4);
+        let (red, blue) = (light.sides.red, light.sides.blue);
+        assert_eq!((red.moves, red.stall_moves, red.stall_us, red.margin_moves, red.margin_max_us), (2, 1, 3, 1, 2));
+        assert_eq!((blue.moves, blue.margin_moves, blue.margin_max_us), (2, 2, 9));
+        assert_eq!((blue.lag_moves, blue.lag_us, blue.lag_max_us, blue.lag_credit_us), (2, 120, 70, 40));
+        assert_eq!(red.lag_moves, 0);
+        assert_eq!((light.bots.red.name.as_str(), light.bots.blue.think_us), ("a", 700));
+        assert_eq!(light.time_control.margin_ms, 25);
+    }
+
+    #[test]
+    fn a_line_without_a_field_a_record_must_have_is_refused_naming_it() {
+        let line = serde_json::to_string(&record()).unwrap();
+        // (The record's own `result`, not its fight's: a fight is skipped, its content unread.)
+        for (name, at) in [
+            ("move", "\"move\":"),
+            ("time_us", "\"time_us\":"),
+            ("ruleset", "\"ruleset\":"),
+            ("stderr_tail", "\"stderr_tail\":"),
+            ("result", "\"result\":{\"winner\""),
+        ] {
+            let broken = line.replacen(at, &at.replacen(name, "renamed", 1), 1);
+            assert_ne!(broken, line);
+            let full = serde_json::from_str::<GameRecord>(&broken).expect_err("the full read refuses it");
+            let light = GameDigest::parse(&broken).expect_err(&format!("so does the digest: {name}"));
+            assert!(light.to_string().contains(&format!("missing field `{name}`")), "{light}");
+            assert!(full.to_string().contains(&format!("missing field `{name}`")), "{full}");
+        }
+        assert!(GameDigest::parse(&line[..line.len() / 2]).is_err(), "a torn line is not a digest");
+        let bad_colour = line.replacen("\"color\":\"red\"", "\"color\":\"green\"", 1);
+        assert!(GameDigest::parse(&bad_colour).is_err(), "a ply's colour is read, and checked");
+        // What the digest skips is checked as JSON only: a move that is no move passes.
+        let bad_move = line.replacen("\"a4-a5\"", "\"nowhere\"", 1);
+        assert!(serde_json::from_str::<GameRecord>(&bad_move).is_err());
+        assert_eq!(GameDigest::parse(&bad_move).unwrap().plies, 4);
+    }
+}
