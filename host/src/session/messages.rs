@@ -148,3 +148,95 @@ pub fn note_unrequested(unrequested: &mut Vec<String>, bot: &str, game_id: &str,
         unrequested.push(text);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use stratego_protocol::Clock as WireClock;
+    use stratego_rules::{Color, Ruleset, Square};
+
+    use super::*;
+
+    /// A classic game from random setups, after `plies` plies of first legal moves.
+    fn game(plies: usize) -> Game {
+        let rules = Ruleset::classic();
+        let mut n = 11u64;
+        let mut next = || {
+            n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            n >> 11
+        };
+        let red = Deployment::random(&rules, Color::Red, &mut next);
+        let blue = Deployment::random(&rules, Color::Blue, &mut next);
+        let mut g = Game::new(rules, &red, &blue).unwrap();
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            g.legal_moves(&mut moves);
+            if g.is_over() || moves.is_empty() {
+                break;
+            }
+            g.play_unchecked(moves[0]);
+        }
+        g
+    }
+
+    /// The setup squares of the side not to move.
+    fn opponent_squares(g: &Game) -> Vec<Square> {
+        g.rules().setup_squares(!g.to_move()).collect()
+    }
+
+    fn request<'a>(game: &'a Game, opponent_setup: &'a [Square]) -> TurnRequest<'a> {
+        TurnRequest {
+            game_id: "g-1",
+            game,
+            clock: WireClock { move_ms: 1000, remaining_ms: Some(5000), opponent_remaining_ms: Some(4000) },
+            budget: Duration::from_secs(1),
+            strike: None,
+            opponent_setup,
+        }
+    }
+
+    fn bytes(msg: &HostMessage) -> String {
+        let mut buf = Vec::new();
+        stratego_protocol::write_host_message(&mut buf, msg);
+        String::from_utf8(buf).unwrap()
+    }
+
+    /// The local session builds each turn in the buffers of its previous one, the remote
+    /// session in new ones: the bot must get the same bytes either way, whatever the
+    /// buffers held, in each view and on its first turn or a later one.
+    #[test]
+    fn a_turn_built_in_used_buffers_is_byte_for_byte_the_turn_built_in_new_ones() {
+        let (before, after) = (game(2), game(8));
+        let (before_squares, after_squares) = (opponent_squares(&before), opponent_squares(&after));
+        let old = request(&before, &before_squares);
+        let now = request(&after, &after_squares);
+        let plies = after.history()[6..].to_vec();
+        assert_eq!(plies.len(), 2, "the game went on");
+        for full_view in [true, false] {
+            for first in [true, false] {
+                let fresh =
+                    turn(&now, full_view, first, TurnBuffers { plies: plies.clone(), ..TurnBuffers::default() });
+                // Buffers that held another turn, in the other view (or the same one).
+                for old_view in [true, false] {
+                    let held = turn(
+                        &old,
+                        old_view,
+                        true,
+                        TurnBuffers { plies: before.history().to_vec(), ..TurnBuffers::default() },
+                    );
+                    let mut used = TurnBuffers::take_back(held);
+                    assert!(used.plies.is_empty(), "the plies told are not told again");
+                    used.plies.extend_from_slice(&plies);
+                    let reused = turn(&now, full_view, first, used);
+                    assert_eq!(bytes(&reused), bytes(&fresh), "full view {full_view}, first {first}, old {old_view}");
+                }
+                let HostMessage::Turn(t) = fresh else { panic!("a turn") };
+                assert_eq!(t.pieces.is_empty(), !full_view);
+                assert_eq!(t.captured.is_some(), full_view);
+                assert_eq!(t.opponent_squares.is_some(), !full_view && first);
+                assert_eq!((t.ply, t.plies), (8, plies.clone()));
+            }
+        }
+    }
+}
