@@ -488,14 +488,7 @@ impl BotSession for JsonSession {
         self.add_note(note);
         self.turn_buffers = TurnBuffers::take_back(turn);
         let answer = answer?;
-        let value = match answer.value {
-            BotMessage::Move(m) => Decision::Move(m.mv),
-            BotMessage::Resign(_) => Decision::Resign,
-            other => {
-                self.failed = true;
-                return Err(unexpected(&other, "\"move\" or \"resign\""));
-            }
-        };
+        let value = messages::decision(answer.value).inspect_err(|_| self.failed = true)?;
         Ok(Timed { value, took: answer.took, stall_credit: answer.stall_credit, lag: None })
     }
 

@@ -9,7 +9,7 @@ use stratego_protocol::{
 use stratego_rules::{Deployment, Game, Move, Ply, ViewPiece};
 
 use crate::reason::{Fault, Reason};
-use crate::session::{GameEnd, GameStart, SessionError, TurnRequest};
+use crate::session::{Decision, GameEnd, GameStart, SessionError, TurnRequest};
 
 /// `info` lines kept per game and bot.
 pub const MAX_INFO_LINES: usize = 200;
@@ -118,6 +118,18 @@ pub fn game_over(end: &GameEnd<'_>, plies: Vec<Ply>) -> HostMessage {
             .map(|d| d.pieces().iter().map(|&(square, rank)| Placement { square, rank }).collect())
             .unwrap_or_default(),
     })
+}
+
+/// What a turn's answer decides: a `move` or `resign`; anything else is the bot's fault.
+///
+/// # Errors
+/// `unexpected_message` for another message.
+pub fn decision(answer: BotMessage) -> Result<Decision, SessionError> {
+    match answer {
+        BotMessage::Move(m) => Ok(Decision::Move(m.mv)),
+        BotMessage::Resign(_) => Ok(Decision::Resign),
+        other => Err(unexpected(&other, "\"move\" or \"resign\"")),
+    }
 }
 
 /// The fault of a bot that sent `got` when `wanted` (in words) was expected.

@@ -520,14 +520,7 @@ impl BotSession for RemoteSession {
             Resend { setup, request: turn_message(req, false, game.history().to_vec(), true) }
         };
         let answer = self.ask(&turn, req.budget, Some(game.ply_count()), true, Some(&resend)).await?;
-        let value = match answer.value {
-            BotMessage::Move(m) => Decision::Move(m.mv),
-            BotMessage::Resign(_) => Decision::Resign,
-            other => {
-                self.failed = true;
-                return Err(unexpected(&other, "\"move\" or \"resign\""));
-            }
-        };
+        let value = messages::decision(answer.value).inspect_err(|_| self.failed = true)?;
         Ok(Timed { value, took: answer.took, stall_credit: Duration::ZERO, lag: answer.lag })
     }
 
