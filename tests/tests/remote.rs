@@ -14,6 +14,8 @@ use stratego_tests::{CALM_CLOCK, TempDir, bin, host_bin, records, wait_for};
 struct Host {
     child: Child,
     port: u16,
+    /// It said it listens on `wss://` (with `--tls-cert`).
+    tls: bool,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -33,22 +35,24 @@ impl Host {
         let keep = stderr.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("on ws://127.0.0.1:").nth(1) {
-                    let _ = tx.send(rest.trim().parse::<u16>().unwrap_or(0));
+                for (scheme, tls) in [("ws", false), ("wss", true)] {
+                    if let Some(rest) = line.split(&format!("on {scheme}://127.0.0.1:")).nth(1) {
+                        let _ = tx.send((rest.trim().parse::<u16>().unwrap_or(0), tls));
+                    }
                 }
                 let mut s = keep.lock().unwrap();
                 s.push_str(&line);
                 s.push('\n');
             }
         });
-        let port = match rx.recv_timeout(Duration::from_secs(60)) {
+        let (port, tls) = match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(p) => p,
             Err(_) => {
                 let _ = child.kill();
                 panic!("the host did not say where it listens: {}", stderr.lock().unwrap());
             }
         };
-        Host { child, port, stderr }
+        Host { child, port, tls, stderr }
     }
 
     fn url(&self) -> String {
@@ -59,16 +63,33 @@ impl Host {
         self.stderr.lock().unwrap().clone()
     }
 
-    /// Waits for the host to exit (at most `limit`); its exit code and stdout.
-    fn finish(mut self, limit: Duration) -> (i32, String, String) {
+    /// Waits for the host to exit (at most `limit`); its exit code, stdout and stderr.
+    fn finish(self, limit: Duration) -> (i32, String, String) {
+        let (code, out, err, _) = self.finish_with_peak(limit);
+        (code, out, err)
+    }
+
+    /// [`Host::finish`], and the host's peak resident memory in MiB: the high-water mark of
+    /// its own address space (`VmHWM`), as /proc last showed it before it exited. (Not its
+    /// summary's "host peak RSS": getrusage's figure starts from the peak of the process
+    /// that spawned it, carried over the exec, here this test binary with every test
+    /// running in it.)
+    fn finish_with_peak(mut self, limit: Duration) -> (i32, String, String, f64) {
         let start = Instant::now();
+        let status_file = format!("/proc/{}/status", self.child.id());
+        let mut peak_kib = 0u64;
         loop {
+            let hwm = std::fs::read_to_string(&status_file).ok().and_then(|status| {
+                let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+                line.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()
+            });
+            peak_kib = peak_kib.max(hwm.unwrap_or(0));
             if let Some(status) = self.child.try_wait().unwrap() {
                 let mut out = String::new();
                 self.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
                 // Let the stderr thread take the last lines.
                 std::thread::sleep(Duration::from_millis(100));
-                return (status.code().unwrap_or(-1), out, self.stderr());
+                return (status.code().unwrap_or(-1), out, self.stderr(), peak_kib as f64 / 1024.0);
             }
             if start.elapsed() > limit {
                 let _ = self.child.kill();
@@ -97,10 +118,18 @@ impl Drop for Client {
 }
 
 impl Client {
-    fn start(url: &str, token_file: &Path, bot: &[&str]) -> Client {
+    /// `stratego-host connect URL --token-file F --retry-s 30 -- BOT`.
+    fn start(url: &str, token_file: &Path, bot: &[impl AsRef<std::ffi::OsStr>]) -> Client {
+        Client::start_with(url, token_file, &["--retry-s", "30"], bot)
+    }
+
+    /// `stratego-host connect URL --token-file F OPTIONS -- BOT`.
+    fn start_with(url: &str, token_file: &Path, options: &[&str], bot: &[impl AsRef<std::ffi::OsStr>]) -> Client {
         Client(
             Command::new(host_bin())
-                .args(["connect", url, "--token-file", token_file.to_str().unwrap(), "--retry-s", "30", "--"])
+                .args(["connect", url, "--token-file", token_file.to_str().unwrap()])
+                .args(options)
+                .arg("--")
                 .args(bot)
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -169,8 +198,31 @@ fn sample_bot() -> Vec<String> {
     vec![host_bin().display().to_string(), "sample-bot".to_owned()]
 }
 
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
+/// The misbehaving test bot's command line with `args`.
+fn misbehaving_bot(args: &[&str]) -> Vec<String> {
+    std::iter::once(bin("misbehaving-bot").display().to_string()).chain(args.iter().map(|a| a.to_string())).collect()
+}
+
+/// `stratego-host match sample-bot REMOTE --games GAMES --out OUT EXTRA` listening on
+/// 127.0.0.1 (see [`Host::start`]), with a calm clock unless `extra` sets one.
+fn remote_match(remote: &str, games: u32, out: &Path, extra: &[&str]) -> Host {
+    let games = games.to_string();
+    let mut args = vec!["match", "sample-bot", remote, "--games", &games, "--out", out.to_str().unwrap()];
+    if !stratego_tests::sets_clock(extra) {
+        args.extend(CALM_CLOCK);
+    }
+    args.extend(extra);
+    Host::start(&args)
+}
+
+/// The token in a token file, as a raw client sends it.
+fn token_text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap().trim().to_owned()
+}
+
+/// The side the bot named `name` played in record `r`.
+fn side_of(r: &serde_json::Value, name: &str) -> &'static str {
+    if r["bots"]["red"]["name"] == name { "red" } else { "blue" }
 }
 
 #[test]
@@ -193,28 +245,14 @@ fn the_token_command_writes_once_with_mode_0600_and_never_overwrites() {
 }
 
 #[test]
-fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
+fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one_and_sends_the_same_lines() {
     let dir = TempDir::new("remote-match");
     let page_addr = format!("127.0.0.1:{}", free_port());
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("far", &sha),
-        "--games",
-        "2",
-        "--seed",
-        "3",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-        "--connect-timeout",
-        "60",
-        "--serve",
-        &page_addr,
-    ]);
+    let remote_logs = format!("{}/", dir.join("remote-logs").display());
+    let remote_args = ["--seed", "3", "--log-protocol", &remote_logs, "--connect-timeout", "60", "--serve", &page_addr];
+    let host = remote_match(&remote_spec("far", &sha), 2, &out, &remote_args);
     // --serve at another address than --listen: two listeners, each serving its own (the
     // host waits for the remote bot, so both are up).
     let (status, _, body) = http_get(&page_addr, "/");
@@ -222,7 +260,10 @@ fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
     assert!(String::from_utf8_lossy(&body).contains("<html"), "the live page");
     let (status, _, _) = http_get(&format!("127.0.0.1:{}", host.port), "/");
     assert_ne!(status, 200, "the bots' listener serves no page of its own");
-    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    // Not the opponent's command line: the two bots are not the same program, so that the
+    // local match below deals them the same seeds (it would not for one program).
+    let far_bot = [&sample_bot()[..], &["--strategy".to_owned(), "heuristic".to_owned()]].concat();
+    let client = Client::start(&host.url(), &tf, &far_bot);
     let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("far"), "{stdout}");
@@ -232,7 +273,7 @@ fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
     assert_eq!(recs.len(), 2);
     for r in &recs {
         assert!(!r["result"]["reason"].as_str().unwrap().contains("timeout"), "{}", r["result"]);
-        let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+        let far = side_of(r, "far");
         assert_eq!(r["bots"][far]["command"][0], "remote:far");
         assert_eq!(r["bots"][far]["reported_name"], "sample-bot-heuristic", "the bot behind connect answered");
         assert!(r["bots"][far]["process_note"].as_str().unwrap().contains("remote, connected from 127.0.0.1"));
@@ -242,6 +283,39 @@ fn a_match_between_a_local_and_a_remote_bot_is_recorded_like_a_local_one() {
             assert!(p["lag_credit_us"].as_u64().unwrap_or(0) <= 50_000, "{p}");
         }
     }
+    // The same match with `far` a local bot: the host sends it the same lines, byte for byte
+    // (the same deterministic bot, seeds and clocks; a move limit only, so no bank in
+    // `clock`). A local process plays both games and is told `quit` once at the end; a
+    // remote bot is told at the end of each game (one game a connection lease): the `quit`
+    // lines are left out, as is the local bot's start-up check before the games.
+    let local_logs = format!("{}/", dir.join("local-logs").display());
+    let local = serde_json::json!({"name": "far", "command": far_bot}).to_string();
+    stratego_tests::ok(&stratego_tests::run_match(&[
+        "sample-bot",
+        &local,
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--log-protocol",
+        &local_logs,
+    ]));
+    let sent_to_far = |logs: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(Path::new(logs).join("far.log")).expect("far's protocol log");
+        text.lines()
+            .filter_map(|l| l.split_once(' ').map(|(_time, rest)| rest.to_owned()))
+            // Only the games' lines: not the local bot's start-up check (game `preflight`).
+            .filter(|l| l.contains(" > ") && !l.starts_with("far preflight "))
+            .filter(|l| !l.ends_with(r#" > {"type":"quit"}"#))
+            .collect()
+    };
+    let (remote_lines, local_lines) = (sent_to_far(&remote_logs), sent_to_far(&local_logs));
+    assert!(remote_lines.iter().filter(|l| l.contains(r#" > {"type":"turn""#)).count() >= 10, "{remote_lines:?}");
+    assert_eq!(remote_lines.iter().filter(|l| l.contains(r#" > {"type":"game_over""#)).count(), 2);
+    for (i, (r, l)) in remote_lines.iter().zip(&local_lines).enumerate() {
+        assert_eq!(r, l, "line {i} sent to far: remote (left) and local (right)");
+    }
+    assert_eq!(remote_lines.len(), local_lines.len(), "as many lines sent to far");
 }
 
 #[test]
@@ -249,17 +323,7 @@ fn a_remote_bot_that_never_connects_forfeits_with_a_reason_that_says_so() {
     let dir = TempDir::new("remote-absent");
     let (_, sha) = token(&dir, "ghost");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("ghost", &sha),
-        "--games",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-        "--connect-timeout",
-        "0.5",
-    ]);
+    let host = remote_match(&remote_spec("ghost", &sha), 1, &out, &["--connect-timeout", "0.5"]);
     let (code, _, stderr) = host.finish(Duration::from_secs(60));
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("waiting for remote bot ghost to connect"), "{stderr}");
@@ -282,9 +346,20 @@ fn remote_bots_need_listen_and_a_token_and_no_command() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("64 hex digits"), "{out:?}");
 }
 
-/// A raw WebSocket client on its own runtime.
+/// A runtime for raw WebSocket clients.
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// Runs a raw client on a thread and a runtime of its own; its result comes on the channel.
+fn raw_client<T: Send + 'static>(
+    client: impl std::future::Future<Output = T> + Send + 'static,
+) -> std::sync::mpsc::Receiver<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(runtime().block_on(client));
+    });
+    rx
 }
 
 /// The HTTP status and body of a refused handshake with `token` (None: no header).
@@ -310,17 +385,7 @@ fn wrong_and_missing_tokens_and_a_second_client_are_refused_with_clear_reasons()
     let (tf, sha) = token(&dir, "far");
     let (wrong, _) = token(&dir, "stranger");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("far", &sha),
-        "--games",
-        "1",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let host = remote_match(&remote_spec("far", &sha), 1, &out, &[]);
     let url = host.url();
     let rt = runtime();
     let (status, body) = rt.block_on(refused(&url, None));
@@ -330,14 +395,13 @@ fn wrong_and_missing_tokens_and_a_second_client_are_refused_with_clear_reasons()
     assert_eq!(status, 401);
     assert!(body.contains("invalid token"), "{body}");
     // The real client with a wrong token stops at once and says why.
-    let (code, err) = Client::start(&url, &wrong, &strs(&sample_bot())).finish(Duration::from_secs(20));
+    let (code, err) = Client::start(&url, &wrong, &sample_bot()).finish(Duration::from_secs(20));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("invalid token"), "{err}");
     // The right one plays; a second client with the same token is refused while it is on.
-    let client = Client::start(&url, &tf, &strs(&sample_bot()));
+    let client = Client::start(&url, &tf, &sample_bot());
     assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("remote bot far connected")));
-    let tok = std::fs::read_to_string(&tf).unwrap();
-    let (status, body) = rt.block_on(refused(&url, Some(tok.trim())));
+    let (status, body) = rt.block_on(refused(&url, Some(&token_text(&tf))));
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("connected already"), "{body}");
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
@@ -353,21 +417,12 @@ fn idle_and_slow_loris_connections_are_capped_and_timed_out_and_the_bot_still_pl
     let dir = TempDir::new("remote-loris");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
+    let host = remote_match(
         &remote_spec("far", &sha),
-        "--games",
-        "1",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-        "--handshake-timeout-ms",
-        "800",
-        "--max-unauthenticated",
-        "8",
-    ]);
+        1,
+        &out,
+        &["--handshake-timeout-ms", "800", "--max-unauthenticated", "8"],
+    );
     let addr = format!("127.0.0.1:{}", host.port);
     // 500 idle connections: all but the first 8 are closed at once.
     let mut idle: Vec<TcpStream> = (0..500).map(|_| TcpStream::connect(&addr).unwrap()).collect();
@@ -400,7 +455,7 @@ fn idle_and_slow_loris_connections_are_capped_and_timed_out_and_the_bot_still_pl
     // Every idle one is gone after the handshake limit.
     assert!(idle[..8].iter_mut().all(|s| is_closed(s, Duration::from_secs(5))));
     drop(idle);
-    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let client = Client::start(&host.url(), &tf, &sample_bot());
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("no handshake within 800 ms"), "{stderr}");
@@ -444,25 +499,12 @@ fn bad_frame_forfeits(name: &str, bad: tokio_tungstenite::tungstenite::Message, 
     let dir = TempDir::new(name);
     let (tf, sha) = token(&dir, "raw");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("raw", &sha),
-        "--games",
-        "1",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--max-line",
-        "4096",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let tok = std::fs::read_to_string(&tf).unwrap();
-    let url = host.url();
-    let t = std::thread::spawn(move || runtime().block_on(raw_bot(&url, tok.trim(), bad)));
+    let host = remote_match(&remote_spec("raw", &sha), 1, &out, &["--max-line", "4096"]);
+    let (url, tok) = (host.url(), token_text(&tf));
+    let done = raw_client(async move { raw_bot(&url, &tok, bad).await });
     let (code, _, stderr) = host.finish(Duration::from_secs(60));
     assert_eq!(code, 0, "{stderr}");
-    let _ = t.join();
+    let _ = done.recv_timeout(Duration::from_secs(30));
     let recs = records(&out);
     assert_eq!(recs[0]["result"]["reason"], reason, "{}", recs[0]["result"]);
     assert!(recs[0]["result"]["message"].as_str().unwrap().contains(words), "{}", recs[0]["result"]);
@@ -491,45 +533,25 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
     // The first client's bot never answers its first turn and logs every line it gets: once
     // the log holds a turn, the client is surely killed mid-move (no sleep guesses when).
     let hung = |log: &Path| {
-        [
-            bin("misbehaving-bot").display().to_string(),
-            "--misbehave".into(),
-            "move-timeout".into(),
-            "--at".into(),
-            "1".into(),
-            "--view-moves".into(),
-            "--log".into(),
-            log.display().to_string(),
-        ]
+        misbehaving_bot(&["--misbehave", "move-timeout", "--at", "1", "--view-moves", "--log", log.to_str().unwrap()])
     };
     let mid_move = |log: &Path| std::fs::read_to_string(log).is_ok_and(|l| l.contains(r#""type":"turn""#));
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
+    let host = remote_match(
         &remote_spec("far", &sha),
-        "--games",
-        "2",
-        "--max-plies",
-        "6",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-        "--setups",
-        &book,
-        "--reconnect-s",
-        "30",
-    ]);
+        2,
+        &out,
+        &["--max-plies", "6", "--setups", &book, "--reconnect-s", "30"],
+    );
     let log1 = dir.join("first.log");
-    let first = Client::start(&host.url(), &tf, &strs(&hung(&log1)));
+    let first = Client::start(&host.url(), &tf, &hung(&log1));
     assert!(wait_for(Duration::from_secs(30), || mid_move(&log1)), "{}", host.stderr());
     drop(first); // SIGKILL: the connection ends mid-move (its bot process with it)
     assert!(wait_for(Duration::from_secs(30), || host.stderr().contains("lost its connection")), "{}", host.stderr());
     // The second client's bot keeps its own board (`--view-moves`: it exits, a crash, when
     // the board it was told of does not fit its legal moves) and plays one game a process
     // (`--one-game`: it exits after game_over, and at a second hello).
-    let own_board = [bin("misbehaving-bot").display().to_string(), "--view-moves".into(), "--one-game".into()];
-    let second = Client::start(&host.url(), &tf, &strs(&own_board));
+    let own_board = misbehaving_bot(&["--view-moves", "--one-game"]);
+    let second = Client::start(&host.url(), &tf, &own_board);
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     drop(second);
@@ -539,7 +561,7 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
     // The fresh process behind the second client was greeted, given its own setup (fixed)
     // and every ply so far, and the opponent's setup squares: its board fits.
     assert_eq!(r["result"]["reason"], "ply_limit", "the game went on to its end: {}", r["result"]);
-    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    let far = side_of(r, "far");
     let note = r["bots"][far]["process_note"].as_str().unwrap();
     assert!(note.contains("connection lost") && note.contains("sent again"), "{note}");
     // The second game: `connect` started a fresh process for it (the first one exited after
@@ -548,23 +570,9 @@ fn a_client_that_vanishes_mid_move_and_comes_back_resumes_and_one_that_does_not_
 
     // Gone past the window: forfeit, reason disconnected.
     let out2 = dir.join("out2");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("far", &sha),
-        "--games",
-        "1",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out2.to_str().unwrap(),
-        "--setups",
-        &book,
-        "--reconnect-s",
-        "1",
-    ]);
+    let host = remote_match(&remote_spec("far", &sha), 1, &out2, &["--setups", &book, "--reconnect-s", "1"]);
     let log2 = dir.join("second.log");
-    let first = Client::start(&host.url(), &tf, &strs(&hung(&log2)));
+    let first = Client::start(&host.url(), &tf, &hung(&log2));
     assert!(wait_for(Duration::from_secs(30), || mid_move(&log2)), "{}", host.stderr());
     drop(first);
     let (code, _, stderr) = host.finish(Duration::from_secs(60));
@@ -619,8 +627,8 @@ token_file = "python.sha256"
         Host::start(&["tournament", config.to_str().unwrap(), "--max-plies", "60", "--out", out.to_str().unwrap()]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let py = root.join("examples/python/bot.py").display().to_string();
-    let a = Client::start(&host.url(), &tf_sample, &strs(&sample_bot()));
-    let b = Client::start(&host.url(), &tf_python, &["python3", &py]);
+    let a = Client::start(&host.url(), &tf_sample, &sample_bot());
+    let b = Client::start(&host.url(), &tf_python, &["python3", py.as_str()]);
     let (code, stdout, stderr) = host.finish(Duration::from_secs(180));
     assert_eq!(code, 0, "{stderr}");
     for name in ["sample-bot-random", "sample-bot-heuristic", "far-sample", "far-python"] {
@@ -646,62 +654,23 @@ token_file = "python.sha256"
 fn a_remote_bot_connects_over_tls_with_the_organisers_certificate() {
     let dir = TempDir::new("remote-tls");
     let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    std::fs::write(dir.join("cert.pem"), cert.cert.pem()).unwrap();
-    std::fs::write(dir.join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+    let (cert_pem, key_pem) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_pem, cert.cert.pem()).unwrap();
+    std::fs::write(&key_pem, cert.signing_key.serialize_pem()).unwrap();
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    let mut child = Command::new(host_bin())
-        .args(["match", "sample-bot", &remote_spec("far", &sha), "--games", "1", "--max-plies", "40"])
-        .args(CALM_CLOCK)
-        .args(["--out", out.to_str().unwrap(), "--listen", "127.0.0.1:0"])
-        .args([
-            "--tls-cert",
-            dir.join("cert.pem").to_str().unwrap(),
-            "--tls-key",
-            dir.join("key.pem").to_str().unwrap(),
-        ])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let port = loop {
-        let line = lines.next().expect("a listening line").unwrap();
-        if let Some(rest) = line.split("on wss://127.0.0.1:").nth(1) {
-            break rest.trim().parse::<u16>().unwrap();
-        }
-    };
-    std::thread::spawn(move || lines.for_each(drop));
-    let url = format!("wss://localhost:{port}");
+    let tls = ["--max-plies", "40", "--tls-cert", cert_pem.to_str().unwrap(), "--tls-key", key_pem.to_str().unwrap()];
+    let host = remote_match(&remote_spec("far", &sha), 1, &out, &tls);
+    assert!(host.tls, "the host listens on wss://");
+    let url = format!("wss://localhost:{}", host.port);
     // Without the certificate, the client does not trust the host (and keeps trying).
-    let mut untrusting = Command::new(host_bin())
-        .args(["connect", &url, "--token-file", tf.to_str().unwrap(), "--retry-s", "0", "--"])
-        .args(sample_bot())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = String::new();
-    untrusting.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    assert_eq!(untrusting.wait().unwrap().code(), Some(1), "{err}");
+    let untrusting = Client::start_with(&url, &tf, &["--retry-s", "0"], &sample_bot());
+    let (code, err) = untrusting.finish(Duration::from_secs(60));
+    assert_eq!(code, 1, "{err}");
     assert!(err.contains("TLS") && err.to_lowercase().contains("certificate"), "{err}");
-    let client = Client(
-        Command::new(host_bin())
-            .args([
-                "connect",
-                &url,
-                "--token-file",
-                tf.to_str().unwrap(),
-                "--ca",
-                dir.join("cert.pem").to_str().unwrap(),
-            ])
-            .arg("--")
-            .args(sample_bot())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    assert!(wait_for(Duration::from_secs(120), || child.try_wait().unwrap().is_some()), "the match ends");
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let client = Client::start_with(&url, &tf, &["--retry-s", "30", "--ca", cert_pem.to_str().unwrap()], &sample_bot());
+    let (code, _, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "the match ends: {stderr}");
     drop(client);
     let recs = records(&out);
     assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
@@ -753,36 +722,21 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
     let times = dir.join("times");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
+    let host = remote_match(
         &remote_spec("far", &sha),
-        "--games",
-        "1",
-        "--max-plies",
-        "24",
-        "--move-time",
-        "1",
-        "--heartbeat-ms",
-        "200",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        1,
+        &out,
+        &["--max-plies", "24", "--move-time", "1", "--heartbeat-ms", "200"],
+    );
     let proxy = delaying_proxy(host.port, Duration::from_millis(DELAY_MS));
-    let bot = [
-        bin("misbehaving-bot").display().to_string(),
-        "--think-ms".into(),
-        "900".into(),
-        "--times".into(),
-        times.display().to_string(),
-    ];
-    let client = Client::start(&format!("ws://127.0.0.1:{proxy}"), &tf, &strs(&bot));
+    let bot = misbehaving_bot(&["--think-ms", "900", "--times", times.to_str().unwrap()]);
+    let client = Client::start(&format!("ws://127.0.0.1:{proxy}"), &tf, &bot);
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     drop(client);
     let r = &records(&out)[0];
     assert_eq!(r["result"]["reason"], "ply_limit", "no move lost on time: {}", r["result"]);
-    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    let far = side_of(r, "far");
     let think: Vec<u64> = std::fs::read_to_string(&times).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect();
     let moves: Vec<&serde_json::Value> = r["plies"].as_array().unwrap().iter().filter(|p| p["color"] == far).collect();
     assert_eq!(moves.len(), think.len(), "a time per move");
@@ -810,33 +764,16 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
     let dir = TempDir::new("remote-replay");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
+    let host = remote_match(
         &remote_spec("far", &sha),
-        "--games",
-        "1",
-        "--max-plies",
-        "20",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-        "--setups",
-        &book,
-        "--reconnect-s",
-        "0.5",
-    ]);
+        1,
+        &out,
+        &["--max-plies", "20", "--setups", &book, "--reconnect-s", "0.5"],
+    );
     // The first client's bot never answers its setup: it is gone before any move.
     let log = dir.join("first.log");
-    let hang = [
-        bin("misbehaving-bot").display().to_string(),
-        "--misbehave".into(),
-        "setup-timeout".into(),
-        "--log".into(),
-        log.display().to_string(),
-    ];
-    let first = Client::start(&host.url(), &tf, &strs(&hang));
+    let hang = misbehaving_bot(&["--misbehave", "setup-timeout", "--log", log.to_str().unwrap()]);
+    let first = Client::start(&host.url(), &tf, &hang);
     // Killed once its setup was asked for (its log says so), before it could answer.
     let asked = || std::fs::read_to_string(&log).is_ok_and(|l| l.contains(r#""type":"setup_request""#));
     assert!(wait_for(Duration::from_secs(30), asked), "{}", host.stderr());
@@ -846,7 +783,7 @@ fn a_game_whose_first_move_was_never_made_is_aborted_and_played_again_not_forfei
         "{}",
         host.stderr()
     );
-    let second = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let second = Client::start(&host.url(), &tf, &sample_bot());
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     drop(second);
@@ -861,30 +798,10 @@ fn a_bot_that_crashes_behind_connect_loses_with_reason_crash_and_the_next_game_g
     let dir = TempDir::new("remote-crash");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("far", &sha),
-        "--games",
-        "2",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-        "--setups",
-        &book,
-        "--reconnect-s",
-        "30",
-    ]);
+    let host = remote_match(&remote_spec("far", &sha), 2, &out, &["--setups", &book, "--reconnect-s", "30"]);
     // Exits with status 1 at its second turn, in each game.
-    let crashing = [
-        bin("misbehaving-bot").display().to_string(),
-        "--misbehave".into(),
-        "exit-1".into(),
-        "--at".into(),
-        "2".into(),
-    ];
-    let client = Client::start(&host.url(), &tf, &strs(&crashing));
+    let crashing = misbehaving_bot(&["--misbehave", "exit-1", "--at", "2"]);
+    let client = Client::start(&host.url(), &tf, &crashing);
     let (code, _, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     // After the crash in the last game, connect reconnects for a next game: when the host
@@ -904,7 +821,7 @@ fn a_bot_that_crashes_behind_connect_loses_with_reason_crash_and_the_next_game_g
     let recs = records(&out);
     assert_eq!(recs.len(), 2, "both games played: a fresh process for the second");
     for r in &recs {
-        let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+        let far = side_of(r, "far");
         assert_eq!(r["result"]["reason"], "crash", "{}", r["result"]);
         assert_ne!(r["result"]["winner"], far, "{}", r["result"]);
         let message = r["result"]["message"].as_str().unwrap();
@@ -957,28 +874,15 @@ fn one_listener_serves_the_live_page_and_the_remote_bots_and_the_page_shows_thei
     if Command::new("python3").arg("--version").output().is_err() {
         return stratego_tests::skip("one listener", "no python3 for the scripted bot");
     }
+    let book = book();
     let dir = TempDir::new("remote-one-listener");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("out");
     let gate = dir.join("gate");
-    // --serve and --listen (added by Host::start) name the same ADDR: one listener.
-    let host = Host::start(&[
-        "match",
-        "sample-bot",
-        &remote_spec("far", &sha),
-        "--games",
-        "1",
-        "--max-plies",
-        "30",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-        "--serve",
-        "127.0.0.1:0",
-        "--handshake-timeout-ms",
-        "800",
-    ]);
+    // --serve and --listen (added by Host::start) name the same ADDR: one listener. The
+    // book's setups: the game surely reaches the bot's 4th turn and --max-plies.
+    let serve = ["--max-plies", "30", "--setups", &book, "--serve", "127.0.0.1:0", "--handshake-timeout-ms", "800"];
+    let host = remote_match(&remote_spec("far", &sha), 1, &out, &serve);
     let addr = format!("127.0.0.1:{}", host.port);
     assert!(
         wait_for(Duration::from_secs(30), || host
@@ -1024,7 +928,7 @@ fn one_listener_serves_the_live_page_and_the_remote_bots_and_the_page_shows_thei
     let r = &records(&out)[0];
     assert_eq!(r["result"]["reason"], "ply_limit", "{}", r["result"]);
     // What the page showed is what the records say: the median of the moves' lag_us.
-    let far = if r["bots"]["red"]["name"] == "far" { "red" } else { "blue" };
+    let far = side_of(r, "far");
     assert!(r["plies"].as_array().unwrap().iter().filter(|p| p["color"] == far).all(|p| p["lag_us"].is_u64()));
 }
 
@@ -1100,32 +1004,13 @@ async fn first_move_then(url: &str, token: &str, then: &str) -> u64 {
 fn a_silent_open_connection_is_gone_within_its_heartbeats_and_a_client_that_never_reads_is_dropped_in_bounded_memory() {
     let dir = TempDir::new("remote-silent");
     let (tf, sha) = token(&dir, "raw");
-    let tok = std::fs::read_to_string(&tf).unwrap().trim().to_owned();
+    let tok = token_text(&tf);
     for what in ["silent", "flood"] {
         let out = dir.join(what);
-        let host = Host::start(&[
-            "match",
-            "sample-bot",
-            &remote_spec("raw", &sha),
-            "--games",
-            "1",
-            CALM_CLOCK[0],
-            CALM_CLOCK[1],
-            "--out",
-            out.to_str().unwrap(),
-            "--heartbeat-ms",
-            "100",
-            "--reconnect-s",
-            "0.5",
-        ]);
+        let host = remote_match(&remote_spec("raw", &sha), 1, &out, &["--heartbeat-ms", "100", "--reconnect-s", "0.5"]);
         let (url, tok) = (host.url(), tok.clone());
-        let what_owned = what.to_owned();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let sent = runtime().block_on(first_move_then(&url, &tok, &what_owned));
-            let _ = tx.send(sent);
-        });
-        let (code, stdout, stderr) = host.finish(Duration::from_secs(60));
+        let rx = raw_client(async move { first_move_then(&url, &tok, what).await });
+        let (code, _, stderr, peak) = host.finish_with_peak(Duration::from_secs(60));
         assert_eq!(code, 0, "{stderr}");
         let r = &records(&out)[0];
         let message = r["result"]["message"].as_str().unwrap();
@@ -1145,37 +1030,27 @@ fn a_silent_open_connection_is_gone_within_its_heartbeats_and_a_client_that_neve
             );
             let sent = rx.recv_timeout(Duration::from_secs(60)).expect("the flooding client stopped");
             // What it sent did not stay in the host: its peak memory is the usual.
-            let peak: f64 = stdout
-                .split("host peak RSS ")
-                .nth(1)
-                .and_then(|t| t.split(' ').next())
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| panic!("the peak RSS in the summary: {stdout}"));
             assert!(sent > 1 << 20, "it sent {sent} bytes");
-            assert!(peak < 100.0, "host peak RSS {peak} MiB after a client sent {sent} bytes without reading");
+            assert!(
+                peak < 100.0,
+                "host peak resident memory {peak:.1} MiB after a client sent {sent} bytes without reading"
+            );
         }
     }
 }
 
 #[test]
 fn sprt_and_ladder_play_take_a_remote_bot_through_connect() {
+    let book = book();
     let dir = TempDir::new("remote-sprt-ladder");
     let (tf, sha) = token(&dir, "far");
     let out = dir.join("sprt");
-    let host = Host::start(&[
-        "sprt",
-        &remote_spec("far", &sha),
-        "sample-bot --strategy random",
-        "--max-games",
-        "2",
-        "--max-plies",
-        "20",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    // Both games reach --max-plies (the book's setups: no flag taken at the first ply).
+    let played = ["--max-plies", "20", CALM_CLOCK[0], CALM_CLOCK[1], "--setups", &book];
+    let spec = remote_spec("far", &sha);
+    let sprt = ["sprt", &spec, "sample-bot --strategy random", "--max-games", "2", "--out", out.to_str().unwrap()];
+    let host = Host::start(&[&sprt[..], &played].concat());
+    let client = Client::start(&host.url(), &tf, &sample_bot());
     let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 11, "inconclusive at --max-games: {stdout}{stderr}");
     assert_eq!(client.finish(Duration::from_secs(20)).0, 0);
@@ -1195,23 +1070,42 @@ fn sprt_and_ladder_play_take_a_remote_bot_through_connect() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let db_arg = db.to_str().unwrap().to_owned();
-    let host = Host::start(&[
-        "ladder",
-        "--db",
-        &db_arg,
-        "play",
-        "--games",
-        "2",
-        "--max-plies",
-        "20",
-        CALM_CLOCK[0],
-        CALM_CLOCK[1],
-        "--json",
-    ]);
-    let client = Client::start(&host.url(), &tf, &strs(&sample_bot()));
+    let host = Host::start(&[&["ladder", "--db", &db_arg, "play", "--games", "2", "--json"][..], &played].concat());
+    let client = Client::start(&host.url(), &tf, &sample_bot());
     let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(client.finish(Duration::from_secs(20)).0, 0);
     let printed: serde_json::Value = serde_json::from_str(&stdout).expect("play --json prints JSON");
     assert_eq!(printed["games"], 2, "{stdout}");
+}
+
+#[test]
+fn a_bot_behind_a_connect_killed_with_sigkill_dies_with_it() {
+    let dir = TempDir::new("remote-orphan");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let host = remote_match(&remote_spec("far", &sha), 1, &out, &[]);
+    // The bot sleeps at its setup request without reading: nothing (no end of its input)
+    // would wake it but a signal.
+    let (log, pidfile) = (dir.join("bot.log"), dir.join("bot.pid"));
+    let hang = misbehaving_bot(&[
+        "--misbehave",
+        "setup-timeout",
+        "--log",
+        log.to_str().unwrap(),
+        "--pidfile",
+        pidfile.to_str().unwrap(),
+    ]);
+    let client = Client::start(&host.url(), &tf, &hang);
+    let asked = || std::fs::read_to_string(&log).is_ok_and(|l| l.contains(r#""type":"setup_request""#));
+    assert!(wait_for(Duration::from_secs(30), asked), "{}", host.stderr());
+    let pids = stratego_tests::read_pids(&pidfile);
+    assert_eq!(pids.len(), 1, "one bot process: {pids:?}");
+    assert!(stratego_tests::process_alive(pids[0]), "the bot runs while connect does");
+    drop(client); // SIGKILL: connect has no say
+    assert!(
+        wait_for(Duration::from_secs(10), || !stratego_tests::process_alive(pids[0])),
+        "the bot (pid {}) outlived its connect",
+        pids[0]
+    );
 }

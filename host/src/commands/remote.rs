@@ -48,11 +48,13 @@ pub fn token(out: Option<&Path>) -> Result<Outcome, ConfigError> {
 }
 
 /// `connect`: runs the bot here and carries its lines to the host until the event is over.
+/// The bot gets the parent-death signal: it dies with `connect`, even a SIGKILLed one (the
+/// runtime has one thread, the one that starts the bot and lives as long as `connect`).
 ///
 /// # Errors
 /// None so far (the options were checked by the command line).
 pub fn connect(options: ConnectOptions) -> Result<Outcome, ConfigError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let code = runtime.block_on(crate::remote::client::run(options));
+    let code = runtime.block_on(crate::remote::client::run(options, crate::supervise::os::die_with_parent));
     Ok(Outcome { stdout: String::new(), code })
 }

@@ -11,6 +11,10 @@
 //! frame ([`CLOSE_CRASH`], [`CLOSE_LINE_TOO_LONG`], [`CLOSE_INVALID_UTF8`]): its game is
 //! lost with that reason, as a local bot's would be, and `connect` connects again for the
 //! next game with a fresh process.
+//!
+//! The bot dies with `connect`: its process is started with a [`ChildSetup`] (the command
+//! gives `supervise::os::die_with_parent`, the parent-death signal) so that a `connect`
+//! killed with SIGKILL leaves no bot behind.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -74,6 +78,14 @@ enum ConnectError {
     Retry(String),
 }
 
+/// Run in the bot's process between fork and exec, given `connect`'s process id (the
+/// parent it expects). `connect` passes the supervisor's `die_with_parent`, which this
+/// layer, below the supervisor's, does not name itself.
+///
+/// # Safety
+/// It must make only async-signal-safe calls.
+pub type ChildSetup = unsafe fn(i32) -> std::io::Result<()>;
+
 /// The bot's process and its output lines.
 struct Bot {
     child: tokio::process::Child,
@@ -86,15 +98,19 @@ struct Bot {
 }
 
 impl Bot {
-    fn spawn(command: &[String], max_line: usize) -> Result<Bot, String> {
-        let mut child = tokio::process::Command::new(&command[0])
-            .args(&command[1..])
+    fn spawn(command: &[String], max_line: usize, setup: ChildSetup) -> Result<Bot, String> {
+        let mut cmd = tokio::process::Command::new(&command[0]);
+        cmd.args(&command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
+            .kill_on_drop(true);
+        let parent = std::process::id() as i32;
+        // SAFETY: `setup` makes only async-signal-safe calls (the promise of `ChildSetup`).
+        unsafe {
+            cmd.pre_exec(move || setup(parent));
+        }
+        let mut child = cmd.spawn().map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
         let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -124,8 +140,9 @@ impl Bot {
 }
 
 /// Runs `connect` until the host ends the event (closes with "the event is over"), the
-/// token is refused, or no connection can be made for `retry_for`. Returns the exit code.
-pub async fn run(opts: ConnectOptions) -> i32 {
+/// token is refused, or no connection can be made for `retry_for`. Each bot process is
+/// started with `setup` (see [`ChildSetup`]). Returns the exit code.
+pub async fn run(opts: ConnectOptions, setup: ChildSetup) -> i32 {
     let tls = match tls_config(opts.ca.as_deref()) {
         Ok(c) => Arc::new(c),
         Err(e) => {
@@ -164,7 +181,7 @@ pub async fn run(opts: ConnectOptions) -> i32 {
         if let Some(b) = bot.as_mut() {
             while b.lines.try_recv().is_ok() {}
         }
-        match relay(ws, &mut bot, &opts).await {
+        match relay(ws, &mut bot, &opts, setup).await {
             Ended::Over => {
                 eprintln!("stratego-host connect: the host ended the event");
                 if let Some(mut b) = bot.take() {
@@ -190,7 +207,7 @@ enum Ended {
 }
 
 /// Carries lines both ways over one connection.
-async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ended {
+async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions, setup: ChildSetup) -> Ended {
     let mut heartbeat = tokio::time::interval(opts.heartbeat);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
@@ -222,7 +239,7 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions) -> Ende
                             }
                         }
                         if bot.is_none() {
-                            match Bot::spawn(&opts.command, opts.max_line) {
+                            match Bot::spawn(&opts.command, opts.max_line, setup) {
                                 Ok(b) => *bot = Some(b),
                                 Err(e) => {
                                     eprintln!("stratego-host connect: {e}");

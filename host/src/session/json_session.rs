@@ -6,12 +6,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stratego_protocol::{
-    BotMessage, GameOver, GameResult, Hello, HostMessage, Info, Placement, PlyNotice, Quit, Ready, SetupRequest, Turn,
-};
-use stratego_rules::{Game, Move, Ply};
+use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
+use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
+use crate::session::messages::{self, TurnBuffers, keep_info, note_unrequested, unexpected};
 use crate::session::protocol_log::{Direction, ProtocolLog};
 use crate::session::{
     BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
@@ -22,10 +21,8 @@ use crate::supervise::process::{Process, RecvError};
 use crate::supervise::stopwatch::Stopwatch;
 use crate::supervise::supervisor::Supervisor;
 
-/// `info` lines kept per game and bot.
-pub const MAX_INFO_LINES: usize = 200;
-/// Characters kept of one `info` line.
-pub const MAX_INFO_CHARS: usize = 1000;
+/// `info` lines kept per game and bot (the record keeps as many; see [`crate::session::messages`]).
+pub use crate::session::messages::MAX_INFO_LINES;
 
 /// How a session starts (and restarts) its bot's process.
 #[derive(Clone, Debug)]
@@ -58,8 +55,9 @@ pub struct JsonSession {
     ready: Option<Ready>,
     /// `info` lines of the current game.
     infos: Vec<String>,
-    /// Plies not yet told to the bot.
-    pending: Vec<Ply>,
+    /// Plies not yet told to the bot, and the other buffers of its `turn` kept between
+    /// turns for their allocations.
+    turn_buffers: TurnBuffers,
     /// A request of this game went wrong: the process is not handed another game.
     failed: bool,
     /// The process is gone or unusable (crash, closed output, a resource limit): nothing
@@ -80,9 +78,6 @@ pub struct JsonSession {
     game_id: String,
     notice_timeout: Duration,
     write_buf: Vec<u8>,
-    legal: Vec<Move>,
-    /// The turn's pieces, kept between turns for its allocation.
-    pieces: Vec<stratego_rules::ViewPiece>,
     /// What the host sees of the bot's process: whether it runs as single-threaded, the CPU
     /// it shares with its opponent.
     observer: Observer,
@@ -105,7 +100,7 @@ impl JsonSession {
             sent_turn: false,
             ready: None,
             infos: Vec::new(),
-            pending: Vec::new(),
+            turn_buffers: TurnBuffers { plies: Vec::new(), pieces: Vec::new(), legal: Vec::with_capacity(128) },
             failed: false,
             dead: false,
             maybe_stale: false,
@@ -116,8 +111,6 @@ impl JsonSession {
             game_id: String::new(),
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
-            legal: Vec::with_capacity(128),
-            pieces: Vec::new(),
             observer: Observer::new(&spec.name),
         })
     }
@@ -256,11 +249,7 @@ impl JsonSession {
     /// Notes an answer no request asked for (for the record and on the console); it is not
     /// played.
     fn unrequested_answer(&mut self, what: &str) {
-        let text = format!("an answer no request asked for was ignored: {what}");
-        tracing::warn!("{}: game {}: {text}", self.spec.name, self.game_id);
-        if self.unrequested.len() < MAX_INFO_LINES {
-            self.unrequested.push(text);
-        }
+        note_unrequested(&mut self.unrequested, &self.spec.name, &self.game_id, what);
     }
 
     /// Takes the `move` and `resign` lines already waiting before a turn is sent: no
@@ -326,9 +315,7 @@ impl JsonSession {
 
     /// Records an `info` line, within the per-game bounds.
     fn keep_info(&mut self, text: &str) {
-        if self.infos.len() < MAX_INFO_LINES {
-            self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
-        }
+        keep_info(&mut self.infos, text);
     }
 
     /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
@@ -353,23 +340,14 @@ impl JsonSession {
             self.infos.clear();
             self.proc.begin_game();
         }
-        self.pending.clear();
+        self.turn_buffers.plies.clear();
         self.failed = false;
         self.dead = false;
         self.maybe_stale = false;
         self.sent_turn = false;
         self.game_id = start.game_id.to_owned();
         self.notice_timeout = start.time_control.startup;
-        let hello = HostMessage::Hello(Hello {
-            protocol: stratego_protocol::PROTOCOL_VERSION,
-            game_id: start.game_id.to_owned(),
-            color: start.color,
-            ruleset: start.rules.spec().clone(),
-            time_control: start.time_control.to_wire(),
-            seed: start.seed,
-            max_line_bytes: start.max_line,
-            opponent: start.opponent.map(str::to_owned),
-        });
+        let hello = messages::hello(start);
         let answer = self.ask(&hello, start.time_control.allowed(start.time_control.startup), None).await;
         if carry {
             // Its stderr is read by a task of its own: what it wrote before its answer is
@@ -442,18 +420,6 @@ impl JsonSession {
     }
 }
 
-/// The message type of a bot message, for "it sent X when Y was expected".
-fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
-    let ty = match got {
-        BotMessage::Ready(_) => "ready",
-        BotMessage::Setup(_) => "setup",
-        BotMessage::Move(_) => "move",
-        BotMessage::Resign(_) => "resign",
-        BotMessage::Info(_) => "info",
-    };
-    SessionError::Fault(Fault::new(Reason::UnexpectedMessage, format!("it sent {ty:?} when {wanted} was expected")))
-}
-
 impl BotSession for JsonSession {
     fn single_threaded(&self) -> bool {
         !self.dead && (self.observer.seen_single_threaded() || self.ready.as_ref().is_some_and(|r| r.single_threaded))
@@ -491,15 +457,7 @@ impl BotSession for JsonSession {
         start: &GameStart<'_>,
         fixed: Option<&stratego_rules::Deployment>,
     ) -> Result<Timed<String>, SessionError> {
-        let request = HostMessage::SetupRequest(SetupRequest {
-            game_id: start.game_id.to_owned(),
-            color: start.color,
-            squares: start.rules.setup_squares(start.color).collect(),
-            pieces: *start.rules.pieces(),
-            exact_counts: start.rules.exact_counts(),
-            time_ms: crate::game::clock::ms(start.time_control.setup),
-            fixed: fixed.map(|d| d.to_rows(start.rules)),
-        });
+        let request = HostMessage::SetupRequest(messages::setup_request(start, fixed));
         let answer = self.ask(&request, start.time_control.allowed(start.time_control.setup), None).await?;
         match answer.value {
             BotMessage::Setup(s) => {
@@ -520,83 +478,32 @@ impl BotSession for JsonSession {
             self.take_unrequested_answers()?;
         }
         let game = req.game;
-        let color = game.to_move();
-        let full_view = self.full_view();
-        let mut legal = std::mem::take(&mut self.legal);
-        game.legal_moves(&mut legal);
-        let turn = HostMessage::Turn(Turn {
-            game_id: req.game_id.to_owned(),
-            ply: game.ply_count(),
-            color,
-            plies: std::mem::take(&mut self.pending),
-            pieces: {
-                let mut pieces = std::mem::take(&mut self.pieces);
-                if full_view {
-                    game.view_pieces_into(color, &mut pieces);
-                } else {
-                    pieces.clear();
-                }
-                pieces
-            },
-            captured: full_view.then(|| *game.captured()),
-            legal_moves: legal,
-            clock: req.clock,
-            strike: req.strike.cloned(),
-            opponent_squares: (!full_view && !self.sent_turn).then(|| req.opponent_setup.to_vec()),
-        });
+        let buffers = std::mem::take(&mut self.turn_buffers);
+        let turn = messages::turn(req, self.full_view(), !self.sent_turn, buffers);
         self.sent_turn = true;
         let note = self.observer.before_turn(&mut self.proc);
         self.add_note(note);
         let answer = self.ask(&turn, req.budget, Some(game.ply_count())).await;
         let note = self.observer.after_turn(&mut self.proc, answer.is_ok());
         self.add_note(note);
-        if let HostMessage::Turn(t) = turn {
-            self.legal = t.legal_moves; // keep the buffers
-            self.pieces = t.pieces;
-            self.pending = t.plies;
-            self.pending.clear();
-        }
+        self.turn_buffers = TurnBuffers::take_back(turn);
         let answer = answer?;
-        let value = match answer.value {
-            BotMessage::Move(m) => Decision::Move(m.mv),
-            BotMessage::Resign(_) => Decision::Resign,
-            other => {
-                self.failed = true;
-                return Err(unexpected(&other, "\"move\" or \"resign\""));
-            }
-        };
+        let value = messages::decision(answer.value).inspect_err(|_| self.failed = true)?;
         Ok(Timed { value, took: answer.took, stall_credit: answer.stall_credit, lag: None })
     }
 
     async fn played(&mut self, game: &Game, ply: &Ply) {
         if self.immediate() {
-            let notice =
-                HostMessage::Ply(PlyNotice { game_id: self.game_id.clone(), ply: game.ply_count(), played: *ply });
+            let notice = messages::ply_notice(&self.game_id, game, ply);
             // A failure here shows up at this bot's next turn.
             let _ = self.tell(&notice, Instant::now() + self.notice_timeout).await;
         } else {
-            self.pending.push(*ply);
+            self.turn_buffers.plies.push(*ply);
         }
     }
 
     async fn game_over(&mut self, end: &GameEnd<'_>) {
-        let over = HostMessage::GameOver(GameOver {
-            game_id: end.game_id.to_owned(),
-            result: match end.result.winner {
-                None => GameResult::Draw,
-                Some(w) if w == end.color => GameResult::Win,
-                Some(_) => GameResult::Loss,
-            },
-            winner: end.result.winner,
-            reason: end.result.reason.code().to_owned(),
-            message: end.result.message.clone(),
-            plies: std::mem::take(&mut self.pending),
-            total_plies: end.total_plies,
-            opponent_setup: end
-                .opponent_setup
-                .map(|d| d.pieces().iter().map(|&(square, rank)| Placement { square, rank }).collect())
-                .unwrap_or_default(),
-        });
+        let over = messages::game_over(end, std::mem::take(&mut self.turn_buffers.plies));
         let _ = self.tell(&over, Instant::now() + self.options.grace).await;
         self.infos_at_game_over = self.infos.len();
     }

@@ -3,11 +3,13 @@
 //! say how it ended), whatever the wire looks like. [`crate::session::json_session::JsonSession`]
 //! is the JSON protocol of protocol.md over a [`crate::supervise::process::Process`];
 //! [`crate::session::remote_session::RemoteSession`] the same protocol over a remote bot's
-//! WebSocket connection; another
+//! WebSocket connection (both build their messages with [`crate::session::messages`], so a
+//! bot gets the same bytes either way); another
 //! protocol is another implementation, and the referee does not change. Tests implement it
 //! in memory.
 
 pub mod json_session;
+pub mod messages;
 pub mod protocol_log;
 pub mod remote_session;
 pub mod ucc_session;

@@ -14,15 +14,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use stratego_protocol::{
-    BotMessage, GameOver, GameResult, Hello, HostMessage, Info, Placement, PlyNotice, Quit, Ready, SetupRequest, Turn,
-};
+use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready, SetupRequest};
 use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
 use crate::remote::hub::{Hub, Incoming, LeaseError, Link, Outgoing};
 use crate::remote::lag::LagQuota;
-use crate::session::json_session::{MAX_INFO_CHARS, MAX_INFO_LINES, SessionOptions, parse_bot_message};
+use crate::session::json_session::{SessionOptions, clip, parse_bot_message};
+use crate::session::messages::{self, TurnBuffers, keep_info, note_unrequested, unexpected};
 use crate::session::protocol_log::Direction;
 use crate::session::{
     BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionReport, Timed, TurnRequest,
@@ -144,17 +143,11 @@ impl RemoteSession {
     }
 
     fn keep_info(&mut self, text: &str) {
-        if self.infos.len() < MAX_INFO_LINES {
-            self.infos.push(text.chars().take(MAX_INFO_CHARS).collect());
-        }
+        keep_info(&mut self.infos, text);
     }
 
     fn unrequested_answer(&mut self, what: &str) {
-        let text = format!("an answer no request asked for was ignored: {what}");
-        tracing::warn!("{}: game {}: {text}", self.name, self.game_id);
-        if self.unrequested.len() < MAX_INFO_LINES {
-            self.unrequested.push(text);
-        }
+        note_unrequested(&mut self.unrequested, &self.name, &self.game_id, what);
     }
 
     /// Lines already waiting (before a request): `info` kept, answers nobody asked for noted.
@@ -451,44 +444,10 @@ struct Resend {
     request: HostMessage,
 }
 
-fn clip(line: &str) -> String {
-    crate::session::json_session::clip(line)
-}
-
-fn unexpected(got: &BotMessage, wanted: &str) -> SessionError {
-    let ty = match got {
-        BotMessage::Ready(_) => "ready",
-        BotMessage::Setup(_) => "setup",
-        BotMessage::Move(_) => "move",
-        BotMessage::Resign(_) => "resign",
-        BotMessage::Info(_) => "info",
-    };
-    SessionError::Fault(Fault::new(Reason::UnexpectedMessage, format!("it sent {ty:?} when {wanted} was expected")))
-}
-
 /// The `turn` for `req`: `plies` since the bot's last turn; `first` (for a bot without the
 /// full view) adds the opponent's setup squares.
 fn turn_message(req: &TurnRequest<'_>, full_view: bool, plies: Vec<Ply>, first: bool) -> HostMessage {
-    let game = req.game;
-    let color = game.to_move();
-    let mut legal = Vec::new();
-    game.legal_moves(&mut legal);
-    let mut pieces = Vec::new();
-    if full_view {
-        game.view_pieces_into(color, &mut pieces);
-    }
-    HostMessage::Turn(Turn {
-        game_id: req.game_id.to_owned(),
-        ply: game.ply_count(),
-        color,
-        plies,
-        pieces,
-        captured: full_view.then(|| *game.captured()),
-        legal_moves: legal,
-        clock: req.clock,
-        strike: req.strike.cloned(),
-        opponent_squares: (!full_view && first).then(|| req.opponent_setup.to_vec()),
-    })
+    messages::turn(req, full_view, first, TurnBuffers { plies, ..TurnBuffers::default() })
 }
 
 impl BotSession for RemoteSession {
@@ -504,16 +463,7 @@ impl BotSession for RemoteSession {
         self.setup_request = None;
         self.bytes_to_bot = 0;
         self.bytes_from_bot = 0;
-        let hello = HostMessage::Hello(Hello {
-            protocol: stratego_protocol::PROTOCOL_VERSION,
-            game_id: start.game_id.to_owned(),
-            color: start.color,
-            ruleset: start.rules.spec().clone(),
-            time_control: start.time_control.to_wire(),
-            seed: start.seed,
-            max_line_bytes: start.max_line,
-            opponent: start.opponent.map(str::to_owned),
-        });
+        let hello = messages::hello(start);
         self.hello = Some(hello.clone());
         let answer =
             self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false, None).await?;
@@ -534,18 +484,9 @@ impl BotSession for RemoteSession {
         start: &GameStart<'_>,
         fixed: Option<&stratego_rules::Deployment>,
     ) -> Result<Timed<String>, SessionError> {
-        let request = HostMessage::SetupRequest(SetupRequest {
-            game_id: start.game_id.to_owned(),
-            color: start.color,
-            squares: start.rules.setup_squares(start.color).collect(),
-            pieces: *start.rules.pieces(),
-            exact_counts: start.rules.exact_counts(),
-            time_ms: crate::game::clock::ms(start.time_control.setup),
-            fixed: fixed.map(|d| d.to_rows(start.rules)),
-        });
-        if let HostMessage::SetupRequest(r) = &request {
-            self.setup_request = Some(r.clone());
-        }
+        let setup_request = messages::setup_request(start, fixed);
+        self.setup_request = Some(setup_request.clone());
+        let request = HostMessage::SetupRequest(setup_request);
         let answer =
             self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false, None).await?;
         match answer.value {
@@ -579,21 +520,13 @@ impl BotSession for RemoteSession {
             Resend { setup, request: turn_message(req, false, game.history().to_vec(), true) }
         };
         let answer = self.ask(&turn, req.budget, Some(game.ply_count()), true, Some(&resend)).await?;
-        let value = match answer.value {
-            BotMessage::Move(m) => Decision::Move(m.mv),
-            BotMessage::Resign(_) => Decision::Resign,
-            other => {
-                self.failed = true;
-                return Err(unexpected(&other, "\"move\" or \"resign\""));
-            }
-        };
+        let value = messages::decision(answer.value).inspect_err(|_| self.failed = true)?;
         Ok(Timed { value, took: answer.took, stall_credit: Duration::ZERO, lag: answer.lag })
     }
 
     async fn played(&mut self, game: &Game, ply: &Ply) {
         if self.ready.as_ref().is_some_and(|r| r.immediate_plies) {
-            let notice =
-                HostMessage::Ply(PlyNotice { game_id: self.game_id.clone(), ply: game.ply_count(), played: *ply });
+            let notice = messages::ply_notice(&self.game_id, game, ply);
             self.tell(&notice).await;
         } else {
             self.pending.push(*ply);
@@ -601,23 +534,7 @@ impl BotSession for RemoteSession {
     }
 
     async fn game_over(&mut self, end: &GameEnd<'_>) {
-        let over = HostMessage::GameOver(GameOver {
-            game_id: end.game_id.to_owned(),
-            result: match end.result.winner {
-                None => GameResult::Draw,
-                Some(w) if w == end.color => GameResult::Win,
-                Some(_) => GameResult::Loss,
-            },
-            winner: end.result.winner,
-            reason: end.result.reason.code().to_owned(),
-            message: end.result.message.clone(),
-            plies: std::mem::take(&mut self.pending),
-            total_plies: end.total_plies,
-            opponent_setup: end
-                .opponent_setup
-                .map(|d| d.pieces().iter().map(|&(square, rank)| Placement { square, rank }).collect())
-                .unwrap_or_default(),
-        });
+        let over = messages::game_over(end, std::mem::take(&mut self.pending));
         self.tell(&over).await;
     }
 

@@ -25,15 +25,8 @@ pub unsafe fn child_pre_exec(
     limits: crate::supervise::bot_spec::Limits,
 ) -> std::io::Result<()> {
     close_inherited_at_exec();
-    // SAFETY: prctl with PR_SET_PDEATHSIG takes plain integers.
-    unsafe {
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if libc::getppid() != host_pid {
-            libc::kill(libc::getpid(), libc::SIGKILL);
-        }
-    }
+    // SAFETY: the caller's promise: this runs in the child between fork and exec.
+    unsafe { die_with_parent(host_pid)? };
     if let Some(cpu) = cpu {
         pin_current(cpu)?;
     }
@@ -54,6 +47,25 @@ pub unsafe fn child_pre_exec(
             if libc::setrlimit(libc::RLIMIT_CPU, &lim) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
+        }
+    }
+    Ok(())
+}
+
+/// Run in a child between fork and exec: it gets SIGKILL when its parent dies (strictly,
+/// when the parent's thread that forked it exits), and dies at once when `parent_pid` is
+/// already gone (it was re-parented before the prctl: the race this check closes).
+///
+/// # Safety
+/// Only async-signal-safe calls (prctl, getppid, getpid, kill) are made.
+pub unsafe fn die_with_parent(parent_pid: i32) -> std::io::Result<()> {
+    // SAFETY: prctl with PR_SET_PDEATHSIG, getppid, getpid and kill take plain integers.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::getppid() != parent_pid {
+            libc::kill(libc::getpid(), libc::SIGKILL);
         }
     }
     Ok(())
