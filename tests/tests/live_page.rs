@@ -11,9 +11,13 @@
 //!
 //! Browser (`tests/viewer/live.mjs`, needs Debian's chromium and Node, which `.ci/run`
 //! installs): while a tournament runs, the standings change, a live board advances and
-//! shows, for the ply it says, the rules crate's spectator position of that game's record; a
-//! finished game opens in the viewer in all three views; with `--serve-delay` every board
-//! shows its game that many plies behind.
+//! shows, for the ply it says, the public position of that game's record by the rules crate
+//! (every piece's side, and only the ranks revealed by then), computed in the page by the
+//! WebAssembly module from the plies it was sent; a finished game opens in the viewer in all
+//! three views; with `--serve-delay` every board shows its game that many plies behind. A
+//! raw `/events` stream read all along the same run holds no rank that was not public at the
+//! ply it shows. A match with a remote bot (through `connect`) shows it in the page's remote
+//! bots' table.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -24,8 +28,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use stratego_host::compete::live_page::MAX_CONNECTIONS;
+use stratego_protocol::record::GameRecord;
 use stratego_protocol::record::read_records;
-use stratego_rules::Color;
+use stratego_rules::{Color, Deployment, Game, Ruleset, Square};
 use stratego_tests::{CALM_CLOCK, TempDir, expected_board, host_bin, scripted_bot, wait_for};
 
 const MISSING: &str = "this test needs Debian's chromium (.ci/run installs it)";
@@ -70,7 +75,8 @@ impl Host {
             addr = whole
                 .lines()
                 .find_map(|l| l.strip_prefix("stratego-host: live page: http://"))
-                .map(|a| a.trim_end_matches('/').to_owned());
+                // `ADDR/`, or `ADDR/ (the --listen port)` when it shares that one.
+                .map(|a| a.split('/').next().unwrap_or_default().to_owned());
             addr.is_some() || child.try_wait().unwrap().is_some()
         });
         let text = stderr.lock().unwrap().clone();
@@ -183,6 +189,25 @@ fn bad_requests_get_clear_errors_and_nothing_else_is_served() {
     assert!(head.to_lowercase().contains("content-security-policy: default-src 'none'"), "{head}");
     assert!(String::from_utf8_lossy(&body).contains("new EventSource('/events')"));
     drop(open_stream(&addr));
+
+    // The rules module: the page names it with its version; it is kept by the browser, and
+    // asked again with its tag it is not sent again.
+    let page = String::from_utf8_lossy(&body).into_owned();
+    let url = page.split("fetch('").nth(1).and_then(|r| r.split('\'').next()).expect("the page fetches the module");
+    assert!(url.starts_with("/viewer.wasm?v="), "{url}");
+    let (status, head, wasm) = get(&addr, url);
+    assert_eq!(status, 200, "{head}");
+    let lower = head.to_lowercase();
+    assert!(lower.contains("content-type: application/wasm"), "{head}");
+    assert!(lower.contains("cache-control: public, max-age="), "{head}");
+    assert!(wasm.starts_with(b"\0asm") && wasm.len() > 10_000, "a WebAssembly module: {} bytes", wasm.len());
+    let etag = head.lines().find_map(|l| l.strip_prefix("etag: ")).expect("an etag").trim().to_owned();
+    assert_eq!(format!("\"{}\"", &url["/viewer.wasm?v=".len()..]), etag, "the URL names the module's version");
+    let again = format!("GET /viewer.wasm HTTP/1.1\r\nHost: {addr}\r\nIf-None-Match: {etag}\r\n\r\n");
+    let (status, head, body) = exchange(&addr, again.as_bytes());
+    assert_eq!((status, body.len()), (304, 0), "{head}");
+    let stale = format!("GET /viewer.wasm HTTP/1.1\r\nHost: {addr}\r\nIf-None-Match: \"0\"\r\n\r\n");
+    assert_eq!(exchange(&addr, stale.as_bytes()).2, wasm, "another version's tag gets the module");
 
     for path in [
         "/nope",
@@ -323,8 +348,103 @@ fn as_board(v: &Value) -> std::collections::BTreeMap<String, String> {
     v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect()
 }
 
-/// Plays a tournament with `--serve` (and `extra` flags), watched by `live.mjs`; the
-/// driver's JSON and the records.
+/// Every square of `record`'s board after `ply` plies as any spectator may see it, by the
+/// rules crate: each piece's side, and its rank only when the rules crate says it is
+/// revealed to both players (`red:?` otherwise; "" for an empty square).
+fn public_board(record: &GameRecord, ply: usize) -> std::collections::BTreeMap<String, String> {
+    let rules = Ruleset::try_from(record.ruleset.clone()).unwrap();
+    let red = Deployment::parse(&rules, Color::Red, record.deployments.red.as_deref().unwrap()).unwrap();
+    let blue = Deployment::parse(&rules, Color::Blue, record.deployments.blue.as_deref().unwrap()).unwrap();
+    let (width, height) = (rules.width(), rules.height());
+    let mut game = Game::new(rules, &red, &blue).unwrap();
+    for p in &record.plies[..ply] {
+        game.play(p.ply.mv).unwrap();
+    }
+    let mut board = std::collections::BTreeMap::new();
+    for rank in 0..height {
+        for file in 0..width {
+            board.insert(Square::new(file, rank).unwrap().to_string(), String::new());
+        }
+    }
+    // Red's view has every rank; `revealed` says which are public.
+    for p in game.view_pieces(Color::Red) {
+        let rank = if p.revealed { p.rank.unwrap().code() } else { '?' };
+        board.insert(p.square.to_string(), format!("{}:{rank}", p.color.name()));
+    }
+    board
+}
+
+/// Reads an event stream to its end (the event's `over`) on a thread of its own.
+fn read_stream(addr: &str) -> std::thread::JoinHandle<String> {
+    let mut s = connect(addr);
+    s.write_all(format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).unwrap();
+    std::thread::spawn(move || {
+        let mut got = Vec::new();
+        let _ = s.read_to_end(&mut got);
+        String::from_utf8_lossy(&got).into_owned()
+    })
+}
+
+/// Checks everything a raw event stream was sent against the records: every board of a
+/// running game (in a snapshot or a `game` message) is the public position at the ply it
+/// says, and every ply of a `boards` message is the record's move with, for a fight, the
+/// fight's two ranks. So no rank that was not public is ever sent while a game runs.
+fn check_stream(stream: &str, records: &[GameRecord], squares: &[String]) {
+    assert!(stream.starts_with("HTTP/1.1 200"), "{}", &stream[..stream.len().min(200)]);
+    assert!(stream.contains("event: over\n"), "the stream went on to the end of the event");
+    let record = |id: &str| records.iter().find(|r| r.game_id == id).unwrap_or_else(|| panic!("no record of {id}"));
+    let board_of = |g: &Value| -> std::collections::BTreeMap<String, String> {
+        let cells = g["board"].as_array().unwrap();
+        assert_eq!(cells.len(), squares.len());
+        squares.iter().cloned().zip(cells.iter().map(|c| c.as_str().unwrap().to_owned())).collect()
+    };
+    let (mut boards, mut plies, mut fights, mut public_ranks) = (0, 0, 0, 0);
+    for block in stream.split("\n\n") {
+        let Some(name) = block.lines().find_map(|l| l.strip_prefix("event: ")) else { continue };
+        let data: Value = serde_json::from_str(block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap()).unwrap();
+        let games: Vec<&Value> = match name {
+            "snapshot" => data["games"].as_array().unwrap().iter().collect(),
+            "game" => vec![&data],
+            "boards" => {
+                for g in data["games"].as_array().unwrap() {
+                    let r = record(g["id"].as_str().unwrap());
+                    let (shown, sent) = (g["shown"].as_u64().unwrap() as usize, g["plies"].as_array().unwrap());
+                    for (k, p) in sent.iter().enumerate() {
+                        let ply = &r.plies[shown - sent.len() + k].ply;
+                        let mut expected = serde_json::json!({ "move": ply.mv.to_string() });
+                        if let Some(c) = ply.combat {
+                            expected["fight"] = format!("{}{}", c.attacker.code(), c.defender.code()).into();
+                            fights += 1;
+                        }
+                        assert_eq!(p, &expected, "game {}: ply {}", r.game_id, shown - sent.len() + k + 1);
+                        plies += 1;
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        for g in games {
+            if g["board"].is_null() {
+                continue;
+            }
+            let r = record(g["id"].as_str().unwrap());
+            let shown = g["shown"].as_u64().unwrap() as usize;
+            let board = board_of(g);
+            assert_eq!(board, public_board(r, shown), "game {}: the board sent at ply {shown}", r.game_id);
+            public_ranks += board.values().filter(|c| c.contains(':') && !c.ends_with('?')).count();
+            boards += 1;
+        }
+    }
+    assert!(
+        boards > 0 && plies > 0 && fights > 0,
+        "boards {boards}, plies {plies}, fights {fights}: too little to judge"
+    );
+    eprintln!("raw stream: {boards} boards ({public_ranks} public ranks), {plies} plies ({fights} fights)");
+}
+
+/// Plays a tournament with `--serve` (and `extra` flags), watched by `live.mjs` and read
+/// raw on `/events`; the driver's JSON and the records (the raw stream checked).
 fn watch_tournament(
     name: &str,
     extra: &[&str],
@@ -351,6 +471,7 @@ fn watch_tournament(
     args.extend(["--seed", "11", "--max-plies", "80", "--out", out.to_str().unwrap()].map(String::from));
     args.extend(extra.iter().map(|s| s.to_string()));
     let host = Host::start("tournament", &args);
+    let raw = read_stream(&host.addr);
 
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("viewer/live.mjs");
     let mut command = Command::new("node");
@@ -383,12 +504,25 @@ fn watch_tournament(
     }
     let records = read_records(&out.join("games.jsonl")).unwrap();
     assert_eq!(records.len(), 6, "every game of the tournament was played");
+    assert_eq!((result["engine"].as_str(), result["resyncs"].as_str()), (Some("wasm"), Some("0")), "{result}");
+    let stream = raw.join().unwrap();
+    let squares: Vec<String> = {
+        let first = stream.split("\n\n").next().unwrap();
+        let snapshot = first.lines().find_map(|l| l.strip_prefix("data: ")).expect("a snapshot first");
+        serde_json::from_str::<Value>(snapshot).unwrap()["squares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_owned())
+            .collect()
+    };
+    check_stream(&stream, &records, &squares);
     (result, records)
 }
 
-/// Checks every board sample against its game's record: the board shown is the rules
-/// crate's spectator position at the ply the page says; and a board advanced.
-fn check_samples(result: &Value, records: &[stratego_protocol::record::GameRecord], delay: u64) {
+/// Checks every board sample against its game's record: the board the page computed is the
+/// public position at the ply it says; a board advanced, and one showed a public rank.
+fn check_samples(result: &Value, records: &[GameRecord], delay: u64) {
     let samples = result["samples"].as_array().unwrap();
     assert!(!samples.is_empty());
     let mut plies: std::collections::BTreeMap<String, std::collections::BTreeSet<u64>> = Default::default();
@@ -401,12 +535,23 @@ fn check_samples(result: &Value, records: &[stratego_protocol::record::GameRecor
         assert!(s["ply_text"].as_str().unwrap().starts_with(&format!("Ply {shown}")), "{}", s["ply_text"]);
         assert_eq!(
             as_board(&s["board"]),
-            expected_board(record, shown as usize, None),
-            "game {id}: the board at ply {shown} is the rules crate's spectator position"
+            public_board(record, shown as usize),
+            "game {id}: the board at ply {shown} is the rules crate's public position"
         );
         plies.entry(id.to_owned()).or_default().insert(shown);
     }
     assert!(plies.values().any(|p| p.len() >= 2), "no live board advanced: {plies:?}");
+    let ranked = samples
+        .iter()
+        .filter(|s| {
+            s["board"]
+                .as_object()
+                .unwrap()
+                .values()
+                .any(|c| c.as_str().is_some_and(|c| c.contains(':') && !c.ends_with('?')))
+        })
+        .count();
+    eprintln!("{} board samples, {ranked} with a public rank", samples.len());
     if delay > 0 {
         assert!(
             samples.iter().any(|s| s["played"].as_u64().unwrap() >= delay),
@@ -444,6 +589,87 @@ fn the_live_page_shows_a_running_tournament_in_a_browser() {
 fn with_serve_delay_the_live_boards_lag_by_that_many_plies() {
     let (result, records) = watch_tournament("live-delay", &["--serve-delay", "5"], None);
     check_samples(&result, &records, 5);
+}
+
+#[test]
+fn the_live_page_shows_a_remote_bot_in_its_table_in_a_browser() {
+    let found = Command::new(chromium()).arg("--version").output();
+    assert!(found.is_ok_and(|o| o.status.success()), "{MISSING}");
+    let dir = TempDir::new("live-remote");
+    let token = dir.join("far.token");
+    let made = Command::new(host_bin()).args(["token", "--out", token.to_str().unwrap()]).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let stdout = String::from_utf8(made.stdout).unwrap();
+    let sha = stdout.trim().strip_prefix("token_sha256 = \"").and_then(|s| s.strip_suffix('"')).expect(&stdout);
+    let spec = format!(r#"{{"name":"far","remote":true,"token_sha256":"{sha}"}}"#);
+    let host = Host::start(
+        "match",
+        &["sample-bot", &spec, "--games", "2", "--seed", "5", "--max-plies", "30", "--listen", "127.0.0.1:0"]
+            .map(String::from),
+    );
+    let mut port = None;
+    assert!(
+        wait_for(LIMIT, || {
+            let text = host.stderr.lock().unwrap().clone();
+            port = text.lines().find_map(|l| l.split("on ws://").nth(1)).map(|a| a.trim().to_owned());
+            port.is_some()
+        }),
+        "the host did not say where it listens: {}",
+        host.stderr.lock().unwrap()
+    );
+    // `--serve` and `--listen` both at 127.0.0.1:0: one port serves the page and the bots.
+    assert_eq!(port.as_deref(), Some(host.addr.as_str()), "{}", host.stderr.lock().unwrap());
+    // The remote bot waits at its third turn until the page has shown it connected and moving.
+    let gate = dir.join("gate");
+    let bot = scripted_bot(&dir, &[]);
+    let script = bot.split_whitespace().nth(1).unwrap().to_owned();
+    let hold = format!("hold=3:{}", gate.display());
+    let mut client = Command::new(host_bin())
+        .args([
+            "connect",
+            &format!("ws://{}", port.unwrap()),
+            "--token-file",
+            token.to_str().unwrap(),
+            "--retry-s",
+            "30",
+        ])
+        .args(["--", "python3", &script, &hold])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("viewer/live.mjs");
+    let run = Command::new("node")
+        .arg(&driver)
+        .args(["--url", &format!("http://{}/", host.addr), "--remote-gate", gate.to_str().unwrap()])
+        .output()
+        .expect("run node");
+    std::fs::write(&gate, "go").unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_ne!(run.status.code(), Some(3), "{MISSING}\n{stderr}");
+    let (code, host_err) = host.finish();
+    let ended = wait_for(LIMIT, || client.try_wait().unwrap().is_some());
+    if !ended {
+        let _ = client.kill();
+    }
+    let _ = client.wait();
+    assert_eq!(run.status.code(), Some(0), "the driver failed:\n{stderr}\nhost:\n{host_err}");
+    assert_eq!(code, Some(0), "{host_err}");
+    let result: Value = serde_json::from_slice(&run.stdout).expect("the driver prints JSON");
+    for kind in ["exceptions", "console_errors", "dialogs"] {
+        assert_eq!(result["problems"][kind], serde_json::json!([]), "{kind}: {result}");
+    }
+    let headers: Vec<&str> = result["headers"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+    assert_eq!(headers, ["Bot", "Connection", "Lag now", "Median lag", "90% lag", "Moves", "Credit given"]);
+    let rows = result["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "one remote bot, the local one not listed: {rows:?}");
+    let cells: Vec<&str> = rows[0]["cells"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert_eq!((rows[0]["bot"].as_str(), cells[0], cells[1]), (Some("far"), "far", "connected"), "{cells:?}");
+    assert!(cells[5].parse::<u64>().unwrap() >= 1, "its moves: {cells:?}");
+    for lag in &cells[3..5] {
+        assert!(lag.ends_with("µs") || lag.ends_with("ms") || lag.ends_with(" s"), "a lag figure: {cells:?}");
+    }
 }
 
 #[test]

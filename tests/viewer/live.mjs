@@ -2,6 +2,7 @@
 //
 //   node live.mjs --url http://127.0.0.1:PORT/ --open-first GATE1 --open-last GATE2
 //                 [--ply N] [--screenshot OUT.png] [--delay D]
+//   node live.mjs --url http://127.0.0.1:PORT/ --remote-gate GATE
 //
 // It opens the page and waits for its first snapshot, reads the standings, then creates the
 // file GATE1 (the test's bots wait for it before their first move, so no game can finish
@@ -11,7 +12,14 @@
 // change (and, with --delay D, a board with at least D plies played), taking a screenshot
 // then. It follows the first finished game's link, steps its viewer to ply N and reads the
 // board in each view. Last it creates GATE2 (the test's other bots wait for it: the event
-// cannot end while the page is watched). It prints one JSON object on stdout; exit status 0
+// cannot end while the page is watched). Each read also has the page's data-engine (`wasm`
+// once the rules module runs) and data-resyncs (fresh snapshots it had to ask for).
+//
+// With --remote-gate, it opens the page and waits until its remote bots' table shows a bot
+// connected with at least one move, reads the table's rows, and creates GATE (the test's
+// remote bot waits for it).
+//
+// It prints one JSON object on stdout; exit status 0
 // when the page was driven (the caller judges the content), 2 on a failure, 3 when Chromium
 // is missing.
 
@@ -27,7 +35,8 @@ function parseArgs(argv) {
     if (!argv[i].startsWith('--') || argv[i + 1] === undefined) throw new Error(`bad argument ${argv[i]}`);
     args[argv[i].slice(2)] = argv[i + 1];
   }
-  for (const a of ['url', 'open-first', 'open-last']) if (!args[a]) throw new Error(`--${a} is required`);
+  const needed = args['remote-gate'] ? ['url'] : ['url', 'open-first', 'open-last'];
+  for (const a of needed) if (!args[a]) throw new Error(`--${a} is required`);
   return args;
 }
 
@@ -68,9 +77,12 @@ async function watch(args, cdp) {
 
   await s('Page.navigate', { url: args.url });
   await waitReady('the live page');
+  if (args['remote-gate']) return watchRemote(args, evaluate, problems);
   // One read of the page: everything in one evaluation, so it is one consistent state.
   const read = () =>
     evaluate(`({
+      engine: document.body.getAttribute('data-engine'),
+      resyncs: document.body.getAttribute('data-resyncs'),
       standings: document.querySelector('#standings').textContent,
       status: document.querySelector('#status').textContent,
       finished: [...document.querySelectorAll('#finished tbody tr')].map((r) => ({
@@ -122,6 +134,8 @@ async function watch(args, cdp) {
   }
   out.last_standings = last.standings;
   out.status = last.status;
+  out.engine = last.engine;
+  out.resyncs = last.resyncs;
 
   // A finished game opens in the viewer, in every view.
   const game = last.finished[last.finished.length - 1];
@@ -140,6 +154,26 @@ async function watch(args, cdp) {
   return out;
 }
 
+// Waits for the remote bots' table to show a connected bot that has moved; its rows.
+async function watchRemote(args, evaluate, problems) {
+  const read = () =>
+    evaluate(`[...document.querySelectorAll('#remote-table tbody tr')].map((r) => ({
+      bot: r.getAttribute('data-bot'),
+      connected: r.getAttribute('data-connected'),
+      cells: [...r.querySelectorAll('td')].map((c) => c.textContent),
+    }))`);
+  const until = Date.now() + 45000;
+  let rows = await read();
+  while (!rows.some((r) => r.connected === '1' && Number(r.cells[5]) > 0)) {
+    if (Date.now() > until) throw new Error(`no connected remote bot with moves: ${JSON.stringify(rows)} ${JSON.stringify(problems)}`);
+    await sleep(40);
+    rows = await read();
+  }
+  const headers = await evaluate(`[...document.querySelectorAll('#remote-table th')].map((c) => c.textContent)`);
+  fs.writeFileSync(args['remote-gate'], 'go\n');
+  return { problems, headers, rows };
+}
+
 async function main() {
   const started = Date.now();
   const args = parseArgs(process.argv.slice(2));
@@ -147,8 +181,7 @@ async function main() {
   const chromium = startChromium(userDir);
   const timer = setTimeout(async () => {
     process.stderr.write(`live.mjs: gave up after 60 s\n${chromium.stderr()}\n`);
-    fs.writeFileSync(args['open-first'], 'go\n');
-    fs.writeFileSync(args['open-last'], 'go\n');
+    for (const gate of ['open-first', 'open-last', 'remote-gate']) if (args[gate]) fs.writeFileSync(args[gate], 'go\n');
     await stopChromium(chromium.child);
     fs.rmSync(userDir, { recursive: true, force: true });
     process.exit(2);
@@ -167,8 +200,7 @@ async function main() {
     status = e.missing ? 3 : 2;
   }
   // Whatever happened, the event may end now.
-  fs.writeFileSync(args['open-first'], 'go\n');
-  fs.writeFileSync(args['open-last'], 'go\n');
+  for (const gate of ['open-first', 'open-last', 'remote-gate']) if (args[gate]) fs.writeFileSync(args[gate], 'go\n');
   clearTimeout(timer);
   await stopChromium(chromium.child);
   fs.rmSync(userDir, { recursive: true, force: true });

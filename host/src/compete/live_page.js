@@ -1,12 +1,39 @@
 // The live page of a running event. Everything it shows comes from the host's event stream
-// (/events): a snapshot, then deltas. Boards are the spectator's, as the host computed them
-// with the rules crate; this script only draws them. Text from the event (bot names,
-// messages) is always set with textContent; only the standings arrive as HTML, which the
-// host escaped.
+// (/events): a snapshot, then deltas. A running game comes as the spectator's board (which
+// side owns each square, and the ranks made public), then as its plies (the move, and for a
+// fight the two ranks it reveals); the rules crate compiled to WebAssembly (/viewer.wasm,
+// host/viewer-wasm's live boards) applies them, so this script holds no rules of its own
+// and only draws. Text from the event (bot names, messages) is always set with
+// textContent; only the standings arrive as HTML, which the host escaped.
 (function () {
   'use strict';
 
   var page = { width: 10, height: 10, squares: [], lakes: {}, games: {}, delay: 0, done: 0, planned: null, over: false };
+  var resyncs = 0;
+
+  // ---- the rules, in WebAssembly ----------------------------------------------------------
+
+  var wasm = null;
+
+  // Calls the module's `name` with JSON `input` (after `handle`, when given): its answer.
+  function callWasm(name, handle, input) {
+    var ex = wasm.exports;
+    var bytes = new TextEncoder().encode(JSON.stringify(input));
+    var ptr = ex.viewer_alloc(bytes.length);
+    new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
+    var out = handle === null ? ex[name](ptr, bytes.length) : ex[name](handle, ptr, bytes.length);
+    ex.viewer_free(ptr, bytes.length);
+    // The memory may have grown (a new buffer): views are made after the call.
+    var len = new DataView(ex.memory.buffer).getUint32(out, true);
+    var text = new TextDecoder().decode(new Uint8Array(ex.memory.buffer, out + 4, len));
+    ex.viewer_free(out, len + 4);
+    return JSON.parse(text);
+  }
+
+  function dropBoard(v) {
+    if (v && v.handle) wasm.exports.viewer_live_drop(v.handle);
+    if (v) v.handle = 0;
+  }
 
   function $(id) { return document.getElementById(id); }
 
@@ -125,7 +152,13 @@
     g.hasBoard = !!g.board;
     v.hasBoard = g.hasBoard;
     v.board.hidden = !g.hasBoard;
+    v.shown = g.shown;
+    dropBoard(v);
     if (g.board) {
+      // The module's board from now on: the plies are applied to it.
+      var made = callWasm('viewer_live_new', null, { width: page.width, height: page.height, board: g.board, to_move: g.to_move });
+      if (made.error) return resync('game ' + g.id + ': ' + made.error);
+      v.handle = made.handle;
       for (var i = 0; i < g.board.length; i++) setCell(v.cells[i], g.board[i]);
     }
     drawPlayers(v, g);
@@ -134,18 +167,26 @@
   }
 
   function updateBoards(msg) {
-    msg.games.forEach(function (g) {
+    for (var k = 0; k < msg.games.length; k++) {
+      var g = msg.games[k];
       var v = page.games[g.id];
-      if (!v) return;
+      if (!v || !v.handle) continue;
+      // Plies this page missed (or holds already) cannot be applied: a fresh snapshot.
+      if (v.shown + g.plies.length !== g.shown) {
+        return resync('game ' + g.id + ': at ply ' + v.shown + ', sent ' + g.plies.length + ' plies up to ' + g.shown);
+      }
+      var r = callWasm('viewer_live_apply', v.handle, g.plies);
       Object.keys(v.cells).forEach(function (i) { v.cells[i].classList.remove('changed'); });
-      Object.keys(g.changes).forEach(function (i) {
-        setCell(v.cells[i], g.changes[i]);
+      Object.keys(r.changes).forEach(function (i) {
+        setCell(v.cells[i], r.changes[i]);
         v.cells[i].classList.add('changed');
       });
+      if (r.error) return resync('game ' + g.id + ': ' + r.error);
+      v.shown = g.shown;
       g.hasBoard = v.hasBoard;
       drawPlayers(v, g);
       drawPly(v, g);
-    });
+    }
   }
 
   // ---- lists ------------------------------------------------------------------------------
@@ -193,6 +234,7 @@
     page.done = s.done;
     page.planned = s.planned;
     page.over = s.over;
+    Object.keys(page.games).forEach(function (id) { dropBoard(page.games[id]); });
     page.games = {};
     $('live').replaceChildren();
     s.games.forEach(addGame);
@@ -244,42 +286,74 @@
     source.addEventListener(name, function (e) { f(JSON.parse(e.data)); });
   }
 
-  var source = new EventSource('/events');
-  on(source, 'snapshot', snapshot);
-  on(source, 'game', addGame);
-  on(source, 'boards', updateBoards);
-  on(source, 'finished', function (m) {
-    var v = page.games[m.row.id];
-    if (v) {
-      v.box.remove();
-      delete page.games[m.row.id];
-    }
-    var body = $('finished').tBodies[0];
-    body.insertBefore(finishedRow(m.row), body.firstChild);
-    keep(body, 100);
-    page.done = m.done;
-    status();
-  });
-  on(source, 'fault', function (f) {
-    var body = $('faults').tBodies[0];
-    body.insertBefore(faultRow(f), body.firstChild);
-    keep(body, 50);
-    $('no-faults').hidden = true;
-    $('faults').hidden = false;
-  });
-  on(source, 'standings', function (m) {
-    setStandings(m.html);
-    page.done = Math.max(page.done, m.done);
-    status();
-  });
-  on(source, 'remote', function (m) { renderRemote(m.bots); });
-  on(source, 'over', function (m) {
-    page.over = true;
-    page.done = m.done;
-    status();
+  var source = null;
+
+  // Starts over from a fresh snapshot: the page missed something, or the module refused a
+  // ply (said on the console, and counted in the body's data-resyncs).
+  function resync(why) {
+    resyncs += 1;
+    document.body.setAttribute('data-resyncs', String(resyncs));
+    console.warn('live page: ' + why + '; reloading the event\'s state');
     source.close();
-  });
-  source.onerror = function () {
-    if (!page.over) $('status').textContent = 'connection lost; reconnecting\u2026';
-  };
+    connect();
+  }
+
+  function connect() {
+    source = new EventSource('/events');
+    on(source, 'snapshot', snapshot);
+    on(source, 'game', addGame);
+    on(source, 'boards', updateBoards);
+    on(source, 'finished', function (m) {
+      var v = page.games[m.row.id];
+      if (v) {
+        dropBoard(v);
+        v.box.remove();
+        delete page.games[m.row.id];
+      }
+      var body = $('finished').tBodies[0];
+      body.insertBefore(finishedRow(m.row), body.firstChild);
+      keep(body, 100);
+      page.done = m.done;
+      status();
+    });
+    on(source, 'fault', function (f) {
+      var body = $('faults').tBodies[0];
+      body.insertBefore(faultRow(f), body.firstChild);
+      keep(body, 50);
+      $('no-faults').hidden = true;
+      $('faults').hidden = false;
+    });
+    on(source, 'standings', function (m) {
+      setStandings(m.html);
+      page.done = Math.max(page.done, m.done);
+      status();
+    });
+    on(source, 'remote', function (m) { renderRemote(m.bots); });
+    on(source, 'over', function (m) {
+      page.over = true;
+      page.done = m.done;
+      status();
+      source.close();
+    });
+    source.onerror = function () {
+      if (!page.over) $('status').textContent = 'connection lost; reconnecting\u2026';
+    };
+  }
+
+  // The module first (the same one the viewer pages inline), then the event.
+  fetch('{{WASM_URL}}')
+    .then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.arrayBuffer();
+    })
+    .then(function (bytes) { return WebAssembly.instantiate(bytes, {}); })
+    .then(function (m) {
+      wasm = m.instance;
+      document.body.setAttribute('data-engine', 'wasm');
+      document.body.setAttribute('data-resyncs', '0');
+      connect();
+    }, function (e) {
+      $('status').textContent = 'This browser cannot run the live page\'s rules (WebAssembly): ' + e;
+      throw e;
+    });
 })();

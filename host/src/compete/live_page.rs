@@ -9,13 +9,20 @@
 //! - `GET /events`: a stream of server-sent events: a `snapshot` of everything first, then
 //!   deltas (`game` started, `boards` changed, `finished`, `fault`, `standings`, `over`);
 //! - `GET /games/N.html`: the viewer page ([`crate::compete::viewer::export_html`]) of the
-//!   N-th finished game, for the last [`KEEP_FINISHED`] finished games.
+//!   N-th finished game, for the last [`KEEP_FINISHED`] finished games;
+//! - `GET /viewer.wasm`: the rules crate compiled to WebAssembly (`host/viewer-wasm`, the
+//!   asset the viewer pages inline), with which the page applies the plies it is sent.
 //!
-//! Only the spectator's board of a running game is ever sent (never a bot's own view,
-//! which the page of a finished game adds); with `--serve-delay N` a running game is shown
-//! N plies behind. Boards are computed here with the rules crate from the plies as they
-//! arrive; deltas are coalesced to at most one `boards` message every [`PUSH_EVERY`], and
-//! the standings at most once every [`STANDINGS_EVERY`].
+//! Only the spectator's board of a running game is ever sent, as any spectator may see it:
+//! which side owns each square, and the ranks made public by fights (and a Scout's long
+//! move), never a rank nobody has seen, nor a bot's own view (the page of a finished game
+//! adds those once it is over); with `--serve-delay N` a running game is shown N plies
+//! behind. A client is sent each running game's board in its snapshot, then the plies as
+//! they are shown: the move, and for a fight the two ranks it reveals
+//! ([`stratego_viewer_wasm::live::LivePly`]); the page applies them with the WebAssembly
+//! module, and this server keeps the same [`SpectatorBoard`] per game for the snapshots.
+//! Plies are coalesced into at most one `boards` message every [`PUSH_EVERY`], and the
+//! standings at most once every [`STANDINGS_EVERY`].
 //!
 //! Limits: at most [`MAX_CONNECTIONS`] connections (more get `503` and are closed), a
 //! request head of at most [`MAX_REQUEST_BYTES`] (`431`), [`HEADER_TIMEOUT`] to send it,
@@ -24,7 +31,7 @@
 //! [`QUEUE`] messages: a client that falls behind it is sent a fresh snapshot instead of
 //! what it missed, so a client that does not read costs no memory.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -38,7 +45,8 @@ use hyper::body::Frame;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use stratego_protocol::record::{GameRecord, RecordPly};
-use stratego_rules::{ByColor, Color, Game, Ruleset};
+use stratego_rules::{ByColor, Color, Ruleset};
+use stratego_viewer_wasm::live::{LivePly, SpectatorBoard};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, broadcast};
 
@@ -328,18 +336,14 @@ impl Drop for LivePage {
 struct Running {
     id: String,
     seats: ByColor<usize>,
-    /// The position at the ply shown (from the setups on).
-    game: Option<Game>,
-    /// The spectator's board at the ply shown: a piece code (`red:9`) or "" per square.
-    board: Vec<String>,
+    /// The spectator's board at the ply shown (from the setups on).
+    board: Option<SpectatorBoard>,
     /// Plies played but not shown yet (`--serve-delay`).
     queue: VecDeque<RecordPly>,
     shown: u32,
     played: u32,
-    /// Squares changed since the last `boards` message.
-    changed: BTreeSet<usize>,
-    /// Plies shown since the board was last drawn.
-    stale: bool,
+    /// Plies shown since the last `boards` message (the board has them already).
+    pending: Vec<LivePly>,
     /// Plies played since the last `boards` message.
     moved: bool,
     /// Think time of each side's last move shown, µs.
@@ -458,14 +462,17 @@ impl State {
             "blue": name(g.seats.blue),
             "shown": g.shown,
             "played": g.played,
-            "board": g.game.as_ref().map(|_| &g.board),
-            "to_move": g.game.as_ref().map(|game| game.to_move().name()),
+            "board": g.board.as_ref().map(SpectatorBoard::cells),
+            "to_move": g.board.as_ref().map(|b| b.to_move().name()),
             "clocks": clocks_json(g, tc(g.seats.red), tc(g.seats.blue)),
         })
     }
 
+    /// Everything, as it is now. The plies not yet sent go out first (to the clients already
+    /// reading), so that the boards of the snapshot are those of the last `boards` message:
+    /// subscribe a new client after this, not before.
     fn snapshot(&mut self) -> Value {
-        self.refresh();
+        self.flush_boards();
         json!({
             "title": self.title,
             "delay": self.delay,
@@ -514,13 +521,11 @@ impl State {
                 let g = Running {
                     id: spec.game_id.clone(),
                     seats: spec.seats,
-                    game: None,
-                    board: Vec::new(),
+                    board: None,
                     queue: VecDeque::new(),
                     shown: 0,
                     played: 0,
-                    changed: BTreeSet::new(),
-                    stale: false,
+                    pending: Vec::new(),
                     moved: false,
                     last_us: ByColor::new(0, 0),
                     bank_us: ByColor::new(bank(spec.seats.red), bank(spec.seats.blue)),
@@ -530,17 +535,10 @@ impl State {
             }
             Event::GameSetups { game_id, deployments } => {
                 let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
-                match Game::new(self.rules.clone(), &deployments.red, &deployments.blue) {
-                    Ok(game) => {
-                        let board = spectator_board(&game, self.rules.width(), self.squares.len());
-                        let g = &mut self.running[i];
-                        g.board = board;
-                        g.game = Some(game);
-                        let data = self.game_json(&self.running[i]);
-                        self.send("game", &data);
-                    }
-                    Err(e) => tracing::warn!("--serve: game {game_id}: {e}"),
-                }
+                // The referee checked the setups: every piece on its square, no rank public.
+                self.running[i].board = Some(SpectatorBoard::start(&self.rules, &deployments.red, &deployments.blue));
+                let data = self.game_json(&self.running[i]);
+                self.send("game", &data);
             }
             Event::Ply { game_id, ply } => {
                 let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
@@ -608,71 +606,48 @@ impl State {
     fn show_next(&mut self, i: usize) {
         let Some(ply) = self.running[i].queue.pop_front() else { return };
         let g = &mut self.running[i];
-        let Some(game) = g.game.as_mut() else { return };
-        let mover = game.to_move();
-        if let Err(e) = game.play(ply.ply.mv) {
-            tracing::warn!("--serve: game {}: ply {}: {e}", g.id, g.shown + 1);
+        let Some(board) = g.board.as_mut() else { return };
+        let mover = board.to_move();
+        let live = LivePly::of(&ply.ply);
+        if let Err(e) = board.apply(&live, &mut Vec::new()) {
+            tracing::warn!("--serve: game {}: {e}", g.id);
             return;
         }
+        g.pending.push(live);
         g.shown += 1;
         g.last_us[mover] = ply.time_us;
         let inc = self.bots.get(g.seats[mover]).map_or(0, |b| b.time_control.increment_ms as i64 * 1000);
         if let Some(left) = g.bank_us[mover].as_mut() {
             *left = *left - ply.time_us as i64 + inc;
         }
-        // The board is drawn again when it is next sent, not at every ply.
-        g.stale = true;
     }
 
-    /// Draws again the boards of the games that moved since they were last drawn, noting
-    /// the squares that changed.
-    fn refresh(&mut self) {
-        for g in &mut self.running {
-            let (true, Some(game)) = (g.stale, g.game.as_ref()) else { continue };
-            let board = spectator_board(game, self.rules.width(), self.squares.len());
-            for (k, (old, new)) in g.board.iter().zip(&board).enumerate() {
-                if old != new {
-                    g.changed.insert(k);
-                }
-            }
-            g.board = board;
-            g.stale = false;
-        }
-    }
-
-    /// One `boards` message with what changed since the last one.
+    /// One `boards` message with the plies shown since the last one (nothing is made when
+    /// nobody is watching).
     fn flush_boards(&mut self) {
-        self.refresh();
-        let mut games = Vec::new();
+        let watched = self.tx.receiver_count() > 0;
+        let tc = |id: usize| self.bots.get(id).map(|b| b.time_control);
+        let mut list = Vec::new();
         for g in &mut self.running {
-            if !g.moved || g.game.is_none() {
+            if !g.moved || g.board.is_none() {
                 continue;
             }
             g.moved = false;
-            let changes: serde_json::Map<String, Value> =
-                g.changed.iter().map(|&k| (k.to_string(), Value::String(g.board[k].clone()))).collect();
-            g.changed.clear();
-            games.push((g.id.clone(), changes));
-        }
-        if games.is_empty() {
-            return;
-        }
-        let list: Vec<Value> = games
-            .into_iter()
-            .map(|(id, changes)| {
-                let g = self.running.iter().find(|g| g.id == id).expect("a running game");
-                let tc = |id: usize| self.bots.get(id).map(|b| b.time_control);
-                json!({
-                    "id": id,
+            let plies = std::mem::take(&mut g.pending);
+            if watched {
+                list.push(json!({
+                    "id": g.id,
                     "shown": g.shown,
                     "played": g.played,
-                    "changes": changes,
-                    "to_move": g.game.as_ref().map(|game| game.to_move().name()),
+                    "plies": plies,
+                    "to_move": g.board.as_ref().map(|b| b.to_move().name()),
                     "clocks": clocks_json(g, tc(g.seats.red), tc(g.seats.blue)),
-                })
-            })
-            .collect();
-        self.send("boards", &json!({ "games": list }));
+                }));
+            }
+        }
+        if !list.is_empty() {
+            self.send("boards", &json!({ "games": list }));
+        }
     }
 
     fn flush_standings(&mut self, force: bool) {
@@ -770,17 +745,6 @@ impl State {
     }
 }
 
-/// The spectator's board (every rank): a piece code (`red:9`) or "" per square, by
-/// `rank * width + file`.
-fn spectator_board(game: &Game, width: u8, squares: usize) -> Vec<String> {
-    let w = usize::from(width);
-    let mut board = vec![String::new(); squares];
-    for (sq, color, rank) in game.board_pieces() {
-        board[usize::from(sq.rank()) * w + usize::from(sq.file())] = format!("{}:{}", color.name(), rank.code());
-    }
-    board
-}
-
 /// Each side's clock at the ply shown: its last think time and, with a bank, what is left.
 fn clocks_json(
     g: &Running,
@@ -838,7 +802,7 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
         },
         Source::Handed(rx) => (None, Some(rx)),
     };
-    let page: Arc<str> = page_html(&options.title).into();
+    let assets = Arc::new(Assets::new(&options.title));
     let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     // Refusals being written at once; past that a connection is closed without a word.
     let refusals = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -884,12 +848,12 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
                     continue;
                 };
                 set_send_buffer(&stream);
-                let (state, page, closing) = (state.clone(), page.clone(), closing.clone());
+                let (state, assets, closing) = (state.clone(), assets.clone(), closing.clone());
                 tokio::spawn(async move {
                     let io = hyper_util::rt::TokioIo::new(Stalls::new(stream));
                     let service = hyper::service::service_fn(move |req| {
-                        let (state, page) = (state.clone(), page.clone());
-                        async move { Ok::<_, Infallible>(respond(&req, &state, &page)) }
+                        let (state, assets) = (state.clone(), assets.clone());
+                        async move { Ok::<_, Infallible>(respond(&req, &state, &assets)) }
                     });
                     let mut http = hyper::server::conn::http1::Builder::new();
                     http.keep_alive(false)
@@ -982,9 +946,51 @@ fn text(status: StatusCode, message: &str) -> Response<Body> {
 /// compile its inlined WebAssembly module (the rules; it allows no JavaScript `eval`).
 const POLICY: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
 
-/// The answer to one request: the page, the event stream, a finished game's viewer page,
-/// or an error.
-fn respond<B>(req: &Request<B>, state: &Shared, page: &Arc<str>) -> Response<Body> {
+/// What the server serves as it is: the page, and the WebAssembly module.
+struct Assets {
+    page: Bytes,
+    wasm: Bytes,
+    /// The module's entity tag: its SHA-256's first 16 hex digits, quoted.
+    etag: String,
+}
+
+impl Assets {
+    fn new(title: &str) -> Assets {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let wasm = base64::engine::general_purpose::STANDARD
+            .decode(crate::compete::viewer::WASM_BASE64)
+            .expect("the build script's base64 decodes");
+        let digest = sha2::Sha256::digest(&wasm);
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        Assets { page: page_html(title, &hex).into(), wasm: wasm.into(), etag: format!("\"{hex}\"") }
+    }
+
+    /// The module: `304` when the client holds this very one, else its bytes, to be kept
+    /// (its URL in the page names its version).
+    fn wasm<B>(&self, req: &Request<B>) -> Response<Body> {
+        let fresh =
+            req.headers().get_all("if-none-match").iter().any(|v| {
+                v.to_str().is_ok_and(|v| v.split(',').any(|t| t.trim().trim_start_matches("W/") == self.etag))
+            });
+        let mut r = if fresh {
+            let mut r = Response::new(Full::new(Bytes::new()).boxed_unsync());
+            *r.status_mut() = StatusCode::NOT_MODIFIED;
+            r
+        } else {
+            full(StatusCode::OK, "application/wasm", self.wasm.clone())
+        };
+        let h = r.headers_mut();
+        h.insert("cache-control", "public, max-age=86400".parse().expect("a header value"));
+        h.insert("etag", self.etag.parse().expect("a header value"));
+        h.insert("x-content-type-options", "nosniff".parse().expect("a header value"));
+        r
+    }
+}
+
+/// The answer to one request: the page, the event stream, the WebAssembly module, a
+/// finished game's viewer page, or an error.
+fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Body> {
     if req.method() != Method::GET {
         let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET");
         r.headers_mut().insert("allow", "GET".parse().expect("a header value"));
@@ -992,8 +998,9 @@ fn respond<B>(req: &Request<B>, state: &Shared, page: &Arc<str>) -> Response<Bod
     }
     let path = req.uri().path();
     let mut r = match path {
-        "/" | "/index.html" => full(StatusCode::OK, "text/html; charset=utf-8", Bytes::from(page.as_bytes().to_vec())),
+        "/" | "/index.html" => full(StatusCode::OK, "text/html; charset=utf-8", assets.page.clone()),
         "/events" => return events(state),
+        "/viewer.wasm" => return assets.wasm(req),
         _ => {
             let n = path.strip_prefix("/games/").and_then(|p| p.strip_suffix(".html")).and_then(|n| {
                 // Digits only: `/games/007.html` names no game.
@@ -1007,7 +1014,10 @@ fn respond<B>(req: &Request<B>, state: &Shared, page: &Arc<str>) -> Response<Bod
                     StatusCode::NOT_FOUND,
                     &format!("no such finished game here (the last {KEEP_FINISHED} finished games are kept)"),
                 ),
-                None => text(StatusCode::NOT_FOUND, "not found: the live page is /, its events /events"),
+                None => text(
+                    StatusCode::NOT_FOUND,
+                    "not found: the live page is /, its events /events, its rules /viewer.wasm",
+                ),
             }
         }
     };
@@ -1020,8 +1030,10 @@ fn respond<B>(req: &Request<B>, state: &Shared, page: &Arc<str>) -> Response<Bod
 fn events(state: &Shared) -> Response<Body> {
     let (rx, first, over) = {
         let mut s = lock(state);
-        // Subscribed under the lock: every message after the snapshot reaches the client.
-        (s.tx.subscribe(), sse("snapshot", &s.snapshot()), s.over)
+        // Subscribed under the lock, after the snapshot: every message after it reaches the
+        // client, and none it already holds.
+        let first = sse("snapshot", &s.snapshot());
+        (s.tx.subscribe(), first, s.over)
     };
     struct Stream {
         rx: broadcast::Receiver<Arc<str>>,
@@ -1053,8 +1065,9 @@ fn events(state: &Shared) -> Response<Body> {
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 // Behind by more than the queue: the state as it is now, instead.
                 let mut st = lock(&s.state);
+                let snapshot = sse("snapshot", &st.snapshot());
                 s.rx = st.tx.subscribe();
-                sse("snapshot", &st.snapshot())
+                snapshot
             }
             Err(broadcast::error::RecvError::Closed) => return None,
         };
@@ -1068,8 +1081,12 @@ fn events(state: &Shared) -> Response<Body> {
     r
 }
 
-fn page_html(title: &str) -> String {
-    TEMPLATE.replace("{{STYLE}}", STYLE).replace("{{SCRIPT}}", SCRIPT).replace("{{TITLE}}", &html_escape(title))
+/// The page, its script fetching the module at `/viewer.wasm?v=VERSION`.
+fn page_html(title: &str, version: &str) -> String {
+    TEMPLATE
+        .replace("{{STYLE}}", STYLE)
+        .replace("{{SCRIPT}}", &SCRIPT.replace("{{WASM_URL}}", &format!("/viewer.wasm?v={version}")))
+        .replace("{{TITLE}}", &html_escape(title))
 }
 
 /// A connection whose writes fail once they have been blocked for [`WRITE_STALL`] (a
@@ -1172,7 +1189,7 @@ mod tests {
 
     #[test]
     fn the_page_title_is_escaped() {
-        let html = page_html("</title><script>alert(1)</script>");
+        let html = page_html("</title><script>alert(1)</script>", "0123");
         assert!(!html.contains("<script>alert(1)"));
         assert!(html.contains("&lt;/title&gt;"));
     }

@@ -34,7 +34,7 @@ const TEMPLATE: &str = include_str!("viewer.html");
 const STYLE: &str = include_str!("viewer.css");
 const SCRIPT: &str = include_str!("viewer.js");
 /// The `host/viewer-wasm` module, base64 (made by the build script).
-const WASM_BASE64: &str = include_str!(concat!(env!("OUT_DIR"), "/viewer.wasm.b64"));
+pub(crate) const WASM_BASE64: &str = include_str!(concat!(env!("OUT_DIR"), "/viewer.wasm.b64"));
 
 /// The file name of the viewer's script beside the game pages of an index (in `games/`).
 pub const ASSET_NAME: &str = "viewer.js";

@@ -11,6 +11,12 @@
 //! [`viewer_replay`] reads a UTF-8 JSON [`Input`] and returns a buffer holding a
 //! little-endian `u32` length and then that many bytes of UTF-8 JSON [`Replayed`]. On other
 //! targets the same functions exist (under their Rust names only) for tests.
+//!
+//! The live page's boards are [`live`]: a running game as a spectator sees it, moved on by
+//! each ply the page is sent ([`viewer_live_new`], [`viewer_live_apply`],
+//! [`viewer_live_drop`]).
+
+pub mod live;
 
 use serde::{Deserialize, Serialize};
 use stratego_rules::{
@@ -265,12 +271,43 @@ pub unsafe extern "C" fn viewer_free(ptr: *mut u8, len: usize) {
 #[cfg_attr(target_arch = "wasm32", unsafe(no_mangle))]
 pub unsafe extern "C" fn viewer_replay(ptr: *const u8, len: usize) -> *mut u8 {
     // SAFETY: the caller gives `len` readable bytes at `ptr`.
-    let input = unsafe { std::slice::from_raw_parts(ptr, len) };
-    let answer = replay_json(input);
-    let mut out = Vec::with_capacity(4 + answer.len());
-    out.extend_from_slice(&u32::try_from(answer.len()).expect("an answer under 4 GB").to_le_bytes());
-    out.extend_from_slice(answer.as_bytes());
+    answer(&replay_json(unsafe { std::slice::from_raw_parts(ptr, len) }))
+}
+
+/// A new buffer holding `text`'s length (`u32`, little-endian) and then its UTF-8 bytes.
+fn answer(text: &str) -> *mut u8 {
+    let mut out = Vec::with_capacity(4 + text.len());
+    out.extend_from_slice(&u32::try_from(text.len()).expect("an answer under 4 GB").to_le_bytes());
+    out.extend_from_slice(text.as_bytes());
     Box::into_raw(out.into_boxed_slice()).cast()
+}
+
+/// [`live::live_new_json`] of the `len` bytes at `ptr` (a live game's board): a new buffer
+/// as [`viewer_replay`]'s, holding `{"handle": N}` or `{"error": "…"}`.
+///
+/// # Safety
+/// `ptr` points to `len` readable bytes.
+#[cfg_attr(target_arch = "wasm32", unsafe(no_mangle))]
+pub unsafe extern "C" fn viewer_live_new(ptr: *const u8, len: usize) -> *mut u8 {
+    // SAFETY: the caller gives `len` readable bytes at `ptr`.
+    answer(&live::live_new_json(unsafe { std::slice::from_raw_parts(ptr, len) }))
+}
+
+/// [`live::live_apply_json`]: applies the plies (JSON, the `len` bytes at `ptr`) to board
+/// `handle`; a new buffer as [`viewer_replay`]'s, holding the squares changed.
+///
+/// # Safety
+/// `ptr` points to `len` readable bytes.
+#[cfg_attr(target_arch = "wasm32", unsafe(no_mangle))]
+pub unsafe extern "C" fn viewer_live_apply(handle: u32, ptr: *const u8, len: usize) -> *mut u8 {
+    // SAFETY: the caller gives `len` readable bytes at `ptr`.
+    answer(&live::live_apply_json(handle, unsafe { std::slice::from_raw_parts(ptr, len) }))
+}
+
+/// [`live::live_drop`]: forgets board `handle`.
+#[cfg_attr(target_arch = "wasm32", unsafe(no_mangle))]
+pub extern "C" fn viewer_live_drop(handle: u32) {
+    live::live_drop(handle);
 }
 
 #[cfg(test)]
