@@ -136,8 +136,11 @@ fn file_size(p: &Path) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
+/// A directory's files: each path (relative to it) and its bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
 /// Every file under `dir` (relative path, content), sorted by path.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+fn tree(dir: &Path) -> Files {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -487,7 +490,7 @@ fn merge(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(u32, u32)], pl
             dirs.push(d);
         }
         // What each host printed and wrote, compared at the end (the same report and pages).
-        let mut outputs: Vec<(String, Vec<u8>, Vec<(String, Vec<u8>)>)> = Vec::new();
+        let mut outputs: Vec<(String, Vec<u8>, Files)> = Vec::new();
         for (label, host) in hosts {
             let stdout = dir.join(format!("stdout-{label}.txt"));
             let run = |extra: &[&str]| {

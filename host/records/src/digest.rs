@@ -104,7 +104,7 @@ impl GameDigest {
             game_id: record.game_id.clone(),
             index: record.index,
             pair: record.pair,
-            time_control: record.time_control.clone(),
+            time_control: record.time_control,
             bots: record.bots.as_ref().map(|b| BotDigest { name: b.name.clone(), think_us: b.think_us }),
             plies: record.plies.len() as u64,
             sides,
