@@ -2,22 +2,23 @@
 //! standings, an SPRT) and an index page's row read of a record, read from a record's line
 //! without building the record.
 //!
-//! A 300-ply record is mostly its plies; building each ply (its move parsed, its fight) is
-//! most of the time a full read takes. [`GameDigest::parse`] reads the same line with every
-//! field the reports do not read skipped (checked as JSON, nothing allocated), and the plies
-//! counted into per-side tallies as they are read. [`GameDigest::of`] makes the same digest
-//! from a record already built: the reports fill themselves from digests either way, so a
-//! report of records read lightly (`merge`) is the report of the same records read whole.
+//! A 300-ply record is mostly its plies; keeping them (a vector of plies, each with its
+//! move and fight) is most of what a full read costs. [`GameDigest::parse`] reads the same
+//! line, every field read with its record's type but the plies counted into per-side tallies
+//! as they are read, none kept. [`GameDigest::of`] makes the same digest from a record
+//! already built: the reports fill themselves from digests either way, so a report of
+//! records read lightly (`merge`) is the report of the same records read whole.
 //!
-//! The line must have the record's shape: every field a record must have is required here
-//! too (a missing one is an error naming it), with the same types where it is read; the
-//! content of a skipped field (a ply's move, a bot's stderr) is checked as JSON only.
+//! A line is a digest exactly when it is a record: every field a record must have is
+//! required, and every field is read with the record's own type (a ply's move is parsed as
+//! a move, a bot as a bot), so `merge` takes and refuses the same lines whether it reads
+//! them as digests or whole (with `--out`, `--skip-bad-lines`, or on resume).
 
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use stratego_protocol::TimeControl;
-use stratego_protocol::record::{GameRecord, RecordPly, RecordResult};
-use stratego_rules::{ByColor, Color};
+use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
+use stratego_rules::{ByColor, Color, Combat, Move, RulesetSpec};
 
 /// What the reports read of one side's plies in a game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,7 +124,7 @@ impl GameDigest {
             index: w.index,
             pair: w.pair,
             time_control: w.time_control,
-            bots: ByColor::new(w.bots.red.0, w.bots.blue.0),
+            bots: w.bots.map(|b| BotDigest { name: b.name, think_us: b.think_us }),
             plies: w.plies.plies,
             sides: w.plies.sides,
             result: w.result,
@@ -135,57 +136,36 @@ fn tally(sides: &mut ByColor<SideTally>, p: &RecordPly) {
     sides[p.ply.color].add(p.stall_us, p.over_us, p.lag_us, p.lag_credit_us);
 }
 
-/// A record's line as the digest reads it: the fields a [`GameRecord`] requires are required
-/// (those not used are skipped as [`IgnoredAny`]).
+/// A record's line as the digest reads it: every field of a [`GameRecord`] with its type
+/// (those not used read and dropped), the plies tallied.
 #[derive(Deserialize)]
 struct DigestWire {
     game_id: String,
     index: u32,
     #[serde(default)]
     pair: u32,
+    #[serde(default, rename = "book_setups")]
+    _book_setups: ByColor<Option<u32>>,
     #[serde(rename = "match_seed")]
-    _match_seed: IgnoredAny,
+    _match_seed: u64,
     #[serde(rename = "seed")]
-    _seed: IgnoredAny,
+    _seed: u64,
     #[serde(rename = "host_version")]
-    _host_version: IgnoredAny,
+    _host_version: String,
     #[serde(rename = "started_unix_ms")]
-    _started: IgnoredAny,
+    _started: u64,
     #[serde(rename = "duration_ms")]
-    _duration: IgnoredAny,
+    _duration: u64,
     #[serde(rename = "ruleset")]
-    _ruleset: IgnoredAny,
+    _ruleset: RulesetSpec,
     time_control: TimeControl,
-    bots: ByColor<BotWire>,
+    #[serde(default, rename = "time_controls")]
+    _time_controls: Option<ByColor<TimeControl>>,
+    bots: ByColor<BotInfo>,
     #[serde(rename = "deployments")]
-    _deployments: IgnoredAny,
+    _deployments: ByColor<Option<String>>,
     plies: PlyTallies,
     result: RecordResult,
-}
-
-/// A bot as the digest reads it: a record's bot's required fields required.
-struct BotWire(BotDigest);
-
-impl<'de> Deserialize<'de> for BotWire {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BotWire, D::Error> {
-        #[derive(Deserialize)]
-        struct Wire {
-            name: String,
-            think_us: u64,
-            #[serde(rename = "command")]
-            _command: IgnoredAny,
-            #[serde(rename = "stderr_tail")]
-            _stderr_tail: IgnoredAny,
-            #[serde(rename = "stderr_bytes")]
-            _stderr_bytes: IgnoredAny,
-            #[serde(rename = "bytes_to_bot")]
-            _to: IgnoredAny,
-            #[serde(rename = "bytes_from_bot")]
-            _from: IgnoredAny,
-        }
-        let w = Wire::deserialize(d)?;
-        Ok(BotWire(BotDigest { name: w.name, think_us: w.think_us }))
-    }
 }
 
 /// The plies, tallied as they are read (none is kept).
@@ -194,15 +174,17 @@ struct PlyTallies {
     sides: ByColor<SideTally>,
 }
 
-/// A ply as the digest reads it: its colour and timings; its move required but skipped,
-/// its fight skipped.
+/// A ply as the digest reads it: every field of a record's ply with its type, only the
+/// colour and timings kept.
 #[derive(Deserialize)]
 struct PlyWire {
     color: Color,
     #[serde(rename = "move")]
-    _mv: IgnoredAny,
+    _mv: Move,
+    #[serde(default, rename = "combat")]
+    _combat: Option<Combat>,
     #[serde(rename = "time_us")]
-    _time_us: IgnoredAny,
+    _time_us: u64,
     #[serde(default)]
     stall_us: u64,
     #[serde(default)]
@@ -287,9 +269,20 @@ mod tests {
         assert!(GameDigest::parse(&line[..line.len() / 2]).is_err(), "a torn line is not a digest");
         let bad_colour = line.replacen("\"color\":\"red\"", "\"color\":\"green\"", 1);
         assert!(GameDigest::parse(&bad_colour).is_err(), "a ply's colour is read, and checked");
-        // What the digest skips is checked as JSON only: a move that is no move passes.
-        let bad_move = line.replacen("\"a4-a5\"", "\"nowhere\"", 1);
-        assert!(serde_json::from_str::<GameRecord>(&bad_move).is_err());
-        assert_eq!(GameDigest::parse(&bad_move).unwrap().plies, 4);
+        // What the digest does not keep is still read with its type: a line the full read
+        // refuses, the digest refuses too.
+        for (what, from, to) in [
+            ("a move that is no move", "\"a4-a5\"", "\"nowhere\""),
+            ("a negative think time", "\"time_us\":10", "\"time_us\":-10"),
+            ("a seed that is text", "\"seed\":7", "\"seed\":\"7\""),
+            ("a ruleset of the wrong shape", "\"ruleset\":{", "\"ruleset\":[{"),
+            ("a bot's byte count that is text", "\"bytes_to_bot\":1", "\"bytes_to_bot\":\"1\""),
+            ("a setup that is a number", "\"deployments\":{\"red\":null", "\"deployments\":{\"red\":5"),
+        ] {
+            let bad = line.replacen(from, to, 1);
+            assert_ne!(bad, line, "{what}");
+            assert!(serde_json::from_str::<GameRecord>(&bad).is_err(), "the full read refuses {what}");
+            assert!(GameDigest::parse(&bad).is_err(), "so does the digest: {what}");
+        }
     }
 }
