@@ -266,12 +266,14 @@ pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
 /// (exit 1), `illegal=N` (the move `a1-a2`), `sleep=N` (no answer for 30 s); otherwise it
 /// plays the first of `legal_moves`. `back=1` fills its squares from its back rank forward
 /// (the first pieces of the request, such as the Flag, at the back); `delay_ms=N` waits N ms before each move;
-/// `hold=N:PATH[,N:PATH…]` waits at its N-th turn of a game until the file PATH exists. `multi=1` says `multi_game`; `post=1` writes, after
+/// `hold=N:PATH[,N:PATH…]` waits at its N-th turn of a game until the file PATH exists
+/// (`hold_red=…`, `hold_blue=…`: only in the games it plays that colour). `multi=1` says `multi_game`; `post=1` writes, after
 /// each `game_over`, the info line `after GAME_ID` and the stderr line `stderr after
 /// GAME_ID`; `exit_note=1` writes `bye` to stderr when told to quit.
 pub const SCRIPTED_BOT: &str = r#"import sys, json, time, os
 args = dict(a.split("=", 1) for a in sys.argv[1:])
-holds = [h.split(":", 1) for h in args.get("hold", "").split(",") if h]
+def holds_of(key):
+    return [h.split(":", 1) for h in args.get(key, "").split(",") if h]
 def send(m):
     sys.stdout.write(json.dumps(m) + "\n")
     sys.stdout.flush()
@@ -293,7 +295,7 @@ for line in sys.stdin:
             send({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(squares, army))})
     elif t == "turn":
         turns += 1
-        for n, path in holds:
+        for n, path in holds_of("hold") + holds_of("hold_" + color):
             while n == str(turns) and not os.path.exists(path):
                 time.sleep(0.02)
         if "delay_ms" in args:

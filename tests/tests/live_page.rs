@@ -253,6 +253,42 @@ fn bad_requests_get_clear_errors_and_nothing_else_is_served() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
+/// A finished game's page shows both setups, every rank: it is held back (403, naming the
+/// game it waits for) while the other game of its pair runs, which plays the same setups
+/// with a setup book.
+#[test]
+fn a_finished_games_page_is_held_back_while_the_other_game_of_its_pair_runs() {
+    let dir = TempDir::new("live-held-page");
+    let gate = dir.join("gate");
+    // Game 1: the holder plays Red and waits at its first turn for the gate. Game 2: it plays
+    // Blue, and the resigner (Red) resigns at once: game 2 is the first to finish.
+    let holder = scripted_bot(&dir, &[&format!("hold_red=1:{}", gate.display())]);
+    let resigner = scripted_bot(&dir, &["resign=1"]);
+    let args: Vec<String> =
+        [&holder, &resigner, "--games", "2", "-j", "2", "--seed", "3"].iter().map(|s| s.to_string()).collect();
+    let host = Host::start("match", &args);
+    let addr = host.addr.clone();
+    // The first finished game (game 2) is kept; its page is held while game 1 runs.
+    let mut answer = (0, String::new(), Vec::new());
+    assert!(
+        wait_for(LIMIT, || {
+            answer = get(&addr, "/games/1.html");
+            answer.0 != 404
+        }),
+        "no finished game"
+    );
+    let (status, head, body) = answer;
+    let body = String::from_utf8_lossy(&body);
+    assert_eq!(status, 403, "{head}\n{body}");
+    assert!(body.contains("held back while game") && body.contains("-1 is running"), "{body}");
+    assert!(!body.contains("view-red"), "no viewer page: {body}");
+    // Still held while the game runs (the holder waits for the gate, not for time).
+    assert_eq!(get(&addr, "/games/1.html").0, 403);
+    std::fs::write(&gate, "go").unwrap();
+    let (code, stderr) = host.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 #[test]
 fn too_many_connections_are_refused_and_slow_clients_are_dropped() {
     let dir = TempDir::new("live-limits");

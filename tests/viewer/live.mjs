@@ -137,8 +137,23 @@ async function watch(args, cdp) {
   out.engine = last.engine;
   out.resyncs = last.resyncs;
 
-  // A finished game opens in the viewer, in every view.
-  const game = last.finished[last.finished.length - 1];
+  // A finished game opens in the viewer, in every view: the first whose page is served (a
+  // page is held back, 403, while the other game of its pair runs).
+  let game = null;
+  const pageUntil = Date.now() + 30000;
+  while (!game) {
+    const rows = (await read()).finished.reverse();
+    for (const row of rows) {
+      if ((await evaluate(`fetch(${JSON.stringify(row.href)}).then((r) => r.status)`)) === 200) {
+        game = row;
+        break;
+      }
+    }
+    if (!game) {
+      if (Date.now() > pageUntil) throw new Error(`no finished game's page was served: ${JSON.stringify(rows)}`);
+      await sleep(100);
+    }
+  }
   out.viewer = { id: game.id, href: game.href, boards: {} };
   await s('Page.navigate', { url: game.href });
   await waitReady('the viewer page');

@@ -300,7 +300,11 @@
 
   function connect() {
     source = new EventSource('/events');
-    on(source, 'snapshot', snapshot);
+    on(source, 'snapshot', function (m) {
+      snapshot(m);
+      // An event already over sends nothing more: no reconnecting to it.
+      if (m.over) source.close();
+    });
     on(source, 'game', addGame);
     on(source, 'boards', updateBoards);
     on(source, 'finished', function (m) {

@@ -335,6 +335,8 @@ impl Drop for LivePage {
 /// A running game.
 struct Running {
     id: String,
+    /// Its colour-swapped pair: the other game of a pair plays the same book setups.
+    pair: u32,
     seats: ByColor<usize>,
     /// The spectator's board at the ply shown (from the setups on).
     board: Option<SpectatorBoard>,
@@ -356,6 +358,16 @@ struct Running {
 struct Finished {
     n: u64,
     record: Arc<GameRecord>,
+}
+
+/// What `/games/N.html` answers for a kept finished game.
+enum GamePage {
+    /// Its viewer page.
+    Page(String),
+    /// Held back while the running game named would show through it.
+    Held(String),
+    /// The page could not be made (why).
+    Error(String),
 }
 
 /// The event as the page shows it.
@@ -520,6 +532,7 @@ impl State {
                     |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
                 let g = Running {
                     id: spec.game_id.clone(),
+                    pair: spec.pair,
                     seats: spec.seats,
                     board: None,
                     queue: VecDeque::new(),
@@ -738,10 +751,22 @@ impl State {
         out
     }
 
-    fn viewer_page(&self, n: u64) -> Option<Result<String, String>> {
+    /// The viewer page of the `n`-th finished game: `None` when it is not kept.
+    ///
+    /// Held back ([`GamePage::Held`]) while the other game of its colour-swapped pair runs:
+    /// with a setup book both play the same two setups, and the page shows every rank of
+    /// both.
+    fn viewer_page(&self, n: u64) -> Option<GamePage> {
         let f = self.finished.iter().find(|f| f.n == n)?;
-        let title = format!("{}: game {}", self.title, f.record.game_id);
-        Some(crate::compete::viewer::export_html(std::slice::from_ref(&*f.record), &title))
+        let record = &f.record;
+        if let Some(g) = self.running.iter().find(|g| g.pair == record.pair) {
+            return Some(GamePage::Held(g.id.clone()));
+        }
+        let title = format!("{}: game {}", self.title, record.game_id);
+        Some(match crate::compete::viewer::export_html(std::slice::from_ref(&**record), &title) {
+            Ok(html) => GamePage::Page(html),
+            Err(e) => GamePage::Error(e),
+        })
     }
 }
 
@@ -1008,8 +1033,16 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
             });
             let page = n.and_then(|n| lock(state).viewer_page(n));
             match page {
-                Some(Ok(html)) => full(StatusCode::OK, "text/html; charset=utf-8", html),
-                Some(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot show the game: {e}")),
+                Some(GamePage::Page(html)) => full(StatusCode::OK, "text/html; charset=utf-8", html),
+                Some(GamePage::Held(running)) => text(
+                    StatusCode::FORBIDDEN,
+                    &format!(
+                        "held back while game {running} is running: it is the other game of this one's pair, and with a setup book it plays the setups this game's page shows; it is served once that game has ended"
+                    ),
+                ),
+                Some(GamePage::Error(e)) => {
+                    text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot show the game: {e}"))
+                }
                 None if n.is_some() => text(
                     StatusCode::NOT_FOUND,
                     &format!("no such finished game here (the last {KEEP_FINISHED} finished games are kept)"),
@@ -1067,6 +1100,7 @@ fn events(state: &Shared) -> Response<Body> {
                 let mut st = lock(&s.state);
                 let snapshot = sse("snapshot", &st.snapshot());
                 s.rx = st.tx.subscribe();
+                s.done = st.over;
                 snapshot
             }
             Err(broadcast::error::RecvError::Closed) => return None,
