@@ -334,14 +334,12 @@ pub fn scripted_bot(dir: &TempDir, args: &[&str]) -> String {
     cmd
 }
 
-/// Every square of the board as the pages' `data-piece` values (`red:9`, `blue:?`, "" for
-/// an empty square), computed by replaying the first `ply` plies of `record` with the rules
-/// crate: the spectator's (`None`: every rank) or one side's view.
-pub fn expected_board(
+/// `record`'s game after its first `ply` plies, replayed by the rules crate, and every square
+/// of its board with an empty value (`""`), for a test to fill in.
+pub fn replayed(
     record: &stratego_protocol::record::GameRecord,
     ply: usize,
-    viewer: Option<stratego_rules::Color>,
-) -> std::collections::BTreeMap<String, String> {
+) -> (stratego_rules::Game, std::collections::BTreeMap<String, String>) {
     use stratego_rules::{Color, Deployment, Game, Ruleset, Square};
     let rules = Ruleset::try_from(record.ruleset.clone()).unwrap();
     let red = Deployment::parse(&rules, Color::Red, record.deployments.red.as_deref().unwrap()).unwrap();
@@ -357,6 +355,18 @@ pub fn expected_board(
             board.insert(Square::new(file, rank).unwrap().to_string(), String::new());
         }
     }
+    (game, board)
+}
+
+/// Every square of the board as the pages' `data-piece` values (`red:9`, `blue:?`, "" for
+/// an empty square), computed by replaying the first `ply` plies of `record` with the rules
+/// crate: the spectator's (`None`: every rank) or one side's view.
+pub fn expected_board(
+    record: &stratego_protocol::record::GameRecord,
+    ply: usize,
+    viewer: Option<stratego_rules::Color>,
+) -> std::collections::BTreeMap<String, String> {
+    let (game, mut board) = replayed(record, ply);
     match viewer {
         None => {
             for (sq, color, rank) in game.board_pieces() {

@@ -30,7 +30,7 @@ use serde_json::Value;
 use stratego_host::compete::live_page::MAX_CONNECTIONS;
 use stratego_protocol::record::GameRecord;
 use stratego_protocol::record::read_records;
-use stratego_rules::{Color, Deployment, Game, Ruleset, Square};
+use stratego_rules::Color;
 use stratego_tests::{CALM_CLOCK, TempDir, expected_board, host_bin, scripted_bot, wait_for};
 
 const MISSING: &str = "this test needs Debian's chromium (.ci/run installs it)";
@@ -388,20 +388,7 @@ fn as_board(v: &Value) -> std::collections::BTreeMap<String, String> {
 /// rules crate: each piece's side, and its rank only when the rules crate says it is
 /// revealed to both players (`red:?` otherwise; "" for an empty square).
 fn public_board(record: &GameRecord, ply: usize) -> std::collections::BTreeMap<String, String> {
-    let rules = Ruleset::try_from(record.ruleset.clone()).unwrap();
-    let red = Deployment::parse(&rules, Color::Red, record.deployments.red.as_deref().unwrap()).unwrap();
-    let blue = Deployment::parse(&rules, Color::Blue, record.deployments.blue.as_deref().unwrap()).unwrap();
-    let (width, height) = (rules.width(), rules.height());
-    let mut game = Game::new(rules, &red, &blue).unwrap();
-    for p in &record.plies[..ply] {
-        game.play(p.ply.mv).unwrap();
-    }
-    let mut board = std::collections::BTreeMap::new();
-    for rank in 0..height {
-        for file in 0..width {
-            board.insert(Square::new(file, rank).unwrap().to_string(), String::new());
-        }
-    }
+    let (game, mut board) = stratego_tests::replayed(record, ply);
     // Red's view has every rank; `revealed` says which are public.
     for p in game.view_pieces(Color::Red) {
         let rank = if p.revealed { p.rank.unwrap().code() } else { '?' };

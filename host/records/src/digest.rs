@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use stratego_protocol::TimeControl;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
-use stratego_rules::{ByColor, Color, Combat, Move, RulesetSpec};
+use stratego_rules::{ByColor, RulesetSpec};
 
 /// What the reports read of one side's plies in a game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -174,27 +174,6 @@ struct PlyTallies {
     sides: ByColor<SideTally>,
 }
 
-/// A ply as the digest reads it: every field of a record's ply with its type, only the
-/// colour and timings kept.
-#[derive(Deserialize)]
-struct PlyWire {
-    color: Color,
-    #[serde(rename = "move")]
-    _mv: Move,
-    #[serde(default, rename = "combat")]
-    _combat: Option<Combat>,
-    #[serde(rename = "time_us")]
-    _time_us: u64,
-    #[serde(default)]
-    stall_us: u64,
-    #[serde(default)]
-    over_us: u64,
-    #[serde(default)]
-    lag_us: Option<u64>,
-    #[serde(default)]
-    lag_credit_us: u64,
-}
-
 impl<'de> Deserialize<'de> for PlyTallies {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PlyTallies, D::Error> {
         struct Plies;
@@ -207,9 +186,11 @@ impl<'de> Deserialize<'de> for PlyTallies {
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PlyTallies, A::Error> {
                 let mut t = PlyTallies { plies: 0, sides: ByColor::default() };
-                while let Some(p) = seq.next_element::<PlyWire>()? {
+                // Each ply read as the record reads it (its move and fight included, so the
+                // same lines are refused), then dropped once tallied.
+                while let Some(p) = seq.next_element::<RecordPly>()? {
                     t.plies += 1;
-                    t.sides[p.color].add(p.stall_us, p.over_us, p.lag_us, p.lag_credit_us);
+                    tally(&mut t.sides, &p);
                 }
                 Ok(t)
             }
