@@ -33,7 +33,7 @@ use stratego_protocol::record::read_records;
 use stratego_rules::Color;
 use stratego_tests::{CALM_CLOCK, TempDir, expected_board, host_bin, scripted_bot, wait_for};
 
-const MISSING: &str = "this test needs Debian's chromium (.ci/run installs it)";
+const MISSING: &str = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";
 /// The longest any wait here may take before the test fails.
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -475,7 +475,10 @@ fn watch_tournament(
 ) -> (Value, Vec<stratego_protocol::record::GameRecord>) {
     let found = Command::new(chromium()).arg("--version").output();
     assert!(found.is_ok_and(|o| o.status.success()), "{MISSING}");
-    assert!(Command::new("node").arg("--version").output().is_ok(), "this test needs Node (.ci/run installs nodejs)");
+    assert!(
+        Command::new("node").arg("--version").output().is_ok(),
+        "this test needs Node (tests/run.sh, the README's test command, installs nodejs)"
+    );
 
     let dir = TempDir::new(name);
     let (first, last) = (dir.join("open-first"), dir.join("open-last"));

@@ -500,7 +500,7 @@ impl Tmux {
     fn new(test: &str) -> Tmux {
         match Command::new("tmux").arg("-V").output() {
             Ok(o) if o.status.success() => {}
-            _ => panic!("this test needs tmux (.ci/run installs it)"),
+            _ => panic!("this test needs tmux (tests/run.sh, the README's test command, installs it)"),
         }
         Tmux { socket: format!("stratego-reporting-{test}-{}", std::process::id()) }
     }

@@ -17,7 +17,7 @@ use stratego_protocol::record::read_records;
 use stratego_rules::Color;
 use stratego_tests::{TempDir, expected_board, run_match};
 
-const MISSING: &str = "this test needs Debian's chromium (.ci/run installs it)";
+const MISSING: &str = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";
 const NASTY: &str = "</script><script>alert(1)</script><!--";
 /// The ply the browser is taken to (at least; the first test goes on to the first fight).
 const PLY: usize = 10;
@@ -55,7 +55,10 @@ fn as_board(v: &Value) -> BTreeMap<String, String> {
 fn the_viewer_shows_each_view_of_a_played_game_in_a_browser() {
     let found = Command::new(chromium()).arg("--version").output();
     assert!(found.is_ok_and(|o| o.status.success()), "{MISSING}");
-    assert!(Command::new("node").arg("--version").output().is_ok(), "this test needs Node (.ci/run installs nodejs)");
+    assert!(
+        Command::new("node").arg("--version").output().is_ok(),
+        "this test needs Node (tests/run.sh, the README's test command, installs nodejs)"
+    );
 
     let dir = TempDir::new("viewer-browser");
     let out = run_match(&[

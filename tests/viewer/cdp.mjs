@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import net from 'node:net';
 
-export const MISSING = "this test needs Debian's chromium (.ci/run installs it)";
+export const MISSING = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";
 
 // ---- a minimal WebSocket client (RFC 6455: client handshake, masked frames out) ----------
 

@@ -5,7 +5,7 @@
 
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
-use stratego_host::bot_process::parse_bot_message;
+use stratego_host::parse_bot_message;
 use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 
 const MAX: usize = 256;
