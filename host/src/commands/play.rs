@@ -532,9 +532,14 @@ pub struct Extras {
 ///
 /// The sinks see each event in this order (a sink that fails keeps it from those after it):
 /// the startup guard, the competition's report when it keeps the games
-/// ([`Competition::keeps_games`]: the ladder's database), the records file, else the report
-/// there, then `--report-every`, the progress lines, the board and the live page; so a
-/// game's line is shown only once it is kept.
+/// ([`Competition::keeps_games`]: the ladder's database), the records file, the bots'
+/// new versions of a resumed directory ([`Versions`]), else the report there, then
+/// `--report-every`, the progress lines, the board and the live page; so a game's line is
+/// shown only once it is kept.
+///
+/// When the finished games already settle the competition ([`ReportSink::decided`]: a
+/// decided SPRT) or none of its games is left, nothing is played: the run is the report of
+/// those games, with the same exit code.
 pub async fn play(
     run: &RunConfig,
     bots: &[Entrant],
