@@ -35,6 +35,21 @@ fn drop_last_record(dir: &Path) -> usize {
     lines.len()
 }
 
+/// Drops the last record of `dir/games.jsonl` of a game `bot` played, as if the run had
+/// been stopped before it.
+fn drop_last_record_of(dir: &Path, bot: &str) {
+    let path = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let plays = |l: &str| {
+        let r: serde_json::Value = serde_json::from_str(l).unwrap();
+        r["bots"]["red"]["name"] == bot || r["bots"]["blue"]["name"] == bot
+    };
+    let last = lines.iter().rposition(|l| plays(l)).expect("a game of the bot");
+    lines.remove(last);
+    std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+}
+
 const SAMPLE_TOURNAMENT: &[&str] = &[
     "tournament",
     "--bot",
@@ -131,9 +146,10 @@ fn a_changed_script_is_reported_in_plain_words_even_with_q_and_stays_on_record()
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["executables"][0][0], "bot.py", "{manifest}");
     assert_eq!(manifest["executables"][1][0], "sample-bot (built in)", "{manifest}");
-    // The author edits the script; the run is resumed (one game was not finished).
+    // The author edits the script; the run is resumed (one of its games was not finished:
+    // the new version plays it, so the change is on record).
     std::fs::write(tmp.join("bot.py"), format!("{SCRIPTED_BOT}\n# tuned\n")).unwrap();
-    drop_last_record(&out);
+    drop_last_record_of(&out, "bot");
     let played = stratego_host::record::read_records(&out.join("games.jsonl"))
         .unwrap()
         .iter()

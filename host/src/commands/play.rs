@@ -90,7 +90,10 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
         book.as_deref(),
     );
     let resumed = match &plan.run.out {
-        Some(dir) => Some(Resumed { dir: dir.clone(), ids: open_out_dir(dir, &plan, mplan, existing.as_ref())? }),
+        Some(dir) => {
+            let (ids, versions) = open_out_dir(dir, &plan, mplan, existing.as_ref())?;
+            Some(Resumed { dir: dir.clone(), ids, versions })
+        }
         None => None,
     };
     let records = match &plan.run.out {
@@ -164,20 +167,27 @@ pub fn run_competition(
 }
 
 /// With `--out DIR`: checks the plan against the directory's manifest (`existing`), finds the
-/// games an earlier run of it finished (warning about bots whose program changed since and
-/// games recorded twice), and writes the manifest of this run. Returns the finished games'
-/// ids (their records are read as the run goes: [`Resumed`]).
+/// games an earlier run of it finished (warning about games recorded twice), and writes the
+/// manifest of this run. Returns the finished games' ids (their records are read as the
+/// run goes: [`Resumed`]) and the bots whose program changed since ([`Versions`]).
+///
+/// A version of a bot counts only once a game was played with it (issue #41, item 4): a bot
+/// that played no game in the directory yet (its start-up check failed, say) takes its
+/// program's hash now, with no change on record; one that played games keeps the hash of
+/// the version that played them until the new version finishes a game ([`Versions`]), so
+/// that a rerun that plays nothing with it (a finished directory) records no change.
 fn open_out_dir(
     dir: &std::path::Path,
     plan: &EventPlan,
     mplan: manifest::Plan,
     existing: Option<&manifest::Manifest>,
-) -> Result<Vec<String>, ConfigError> {
+) -> Result<(Vec<String>, Versions), ConfigError> {
     let mut history = Vec::new();
     // One hash per distinct command (several bots are often one program).
     type Command = (Vec<String>, Option<std::path::PathBuf>);
     let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
     let mut changed = Vec::new();
+    let mut pending = Vec::new();
     let executables: Vec<_> = plan
         .bots
         .iter()
@@ -187,6 +197,9 @@ fn open_out_dir(
                 .clone()
         })
         .collect();
+    // What the manifest says now: a bot's new version replaces the old one's here only once
+    // it has played a game (see `Versions`).
+    let mut recorded = executables.clone();
     match existing {
         Some(m) => {
             if !mplan.has_hash(&m.plan_hash) {
@@ -218,16 +231,26 @@ fn open_out_dir(
                         None => played_by.insert(games_by_bot(dir).map_err(usage)?),
                     };
                     let played = counts.get(name).copied().unwrap_or(0);
-                    // Said even with -q: the games are about to mix two versions.
-                    eprintln!(
-                        "stratego-host: warning: bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
-                        dir.display(),
-                        if played == 1 { "" } else { "s" }
-                    );
-                    changed.push(format!(
-                        "{name}: {what} {was} -> {now} after {}",
-                        stratego_stats::plural(played as u64, "game")
-                    ));
+                    if played == 0 {
+                        // No game was played with the old version: nothing mixes.
+                        tracing::info!("bot {name}: {what} is now {now} (it was {was}, with which no game was played)");
+                        continue;
+                    }
+                    recorded[i] = old.clone();
+                    pending.push(VersionChange {
+                        bot: i,
+                        warning: format!(
+                            "bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
+                            dir.display(),
+                            if played == 1 { "" } else { "s" }
+                        ),
+                        changed: format!(
+                            "{name}: {what} {was} -> {now} after {}",
+                            stratego_stats::plural(played as u64, "game")
+                        ),
+                        new: new.clone(),
+                        warned: false,
+                    });
                 }
             }
             let mut seen = std::collections::HashSet::new();
@@ -260,12 +283,84 @@ fn open_out_dir(
         host_version: env!("CARGO_PKG_VERSION").to_owned(),
         plan: mplan,
         shard: plan.run.shard,
-        executables,
+        executables: recorded,
         event: plan.run.event.clone(),
         changed,
     };
     manifest::write(dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
-    Ok(history)
+    Ok((history, Versions { dir: dir.to_owned(), manifest: m, pending }))
+}
+
+/// A bot whose program changed since its games in the directory were played.
+#[derive(Debug)]
+struct VersionChange {
+    /// Its id.
+    bot: usize,
+    /// Said (even with `-q`) when its first game of the new version starts.
+    warning: String,
+    /// The manifest's `changed` entry, once a game of the new version is finished.
+    changed: String,
+    /// The new version's hash, for the manifest's `executables`.
+    new: Option<(String, String)>,
+    /// Whether the warning was said.
+    warned: bool,
+}
+
+/// Bots whose program changed since their games in an `--out` directory were played: a
+/// sink (after the records) that says so when a game of such a bot starts, and records the
+/// change in the manifest (`changed`, and the new hash in `executables`) once that game is
+/// finished and saved. A version counts only once a game was played with it: a rerun that
+/// plays no game with the changed bot leaves the manifest as it was, and `merge` accepts
+/// the directory.
+pub struct Versions {
+    dir: std::path::PathBuf,
+    manifest: manifest::Manifest,
+    pending: Vec<VersionChange>,
+}
+
+impl Sink for Versions {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        match event {
+            Event::GameStarted { spec } => {
+                for c in self
+                    .pending
+                    .iter_mut()
+                    .filter(|c| !c.warned && (spec.seats.red == c.bot || spec.seats.blue == c.bot))
+                {
+                    // Said even with -q: the games are about to mix two versions.
+                    eprintln!("stratego-host: warning: {}", c.warning);
+                    c.warned = true;
+                }
+                Flow::Continue
+            }
+            Event::GameFinished { spec, .. } => {
+                let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+                    .into_iter()
+                    .partition(|c| spec.seats.red == c.bot || spec.seats.blue == c.bot);
+                self.pending = later;
+                if now.is_empty() {
+                    return Flow::Continue;
+                }
+                for c in now {
+                    self.manifest.executables[c.bot] = c.new;
+                    self.manifest.changed.push(c.changed);
+                }
+                match manifest::write(&self.dir, &self.manifest) {
+                    Ok(()) => Flow::Continue,
+                    Err(e) => Flow::Fail(Failure {
+                        message: format!(
+                            "cannot record a bot's new version in {}: {e}",
+                            self.dir.join("manifest.json").display()
+                        ),
+                        code: crate::exit::FAILURE,
+                    }),
+                }
+            }
+            _ => Flow::Continue,
+        }
+    }
+
+    fn on_history(&mut self, _event: &Event) {}
 }
 
 /// Finished games per bot name in the records of `dir` (read one at a time, as digests).
@@ -294,6 +389,8 @@ pub struct Resumed {
     pub dir: std::path::PathBuf,
     /// Its finished games' ids, in file order (a game recorded twice, twice).
     pub ids: Vec<String>,
+    /// Bots whose program changed since their games in it were played.
+    pub versions: Versions,
 }
 
 /// The games of `event` in this shard, minus those finished (`done`); and the finished
@@ -390,6 +487,29 @@ fn remaining(
     (planned, todo, past)
 }
 
+/// Whether the finished games `finished` (by id) of the records of `dir`, given to
+/// `probe` (a fresh report of the competition, as digests), settle it
+/// ([`ReportSink::decided`]). A record that cannot be read is not an answer here (the run's
+/// own reading of the history fails on it): false.
+fn settled_by_records(
+    probe: &mut dyn ReportSink,
+    dir: &std::path::Path,
+    finished: &std::collections::HashMap<String, GameSpec>,
+) -> bool {
+    let Ok(digests) = manifest::digests_iter(dir) else { return false };
+    let Some(sink) = probe.digest_sink() else { return false };
+    let mut seen = std::collections::HashSet::new();
+    for d in digests {
+        let Ok(d) = d else { return false };
+        if let Some(spec) = finished.get(&d.digest.game_id) {
+            if seen.insert(spec.game_id.clone()) {
+                sink.on_digest(spec, &d.digest);
+            }
+        }
+    }
+    probe.decided()
+}
+
 /// What a run adds to the games it plays, each optional.
 pub struct Extras {
     /// Where the finished games' records are appended (`--out`).
@@ -412,9 +532,14 @@ pub struct Extras {
 ///
 /// The sinks see each event in this order (a sink that fails keeps it from those after it):
 /// the startup guard, the competition's report when it keeps the games
-/// ([`Competition::keeps_games`]: the ladder's database), the records file, else the report
-/// there, then `--report-every`, the progress lines, the board and the live page; so a
-/// game's line is shown only once it is kept.
+/// ([`Competition::keeps_games`]: the ladder's database), the records file, the bots'
+/// new versions of a resumed directory ([`Versions`]), else the report there, then
+/// `--report-every`, the progress lines, the board and the live page; so a game's line is
+/// shown only once it is kept.
+///
+/// When the finished games already settle the competition ([`ReportSink::decided`]: a
+/// decided SPRT) or none of its games is left, nothing is played: the run is the report of
+/// those games, with the same exit code.
 pub async fn play(
     run: &RunConfig,
     bots: &[Entrant],
@@ -453,24 +578,58 @@ pub async fn play(
     let style = Style::stdout();
     let mut startup = StartupGuard::default();
     startup.recover = run.recover;
-    let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
-        Some(r) if history.is_empty() => {
-            let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
-            (planned, todo, history_of(&r.dir, finished))
-        }
-        _ => {
-            let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
-            (planned, todo, Box::new(past.into_iter().map(Ok)))
-        }
-    };
-    let source = competition.source(&event, todo);
-    let header = Header {
-        names,
+    // A game lost under --recover is said in plain words, even with -q.
+    startup.say = Some(Box::new(|m: &str| eprintln!("stratego-host: warning: {m}")));
+    let header_of = |planned: u32| Header {
+        names: names.clone(),
         planned,
         seed: run.settings.match_seed,
         rules: run.settings.rules.name().to_owned(),
         records: records_path.clone(),
     };
+    // Whether the finished games already settle the competition (a decided SPRT): then
+    // nothing is played, and the run is the report of those games (issue #41, item 3).
+    let mut settled = false;
+    let resumed_dir = resumed.as_ref().map(|r| r.dir.clone());
+    let mut versions = None;
+    let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
+        Some(r) if history.is_empty() => {
+            versions = Some(r.versions);
+            let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
+            if competition.open_ended().is_some() && !finished.is_empty() {
+                let mut probe = competition.report_sink(&header_of(planned));
+                settled = settled_by_records(&mut *probe, &r.dir, &finished);
+            }
+            (planned, todo, history_of(&r.dir, finished))
+        }
+        _ => {
+            let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
+            if competition.open_ended().is_some() && !past.is_empty() {
+                let mut probe = competition.report_sink(&header_of(planned));
+                for e in &past {
+                    probe.on_history(e);
+                }
+                settled = probe.decided();
+            }
+            (planned, todo, Box::new(past.into_iter().map(Ok)))
+        }
+    };
+    if let (Some(dir), true) = (&resumed_dir, run.live != crate::run::plan::Live::Quiet) {
+        if settled {
+            eprintln!(
+                "stratego-host: {}: its finished games already decide the {}: nothing more is played; the report follows",
+                dir.display(),
+                competition.name()
+            );
+        } else if todo.is_empty() {
+            eprintln!(
+                "stratego-host: {}: every game of the plan is finished: nothing is played; the report follows",
+                dir.display()
+            );
+        }
+    }
+    let source = if settled { competition::Games::List(VecDeque::new()) } else { competition.source(&event, todo) };
+    let header = header_of(planned);
     let report = Rc::new(RefCell::new(competition.report_sink(&header)));
     let status = report.clone();
     let mut progress = Progress::new(
@@ -496,6 +655,7 @@ pub async fn play(
             Some(&mut startup),
             store.map(|s| s as &mut dyn Sink),
             records.as_mut().map(|r| r as &mut dyn Sink),
+            versions.as_mut().map(|v| v as &mut dyn Sink),
             shared.map(|s| s as &mut dyn Sink),
             Some(&mut interim),
             Some(&mut progress),
@@ -586,7 +746,7 @@ async fn play_with_sinks(
     executor: &Executor,
     source: impl crate::run::executor::GameSource + 'static,
     history: History,
-    sinks: [Option<&mut dyn Sink>; 8],
+    sinks: [Option<&mut dyn Sink>; 9],
     cancel: crate::supervise::supervisor::Cancel,
 ) -> RunEnd {
     let mut sinks: Vec<&mut dyn Sink> = sinks.into_iter().flatten().collect();

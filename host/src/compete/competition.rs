@@ -132,6 +132,14 @@ pub trait ReportSink: Sink {
     /// The exit code of a run that ended without failure or interruption.
     fn code(&self) -> i32;
 
+    /// Whether the games it was given already settle it, so that no game is to be played
+    /// (an SPRT whose test has accepted a hypothesis): a rerun of such a run is a report,
+    /// it plays nothing. By default a report is settled only by its plan's games running
+    /// out.
+    fn decided(&self) -> bool {
+        false
+    }
+
     /// Whether the live page (`--serve`) shows [`ReportSink::interim`] as the standings
     /// while the event runs. Without, the page counts each bot's wins, draws and losses
     /// itself. By default it does.
@@ -435,6 +443,10 @@ impl ReportSink for SprtSink {
             summary_html: None,
             extra: Vec::new(),
         }
+    }
+
+    fn decided(&self) -> bool {
+        self.verdict().is_some()
     }
 
     fn code(&self) -> i32 {

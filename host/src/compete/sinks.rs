@@ -280,53 +280,98 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
     line
 }
 
-/// Stops the run when a bot cannot even start: its first game ended before it said
-/// `ready` (it exited, crashed, closed its output or stayed silent). Every other game it
-/// would play would end the same way, so the host stops with exit code 3 and the bot's
-/// stderr, instead of recording a forfeit for each game. It comes before the records in
-/// a run's sinks: that game is not a game, and is neither saved nor counted (a resumed
-/// run plays it). The executor's pre-flight catches most such bots before any game.
+/// Stops the run when a bot cannot start for a game: the game ended before the bot said
+/// `ready` (it exited, crashed, closed its output or stayed silent), whether it is its first
+/// game or a later one (a licence server that went away), in a fresh run or a resumed one.
+/// The host stops with exit code 3 and the bot's stderr instead of recording a forfeit for
+/// each game it would play. It comes before the records in a run's sinks: that game is not
+/// a game, and is neither saved nor counted (the same command plays it once the bot is
+/// fixed). The executor's pre-flight catches most such bots before any game.
+///
+/// With `--recover` ([`StartupGuard::recover`]) such a game is a lost game like any other
+/// (its record says why), the bot is started again for its next game, and the event goes
+/// on; [`StartupGuard::say`] is told which game was lost and why.
 #[derive(Default)]
 pub struct StartupGuard {
-    /// Bots (by id) that have said `ready` at least once.
+    /// Bots (by id) that have said `ready` at least once (in this run or the games of the
+    /// directory it resumes): for the words only.
     ready: std::collections::HashSet<usize>,
     /// `--recover`: such a game is a lost game like any other (its record says why), and
     /// the event goes on; a warning says so.
     pub recover: bool,
+    /// Where the warning of a game lost under `--recover` goes, in plain words (the command
+    /// says it on stderr, even with `-q`). Without, it is logged as a warning.
+    #[allow(clippy::type_complexity)] // one callback
+    pub say: Option<Box<dyn FnMut(&str)>>,
+}
+
+impl StartupGuard {
+    fn note_ready(&mut self, spec: &crate::run::schedule::GameSpec, record: &GameRecord) {
+        for color in [Color::Red, Color::Blue] {
+            if record.bots[color].reported_name.is_some() {
+                self.ready.insert(spec.seats[color]);
+            }
+        }
+    }
+}
+
+/// Whether `color`'s bot lost `record`'s game before it said `ready` in it: it crashed,
+/// closed its output or exited before its `ready` (a process that never answered `hello`,
+/// `reported_name` empty), or said nothing in time (`startup_timeout`, which only a bot
+/// that is not ready gets).
+pub fn failed_to_start(record: &GameRecord, color: Color) -> bool {
+    let at_fault = record.result.faulty == Some(color) || record.result.faulty.is_none();
+    let bot = &record.bots[color];
+    at_fault
+        && match record.result.reason {
+            Reason::StartupTimeout => record.deployments[color].is_none(),
+            Reason::Crash | Reason::ClosedOutput | Reason::BothFaulted => bot.reported_name.is_none(),
+            _ => false,
+        }
 }
 
 impl Sink for StartupGuard {
     fn on_event(&mut self, event: &Event) -> Flow {
         let Event::GameFinished { spec, record } = event else { return Flow::Continue };
         for color in [Color::Red, Color::Blue] {
-            if record.bots[color].reported_name.is_some() {
-                self.ready.insert(spec.seats[color]);
+            if !failed_to_start(record, color) {
+                continue;
             }
-        }
-        for color in [Color::Red, Color::Blue] {
             let bot = &record.bots[color];
-            let startup_fault = matches!(
-                record.result.reason,
-                Reason::Crash | Reason::ClosedOutput | Reason::StartupTimeout | Reason::BothFaulted
-            ) && (record.result.faulty == Some(color) || record.result.faulty.is_none());
-            if bot.reported_name.is_none() && startup_fault && !self.ready.contains(&spec.seats[color]) {
-                let mut message = format!(
-                    "bot {} cannot start: its first game ended before it was ready: {}",
-                    bot.name, record.result.message
+            let when = if self.ready.contains(&spec.seats[color]) {
+                format!("it had played before, but game {} ended before it was ready", spec.game_id)
+            } else {
+                "its first game ended before it was ready".to_owned()
+            };
+            let mut message = format!("bot {} cannot start: {when}: {}", bot.name, record.result.message);
+            message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
+            if self.recover {
+                let said = format!(
+                    "{message}\n  --recover: game {} is lost by {}, who is started again for its next game",
+                    spec.game_id, bot.name
                 );
-                message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
-                if self.recover {
-                    tracing::warn!(
-                        "{message}\n  --recover: game {} is lost by {}, who is started again for its next game",
-                        spec.game_id,
-                        bot.name
-                    );
-                    continue;
+                match self.say.as_mut() {
+                    Some(say) => say(&said),
+                    None => tracing::warn!("{said}"),
                 }
-                return Flow::Fail(Failure { message, code: crate::exit::BOT_NOT_STARTABLE });
+                continue;
             }
+            message.push_str(&format!(
+                "\n  the event stops here; game {} is not recorded (the same command plays it once the bot starts again; --recover would score it as a loss and go on)",
+                spec.game_id
+            ));
+            return Flow::Fail(Failure { message, code: crate::exit::BOT_NOT_STARTABLE });
         }
+        self.note_ready(spec, record);
         Flow::Continue
+    }
+
+    /// A game of the directory a run resumes: only which bots were ready (a game lost by a
+    /// bot that could not start was recorded under `--recover`, and stays so).
+    fn on_history(&mut self, event: &Event) {
+        if let Event::GameFinished { spec, record } = event {
+            self.note_ready(spec, record);
+        }
     }
 }
 

@@ -133,7 +133,10 @@ impl Executor {
                 return end;
             }
         }
-        let hub = match self.start_hub().await {
+        // Nothing to play (a finished plan, a decided test: a rerun is a report): no
+        // address is bound for remote bots that would play no game.
+        let hub = if first.is_none() { Ok(None) } else { self.start_hub().await };
+        let hub = match hub {
             Ok(h) => h,
             Err(f) => {
                 end.failed = Some(f);

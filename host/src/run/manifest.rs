@@ -70,14 +70,17 @@ pub struct Manifest {
     pub plan: Plan,
     /// The slice this directory plays, if sharded.
     pub shard: Option<Shard>,
-    /// Each bot's program and the hash of its content ([`executable_hash`]), as of the last
-    /// run on the directory, to tell when a bot changed between runs.
+    /// Each bot's program and the hash of its content ([`executable_hash`]): of the version
+    /// that played its latest games in the directory (the current one when it has played
+    /// none), to tell when a bot changed between runs. A new version replaces it only once
+    /// a game played with it is finished (`commands::play`).
     pub executables: Vec<Option<(String, String)>>,
     /// The event's name (`--event`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
     /// Bots whose program changed between runs on this directory, in words (`bot: bot.py
-    /// HASH -> HASH after N games`): its games were played by more than one version.
+    /// HASH -> HASH after N games`): its games were played by more than one version (an
+    /// entry is added once a game of the new version is finished, never after 0 games).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
 }
