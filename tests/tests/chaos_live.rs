@@ -129,9 +129,9 @@ fn get(addr: &str, path: &str) -> (u16, String, String) {
     get_from(LOCAL, addr, path)
 }
 
-/// Opens the event stream from `from`: the open connection once its snapshot has come, or
-/// the whole answer when it was refused.
-fn try_stream(from: Ipv4Addr, addr: &str) -> Result<TcpStream, String> {
+/// Opens the event stream from `from`: the open connection once its snapshot has begun to
+/// come, with what was read of it, or the whole answer when it was refused.
+fn try_stream(from: Ipv4Addr, addr: &str) -> Result<(TcpStream, Vec<u8>), String> {
     let mut s = connect_from(from, addr, LIMIT);
     s.write_all(format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).unwrap();
     let mut got = Vec::new();
@@ -140,7 +140,7 @@ fn try_stream(from: Ipv4Addr, addr: &str) -> Result<TcpStream, String> {
         let text = String::from_utf8_lossy(&got).into_owned();
         if text.contains("event: snapshot") {
             assert!(text.starts_with("HTTP/1.1 200"), "{text}");
-            return Ok(s);
+            return Ok((s, got));
         }
         match s.read(&mut buf) {
             Ok(0) | Err(_) => return Err(text),
@@ -149,10 +149,14 @@ fn try_stream(from: Ipv4Addr, addr: &str) -> Result<TcpStream, String> {
     }
 }
 
-/// The snapshot a new client of the event stream gets.
+/// The snapshot a new client of the event stream gets. Each from another address: the
+/// server finds a closed stream only when it next writes to it (at the latest a keep-alive
+/// 15 s later), and counts it until then.
 fn snapshot(addr: &str) -> Value {
-    let mut s = try_stream(LOCAL, addr).expect("an event stream");
-    let mut got = Vec::new();
+    static NEXT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let from = Ipv4Addr::new(127, 0, 1, n % 250 + 1);
+    let (mut s, mut got) = try_stream(from, addr).expect("an event stream");
     let mut buf = [0u8; 65536];
     // The snapshot is one event: up to its blank line.
     loop {
@@ -166,11 +170,24 @@ fn snapshot(addr: &str) -> Value {
     }
 }
 
+/// The first snapshot that `done` accepts, taken once a second (at most 15 streams
+/// counted at once, see [`snapshot`]).
+fn snapshot_when(addr: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let snap = snapshot(addr);
+        if done(&snap) {
+            return snap;
+        }
+        assert!(start.elapsed() < LIMIT, "no snapshot as awaited: {snap}");
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// Reads the event stream from its start to its end (the event's end), in a thread.
 fn read_stream(addr: &str) -> std::thread::JoinHandle<String> {
-    let mut s = try_stream(LOCAL, addr).expect("an event stream");
+    let (mut s, mut got) = try_stream(LOCAL, addr).expect("an event stream");
     std::thread::spawn(move || {
-        let mut got = Vec::new();
         let _ = s.read_to_end(&mut got);
         String::from_utf8_lossy(&got).into_owned()
     })
@@ -274,12 +291,8 @@ fn pages_and_fault_messages_are_held_while_any_running_game_plays_their_book_ent
     let whole = read_stream(&addr);
 
     // Pairs 0 and 1 finished, pair 2 held at the gate.
-    let mut snap = Value::Null;
-    let held = wait_for(LIMIT, || {
-        snap = snapshot(&addr);
-        snap["done"] == 4 && snap["games"].as_array().is_some_and(|g| g.len() == 2)
-    });
-    assert!(held, "not 4 games finished and 2 running: {snap}");
+    assert!(wait_for(LIMIT, || get(&addr, "/games/4.html").0 != 404), "4 games did not finish");
+    let snap = snapshot_when(&addr, |s| s["done"] == 4 && s["games"].as_array().is_some_and(|g| g.len() == 2));
     let running: Vec<String> =
         snap["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_owned()).collect();
     let finished = records(&out);
@@ -387,7 +400,7 @@ fn one_address_cannot_lock_the_other_spectators_out() {
     let mut refusals = Vec::new();
     for _ in 0..MAX_CONNECTIONS {
         match try_stream(LOCAL, &addr) {
-            Ok(s) => open.push(s),
+            Ok((s, _)) => open.push(s),
             Err(answer) => refusals.push(answer),
         }
     }
@@ -405,14 +418,14 @@ fn one_address_cannot_lock_the_other_spectators_out() {
     let other = Ipv4Addr::new(127, 0, 0, 2);
     let (status, head, _) = get_from(other, &addr, "/");
     assert_eq!(status, 200, "{head}");
-    open.push(try_stream(other, &addr).expect("another address gets the event stream"));
+    open.push(try_stream(other, &addr).expect("another address gets the event stream").0);
 
     // The total: filled from more addresses, then one more is refused for it.
     let mut source = 3;
     while open.len() < MAX_CONNECTIONS {
         let from = Ipv4Addr::new(127, 0, 0, source);
         for _ in 0..MAX_PER_ADDRESS.min(MAX_CONNECTIONS - open.len()) {
-            open.push(try_stream(from, &addr).unwrap_or_else(|e| panic!("stream from {from}: {e}")));
+            open.push(try_stream(from, &addr).unwrap_or_else(|e| panic!("stream from {from}: {e}")).0);
         }
         source += 1;
     }
@@ -432,7 +445,8 @@ fn one_address_cannot_lock_the_other_spectators_out() {
 /// until the gate exists) and a plain bot, four games one at a time, into a directory:
 /// the first run finishes game 1 (the holder is Red) and is interrupted at game 2. The test
 /// writes 0.2 s of stall credit into one move of the holder's in that record (its thinking
-/// time is a few milliseconds: far past 10 %). The resumed run then says the machine was
+/// time is a few milliseconds: far past 10 %); the runs give no credit of their own
+/// (`--no-stall-credit`), so that only it counts. The resumed run then says the machine was
 /// overloaded for the holder, and only for it: on its live page while game 2 is held, in its
 /// `--report-every` lines, in its JSON and its index page; a rerun of the finished
 /// directory, in its summary.
@@ -443,11 +457,13 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let out = dir.join("out");
     let holder = scripted_bot(&dir, &[&format!("hold_blue=2:{}", gate.display())]);
     let plain = scripted_bot(&dir, &["delay_ms=1"]);
-    let base: Vec<String> = ["match", &holder, &plain, "--games", "4", "-j", "1", "--max-plies", "20", "--out"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([out.display().to_string()])
-        .collect();
+    // No credit for the machine's real stalls (this machine may be busy): only the test's.
+    let base: Vec<String> =
+        ["match", &holder, &plain, "--games", "4", "-j", "1", "--max-plies", "20", "--no-stall-credit", "--out"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([out.display().to_string()])
+            .collect();
 
     // Run 1: game 1 finishes, game 2 waits at the gate; then Ctrl-C.
     let first = Host::start(&[base.clone(), vec!["-q".into()]].concat(), false);
@@ -474,14 +490,7 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let resumed =
         Host::start(&[base.clone(), vec!["--json".into(), "--report-every".into(), "1".into()]].concat(), true);
     let addr = resumed.addr().to_owned();
-    let mut snap = Value::Null;
-    assert!(
-        wait_for(LIMIT, || {
-            snap = snapshot(&addr);
-            snap["games"].as_array().is_some_and(|g| !g.is_empty())
-        }),
-        "no running game: {snap}"
-    );
+    let snap = snapshot_when(&addr, |s| s["games"].as_array().is_some_and(|g| !g.is_empty()));
     let overload = &snap["overload"];
     assert_eq!(overload["overloaded"], true, "{snap}");
     let flagged: Vec<&str> = overload["bots"]

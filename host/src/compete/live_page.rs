@@ -624,7 +624,6 @@ impl State {
             Event::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.id != spec.game_id);
-                self.release_faults();
                 if let Some(score) = self.own_score.as_mut() {
                     for color in [Color::Red, Color::Blue] {
                         let k = match record.result.winner {
@@ -652,6 +651,9 @@ impl State {
                 if !history {
                     self.send("finished", &json!({ "row": row, "done": self.done }));
                 }
+                // After the game's end is sent: a client sees the game gone, then the faults
+                // it held back.
+                self.release_faults();
             }
         }
     }
@@ -960,13 +962,13 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
                 let (permit, slot) = match admitted {
                     Ok(admitted) => admitted,
                     Err(why) => {
-                    if let Ok(refusal) = refusals.clone().try_acquire_owned() {
-                        tokio::spawn(async move {
-                            refuse(stream, why).await;
-                            drop(refusal);
-                        });
-                    }
-                    continue;
+                        if let Ok(refusal) = refusals.clone().try_acquire_owned() {
+                            tokio::spawn(async move {
+                                refuse(stream, why).await;
+                                drop(refusal);
+                            });
+                        }
+                        continue;
                     }
                 };
                 set_send_buffer(&stream);
