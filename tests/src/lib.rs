@@ -421,3 +421,34 @@ for line in sys.stdin:
     .unwrap();
     format!("python3 {}", path.display())
 }
+
+/// A TCP connection to `addr` (an IPv4 `ADDR:PORT`) from the local address `from` (any of
+/// 127.0.0.0/8 on Linux: each is another client address to the server), with read and
+/// write timeouts of `limit`.
+pub fn connect_from(from: std::net::Ipv4Addr, addr: &str, limit: std::time::Duration) -> std::net::TcpStream {
+    use std::os::fd::FromRawFd as _;
+    let target: std::net::SocketAddrV4 = addr.parse().expect("an IPv4 address and port");
+    let sin = |ip: std::net::Ipv4Addr, port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(ip).to_be() },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: plain socket calls on a descriptor this function owns until it is handed to
+    // the TcpStream; the pointers point to values of the sizes given.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let s = std::net::TcpStream::from_raw_fd(fd);
+        let local = sin(from, 0);
+        let r = libc::bind(fd, (&raw const local).cast(), len);
+        assert_eq!(r, 0, "bind {from}: {}", std::io::Error::last_os_error());
+        let remote = sin(*target.ip(), target.port());
+        let r = libc::connect(fd, (&raw const remote).cast(), len);
+        assert_eq!(r, 0, "connect from {from} to {addr}: {}", std::io::Error::last_os_error());
+        s.set_read_timeout(Some(limit)).unwrap();
+        s.set_write_timeout(Some(limit)).unwrap();
+        s
+    }
+}

@@ -6,7 +6,7 @@
 //! about how fast anything runs.
 //!
 //! HTTP: bad paths, other methods, a too-large request head and garbage get clear errors and
-//! nothing else is served; past [`MAX_CONNECTIONS`] a connection gets 503; a client that
+//! nothing else is served; past [`MAX_CONNECTIONS`] (from several addresses) a connection gets 503; a client that
 //! does not finish its request, or stops reading its response, is dropped.
 //!
 //! Browser (`tests/viewer/live.mjs`, needs Debian's chromium and Node, which `.ci/run`
@@ -27,11 +27,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stratego_host::compete::live_page::MAX_CONNECTIONS;
+use stratego_host::compete::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
 use stratego_protocol::record::GameRecord;
 use stratego_protocol::record::read_records;
 use stratego_rules::Color;
-use stratego_tests::{CALM_CLOCK, TempDir, expected_board, host_bin, scripted_bot, wait_for};
+use stratego_tests::{CALM_CLOCK, TempDir, connect_from, expected_board, host_bin, scripted_bot, wait_for};
 
 const MISSING: &str = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";
 /// The longest any wait here may take before the test fails.
@@ -296,9 +296,15 @@ fn too_many_connections_are_refused_and_slow_clients_are_dropped() {
     let host = held_tournament(&dir, &gate, &["--max-plies", "600"]);
     let addr = host.addr.clone();
 
-    // Every connection the server allows, each on the event stream.
-    let streams: Vec<TcpStream> = (0..MAX_CONNECTIONS).map(|_| open_stream(&addr)).collect();
-    let (status, head, body) = get(&addr, "/");
+    // Every connection the server allows, each on the event stream, from as many addresses
+    // as that takes (one address may hold MAX_PER_ADDRESS: chaos_live.rs).
+    let streams: Vec<TcpStream> = (0..MAX_CONNECTIONS).map(|i| open_stream_from(source(i), &addr)).collect();
+    let outside = std::net::Ipv4Addr::new(127, 0, 0, 200);
+    let mut refused = connect_from(outside, &addr, LIMIT);
+    let _ = refused.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+    let mut answer = Vec::new();
+    let _ = refused.read_to_end(&mut answer);
+    let (status, head, body) = parse(&answer);
     assert_eq!(status, 503, "connection {} of {MAX_CONNECTIONS}: {head}", MAX_CONNECTIONS + 1);
     assert!(String::from_utf8_lossy(&body).contains("too many connections"), "{}", String::from_utf8_lossy(&body));
     // One goes away: a new client is served again.
@@ -322,8 +328,8 @@ fn too_many_connections_are_refused_and_slow_clients_are_dropped() {
     let (_, _, page) = get(&addr, "/games/1.html");
     assert!(page.len() > 200_000, "the page is too small to fill the buffers: {} bytes", page.len());
     let stalled: Vec<TcpStream> = (0..MAX_CONNECTIONS)
-        .map(|_| {
-            let mut s = small_window(&addr);
+        .map(|i| {
+            let mut s = small_window(source(i), &addr);
             s.write_all(format!("GET /games/1.html HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).unwrap();
             s
         })
@@ -341,9 +347,30 @@ fn too_many_connections_are_refused_and_slow_clients_are_dropped() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
-/// A connection whose receive buffer is as small as the kernel allows, so that a client
-/// that does not read stops the server's writes soon.
-fn small_window(addr: &str) -> TcpStream {
+/// The source address of the `i`-th of [`MAX_CONNECTIONS`] connections: 127.0.0.1 for the
+/// first [`MAX_PER_ADDRESS`], 127.0.0.2 for the next, and so on.
+fn source(i: usize) -> std::net::Ipv4Addr {
+    std::net::Ipv4Addr::new(127, 0, 0, 1 + (i / MAX_PER_ADDRESS) as u8)
+}
+
+/// [`open_stream`] from the local address `from`.
+fn open_stream_from(from: std::net::Ipv4Addr, addr: &str) -> TcpStream {
+    let mut s = connect_from(from, addr, LIMIT);
+    s.write_all(format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("event: snapshot") {
+        let n = s.read(&mut buf).expect("read the event stream");
+        assert!(n > 0, "the stream from {from} ended before its snapshot: {}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"), "{}", String::from_utf8_lossy(&got));
+    s
+}
+
+/// A connection from `from` whose receive buffer is as small as the kernel allows, so that
+/// a client that does not read stops the server's writes soon.
+fn small_window(from: std::net::Ipv4Addr, addr: &str) -> TcpStream {
     use std::os::fd::FromRawFd as _;
     let target: std::net::SocketAddrV4 = addr.parse().unwrap();
     // SAFETY: plain socket calls on a descriptor this function owns until it is handed to
@@ -366,6 +393,14 @@ fn small_window(addr: &str) -> TcpStream {
             sin_addr: libc::in_addr { s_addr: u32::from(*target.ip()).to_be() },
             sin_zero: [0; 8],
         };
+        let local = libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: 0,
+            sin_addr: libc::in_addr { s_addr: u32::from(from).to_be() },
+            sin_zero: [0; 8],
+        };
+        let r = libc::bind(fd, (&raw const local).cast(), std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t);
+        assert_eq!(r, 0, "bind {from}: {}", std::io::Error::last_os_error());
         let r = libc::connect(fd, (&raw const sin).cast(), std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t);
         assert_eq!(r, 0, "connect: {}", std::io::Error::last_os_error());
         let s = TcpStream::from_raw_fd(fd);

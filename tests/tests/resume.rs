@@ -49,6 +49,9 @@ fn comparable(out: &Output) -> serde_json::Value {
     let o = v.as_object_mut().unwrap();
     o.remove("wall_s");
     o.remove("records");
+    // Like the wall time, the machine's stalls and the bots' thinking times differ from run
+    // to run (issue #41, item 11(a)).
+    o.remove("overload");
     v
 }
 

@@ -20,6 +20,11 @@ use stratego_protocol::TimeControl;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
 use stratego_rules::{ByColor, RulesetSpec};
 
+/// Stall credit of one ply from which the reports count it as at the cap: the host's
+/// least cap of a move's credit (its limit, or this if that is more), so the cap itself
+/// for every move whose limit is up to 250 ms.
+pub const STALL_CAP_FLOOR_US: u64 = 250_000;
+
 /// What the reports read of one side's plies in a game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SideTally {
@@ -29,6 +34,8 @@ pub struct SideTally {
     pub stall_moves: u64,
     /// The stall time credited over them, microseconds.
     pub stall_us: u64,
+    /// Of them, plies credited at least [`STALL_CAP_FLOOR_US`].
+    pub stall_capped_moves: u64,
     /// Plies that came past their limit, within the margin (`over_us` > 0).
     pub margin_moves: u64,
     /// The furthest past its limit such a ply came, microseconds.
@@ -50,6 +57,9 @@ impl SideTally {
         if stall_us > 0 {
             self.stall_moves += 1;
             self.stall_us += stall_us;
+            if stall_us >= STALL_CAP_FLOOR_US {
+                self.stall_capped_moves += 1;
+            }
         }
         if over_us > 0 {
             self.margin_moves += 1;

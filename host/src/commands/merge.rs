@@ -99,7 +99,8 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         rules: plan.rules.name.clone(),
         records: None,
     };
-    let mut report = competition.report_sink(&header);
+    // As a run's: says when the machine was overloaded.
+    let mut report = crate::compete::sinks::with_overload(competition.report_sink(&header), &header.names);
     // The records are read one at a time, each given to the report (its first copy) and, with
     // --out, to the index (which keeps a row of each and the records of its first games):
     // memory grows with the games by a few bytes each, not by their records.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, game_line};
+use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, game_line, with_overload};
 use crate::compete::style::Style;
 use crate::game::setup_book::SetupBook;
 use crate::record::RecordWriter;
@@ -630,7 +630,8 @@ pub async fn play(
     }
     let source = if settled { competition::Games::List(VecDeque::new()) } else { competition.source(&event, todo) };
     let header = header_of(planned);
-    let report = Rc::new(RefCell::new(competition.report_sink(&header)));
+    // Every report says when the machine was overloaded (issue #41, item 11(a)).
+    let report = Rc::new(RefCell::new(with_overload(competition.report_sink(&header), &header.names)));
     let status = report.clone();
     let mut progress = Progress::new(
         live,
@@ -672,7 +673,7 @@ pub async fn play(
         saved_after_failure(run, records.as_ref(), competition.games(&event), &mut end)
     };
     if let Some(saved) = remade {
-        let mut again = competition.report_sink(&header);
+        let mut again = with_overload(competition.report_sink(&header), &header.names);
         replay_saved(&mut *again, &saved, &end);
         *report.borrow_mut() = again;
     }

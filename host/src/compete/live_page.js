@@ -208,13 +208,40 @@
   }
 
   function faultRow(f) {
-    var tr = el('tr');
+    var tr = el('tr', f.held ? 'held' : null);
     [f.game, f.bot, f.color, f.reason, f.message].forEach(function (t) { tr.appendChild(el('td', null, t)); });
     return tr;
   }
 
   function keep(tbody, max) {
     while (tbody.children.length > max) tbody.removeChild(tbody.lastChild);
+  }
+
+  // The warning that the machine is overloaded (the host's tally of the finished games'
+  // stall credit): for whom, and how often.
+  function renderOverload(o) {
+    var box = $('overload');
+    if (!o || !o.overloaded) {
+      box.hidden = true;
+      box.replaceChildren();
+      box.removeAttribute('data-overloaded');
+      return;
+    }
+    var head = el('p');
+    head.appendChild(el('strong', null, 'The machine is overloaded'));
+    head.appendChild(document.createTextNode(': the results may be distorted (stall credit at its cap, or past ' +
+      o.share_threshold_percent + ' % of a bot\'s thinking time).'));
+    var list = el('ul');
+    o.bots.filter(function (b) { return b.overloaded; }).forEach(function (b) {
+      var capped = b.capped_moves ? b.capped_moves + (b.capped_moves === 1 ? ' move' : ' moves') + ' at the cap; ' : '';
+      var li = el('li', null, b.name + ': ' + capped + (b.stall_us / 1e6).toFixed(3) + ' s credited over ' +
+        b.stall_moves + ' of ' + b.moves + ' moves, ' + b.stall_share_percent.toFixed(1) + ' % of its thinking time');
+      li.setAttribute('data-bot', b.name);
+      list.appendChild(li);
+    });
+    box.replaceChildren(head, list);
+    box.setAttribute('data-overloaded', '1');
+    box.hidden = false;
   }
 
   function setStandings(html) {
@@ -247,6 +274,7 @@
     $('no-faults').hidden = s.faults.length > 0;
     $('faults').hidden = s.faults.length === 0;
     renderRemote(s.remote);
+    renderOverload(s.overload);
     $('delay-note').textContent = s.delay > 0 ? '(shown ' + s.delay + ' plies behind)' : '';
     setStandings(s.standings);
     status();
@@ -333,6 +361,7 @@
       status();
     });
     on(source, 'remote', function (m) { renderRemote(m.bots); });
+    on(source, 'overload', renderOverload);
     on(source, 'over', function (m) {
       page.over = true;
       page.done = m.done;

@@ -24,7 +24,9 @@
 //! Plies are coalesced into at most one `boards` message every [`PUSH_EVERY`], and the
 //! standings at most once every [`STANDINGS_EVERY`].
 //!
-//! Limits: at most [`MAX_CONNECTIONS`] connections (more get `503` and are closed), a
+//! Limits: at most [`MAX_CONNECTIONS`] connections, and at most [`MAX_PER_ADDRESS`] from one
+//! address (an IPv6 /64 is one address), so that one client cannot lock the others out
+//! (more get `503` and are closed), a
 //! request head of at most [`MAX_REQUEST_BYTES`] (`431`), [`HEADER_TIMEOUT`] to send it,
 //! one request per connection, `GET` only (`405`), and a response that cannot be written
 //! for [`WRITE_STALL`] closes its connection. Every client reads the same bounded queue of
@@ -55,6 +57,10 @@ use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 
 /// Most connections open at once.
 pub const MAX_CONNECTIONS: usize = 32;
+/// Most connections open at once from one address (an IPv6 address's /64 counts as one):
+/// one client cannot take the connections of the others (a browser opens at most 6 to a
+/// server; a few spectators behind one NAT share this).
+pub const MAX_PER_ADDRESS: usize = 8;
 /// Longest request head (request line and headers), bytes (hyper's smallest buffer).
 pub const MAX_REQUEST_BYTES: usize = 8192;
 /// Time a client has to send its request head.
@@ -337,6 +343,8 @@ struct Running {
     id: String,
     /// Its colour-swapped pair: the other game of a pair plays the same book setups.
     pair: u32,
+    /// The setup book entries it plays (`None`: the bot's own setup).
+    setups: ByColor<Option<u32>>,
     seats: ByColor<usize>,
     /// The spectator's board at the ply shown (from the setups on).
     board: Option<SpectatorBoard>,
@@ -358,6 +366,16 @@ struct Running {
 struct Finished {
     n: u64,
     record: Arc<GameRecord>,
+}
+
+/// A fault's row, with its game's pair and setup book entries: its message can tell where a
+/// piece of those setups stood (`the Bomb on a4 cannot move`), so it is held back while
+/// another game that plays one of them runs ([`State::shows_through`]).
+struct FaultRow {
+    row: Value,
+    game: String,
+    pair: u32,
+    setups: ByColor<Option<u32>>,
 }
 
 /// What `/games/N.html` answers for a kept finished game.
@@ -384,7 +402,10 @@ struct State {
     running: Vec<Running>,
     finished: VecDeque<Finished>,
     finished_rows: VecDeque<Value>,
-    faults: VecDeque<Value>,
+    /// The faults shown, newest first.
+    faults: VecDeque<FaultRow>,
+    /// Faults not shown yet: a running game plays a setup of theirs.
+    held_faults: VecDeque<FaultRow>,
     standings: String,
     /// With no standings from the command: each bot's wins, draws, losses.
     own_score: Option<Vec<[u32; 3]>>,
@@ -399,6 +420,8 @@ struct State {
     /// The `remote` table last sent.
     remote_sent: Value,
     last_remote: Option<Instant>,
+    /// Whether the machine was overloaded, from the finished games' stall credit.
+    overload: crate::compete::report::Overload,
 }
 
 /// A remote bot's lag, from its moves' records.
@@ -445,6 +468,7 @@ impl State {
             finished: VecDeque::new(),
             finished_rows: VecDeque::new(),
             faults: VecDeque::new(),
+            held_faults: VecDeque::new(),
             standings: String::new(),
             own_score: Some(vec![[0; 3]; options.bots.len()]),
             standings_dirty: false,
@@ -455,6 +479,9 @@ impl State {
             lags: options.remote_bots.iter().map(|&r| r.then(RemoteLag::default)).collect(),
             remote_sent: Value::Null,
             last_remote: None,
+            overload: crate::compete::report::Overload::new(
+                &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
+            ),
         };
         state.standings = state.score_html();
         state
@@ -496,9 +523,10 @@ impl State {
             "lakes": self.lakes,
             "games": self.running.iter().map(|g| self.game_json(g)).collect::<Vec<_>>(),
             "finished": self.finished_rows,
-            "faults": self.faults,
+            "faults": self.faults.iter().map(|f| self.fault_json(f)).collect::<Vec<_>>(),
             "standings": self.standings,
             "remote": self.remote_json(),
+            "overload": self.overload,
             "over": self.over,
         })
     }
@@ -533,6 +561,7 @@ impl State {
                 let g = Running {
                     id: spec.game_id.clone(),
                     pair: spec.pair,
+                    setups: spec.setups,
                     seats: spec.seats,
                     board: None,
                     queue: VecDeque::new(),
@@ -582,9 +611,15 @@ impl State {
                     "reason": reason.code(),
                     "message": crate::session::json_session::clip(&message),
                 });
-                self.faults.push_front(row.clone());
-                self.faults.truncate(KEEP_FAULTS);
-                self.send("fault", &row);
+                let fault = FaultRow { row, game: spec.game_id.clone(), pair: spec.pair, setups: spec.setups };
+                if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
+                    if self.held_faults.len() == KEEP_FAULTS {
+                        self.held_faults.pop_front();
+                    }
+                    self.held_faults.push_back(fault);
+                } else {
+                    self.publish_fault(fault);
+                }
             }
             Event::GameFinished { spec, record } => {
                 self.done += 1;
@@ -602,6 +637,11 @@ impl State {
                     }
                     self.standings_dirty = true;
                 }
+                let was = self.overload.overloaded;
+                self.overload.add(spec.seats, &record);
+                if !history && (was || self.overload.overloaded) {
+                    self.send("overload", &json!(self.overload));
+                }
                 let n = self.done;
                 let row = finished_row(n, &record);
                 self.finished.push_front(Finished { n, record });
@@ -611,6 +651,52 @@ impl State {
                 if !history {
                     self.send("finished", &json!({ "row": row, "done": self.done }));
                 }
+                // After the game's end is sent: a client sees the game gone, then the faults
+                // it held back.
+                self.release_faults();
+            }
+        }
+    }
+
+    /// The running game (other than `game` itself) that plays a setup `game` played: the
+    /// other game of its pair (`pair`), or one that plays one of its setup book entries
+    /// (`setups`; with a book smaller than the pairs, sequential order wraps and random
+    /// draws repeat). While it runs, what shows `game`'s setups is held back.
+    fn shows_through(&self, game: &str, pair: u32, setups: ByColor<Option<u32>>) -> Option<&str> {
+        let used = |e: Option<u32>| e.is_some_and(|e| setups.red == Some(e) || setups.blue == Some(e));
+        self.running
+            .iter()
+            .filter(|g| g.id != game)
+            .find(|g| g.pair == pair || used(g.setups.red) || used(g.setups.blue))
+            .map(|g| g.id.as_str())
+    }
+
+    /// A fault as sent: its message left out while a running game plays one of its game's
+    /// setups (it may have been shown before that game started).
+    fn fault_json(&self, f: &FaultRow) -> Value {
+        let mut row = f.row.clone();
+        if let Some(running) = self.shows_through(&f.game, f.pair, f.setups) {
+            row["message"] =
+                Value::String(format!("(held back while game {running} is running: it plays a setup of this game's)"));
+            row["held"] = Value::Bool(true);
+        }
+        row
+    }
+
+    /// Shows a fault: sent, and listed.
+    fn publish_fault(&mut self, fault: FaultRow) {
+        self.send("fault", &fault.row);
+        self.faults.push_front(fault);
+        self.faults.truncate(KEEP_FAULTS);
+    }
+
+    /// Shows the held faults that no running game shows through any more, oldest first.
+    fn release_faults(&mut self) {
+        for fault in std::mem::take(&mut self.held_faults) {
+            if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
+                self.held_faults.push_back(fault);
+            } else {
+                self.publish_fault(fault);
             }
         }
     }
@@ -753,14 +839,14 @@ impl State {
 
     /// The viewer page of the `n`-th finished game: `None` when it is not kept.
     ///
-    /// Held back ([`GamePage::Held`]) while the other game of its colour-swapped pair runs:
-    /// with a setup book both play the same two setups, and the page shows every rank of
-    /// both.
+    /// Held back ([`GamePage::Held`]) while a running game plays one of its setups (the
+    /// other game of its colour-swapped pair, or any game that plays one of its setup book
+    /// entries, see [`State::shows_through`]): the page shows every rank of both setups.
     fn viewer_page(&self, n: u64) -> Option<GamePage> {
         let f = self.finished.iter().find(|f| f.n == n)?;
         let record = &f.record;
-        if let Some(g) = self.running.iter().find(|g| g.pair == record.pair) {
-            return Some(GamePage::Held(g.id.clone()));
+        if let Some(running) = self.shows_through(&record.game_id, record.pair, record.book_setups) {
+            return Some(GamePage::Held(running.to_owned()));
         }
         let title = format!("{}: game {}", self.title, record.game_id);
         Some(match crate::compete::viewer::export_html(std::slice::from_ref(&**record), &title) {
@@ -829,6 +915,7 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
     };
     let assets = Arc::new(Assets::new(&options.title));
     let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let per_address = PerAddress::default();
     // Refusals being written at once; past that a connection is closed without a word.
     let refusals = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let closing = tokio_util::sync::CancellationToken::new();
@@ -863,14 +950,26 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
-                let Ok(permit) = permits.clone().try_acquire_owned() else {
-                    if let Ok(refusal) = refusals.clone().try_acquire_owned() {
-                        tokio::spawn(async move {
-                            refuse(stream).await;
-                            drop(refusal);
-                        });
+                // Its address's count first, then the total: a client at its own limit
+                // takes nothing from the others.
+                let admitted = match stream.peer_addr() {
+                    Ok(peer) => per_address.take(address_key(peer.ip())).and_then(|slot| {
+                        permits.clone().try_acquire_owned().map(|permit| (permit, slot)).map_err(|_| Refusal::Full)
+                    }),
+                    // Gone already.
+                    Err(_) => continue,
+                };
+                let (permit, slot) = match admitted {
+                    Ok(admitted) => admitted,
+                    Err(why) => {
+                        if let Ok(refusal) = refusals.clone().try_acquire_owned() {
+                            tokio::spawn(async move {
+                                refuse(stream, why).await;
+                                drop(refusal);
+                            });
+                        }
+                        continue;
                     }
-                    continue;
                 };
                 set_send_buffer(&stream);
                 let (state, assets, closing) = (state.clone(), assets.clone(), closing.clone());
@@ -895,6 +994,7 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
                         }
                     }
                     drop(permit);
+                    drop(slot);
                 });
             }
         }
@@ -924,10 +1024,71 @@ async fn next_connection(
     }
 }
 
-/// Tells a client past [`MAX_CONNECTIONS`] so, and closes.
-async fn refuse(mut stream: tokio::net::TcpStream) {
+/// Why a connection is refused.
+#[derive(Clone, Copy, Debug)]
+enum Refusal {
+    /// [`MAX_CONNECTIONS`] are open.
+    Full,
+    /// [`MAX_PER_ADDRESS`] are open from the client's address.
+    Address,
+}
+
+/// The address a connection counts against: an IPv4 address (also when mapped into IPv6),
+/// or an IPv6 address's /64 (one host usually has a whole /64).
+fn address_key(ip: std::net::IpAddr) -> std::net::IpAddr {
+    use std::net::{IpAddr, Ipv6Addr};
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+        },
+    }
+}
+
+/// The connections open from each address ([`MAX_PER_ADDRESS`]).
+#[derive(Clone, Default)]
+struct PerAddress(Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>);
+
+/// One connection counted against its address, until dropped.
+struct AddressSlot {
+    counts: PerAddress,
+    address: std::net::IpAddr,
+}
+
+impl PerAddress {
+    /// Counts a connection from `address`, unless [`MAX_PER_ADDRESS`] are open from it.
+    fn take(&self, address: std::net::IpAddr) -> Result<AddressSlot, Refusal> {
+        let mut counts = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = counts.entry(address).or_default();
+        if *n >= MAX_PER_ADDRESS {
+            return Err(Refusal::Address);
+        }
+        *n += 1;
+        Ok(AddressSlot { counts: self.clone(), address })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut counts = self.counts.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = counts.get_mut(&self.address) {
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&self.address);
+            }
+        }
+    }
+}
+
+/// Tells a client refused (past [`MAX_CONNECTIONS`], or [`MAX_PER_ADDRESS`] from its
+/// address) so, and closes.
+async fn refuse(mut stream: tokio::net::TcpStream, why: Refusal) {
     use tokio::io::AsyncWriteExt as _;
-    let body = format!("too many connections (at most {MAX_CONNECTIONS})\n");
+    let body = match why {
+        Refusal::Full => format!("too many connections (at most {MAX_CONNECTIONS})\n"),
+        Refusal::Address => format!("too many connections from your address (at most {MAX_PER_ADDRESS})\n"),
+    };
     let reply = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
         body.len()
@@ -1037,7 +1198,7 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
                 Some(GamePage::Held(running)) => text(
                     StatusCode::FORBIDDEN,
                     &format!(
-                        "held back while game {running} is running: it is the other game of this one's pair, and with a setup book it plays the setups this game's page shows; it is served once that game has ended"
+                        "held back while game {running} is running: it plays a setup this game's page shows (it is the other game of this one's pair, or plays one of its setup book entries); it is served once no running game does"
                     ),
                 ),
                 Some(GamePage::Error(e)) => {

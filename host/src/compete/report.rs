@@ -7,7 +7,7 @@ use serde::Serialize;
 use stratego_rules::Color;
 
 use crate::record::GameRecord;
-use stratego_records::{GameDigest, SideTally};
+use stratego_records::{GameDigest, STALL_CAP_FLOOR_US, SideTally};
 use stratego_stats::{EloEstimate, elo};
 
 /// Per-bot totals.
@@ -261,6 +261,186 @@ impl Summary {
     }
 }
 
+/// Stall credit over a bot's moves past which the machine is said to have been overloaded
+/// for it: this share of its thinking time (the time charged), percent...
+pub const OVERLOAD_SHARE_PERCENT: u64 = 10;
+/// ...once the credit is at least this much in all, microseconds (one stall of a virtual
+/// machine's CPU, some tens of milliseconds, among a fast bot's moves is not overload).
+pub const OVERLOAD_MIN_STALL_US: u64 = 100_000;
+
+/// One bot's stall credit over the games counted ([`Overload`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BotOverload {
+    /// Bot name.
+    pub name: String,
+    /// Moves made.
+    pub moves: u64,
+    /// Thinking time charged over them (`time_us`), microseconds.
+    pub think_us: u64,
+    /// Moves credited with machine stalls (`stall_us` > 0).
+    pub stall_moves: u64,
+    /// Stall time credited in all, microseconds.
+    pub stall_us: u64,
+    /// The credit as a share of the thinking time, percent.
+    pub stall_share_percent: f64,
+    /// Moves credited at least [`STALL_CAP_FLOOR_US`] (250 ms), a move lost on time
+    /// included: the cap of the credit of every move whose limit is up to 250 ms (the cap
+    /// is the limit, or 250 ms if that is more: see supervision.md), so the machine held
+    /// the bot off for longer than the host makes up for; with a longer limit, a stall that
+    /// long is overload all the same.
+    pub capped_moves: u64,
+    /// Whether the machine was overloaded for this bot: a move at the cap, or a credit past
+    /// [`OVERLOAD_SHARE_PERCENT`] of its thinking time (and at least
+    /// [`OVERLOAD_MIN_STALL_US`]).
+    pub overloaded: bool,
+}
+
+impl BotOverload {
+    fn update(&mut self) {
+        self.stall_share_percent = if self.think_us == 0 {
+            if self.stall_us == 0 { 0.0 } else { 100.0 }
+        } else {
+            (self.stall_us as f64 * 1000.0 / self.think_us as f64).round() / 10.0
+        };
+        self.overloaded = self.capped_moves > 0
+            || (self.stall_us >= OVERLOAD_MIN_STALL_US
+                && u128::from(self.stall_us) * 100 > u128::from(self.think_us) * u128::from(OVERLOAD_SHARE_PERCENT));
+    }
+
+    /// `a: 2 moves at the cap; 1.234 s credited over 40 of 120 moves, 14.2 % of its thinking time`.
+    fn describe(&self) -> String {
+        let capped = match self.capped_moves {
+            0 => String::new(),
+            n => format!("{} at the cap; ", stratego_stats::plural(n, "move")),
+        };
+        format!(
+            "{}: {capped}{:.3} s credited over {} of {} moves, {:.1} % of its thinking time",
+            self.name,
+            self.stall_us as f64 / 1e6,
+            self.stall_moves,
+            self.moves,
+            self.stall_share_percent
+        )
+    }
+}
+
+/// Whether the machine was overloaded during an event, from the stall credit of its games'
+/// records (`stall_us`, and the credit a loss on time names): when it was, the clocks
+/// decided games the bots' play did not, and the results say so (the summary, `--json`,
+/// `--report-every`, the index page and the live page).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Overload {
+    /// Whether any bot's games were: see [`BotOverload::overloaded`].
+    pub overloaded: bool,
+    /// [`OVERLOAD_SHARE_PERCENT`].
+    pub share_threshold_percent: u64,
+    /// [`OVERLOAD_MIN_STALL_US`].
+    pub min_stall_us: u64,
+    /// Each bot's figures, by id.
+    pub bots: Vec<BotOverload>,
+}
+
+impl Overload {
+    /// Nothing counted yet, for the bots named (by id).
+    pub fn new(names: &[String]) -> Overload {
+        Overload {
+            overloaded: false,
+            share_threshold_percent: OVERLOAD_SHARE_PERCENT,
+            min_stall_us: OVERLOAD_MIN_STALL_US,
+            bots: names.iter().map(|n| BotOverload { name: n.clone(), ..BotOverload::default() }).collect(),
+        }
+    }
+
+    /// Counts a finished game, whose bots by colour are `seats` (ids).
+    pub fn add(&mut self, seats: stratego_rules::ByColor<usize>, record: &GameRecord) {
+        self.add_digest(seats, &GameDigest::of(record));
+    }
+
+    /// Counts a finished game read as a digest (the same as its whole record: `merge`
+    /// reports what the run did).
+    pub fn add_digest(&mut self, seats: stratego_rules::ByColor<usize>, game: &GameDigest) {
+        for color in [Color::Red, Color::Blue] {
+            let Some(b) = self.bots.get_mut(seats[color]) else { continue };
+            let side = &game.sides[color];
+            b.moves += side.moves;
+            b.think_us += game.bots[color].think_us;
+            b.stall_moves += side.stall_moves;
+            b.stall_us += side.stall_us;
+            b.capped_moves += side.stall_capped_moves;
+            if game.result.faulty == Some(color) && timeout_credit_capped(&game.result.message) {
+                b.capped_moves += 1;
+            }
+            b.update();
+        }
+        self.overloaded = self.bots.iter().any(|b| b.overloaded);
+    }
+
+    /// The bots the machine was overloaded for.
+    pub fn flagged(&self) -> impl Iterator<Item = &BotOverload> {
+        self.bots.iter().filter(|b| b.overloaded)
+    }
+
+    /// The summary's lines (none when the machine was not overloaded), each ending in a
+    /// newline: a heading, then a line per bot it was overloaded for.
+    pub fn text(&self) -> String {
+        if !self.overloaded {
+            return String::new();
+        }
+        let mut s = format!(
+            "  OVERLOADED MACHINE: the results may be distorted (stall credit at its cap, or past {} % of a bot's thinking time):\n",
+            self.share_threshold_percent
+        );
+        for b in self.flagged() {
+            let _ = writeln!(s, "    {}", b.describe());
+        }
+        s
+    }
+
+    /// One line (`--report-every`), or `None` when the machine was not overloaded.
+    pub fn line(&self) -> Option<String> {
+        self.overloaded.then(|| {
+            let bots: Vec<String> = self.flagged().map(BotOverload::describe).collect();
+            format!("  overloaded machine, results may be distorted: {}", bots.join("; "))
+        })
+    }
+
+    /// The index page's warning (escaped), or an empty string.
+    pub fn html(&self) -> String {
+        if !self.overloaded {
+            return String::new();
+        }
+        let mut s = format!(
+            "<div class=\"overload\" data-overloaded=\"1\"><p><strong>The machine was overloaded</strong>: the results may be distorted (stall credit at its cap, or past {} % of a bot's thinking time).</p><ul>",
+            self.share_threshold_percent
+        );
+        for b in self.flagged() {
+            let _ = write!(
+                s,
+                "<li data-bot=\"{0}\">{1}</li>",
+                crate::compete::viewer::html_escape(&b.name),
+                crate::compete::viewer::html_escape(&b.describe())
+            );
+        }
+        s.push_str("</ul></div>");
+        s
+    }
+}
+
+/// Whether a loss on time's message (`run::referee::judge`) says the stall credit reached
+/// its cap: `the most a move is credited`, or `plus X s for machine stalls` with X at least
+/// [`STALL_CAP_FLOOR_US`] (as for a ply).
+fn timeout_credit_capped(message: &str) -> bool {
+    if message.contains("of machine stalls, the most a move is credited") {
+        return true;
+    }
+    message
+        .split("(plus ")
+        .nth(1)
+        .and_then(|rest| rest.split(" s for machine stalls)").next())
+        .and_then(|secs| secs.parse::<f64>().ok())
+        .is_some_and(|secs| secs * 1e6 + 0.5 >= STALL_CAP_FLOOR_US as f64)
+}
+
 /// A report as JSON for stdout: pretty-printed, with a final newline (every `--json`).
 pub fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
@@ -269,6 +449,85 @@ pub fn json<T: serde::Serialize>(value: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn plies(list: &[&str]) -> Vec<crate::record::RecordPly> {
+        list.iter().map(|p| serde_json::from_str(p).unwrap()).collect()
+    }
+
+    #[test]
+    fn the_overload_tally_flags_a_move_at_the_cap_and_a_share_past_the_threshold() {
+        let names = ["a".to_owned(), "b".to_owned()];
+        let seats = stratego_rules::ByColor::new(0, 1);
+        // 20 ms moves, 3 ms margin: the cap is 250 ms. Red (a) had one move stalled to the
+        // cap; Blue (b) a little stall, under every threshold.
+        let mut rec = crate::record::tests_support::record(Some(Color::Red));
+        rec.time_control.move_ms = Some(20);
+        rec.time_control.margin_ms = 3;
+        rec.plies = plies(&[
+            r#"{"color":"red","move":"a4-a5","time_us":18000,"stall_us":250000}"#,
+            r#"{"color":"blue","move":"a7-a6","time_us":19000,"stall_us":1500}"#,
+            r#"{"color":"red","move":"a5-a4","time_us":18000,"stall_us":249999}"#,
+        ]);
+        (rec.bots.red.think_us, rec.bots.blue.think_us) = (36_000, 19_000);
+        let mut o = Overload::new(&names);
+        o.add(seats, &rec);
+        let (a, b) = (&o.bots[0], &o.bots[1]);
+        assert_eq!((a.moves, a.stall_moves, a.stall_us, a.capped_moves, a.think_us), (2, 2, 499_999, 1, 36_000));
+        assert!(a.overloaded && !b.overloaded && o.overloaded);
+        assert_eq!((b.stall_moves, b.capped_moves), (1, 0));
+        let text = o.text();
+        assert!(text.starts_with("  OVERLOADED MACHINE: the results may be distorted"), "{text}");
+        assert!(text.contains("\n    a: 1 move at the cap; 0.500 s credited over 2 of 2 moves"), "{text}");
+        assert!(!text.contains("    b:"), "only the bots it was overloaded for: {text}");
+        assert!(o.line().unwrap().contains("a: 1 move at the cap"));
+        assert!(o.html().contains("<li data-bot=\"a\">"));
+
+        // The share: 150 ms over 1 s of thinking (15 %) is overload; 90 ms over 1 s (9 %) is
+        // not, nor is 60 ms over 100 ms (60 %, but under the 100 ms floor).
+        let share = |think: u64, stall: u64| {
+            let mut r = crate::record::tests_support::record(None);
+            r.time_control.move_ms = Some(2000);
+            r.plies = plies(&[&format!(r#"{{"color":"red","move":"a4-a5","time_us":{think},"stall_us":{stall}}}"#)]);
+            r.bots.red.think_us = think;
+            let mut o = Overload::new(&names);
+            o.add(seats, &r);
+            (o.overloaded, o.bots[0].stall_share_percent)
+        };
+        assert_eq!(share(1_000_000, 150_000), (true, 15.0));
+        assert_eq!(share(1_000_000, 90_000), (false, 9.0));
+        assert_eq!(share(100_000, 60_000), (false, 60.0));
+
+        // The cap is counted from 250 ms whatever the limit (the cap of every limit up to
+        // 250 ms, which the digest of a record does not keep per move), as the host's floor.
+        assert_eq!(
+            u128::from(STALL_CAP_FLOOR_US),
+            crate::supervise::stopwatch::CREDIT_CAP_FLOOR.as_micros(),
+            "the records' floor is the host's"
+        );
+
+        // A loss on time whose credit reached the cap, in either of the referee's words.
+        for message in [
+            "no move within 0.020 s (+0.003 s margin) (plus 0.250 s for machine stalls)",
+            "move took 0.400 s; the limit was 0.020 s (+0.003 s margin) (not counting 0.250 s of machine stalls, the most a move is credited)",
+        ] {
+            let mut r = crate::record::tests_support::record_with_fault(Some(Color::Blue), Some(Color::Red));
+            r.time_control.move_ms = Some(20);
+            r.time_control.margin_ms = 3;
+            r.result.message = message.into();
+            let mut o = Overload::new(&names);
+            o.add(seats, &r);
+            assert_eq!(o.bots[0].capped_moves, 1, "{message}");
+            assert!(o.overloaded);
+        }
+        let mut calm = crate::record::tests_support::record_with_fault(Some(Color::Blue), Some(Color::Red));
+        calm.time_control.move_ms = Some(20);
+        calm.result.message = "no move within 0.020 s (plus 0.012 s for machine stalls)".into();
+        let mut o = Overload::new(&names);
+        o.add(seats, &calm);
+        assert!(!o.overloaded, "a credit under the cap");
+        assert_eq!(o.text(), "");
+        assert!(o.line().is_none() && o.html().is_empty());
+    }
 
     #[test]
     fn the_summary_shows_the_margin_and_the_moves_that_used_it() {

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use stratego_rules::Color;
 
-use crate::compete::competition::DigestSink;
-use crate::compete::report::Summary;
+use crate::compete::competition::{DigestSink, Page, ReportSink};
+use crate::compete::report::{Overload, Summary};
+use crate::compete::style::Style;
 use crate::reason::Reason;
 use crate::record::{GameRecord, RecordWriter};
 use crate::run::events::stderr_lines;
@@ -467,5 +468,132 @@ impl<F: FnMut(u64) -> String> Sink for Interim<F> {
         if let Event::GameFinished { .. } = event {
             self.done += 1;
         }
+    }
+}
+
+/// A competition's report with what [`Overload`] found added: the summary's lines, `overload`
+/// in the JSON (always), a line under each `--report-every` report and a warning on the index
+/// page when the machine was overloaded. It counts what the report counts: whole records, or
+/// digests when the report reads those (`merge`).
+pub struct WithOverload {
+    inner: Box<dyn ReportSink>,
+    overload: Overload,
+}
+
+/// `report` with the overload tally of the bots `names` (by id) added ([`WithOverload`]).
+pub fn with_overload(report: Box<dyn ReportSink>, names: &[String]) -> Box<dyn ReportSink> {
+    Box::new(WithOverload { inner: report, overload: Overload::new(names) })
+}
+
+impl WithOverload {
+    fn count(&mut self, event: &Event) {
+        if let Event::GameFinished { spec, record } = event {
+            self.overload.add(spec.seats, record);
+        }
+    }
+}
+
+impl Sink for WithOverload {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        let flow = self.inner.on_event(event);
+        // A game the report refused (the ladder's database) is not counted.
+        if !matches!(flow, Flow::Fail(_)) {
+            self.count(event);
+        }
+        flow
+    }
+
+    fn on_history(&mut self, event: &Event) {
+        self.count(event);
+        self.inner.on_history(event);
+    }
+
+    fn wants_plies(&self) -> bool {
+        self.inner.wants_plies()
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
+        self.inner.finish(end)
+    }
+}
+
+impl DigestSink for WithOverload {
+    fn on_digest(&mut self, spec: &crate::run::schedule::GameSpec, game: &stratego_records::GameDigest) {
+        if let Some(inner) = self.inner.digest_sink() {
+            inner.on_digest(spec, game);
+            self.overload.add_digest(spec.seats, game);
+        }
+    }
+}
+
+impl ReportSink for WithOverload {
+    fn digest_sink(&mut self) -> Option<&mut dyn DigestSink> {
+        if self.inner.digest_sink().is_some() { Some(self) } else { None }
+    }
+
+    fn progress(&self) -> Option<String> {
+        self.inner.progress()
+    }
+
+    fn interim(&self, done: u64) -> String {
+        let mut text = self.inner.interim(done);
+        if let Some(line) = self.overload.line() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    }
+
+    fn text(&self, style: Style) -> String {
+        let mut text = self.inner.text(style);
+        let extra = self.overload.text();
+        if !extra.is_empty() && !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text + &extra
+    }
+
+    fn json(&self, event: Option<&str>) -> String {
+        let text = self.inner.json(event);
+        // Added as the last field of the report's object, its other fields left in their
+        // order (a `serde_json::Map` would sort them).
+        match text.strip_suffix("\n}\n") {
+            Some(head) if head.starts_with('{') && head.len() > 1 => {
+                let tally = serde_json::to_string_pretty(&self.overload).expect("the tally serialises");
+                format!("{head},\n  \"overload\": {}\n}}\n", tally.replace('\n', "\n  "))
+            }
+            _ => text,
+        }
+    }
+
+    fn page(&self) -> Page {
+        let mut page = self.inner.page();
+        if let Some(html) = page.summary_html.as_mut() {
+            html.insert_str(0, &self.overload.html());
+        }
+        page
+    }
+
+    fn code(&self) -> i32 {
+        self.inner.code()
+    }
+
+    fn live_standings(&self) -> bool {
+        self.inner.live_standings()
+    }
+
+    fn decided(&self) -> bool {
+        self.inner.decided()
+    }
+
+    fn conclude(&mut self) -> Result<(), Failure> {
+        self.inner.conclude()
+    }
+
+    fn end_message(&self, end: &RunEnd, records: Option<&str>) -> Option<String> {
+        self.inner.end_message(end, records)
     }
 }

@@ -870,7 +870,8 @@ fn half(p: f64) -> String {
 
 const INDEX_STYLE: &str = "body{font:15px/1.4 system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\
-th{background:#f2f2f2}td.n,#crosstable td{text-align:right;font-variant-numeric:tabular-nums}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}";
+th{background:#f2f2f2}td.n,#crosstable td{text-align:right;font-variant-numeric:tabular-nums}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}\
+.overload{background:#fff3cd;border:1px solid #d9a400;border-radius:4px;padding:.3em .8em;margin:1em 0}";
 
 /// Escapes text for HTML content and quoted attribute values (the viewer, the ladder's
 /// page).
