@@ -317,3 +317,72 @@ fn connect_shows_a_hosts_close_reason_escaped() {
     assert!(stderr(&out).contains("connection lost"), "{}", stderr(&out));
     assert_shown_not_obeyed("connect, close reason", &out, true);
 }
+
+/// A remote bot whose side closes its connection at its setup request with `connect`'s
+/// crash code and a reason full of terminal controls: the host's forfeit line and its
+/// record's message show them escaped.
+#[test]
+fn a_remote_bots_close_reason_reaches_the_hosts_terminal_escaped() {
+    use std::io::BufRead;
+    let dir = TempDir::new("chaos-bots-remote-close");
+    let token_file = dir.join("far.token");
+    let made = Command::new(host_bin()).args(["token", "--out"]).arg(&token_file).output().unwrap();
+    assert!(made.status.success(), "{}", stderr(&made));
+    let sha = String::from_utf8(made.stdout).unwrap().split('"').nth(1).unwrap().to_owned();
+    let token = std::fs::read_to_string(&token_file).unwrap().trim().to_owned();
+    let spec = format!(r#"{{"name":"far","remote":true,"token_sha256":"{sha}"}}"#);
+    let out_dir = dir.join("out");
+    let mut host = Command::new(host_bin())
+        .args(["match", "sample-bot", &spec, "--games", "1", "--listen", "127.0.0.1:0", "--out"])
+        .arg(&out_dir)
+        .args(CALM_CLOCK)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let pipe = host.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut lines = std::io::BufReader::new(pipe);
+        let mut line = Vec::new();
+        while lines.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+            let text = String::from_utf8_lossy(&line).into_owned();
+            if let Some(port) = text.split("on ws://127.0.0.1:").nth(1) {
+                let _ = tx.send(port.trim().parse::<u16>().unwrap_or(0));
+            }
+            all.append(&mut line);
+        }
+        all
+    });
+    let port = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the host listens");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async move {
+        use futures_util::{SinkExt, StreamExt};
+        use tokio_tungstenite::tungstenite::Message;
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+        let mut req = format!("ws://127.0.0.1:{port}").into_client_request().unwrap();
+        req.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let mut ws = tokio_tungstenite::connect_async(req).await.expect("connected").0;
+        while let Some(Ok(msg)) = ws.next().await {
+            let Message::Text(t) = msg else { continue };
+            if t.contains(r#""type":"hello""#) {
+                ws.send(Message::text(r#"{"type":"ready","name":"far"}"#)).await.unwrap();
+            } else if t.contains(r#""type":"setup_request""#) {
+                let frame = CloseFrame { code: 4000.into(), reason: HOSTILE_TEXT.into() };
+                let _ = ws.close(Some(frame)).await;
+            }
+        }
+    });
+    let status = host.wait().unwrap();
+    let mut stdout = Vec::new();
+    host.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+    let output = Output { status, stdout, stderr: reader.join().unwrap() };
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let recs = records(&out_dir);
+    assert_eq!(recs[0]["result"]["reason"], "crash", "{}", recs[0]["result"]);
+    let message = recs[0]["result"]["message"].as_str().unwrap();
+    assert!(message.contains("\\x1b]52;c;cHduZWQ=\\x07") && !message.contains('\u{202e}'), "{message}");
+    assert_no_raw_controls("a remote bot's close reason", &output);
+}
