@@ -14,7 +14,8 @@
 //! 8. [`game`]: what a game is, as values (time control and clock, setup book).
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
-//! [`exit`] (exit codes) and [`reason`] (why a game ended); the statistics are the
+//! [`exit`] (exit codes), [`reason`] (why a game ended) and [`terminal_text`] (the one
+//! sanitiser of text from bots, records and remote hosts before it reaches a terminal); the statistics are the
 //! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
 //! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
 //! which `build.rs` compiles to WebAssembly for [`compete::viewer`] to embed.
@@ -39,3 +40,4 @@ pub(crate) mod session;
 /// public for the fuzz target in `host/fuzz`, which feeds it arbitrary bytes.
 pub use session::json_session::parse_bot_message;
 pub mod supervise;
+pub mod terminal_text;

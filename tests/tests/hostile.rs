@@ -3,8 +3,10 @@
 
 use stratego_tests::{TempDir, group_members, misbehaving, process_alive, read_pids, records, run_match, wait_for};
 
-/// Host memory bound asserted for every hostile run (peak RSS of the host process).
-const HOST_RSS_BOUND_KIB: u64 = 100 * 1024;
+/// Host memory bound asserted for every hostile run (peak RSS of the host process): the
+/// goal of issue #41 (32 MB with -j 1 whatever a bot writes; 11.5-12.8 MiB measured for each
+/// of these bots, BENCHMARKS.md, "Host peak RSS under hostile bots").
+const HOST_RSS_BOUND_KIB: u64 = 32 * 1024;
 
 struct Run {
     records: Vec<serde_json::Value>,

@@ -271,14 +271,12 @@ fn failure(rec: &GameRecord, color: Color, reused: bool) -> String {
 }
 
 /// The last lines of a stderr tail, bounded for the report: blank lines dropped (they would
-/// use up the few lines shown), control characters blanked (the bot's output must not drive
-/// the reader's terminal), each line clipped.
+/// use up the few lines shown), control characters shown as escapes by
+/// [`crate::terminal_text::clean`] (the bot's output must not drive the reader's terminal),
+/// each line clipped.
 fn stderr_lines(tail: &str) -> Vec<String> {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(STDERR_LINES)..]
-        .iter()
-        .map(|l| clip(&l.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>()))
-        .collect()
+    lines[lines.len().saturating_sub(STDERR_LINES)..].iter().map(|l| clip(&crate::terminal_text::clean(l))).collect()
 }
 
 /// The results so far, with what a new check needs to know of the earlier ones.
@@ -650,7 +648,7 @@ mod tests {
         let lines = stderr_lines(&tail);
         assert_eq!(lines.len(), STDERR_LINES);
         assert_eq!(lines[0], "line 5");
-        assert_eq!(lines[8], " [31mred [0m");
+        assert_eq!(lines[8], "\\x1b[31mred\\x1b[0m");
         assert_eq!(lines[9].chars().count(), 201, "200 characters and an ellipsis");
         let mut b = Battery::default();
         b.fail("x", "bad".into(), "one\ntwo\n");

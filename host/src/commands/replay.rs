@@ -43,7 +43,11 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> Result<Outcome, ConfigError> {
     run_inner(&args)
         .map(|stdout| Outcome { stdout, code: exit::OK })
-        .map_err(|e| ConfigError { message: format!("replay: {e}"), code: exit::USAGE })
+        // The message may quote the file's game ids and names.
+        .map_err(|e| ConfigError {
+            message: format!("replay: {}", crate::terminal_text::clean_lines(&e)),
+            code: exit::USAGE,
+        })
 }
 
 fn run_inner(args: &ReplayArgs) -> Result<String, String> {

@@ -105,6 +105,8 @@ impl Replay {
         } else if !live {
             record.replay().map_err(fail)?;
         }
+        let mut record = record;
+        for_terminal(&mut record);
         Ok(Replay { record, rules, setups, live })
     }
 
@@ -435,6 +437,23 @@ impl Paint {
     }
 }
 
+/// The words of a record that a replay shows, made safe for a terminal by
+/// [`crate::terminal_text::clean`] (a record is a file from anywhere: its names, game id
+/// or message may hold terminal controls).
+fn for_terminal(record: &mut GameRecord) {
+    let clean = |s: &mut String| {
+        if let std::borrow::Cow::Owned(c) = crate::terminal_text::clean(s) {
+            *s = c;
+        }
+    };
+    clean(&mut record.game_id);
+    clean(&mut record.ruleset.name);
+    clean(&mut record.result.message);
+    for color in Color::ALL {
+        clean(&mut record.bots[color].name);
+    }
+}
+
 /// Reads the records (`FILE` or `DIR/games.jsonl`, plain or compact) and picks a game: `id`,
 /// else the first; skips the lines that are not records when `skip_bad_lines` (and says so
 /// on stderr). Also returns how many games the file holds.
@@ -462,9 +481,9 @@ pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<
         if total > 1 {
             eprintln!(
                 "stratego-host replay: showing game {}, the first of the {total} games in {}; --game ID shows another (next: --game {})",
-                records[0].game_id,
+                crate::terminal_text::clean(&records[0].game_id),
                 file.display(),
-                records[1].game_id
+                crate::terminal_text::clean(&records[1].game_id)
             );
         }
         return Ok((records.swap_remove(0), total));

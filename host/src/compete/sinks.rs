@@ -273,7 +273,7 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
         rec.duration_ms as f64 / 1000.0
     );
     if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
-        let _ = write!(line, " — {}", rec.result.message);
+        let _ = write!(line, " — {}", crate::terminal_text::clean(&rec.result.message));
     }
     if let Some(faulty) = rec.result.faulty {
         line.push_str(&stderr_lines(&rec.bots[faulty].name, &rec.bots[faulty].stderr_tail));
@@ -344,7 +344,8 @@ impl Sink for StartupGuard {
             } else {
                 "its first game ended before it was ready".to_owned()
             };
-            let mut message = format!("bot {} cannot start: {when}: {}", bot.name, record.result.message);
+            let mut message =
+                format!("bot {} cannot start: {when}: {}", bot.name, crate::terminal_text::clean(&record.result.message));
             message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
             if self.recover {
                 let said = format!(

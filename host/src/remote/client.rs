@@ -268,14 +268,15 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions, setup: 
                         let _ = ws.flush().await;
                     }
                     Some(Ok(Message::Close(frame))) => {
-                        let why = frame.map(|f| f.reason.to_string()).unwrap_or_default();
+                        // The host's words, shown in this terminal: sanitised.
+                        let why = frame.map(|f| crate::terminal_text::clean(&f.reason).into_owned()).unwrap_or_default();
                         if why == "the event is over" {
                             return Ended::Over;
                         }
                         return Ended::Lost(format!("the host closed the connection ({why})"));
                     }
                     Some(Ok(_)) => {}
-                    Some(Err(e)) => return Ended::Lost(format!("{e}")),
+                    Some(Err(e)) => return Ended::Lost(crate::terminal_text::clean(&e.to_string()).into_owned()),
                     None => return Ended::Lost("the connection closed".to_owned()),
                 }
             }
@@ -388,7 +389,9 @@ async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfi
     match tokio_tungstenite::client_async_with_config(request, io, Some(config)).await {
         Ok((ws, _)) => Ok(ws),
         Err(WsError::Http(resp)) => {
+            // The host's words, shown in this terminal: sanitised.
             let body = resp.body().as_ref().map(|b| String::from_utf8_lossy(b).trim().to_owned()).unwrap_or_default();
+            let body = crate::terminal_text::clean(&body);
             let why = format!("{} {}", resp.status(), body);
             if resp.status().as_u16() == 401 || resp.status().as_u16() == 403 {
                 Err(ConnectError::Refused(why))
@@ -396,7 +399,9 @@ async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfi
                 Err(ConnectError::Retry(why))
             }
         }
-        Err(e) => Err(ConnectError::Retry(format!("WebSocket handshake: {e}"))),
+        Err(e) => {
+            Err(ConnectError::Retry(format!("WebSocket handshake: {}", crate::terminal_text::clean(&e.to_string()))))
+        }
     }
 }
 

@@ -694,7 +694,7 @@ fn client_fault(code: u16, reason: &str) -> Option<Fault> {
         CLOSE_INVALID_UTF8 => Reason::InvalidUtf8,
         _ => return None,
     };
-    let said: String = reason.chars().filter(|c| !c.is_control()).collect();
+    let said = crate::terminal_text::clean(reason);
     Some(Fault::new(reason_code, format!("on the entrant's side (its connect client says): {said}")))
 }
 
@@ -798,7 +798,9 @@ async fn serve(
                             let _ = in_tx.try_send(Incoming::Fault(f));
                             return gone(why);
                         }
-                        let why = frame.map(|f| format!(" ({}: {})", u16::from(f.code), f.reason)).unwrap_or_default();
+                        let why = frame
+                            .map(|f| format!(" ({}: {})", u16::from(f.code), crate::terminal_text::clean(&f.reason)))
+                            .unwrap_or_default();
                         return gone(format!("the bot's side closed the connection{why}"));
                     }
                     Some(Ok(Message::Frame(_))) => {}

@@ -136,8 +136,9 @@ pub trait Sink {
 pub const STDERR_LINES_SHOWN: usize = 10;
 
 /// The last lines a bot wrote to stderr, indented under the line that reports its fault
-/// (at most [`STDERR_LINES_SHOWN`], each clipped to 200 characters); empty when it wrote
-/// nothing.
+/// (at most [`STDERR_LINES_SHOWN`], each clipped to 200 characters, its control characters
+/// shown as escapes by [`crate::terminal_text::clean`]: the bot's output must not drive the
+/// reader's terminal); empty when it wrote nothing.
 pub fn stderr_lines(name: &str, tail: &str) -> String {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
@@ -147,7 +148,7 @@ pub fn stderr_lines(name: &str, tail: &str) -> String {
     let mut out = format!("\n    {name}'s stderr (last {} of {} lines):", shown.len(), lines.len());
     for l in shown {
         out.push_str("\n    | ");
-        out.push_str(&crate::session::json_session::clip(l));
+        out.push_str(&crate::session::json_session::clip(&crate::terminal_text::clean(l)));
     }
     out
 }

@@ -249,8 +249,12 @@ impl DirLock {
 /// What a bot's version is known by, and the hash of its content: the file that changes
 /// when its author changes the bot, so that a changed bot is reported on resume and `merge`.
 /// That is the host itself for the built-in sample bot (named `sample-bot (built in)`, not by
-/// its path); the script for a known interpreter (`python3 bot.py`: `bot.py`, `java -jar
-/// x.jar`: `x.jar`; the interpreter only when the command names no script file); otherwise
+/// its path); what an interpreter or VM loads when that is not one script argument
+/// ([`crate::supervise::bot_spec::program_files`]: `java -cp out Bot` is `Bot`, hashed from
+/// the class and jar files in `out`; `java -jar x.jar`: `x.jar`; `python3 -m pkg`, `dotnet
+/// bot.dll`, a script folder, and these behind `env VAR=…`); the script for a known
+/// interpreter (`python3 bot.py`: `bot.py`; the interpreter only when the command names no
+/// script file); otherwise
 /// the program; and in every case any other argument that names a file (`--weights w.bin`).
 /// The name is the command's word, never a path found on PATH, so the manifest does not
 /// depend on where things are installed.
@@ -270,15 +274,23 @@ pub fn executable_hash(command: &[String], dir: Option<&Path>) -> Option<(String
         std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(p)).find(|c| c.is_file())
     };
     let is_file_arg = |a: &String| !a.starts_with('-') && (a.contains('.') || a.contains('/'));
-    let (label, main, rest): (String, PathBuf, &[String]) = if crate::supervise::bot_spec::is_builtin(command) {
-        (format!("{} (built in)", crate::supervise::bot_spec::SAMPLE_BOT), PathBuf::from(&command[0]), &command[2..])
+    let (label, mut hash, rest): (String, u64, &[String]) = if crate::supervise::bot_spec::is_builtin(command) {
+        let label = format!("{} (built in)", crate::supervise::bot_spec::SAMPLE_BOT);
+        (label, fnv64_file(Path::new(&command[0]))?, &command[2..])
+    } else if let Some(files) = crate::supervise::bot_spec::program_files(command, dir) {
+        // What an interpreter or VM loads (a class path, a jar, a module, an assembly).
+        let in_dir = |p: &str| match dir {
+            Some(d) if Path::new(p).is_relative() => d.join(p),
+            _ => PathBuf::from(p),
+        };
+        let paths: Vec<(&str, PathBuf)> = files.paths.iter().map(|p| (p.as_str(), in_dir(p))).collect();
+        (files.label, fnv64_loaded(&paths, files.extensions), &command[files.rest.min(command.len())..])
     } else {
         match crate::supervise::bot_spec::script_index(command).and_then(|i| resolve(&command[i]).map(|p| (i, p))) {
-            Some((i, script)) => (command[i].clone(), script, &command[i + 1..]),
-            None => (command[0].clone(), resolve(&command[0])?, &command[1..]),
+            Some((i, script)) => (command[i].clone(), fnv64_file(&script)?, &command[i + 1..]),
+            None => (command[0].clone(), fnv64_file(&resolve(&command[0])?)?, &command[1..]),
         }
     };
-    let mut hash = fnv64_file(&main)?;
     let mut names = vec![label];
     for arg in rest.iter().filter(|a| is_file_arg(a)) {
         if let Some(h) = resolve(arg).and_then(|f| fnv64_file(&f)) {
@@ -287,6 +299,61 @@ pub fn executable_hash(command: &[String], dir: Option<&Path>) -> Option<(String
         }
     }
     Some((names.join(" "), format!("{hash:016x}")))
+}
+
+/// Files hashed at most in the folders of one program ([`fnv64_loaded`]): a class path of
+/// `.` in a large working directory must not hold up the start of a run.
+const MAX_LOADED_FILES: usize = 10_000;
+
+/// The hash of what a program is loaded from: each path's content, a file's own, a
+/// folder's the files in it (at any depth, in name order) whose extension is one of
+/// `extensions`, each with its path in the folder, so that a class file added, removed,
+/// renamed or edited changes the hash. Hidden entries and `node_modules` are not read; nor
+/// are files past [`MAX_LOADED_FILES`]. A path that does not exist counts as empty. Each
+/// path is given as written (hashed, so that the hash does not depend on where the bot's
+/// folder is) and as found.
+fn fnv64_loaded(paths: &[(&str, PathBuf)], extensions: &[&str]) -> u64 {
+    let mut h = fnv64(b"loaded");
+    let mut budget = MAX_LOADED_FILES;
+    for (written, path) in paths {
+        h = fnv64_more(h, written.as_bytes());
+        if path.is_file() {
+            h = fnv64_more(h, &fnv64_file(path).unwrap_or(0).to_le_bytes());
+        } else if path.is_dir() {
+            let mut files = Vec::new();
+            folder_files(path, Path::new(""), extensions, &mut files, &mut budget);
+            for (rel, file) in files {
+                h = fnv64_more(h, rel.as_os_str().as_encoded_bytes());
+                h = fnv64_more(h, &fnv64_file(&file).unwrap_or(0).to_le_bytes());
+            }
+        }
+    }
+    h
+}
+
+/// The files under `dir` (their paths relative to the folder first walked, and in full) whose
+/// extension is one of `extensions`, in name order, at most `budget` more.
+fn folder_files(dir: &Path, rel: &Path, extensions: &[&str], out: &mut Vec<(PathBuf, PathBuf)>, budget: &mut usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+    entries.sort();
+    for name in entries {
+        if *budget == 0 {
+            return;
+        }
+        if name.as_encoded_bytes().starts_with(b".") || name == "node_modules" {
+            continue;
+        }
+        let path = dir.join(&name);
+        // Not through symbolic links to folders: a link to `..` would never end.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if meta.is_dir() {
+            folder_files(&path, &rel.join(&name), extensions, out, budget);
+        } else if path.extension().is_some_and(|e| extensions.iter().any(|x| e == *x)) && path.is_file() {
+            *budget -= 1;
+            out.push((rel.join(&name), path));
+        }
+    }
 }
 
 /// Reads `manifest.json` of `dir`, if there is one.

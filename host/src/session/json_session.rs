@@ -255,7 +255,7 @@ impl JsonSession {
     /// Takes the `move` and `resign` lines already waiting before a turn is sent: no
     /// request asked for them (a second answer to the previous turn); `info` lines are kept.
     fn take_unrequested_answers(&mut self) -> Result<(), SessionError> {
-        for line in self.proc.buffered_lines() {
+        while let Some(line) = self.proc.buffered_line() {
             self.log(Direction::FromBot, line.as_bytes());
             match parse_bot_message(&line) {
                 Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
@@ -321,7 +321,7 @@ impl JsonSession {
     /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
     /// that timed out under the strike policy); keeps `info` lines.
     fn discard_buffered_moves(&mut self) {
-        for line in self.proc.buffered_lines() {
+        while let Some(line) = self.proc.buffered_line() {
             self.log(Direction::FromBot, line.as_bytes());
             if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
                 self.keep_info(&text);
@@ -395,8 +395,8 @@ impl JsonSession {
         let old = std::mem::replace(&mut self.proc, fresh);
         self.observer.fresh_process();
         let mut old = old;
-        let last = old.drain_lines(Instant::now() + self.options.grace).await;
-        for line in last {
+        let until = Instant::now() + self.options.grace;
+        while let Some(line) = old.drain_line(until).await {
             self.log(Direction::FromBot, line.as_bytes());
             if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
                 self.keep_info(&text);
@@ -542,7 +542,7 @@ impl BotSession for JsonSession {
             let buf = std::mem::take(&mut self.write_buf);
             let _ = self.proc.write(&buf, deadline).await;
             self.proc.close_stdin();
-            for line in self.proc.drain_lines(deadline).await {
+            while let Some(line) = self.proc.drain_line(deadline).await {
                 self.log(Direction::FromBot, line.as_bytes());
                 if let Ok(BotMessage::Info(Info { text })) = parse_bot_message(&line) {
                     self.keep_info(&text);

@@ -437,7 +437,7 @@ impl BotSession for UccSession {
     async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
         if self.maybe_stale {
             // A late answer to a turn that timed out (under --strikes) is dropped.
-            for line in self.proc.buffered_lines() {
+            while let Some(line) = self.proc.buffered_line() {
                 self.log(Direction::FromBot, &line);
             }
             self.maybe_stale = false;
@@ -531,7 +531,7 @@ impl BotSession for UccSession {
         if !self.dead {
             // After QUIT the bot exits; end of input tells one that does not.
             self.proc.close_stdin();
-            for line in self.proc.drain_lines(deadline).await {
+            while let Some(line) = self.proc.drain_line(deadline).await {
                 self.log(Direction::FromBot, &line);
             }
         }

@@ -241,15 +241,38 @@ impl Process {
         !matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// Reads lines until the bot closes its output or `deadline` passes (what it says after
-    /// the game is over), without judging them.
-    pub async fn drain_lines(&mut self, deadline: Instant) -> Vec<String> {
-        let mut out = Vec::new();
-        while let Ok(Some(Ok(line))) = tokio::time::timeout_at(deadline.into(), self.lines.next()).await {
-            self.bytes_received += line.len() as u64 + 1;
-            out.push(line);
+    /// The next line until the bot closes its output or `deadline` passes (what it says
+    /// after the game is over), without judging it; `None` then, or once the bot has written
+    /// more than its output limit in this game.
+    ///
+    /// One line at a time, so that the host holds at most one line of a bot's output
+    /// whatever the bot writes (issue #41, item 7: a flood collected into a list before it
+    /// was looked at raised the host's memory by hundreds of MB).
+    pub async fn drain_line(&mut self, deadline: Instant) -> Option<String> {
+        if self.over_output_limit() {
+            return None;
         }
-        out
+        match tokio::time::timeout_at(deadline.into(), self.lines.next()).await {
+            Ok(Some(Ok(line))) => {
+                self.bytes_received += line.len() as u64 + 1;
+                Some(line)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the bot has written more than its output limit in this game.
+    fn over_output_limit(&self) -> bool {
+        self.output_limit_fault().is_some()
+    }
+
+    /// The fault of a bot that has written more than its output limit in this game.
+    fn output_limit_fault(&self) -> Option<Fault> {
+        let max = self.spec.limits.output_bytes.filter(|&m| self.bytes_received > m)?;
+        Some(Fault::new(
+            Reason::OutputLimit,
+            format!("it wrote more than its output limit of {max} bytes in this game"),
+        ))
     }
 
     /// Writes one whole message (`bytes`, ending in a newline), waiting at most until
@@ -456,6 +479,11 @@ impl Process {
     }
 
     async fn read_line_on_turn(&mut self, watch: &mut Stopwatch) -> Result<(String, Instant), RecvError> {
+        // Past the limit already (lines read while none was asked for: see
+        // `buffered_line`): no more is read.
+        if let Some(fault) = self.output_limit_fault() {
+            return Err(RecvError::Fault(fault));
+        }
         let mut output_checked = false;
         watch.follow_tempo();
         let deadline_timer = self.deadline_timer.get_or_init(DeadlineTimer::new);
@@ -538,11 +566,8 @@ impl Process {
                 None => return Err(RecvError::Fault(self.eof_fault().await)),
             };
             self.bytes_received += line.len() as u64 + 1;
-            if let Some(max) = self.spec.limits.output_bytes.filter(|&m| self.bytes_received > m) {
-                return Err(RecvError::Fault(Fault::new(
-                    Reason::OutputLimit,
-                    format!("it wrote more than its output limit of {max} bytes in this game"),
-                )));
+            if let Some(fault) = self.output_limit_fault() {
+                return Err(RecvError::Fault(fault));
             }
             let line = match line.strip_suffix('\r') {
                 Some(l) => l.to_owned(),
@@ -554,21 +579,51 @@ impl Process {
 
     async fn eof_fault(&mut self) -> Fault {
         // Give an exiting process a moment to be reaped, to tell a crash from a closed pipe.
-        match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
-            Ok(Ok(status)) => self.exit_fault(status),
-            _ => Fault::new(Reason::ClosedOutput, "it closed its standard output but kept running"),
+        match self.wait_exit(Duration::from_millis(100)).await {
+            Some((status, peak)) => self.exit_fault(status, peak),
+            None => Fault::new(Reason::ClosedOutput, "it closed its standard output but kept running"),
         }
     }
 
     async fn crash_fault(&mut self, what: &str) -> Fault {
-        match tokio::time::timeout(Duration::from_millis(100), self.child.wait()).await {
-            Ok(Ok(status)) => self.exit_fault(status),
-            _ => Fault::new(Reason::Crash, format!("{what} (the process is still running)")),
+        match self.wait_exit(Duration::from_millis(100)).await {
+            Some((status, peak)) => self.exit_fault(status, peak),
+            None => Fault::new(Reason::Crash, format!("{what} (the process is still running)")),
         }
     }
 
-    /// The fault for a process that ended: a crash, or a resource limit it ran into.
-    fn exit_fault(&self, status: std::process::ExitStatus) -> Fault {
+    /// Waits up to `within` for the process to end, then reaps it: its exit status, and its
+    /// peak resident memory in KiB (of it and the children it waited for), read before it
+    /// is reaped (see [`exited_peak_rss_kib`]); `None` while it runs.
+    async fn wait_exit(&mut self, within: Duration) -> Option<(std::process::ExitStatus, Option<u64>)> {
+        let until = Instant::now() + within;
+        let pid = self.child.id();
+        let mut peak = None;
+        while let Some(pid) = pid {
+            match exited_peak_rss_kib(pid) {
+                Ok(Some(kib)) => {
+                    peak = Some(kib);
+                    break;
+                }
+                // Not a child to wait for (already reaped): the status says the rest.
+                Err(_) => break,
+                Ok(None) if Instant::now() >= until => return None,
+                Ok(None) => tokio::time::sleep(Duration::from_millis(1)).await,
+            }
+        }
+        let rest = until.saturating_duration_since(Instant::now()).max(Duration::from_millis(10));
+        match tokio::time::timeout(rest, self.child.wait()).await {
+            Ok(Ok(status)) => Some((status, peak)),
+            _ => None,
+        }
+    }
+
+    /// The fault for a process that ended: a crash, or a resource limit it ran into. A
+    /// memory fault only on evidence (issue #41, item 6): the sandbox's OOM killer, or
+    /// under `RLIMIT_AS` an abnormal end with a peak (`peak_kib`) of at least three quarters
+    /// of the limit or an allocation failure in its last words; a signal alone is a crash
+    /// (a bot that kills itself with SIGSEGV after a few bytes did not run out of memory).
+    fn exit_fault(&self, status: std::process::ExitStatus, peak_kib: Option<u64>) -> Fault {
         use std::os::unix::process::ExitStatusExt;
         let sandboxed = self.spec.limits.sandbox == Some(true);
         let how = if sandboxed { describe_sandbox_exit(status) } else { describe_exit(status) };
@@ -594,42 +649,58 @@ impl Process {
                 return Fault::new(Reason::CpuLimit, format!("it used up its CPU-time limit of {secs} s ({how})"));
             }
         }
-        if let Some(bytes) = limits.memory_bytes {
-            // An allocation refused under RLIMIT_AS ends a process in one of these ways,
-            // depending on its language: abort (Rust, C++), a segfault (C), or an
-            // out-of-memory message and a non-zero exit (Python, Java, Node).
+        let abnormal = signal.is_some() || !status.success();
+        if let Some(bytes) = limits.memory_bytes.filter(|_| abnormal) {
             let (tail, _) = self.stderr_tail();
-            let tail = tail.to_ascii_lowercase();
-            let oom_words = [
-                "memory allocation",
-                "out of memory",
-                "memoryerror",
-                "bad_alloc",
-                "cannot allocate",
-                "heap out of memory",
-            ];
-            if matches!(signal, Some(libc::SIGABRT) | Some(libc::SIGSEGV) | Some(libc::SIGBUS))
-                || oom_words.iter().any(|w| tail.contains(w))
-            {
+            let mib = bytes >> 20;
+            let near_limit = peak_kib.is_some_and(|kib| kib.saturating_mul(1024) >= bytes / 4 * 3);
+            if let Some(words) = allocation_failure(&tail) {
                 return Fault::new(
                     Reason::MemoryLimit,
-                    format!("it ran out of its memory limit of {} MiB ({how})", bytes >> 20),
+                    format!("it ran out of its memory limit of {mib} MiB ({how}; its stderr says {words:?})"),
+                );
+            }
+            if near_limit {
+                let peak = peak_kib.unwrap_or(0) >> 10;
+                return Fault::new(
+                    Reason::MemoryLimit,
+                    format!("it ran out of its memory limit of {mib} MiB ({how}; its peak was {peak} MiB)"),
+                );
+            }
+            // An allocation refused under RLIMIT_AS may end a C program in a segfault with
+            // no words: the peak tells the reader how far it was from the limit.
+            if let (Some(kib), Some(libc::SIGSEGV | libc::SIGABRT | libc::SIGBUS)) = (peak_kib, signal) {
+                let peak = kib.div_ceil(1024);
+                return Fault::new(
+                    Reason::Crash,
+                    format!("{how} (its memory peaked at {peak} MiB of its {mib} MiB limit: not a memory fault)"),
                 );
             }
         }
         Fault::new(Reason::Crash, how)
     }
 
-    /// The lines already waiting, without waiting for more (late answers to a turn that
-    /// timed out under the strike policy).
-    pub fn buffered_lines(&mut self) -> Vec<String> {
+    /// The next line already waiting, without waiting for more (late answers to a turn that
+    /// timed out under the strike policy); `None` when none is, or once the bot has written
+    /// more than its output limit in this game (its next [`Process::read_line`] then fails
+    /// with that fault).
+    ///
+    /// One line at a time, as [`Process::drain_line`]: a bot that writes as fast as the host
+    /// reads never lets its pipe run empty, and the lines of a loop that collected them all
+    /// before looking at them grew without bound (issue #41, item 7); the output limit ends
+    /// such a loop.
+    pub fn buffered_line(&mut self) -> Option<String> {
         use futures_util::FutureExt;
-        let mut out = Vec::new();
-        while let Some(Some(Ok(line))) = self.lines.next().now_or_never() {
-            self.bytes_received += line.len() as u64 + 1;
-            out.push(line);
+        if self.over_output_limit() {
+            return None;
         }
-        out
+        match self.lines.next().now_or_never() {
+            Some(Some(Ok(line))) => {
+                self.bytes_received += line.len() as u64 + 1;
+                Some(line)
+            }
+            _ => None,
+        }
     }
 
     /// [`Process::shutdown`] without a goodbye, then the bot's last words: how it ended, its
@@ -684,6 +755,60 @@ impl Process {
         .await;
         how
     }
+}
+
+/// What an allocation refused under `RLIMIT_AS` makes a program say on its way out, by
+/// language: Rust (`memory allocation of N bytes failed`), C++ (`std::bad_alloc`), Python
+/// (`MemoryError`), Java (`OutOfMemoryError`, `insufficient memory`), Node (`heap out of
+/// memory`), Go and C (`out of memory`, `Cannot allocate memory`). The first found in
+/// `stderr` (case ignored), as written there.
+fn allocation_failure(stderr: &str) -> Option<&'static str> {
+    const WORDS: [&str; 7] = [
+        "memory allocation of",
+        "out of memory",
+        "outofmemoryerror",
+        "memoryerror",
+        "bad_alloc",
+        "cannot allocate",
+        "insufficient memory",
+    ];
+    let lower = stderr.to_ascii_lowercase();
+    WORDS.into_iter().find(|w| lower.contains(w))
+}
+
+/// The peak resident memory in KiB of child `pid` (and of the children it waited for) once
+/// it has ended, without reaping it: `Ok(None)` while it runs.
+///
+/// The `waitid` system call with `WNOWAIT` (the C library's wrapper has no place for the
+/// resource usage; the kernel fills it for a child left to be reaped), so that the reaper
+/// (tokio's `Child::wait`) still gets the exit status.
+///
+/// # Errors
+/// `pid` is not a child of this process that can be waited for.
+fn exited_peak_rss_kib(pid: u32) -> std::io::Result<Option<u64>> {
+    // SAFETY: both structures are plain data that the kernel fills; zeroed is valid.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waitid with pointers to our own structures; WNOWAIT leaves the child as it is.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_waitid,
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info as *mut libc::siginfo_t,
+            libc::WEXITED | libc::WNOWAIT | libc::WNOHANG,
+            &mut usage as *mut libc::rusage,
+        )
+    };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: reading the pid field of a siginfo the kernel filled (zero: no child ended).
+    if unsafe { info.si_pid() } == 0 {
+        return Ok(None);
+    }
+    Ok(Some(u64::try_from(usage.ru_maxrss).unwrap_or(0)))
 }
 
 /// Waits until the bot has read everything in its one-page stdin pipe (or the pipe broke).

@@ -637,9 +637,10 @@ pub fn stored_line(value: ValueRef<'_>) -> Result<Vec<u8>, String> {
 }
 
 fn check_name(name: &str) -> Result<(), ConfigError> {
-    if name.trim().is_empty() || name.trim() != name || name.chars().any(char::is_control) || name.len() > 100 {
+    // Control and bidi formatting characters: what `terminal_text::clean` would escape.
+    if name.trim().is_empty() || name.trim() != name || crate::terminal_text::clean(name) != name || name.len() > 100 {
         return Err(usage(format!(
-            "ladder: bad bot name {name:?} (1 to 100 characters, no control characters, no surrounding spaces)"
+            "ladder: bad bot name {name:?} (1 to 100 characters, no control or bidi formatting characters, no surrounding spaces)"
         )));
     }
     Ok(())

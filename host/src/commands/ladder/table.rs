@@ -135,21 +135,22 @@ impl LadderTable {
         format!("Ladder: {} bots, {} games{retired}", self.bots.len(), self.games)
     }
 
-    /// A plain-text table.
+    /// A plain-text table (names made safe for a terminal by [`crate::terminal_text::clean`]).
     pub fn render(&self) -> String {
         let mut s = self.heading() + "\n";
-        let width = self.bots.iter().map(|b| b.name.chars().count()).max().unwrap_or(3).max(3);
+        let names: Vec<_> = self.bots.iter().map(|b| crate::terminal_text::clean(&b.name)).collect();
+        let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             s,
             "  {:>3}  {:width$}  {:>6} {:>5}  {:>5}  {:>4} {:>4} {:>4}  {:>6}  last played",
             "#", "bot", "Elo", "±95%", "games", "W", "D", "L", "score"
         );
-        for r in &self.bots {
+        for (r, name) in self.bots.iter().zip(&names) {
             let c = Self::cells(r);
             let _ = writeln!(
                 s,
                 "  {:>3}  {:width$}  {:>6} {:>5}  {:>5}  {:>4} {:>4} {:>4}  {:>6}  {}",
-                c[0], r.name, c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
+                c[0], name, c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
             );
         }
         s
@@ -166,7 +167,7 @@ impl LadderTable {
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 c[0],
-                markdown_escape(&r.name),
+                markdown_escape(&crate::terminal_text::clean(&r.name)),
                 c[1],
                 c[2],
                 c[3],
@@ -261,7 +262,7 @@ impl History {
         });
         let mut s = format!(
             "{}{}: {} games, +{w} ={d} -{l}\n",
-            self.name,
+            crate::terminal_text::clean(&self.name),
             if self.retired { " (retired)" } else { "" },
             self.games.len()
         );
@@ -273,11 +274,11 @@ impl History {
                 s,
                 "  {:20}  {:width$}  {:5}  {:6}  {:22}  {}",
                 utc(g.played_unix),
-                g.opponent,
+                crate::terminal_text::clean(&g.opponent),
                 g.color,
                 g.result,
                 g.reason,
-                g.game_id
+                crate::terminal_text::clean(&g.game_id)
             );
         }
         s
