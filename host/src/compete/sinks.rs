@@ -344,8 +344,11 @@ impl Sink for StartupGuard {
             } else {
                 "its first game ended before it was ready".to_owned()
             };
-            let mut message =
-                format!("bot {} cannot start: {when}: {}", bot.name, crate::terminal_text::clean(&record.result.message));
+            let mut message = format!(
+                "bot {} cannot start: {when}: {}",
+                bot.name,
+                crate::terminal_text::clean(&record.result.message)
+            );
             message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
             if self.recover {
                 let said = format!(
