@@ -5,13 +5,23 @@
 #     bundles for Kubernetes 1.29 (the first with backoffLimitPerIndex on by default) and
 #     1.37, then the rules that the API server enforces and no schema holds
 #     (backoffLimitPerIndex needs restartPolicy Never and an Indexed Job), and what the
-#     recipe promises: a ReadWriteMany claim for the shards' shared volume, a merge Job on
-#     that volume, an image that recipes/Dockerfile builds;
+#     recipe promises: a ReadWriteMany claim for the shards' shared volume, a
+#     podFailurePolicy that ignores disruptions (DisruptionTarget: a drained node's pod
+#     does not count against backoffLimitPerIndex), a merge Job on that volume that
+#     writes the merged pages (merge --out), an image that recipes/Dockerfile builds;
 #   - the GitHub Actions workflow: actionlint, which passes the shell of every `run:` to
 #     ShellCheck, then: every step with a pipe runs with pipefail, one job builds, the
-#     others take its binary, a merge job after the shards;
+#     others take its binary, a merge job after the shards that runs when shards failed
+#     (if: always()), shards stopped before the 6-hour limit (timeout), their directories
+#     uploaded whatever happened (if: always()) and downloaded again by a rerun, N given
+#     explicitly;
 #   - recipes/Dockerfile: hadolint, and a multi-stage `cargo install --path host`;
-#   - recipes/slurm-shards.sh: shellcheck, and its usage names STRATEGO_HOST.
+#   - recipes/slurm-shards.sh: shellcheck, its usage names STRATEGO_HOST and
+#     STRATEGO_SHARDS, requeue and appended logs in its #SBATCH lines, then the script run
+#     as Slurm runs an array task (its variables set by hand, a stub for the host that
+#     prints its command line): the whole array 1-8 plays --shard K/8, one index
+#     resubmitted (--array=2) plays 2/8 with STRATEGO_SHARDS=8 and is refused without;
+#   - every recipe mentions --compress and --report-every.
 # Every check runs; the script ends with "recipes: N passed, M failed" and exits 1 if any
 # failed. Usage: .ci/recipes.sh [DIR] (default: recipes/; another DIR checks other copies
 # of the recipe files, e.g. an older commit's).
@@ -75,6 +85,14 @@ def err(where, message):
     errors.append(f"{where}: {message}")
 
 
+def mentions(paths):
+    for path in paths:
+        text = path.read_text()
+        for flag in ("--compress", "--report-every"):
+            if flag not in text:
+                err(path, f"does not mention {flag}")
+
+
 def kubernetes():
     docs = []
     for path in sorted(rdir.glob("kubernetes-*.yaml")):
@@ -116,8 +134,16 @@ def kubernetes():
                     err(where, f"--shard .../{n} needs an Indexed Job of {n} completions")
                 if not mounted:
                     err(where, "the shards write to no persistentVolumeClaim: merge cannot see them")
+                rules = (spec.get("podFailurePolicy") or {}).get("rules", [])
+                if not any(r.get("action") == "Ignore"
+                           and any(c.get("type") == "DisruptionTarget" and c.get("status", "True") == "True"
+                                   for c in r.get("onPodConditions", []))
+                           for r in rules):
+                    err(where, "no podFailurePolicy rule Ignore on DisruptionTarget: each node drain or eviction (exit 130) counts against the backoff limit")
             if "stratego-host merge" in script:
                 merge_claims |= mounted
+                if not re.search(r"stratego-host merge [^;]*--out ", script):
+                    err(where, "the merge writes no merged pages (stratego-host merge --out DIR)")
     for name in sorted(shard_claims):
         if name not in claims:
             err(rdir, f"the shards' claim {name!r} is not declared in the recipe (a PersistentVolumeClaim)")
@@ -127,6 +153,7 @@ def kubernetes():
         err(rdir, "no Job plays shards (--shard \"$((JOB_COMPLETION_INDEX + 1))/N\")")
     elif not shard_claims & merge_claims:
         err(rdir, "no Job runs `stratego-host merge` on the shards' volume")
+    mentions(rdir.glob("kubernetes-indexed-job.yaml"))
     dockerfile = rdir / "Dockerfile"
     built = set(re.findall(r"docker build .*-t (\S+)", dockerfile.read_text())) if dockerfile.exists() else set()
     for image in sorted(images - built):
@@ -176,6 +203,34 @@ def github():
         err(path, "no job plays a shard (--shard)")
     elif not any(set(shards) <= after(name) for name in merges):
         err(path, "no merge job after the shard jobs (runs stratego-host merge, needs the shards)")
+    for name in merges:
+        if "always()" not in str(wf["jobs"][name].get("if", "")):
+            err(path, f"job {name}: merges only when every shard passed (needs if: always(), to merge what there is)")
+    for name in shards + merges:
+        steps = wf["jobs"][name]["steps"]
+        uploads = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+        if not uploads:
+            err(path, f"job {name} uploads nothing")
+        for s in uploads:
+            if "always()" not in str(s.get("if", "")):
+                err(path, f"job {name}: upload of {s.get('with', {}).get('name')} is skipped when the job fails (needs if: always())")
+    for name in shards:
+        steps = wf["jobs"][name]["steps"]
+        play = [i for i, s in enumerate(steps) if "--shard" in str(s.get("run", ""))]
+        own = [s.get("with", {}).get("name") for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+        resume = [i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/download-artifact")
+                  and s.get("with", {}).get("name") in own]
+        if not resume or not play or min(resume) > min(play):
+            err(path, f"job {name}: a rerun does not download the shard's previous directory before playing (cannot resume)")
+        elif not steps[min(resume)].get("continue-on-error"):
+            err(path, f"job {name}: downloading the previous directory must not fail a shard that has none (continue-on-error: true)")
+        for i in play:
+            script = steps[i]["run"]
+            if "strategy.job-total" in script:
+                err(path, f"job {name}: the shard count from strategy.job-total: give N explicitly")
+            if not re.search(r"\btimeout\b", script) and "timeout-minutes" not in steps[i]:
+                err(path, f"job {name}: nothing stops the shard before the 6-hour job limit (which uploads nothing)")
+    mentions([path])
 
 
 def dockerfile():
@@ -195,6 +250,16 @@ def slurm():
     header = "".join(line for line in path.read_text().splitlines(True) if line.startswith("#"))
     if "STRATEGO_HOST" not in header:
         err(path, "the usage (its header comment) does not say that STRATEGO_HOST names the binary")
+    if "STRATEGO_SHARDS" not in header:
+        err(path, "the usage (its header comment) does not say that STRATEGO_SHARDS is N")
+    sbatch = re.findall(r"^#SBATCH\s+(\S+)", path.read_text(), re.M)
+    for option, why in (("--requeue", "Slurm may requeue the task"),
+                        ("--open-mode=append", "a requeued task keeps its first attempt's log")):
+        if option not in sbatch:
+            err(path, f"no #SBATCH {option} ({why})")
+    if "requeue" not in header:
+        err(path, "the usage does not say how to requeue a task")
+    mentions([path])
 
 
 try:
@@ -233,7 +298,7 @@ YML
   "$bin/actionlint" -no-color -oneline -shellcheck "$bin/shellcheck" -pyflakes '' "$@"
 }
 check "actionlint (shellcheck on run: steps)" actionlint_shellcheck "$dir/github-actions-shards.yml"
-check "github actions: pipefail, one build, a merge job" \
+check "github actions: pipefail, one build, uploads always, a rerun resumes, merge always" \
   rules github "$dir"
 hadolint_file() {
   if [ ! -f "$1" ]; then
@@ -246,8 +311,45 @@ check "hadolint recipes/Dockerfile" hadolint_file "$dir/Dockerfile"
 check "Dockerfile: a multi-stage cargo install --path host" \
   rules dockerfile "$dir"
 check "shellcheck recipes/slurm-shards.sh" "$bin/shellcheck" "$dir/slurm-shards.sh"
-check "slurm: the usage names STRATEGO_HOST" \
+check "slurm: the usage names STRATEGO_HOST and STRATEGO_SHARDS, requeue, appended logs" \
   rules slurm "$dir"
+# slurm_tasks SCRIPT: the script run as Slurm runs an array task, with the host a stub
+# that prints its command line: which --shard each case plays, or that it is refused.
+slurm_tasks() {
+  local script=$1 tmp line status
+  tmp=$(mktemp -d)
+  printf '#!/bin/sh\necho "$*"\n' > "$tmp/host"
+  chmod +x "$tmp/host"
+  # task ID MIN MAX COUNT [STRATEGO_SHARDS]: prints the --shard it plays, or "exit N".
+  task() {
+    status=0
+    line=$(env -u STRATEGO_SHARDS STRATEGO_HOST="$tmp/host" SLURM_ARRAY_TASK_ID="$1" SLURM_ARRAY_TASK_MIN="$2" \
+      SLURM_ARRAY_TASK_MAX="$3" SLURM_ARRAY_TASK_COUNT="$4" ${5:+STRATEGO_SHARDS=$5} \
+      bash "$script" t.toml "$tmp/results" 2>"$tmp/err") || status=$?
+    if [ "$status" -ne 0 ]; then echo "exit $status"; else sed -n 's/.*--shard \([^ ]*\) .*/\1/p' <<<"$line"; fi
+  }
+  local fails=0
+  expect() {
+    local want=$1 got
+    shift
+    got=$(task "$@")
+    if [ "$got" = "$want" ]; then
+      echo "task $*: $got"
+    else
+      echo "task $*: $got, expected $want ($(cat "$tmp/err"))"
+      fails=$((fails + 1))
+    fi
+  }
+  expect 3/8 3 1 8 8          # sbatch --array=1-8, N from the array
+  expect 3/8 3 1 8 8 8        # the same with STRATEGO_SHARDS=8
+  expect 2/8 2 2 2 1 8        # sbatch --array=2 (one index resubmitted), STRATEGO_SHARDS=8
+  expect 'exit 2' 2 2 2 1     # the same without STRATEGO_SHARDS: refused, not 2/1
+  expect 'exit 2' 9 1 9 9 8   # an index past N
+  rm -rf "$tmp"
+  [ "$fails" -eq 0 ]
+}
+check "slurm: N is the event's, for the whole array and a resubmitted index" \
+  slurm_tasks "$dir/slurm-shards.sh"
 
 echo "recipes: $passed passed, ${#failed[@]} failed"
 if [ ${#failed[@]} -gt 0 ]; then
