@@ -810,7 +810,10 @@ impl Settings {
             if host_is_root() { "" } else { "user, " },
             if self.net { "network shared with the host (--sandbox-net)" } else { "net (no network)" }
         );
-        s.push_str("; system calls filtered (no namespaces, keyrings, file locks, Unix sockets by path, tee)");
+        s.push_str(
+            "; system calls filtered (no namespaces, keyrings, file locks, Unix sockets by path or sockets of \
+             families other than Internet and netlink, io_uring, tee, file notifications or leases)",
+        );
         let binds = own_binds(spec);
         let _ = write!(s, "; read-only: the system");
         for b in &binds {
