@@ -933,7 +933,7 @@ fn an_ordinary_users_host_limits_a_bots_memory_to_2_gib_by_default() {
     }
     let touch = [("HOSTILE_TOUCH_MIB", "2560")];
     let mut hostile: Value = serde_json::from_str(&arena.hostile(1, 1, &touch)).unwrap();
-    let mut cmd = if is_root() {
+    let host = if is_root() {
         let copies = arena.tmp.join("bin");
         std::fs::create_dir(&copies).unwrap();
         std::fs::set_permissions(&copies, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -954,23 +954,32 @@ fn an_ordinary_users_host_limits_a_bots_memory_to_2_gib_by_default() {
             skip(TEST, &why);
             return;
         }
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(host);
-        c
+        host
     } else {
-        Command::new(host_bin())
+        host_bin()
     };
-    let out_dir = arena.tmp.join("arena/results");
-    let out = cmd
-        .current_dir(&arena.tmp.0)
-        .args(["match", &hostile.to_string(), "sample-bot --strategy random", "--games", "1", "--sandbox", "--out"])
-        .arg(&out_dir)
-        .args(CALM_CLOCK)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    let r = records(&out_dir).remove(0);
+    let play = |hostile: &Value| {
+        let mut cmd = if is_root() {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&host);
+            c
+        } else {
+            Command::new(&host)
+        };
+        let out_dir = arena.tmp.join("arena/results");
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let out = cmd
+            .current_dir(&arena.tmp.0)
+            .args(["match", &hostile.to_string(), "sample-bot --strategy random", "--games", "1", "--sandbox", "--out"])
+            .arg(&out_dir)
+            .args(CALM_CLOCK)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (records(&out_dir).remove(0), stderr)
+    };
+    let (r, stderr) = play(&hostile);
     let tail = r["bots"]["red"]["stderr_tail"].as_str().unwrap();
     if stderr.contains("memory 2048 MiB (cgroup") {
         // A host whose cgroup was delegated to it: the cgroup stops the bot.
@@ -981,7 +990,15 @@ fn an_ordinary_users_host_limits_a_bots_memory_to_2_gib_by_default() {
         assert!(blocked(&a, "touch"), "{:?}", a["touch"]);
         let touched: u64 = a["touch"][0].1.split_whitespace().nth(2).unwrap().parse().unwrap();
         assert!(touched < 2048, "stopped below its 2 GiB: {:?}", a["touch"]);
-        assert_rule_ending(&Run { out, stderr, attempts: a, record: r });
+        assert!(r["result"]["faulty"].is_null(), "it plays on: {}", r["result"]);
+        // A bot that allocates until its allocation fails (Rust aborts) loses with a memory
+        // fault naming the default limit.
+        hostile["env"]["HOSTILE_OOM"] = json!("1");
+        hostile["env"]["HOSTILE_TOUCH_MIB"] = json!("");
+        let (r, _) = play(&hostile);
+        assert_eq!(r["result"]["faulty"], "red", "{}", r["result"]);
+        assert_eq!(r["result"]["reason"], "memory_limit", "{}", r["result"]);
+        assert!(r["result"]["message"].as_str().unwrap().contains("2048 MiB"), "{}", r["result"]);
     }
 
     // The same attempt with room for it (so that the test can fail): touched in full.
