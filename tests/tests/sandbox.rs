@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use stratego_tests::{TempDir, bin, host_bin, records, skip};
+use stratego_tests::{CALM_CLOCK, TempDir, bin, host_bin, records, skip};
 
 /// Each attempt's outcomes (an attempt may be made more than once: `write`), from the
 /// hostile bot's stderr in the record: true when it managed.
@@ -730,4 +730,278 @@ fn an_honest_bot_keeps_its_time_against_busy_processes_a_sandboxed_bot_left() {
     // decide: on an idle machine about 41 ms against 200 ms.
     assert!(plain > 80.0, "the busy processes slow the honest bot without the sandbox: {plain:.1} ms a move");
     assert!(sandboxed < 0.6 * plain, "{sandboxed:.1} ms a move in the sandbox against {plain:.1} ms without");
+}
+
+// ---------------------------------------------------------------------------------------
+// The side doors of issue #42 (items 1-5): each attack made for real in the sandbox
+// (blocked) and without it (managed, so that each test can fail), with every route an
+// attacker would try, not only the call the filter names.
+
+/// A Unix socket file of the test, open to every user (connecting needs write permission
+/// on it: a bot of a root host runs as `nobody`).
+fn open_to_all(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777)).unwrap();
+}
+
+/// Issue #42 item 1 (and the io_uring half of item 2): a Unix socket outside the sandbox,
+/// in a directory the bot sees (its own), reached by every route: a datagram pair's
+/// `sendto(PATH)`, `sendmsg` with PATH as its address, `connect(PATH)`; a stream pair's
+/// `connect(PATH)`; io_uring's `IORING_OP_SOCKET` + `IORING_OP_CONNECT`. Counted from
+/// outside, by the listeners.
+#[test]
+fn unix_sockets_by_path_are_closed_in_the_sandbox_whatever_the_call() {
+    use std::os::unix::net::{UnixDatagram, UnixListener};
+    let arena = Arena::new("sandbox-unix-routes");
+    let dgram_path = arena.tmp.join("arena/dgram");
+    let stream_path = arena.tmp.join("arena/stream");
+    let dgram = UnixDatagram::bind(&dgram_path).unwrap();
+    dgram.set_nonblocking(true).unwrap();
+    let stream = UnixListener::bind(&stream_path).unwrap();
+    stream.set_nonblocking(true).unwrap();
+    open_to_all(&dgram_path);
+    open_to_all(&stream_path);
+    let received = || {
+        let mut buf = [0u8; 64];
+        std::iter::from_fn(|| dgram.recv(&mut buf).ok().map(|n| String::from_utf8_lossy(&buf[..n]).into_owned()))
+            .collect::<Vec<_>>()
+    };
+    let connections = || std::iter::from_fn(|| stream.accept().ok()).count();
+    let env =
+        [("HOSTILE_UNIX_DGRAM", dgram_path.to_str().unwrap()), ("HOSTILE_URING_UNIX", stream_path.to_str().unwrap())];
+    let routes = ["unix-sendto", "unix-sendmsg", "unix-connect", "uring-connect"];
+
+    let run = arena.play(&arena.hostile(4, 1 << 20, &env), &["--sandbox", "--move-time", "60"]);
+    let a = &run.attempts;
+    for name in routes.iter().chain(&["unix-pair-connect"]) {
+        assert!(blocked(a, name), "{name} must fail in the sandbox: {:?}", a[*name]);
+    }
+    assert_eq!(received(), Vec::<String>::new(), "no datagram reached the socket");
+    assert_eq!(connections(), 0, "no connection reached the socket");
+    assert!(run.stderr.contains("Unix sockets by path"), "{}", run.stderr);
+    assert_rule_ending(&run);
+
+    let run = arena.play(&arena.hostile(4, 1 << 20, &env), &["--move-time", "60"]);
+    let a = &run.attempts;
+    for name in routes {
+        assert!(managed(a, name), "{name} works without the sandbox: {:?}", a[name]);
+    }
+    // A connected stream pair cannot be connected again, sandbox or not: why the filter
+    // keeps stream (and seqpacket) pairs.
+    assert!(blocked(a, "unix-pair-connect"), "{:?}", a["unix-pair-connect"]);
+    assert_eq!(received(), ["sendto", "sendmsg", "connect"], "each datagram route reached the socket");
+    assert_eq!(connections(), 1, "io_uring's connection reached the socket");
+    assert_rule_ending(&run);
+}
+
+/// Issue #42 item 2 and the peeks: a bot that could copy its stdin without consuming it
+/// would read its turn while the host still sees it unread. `tee(2)` and io_uring's
+/// `IORING_OP_TEE` are refused in the sandbox and allowed without it; `recv(MSG_PEEK)`
+/// fails everywhere, because a bot's stdin is a pipe, not a socket.
+#[test]
+fn io_uring_and_every_peek_at_stdin_are_closed_in_the_sandbox() {
+    let arena = Arena::new("sandbox-peek");
+    let run = arena.play(&arena.hostile(4, 1 << 20, &[]), &["--sandbox", "--move-time", "60"]);
+    let a = &run.attempts;
+    for name in ["tee", "uring-tee", "peek"] {
+        assert!(blocked(a, name), "{name} must fail in the sandbox: {:?}", a[name]);
+    }
+    assert!(a["uring-tee"][0].1.contains("io_uring_setup"), "io_uring itself is refused: {:?}", a["uring-tee"]);
+    assert_rule_ending(&run);
+    let run = arena.play(&arena.hostile(4, 1 << 20, &[]), &["--move-time", "60"]);
+    let a = &run.attempts;
+    for name in ["tee", "uring-tee"] {
+        assert!(managed(a, name), "{name} works without the sandbox: {:?}", a[name]);
+    }
+    assert!(blocked(a, "peek"), "{:?}", a["peek"]);
+    assert!(a["peek"][0].1.contains("not a socket") || a["peek"][0].1.contains("non-socket"), "{:?}", a["peek"]);
+    assert_rule_ending(&run);
+}
+
+/// Issue #42 item 3: the channels through files every sandbox shares. dnotify is armed on
+/// the bot's directory and a read of a file there raises its signal (as a read by another
+/// sandbox would); leases (broken by another process's open: a signal); inotify and
+/// fanotify.
+#[test]
+fn dnotify_leases_inotify_and_fanotify_are_closed_in_the_sandbox() {
+    let arena = Arena::new("sandbox-notify");
+    std::fs::write(arena.tmp.join("arena/shared.txt"), "a file two bots could both see").unwrap();
+    let dir = arena.tmp.join("arena");
+    let env = [("HOSTILE_DNOTIFY", dir.to_str().unwrap())];
+    let channels = ["dnotify", "lease", "getlease", "inotify", "fanotify"];
+    let run = arena.play(&arena.hostile(4, 1 << 20, &env), &["--sandbox", "--move-time", "60"]);
+    for name in channels {
+        assert!(blocked(&run.attempts, name), "{name} must fail in the sandbox: {:?}", run.attempts[name]);
+    }
+    assert_rule_ending(&run);
+    let run = arena.play(&arena.hostile(4, 1 << 20, &env), &["--move-time", "60"]);
+    for name in channels {
+        assert!(managed(&run.attempts, name), "{name} works without the sandbox: {:?}", run.attempts[name]);
+    }
+    assert!(run.attempts["dnotify"][0].1.contains("raised SIGIO"), "{:?}", run.attempts["dnotify"]);
+    assert_rule_ending(&run);
+}
+
+/// Issue #42 item 4: a bot's directory with more than 10,000 entries (a venv, a
+/// `node_modules`) holding earlier runs' records at any depth and under every name the
+/// host recognises: a run's directory four levels down, a compact run, a run that has its
+/// manifest only, an archive (`archive.jsonl.zst`), an export (`all.jsonl`), a ladder
+/// file. In the sandbox every one is masked, and the bot's own files (a `book.jsonl` that
+/// is no record, its notes) are not; without it every one is readable.
+#[test]
+fn records_in_a_large_directory_are_masked_at_any_depth_and_under_any_name() {
+    let tmp = TempDir::new("sandbox-large-dir");
+    let big = tmp.join("big");
+    std::fs::create_dir_all(&big).unwrap();
+    for i in 0..10_050 {
+        std::fs::write(big.join(format!("f{i:05}")), "").unwrap();
+    }
+    let line = "{\"game_id\":\"0000000000000001-1\",\"index\":0}\n";
+    let write = |rel: &str, bytes: &[u8]| {
+        let p = big.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let compact = zstd::encode_all(line.as_bytes(), 3).unwrap();
+    let secret = [
+        write("runs/a/b/c/games.jsonl", line.as_bytes()),
+        write("old/games.jsonl.zst", &compact),
+        write("started/manifest.json", b"{\"manifest_version\": 1, \"plan_hash\": \"0\", \"plan\": {}}"),
+        write("archive.jsonl.zst", &compact),
+        write("exports/deep/er/still/all.jsonl", line.as_bytes()),
+        big.join("old-ladder.db"),
+    ];
+    let own = [write("book.jsonl", b"{\"setup\": \"its own opening book\"}\n"), write("notes.txt", b"its own notes")];
+    let out = Command::new(host_bin())
+        .args(["ladder", "--db"])
+        .arg(&secret[5])
+        .args(["add", "someone", "sample-bot --strategy random"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reads: Vec<String> = secret.iter().chain(&own).map(|p| p.display().to_string()).collect();
+    let spec = json!({"command": [bin("hostile-bot")], "dir": big, "env": {
+        "HOSTILE_READ": reads.join(":"), "HOSTILE_DISK_BYTES": "1", "HOSTILE_FORKS": "1"}})
+    .to_string();
+    let play = |flags: &[&str]| {
+        let out_dir = tmp.join("out");
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let out = Command::new(host_bin())
+            .args(["match", &spec, "sample-bot --strategy random", "--games", "1", "--seed", "2", "--out"])
+            .arg(&out_dir)
+            .args(CALM_CLOCK)
+            .args(flags)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r = records(&out_dir).remove(0);
+        attempts(r["bots"]["red"]["stderr_tail"].as_str().unwrap())
+    };
+    let a = play(&["--sandbox"]);
+    for p in &secret {
+        assert!(blocked(&a, &format!("read:{}", p.display())), "{} must be masked: {a:#?}", p.display());
+    }
+    for p in &own {
+        assert!(managed(&a, &format!("read:{}", p.display())), "its own {} is not masked: {a:#?}", p.display());
+    }
+    let a = play(&[]);
+    for p in secret.iter().chain(&own) {
+        assert!(
+            managed(&a, &format!("read:{}", p.display())),
+            "{} is readable without the sandbox: {a:#?}",
+            p.display()
+        );
+    }
+}
+
+/// Issue #42 item 5: a host run as an ordinary user can make no memory cgroup on cgroup v1
+/// (nor on v2 without delegation), and the default limit of 2 GiB is then an address-space
+/// limit per process: a bot that maps and touches 2.5 GiB, 64 MiB at a time, is stopped
+/// short of 2 GiB. The same bot unsandboxed with `--bot-memory 3G` (an address-space limit
+/// too) touches all of it (so that the test can fail).
+///
+/// Run as root, the host runs as `nobody`, from copies in the test's directory (as in
+/// `as_an_ordinary_user_the_sandbox_works_with_rlimits`).
+#[test]
+fn an_ordinary_users_host_limits_a_bots_memory_to_2_gib_by_default() {
+    use std::os::unix::fs::PermissionsExt;
+    const TEST: &str = "an_ordinary_users_host_limits_a_bots_memory_to_2_gib_by_default";
+    let arena = Arena::new("sandbox-user-memory");
+    for d in [arena.tmp.0.clone(), arena.tmp.join("arena")] {
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let touch = [("HOSTILE_TOUCH_MIB", "2560")];
+    let mut hostile: Value = serde_json::from_str(&arena.hostile(1, 1, &touch)).unwrap();
+    let host = if is_root() {
+        let copies = arena.tmp.join("bin");
+        std::fs::create_dir(&copies).unwrap();
+        std::fs::set_permissions(&copies, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copy = |name: &str| {
+            let to = copies.join(name);
+            std::fs::copy(bin(name), &to).unwrap();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+            to
+        };
+        let host = copy("stratego-host");
+        hostile["command"] = json!([copy("hostile-bot")]);
+        let reach = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", "test", "-x"])
+            .arg(&host)
+            .status();
+        if !reach.is_ok_and(|s| s.success()) {
+            let why = format!("uid 65534 cannot run {} (a directory above it is closed to others)", host.display());
+            skip(TEST, &why);
+            return;
+        }
+        host
+    } else {
+        host_bin()
+    };
+    let play = |hostile: &Value| {
+        let mut cmd = if is_root() {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&host);
+            c
+        } else {
+            Command::new(&host)
+        };
+        let out_dir = arena.tmp.join("arena/results");
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let out = cmd
+            .current_dir(&arena.tmp.0)
+            .args(["match", &hostile.to_string(), "sample-bot --strategy random", "--games", "1", "--sandbox", "--out"])
+            .arg(&out_dir)
+            .args(CALM_CLOCK)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (records(&out_dir).remove(0), stderr)
+    };
+    let (r, stderr) = play(&hostile);
+    let tail = r["bots"]["red"]["stderr_tail"].as_str().unwrap();
+    if stderr.contains("memory 2048 MiB (cgroup") {
+        // A host whose cgroup was delegated to it: the cgroup stops the bot.
+        assert_eq!(r["result"]["reason"], "memory_limit", "{}", r["result"]);
+    } else {
+        assert!(stderr.contains("memory 2048 MiB (RLIMIT_AS per process, no memory cgroup)"), "{stderr}");
+        let a = attempts(tail);
+        assert!(blocked(&a, "touch"), "{:?}", a["touch"]);
+        let touched: u64 = a["touch"][0].1.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!(touched < 2048, "stopped below its 2 GiB: {:?}", a["touch"]);
+        assert!(r["result"]["faulty"].is_null(), "it plays on: {}", r["result"]);
+        // A bot that allocates until its allocation fails (Rust aborts) loses with a memory
+        // fault naming the default limit.
+        hostile["env"]["HOSTILE_OOM"] = json!("1");
+        hostile["env"]["HOSTILE_TOUCH_MIB"] = json!("");
+        let (r, _) = play(&hostile);
+        assert_eq!(r["result"]["faulty"], "red", "{}", r["result"]);
+        assert_eq!(r["result"]["reason"], "memory_limit", "{}", r["result"]);
+        assert!(r["result"]["message"].as_str().unwrap().contains("2048 MiB"), "{}", r["result"]);
+    }
+
+    // The same attempt with room for it (so that the test can fail): touched in full.
+    let run = arena.play(&arena.hostile(1, 1, &touch), &["--bot-memory", "3G", "--move-time", "60"]);
+    assert!(managed(&run.attempts, "touch"), "{:?}", run.attempts["touch"]);
 }

@@ -182,8 +182,14 @@ impl Process {
                 tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
             }
         });
+        // The limits in force: a sandbox without a memory cgroup applies its memory limit (the
+        // default one too) as RLIMIT_AS, which the fault of a process that ran into it names.
+        let mut spec = spec.clone();
+        if let Some(bytes) = launch.as_ref().and_then(|l| l.limits.memory_bytes) {
+            spec.limits.memory_bytes = Some(bytes);
+        }
         Ok(Process {
-            spec: spec.clone(),
+            spec,
             child,
             pgid,
             thought: false,

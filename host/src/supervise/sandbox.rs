@@ -396,30 +396,97 @@ fn own_binds(spec: &BotSpec) -> Vec<PathBuf> {
     binds
 }
 
-/// Directories of game records (a `games.jsonl` or `games.jsonl.zst` inside) within `dir`, at most three levels
-/// down and among its first 10,000 entries: earlier runs' records a bot's directory may
-/// hold, masked in its sandbox.
-fn records_within(dir: &Path) -> Vec<PathBuf> {
+/// The game records the host can recognise within `dir`, at any depth (every entry is
+/// looked at: there is no cap to give up at), masked in the sandbox of a bot that sees
+/// `dir`:
+///
+/// - a run's directory (holding a `games.jsonl` or `games.jsonl.zst`, or a `manifest.json`
+///   that is a run's): the directory whole, or, when it is `dir` itself or holds one of
+///   the bot's `own` paths, those files and the records files in it one by one;
+/// - a records file under any other name: `*.jsonl` whose first 4 KiB hold a `"game_id"`
+///   (exports, merges), `*.jsonl.zst` that is a zstd file (archives, compact exports);
+/// - a ladder file (`*.db`, `*.sqlite`, `*.sqlite3` holding the ladder's tables) and its
+///   `-wal`, `-shm` and `-journal` files.
+///
+/// Symbolic links are not followed (a link leads to a path the sandbox shows only if it
+/// is bound, and then that path is scanned itself).
+fn records_within(dir: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![(dir.to_owned(), 0)];
-    let mut seen = 0;
-    while let Some((d, depth)) = stack.pop() {
-        if d.join("games.jsonl").is_file() || d.join("games.jsonl.zst").is_file() {
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let entries: Vec<(PathBuf, std::fs::FileType)> =
+            entries.flatten().filter_map(|e| Some((e.path(), e.file_type().ok()?))).collect();
+        let is_run = entries.iter().any(|(p, t)| t.is_file() && is_run_file(p));
+        let holds_own = d == dir || own.iter().any(|o| o.starts_with(&d));
+        if is_run && !holds_own {
             out.push(d);
             continue;
         }
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > 10_000 {
-                return out;
-            }
-            if depth < 3 && e.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push((e.path(), depth + 1));
+        for (p, t) in entries {
+            if t.is_dir() {
+                stack.push(p);
+            } else if t.is_file() && (is_run_file(&p) || is_records_file(&p)) {
+                if is_ladder_file(&p) {
+                    let name = p.as_os_str().to_owned();
+                    for suffix in ["-wal", "-shm", "-journal"] {
+                        let mut side = name.clone();
+                        side.push(suffix);
+                        out.push(PathBuf::from(side));
+                    }
+                }
+                out.push(p);
             }
         }
     }
     out
+}
+
+/// The first `n` bytes of a file (fewer when it is shorter).
+fn head(path: &Path, n: u64) -> Vec<u8> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    if let Ok(f) = File::open(path) {
+        let _ = f.take(n).read_to_end(&mut buf);
+    }
+    buf
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A file that makes its directory a run's: `games.jsonl`, `games.jsonl.zst`, or a
+/// `manifest.json` with a run's plan.
+fn is_run_file(path: &Path) -> bool {
+    match path.file_name().and_then(|n| n.to_str()) {
+        Some("games.jsonl" | "games.jsonl.zst") => true,
+        Some("manifest.json") => contains(&head(path, 4096), b"\"plan_hash\""),
+        _ => false,
+    }
+}
+
+/// A records file under another name, or a ladder file (see [`records_within`]).
+fn is_records_file(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    if name.ends_with(".jsonl") {
+        contains(&head(path, 4096), b"\"game_id\"")
+    } else if name.ends_with(".jsonl.zst") {
+        // A zstd frame, or a skippable frame (magic 0x184D2A50 to 0x184D2A5F).
+        matches!(head(path, 4)[..], [0x28, 0xb5, 0x2f, 0xfd] | [0x50..=0x5f, 0x2a, 0x4d, 0x18])
+    } else {
+        is_ladder_file(path)
+    }
+}
+
+/// A ladder's SQLite file: its first pages hold the ladder's tables.
+fn is_ladder_file(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    if !["db", "sqlite", "sqlite3"].contains(&ext) {
+        return false;
+    }
+    let h = head(path, 64 << 10);
+    h.starts_with(b"SQLite format 3\0") && contains(&h, b"CREATE TABLE records") && contains(&h, b"CREATE TABLE pairs")
 }
 
 /// Bound paths that uid [`SANDBOX_UID`] cannot read (or enter, or run, for the program):
@@ -696,10 +763,11 @@ impl Settings {
     fn of(limits: &Limits) -> Settings {
         let cg = cgroups();
         let memory = limits.memory_bytes.unwrap_or(DEFAULT_MEMORY_BYTES);
-        let memory_by = match (&cg.memory, limits.memory_bytes) {
-            (Ok(c), _) => Enforced::Cgroup(c.version),
-            (Err(_), Some(_)) => Enforced::Rlimit,
-            (Err(why), None) => Enforced::Not(why.clone()),
+        // Without a memory cgroup (an ordinary user's host on cgroup v1, or v2 without
+        // delegation), the limit, given or the default, is an address-space limit.
+        let memory_by = match &cg.memory {
+            Ok(c) => Enforced::Cgroup(c.version),
+            Err(_) => Enforced::Rlimit,
         };
         let pids = limits.pids.unwrap_or(DEFAULT_PIDS);
         // SAFETY: geteuid has no preconditions.
@@ -742,7 +810,10 @@ impl Settings {
             if host_is_root() { "" } else { "user, " },
             if self.net { "network shared with the host (--sandbox-net)" } else { "net (no network)" }
         );
-        s.push_str("; system calls filtered (no namespaces, keyrings, file locks, Unix sockets by path, tee)");
+        s.push_str(
+            "; system calls filtered (no namespaces, keyrings, file locks, Unix sockets by path or sockets of \
+             families other than Internet and netlink, io_uring, tee, file notifications or leases)",
+        );
         let binds = own_binds(spec);
         let _ = write!(s, "; read-only: the system");
         for b in &binds {
@@ -1144,7 +1215,7 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>, reg: &Masks) -> std::io::Resul
         }
     }
     for b in binds.iter().filter(|b| b.is_dir() && !is_host_exe(&b.to_string_lossy())) {
-        masks.extend(records_within(b));
+        masks.extend(records_within(b, &own));
     }
     for m in masks {
         let inside = binds.iter().any(|b| m.starts_with(b));
@@ -1181,9 +1252,10 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>, reg: &Masks) -> std::io::Resul
     env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     let cgroup = make_cgroup(&settings, cpu)?;
     let mut limits = spec.limits;
-    if matches!(settings.memory.1, Enforced::Cgroup(_)) {
-        limits.memory_bytes = None;
-    }
+    limits.memory_bytes = match settings.memory.1 {
+        Enforced::Cgroup(_) => None,
+        _ => Some(settings.memory.0),
+    };
     Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, inherited: vec![args_file, seccomp_file] })
 }
 

@@ -11,11 +11,23 @@
 //! - file locks (`flock`, and `fcntl`'s lock commands): every sandbox shares the inodes of the
 //!   system's files, and a lock on `/etc/hostname` is seen by every other sandbox — a
 //!   covert channel between bots. Locks answer `ENOLCK` ("no locks available");
-//! - Unix sockets by path (`socket(AF_UNIX, …)`; `socketpair` still works): a socket file
-//!   in a directory a bot can see would connect it past its network namespace;
+//! - sockets that reach past the network namespace: `socket` makes only Internet
+//!   (`AF_INET`, `AF_INET6`) and netlink sockets, whose reach the network namespace decides
+//!   (no `AF_UNIX`, whose socket files in a directory a bot can see lead outside; no
+//!   `AF_VSOCK`, which reaches the hypervisor and other VMs; no other family), and
+//!   `socketpair` makes only connected Unix stream and seqpacket pairs: a datagram pair
+//!   could `connect` or `sendto`/`sendmsg` any socket path, while a stream or seqpacket
+//!   socket that is already connected cannot be connected again, and the kernel refuses
+//!   (stream) or ignores (seqpacket) a destination address on it;
+//! - `io_uring` (`io_uring_setup`, `io_uring_enter`, `io_uring_register` answer `ENOSYS`,
+//!   so runtimes fall back to ordinary calls): its operations (`IORING_OP_SOCKET`,
+//!   `IORING_OP_CONNECT`, `IORING_OP_TEE`, …) are made by the kernel without passing this
+//!   filter;
 //! - `tee` (it copies a pipe without consuming it: a bot could read its turn while the host
-//!   still sees it unread), `inotify`/`fanotify` (they see other sandboxes open shared
-//!   files), `perf_event_open` (the machine's hardware counters);
+//!   still sees it unread), `inotify`/`fanotify`, and `fcntl`'s directory notifications
+//!   (`F_NOTIFY`, dnotify) and leases (`F_SETLEASE`, `F_GETLEASE`): they see other
+//!   sandboxes open shared files, a channel between bots; `perf_event_open` (the machine's
+//!   hardware counters);
 //! - any other architecture's system calls (32-bit calls on a 64-bit kernel) and x32 calls.
 //!
 //! Everything else is allowed: the filter is a deny list of things no bot needs.
@@ -68,10 +80,22 @@ enum Rule {
     ArgIn(libc::c_long, u32, &'static [u32], Deny),
     /// Denied when the low 32 bits of argument `arg` have any bit of `mask`.
     ArgAnyBit(libc::c_long, u32, u32, Deny),
+    /// Denied unless the low 32 bits of argument `arg`, masked with the `u32`, equal one of
+    /// `values` (an allow list).
+    ArgMaskedNotIn(libc::c_long, u32, u32, &'static [u32], Deny),
 }
 
 /// fcntl's lock commands: F_GETLK, F_SETLK, F_SETLKW and the open-file-description ones.
 const LOCK_COMMANDS: &[u32] = &[5, 6, 7, 36, 37, 38];
+/// fcntl's lease and directory-notification commands: F_SETLEASE, F_GETLEASE, F_NOTIFY.
+const NOTIFY_COMMANDS: &[u32] = &[1024, 1025, 1026];
+/// The socket families a bot may make: Internet (its network namespace decides where they
+/// reach) and netlink (the C library asks it for the interfaces' addresses).
+const SOCKET_FAMILIES: &[u32] = &[libc::AF_INET as u32, libc::AF_INET6 as u32, libc::AF_NETLINK as u32];
+/// The socket types `socketpair` may make (the low four bits of its type; the flags
+/// `SOCK_NONBLOCK` and `SOCK_CLOEXEC` are above them): connected pairs that no address
+/// reaches past.
+const PAIR_TYPES: &[u32] = &[libc::SOCK_STREAM as u32, libc::SOCK_SEQPACKET as u32];
 
 fn rules() -> Vec<Rule> {
     use Deny::Errno;
@@ -85,7 +109,13 @@ fn rules() -> Vec<Rule> {
         Rule::Always(libc::SYS_keyctl, Errno(libc::ENOSYS)),
         Rule::Always(libc::SYS_flock, Errno(libc::ENOLCK)),
         Rule::ArgIn(libc::SYS_fcntl, 1, LOCK_COMMANDS, Errno(libc::ENOLCK)),
-        Rule::ArgIn(libc::SYS_socket, 0, &[libc::AF_UNIX as u32], Errno(libc::EPERM)),
+        Rule::ArgIn(libc::SYS_fcntl, 1, NOTIFY_COMMANDS, Errno(libc::EPERM)),
+        Rule::ArgMaskedNotIn(libc::SYS_socket, 0, u32::MAX, SOCKET_FAMILIES, Errno(libc::EPERM)),
+        Rule::ArgMaskedNotIn(libc::SYS_socketpair, 0, u32::MAX, &[libc::AF_UNIX as u32], Errno(libc::EPERM)),
+        Rule::ArgMaskedNotIn(libc::SYS_socketpair, 1, 0xf, PAIR_TYPES, Errno(libc::EPERM)),
+        Rule::Always(libc::SYS_io_uring_setup, Errno(libc::ENOSYS)),
+        Rule::Always(libc::SYS_io_uring_enter, Errno(libc::ENOSYS)),
+        Rule::Always(libc::SYS_io_uring_register, Errno(libc::ENOSYS)),
         Rule::Always(libc::SYS_tee, Errno(libc::EPERM)),
         Rule::Always(libc::SYS_inotify_init1, Errno(libc::ENOSYS)),
         Rule::Always(libc::SYS_fanotify_init, Errno(libc::EPERM)),
@@ -109,6 +139,8 @@ const JEQ_K: u16 = (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16;
 const JGE_K: u16 = (libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K) as u16;
 const JSET_K: u16 = (libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K) as u16;
 const RET_K: u16 = (libc::BPF_RET | libc::BPF_K) as u16;
+const AND_K: u16 = (libc::BPF_ALU | libc::BPF_AND | libc::BPF_K) as u16;
+const JA: u16 = (libc::BPF_JMP | libc::BPF_JA) as u16;
 
 /// The filter program: check the architecture, then each rule in turn (each rule's block
 /// reloads the call number, so blocks are independent), then allow.
@@ -145,7 +177,22 @@ pub fn program() -> Vec<libc::sock_filter> {
                     p.push(jump(JEQ_K, *v, to_ret, 0));
                 }
                 // No value matched: past the return.
-                p.push(libc::sock_filter { code: (libc::BPF_JMP | libc::BPF_JA) as u16, jt: 0, jf: 0, k: 1 });
+                p.push(stmt(JA, 1));
+                p.push(stmt(RET_K, deny.ret()));
+            }
+            Rule::ArgMaskedNotIn(nr, arg, mask, values, deny) => {
+                // Another call: skip the block (the load, the mask, a compare per value, the
+                // return).
+                let block = values.len() as u8 + 3;
+                p.push(stmt(LD_W_ABS, OFF_NR));
+                p.push(jump(JEQ_K, nr as u32, 0, block));
+                p.push(stmt(LD_W_ABS, off_arg_low(arg)));
+                p.push(stmt(AND_K, mask));
+                for (i, v) in values.iter().enumerate() {
+                    // Allowed: jump over the remaining compares and the return.
+                    let past_ret = (values.len() - i) as u8;
+                    p.push(jump(JEQ_K, *v, past_ret, 0));
+                }
                 p.push(stmt(RET_K, deny.ret()));
             }
             Rule::ArgAnyBit(nr, arg, mask, deny) => {
@@ -235,13 +282,82 @@ mod tests {
                 assert_eq!(errno(), libc::ENOSYS);
                 assert_eq!(libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0), -1);
                 assert_eq!(errno(), libc::EPERM);
+                assert_eq!(libc::socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0), -1);
+                assert_eq!(errno(), libc::EPERM);
+                assert_eq!(libc::socket(libc::AF_VSOCK, libc::SOCK_STREAM, 0), -1);
+                assert_eq!(errno(), libc::EPERM);
+                assert_eq!(libc::socket(libc::AF_PACKET, libc::SOCK_DGRAM, 0), -1);
+                assert_eq!(errno(), libc::EPERM);
                 let mut pair = [0; 2];
+                for ty in [libc::SOCK_STREAM, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK] {
+                    assert_eq!(libc::socketpair(libc::AF_UNIX, ty, 0, pair.as_mut_ptr()), 0, "type {ty:#x}");
+                    libc::close(pair[0]);
+                    libc::close(pair[1]);
+                }
+                for ty in [libc::SOCK_DGRAM, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, libc::SOCK_RAW] {
+                    assert_eq!(libc::socketpair(libc::AF_UNIX, ty, 0, pair.as_mut_ptr()), -1, "type {ty:#x}");
+                    assert_eq!(errno(), libc::EPERM);
+                }
+                for family in [libc::AF_INET, libc::AF_INET6] {
+                    let s = libc::socket(family, libc::SOCK_STREAM, 0);
+                    assert!(s >= 0, "an inet socket is allowed (the network namespace decides)");
+                    libc::close(s);
+                }
+                let s = libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_ROUTE);
+                assert!(s >= 0, "netlink is allowed: {}", std::io::Error::last_os_error());
+                libc::close(s);
+                let mut params = [0u8; 120];
+                assert_eq!(libc::syscall(libc::SYS_io_uring_setup, 4, params.as_mut_ptr()), -1);
+                assert_eq!(errno(), libc::ENOSYS);
+                assert_eq!(libc::syscall(libc::SYS_io_uring_enter, 0, 1, 1, 0, 0, 0), -1);
+                assert_eq!(errno(), libc::ENOSYS);
+                assert_eq!(libc::syscall(libc::SYS_io_uring_register, 0, 0, 0, 0), -1);
+                assert_eq!(errno(), libc::ENOSYS);
+                // A connected stream pair refuses an address; a seqpacket pair ignores it
+                // (its datagram goes to its peer): neither reaches a socket path.
+                let (addr, len) = {
+                    let mut a: libc::sockaddr_un = std::mem::zeroed();
+                    a.sun_family = libc::AF_UNIX as libc::sa_family_t;
+                    for (d, s) in a.sun_path.iter_mut().zip(b"/nonexistent/socket") {
+                        *d = *s as libc::c_char;
+                    }
+                    (a, std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t)
+                };
+                let sa = &addr as *const libc::sockaddr_un as *const libc::sockaddr;
                 assert_eq!(libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, pair.as_mut_ptr()), 0);
+                assert_eq!(libc::sendto(pair[0], b"x".as_ptr().cast(), 1, 0, sa, len), -1);
+                assert_eq!(errno(), libc::EISCONN);
+                assert_eq!(libc::connect(pair[0], sa, len), -1, "a connected stream socket connects nowhere else");
                 libc::close(pair[0]);
                 libc::close(pair[1]);
-                let s = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
-                assert!(s >= 0, "an inet socket is allowed (the network namespace decides)");
-                libc::close(s);
+                assert_eq!(libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET, 0, pair.as_mut_ptr()), 0);
+                assert_eq!(libc::sendto(pair[0], b"x".as_ptr().cast(), 1, 0, sa, len), 1);
+                let mut got = [0u8; 4];
+                assert_eq!(libc::recv(pair[1], got.as_mut_ptr().cast(), 4, libc::MSG_DONTWAIT), 1, "to its peer");
+                libc::close(pair[0]);
+                libc::close(pair[1]);
+                // New namespaces, perf_event_open, fanotify.
+                assert_eq!(libc::syscall(libc::SYS_setns, 0, 0), -1);
+                assert_eq!(errno(), libc::EPERM);
+                assert_eq!(libc::syscall(libc::SYS_clone3, 0, 0), -1);
+                assert_eq!(errno(), libc::ENOSYS);
+                assert_eq!(libc::syscall(libc::SYS_clone, libc::CLONE_NEWNET | libc::SIGCHLD, 0, 0, 0, 0), -1);
+                assert_eq!(errno(), libc::EPERM);
+                assert_eq!(libc::syscall(libc::SYS_perf_event_open, 0, 0, -1, -1, 0), -1);
+                assert_eq!(errno(), libc::EACCES);
+                assert_eq!(libc::syscall(libc::SYS_fanotify_init, 0x200, libc::O_RDONLY), -1);
+                assert_eq!(errno(), libc::EPERM);
+                // x32 calls (bit 30 of the number: the same code under other numbers).
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(libc::syscall(libc::SYS_getpid | 0x4000_0000), -1);
+                    assert_eq!(errno(), libc::ENOSYS);
+                }
+                // Directory notifications and leases (F_NOTIFY, F_SETLEASE, F_GETLEASE).
+                for (cmd, arg) in [(1026, 1 | 0x8000_0000u32 as i32), (1024, libc::F_RDLCK), (1025, 0)] {
+                    assert_eq!(libc::fcntl(fd, cmd, arg), -1, "fcntl command {cmd}");
+                    assert_eq!(errno(), libc::EPERM);
+                }
                 assert_eq!(libc::tee(0, 1, 1, 0), -1);
                 assert_eq!(errno(), libc::EPERM);
                 assert_eq!(libc::inotify_init1(0), -1);

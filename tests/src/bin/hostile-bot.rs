@@ -38,7 +38,26 @@
 //!   between sandboxes that see the same file);
 //! - `HOSTILE_UNIX=PATH`: connect to the Unix socket PATH (`unix`);
 //! - always: `tee`, managed when `tee(2)` may be called on its stdin (it peeks at a turn
-//!   without reading it).
+//!   without reading it);
+//! - always: `uring-tee`, the same through io_uring (`IORING_OP_TEE` on its stdin), and
+//!   `peek`, `recv(MSG_PEEK)` on its stdin (managed when the call is allowed: it answers
+//!   data or `EAGAIN`);
+//! - `HOSTILE_UNIX_DGRAM=PATH`: send a datagram to the Unix datagram socket PATH from a
+//!   `socketpair(AF_UNIX, SOCK_DGRAM)` socket, by `sendto(PATH)` (`unix-sendto`),
+//!   `sendmsg` with PATH as its address (`unix-sendmsg`) and `connect(PATH)` then `send`
+//!   (`unix-connect`), and from a connected stream pair by `connect(PATH)`
+//!   (`unix-pair-connect`);
+//! - `HOSTILE_URING_UNIX=PATH`: connect to the Unix stream socket PATH with io_uring's
+//!   `IORING_OP_SOCKET` and `IORING_OP_CONNECT` (`uring-connect`);
+//! - `HOSTILE_DNOTIFY=DIR`: arm `fcntl(F_NOTIFY, DN_ACCESS|DN_MULTISHOT)` on DIR, read a
+//!   file in it, and wait a second for the notification's signal (`dnotify`: another
+//!   sandbox that reads a file there would signal it the same way);
+//! - always: `lease` and `getlease`, `fcntl(F_SETLEASE, F_RDLCK)` and `F_GETLEASE` on a
+//!   file of its own `/tmp` (a lease breaks when another process opens the file: a
+//!   signal); `inotify` (`inotify_init1` and a watch on `/etc`) and `fanotify`
+//!   (`fanotify_init`, unprivileged flags);
+//! - `HOSTILE_TOUCH_MIB=N`: map and touch N MiB, 64 MiB at a time, then give it back
+//!   (`touch`, managed when all N were touched).
 
 use std::io::Write;
 use std::time::Duration;
@@ -397,10 +416,413 @@ fn tee_stdin() {
     }
 }
 
+/// A one-operation io_uring: set up, submit one entry, wait for its completion.
+mod uring {
+    const IORING_OFF_SQ_RING: i64 = 0;
+    const IORING_OFF_CQ_RING: i64 = 0x800_0000;
+    const IORING_OFF_SQES: i64 = 0x1000_0000;
+    const IORING_ENTER_GETEVENTS: u32 = 1;
+    /// `IORING_OP_CONNECT`, `IORING_OP_TEE`, `IORING_OP_SOCKET` (linux/io_uring.h).
+    pub const OP_CONNECT: u8 = 16;
+    pub const OP_TEE: u8 = 33;
+    pub const OP_SOCKET: u8 = 45;
+
+    /// `struct io_uring_params` as 30 words: sq_entries 0, cq_entries 1, flags 2, …,
+    /// sq_off from word 10 (head, tail, ring_mask, ring_entries, flags, dropped, array),
+    /// cq_off from word 20 (head, tail, ring_mask, ring_entries, overflow, cqes).
+    #[repr(C)]
+    struct Params([u32; 30]);
+
+    /// One submission entry (64 bytes), filled by offset.
+    #[derive(Default)]
+    pub struct Sqe {
+        pub opcode: u8,
+        pub fd: i32,
+        /// `off` / `addr2`.
+        pub off: u64,
+        pub addr: u64,
+        pub len: u32,
+        /// `rw_flags` / `splice_flags`.
+        pub op_flags: u32,
+        pub splice_fd_in: i32,
+    }
+
+    pub struct Ring {
+        fd: i32,
+        sq: *mut u8,
+        cq: *mut u8,
+        sqes: *mut u8,
+        p: Params,
+    }
+
+    impl Ring {
+        /// A ring of 4 entries, or the error of `io_uring_setup`.
+        pub fn new() -> Result<Ring, std::io::Error> {
+            let mut p = Params([0; 30]);
+            // SAFETY: io_uring_setup writes into the params struct we own; mmap of its rings.
+            unsafe {
+                let fd = libc::syscall(libc::SYS_io_uring_setup, 4u32, &mut p as *mut Params) as i32;
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let w = &p.0;
+                let sq_len = w[16] as usize + w[0] as usize * 4;
+                let cq_len = w[25] as usize + w[1] as usize * 16;
+                let map = |len: usize, off: i64| {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        len,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_SHARED | libc::MAP_POPULATE,
+                        fd,
+                        off,
+                    )
+                };
+                let sq = map(sq_len, IORING_OFF_SQ_RING);
+                let cq = map(cq_len, IORING_OFF_CQ_RING);
+                let sqes = map(w[0] as usize * 64, IORING_OFF_SQES);
+                if [sq, cq, sqes].contains(&libc::MAP_FAILED) {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(Ring { fd, sq: sq.cast(), cq: cq.cast(), sqes: sqes.cast(), p })
+            }
+        }
+
+        /// Submits `e` and waits for its result (`res`: a value, or minus an errno).
+        pub fn run(&mut self, e: &Sqe) -> Result<i32, std::io::Error> {
+            use std::sync::atomic::{AtomicU32, Ordering};
+            let w = &self.p.0;
+            // SAFETY: the offsets come from the kernel's params; the rings are mapped.
+            unsafe {
+                let at = |base: *mut u8, off: u32| &*(base.add(off as usize) as *const AtomicU32);
+                let sq_tail = at(self.sq, w[11]);
+                let mask = at(self.sq, w[12]).load(Ordering::Relaxed);
+                let tail = sq_tail.load(Ordering::Acquire);
+                let idx = tail & mask;
+                let sqe = self.sqes.add(idx as usize * 64);
+                std::ptr::write_bytes(sqe, 0, 64);
+                *sqe = e.opcode;
+                (sqe.add(4) as *mut i32).write_unaligned(e.fd);
+                (sqe.add(8) as *mut u64).write_unaligned(e.off);
+                (sqe.add(16) as *mut u64).write_unaligned(e.addr);
+                (sqe.add(24) as *mut u32).write_unaligned(e.len);
+                (sqe.add(28) as *mut u32).write_unaligned(e.op_flags);
+                (sqe.add(32) as *mut u64).write_unaligned(7);
+                (sqe.add(44) as *mut i32).write_unaligned(e.splice_fd_in);
+                at(self.sq, w[16] + 4 * idx).store(idx, Ordering::Relaxed);
+                sq_tail.store(tail.wrapping_add(1), Ordering::Release);
+                let n = libc::syscall(
+                    libc::SYS_io_uring_enter,
+                    self.fd,
+                    1u32,
+                    1u32,
+                    IORING_ENTER_GETEVENTS,
+                    0usize,
+                    0usize,
+                );
+                if n < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let cq_head = at(self.cq, w[20]);
+                let head = cq_head.load(Ordering::Acquire);
+                if head == at(self.cq, w[21]).load(Ordering::Acquire) {
+                    return Err(std::io::Error::other("no completion"));
+                }
+                let cmask = at(self.cq, w[22]).load(Ordering::Relaxed);
+                let cqe = self.cq.add(w[25] as usize + (head & cmask) as usize * 16);
+                let res = (cqe.add(8) as *const i32).read_unaligned();
+                cq_head.store(head.wrapping_add(1), Ordering::Release);
+                Ok(res)
+            }
+        }
+    }
+
+    impl Drop for Ring {
+        fn drop(&mut self) {
+            // SAFETY: our own descriptor (the mappings go with the process).
+            unsafe { libc::close(self.fd) };
+        }
+    }
+}
+
+fn sockaddr_un(path: &str) -> (libc::sockaddr_un, libc::socklen_t) {
+    // SAFETY: an all-zero sockaddr_un is valid.
+    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (d, s) in addr.sun_path.iter_mut().zip(path.as_bytes()) {
+        *d = *s as libc::c_char;
+    }
+    (addr, std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t)
+}
+
+fn socket_pair(ty: i32) -> Result<[i32; 2], String> {
+    let mut pair = [0; 2];
+    // SAFETY: socketpair writes two descriptors into the array.
+    if unsafe { libc::socketpair(libc::AF_UNIX, ty | libc::SOCK_CLOEXEC, 0, pair.as_mut_ptr()) } != 0 {
+        return Err(format!("socketpair: {}", errno_text()));
+    }
+    Ok(pair)
+}
+
+/// A datagram to the Unix socket `path` by every call that takes an address, from a
+/// socket made by `socketpair` (the one route `socket(AF_UNIX)` leaves).
+fn unix_datagrams(path: &str) {
+    let (addr, len) = sockaddr_un(path);
+    let sa = &addr as *const libc::sockaddr_un as *const libc::sockaddr;
+    let attempt = |name: &str, f: &dyn Fn(i32) -> isize| match socket_pair(libc::SOCK_DGRAM) {
+        Err(e) => report(name, false, &format!("{path}: {e}")),
+        Ok(pair) => {
+            let r = f(pair[0]);
+            let what = if r >= 0 { format!("sent {r} bytes to {path}") } else { format!("{path}: {}", errno_text()) };
+            report(name, r >= 0, &what);
+            // SAFETY: our own descriptors.
+            unsafe {
+                libc::close(pair[0]);
+                libc::close(pair[1]);
+            }
+        }
+    };
+    // SAFETY (the three closures): system calls with valid pointers and lengths.
+    attempt("unix-sendto", &|fd| unsafe { libc::sendto(fd, b"sendto".as_ptr().cast(), 6, 0, sa, len) });
+    attempt("unix-sendmsg", &|fd| unsafe {
+        let mut iov = libc::iovec { iov_base: b"sendmsg".as_ptr() as *mut _, iov_len: 7 };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_name = sa as *mut _;
+        msg.msg_namelen = len;
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        libc::sendmsg(fd, &msg, 0)
+    });
+    attempt("unix-connect", &|fd| unsafe {
+        if libc::connect(fd, sa, len) != 0 {
+            return -1;
+        }
+        libc::send(fd, b"connect".as_ptr().cast(), 7, 0)
+    });
+    match socket_pair(libc::SOCK_STREAM) {
+        Err(e) => report("unix-pair-connect", false, &e),
+        Ok(pair) => {
+            // SAFETY: connect with a valid address; our own descriptors.
+            let r = unsafe { libc::connect(pair[0], sa, len) };
+            let what = if r == 0 { format!("connected a stream pair to {path}") } else { errno_text() };
+            report("unix-pair-connect", r == 0, &what);
+            unsafe {
+                libc::close(pair[0]);
+                libc::close(pair[1]);
+            }
+        }
+    }
+}
+
+/// io_uring's own socket and connect: calls the kernel makes without the system-call filter.
+fn uring_connect(path: &str) {
+    let mut ring = match uring::Ring::new() {
+        Ok(r) => r,
+        Err(e) => return report("uring-connect", false, &format!("io_uring_setup: {e}")),
+    };
+    let socket = uring::Sqe {
+        opcode: uring::OP_SOCKET,
+        fd: libc::AF_UNIX,
+        off: (libc::SOCK_STREAM | libc::SOCK_CLOEXEC) as u64,
+        ..uring::Sqe::default()
+    };
+    let fd = match ring.run(&socket) {
+        Ok(fd) if fd >= 0 => fd,
+        Ok(e) => return report("uring-connect", false, &format!("IORING_OP_SOCKET: errno {}", -e)),
+        Err(e) => return report("uring-connect", false, &format!("io_uring_enter: {e}")),
+    };
+    let (addr, len) = sockaddr_un(path);
+    let connect = uring::Sqe {
+        opcode: uring::OP_CONNECT,
+        fd,
+        off: u64::from(len),
+        addr: &addr as *const libc::sockaddr_un as u64,
+        ..uring::Sqe::default()
+    };
+    match ring.run(&connect) {
+        Ok(0) => report("uring-connect", true, &format!("IORING_OP_SOCKET and IORING_OP_CONNECT reached {path}")),
+        Ok(e) => report("uring-connect", false, &format!("IORING_OP_CONNECT {path}: errno {}", -e)),
+        Err(e) => report("uring-connect", false, &format!("io_uring_enter: {e}")),
+    }
+    // SAFETY: the socket io_uring made for us.
+    unsafe { libc::close(fd) };
+}
+
+/// `IORING_OP_TEE` from stdin (a peek at the turn, as `tee(2)`), and `recv(MSG_PEEK)`.
+fn uring_tee_and_peek() {
+    let mut pipe = [0; 2];
+    // SAFETY: pipe writes two descriptors into the array.
+    unsafe { libc::pipe(pipe.as_mut_ptr()) };
+    match uring::Ring::new() {
+        Err(e) => report("uring-tee", false, &format!("io_uring_setup: {e}")),
+        Ok(mut ring) => {
+            let tee = uring::Sqe {
+                opcode: uring::OP_TEE,
+                fd: pipe[1],
+                len: 4096,
+                op_flags: libc::SPLICE_F_NONBLOCK,
+                splice_fd_in: 0,
+                ..uring::Sqe::default()
+            };
+            match ring.run(&tee) {
+                Ok(r) if r >= 0 || r == -libc::EAGAIN => {
+                    report("uring-tee", true, &format!("IORING_OP_TEE on stdin is allowed (res {r})"))
+                }
+                Ok(e) => report("uring-tee", false, &format!("IORING_OP_TEE on stdin: errno {}", -e)),
+                Err(e) => report("uring-tee", false, &format!("io_uring_enter: {e}")),
+            }
+        }
+    }
+    // SAFETY: our own descriptors; recv into a stack buffer.
+    unsafe {
+        libc::close(pipe[0]);
+        libc::close(pipe[1]);
+        let mut buf = [0u8; 64];
+        let r = libc::recv(0, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_PEEK | libc::MSG_DONTWAIT);
+        let e = std::io::Error::last_os_error();
+        if r >= 0 || e.raw_os_error() == Some(libc::EAGAIN) {
+            report("peek", true, &format!("recv(MSG_PEEK) on stdin is allowed (returned {r})"));
+        } else {
+            report("peek", false, &format!("recv(MSG_PEEK) on stdin: {e}"));
+        }
+    }
+}
+
+/// dnotify on `dir`: armed, then a read of a file in it must raise the signal.
+fn dnotify(dir: &str) {
+    const DN_ACCESS: i32 = 0x1;
+    const DN_MULTISHOT: i32 = 0x8000_0000u32 as i32;
+    let Some(file) = std::fs::read_dir(dir)
+        .ok()
+        .and_then(|d| d.flatten().map(|e| e.path()).find(|p| p.is_file() && std::fs::read(p).is_ok()))
+    else {
+        return report("dnotify", false, &format!("no readable file in {dir}"));
+    };
+    let Ok(d) = std::fs::File::open(dir) else { return report("dnotify", false, &format!("cannot open {dir}")) };
+    use std::os::fd::AsRawFd;
+    // SAFETY: signal-mask and fcntl calls with valid pointers and our own descriptor.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGIO);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        if libc::fcntl(d.as_raw_fd(), libc::F_NOTIFY, DN_ACCESS | DN_MULTISHOT) != 0 {
+            return report("dnotify", false, &format!("F_NOTIFY on {dir}: {}", errno_text()));
+        }
+        let _ = std::fs::read(&file);
+        let wait = libc::timespec { tv_sec: 1, tv_nsec: 0 };
+        let got = libc::sigtimedwait(&set, std::ptr::null_mut(), &wait);
+        libc::fcntl(d.as_raw_fd(), libc::F_NOTIFY, 0);
+        let none = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        while libc::sigtimedwait(&set, std::ptr::null_mut(), &none) > 0 {}
+        if got == libc::SIGIO {
+            report("dnotify", true, &format!("a read of {} in {dir} raised SIGIO", file.display()));
+        } else {
+            report("dnotify", false, &format!("armed F_NOTIFY on {dir}, but no signal: {}", errno_text()));
+        }
+    }
+}
+
+/// Leases on a file of its own (a break is a signal), inotify and fanotify.
+fn leases_and_watches() {
+    use std::os::fd::AsRawFd;
+    let dir = std::env::var("TMPDIR").unwrap_or_else(|_| "/tmp".into());
+    let path = format!("{dir}/hostile-lease-{}", std::process::id());
+    let _ = std::fs::write(&path, "lease");
+    match std::fs::File::open(&path) {
+        Err(e) => report("lease", false, &format!("{path}: {e}")),
+        // SAFETY: fcntl with integers on our own descriptor.
+        Ok(f) => unsafe {
+            if libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) == 0 {
+                report("lease", true, &format!("took a read lease on {path}"));
+                libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK);
+            } else {
+                report("lease", false, &format!("F_SETLEASE {path}: {}", errno_text()));
+            }
+            let r = libc::fcntl(f.as_raw_fd(), libc::F_GETLEASE);
+            let what =
+                if r >= 0 { format!("F_GETLEASE answered {r}") } else { format!("F_GETLEASE: {}", errno_text()) };
+            report("getlease", r >= 0, &what);
+        },
+    }
+    let _ = std::fs::remove_file(&path);
+    // SAFETY: plain integers and a valid C string; our own descriptors.
+    unsafe {
+        let fd = libc::inotify_init1(libc::IN_CLOEXEC);
+        if fd < 0 {
+            report("inotify", false, &format!("inotify_init1: {}", errno_text()));
+        } else {
+            let w = libc::inotify_add_watch(fd, c"/etc".as_ptr(), libc::IN_ACCESS | libc::IN_OPEN);
+            report("inotify", w >= 0, &format!("inotify watch on /etc: {w}"));
+            libc::close(fd);
+        }
+        const FAN_CLASS_NOTIF: u32 = 0;
+        const FAN_REPORT_FID: u32 = 0x200;
+        let fd = libc::syscall(libc::SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_REPORT_FID, libc::O_RDONLY);
+        if fd < 0 {
+            report("fanotify", false, &format!("fanotify_init: {}", errno_text()));
+        } else {
+            report("fanotify", true, "fanotify_init answered a descriptor");
+            libc::close(fd as i32);
+        }
+    }
+}
+
+/// Maps and touches `mib` MiB, 64 MiB at a time, then gives it back.
+fn touch(mib: u64) {
+    const CHUNK: usize = 64 << 20;
+    let mut maps = Vec::new();
+    let mut error = None;
+    while (maps.len() * CHUNK) < (mib << 20) as usize {
+        // SAFETY: an anonymous private mapping, touched a byte a page, unmapped below.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                CHUNK,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                error = Some(errno_text());
+                break;
+            }
+            for i in (0..CHUNK).step_by(4096) {
+                *(p as *mut u8).add(i) = 1;
+            }
+            maps.push(p);
+        }
+    }
+    let touched = maps.len() * 64;
+    for p in maps {
+        // SAFETY: a mapping made above.
+        unsafe { libc::munmap(p, CHUNK) };
+    }
+    match error {
+        None => report("touch", true, &format!("touched {touched} MiB")),
+        Some(e) => report("touch", false, &format!("touched {touched} of {mib} MiB: mmap: {e}")),
+    }
+}
+
 fn attack() {
     outside_uid();
     inherited_fds();
     tee_stdin();
+    uring_tee_and_peek();
+    leases_and_watches();
+    if let Some(p) = env("HOSTILE_UNIX_DGRAM") {
+        unix_datagrams(&p);
+    }
+    if let Some(p) = env("HOSTILE_URING_UNIX") {
+        uring_connect(&p);
+    }
+    if let Some(d) = env("HOSTILE_DNOTIFY") {
+        dnotify(&d);
+    }
+    if let Some(n) = env("HOSTILE_TOUCH_MIB").and_then(|v| v.parse().ok()) {
+        touch(n);
+    }
     if env("HOSTILE_SYSCTL").is_some() {
         sysctl();
     }
