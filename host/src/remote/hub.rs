@@ -11,7 +11,7 @@
 //! (`--max-line`), lines waiting to be read ([`INBOX`]), the socket's write buffer, the
 //! handshake's time, connections in all and connections not yet authenticated per address.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -185,6 +185,38 @@ pub struct Link {
     pub rx: mpsc::Receiver<Incoming>,
     /// Its measurements.
     pub stats: Arc<ConnStats>,
+    /// Requests sent on this connection whose answer has not come yet, oldest first (at
+    /// most [`OWED`]): an answer that comes later for one of them (one past its deadline,
+    /// or for a game that has ended) is tied to it and dropped, never taken for the answer
+    /// to a later request. A new connection owes nothing (its `connect` client drops what
+    /// the bot wrote while it was not connected).
+    pub owed: VecDeque<Owed>,
+}
+
+/// Requests a connection remembers as unanswered (see [`Link::owed`]).
+pub const OWED: usize = 32;
+
+/// What answers a request: `ready` a `hello`, `setup` a `setup_request`, `move` (or
+/// `resign`) a `turn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// `ready`.
+    Ready,
+    /// `setup`.
+    Setup,
+    /// `move` or `resign`.
+    Move,
+}
+
+/// A request sent and not answered yet (see [`Link::owed`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owed {
+    /// What would answer it.
+    pub answer: Answer,
+    /// The game it was for.
+    pub game_id: String,
+    /// The turn's `ply`, for a turn.
+    pub ply: Option<u32>,
 }
 
 /// One remote bot's place in the hub.
@@ -216,7 +248,10 @@ pub struct Hub {
     local_addr: SocketAddr,
     next_id: AtomicU64,
     connections: AtomicUsize,
-    unauthenticated: Mutex<HashMap<IpAddr, usize>>,
+    /// Connections that passed their handshake and serve a bot now.
+    authenticated: AtomicUsize,
+    /// Connections still in their handshake, by address ([`addr_key`]).
+    unauthenticated: Mutex<HashMap<IpAddr, Vec<Pending>>>,
     /// Refused connections (bad token, limits), for the tests and the log.
     pub refused: AtomicU64,
     /// Turns true when the event is over: every connection is closed, saying so.
@@ -226,6 +261,27 @@ pub struct Hub {
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hub").field("local_addr", &self.local_addr).finish_non_exhaustive()
+    }
+}
+
+/// A connection still in its handshake.
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    since: Instant,
+    /// Closes it (its place goes to a newer connection).
+    evict: oneshot::Sender<()>,
+}
+
+/// The address connections are counted by: an IPv4 address, or an IPv6 address's /64 (one
+/// subnet, what one machine or home is given), an IPv4-mapped IPv6 address as its IPv4.
+pub fn addr_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
     }
 }
 
@@ -262,6 +318,7 @@ impl Hub {
             local_addr,
             next_id: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
+            authenticated: AtomicUsize::new(0),
             unauthenticated: Mutex::new(HashMap::new()),
             refused: AtomicU64::new(0),
             closing: tokio::sync::watch::channel(false).0,
@@ -338,40 +395,72 @@ impl Hub {
                 }
             };
             let _ = stream.set_nodelay(true);
-            if self.connections.load(Ordering::SeqCst) >= self.options.max_connections {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!("remote bots: {peer}: refused: already {} connections", self.options.max_connections);
+            let Some((id, evicted)) = self.admit(peer) else {
                 drop(stream);
                 continue;
-            }
-            {
-                let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
-                let n = pending.entry(peer.ip()).or_default();
-                if *n >= self.options.max_unauthenticated_per_ip {
-                    self.refused.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(
-                        "remote bots: {peer}: refused: already {n} connections from {} in their handshake",
-                        peer.ip()
-                    );
-                    continue;
-                }
-                *n += 1;
-            }
+            };
             self.connections.fetch_add(1, Ordering::SeqCst);
             let hub = self.clone();
             tokio::spawn(async move {
-                hub.clone().connection(stream, peer).await;
+                hub.clone().connection(stream, peer, id, evicted).await;
                 hub.connections.fetch_sub(1, Ordering::SeqCst);
             });
         }
     }
 
-    fn handshake_done(&self, peer: SocketAddr) {
+    /// Whether a new connection from `peer` gets a place: not when its address ([`addr_key`])
+    /// has `--max-unauthenticated` connections in their handshake already. When
+    /// `--max-connections` are taken, the place of a connection still in its handshake is
+    /// given to it: the oldest of the address with the most (never one of its own
+    /// address's, nor an authenticated bot's), so that no number of half-open connections
+    /// keeps a bot with its token out. Its id and what tells it that it was evicted.
+    fn admit(&self, peer: SocketAddr) -> Option<(u64, oneshot::Receiver<()>)> {
+        let key = addr_key(peer.ip());
         let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = pending.get_mut(&peer.ip()) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                pending.remove(&peer.ip());
+        let mine = pending.get(&key).map_or(0, Vec::len);
+        if mine >= self.options.max_unauthenticated_per_ip {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!("remote bots: {peer}: refused: already {mine} connections from {key} in their handshake");
+            return None;
+        }
+        let in_handshake: usize = pending.values().map(Vec::len).sum();
+        if self.authenticated.load(Ordering::SeqCst) + in_handshake >= self.options.max_connections {
+            // The address with the most connections in their handshake (the oldest first
+            // among equals) gives up its oldest, if it has more than this one's.
+            let victim = pending
+                .iter()
+                .filter(|(k, v)| **k != key && v.len() > mine)
+                .max_by_key(|(_, v)| (v.len(), std::cmp::Reverse(v.first().map(|p| p.since))))
+                .map(|(k, _)| *k);
+            let Some(victim) = victim else {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    "remote bots: {peer}: refused: already {} connections ({in_handshake} in their handshake)",
+                    self.options.max_connections
+                );
+                return None;
+            };
+            let list = pending.get_mut(&victim).expect("found above");
+            let old = list.remove(0);
+            if list.is_empty() {
+                pending.remove(&victim);
+            }
+            let _ = old.evict.send(());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (evict, evicted) = oneshot::channel();
+        pending.entry(key).or_default().push(Pending { id, since: Instant::now(), evict });
+        Some((id, evicted))
+    }
+
+    /// Connection `id` from `peer` is out of its handshake (through it, or closed).
+    fn handshake_done(&self, peer: SocketAddr, id: u64) {
+        let key = addr_key(peer.ip());
+        let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = pending.get_mut(&key) {
+            list.retain(|p| p.id != id);
+            if list.is_empty() {
+                pending.remove(&key);
             }
         }
     }
@@ -387,8 +476,30 @@ impl Hub {
             .max_write_buffer_size(self.options.max_line.max(1 << 16) * 2)
     }
 
-    /// Serves one connection: TLS, the WebSocket handshake with the token, then the bot.
-    async fn connection(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr) {
+    /// Serves one connection: TLS, the WebSocket handshake with the token (given up when
+    /// `evicted` fires: its place went to a newer connection, see [`Hub::admit`]), then the
+    /// bot.
+    async fn connection(
+        self: Arc<Hub>,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        id: u64,
+        evicted: oneshot::Receiver<()>,
+    ) {
+        let hub = self.clone();
+        tokio::select! {
+            () = self.connection_inner(stream, peer, id) => {}
+            Ok(()) = evicted => {
+                hub.handshake_done(peer, id);
+                hub.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    "remote bots: {peer}: closed: still in its handshake when --max-connections were taken (its place went to a newer connection)"
+                );
+            }
+        }
+    }
+
+    async fn connection_inner(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr, id: u64) {
         let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
         // One listener for the bots and the live page: a request that is not a WebSocket
         // upgrade goes to the page (read without taking it from the socket).
@@ -396,7 +507,7 @@ impl Hub {
             match sniff(&stream, deadline).await {
                 Ok(true) => {}
                 Ok(false) => {
-                    self.handshake_done(peer);
+                    self.handshake_done(peer, id);
                     match stream.into_std() {
                         Ok(s) => http(s),
                         Err(e) => tracing::warn!("live page: {peer}: {e}"),
@@ -404,7 +515,7 @@ impl Hub {
                     return;
                 }
                 Err(why) => {
-                    self.handshake_done(peer);
+                    self.handshake_done(peer, id);
                     self.refused.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!("remote bots: {peer}: closed: {why}");
                     return;
@@ -451,7 +562,7 @@ impl Hub {
             }
         };
         let result = tokio::time::timeout_at(deadline, hs).await;
-        self.handshake_done(peer);
+        self.handshake_done(peer, id);
         let verdict = chosen.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (ws, bot) = match (result, verdict) {
             (Err(_), _) => {
@@ -476,7 +587,6 @@ impl Hub {
             (Ok(Ok(_)), None) => return,
         };
         let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
         let stats = Arc::new(ConnStats::default());
@@ -488,7 +598,7 @@ impl Hub {
                 s.live = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
-                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone() });
+                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone(), owed: VecDeque::new() });
                 true
             }
         };
@@ -508,7 +618,9 @@ impl Hub {
         tracing::info!("remote bots: {} connected from {peer} (connection {id})", info.name);
         eprintln!("stratego-host: remote bot {} connected from {peer}", info.name);
         notify.notify_waiters();
+        self.authenticated.fetch_add(1, Ordering::SeqCst);
         let why = serve(ws, out_rx, in_tx, stats, &self.options, self.closing.subscribe()).await;
+        self.authenticated.fetch_sub(1, Ordering::SeqCst);
         {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             if s.live == Some(id) {
@@ -860,5 +972,23 @@ async fn serve(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_counted_by_ipv4_address_and_by_ipv6_64() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(addr_key(ip("127.0.0.2")), ip("127.0.0.2"));
+        assert_ne!(addr_key(ip("127.0.0.2")), addr_key(ip("127.0.0.3")));
+        // One /64: one address, whatever its last 64 bits.
+        assert_eq!(addr_key(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(addr_key(ip("2001:db8:1:2:ffff:1:2:3")), addr_key(ip("2001:db8:1:2::9")));
+        assert_ne!(addr_key(ip("2001:db8:1:2::1")), addr_key(ip("2001:db8:1:3::1")));
+        // An IPv4 client on a dual-stack listener is its IPv4 address.
+        assert_eq!(addr_key(ip("::ffff:10.1.2.3")), ip("10.1.2.3"));
     }
 }
