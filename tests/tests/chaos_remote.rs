@@ -289,3 +289,146 @@ fn an_engine_a_launcher_script_started_dies_with_a_connect_killed_with_sigkill()
         "the engine (pid {pid}) outlived its connect"
     );
 }
+
+#[test]
+fn a_token_revoked_in_the_token_file_is_refused_at_once_and_one_added_is_admitted() {
+    let dir = TempDir::new("chaos-revoke");
+    let (old_tf, old_sha) = token(&dir, "old");
+    let (new_tf, new_sha) = token(&dir, "new");
+    let hashes = dir.join("far.sha256");
+    std::fs::write(&hashes, format!("# far\n{old_sha}\n")).unwrap();
+    let spec = format!(r#"{{"name":"far","remote":true,"token_file":"{}"}}"#, hashes.display());
+    let out = dir.join("out");
+    let book = book();
+    let host = remote_match(&spec, 1, &out, &["--max-plies", "10", "--setups", &book, "--connect-timeout", "60"]);
+    // The organiser revokes the old token and gives a new one, while the event runs.
+    std::fs::write(&hashes, format!("# far, reissued\n{new_sha}\n")).unwrap();
+    let (code, err) = Client::start(&host.url(), &old_tf, &sample_bot()).finish(Duration::from_secs(30));
+    assert_eq!(code, 2, "the revoked token is refused: {err}");
+    assert!(err.contains("401") && err.contains("invalid token"), "{err}");
+    let client = Client::start(&host.url(), &new_tf, &sample_bot());
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(client.finish(Duration::from_secs(20)).0, 0);
+    let recs = records(&out);
+    assert_eq!(recs[0]["result"]["reason"], "ply_limit", "{}", recs[0]["result"]);
+}
+
+/// A bot that speaks WebSocket itself and plays whole games (the first legal move, its
+/// turn's `ply` echoed); with `pong_delay`, after each move it reads nothing (so answers no
+/// ping) for that long: the host's ping sent right after the move comes back that late.
+async fn raw_player(url: String, token: String, pong_delay: Duration) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = url.as_str().into_client_request().unwrap();
+    request.headers_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let mut rules = stratego_rules::Ruleset::classic();
+    while let Some(Ok(msg)) = ws.next().await {
+        let Message::Text(t) = msg else { continue };
+        let m: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+        match m["type"].as_str().unwrap() {
+            "hello" => {
+                rules = stratego_rules::Ruleset::try_from(
+                    serde_json::from_value::<stratego_rules::RulesetSpec>(m["ruleset"].clone()).unwrap(),
+                )
+                .unwrap();
+                ws.send(Message::text(r#"{"type":"ready","name":"raw"}"#)).await.unwrap();
+            }
+            "setup_request" => {
+                let color = if m["color"] == "red" { stratego_rules::Color::Red } else { stratego_rules::Color::Blue };
+                let mut n = 7u64;
+                let d = stratego_rules::Deployment::random(&rules, color, &mut || {
+                    n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    n >> 11
+                });
+                let line = serde_json::json!({"type": "setup", "deployment": d.to_rows(&rules)});
+                ws.send(Message::text(line.to_string())).await.unwrap();
+            }
+            "turn" => {
+                let line = serde_json::json!({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]});
+                ws.send(Message::text(line.to_string())).await.unwrap();
+                tokio::time::sleep(pong_delay).await;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The remote bot's lag credit in a record: the sum over its moves, and their number.
+fn lag_credit(r: &serde_json::Value, name: &str) -> (u64, u64) {
+    let side = if r["bots"]["red"]["name"] == name { "red" } else { "blue" };
+    let moves: Vec<&serde_json::Value> = r["plies"].as_array().unwrap().iter().filter(|p| p["color"] == side).collect();
+    (moves.iter().map(|p| p["lag_credit_us"].as_u64().unwrap_or(0)).sum(), moves.len() as u64)
+}
+
+#[test]
+fn a_bot_that_delays_its_pongs_gets_no_more_lag_credit_than_the_network_gives() {
+    let dir = TempDir::new("chaos-pong-delay");
+    let (tf, sha) = token(&dir, "raw");
+    let tok = stratego_tests::remote::token_text(&tf);
+    let book = book();
+    let mut per_move = Vec::new();
+    for (what, delay) in [("honest", Duration::ZERO), ("pong-delay", Duration::from_millis(45))] {
+        let out = dir.join(what);
+        let host = remote_match(&remote_spec("raw", &sha), 1, &out, &["--max-plies", "40", "--setups", &book]);
+        let (url, tok) = (host.url(), tok.clone());
+        let player = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(raw_player(url, tok, delay));
+        });
+        let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let _ = player.join();
+        let r = &records(&out)[0];
+        assert_eq!(r["result"]["reason"], "ply_limit", "{what}: {}", r["result"]);
+        let (credit_us, moves) = lag_credit(r, "raw");
+        assert_eq!(moves, 20, "{what}");
+        per_move.push((what, credit_us / moves));
+    }
+    // Over loopback the network's one-way lag is microseconds: a bot that holds its pongs
+    // back 45 ms earns no credit for it (it earned 22 ms a move when the pongs decided).
+    // The bound is the kernel's smallest round trip on the connection, which no load on
+    // this machine makes milliseconds long.
+    for (what, us) in &per_move {
+        assert!(*us < 2_000, "{what}: {us} µs of lag credit a move (all: {per_move:?})");
+    }
+}
+
+#[test]
+fn a_flood_of_refused_connections_costs_a_few_log_lines_and_a_summary() {
+    let dir = TempDir::new("chaos-refusal-flood");
+    let (tf, sha) = token(&dir, "far");
+    let out = dir.join("out");
+    let book = book();
+    let host = remote_match(&remote_spec("far", &sha), 1, &out, &["--max-plies", "10", "--setups", &book]);
+    // 5,000 connections that each close at once, or ask with a wrong token: every one is
+    // refused.
+    const FLOOD: usize = 5_000;
+    let addr = format!("127.0.0.1:{}", host.port);
+    for i in 0..FLOOD {
+        let Ok(mut s) = TcpStream::connect(&addr) else { continue };
+        if i % 2 == 0 {
+            let _ = s.write_all(
+                b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer stt_wrong\r\n\r\n",
+            );
+            let mut b = [0u8; 256];
+            let _ = s.read(&mut b);
+        }
+    }
+    let client = Client::start(&host.url(), &tf, &sample_bot());
+    let (code, stdout, stderr) = host.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    drop(client);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("remote bots: 127.0.0.1:")).collect();
+    assert!(lines.len() <= 2 * 10, "{} refusal lines:\n{}", lines.len(), lines.join("\n"));
+    // The rest is summarised: how many, of what kind, from where.
+    let hidden: u64 = stderr
+        .lines()
+        .filter_map(|l| l.split_once("remote bots: ")?.1.split_once(" more connections refused")?.0.parse::<u64>().ok())
+        .sum();
+    assert!(hidden as usize + lines.len() >= FLOOD * 9 / 10, "{hidden} summarised:\n{stderr}");
+    assert!(stderr.contains("from 1 address(es): 127.0.0.1"), "{stderr}");
+    assert_eq!(records(&out)[0]["result"]["reason"], "ply_limit");
+}
