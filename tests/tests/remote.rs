@@ -1,11 +1,10 @@
 //! Remote bots end to end, on 127.0.0.1: the real host listening (`--listen`), the real
 //! `connect` client running real bots, and raw WebSocket clients for bad input.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use stratego_tests::remote::{Client, Host, book, remote_match, remote_spec, sample_bot, token, token_text};
