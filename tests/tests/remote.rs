@@ -511,7 +511,8 @@ fn delaying_proxy(to: u16, delay: Duration) -> u16 {
 
 #[test]
 #[ignore = "timing: a bot at 90 % of a 1 s move time behind a 30 ms proxy; load on the machine moves those milliseconds (.ci/timing.sh runs it)"]
-fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_allowance() {
+fn behind_a_lagging_proxy_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_kernels_round_trip()
+ {
     const DELAY_MS: u64 = 30;
     let dir = TempDir::new("remote-lag");
     let (tf, sha) = token(&dir, "far");
@@ -521,7 +522,7 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
         &remote_spec("far", &sha),
         1,
         &out,
-        &["--max-plies", "24", "--move-time", "1", "--heartbeat-ms", "200"],
+        &["--max-plies", "24", "--move-time", "1", "--heartbeat-ms", "200", "--setups", &book()],
     );
     let proxy = delaying_proxy(host.port, Duration::from_millis(DELAY_MS));
     let bot = misbehaving_bot(&["--think-ms", "900", "--times", times.to_str().unwrap()]);
@@ -544,13 +545,14 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
         // Charged at least its own think time: the credit never reaches into it (the round
         // trip, twice the one-way lag, is charged before the credit of one).
         assert!(charged >= t, "move {i}: charged {charged} µs, thought {t} µs");
-        if i >= 2 {
-            // Measured: the proxy's delay, give or take the machine.
-            assert!(lag >= DELAY_MS * 1000 * 8 / 10, "move {i}: lag {lag} µs for a {DELAY_MS} ms delay");
-            credited += 1;
-        }
+        // The proxy is a program on the host's machine: the kernel's round trip to it is
+        // loopback's, and a round trip counts at most the kernel's (a bot cannot raise its
+        // lag by answering pings late), so the proxy's delay is charged, not credited; a
+        // bot at 90 % of its time still loses nothing to it.
+        assert!(lag < DELAY_MS * 1000 / 4, "move {i}: lag {lag} µs, over the kernel's loopback round trip");
+        credited += u64::from(credit > 0);
     }
-    assert!(credited >= 8, "the lag was credited on most moves");
+    eprintln!("{credited} moves of {} credited some lag", moves.len());
 }
 
 #[test]
