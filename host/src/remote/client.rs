@@ -239,15 +239,26 @@ impl Bot {
             .process_group(0)
             .kill_on_drop(true);
         let parent = std::process::id() as i32;
-        // SAFETY: `setup` makes only async-signal-safe calls (the promise of `ChildSetup`).
+        // The bot tells the guardian its group itself, before its program starts: a
+        // `connect` killed at any moment after that leaves no process of it behind.
+        let tell = guardian.map(|g| std::os::fd::AsRawFd::as_raw_fd(&g.pipe));
+        // SAFETY: `setup` makes only async-signal-safe calls (the promise of `ChildSetup`);
+        // getpid and write are async-signal-safe too.
         unsafe {
-            cmd.pre_exec(move || setup(parent));
+            cmd.pre_exec(move || {
+                setup(parent)?;
+                if let Some(fd) = tell {
+                    // Its own group (process_group(0)): its process id.
+                    let bytes = libc::getpid().to_ne_bytes();
+                    if libc::write(fd, bytes.as_ptr().cast(), bytes.len()) != 4 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
         }
         let mut child = cmd.spawn().map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-        if let (Some(g), Some(guardian)) = (pgid, guardian) {
-            guardian.tell(g);
-        }
         let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
