@@ -452,3 +452,229 @@ pub fn connect_from(from: std::net::Ipv4Addr, addr: &str, limit: std::time::Dura
         s
     }
 }
+
+/// Remote bots' end-to-end helpers: a host listening for them on 127.0.0.1, `connect`
+/// clients, tokens (shared by remote.rs and chaos_remote.rs).
+pub mod remote {
+    use std::io::{BufRead, BufReader, Read};
+    use std::path::{Path, PathBuf};
+    use std::process::{Child, Command, Stdio};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use crate::{CALM_CLOCK, TempDir, host_bin};
+
+    /// A host running an event with remote bots, its stderr collected.
+    pub struct Host {
+        child: Child,
+        /// The port it listens on.
+        pub port: u16,
+        /// It said it listens on `wss://` (with `--tls-cert`).
+        pub tls: bool,
+        stderr: Arc<Mutex<String>>,
+    }
+
+    impl Host {
+        /// Starts `stratego-host ARGS --listen 127.0.0.1:0` and waits for its listening line.
+        pub fn start(args: &[&str]) -> Host {
+            let mut child = Command::new(host_bin())
+                .args(args)
+                .args(["--listen", "127.0.0.1:0"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("the host starts");
+            let stderr = Arc::new(Mutex::new(String::new()));
+            let (tx, rx) = std::sync::mpsc::channel();
+            let pipe = child.stderr.take().unwrap();
+            let keep = stderr.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    for (scheme, tls) in [("ws", false), ("wss", true)] {
+                        if let Some(rest) = line.split(&format!("on {scheme}://127.0.0.1:")).nth(1) {
+                            let _ = tx.send((rest.trim().parse::<u16>().unwrap_or(0), tls));
+                        }
+                    }
+                    let mut s = keep.lock().unwrap();
+                    s.push_str(&line);
+                    s.push('\n');
+                }
+            });
+            let (port, tls) = match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(p) => p,
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("the host did not say where it listens: {}", stderr.lock().unwrap());
+                }
+            };
+            Host { child, port, tls, stderr }
+        }
+
+        /// Its `ws://` address.
+        pub fn url(&self) -> String {
+            format!("ws://127.0.0.1:{}", self.port)
+        }
+
+        /// What it wrote to stderr so far.
+        pub fn stderr(&self) -> String {
+            self.stderr.lock().unwrap().clone()
+        }
+
+        /// Waits for the host to exit (at most `limit`); its exit code, stdout and stderr.
+        pub fn finish(self, limit: Duration) -> (i32, String, String) {
+            let (code, out, err, _) = self.finish_with_peak(limit);
+            (code, out, err)
+        }
+
+        /// [`Host::finish`], and the host's peak resident memory in MiB: the high-water mark of
+        /// its own address space (`VmHWM`), as /proc last showed it before it exited. (Not its
+        /// summary's "host peak RSS": getrusage's figure starts from the peak of the process
+        /// that spawned it, carried over the exec, here this test binary with every test
+        /// running in it.)
+        pub fn finish_with_peak(mut self, limit: Duration) -> (i32, String, String, f64) {
+            let start = Instant::now();
+            let status_file = format!("/proc/{}/status", self.child.id());
+            let mut peak_kib = 0u64;
+            loop {
+                let hwm = std::fs::read_to_string(&status_file).ok().and_then(|status| {
+                    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+                    line.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()
+                });
+                peak_kib = peak_kib.max(hwm.unwrap_or(0));
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    let mut out = String::new();
+                    self.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+                    // Let the stderr thread take the last lines.
+                    std::thread::sleep(Duration::from_millis(100));
+                    return (status.code().unwrap_or(-1), out, self.stderr(), peak_kib as f64 / 1024.0);
+                }
+                if start.elapsed() > limit {
+                    let _ = self.child.kill();
+                    panic!("the host did not finish within {limit:?}: {}", self.stderr());
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+
+    impl Drop for Host {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// A `connect` client, killed when dropped.
+    pub struct Client(pub Child);
+
+    impl Drop for Client {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    impl Client {
+        /// `stratego-host connect URL --token-file F --retry-s 30 -- BOT`.
+        pub fn start(url: &str, token_file: &Path, bot: &[impl AsRef<std::ffi::OsStr>]) -> Client {
+            Client::start_with(url, token_file, &["--retry-s", "30"], bot)
+        }
+
+        /// `stratego-host connect URL --token-file F OPTIONS -- BOT`.
+        pub fn start_with(
+            url: &str,
+            token_file: &Path,
+            options: &[&str],
+            bot: &[impl AsRef<std::ffi::OsStr>],
+        ) -> Client {
+            Client(
+                Command::new(host_bin())
+                    .args(["connect", url, "--token-file", token_file.to_str().unwrap()])
+                    .args(options)
+                    .arg("--")
+                    .args(bot)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("connect starts"),
+            )
+        }
+
+        /// Waits for it to exit (at most `limit`): its exit code and stderr.
+        pub fn finish(mut self, limit: Duration) -> (i32, String) {
+            let start = Instant::now();
+            loop {
+                if let Some(status) = self.0.try_wait().unwrap() {
+                    let mut err = String::new();
+                    self.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+                    return (status.code().unwrap_or(-1), err);
+                }
+                assert!(start.elapsed() < limit, "connect did not exit within {limit:?}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+
+        /// Waits for it to exit (at most `limit`), else kills it: its exit code if it exited by
+        /// itself, and its stderr.
+        pub fn finish_or_kill(mut self, limit: Duration) -> (Option<i32>, String) {
+            let start = Instant::now();
+            let code = loop {
+                if let Some(status) = self.0.try_wait().unwrap() {
+                    break status.code();
+                }
+                if start.elapsed() >= limit {
+                    let _ = self.0.kill();
+                    let _ = self.0.wait();
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            let mut err = String::new();
+            self.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            (code, err)
+        }
+    }
+
+    /// A new token in `dir/NAME.token` (via the real `token` command) and its SHA-256.
+    pub fn token(dir: &TempDir, name: &str) -> (PathBuf, String) {
+        let path = dir.join(&format!("{name}.token"));
+        let out = Command::new(host_bin()).args(["token", "--out", path.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let sha = stdout.trim().strip_prefix("token_sha256 = \"").and_then(|s| s.strip_suffix('"')).expect(&stdout);
+        (path, sha.to_owned())
+    }
+
+    /// A remote bot's spec.
+    pub fn remote_spec(name: &str, sha: &str) -> String {
+        format!(r#"{{"name":"{name}","remote":true,"token_sha256":"{sha}"}}"#)
+    }
+
+    /// The sample setup book (Gravon setups: no flag on a front row, so no scout takes one at
+    /// the first ply): for tests whose game must reach its bot's turns and `--max-plies`.
+    pub fn book() -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/data/setups-sample.txt").display().to_string()
+    }
+
+    /// The sample bot (the host binary's `sample-bot`), as a command for `connect`.
+    pub fn sample_bot() -> Vec<String> {
+        vec![host_bin().display().to_string(), "sample-bot".to_owned()]
+    }
+
+    /// `stratego-host match sample-bot REMOTE --games GAMES --out OUT EXTRA` listening on
+    /// 127.0.0.1 (see [`Host::start`]), with a calm clock unless `extra` sets one.
+    pub fn remote_match(remote: &str, games: u32, out: &Path, extra: &[&str]) -> Host {
+        let games = games.to_string();
+        let mut args = vec!["match", "sample-bot", remote, "--games", &games, "--out", out.to_str().unwrap()];
+        if !crate::sets_clock(extra) {
+            args.extend(CALM_CLOCK);
+        }
+        args.extend(extra);
+        Host::start(&args)
+    }
+
+    /// The token in a token file, as a raw client sends it.
+    pub fn token_text(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap().trim().to_owned()
+    }
+}

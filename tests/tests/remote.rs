@@ -1,223 +1,18 @@
 //! Remote bots end to end, on 127.0.0.1: the real host listening (`--listen`), the real
 //! `connect` client running real bots, and raw WebSocket clients for bad input.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use stratego_tests::remote::{Client, Host, book, remote_match, remote_spec, sample_bot, token, token_text};
 use stratego_tests::{CALM_CLOCK, TempDir, bin, host_bin, records, wait_for};
-
-/// A host running an event with remote bots, its stderr collected.
-struct Host {
-    child: Child,
-    port: u16,
-    /// It said it listens on `wss://` (with `--tls-cert`).
-    tls: bool,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Host {
-    /// Starts `stratego-host ARGS --listen 127.0.0.1:0` and waits for its listening line.
-    fn start(args: &[&str]) -> Host {
-        let mut child = Command::new(host_bin())
-            .args(args)
-            .args(["--listen", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the host starts");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let pipe = child.stderr.take().unwrap();
-        let keep = stderr.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                for (scheme, tls) in [("ws", false), ("wss", true)] {
-                    if let Some(rest) = line.split(&format!("on {scheme}://127.0.0.1:")).nth(1) {
-                        let _ = tx.send((rest.trim().parse::<u16>().unwrap_or(0), tls));
-                    }
-                }
-                let mut s = keep.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
-        let (port, tls) = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(p) => p,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("the host did not say where it listens: {}", stderr.lock().unwrap());
-            }
-        };
-        Host { child, port, tls, stderr }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://127.0.0.1:{}", self.port)
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// Waits for the host to exit (at most `limit`); its exit code, stdout and stderr.
-    fn finish(self, limit: Duration) -> (i32, String, String) {
-        let (code, out, err, _) = self.finish_with_peak(limit);
-        (code, out, err)
-    }
-
-    /// [`Host::finish`], and the host's peak resident memory in MiB: the high-water mark of
-    /// its own address space (`VmHWM`), as /proc last showed it before it exited. (Not its
-    /// summary's "host peak RSS": getrusage's figure starts from the peak of the process
-    /// that spawned it, carried over the exec, here this test binary with every test
-    /// running in it.)
-    fn finish_with_peak(mut self, limit: Duration) -> (i32, String, String, f64) {
-        let start = Instant::now();
-        let status_file = format!("/proc/{}/status", self.child.id());
-        let mut peak_kib = 0u64;
-        loop {
-            let hwm = std::fs::read_to_string(&status_file).ok().and_then(|status| {
-                let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
-                line.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()
-            });
-            peak_kib = peak_kib.max(hwm.unwrap_or(0));
-            if let Some(status) = self.child.try_wait().unwrap() {
-                let mut out = String::new();
-                self.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-                // Let the stderr thread take the last lines.
-                std::thread::sleep(Duration::from_millis(100));
-                return (status.code().unwrap_or(-1), out, self.stderr(), peak_kib as f64 / 1024.0);
-            }
-            if start.elapsed() > limit {
-                let _ = self.child.kill();
-                panic!("the host did not finish within {limit:?}: {}", self.stderr());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A `connect` client, killed when dropped.
-struct Client(Child);
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Client {
-    /// `stratego-host connect URL --token-file F --retry-s 30 -- BOT`.
-    fn start(url: &str, token_file: &Path, bot: &[impl AsRef<std::ffi::OsStr>]) -> Client {
-        Client::start_with(url, token_file, &["--retry-s", "30"], bot)
-    }
-
-    /// `stratego-host connect URL --token-file F OPTIONS -- BOT`.
-    fn start_with(url: &str, token_file: &Path, options: &[&str], bot: &[impl AsRef<std::ffi::OsStr>]) -> Client {
-        Client(
-            Command::new(host_bin())
-                .args(["connect", url, "--token-file", token_file.to_str().unwrap()])
-                .args(options)
-                .arg("--")
-                .args(bot)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("connect starts"),
-        )
-    }
-
-    /// Waits for it to exit (at most `limit`): its exit code and stderr.
-    fn finish(mut self, limit: Duration) -> (i32, String) {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.0.try_wait().unwrap() {
-                let mut err = String::new();
-                self.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-                return (status.code().unwrap_or(-1), err);
-            }
-            assert!(start.elapsed() < limit, "connect did not exit within {limit:?}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Waits for it to exit (at most `limit`), else kills it: its exit code if it exited by
-    /// itself, and its stderr.
-    fn finish_or_kill(mut self, limit: Duration) -> (Option<i32>, String) {
-        let start = Instant::now();
-        let code = loop {
-            if let Some(status) = self.0.try_wait().unwrap() {
-                break status.code();
-            }
-            if start.elapsed() >= limit {
-                let _ = self.0.kill();
-                let _ = self.0.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        self.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-        (code, err)
-    }
-}
-
-/// A new token in `dir/NAME.token` (via the real `token` command) and its SHA-256.
-fn token(dir: &TempDir, name: &str) -> (PathBuf, String) {
-    let path = dir.join(&format!("{name}.token"));
-    let out = Command::new(host_bin()).args(["token", "--out", path.to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let sha = stdout.trim().strip_prefix("token_sha256 = \"").and_then(|s| s.strip_suffix('"')).expect(&stdout);
-    (path, sha.to_owned())
-}
-
-/// A remote bot's spec.
-fn remote_spec(name: &str, sha: &str) -> String {
-    format!(r#"{{"name":"{name}","remote":true,"token_sha256":"{sha}"}}"#)
-}
-
-/// The sample setup book (Gravon setups: no flag on a front row, so no scout takes one at
-/// the first ply): for tests whose game must reach its bot's turns and `--max-plies`.
-fn book() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/data/setups-sample.txt").display().to_string()
-}
-
-fn sample_bot() -> Vec<String> {
-    vec![host_bin().display().to_string(), "sample-bot".to_owned()]
-}
 
 /// The misbehaving test bot's command line with `args`.
 fn misbehaving_bot(args: &[&str]) -> Vec<String> {
     std::iter::once(bin("misbehaving-bot").display().to_string()).chain(args.iter().map(|a| a.to_string())).collect()
-}
-
-/// `stratego-host match sample-bot REMOTE --games GAMES --out OUT EXTRA` listening on
-/// 127.0.0.1 (see [`Host::start`]), with a calm clock unless `extra` sets one.
-fn remote_match(remote: &str, games: u32, out: &Path, extra: &[&str]) -> Host {
-    let games = games.to_string();
-    let mut args = vec!["match", "sample-bot", remote, "--games", &games, "--out", out.to_str().unwrap()];
-    if !stratego_tests::sets_clock(extra) {
-        args.extend(CALM_CLOCK);
-    }
-    args.extend(extra);
-    Host::start(&args)
-}
-
-/// The token in a token file, as a raw client sends it.
-fn token_text(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap().trim().to_owned()
 }
 
 /// The side the bot named `name` played in record `r`.
@@ -716,7 +511,8 @@ fn delaying_proxy(to: u16, delay: Duration) -> u16 {
 
 #[test]
 #[ignore = "timing: a bot at 90 % of a 1 s move time behind a 30 ms proxy; load on the machine moves those milliseconds (.ci/timing.sh runs it)"]
-fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_allowance() {
+fn behind_a_lagging_proxy_a_bot_at_90_percent_of_its_time_loses_nothing_and_gains_nothing_beyond_the_kernels_round_trip()
+ {
     const DELAY_MS: u64 = 30;
     let dir = TempDir::new("remote-lag");
     let (tf, sha) = token(&dir, "far");
@@ -726,7 +522,7 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
         &remote_spec("far", &sha),
         1,
         &out,
-        &["--max-plies", "24", "--move-time", "1", "--heartbeat-ms", "200"],
+        &["--max-plies", "24", "--move-time", "1", "--heartbeat-ms", "200", "--setups", &book()],
     );
     let proxy = delaying_proxy(host.port, Duration::from_millis(DELAY_MS));
     let bot = misbehaving_bot(&["--think-ms", "900", "--times", times.to_str().unwrap()]);
@@ -749,13 +545,14 @@ fn behind_a_lagging_network_a_bot_at_90_percent_of_its_time_loses_nothing_and_ga
         // Charged at least its own think time: the credit never reaches into it (the round
         // trip, twice the one-way lag, is charged before the credit of one).
         assert!(charged >= t, "move {i}: charged {charged} µs, thought {t} µs");
-        if i >= 2 {
-            // Measured: the proxy's delay, give or take the machine.
-            assert!(lag >= DELAY_MS * 1000 * 8 / 10, "move {i}: lag {lag} µs for a {DELAY_MS} ms delay");
-            credited += 1;
-        }
+        // The proxy is a program on the host's machine: the kernel's round trip to it is
+        // loopback's, and a round trip counts at most the kernel's (a bot cannot raise its
+        // lag by answering pings late), so the proxy's delay is charged, not credited; a
+        // bot at 90 % of its time still loses nothing to it.
+        assert!(lag < DELAY_MS * 1000 / 4, "move {i}: lag {lag} µs, over the kernel's loopback round trip");
+        credited += u64::from(credit > 0);
     }
-    assert!(credited >= 8, "the lag was credited on most moves");
+    eprintln!("{credited} moves of {} credited some lag", moves.len());
 }
 
 #[test]

@@ -34,10 +34,12 @@ pub struct RemoteFlags {
     /// The TLS and WebSocket handshake (token included) must be done within this.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub handshake_timeout_ms: u64,
-    /// Connections at once (authenticated or not); more are closed at once.
+    /// Connections at once (authenticated or not); when they are taken, a new one gets the
+    /// place of the oldest still in its handshake from the address with the most.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_connections: usize,
-    /// Connections per address still in their handshake; more are closed at once.
+    /// Connections per address (an IPv4 address, an IPv6 /64) still in their handshake;
+    /// more are closed at once.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_unauthenticated: usize,
     /// A ping to each remote bot this often; a connection silent for 5 of these is gone.

@@ -12,9 +12,13 @@
 //! lost with that reason, as a local bot's would be, and `connect` connects again for the
 //! next game with a fresh process.
 //!
-//! The bot dies with `connect`: its process is started with a [`ChildSetup`] (the command
-//! gives `supervise::os::die_with_parent`, the parent-death signal) so that a `connect`
-//! killed with SIGKILL leaves no bot behind.
+//! The bot dies with `connect`, and so does every process it started: it runs in a process
+//! group of its own, which `connect` kills whenever the bot ends; its process is started
+//! with a [`ChildSetup`] (the command gives `supervise::os::die_with_parent`, the
+//! parent-death signal); and a [`Guardian`], a small process forked before anything else,
+//! kills the bot's group when `connect` is gone however it ended (SIGKILL included: the
+//! parent-death signal reaches only the bot's first process, not an engine a launcher
+//! script started).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -86,31 +90,175 @@ enum ConnectError {
 /// It must make only async-signal-safe calls.
 pub type ChildSetup = unsafe fn(i32) -> std::io::Result<()>;
 
+/// The watcher of `connect`'s bot groups: a process forked by [`Guardian::start`] that kills
+/// every group it was told of ([`Guardian::watch`]) once `connect` is gone (the end of a
+/// pipe whose writing end only `connect` holds), whatever ended it.
+#[derive(Debug)]
+pub struct Guardian {
+    pipe: std::os::fd::OwnedFd,
+}
+
+/// The most bot groups a guardian keeps (`connect` runs one bot at a time).
+const GUARDED: usize = 64;
+
+impl Guardian {
+    /// Forks the guardian. Must be called while the process has one thread (before a
+    /// runtime starts): the child runs only async-signal-safe calls anyway.
+    ///
+    /// # Errors
+    /// No pipe or no fork.
+    pub fn start() -> std::io::Result<Guardian> {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0i32; 2];
+        // SAFETY: pipe2 writes two descriptors into the array it is given.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let [read_end, write_end] = fds;
+        // SAFETY: the child makes only async-signal-safe calls (signal, close, read, kill,
+        // _exit) and never returns.
+        match unsafe { libc::fork() } {
+            -1 => {
+                let e = std::io::Error::last_os_error();
+                // SAFETY: both descriptors are ours.
+                unsafe {
+                    libc::close(read_end);
+                    libc::close(write_end);
+                }
+                Err(e)
+            }
+            // SAFETY: see above.
+            0 => unsafe { guard(read_end, write_end) },
+            _ => {
+                // SAFETY: the read end is ours, and closed once; the write end is owned.
+                unsafe { libc::close(read_end) };
+                Ok(Guardian { pipe: unsafe { std::os::fd::OwnedFd::from_raw_fd(write_end) } })
+            }
+        }
+    }
+
+    /// The group `pgid` is to be killed when `connect` ends (positive), or no more
+    /// (negative: it is gone).
+    fn tell(&self, pgid: i32) {
+        use std::os::fd::AsRawFd;
+        let bytes = pgid.to_ne_bytes();
+        // SAFETY: writes 4 bytes from a live array to a descriptor we own (a pipe: 4 bytes
+        // go whole).
+        let _ = unsafe { libc::write(self.pipe.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    }
+}
+
+/// The guardian's life: remembers the groups it is told of until the pipe ends, then kills
+/// them all.
+///
+/// # Safety
+/// Only in the child of a fork, with the pipe's two ends.
+unsafe fn guard(read_end: i32, write_end: i32) -> ! {
+    // SAFETY: async-signal-safe calls on plain integers and a stack array.
+    unsafe {
+        libc::close(write_end);
+        // It writes nothing: it holds no one's output open.
+        for fd in 0..=2 {
+            libc::close(fd);
+        }
+        // A Ctrl-C or a kill of connect's process group must not end the guardian first.
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+        let mut groups = [0i32; GUARDED];
+        let mut buf = [0u8; 4];
+        loop {
+            let n = libc::read(read_end, buf.as_mut_ptr().cast(), 4);
+            if n == 4 {
+                let g = i32::from_ne_bytes(buf);
+                if g > 0 {
+                    if let Some(slot) = groups.iter_mut().find(|s| **s == 0) {
+                        *slot = g;
+                    }
+                } else if let Some(slot) = groups.iter_mut().find(|s| **s == -g) {
+                    *slot = 0;
+                }
+                continue;
+            }
+            if n < 0 && *libc::__errno_location() == libc::EINTR {
+                continue;
+            }
+            break;
+        }
+        for g in groups {
+            if g > 0 {
+                libc::kill(-g, libc::SIGKILL);
+            }
+        }
+        libc::_exit(0)
+    }
+}
+
 /// The bot's process and its output lines.
 struct Bot {
     child: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
+    /// Its input (`None` once closed).
+    stdin: Option<tokio::process::ChildStdin>,
     lines: mpsc::Receiver<Result<String, (u16, String)>>,
     /// `quit` was passed on: its exit is expected.
     quitting: bool,
     /// `game_over` was passed on: a bot that plays one game a process may exit now.
     over: bool,
+    /// Its process group (its process's id), killed when it ends.
+    pgid: Option<i32>,
+    guardian: Option<Arc<Guardian>>,
+}
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        // Whatever the bot started goes with it (a launcher script's engine, a helper).
+        if let Some(g) = self.pgid {
+            // SAFETY: kill takes plain integers; the group's leader is not reaped before
+            // this (a `Child` is reaped only by a wait), or it was just now.
+            unsafe { libc::kill(-g, libc::SIGKILL) };
+            if let Some(guardian) = &self.guardian {
+                guardian.tell(-g);
+            }
+        }
+        let _ = self.child.start_kill();
+    }
 }
 
 impl Bot {
-    fn spawn(command: &[String], max_line: usize, setup: ChildSetup) -> Result<Bot, String> {
+    fn spawn(
+        command: &[String],
+        max_line: usize,
+        setup: ChildSetup,
+        guardian: Option<&Arc<Guardian>>,
+    ) -> Result<Bot, String> {
         let mut cmd = tokio::process::Command::new(&command[0]);
         cmd.args(&command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
+            .process_group(0)
             .kill_on_drop(true);
         let parent = std::process::id() as i32;
-        // SAFETY: `setup` makes only async-signal-safe calls (the promise of `ChildSetup`).
+        // The bot tells the guardian its group itself, before its program starts: a
+        // `connect` killed at any moment after that leaves no process of it behind.
+        let tell = guardian.map(|g| std::os::fd::AsRawFd::as_raw_fd(&g.pipe));
+        // SAFETY: `setup` makes only async-signal-safe calls (the promise of `ChildSetup`);
+        // getpid and write are async-signal-safe too.
         unsafe {
-            cmd.pre_exec(move || setup(parent));
+            cmd.pre_exec(move || {
+                setup(parent)?;
+                if let Some(fd) = tell {
+                    // Its own group (process_group(0)): its process id.
+                    let bytes = libc::getpid().to_ne_bytes();
+                    if libc::write(fd, bytes.as_ptr().cast(), bytes.len()) != 4 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
         }
         let mut child = cmd.spawn().map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
+        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
         let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -135,14 +283,15 @@ impl Bot {
                 }
             }
         });
-        Ok(Bot { child, stdin, lines, quitting: false, over: false })
+        Ok(Bot { child, stdin: Some(stdin), lines, quitting: false, over: false, pgid, guardian: guardian.cloned() })
     }
 }
 
 /// Runs `connect` until the host ends the event (closes with "the event is over"), the
 /// token is refused, or no connection can be made for `retry_for`. Each bot process is
-/// started with `setup` (see [`ChildSetup`]). Returns the exit code.
-pub async fn run(opts: ConnectOptions, setup: ChildSetup) -> i32 {
+/// started with `setup` (see [`ChildSetup`]) in a process group of its own, told to
+/// `guardian` (see [`Guardian`]). Returns the exit code.
+pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<Guardian>>) -> i32 {
     let tls = match tls_config(opts.ca.as_deref()) {
         Ok(c) => Arc::new(c),
         Err(e) => {
@@ -181,11 +330,11 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup) -> i32 {
         if let Some(b) = bot.as_mut() {
             while b.lines.try_recv().is_ok() {}
         }
-        match relay(ws, &mut bot, &opts, setup).await {
+        match relay(ws, &mut bot, &opts, setup, guardian.as_ref()).await {
             Ended::Over => {
                 eprintln!("stratego-host connect: the host ended the event");
                 if let Some(mut b) = bot.take() {
-                    drop(b.stdin);
+                    drop(b.stdin.take());
                     let _ = tokio::time::timeout(Duration::from_secs(2), b.child.wait()).await;
                 }
                 return 0;
@@ -207,7 +356,13 @@ enum Ended {
 }
 
 /// Carries lines both ways over one connection.
-async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions, setup: ChildSetup) -> Ended {
+async fn relay(
+    mut ws: Ws,
+    bot: &mut Option<Bot>,
+    opts: &ConnectOptions,
+    setup: ChildSetup,
+    guardian: Option<&Arc<Guardian>>,
+) -> Ended {
     let mut heartbeat = tokio::time::interval(opts.heartbeat);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
@@ -228,7 +383,7 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions, setup: 
                         // A bot told to quit (or, at a new game's hello, one whose game is
                         // over) ends before the next game's first line.
                         if let Some(mut old) = bot.take_if(|b| b.quitting || (hello && b.over)) {
-                            drop(old.stdin);
+                            drop(old.stdin.take());
                             if tokio::time::timeout(Duration::from_secs(2), old.child.wait()).await.is_err() {
                                 let _ = old.child.start_kill();
                                 let _ = old.child.wait().await;
@@ -239,7 +394,7 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions, setup: 
                             }
                         }
                         if bot.is_none() {
-                            match Bot::spawn(&opts.command, opts.max_line, setup) {
+                            match Bot::spawn(&opts.command, opts.max_line, setup, guardian) {
                                 Ok(b) => *bot = Some(b),
                                 Err(e) => {
                                     eprintln!("stratego-host connect: {e}");
@@ -259,7 +414,8 @@ async fn relay(mut ws: Ws, bot: &mut Option<Bot>, opts: &ConnectOptions, setup: 
                         let mut bytes = Vec::with_capacity(line.len() + 1);
                         bytes.extend_from_slice(line.as_bytes());
                         bytes.push(b'\n');
-                        if let Err(e) = b.stdin.write_all(&bytes).await {
+                        let Some(stdin) = b.stdin.as_mut() else { continue };
+                        if let Err(e) = stdin.write_all(&bytes).await {
                             // Its exit is seen next.
                             tracing::debug!("writing to the bot: {e}");
                         }

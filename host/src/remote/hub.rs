@@ -11,7 +11,7 @@
 //! (`--max-line`), lines waiting to be read ([`INBOX`]), the socket's write buffer, the
 //! handshake's time, connections in all and connections not yet authenticated per address.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -185,6 +185,38 @@ pub struct Link {
     pub rx: mpsc::Receiver<Incoming>,
     /// Its measurements.
     pub stats: Arc<ConnStats>,
+    /// Requests sent on this connection whose answer has not come yet, oldest first (at
+    /// most [`OWED`]): an answer that comes later for one of them (one past its deadline,
+    /// or for a game that has ended) is tied to it and dropped, never taken for the answer
+    /// to a later request. A new connection owes nothing (its `connect` client drops what
+    /// the bot wrote while it was not connected).
+    pub owed: VecDeque<Owed>,
+}
+
+/// Requests a connection remembers as unanswered (see [`Link::owed`]).
+pub const OWED: usize = 32;
+
+/// What answers a request: `ready` a `hello`, `setup` a `setup_request`, `move` (or
+/// `resign`) a `turn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// `ready`.
+    Ready,
+    /// `setup`.
+    Setup,
+    /// `move` or `resign`.
+    Move,
+}
+
+/// A request sent and not answered yet (see [`Link::owed`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owed {
+    /// What would answer it.
+    pub answer: Answer,
+    /// The game it was for.
+    pub game_id: String,
+    /// The turn's `ply`, for a turn.
+    pub ply: Option<u32>,
 }
 
 /// One remote bot's place in the hub.
@@ -212,13 +244,21 @@ pub enum LeaseError {
 /// The listener and the registry of remote bots' connections.
 pub struct Hub {
     bots: Vec<Option<(RemoteBot, Mutex<Slot>, Notify)>>,
+    /// Where each remote bot's token hashes come from (its token files are read again at
+    /// each handshake: a revoked token admits nobody from then on).
+    sources: Vec<token::TokenSource>,
     options: ListenOptions,
     local_addr: SocketAddr,
     next_id: AtomicU64,
     connections: AtomicUsize,
-    unauthenticated: Mutex<HashMap<IpAddr, usize>>,
+    /// Connections that passed their handshake and serve a bot now.
+    authenticated: AtomicUsize,
+    /// Connections still in their handshake, by address ([`addr_key`]).
+    unauthenticated: Mutex<HashMap<IpAddr, Vec<Pending>>>,
     /// Refused connections (bad token, limits), for the tests and the log.
     pub refused: AtomicU64,
+    /// The refusals' log lines, rate-limited.
+    refusal_log: Mutex<RefusalLog>,
     /// Turns true when the event is over: every connection is closed, saying so.
     closing: tokio::sync::watch::Sender<bool>,
 }
@@ -226,6 +266,50 @@ pub struct Hub {
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hub").field("local_addr", &self.local_addr).finish_non_exhaustive()
+    }
+}
+
+/// Lines of each kind of refusal logged in a window.
+pub const REFUSALS_SHOWN: u32 = 10;
+/// The window of [`REFUSALS_SHOWN`].
+pub const REFUSAL_WINDOW: Duration = Duration::from_secs(10);
+
+/// Refusals logged and not logged in the current window.
+#[derive(Debug, Default)]
+struct RefusalLog {
+    /// When the window began (its first refusal).
+    since: Option<Instant>,
+    kinds: Vec<RefusalKind>,
+}
+
+/// One kind of refusal in a [`RefusalLog`].
+#[derive(Debug, Default)]
+struct RefusalKind {
+    kind: &'static str,
+    shown: u32,
+    hidden: u64,
+    /// Where the hidden ones came from (at most 1024 kept).
+    addrs: std::collections::HashSet<IpAddr>,
+}
+
+/// A connection still in its handshake.
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    since: Instant,
+    /// Closes it (its place goes to a newer connection).
+    evict: oneshot::Sender<()>,
+}
+
+/// The address connections are counted by: an IPv4 address, or an IPv6 address's /64 (one
+/// subnet, what one machine or home is given), an IPv4-mapped IPv6 address as its IPv4.
+pub fn addr_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
     }
 }
 
@@ -256,14 +340,19 @@ impl Hub {
             names.join(", "),
             if options.tls.is_some() { "wss" } else { "ws" }
         );
+        let sources =
+            bots.iter().map(|b| b.as_ref().map(|b| token::TokenSource::of(&b.tokens)).unwrap_or_default()).collect();
         let hub = Arc::new(Hub {
+            sources,
             bots: bots.into_iter().map(|b| b.map(|b| (b, Mutex::new(Slot::default()), Notify::new()))).collect(),
             options,
             local_addr,
             next_id: AtomicU64::new(1),
             connections: AtomicUsize::new(0),
+            authenticated: AtomicUsize::new(0),
             unauthenticated: Mutex::new(HashMap::new()),
             refused: AtomicU64::new(0),
+            refusal_log: Mutex::new(RefusalLog::default()),
             closing: tokio::sync::watch::channel(false).0,
         });
         let _ = hub.options.page.hub.set(Arc::downgrade(&hub));
@@ -272,6 +361,16 @@ impl Hub {
         }
         let h = hub.clone();
         tokio::spawn(async move { h.accept_loop(listener).await });
+        // The refusals' summaries go out once a window is over, floods or not.
+        let weak = Arc::downgrade(&hub);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(REFUSAL_WINDOW);
+            loop {
+                tick.tick().await;
+                let Some(hub) = weak.upgrade() else { return };
+                hub.summarise_refusals(false);
+            }
+        });
         Ok(hub)
     }
 
@@ -279,6 +378,7 @@ impl Hub {
     /// (their `connect` clients then exit), waiting a moment for the close frames to go.
     pub async fn shutdown(&self) {
         let _ = self.closing.send(true);
+        self.summarise_refusals(true);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
         while self.connections.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -338,40 +438,141 @@ impl Hub {
                 }
             };
             let _ = stream.set_nodelay(true);
-            if self.connections.load(Ordering::SeqCst) >= self.options.max_connections {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!("remote bots: {peer}: refused: already {} connections", self.options.max_connections);
+            let Some((id, evicted)) = self.admit(peer) else {
                 drop(stream);
                 continue;
-            }
-            {
-                let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
-                let n = pending.entry(peer.ip()).or_default();
-                if *n >= self.options.max_unauthenticated_per_ip {
-                    self.refused.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(
-                        "remote bots: {peer}: refused: already {n} connections from {} in their handshake",
-                        peer.ip()
-                    );
-                    continue;
-                }
-                *n += 1;
-            }
+            };
             self.connections.fetch_add(1, Ordering::SeqCst);
             let hub = self.clone();
             tokio::spawn(async move {
-                hub.clone().connection(stream, peer).await;
+                hub.clone().connection(stream, peer, id, evicted).await;
                 hub.connections.fetch_sub(1, Ordering::SeqCst);
             });
         }
     }
 
-    fn handshake_done(&self, peer: SocketAddr) {
+    /// A connection refused or closed before its handshake was through: counted, and
+    /// logged, at most [`REFUSALS_SHOWN`] lines of each `kind` a [`REFUSAL_WINDOW`]; the
+    /// rest are summarised in one line a kind when the window is over (a flood of them
+    /// costs a few lines, not one a connection).
+    fn refuse(&self, kind: &'static str, peer: SocketAddr, line: String) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        self.summarise_refusals(false);
+        let mut log = self.refusal_log.lock().unwrap_or_else(|e| e.into_inner());
+        log.since.get_or_insert_with(Instant::now);
+        let k = match log.kinds.iter().position(|k| k.kind == kind) {
+            Some(i) => i,
+            None => {
+                log.kinds.push(RefusalKind { kind, ..RefusalKind::default() });
+                log.kinds.len() - 1
+            }
+        };
+        let k = &mut log.kinds[k];
+        if k.shown < REFUSALS_SHOWN {
+            k.shown += 1;
+            tracing::warn!("{line}");
+            if k.shown == REFUSALS_SHOWN {
+                tracing::warn!(
+                    "remote bots: more refusals ({kind}) in the next {:.0} s are summarised, not shown one by one",
+                    REFUSAL_WINDOW.as_secs_f64()
+                );
+            }
+        } else {
+            k.hidden += 1;
+            if k.addrs.len() < 1024 {
+                k.addrs.insert(addr_key(peer.ip()));
+            }
+        }
+    }
+
+    /// Logs a line a kind of the refusals not shown, when the window is over (or `now`),
+    /// and starts a new window.
+    fn summarise_refusals(&self, now: bool) {
+        let mut log = self.refusal_log.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(since) = log.since else { return };
+        if !now && since.elapsed() < REFUSAL_WINDOW {
+            return;
+        }
+        for k in &log.kinds {
+            if k.hidden == 0 {
+                continue;
+            }
+            let mut some: Vec<String> = k.addrs.iter().take(5).map(ToString::to_string).collect();
+            if k.addrs.len() > 5 {
+                some.push("…".to_owned());
+            }
+            tracing::warn!(
+                "remote bots: {} more connections refused ({}) in {:.1} s, not shown, from {}{} address(es): {}",
+                k.hidden,
+                k.kind,
+                since.elapsed().as_secs_f64(),
+                k.addrs.len(),
+                if k.addrs.len() >= 1024 { "+" } else { "" },
+                some.join(", ")
+            );
+        }
+        *log = RefusalLog::default();
+    }
+
+    /// Whether a new connection from `peer` gets a place: not when its address ([`addr_key`])
+    /// has `--max-unauthenticated` connections in their handshake already. When
+    /// `--max-connections` are taken, the place of a connection still in its handshake is
+    /// given to it: the oldest of the address with the most (never one of its own
+    /// address's, nor an authenticated bot's), so that no number of half-open connections
+    /// keeps a bot with its token out. Its id and what tells it that it was evicted.
+    fn admit(&self, peer: SocketAddr) -> Option<(u64, oneshot::Receiver<()>)> {
+        let key = addr_key(peer.ip());
         let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = pending.get_mut(&peer.ip()) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                pending.remove(&peer.ip());
+        let mine = pending.get(&key).map_or(0, Vec::len);
+        if mine >= self.options.max_unauthenticated_per_ip {
+            self.refuse(
+                "handshakes per address",
+                peer,
+                format!("remote bots: {peer}: refused: already {mine} connections from {key} in their handshake"),
+            );
+            return None;
+        }
+        let in_handshake: usize = pending.values().map(Vec::len).sum();
+        if self.authenticated.load(Ordering::SeqCst) + in_handshake >= self.options.max_connections {
+            // The address with the most connections in their handshake (the oldest first
+            // among equals) gives up its oldest, if it has more than this one's.
+            let victim = pending
+                .iter()
+                .filter(|(k, v)| **k != key && v.len() > mine)
+                .max_by_key(|(_, v)| (v.len(), std::cmp::Reverse(v.first().map(|p| p.since))))
+                .map(|(k, _)| *k);
+            let Some(victim) = victim else {
+                self.refuse(
+                    "connections at once",
+                    peer,
+                    format!(
+                        "remote bots: {peer}: refused: already {} connections ({in_handshake} in their handshake)",
+                        self.options.max_connections
+                    ),
+                );
+                return None;
+            };
+            let list = pending.get_mut(&victim).expect("found above");
+            let old = list.remove(0);
+            if list.is_empty() {
+                pending.remove(&victim);
+            }
+            let _ = old.evict.send(());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (evict, evicted) = oneshot::channel();
+        pending.entry(key).or_default().push(Pending { id, since: Instant::now(), evict });
+        Some((id, evicted))
+    }
+
+    /// Connection `id` from `peer` is out of its handshake (through it, or closed).
+    fn handshake_done(&self, peer: SocketAddr, id: u64) {
+        let key = addr_key(peer.ip());
+        let mut pending = self.unauthenticated.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = pending.get_mut(&key) {
+            list.retain(|p| p.id != id);
+            if list.is_empty() {
+                pending.remove(&key);
             }
         }
     }
@@ -387,8 +588,32 @@ impl Hub {
             .max_write_buffer_size(self.options.max_line.max(1 << 16) * 2)
     }
 
-    /// Serves one connection: TLS, the WebSocket handshake with the token, then the bot.
-    async fn connection(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr) {
+    /// Serves one connection: TLS, the WebSocket handshake with the token (given up when
+    /// `evicted` fires: its place went to a newer connection, see [`Hub::admit`]), then the
+    /// bot.
+    async fn connection(
+        self: Arc<Hub>,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        id: u64,
+        evicted: oneshot::Receiver<()>,
+    ) {
+        let hub = self.clone();
+        tokio::select! {
+            () = self.connection_inner(stream, peer, id) => {}
+            Ok(()) = evicted => {
+                hub.handshake_done(peer, id);
+                hub.refuse("evicted", peer, format!(
+                    "remote bots: {peer}: closed: still in its handshake when --max-connections were taken (its place went to a newer connection)"
+                ));
+            }
+        }
+    }
+
+    async fn connection_inner(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr, id: u64) {
+        // The socket, for the kernel's round-trip estimate (see [`kernel_min_rtt`]): valid
+        // while `serve` owns the stream.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
         let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
         // One listener for the bots and the live page: a request that is not a WebSocket
         // upgrade goes to the page (read without taking it from the socket).
@@ -396,7 +621,7 @@ impl Hub {
             match sniff(&stream, deadline).await {
                 Ok(true) => {}
                 Ok(false) => {
-                    self.handshake_done(peer);
+                    self.handshake_done(peer, id);
                     match stream.into_std() {
                         Ok(s) => http(s),
                         Err(e) => tracing::warn!("live page: {peer}: {e}"),
@@ -404,9 +629,8 @@ impl Hub {
                     return;
                 }
                 Err(why) => {
-                    self.handshake_done(peer);
-                    self.refused.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!("remote bots: {peer}: closed: {why}");
+                    self.handshake_done(peer, id);
+                    self.refuse("no request", peer, format!("remote bots: {peer}: closed: {why}"));
                     return;
                 }
             }
@@ -451,32 +675,32 @@ impl Hub {
             }
         };
         let result = tokio::time::timeout_at(deadline, hs).await;
-        self.handshake_done(peer);
+        self.handshake_done(peer, id);
         let verdict = chosen.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (ws, bot) = match (result, verdict) {
             (Err(_), _) => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(
-                    "remote bots: {peer}: closed: no handshake within {} ms",
-                    self.options.handshake_timeout.as_millis()
+                self.refuse(
+                    "handshake timeout",
+                    peer,
+                    format!(
+                        "remote bots: {peer}: closed: no handshake within {} ms",
+                        self.options.handshake_timeout.as_millis()
+                    ),
                 );
                 return;
             }
             (Ok(Ok(ws)), Some(Ok(bot))) => (ws, bot),
             (Ok(_), Some(Err(Refusal(status, why)))) => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!("remote bots: {peer}: refused ({status}): {why}");
+                self.refuse("refused token", peer, format!("remote bots: {peer}: refused ({status}): {why}"));
                 return;
             }
             (Ok(Err(e)), _) => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!("remote bots: {peer}: closed: {e}");
+                self.refuse("bad handshake", peer, format!("remote bots: {peer}: closed: {e}"));
                 return;
             }
             (Ok(Ok(_)), None) => return,
         };
         let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
         let stats = Arc::new(ConnStats::default());
@@ -488,14 +712,17 @@ impl Hub {
                 s.live = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
-                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone() });
+                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone(), owed: VecDeque::new() });
                 true
             }
         };
         if !taken {
             // Two handshakes of one token at once: the second to finish is refused.
-            self.refused.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!("remote bots: {peer}: refused: bot {} is connected already", info.name);
+            self.refuse(
+                "connected already",
+                peer,
+                format!("remote bots: {peer}: refused: bot {} is connected already", info.name),
+            );
             let mut ws = ws;
             let _ = ws
                 .close(Some(CloseFrame {
@@ -508,7 +735,9 @@ impl Hub {
         tracing::info!("remote bots: {} connected from {peer} (connection {id})", info.name);
         eprintln!("stratego-host: remote bot {} connected from {peer}", info.name);
         notify.notify_waiters();
-        let why = serve(ws, out_rx, in_tx, stats, &self.options, self.closing.subscribe()).await;
+        self.authenticated.fetch_add(1, Ordering::SeqCst);
+        let why = serve(ws, fd, out_rx, in_tx, stats, &self.options, self.closing.subscribe()).await;
+        self.authenticated.fetch_sub(1, Ordering::SeqCst);
         {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             if s.live == Some(id) {
@@ -622,9 +851,15 @@ impl Hub {
             ));
         };
         let h = token::hash(given);
+        // Token files are read again now: an edit since the start (a token revoked or
+        // added) applies to this connection.
         let found = self.bots.iter().enumerate().find_map(|(i, b)| {
             let (bot, _, _) = b.as_ref()?;
-            bot.tokens.iter().any(|t| token::same(t, &h)).then_some(i)
+            let (hashes, errors) = self.sources[i].current_hashes();
+            for e in errors {
+                tracing::warn!("remote bots: {}: token_file: {e} (it admits nobody until it is fixed)", bot.name);
+            }
+            hashes.iter().any(|t| token::same(t, &h)).then_some(i)
         });
         let Some(i) = found else {
             return Err(Refusal(
@@ -702,9 +937,35 @@ fn client_fault(code: u16, reason: &str) -> Option<Fault> {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// Serves an authenticated connection until it is gone; returns why.
+/// The kernel's smallest round trip measured on TCP socket `fd` (`tcpi_min_rtt` of
+/// `TCP_INFO`, else its smoothed `tcpi_rtt`): from the acknowledgements of the entrant's
+/// kernel, which the bot cannot delay as it can its pongs. `None` when not available.
+fn kernel_min_rtt(fd: std::os::fd::RawFd) -> Option<Duration> {
+    // struct tcp_info (linux/tcp.h): tcpi_rtt at byte 68, tcpi_min_rtt at byte 148 (Linux
+    // 4.9 and later; a shorter answer means an older kernel).
+    const RTT: usize = 68;
+    const MIN_RTT: usize = 148;
+    let mut buf = [0u8; 256];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `buf` and the length into `len`.
+    let r = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, buf.as_mut_ptr().cast(), &raw mut len) };
+    if r != 0 {
+        return None;
+    }
+    let field = |at: usize| -> Option<u32> {
+        (len as usize >= at + 4).then(|| u32::from_ne_bytes(buf[at..at + 4].try_into().expect("4 bytes")))
+    };
+    let us = field(MIN_RTT).filter(|&v| v != 0 && v != u32::MAX).or_else(|| field(RTT).filter(|&v| v != 0))?;
+    Some(Duration::from_micros(u64::from(us)))
+}
+
+/// Serves an authenticated connection until it is gone; returns why. A round trip
+/// measured by a ping and its pong counts at most the kernel's own estimate on `fd` (a bot
+/// that delays its pongs gains no lag credit by it).
+#[allow(clippy::too_many_arguments)]
 async fn serve(
     mut ws: WebSocketStream<Box<dyn Io>>,
+    fd: std::os::fd::RawFd,
     mut out_rx: mpsc::Receiver<Outgoing>,
     in_tx: mpsc::Sender<Incoming>,
     stats: Arc<ConnStats>,
@@ -785,7 +1046,11 @@ async fn serve(
                                 // Only pings sent outside the bot's thinking measure the
                                 // network (they go ahead of its next request).
                                 if !thinking {
-                                    stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(now - sent);
+                                    let mut rtt = now - sent;
+                                    if let Some(kernel) = kernel_min_rtt(fd) {
+                                        rtt = rtt.min(kernel);
+                                    }
+                                    stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(rtt);
                                 }
                             }
                         }
@@ -862,5 +1127,23 @@ async fn serve(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_counted_by_ipv4_address_and_by_ipv6_64() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(addr_key(ip("127.0.0.2")), ip("127.0.0.2"));
+        assert_ne!(addr_key(ip("127.0.0.2")), addr_key(ip("127.0.0.3")));
+        // One /64: one address, whatever its last 64 bits.
+        assert_eq!(addr_key(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(addr_key(ip("2001:db8:1:2:ffff:1:2:3")), addr_key(ip("2001:db8:1:2::9")));
+        assert_ne!(addr_key(ip("2001:db8:1:2::1")), addr_key(ip("2001:db8:1:3::1")));
+        // An IPv4 client on a dual-stack listener is its IPv4 address.
+        assert_eq!(addr_key(ip("::ffff:10.1.2.3")), ip("10.1.2.3"));
     }
 }

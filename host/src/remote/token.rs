@@ -3,7 +3,7 @@
 //! token file), so that a copy of the tournament file gives nobody a bot's seat.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
@@ -57,13 +57,68 @@ pub fn parse_hash(text: &str) -> Result<TokenHash, String> {
     Ok(out)
 }
 
+/// Token files read for bot specs, and the hashes each held then: the host reads them again
+/// at each handshake ([`current_hashes`]), so that an edit (a revoked token) applies at once.
+static FILES: std::sync::Mutex<Vec<(PathBuf, Vec<TokenHash>)>> = std::sync::Mutex::new(Vec::new());
+
 /// Reads an organiser's token file: one entry a line, either a SHA-256 (64 hex digits,
 /// optionally `sha256:` first) or a token itself (`stt_…`, hashed on reading); blank lines
-/// and lines starting with `#` are skipped. Deleting a line revokes that token.
+/// and lines starting with `#` are skipped. Deleting a line revokes that token: the host
+/// reads the file again at each connection's handshake (see [`TokenSource`]).
 ///
 /// # Errors
 /// The file cannot be read, a line is neither, or there is no entry.
 pub fn read_hash_file(path: &Path) -> Result<Vec<TokenHash>, String> {
+    let hashes = parse_hash_file(path)?;
+    FILES.lock().unwrap_or_else(|e| e.into_inner()).push((path.to_owned(), hashes.clone()));
+    Ok(hashes)
+}
+
+/// Where a remote bot's token hashes come from: given in its spec, or token files read
+/// again at each handshake.
+#[derive(Clone, Debug, Default)]
+pub struct TokenSource {
+    fixed: Vec<TokenHash>,
+    files: Vec<PathBuf>,
+}
+
+impl TokenSource {
+    /// The source of `tokens` (a bot spec's hashes): those that came from a token file
+    /// ([`read_hash_file`]) are that file's, read again each time.
+    pub fn of(tokens: &[TokenHash]) -> TokenSource {
+        let files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut source = TokenSource::default();
+        for t in tokens {
+            match files.iter().find(|(_, hs)| hs.iter().any(|h| same(h, t))) {
+                Some((path, _)) => {
+                    if !source.files.contains(path) {
+                        source.files.push(path.clone());
+                    }
+                }
+                None => source.fixed.push(*t),
+            }
+        }
+        source
+    }
+
+    /// The hashes that admit the bot now: the fixed ones and what its token files hold now
+    /// (a file that cannot be read, or holds none, admits nobody: it is named in the
+    /// error beside the hashes that remain).
+    pub fn current_hashes(&self) -> (Vec<TokenHash>, Vec<String>) {
+        let mut hashes = self.fixed.clone();
+        let mut errors = Vec::new();
+        for path in &self.files {
+            match parse_hash_file(path) {
+                Ok(hs) => hashes.extend(hs),
+                Err(e) => errors.push(e),
+            }
+        }
+        (hashes, errors)
+    }
+}
+
+/// [`read_hash_file`] without remembering the file.
+fn parse_hash_file(path: &Path) -> Result<Vec<TokenHash>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {

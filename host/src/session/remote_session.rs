@@ -18,7 +18,7 @@ use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready, SetupRequest
 use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
-use crate::remote::hub::{Hub, Incoming, LeaseError, Link, Outgoing};
+use crate::remote::hub::{Answer, Hub, Incoming, LeaseError, Link, OWED, Outgoing, Owed};
 use crate::remote::lag::LagQuota;
 use crate::session::json_session::{SessionOptions, clip, parse_bot_message};
 use crate::session::messages::{self, TurnBuffers, keep_info, note_unrequested, unexpected};
@@ -160,10 +160,18 @@ impl RemoteSession {
                     self.log(Direction::FromBot, line.as_bytes());
                     match parse_bot_message(&line) {
                         Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
-                        Ok(BotMessage::Move(m)) => {
-                            self.unrequested_answer(&format!("{} (before this request)", m.mv));
+                        Ok(m) => {
+                            let late = answer_of(&m).and_then(|a| self.owed_answer(a, ply_of(&m), false));
+                            let what = match &m {
+                                BotMessage::Move(mv) => mv.mv.clone(),
+                                _ => format!("{:?}", clip(&line)),
+                            };
+                            self.unrequested_answer(&format!(
+                                "{what} (before this request){}",
+                                late_note(late.as_ref())
+                            ));
                         }
-                        Ok(_) | Err(_) => self.unrequested_answer(&format!("{:?} (before this request)", clip(&line))),
+                        Err(_) => self.unrequested_answer(&format!("{:?} (before this request)", clip(&line))),
                     }
                 }
                 Ok(Incoming::Fault(f)) => {
@@ -228,7 +236,7 @@ impl RemoteSession {
         // pending request follows.
         if let Some(hello) = self.hello.clone() {
             let mut d = Some(deadline);
-            let r = self.exchange(&hello, &mut d, Duration::ZERO, None, true).await?;
+            let r = self.exchange(&hello, &mut d, Duration::ZERO, (Answer::Ready, None), true).await?;
             if let BotMessage::Ready(r) = r.0 {
                 self.ready = Some(r);
             } else {
@@ -239,17 +247,22 @@ impl RemoteSession {
         Ok(())
     }
 
-    /// Sends `msg`, then waits for its answer until `deadline`, which, when not set yet, is
-    /// set to `limit` after the end of this write. Returns the answer and the moments the
-    /// request was written and the answer came. Moves for another ply than `expect_ply`
-    /// (late answers) are dropped; with `skip_answers` (the greeting after a reconnection),
-    /// moves before `ready` are dropped too.
+    /// Sends `msg` (answered by `expect`), then waits for its answer until `deadline`,
+    /// which, when not set yet, is set to `limit` after the end of this write. Returns the
+    /// answer and the moments the request was written and the answer came.
+    ///
+    /// Answers are tied to the requests they answer: the request is owed an answer on the
+    /// connection ([`Link::owed`]) until one comes. A line that answers an earlier request
+    /// still owed (one that timed out, or a game's that ended: a `move` while a `ready` is
+    /// expected, a `move` for another ply) is that request's late answer: dropped and noted
+    /// as unrequested. With `skip_answers` (the greeting after a reconnection), moves before
+    /// `ready` are dropped too.
     async fn exchange(
         &mut self,
         msg: &HostMessage,
         deadline: &mut Option<Instant>,
         limit: Duration,
-        expect_ply: Option<u32>,
+        (expect, expect_ply): (Answer, Option<u32>),
         skip_answers: bool,
     ) -> Result<(BotMessage, Instant, Instant), SessionError> {
         let write_by = deadline.unwrap_or_else(|| Instant::now() + limit);
@@ -265,6 +278,13 @@ impl RemoteSession {
             return Err(self.gone_error("writing to it failed"));
         };
         let d = *deadline.get_or_insert(written + limit);
+        let owed = Owed { answer: expect, game_id: self.game_id.clone(), ply: expect_ply };
+        if let Some(link) = self.link.as_mut() {
+            if link.owed.len() == OWED {
+                link.owed.pop_front();
+            }
+            link.owed.push_back(owed);
+        }
         loop {
             let link = self.link.as_mut().expect("sent on it");
             let next = tokio::time::timeout_at(d.into(), link.rx.recv()).await;
@@ -288,12 +308,36 @@ impl RemoteSession {
                     match parse_bot_message(&line) {
                         Ok(BotMessage::Info(Info { text })) => self.keep_info(&text),
                         Ok(BotMessage::Move(m)) if m.ply.is_some() && expect_ply.is_some() && m.ply != expect_ply => {
-                            self.unrequested_answer(&format!("{} for ply {}", m.mv, m.ply.unwrap_or_default()));
+                            let late = self.owed_answer(Answer::Move, m.ply, true);
+                            self.unrequested_answer(&format!(
+                                "{} for ply {}{}",
+                                m.mv,
+                                m.ply.unwrap_or_default(),
+                                late_note(late.as_ref())
+                            ));
                         }
-                        Ok(BotMessage::Move(m)) if skip_answers => {
-                            self.unrequested_answer(&format!("{} (before its ready)", m.mv));
+                        Ok(m) if answer_of(&m).is_some_and(|a| a != expect) => {
+                            // Not this request's answer: an earlier request's, late, when
+                            // one is owed; else the bot broke the protocol (the caller
+                            // says how).
+                            let a = answer_of(&m).expect("checked");
+                            let late = self.owed_answer(a, ply_of(&m), true);
+                            if late.is_none() && !(skip_answers && a == Answer::Move) {
+                                self.settle_owed();
+                                return Ok((m, written, at));
+                            }
+                            let what = match &m {
+                                BotMessage::Move(mv) => mv.mv.clone(),
+                                BotMessage::Resign(_) => "resign".to_owned(),
+                                _ => format!("{:?}", clip(&line)),
+                            };
+                            let when = if late.is_none() { " (before its ready)" } else { "" };
+                            self.unrequested_answer(&format!("{what}{when}{}", late_note(late.as_ref())));
                         }
-                        Ok(m) => return Ok((m, written, at)),
+                        Ok(m) => {
+                            self.settle_owed();
+                            return Ok((m, written, at));
+                        }
                         Err(f) => {
                             self.failed = true;
                             return Err(SessionError::Fault(f));
@@ -302,6 +346,24 @@ impl RemoteSession {
                 }
             }
         }
+    }
+
+    /// The current request (the last owed) got its answer.
+    fn settle_owed(&mut self) {
+        if let Some(link) = self.link.as_mut() {
+            link.owed.pop_back();
+        }
+    }
+
+    /// Takes the oldest request still owed an answer of kind `answer` (for a move, one
+    /// with its `ply` when one is), leaving out the current request (the last owed) when
+    /// `current` is out: the request a late answer answers, if any.
+    fn owed_answer(&mut self, answer: Answer, ply: Option<u32>, current: bool) -> Option<Owed> {
+        let link = self.link.as_mut()?;
+        let earlier = link.owed.len().saturating_sub(usize::from(current));
+        let fits = |o: &Owed| o.answer == answer && (ply.is_none() || o.ply.is_none() || o.ply == ply);
+        let i = link.owed.iter().take(earlier).position(fits)?;
+        link.owed.remove(i)
     }
 
     /// A lost connection, to be resumed (see [`RemoteSession::ask`]).
@@ -322,7 +384,7 @@ impl RemoteSession {
         &mut self,
         msg: &HostMessage,
         limit: Duration,
-        expect_ply: Option<u32>,
+        expect: (Answer, Option<u32>),
         paced: bool,
         resend: Option<&(dyn Fn(&RemoteSession) -> Resend + Sync)>,
     ) -> Result<Timed<BotMessage>, SessionError> {
@@ -348,7 +410,7 @@ impl RemoteSession {
                 if let Some(f) = resend {
                     let again = f(self);
                     if let Some(setup) = again.setup {
-                        let r = self.exchange(&setup, &mut Some(d), Duration::ZERO, None, true).await;
+                        let r = self.exchange(&setup, &mut Some(d), Duration::ZERO, (Answer::Setup, None), true).await;
                         match r {
                             Ok((BotMessage::Setup(_), _, _)) => {}
                             Ok((other, _, _)) => {
@@ -372,7 +434,7 @@ impl RemoteSession {
             if let Some(l) = self.link.as_ref() {
                 l.stats.thinking.store(true, Ordering::SeqCst);
             }
-            let result = self.exchange(msg, &mut deadline, limit, expect_ply, false).await;
+            let result = self.exchange(msg, &mut deadline, limit, expect, false).await;
             if let Some(f) = self.fault.take() {
                 self.failed = true;
                 return Err(SessionError::Fault(f));
@@ -436,6 +498,36 @@ impl Drop for RemoteSession {
     }
 }
 
+/// Which request `m` answers (`None` for `info`).
+fn answer_of(m: &BotMessage) -> Option<Answer> {
+    match m {
+        BotMessage::Ready(_) => Some(Answer::Ready),
+        BotMessage::Setup(_) => Some(Answer::Setup),
+        BotMessage::Move(_) | BotMessage::Resign(_) => Some(Answer::Move),
+        BotMessage::Info(_) => None,
+    }
+}
+
+/// The `ply` a move says it answers.
+fn ply_of(m: &BotMessage) -> Option<u32> {
+    match m {
+        BotMessage::Move(mv) => mv.ply,
+        _ => None,
+    }
+}
+
+/// Says which earlier request a late answer answered.
+fn late_note(late: Option<&Owed>) -> String {
+    let Some(o) = late else { return String::new() };
+    let what = match (o.answer, o.ply) {
+        (Answer::Ready, _) => "hello".to_owned(),
+        (Answer::Setup, _) => "setup_request".to_owned(),
+        (Answer::Move, Some(p)) => format!("turn at ply {p}"),
+        (Answer::Move, None) => "turn".to_owned(),
+    };
+    format!(" (late: the answer to the {what} of game {}, whose wait had ended)", o.game_id)
+}
+
 /// What a request becomes after a reconnection (see [`RemoteSession::ask`]).
 struct Resend {
     /// Sent first and answered with `setup`: the bot's own setup, `fixed`.
@@ -465,8 +557,9 @@ impl BotSession for RemoteSession {
         self.bytes_from_bot = 0;
         let hello = messages::hello(start);
         self.hello = Some(hello.clone());
-        let answer =
-            self.ask(&hello, start.time_control.allowed(start.time_control.startup), None, false, None).await?;
+        let answer = self
+            .ask(&hello, start.time_control.allowed(start.time_control.startup), (Answer::Ready, None), false, None)
+            .await?;
         match answer.value {
             BotMessage::Ready(r) => {
                 self.ready = Some(r);
@@ -487,8 +580,9 @@ impl BotSession for RemoteSession {
         let setup_request = messages::setup_request(start, fixed);
         self.setup_request = Some(setup_request.clone());
         let request = HostMessage::SetupRequest(setup_request);
-        let answer =
-            self.ask(&request, start.time_control.allowed(start.time_control.setup), None, false, None).await?;
+        let answer = self
+            .ask(&request, start.time_control.allowed(start.time_control.setup), (Answer::Setup, None), false, None)
+            .await?;
         match answer.value {
             BotMessage::Setup(s) => {
                 Ok(Timed { value: s.deployment, took: answer.took, stall_credit: Duration::ZERO, lag: None })
@@ -519,7 +613,7 @@ impl BotSession for RemoteSession {
             });
             Resend { setup, request: turn_message(req, false, game.history().to_vec(), true) }
         };
-        let answer = self.ask(&turn, req.budget, Some(game.ply_count()), true, Some(&resend)).await?;
+        let answer = self.ask(&turn, req.budget, (Answer::Move, Some(game.ply_count())), true, Some(&resend)).await?;
         let value = messages::decision(answer.value).inspect_err(|_| self.failed = true)?;
         Ok(Timed { value, took: answer.took, stall_credit: Duration::ZERO, lag: answer.lag })
     }
