@@ -688,6 +688,48 @@ pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
     r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
+/// How many bytes wait unread in pipe `fd` (`FIONREAD`; on the write end of a pipe it
+/// counts the same bytes as on the read end): the host counts a request as read as soon as
+/// the pipe holds fewer bytes than it wrote. `None` when that cannot be told.
+pub fn pipe_unread(fd: std::os::fd::RawFd) -> Option<usize> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into the variable we pass.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    if r < 0 { None } else { usize::try_from(n).ok() }
+}
+
+/// The capacity of pipe `fd` in bytes (`F_GETPIPE_SZ`).
+pub fn pipe_size(fd: std::os::fd::RawFd) -> Option<usize> {
+    // SAFETY: fcntl on a descriptor we own, no pointer.
+    let r = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    usize::try_from(r).ok()
+}
+
+/// The steal time of every CPU so far, by CPU number (`/proc/stat`'s eighth field of each
+/// `cpuN` line: time the hypervisor ran something else while that virtual CPU wanted to
+/// run). The kernel counts it in nanoseconds but shows it in clock ticks (10 ms at the
+/// usual `USER_HZ` of 100), so a difference of two readings can be up to one tick more or
+/// less than the steal between them. Empty when the file cannot be read.
+pub fn cpu_steal() -> Vec<std::time::Duration> {
+    // SAFETY: sysconf takes no pointers.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let tick =
+        std::time::Duration::from_nanos(1_000_000_000 / u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100));
+    let Ok(text) = std::fs::read_to_string("/proc/stat") else { return Vec::new() };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("cpu") else { break };
+        let mut fields = rest.split_whitespace();
+        let Some(Ok(cpu)) = fields.next().map(str::parse::<usize>) else { continue };
+        let steal: u32 = fields.nth(7).and_then(|f| f.parse().ok()).unwrap_or(0);
+        if out.len() <= cpu {
+            out.resize(cpu + 1, std::time::Duration::ZERO);
+        }
+        out[cpu] = tick * steal;
+    }
+    out
+}
+
 /// Whether this machine is a virtual machine (x86's `hypervisor` CPU flag in
 /// `/proc/cpuinfo`), read once: only a hypervisor pauses a CPU without the kernel knowing
 /// (see [`crate::supervise::stall_watch::StallWatch::checkpoints`]).
