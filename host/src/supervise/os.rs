@@ -324,6 +324,10 @@ pub struct OwnAccount {
     /// Its minor and major page faults so far, as of the last read of its
     /// `/proc/PID/stat` from this thread (for diagnostics).
     pub faults: (u64, u64),
+    /// The CPU time of its child processes that it has waited for, in clock ticks
+    /// (`cutime` + `cstime` of `/proc/PID/stat`), as of the last read of that file from
+    /// this thread: when it grows, the bot had a child process compute.
+    pub children_ticks: u64,
 }
 
 /// The scheduler's account of process `pid`, when it has one thread and a normal
@@ -346,14 +350,16 @@ pub fn main_thread_account(pid: u32) -> Option<OwnAccount> {
 fn read_account(pid: u32, one_thread: bool) -> Option<OwnAccount> {
     let mut stat = [0u8; 1024];
     let mut sched = [0u8; 128];
-    let (runnable, m, faults) = with_proc_files(pid, |files| {
+    let (runnable, m, faults, children) = with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
         let m = pread_all(&files.schedstat, &mut sched)?;
         let facts = stat_facts(files, &stat[..n])?;
         let countable = facts.normal_policy && (facts.one_thread || !one_thread);
-        Some(countable.then_some((facts.runnable, m, files.faults.get())))
+        Some(countable.then_some((facts.runnable, m, files.faults.get(), files.children_ticks.get())))
     })??;
-    account(pid, &sched[..m], runnable, faults)
+    let mut account = account(pid, &sched[..m], runnable, faults)?;
+    account.children_ticks = children;
+    Some(account)
 }
 
 /// What [`read_account`] needs of `/proc/PID/stat`.
@@ -390,6 +396,7 @@ fn stat_facts(files: &ProcFiles, stat: &[u8]) -> Option<StatFacts> {
     files.checked.set(facts.single());
     let count = |k: usize| field(k).and_then(|f| f.parse().ok()).unwrap_or(0);
     files.faults.set((count(10), count(12)));
+    files.children_ticks.set(count(16) + count(17));
     Some(facts)
 }
 
@@ -424,7 +431,14 @@ pub fn has_children(pid: u32) -> Option<bool> {
 fn account(pid: u32, schedstat: &[u8], runnable: bool, faults: (u64, u64)) -> Option<OwnAccount> {
     let (waited, slices) = schedstat_waits(std::str::from_utf8(schedstat).ok()?)?;
     let cpu = process_cpu_time(pid)?;
-    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable, faults })
+    Some(OwnAccount {
+        cpu,
+        waited: std::time::Duration::from_nanos(waited),
+        slices,
+        runnable,
+        faults,
+        children_ticks: 0,
+    })
 }
 
 /// Whether the main thread of process `pid` is blocked reading a pipe (its standard input,
@@ -444,15 +458,27 @@ pub fn main_thread_reads_input(pid: u32) -> bool {
         if !matches!(&buf[..n], b"anon_pipe_read" | b"pipe_read") {
             return Some(false);
         }
-        let children =
-            files.children.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok());
-        let Some(children) = children.as_ref() else { return Some(false) };
-        // Empty when it has none (a read of 0 bytes, which `pread_all` calls a failure).
-        use std::os::unix::fs::FileExt;
-        let n = children.read_at(&mut buf, 0).ok()?;
-        Some(!buf[..n].iter().any(u8::is_ascii_digit))
+        Some(!has_children_in(pid, files)?)
     })
     .unwrap_or(false)
+}
+
+/// Whether process `pid` (its main thread) has child processes now, from its
+/// `/proc/PID/task/PID/children` kept open like [`own_account`]'s files; `None` when that
+/// cannot be told.
+pub fn has_child_processes(pid: u32) -> Option<bool> {
+    with_proc_files(pid, |files| has_children_in(pid, files))
+}
+
+/// [`has_child_processes`] on `pid`'s open files.
+fn has_children_in(pid: u32, files: &ProcFiles) -> Option<bool> {
+    let children = files.children.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok());
+    let children = children.as_ref()?;
+    let mut buf = [0u8; 256];
+    // Empty when it has none (a read of 0 bytes, which `pread_all` calls a failure).
+    use std::os::unix::fs::FileExt;
+    let n = children.read_at(&mut buf, 0).ok()?;
+    Some(buf[..n].iter().any(u8::is_ascii_digit))
 }
 
 /// [`own_account`] without reading `/proc/PID/stat` (a third of the cost) when the last
@@ -469,7 +495,12 @@ pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
         Some(Some((pread_all(&files.schedstat, &mut sched)?, files.faults.get())))
     })?;
     match quick {
-        Some((m, faults)) => account(pid, &sched[..m], false, faults),
+        // The children's CPU as of the last read of `stat`: a child that computed since
+        // then shows as a change at the next look (it is never missed, only noticed early).
+        Some((m, faults)) => account(pid, &sched[..m], false, faults).map(|mut a| {
+            a.children_ticks = with_proc_files(pid, |files| Some(files.children_ticks.get())).unwrap_or(0);
+            a
+        }),
         None => own_account(pid),
     }
 }
@@ -504,6 +535,8 @@ struct ProcFiles {
     checked: std::cell::Cell<bool>,
     /// Minor and major page faults at the last read of `stat`.
     faults: std::cell::Cell<(u64, u64)>,
+    /// `cutime` + `cstime` at the last read of `stat`.
+    children_ticks: std::cell::Cell<u64>,
 }
 
 /// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
@@ -524,6 +557,7 @@ fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> O
             children: std::cell::OnceCell::new(),
             checked: std::cell::Cell::new(false),
             faults: std::cell::Cell::new((0, 0)),
+            children_ticks: std::cell::Cell::new(0),
         };
         let v = f(&files)?;
         if cache.len() >= 4 {

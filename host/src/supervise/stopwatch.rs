@@ -102,6 +102,10 @@ struct Own {
     steal_at_open: Vec<Duration>,
     /// Time neither run nor waited credited so far (within that steal).
     unslept_total: Duration,
+    /// The bot had a child process since the account opened: its waits may have been
+    /// for a CPU its own child had (which the account does not see), so it is credited
+    /// nothing from the account.
+    children: bool,
 }
 
 /// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
@@ -154,6 +158,7 @@ impl Own {
             checkpoints_seen: 0,
             steal_at_open: crate::supervise::os::cpu_steal(),
             unslept_total: Duration::ZERO,
+            children: false,
         }
     }
 
@@ -924,6 +929,23 @@ impl Stopwatch {
             }
             return self.credit;
         };
+        // A bot that had a child process compute (or has one now) may have waited for a CPU
+        // its child had, or slept while the child thought for it: the account tells
+        // neither, so it credits nothing for this request.
+        if own.children
+            || now.children_ticks != own.opened.1.children_ticks
+            || crate::supervise::os::has_child_processes(pid) == Some(true)
+        {
+            if !own.children {
+                tracing::debug!(?window, "own account: the bot has child processes, nothing credited");
+            }
+            own.children = true;
+            own.credit = Duration::ZERO;
+            own.at = Instant::now();
+            own.account = now;
+            self.credit = Duration::ZERO;
+            return self.credit;
+        }
         // A main thread found asleep may have answered a moment ago, the answer not read yet:
         // back at its read, it did not sleep.
         let answered =

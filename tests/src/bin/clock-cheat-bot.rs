@@ -22,6 +22,9 @@
 //! bot that computes), `sleep` sleeps X ms, `child` has a child process spin X ms while
 //! the bot waits for it.
 //!
+//! `--waits FILE` appends, for each move, how long the bot waited for a CPU from its
+//! previous answer to this move's (`/proc/self/schedstat`'s run delay, in microseconds; its
+//! child's waits are not its own): the most stall credit the move may get.
 //! `--log FILE` appends every line received. Its `ready` asks for the full view (every
 //! piece in every turn: turns of 5–6 KB).
 
@@ -136,6 +139,9 @@ fn main() {
     let think_for = Duration::from_secs_f64(opt("--think-ms").and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0) / 1e3);
     let mut log =
         opt("--log").map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).expect("log file"));
+    let mut waits =
+        opt("--waits").map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).expect("waits file"));
+    let mut waited_before = run_delay();
     let late = opt("--late-ms").and_then(|s| s.parse::<u64>().ok()).map(Duration::from_millis);
     let mut set_up = false;
     let mut input = RawInput { pending: Vec::new() };
@@ -197,6 +203,7 @@ fn main() {
                 };
                 send(&format!(r#"{{"type":"setup","deployment":"{}"}}"#, d.to_rows(rules)));
                 set_up = true;
+                waited_before = run_delay();
             }
             HostMessage::Turn(t) => {
                 if !thought {
@@ -204,11 +211,23 @@ fn main() {
                 }
                 let m = t.legal_moves[(rng.next_u64() % t.legal_moves.len() as u64) as usize];
                 send(&format!(r#"{{"type":"move","move":"{m}","ply":{}}}"#, t.ply));
+                let waited = run_delay();
+                if let Some(f) = waits.as_mut() {
+                    f.write_all(format!("{}\n", waited.saturating_sub(waited_before).as_micros()).as_bytes())
+                        .expect("append a line");
+                }
+                waited_before = waited;
             }
             HostMessage::Quit(_) => return,
             HostMessage::GameOver(_) | HostMessage::Ply(_) => {}
         }
     }
+}
+
+/// How long this process (its one thread) has waited for a CPU so far.
+fn run_delay() -> Duration {
+    let text = std::fs::read_to_string("/proc/self/schedstat").unwrap_or_default();
+    Duration::from_nanos(text.split_whitespace().nth(1).and_then(|f| f.parse().ok()).unwrap_or(0))
 }
 
 /// Thinks `how` for `long`.
