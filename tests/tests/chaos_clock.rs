@@ -247,3 +247,119 @@ fn a_bot_that_reads_byte_by_byte_gets_every_message_whole() {
     }
     assert!(kinds.iter().filter(|k| *k == "turn").count() >= 28, "{kinds:?}");
 }
+
+/// A shell that spins until dropped (killed with this test's process too).
+struct Busy(std::process::Child);
+
+impl Busy {
+    fn start() -> Busy {
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "while :; do :; done"]);
+        // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        Busy(command.spawn().expect("sh"))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+#[ignore = "timing: two busy loops and 50 ms moves; which moves the load delays changes from run to run"]
+fn full_view_turns_under_load_are_never_left_half_written() {
+    // The repro: full-view turns at 50 ms a move, two games at once, beside two
+    // busy loops; about one game in 30 had a turn cut at 4,096 bytes and `game_over`
+    // written into it. Here one bot reads byte by byte (pausing mid-line), the other
+    // reads whole lines and thinks 30 ms a move.
+    let dir = TempDir::new("under-load");
+    let (slow_log, whole_log) = (dir.join("slow.log"), dir.join("whole.log"));
+    let slow = cheat_bot(&format!("--read slow --log {}", slow_log.display()));
+    let whole = cheat_bot(&format!("--think spin --think-ms 30 --log {}", whole_log.display()));
+    let _busy = [Busy::start(), Busy::start()];
+    let out = run_match(&[
+        &slow,
+        &whole,
+        "--games",
+        "30",
+        "-j",
+        "2",
+        "--seed",
+        "101",
+        "--move-time",
+        "0.05",
+        "--max-plies",
+        "200",
+        "--out",
+        dir.0.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(records(&dir.0).len(), 30);
+    for log in [&slow_log, &whole_log] {
+        let kinds = whole_lines(log);
+        assert!(kinds.iter().filter(|k| *k == "game_over").count() >= 15, "{kinds:?}");
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("not one whole message"), "{err}");
+}
+
+#[test]
+fn a_ucc_bot_and_a_slow_json_reader_get_every_message_whole_on_request_sized_pipes() {
+    // Both protocols in one match, on a host escalated from the start (request-sized pipes
+    // and read watch from the first message, when real-time is allowed): the UCC 2012 test
+    // bot checks every line it gets (any it does not expect makes it exit with status 3),
+    // the JSON bot reads byte by byte and checks every line is one whole message.
+    let dir = TempDir::new("ucc-slow");
+    let (transcript, log) = (dir.join("ucc.txt"), dir.join("slow.log"));
+    let ucc = format!("ucc2012:{} --seed 11 --transcript {}", bin("ucc-bot").display(), transcript.display());
+    let slow = cheat_bot(&format!("--read slow --log {}", log.display()));
+    let out = run_match(&[
+        &ucc,
+        &slow,
+        "--rules",
+        "ucc2012",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--max-plies",
+        "40",
+        "--move-time",
+        "60",
+        "--host-priority",
+        "realtime",
+        "--out",
+        dir.0.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recs = records(&dir.0);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert_eq!(r["result"]["reason"], "ply_limit", "{}", r["result"]);
+        // A bot's exit is in the record of its process's last game (the UCC bot plays one
+        // game a process, the JSON bot both): never a crash.
+        for color in ["red", "blue"] {
+            let exit = &r["bots"][color]["exit"];
+            assert!(exit.is_null() || exit == "the process exited with status 0", "{}", r["bots"][color]);
+        }
+        let ucc_color = if r["bots"]["red"]["name"] == "ucc-bot" { "red" } else { "blue" };
+        assert_eq!(r["bots"][ucc_color]["exit"], "the process exited with status 0", "{}", r["bots"]);
+    }
+    let kinds = whole_lines(&log);
+    for kind in ["hello", "setup_request", "turn", "game_over", "quit"] {
+        assert!(kinds.iter().any(|k| k == kind), "no whole {kind} among {kinds:?}");
+    }
+    let lines = std::fs::read_to_string(&transcript).expect("the UCC bot's transcript");
+    assert_eq!(lines.lines().filter(|l| l.starts_with("QUIT")).count(), 2, "{lines}");
+}

@@ -692,9 +692,9 @@ pub fn signal_name(sig: i32) -> String {
     format!("signal {sig} ({name})")
 }
 
-/// Sets the capacity of a pipe (`F_SETPIPE_SZ`); one page makes the pipe "full" as soon as
-/// it holds any data, so that it becomes writable again exactly when the reader has taken
-/// everything (see [`pipe_is_empty`]).
+/// Sets the capacity of a pipe (`F_SETPIPE_SZ`, rounded up by the kernel to a power of two
+/// pages). A pipe whose every page holds data is "full": it becomes writable again the
+/// moment its reader has taken a page.
 ///
 /// # Errors
 /// The operating system's error (not a pipe, or a kernel without `F_SETPIPE_SZ`).
@@ -711,15 +711,6 @@ pub fn has_input(fd: std::os::fd::RawFd) -> bool {
     // SAFETY: one valid pollfd, no waiting.
     let r = unsafe { libc::poll(&mut p, 1, 0) };
     r > 0 && p.revents & (libc::POLLIN | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
-}
-
-/// Whether the reader of a one-page pipe has taken everything written to it (the write end
-/// polls writable), or the pipe is broken (its reader is gone).
-pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
-    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
-    // SAFETY: one valid pollfd, no waiting.
-    let r = unsafe { libc::poll(&mut p, 1, 0) };
-    r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
 /// How many bytes wait unread in pipe `fd` (`FIONREAD`; on the write end of a pipe it

@@ -127,8 +127,8 @@ impl Process {
     ///
     /// # Errors
     /// The operating system's error when the program cannot be started.
-    /// With `watch_reads`, its stdin pipe is shrunk to one page so that the host sees when
-    /// it has read a request (see [`Stopwatch`]).
+    /// With `watch_reads`, its stdin pipe is sized to each request so that the host sees
+    /// when it has begun reading one (see [`Stopwatch`]).
     pub fn spawn(
         spec: &BotSpec,
         max_line: usize,
@@ -292,11 +292,14 @@ impl Process {
     /// # Errors
     /// As [`Process::write`].
     ///
-    /// A request that has not gone into the pipe by the time it counts as long (a turn
-    /// longer than the bot's one-page pipe, whose reader is slow to read the rest) goes
-    /// long then, in the middle of the write (see [`Stopwatch::went_long`]): the CPU
-    /// watchdogs of a bot that reads on another thread must see a stall that holds the bot
-    /// off its CPU after it has read the first part (its clock started then).
+    /// The pipe is first sized to hold the whole request besides what it holds unread (see
+    /// [`Process::fit_stdin`]), so the request goes in with one write call, before the
+    /// bot's clock can start; the rest of an earlier message left half-written goes first
+    /// (see [`Process::finish_unfinished`]). A request that has still not gone into the
+    /// pipe by the time it counts as long (a pipe that could not grow so far, its reader
+    /// slow to read) goes long then, in the middle of the write (see
+    /// [`Stopwatch::went_long`]): the CPU watchdogs of a bot that reads on another thread
+    /// must see a stall that holds the bot off its CPU meanwhile.
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
         self.full_cpu_share();
         let deadline = watch.deadline();
@@ -472,7 +475,7 @@ impl Process {
             return w;
         }
         if self.sees_reads && !read_grace.is_zero() {
-            // Calm: a large pipe (one write per turn, no read watch); else one page.
+            // Calm: a large pipe (no read watch); else one sized to each request.
             self.set_stdin_small(!calm);
         }
         w.watch_reads(self.sees_reads && self.stdin_small && !read_grace.is_zero());

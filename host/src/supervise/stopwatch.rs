@@ -1050,7 +1050,7 @@ mod tests {
         let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
         quick.written(t0 + ms(2));
         assert_eq!(quick.start(), t0 + ms(2));
-        // Not watching (grace 0 or no one-page pipe): from the end of the write.
+        // Not watching (grace 0, or a pipe that cannot be resized): from the end of the write.
         let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
         plain.written(t0 + ms(3));
         assert_eq!(plain.start(), t0 + ms(3));
