@@ -38,7 +38,9 @@ fn median(mut v: Vec<u64>) -> u64 {
 
 /// Plays one game of `red` (which thinks `think_ms` a move) against a bot that answers at
 /// once, with a clock no load can break, and checks what Red was charged and credited.
-fn assert_charged_its_thinking(name: &str, red: &str, think_ms: u64) {
+/// `grace_us`: how much later than its first read its clock may start (a bot that peeks
+/// at its input without reading it: the read grace).
+fn assert_charged_its_thinking(name: &str, red: &str, think_ms: u64, grace_us: u64) {
     let dir = TempDir::new(name);
     let blue = cheat_bot("");
     let waits = dir.join("waits");
@@ -68,13 +70,13 @@ fn assert_charged_its_thinking(name: &str, red: &str, think_ms: u64) {
     // read grace).
     let raw = median(moves.iter().map(|&(t, s)| t + s).collect());
     assert!(
-        raw + 3_000 >= think,
+        raw + 3_000 + grace_us >= think,
         "{name}: a median move took {raw} µs from the read for {think} µs of thinking: {moves:?}"
     );
     // And it was charged: the median move at least its thinking less 5 ms.
     let charged = median(moves.iter().map(|&(t, _)| t).collect());
     assert!(
-        charged + 5_000 >= think,
+        charged + 5_000 + grace_us >= think,
         "{name}: a median move was charged {charged} µs for {think} µs of thinking: {moves:?}"
     );
     // Credited at most the time it waited for a CPU (as the bot itself measured it, from
@@ -98,17 +100,24 @@ fn assert_charged_its_thinking(name: &str, red: &str, think_ms: u64) {
 
 #[test]
 fn a_bot_that_sleeps_is_charged_its_sleep() {
-    assert_charged_its_thinking("sleeper", "--think sleep --think-ms 50", 50);
+    assert_charged_its_thinking("sleeper", "--think sleep --think-ms 50", 5, 0);
 }
 
 #[test]
 fn a_bot_that_leaves_its_turns_last_byte_unread_and_sleeps_is_charged_its_sleep() {
-    assert_charged_its_thinking("partial-sleep", "--read partial --think sleep --think-ms 50", 50);
+    assert_charged_its_thinking("partial-sleep", "--read partial --think sleep --think-ms 50", 5, 0);
 }
 
 #[test]
 fn a_bot_that_leaves_its_turns_last_byte_unread_while_a_child_thinks_is_charged_the_childs_time() {
-    assert_charged_its_thinking("partial-child", "--read partial --think child --think-ms 50", 50);
+    assert_charged_its_thinking("partial-child", "--read partial --think child --think-ms 50", 5, 0);
+}
+
+#[test]
+fn a_bot_that_peeks_at_its_turn_with_tee_and_sleeps_is_credited_nothing_for_it() {
+    // It reads nothing until it has thought, so its clock starts at the latest start (the
+    // 10 ms read grace): the median move is charged its thinking less at most that.
+    assert_charged_its_thinking("tee-sleep", "--read tee --think sleep --think-ms 50", 50, 10_000);
 }
 
 /// The move (Red's, counted from 1) at which Red lost on time, with a 3 s bank and no

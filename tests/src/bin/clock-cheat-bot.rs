@@ -9,6 +9,9 @@
 //! `--read partial` reads each `turn` except its last byte (the line's `\n`: the JSON is
 //! complete without it), thinks, then reads the `\n` and answers: a bot that tries to think
 //! before the host counts its request as read.
+//! `--read tee` peeks at each `turn` with `tee(2)` (which copies a pipe's bytes into
+//! another pipe without taking them: what io_uring's `IORING_OP_TEE` does too), thinks,
+//! then reads the turn and answers: a bot that tries to think before its read is seen.
 //! `--read slow` reads one byte per `read(2)` call, pausing 2 ms after every 700 bytes and
 //! 1 ms after each line, and checks that every line it gets is one whole, valid JSON
 //! message of the protocol: a line that is not (a message cut, or one written into the
@@ -105,10 +108,27 @@ impl RawInput {
             }
             self.read_some(1)?;
             count += 1;
-            if count.is_multiple_of(700) {
+            if count % 700 == 0 {
                 std::thread::sleep(Duration::from_millis(2));
             }
         }
+    }
+
+    /// Copies the next line into `peek` with `tee(2)`, leaving it unread in stdin, when all
+    /// of it is in the pipe already: `Some(text)`. Otherwise `None`, having taken nothing.
+    fn peek_line(&mut self, peek: &(i32, i32)) -> Option<Vec<u8>> {
+        if !self.pending.is_empty() {
+            return None;
+        }
+        let n = self.available();
+        // SAFETY: tee between two pipes we own; no pointers.
+        let copied = unsafe { libc::tee(0, peek.1, n, 0) };
+        let copied = usize::try_from(copied).ok().filter(|&c| c > 0)?;
+        let mut text = vec![0u8; copied];
+        // SAFETY: reads at most `copied` bytes into our buffer from our own pipe.
+        let got = unsafe { libc::read(peek.0, text.as_mut_ptr().cast(), copied) };
+        text.truncate(usize::try_from(got).unwrap_or(0));
+        text.contains(&b'\n').then_some(text)
     }
 
     /// Reads the next line but its last byte, when all of it is in the pipe already (and it
@@ -144,6 +164,7 @@ fn main() {
     let mut waited_before = run_delay();
     let late = opt("--late-ms").and_then(|s| s.parse::<u64>().ok()).map(Duration::from_millis);
     let mut set_up = false;
+    let mut peek_pipe: Option<(i32, i32)> = None;
     let mut input = RawInput { pending: Vec::new() };
     let mut rng = Rng::new(1);
     let mut rules = None;
@@ -164,6 +185,21 @@ fn main() {
                 }
                 _ => input.whole_line(),
             },
+            "tee" => {
+                let peek = *peek_pipe.get_or_insert_with(|| {
+                    let mut fds = [0i32; 2];
+                    // SAFETY: pipe2 writes two descriptors into our array.
+                    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+                    // SAFETY: fcntl on our own pipe; room for any turn.
+                    unsafe { libc::fcntl(fds[1], libc::F_SETPIPE_SZ, 1 << 20) };
+                    (fds[0], fds[1])
+                });
+                if input.peek_line(&peek).is_some_and(|t| t.starts_with(br#"{"type":"turn""#)) {
+                    think_now(&think, think_for);
+                    thought = true;
+                }
+                input.whole_line()
+            }
             "slow" => {
                 let line = input.slow_line();
                 std::thread::sleep(Duration::from_millis(1));
