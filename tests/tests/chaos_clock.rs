@@ -146,9 +146,11 @@ fn flags_at(name: &str, red: &str) -> Option<usize> {
 #[test]
 #[ignore = "timing: the honest control's flag moves with the load on the machine"]
 fn cheating_bots_flag_at_the_same_move_as_the_honest_control() {
-    // 80 ms of thinking a move on a 3 s bank: the honest bot (it computes) flags around
-    // its 38th move. On the code before, the partial reader played 70 moves and more.
-    let honest = flags_at("control", "--think spin --think-ms 80").expect("the honest control flags");
+    // 80 ms of thinking a move on a 3 s bank: the honest bot (it computes 80 ms of CPU a
+    // move, so that load only delays it, its waits credited) flags around its 38th move.
+    // On the code before, the sleeper flagged at its 51st, the partial readers played 71
+    // moves and captured the flag (loaded machine, load 12).
+    let honest = flags_at("control", "--think cpu --think-ms 80").expect("the honest control flags");
     assert!((34..=40).contains(&honest), "the honest control flagged at move {honest}");
     for (name, red) in [
         ("sleeper", "--think sleep --think-ms 80"),

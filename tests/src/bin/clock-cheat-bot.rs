@@ -21,8 +21,9 @@
 //! waits until something is in its stdin pipe, then sleeps X ms (a bot that reads its
 //! turns late: it loses on time, and must still get every line whole).
 //!
-//! `--think-ms X` (at each turn, default 0): `spin` busy-waits X ms of wall time (an honest
-//! bot that computes), `sleep` sleeps X ms, `child` has a child process spin X ms while
+//! `--think-ms X` (at each turn, default 0): `spin` busy-waits X ms of wall time, `cpu`
+//! spins until it has used X ms of CPU time (an honest bot that computes: on a busy machine
+//! it answers later, and is charged the same), `sleep` sleeps X ms, `child` has a child process spin X ms while
 //! the bot waits for it.
 //!
 //! `--waits FILE` appends, for each move, how long the bot waited for a CPU from its
@@ -273,6 +274,18 @@ fn think_now(how: &str, long: Duration) {
     }
     match how {
         "sleep" => std::thread::sleep(long),
+        "cpu" => {
+            let cpu = || {
+                let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+                // SAFETY: clock_gettime writes into the timespec we pass.
+                unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+                Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+            };
+            let t0 = cpu();
+            while cpu() - t0 < long {
+                std::hint::spin_loop();
+            }
+        }
         "child" => {
             // SAFETY: this process has one thread; the child only spins and exits.
             let pid = unsafe { libc::fork() };
