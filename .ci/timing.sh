@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The timing tests, as their own CI step: the tests that milliseconds decide (the stall
 # credit, answers around the deadline, the watchdogs' checkpoints, the CPUs the host infers
-# bots should share, an honest bot's moves against busy processes a sandboxed bot left, a remote bot at 90 % of its time behind a lagging network), which `cargo test --workspace` ignores because other load on the
+# bots should share, an honest bot's moves against busy processes a sandboxed bot left, cheating bots flagging with the honest control and full-view turns beside two busy loops (chaos_clock), a remote bot at 90 % of its time behind a lagging network), which `cargo test --workspace` ignores because other load on the
 # machine moves those milliseconds (README, "Test"). Each test binary runs alone (cargo runs
 # them one after the other); the tests that stall a CPU serialise themselves.
 #
@@ -29,5 +29,5 @@ cargo test --workspace --no-run -q
 # --workspace: the features of a whole-workspace build (-p alone would rebuild the host).
 # --no-fail-fast: every timing test binary runs, whichever fails.
 # --show-output: a skipped test's reason is printed even though it passes.
-cargo test --workspace --no-fail-fast --test stalls --test deadlines --test checkpoints --test auto_pin --test sandbox --test remote -- --ignored --show-output
+cargo test --workspace --no-fail-fast --test stalls --test deadlines --test checkpoints --test auto_pin --test sandbox --test remote --test chaos_clock -- --ignored --show-output
 echo "timing: the timing tests passed in $(( $(date +%s) - start )) s"

@@ -324,6 +324,10 @@ pub struct OwnAccount {
     /// Its minor and major page faults so far, as of the last read of its
     /// `/proc/PID/stat` from this thread (for diagnostics).
     pub faults: (u64, u64),
+    /// The CPU time of its child processes that it has waited for, in clock ticks
+    /// (`cutime` + `cstime` of `/proc/PID/stat`), as of the last read of that file from
+    /// this thread: when it grows, the bot had a child process compute.
+    pub children_ticks: u64,
 }
 
 /// The scheduler's account of process `pid`, when it has one thread and a normal
@@ -346,14 +350,16 @@ pub fn main_thread_account(pid: u32) -> Option<OwnAccount> {
 fn read_account(pid: u32, one_thread: bool) -> Option<OwnAccount> {
     let mut stat = [0u8; 1024];
     let mut sched = [0u8; 128];
-    let (runnable, m, faults) = with_proc_files(pid, |files| {
+    let (runnable, m, faults, children) = with_proc_files(pid, |files| {
         let n = pread_all(&files.stat, &mut stat)?;
         let m = pread_all(&files.schedstat, &mut sched)?;
         let facts = stat_facts(files, &stat[..n])?;
         let countable = facts.normal_policy && (facts.one_thread || !one_thread);
-        Some(countable.then_some((facts.runnable, m, files.faults.get())))
+        Some(countable.then_some((facts.runnable, m, files.faults.get(), files.children_ticks.get())))
     })??;
-    account(pid, &sched[..m], runnable, faults)
+    let mut account = account(pid, &sched[..m], runnable, faults)?;
+    account.children_ticks = children;
+    Some(account)
 }
 
 /// What [`read_account`] needs of `/proc/PID/stat`.
@@ -390,6 +396,7 @@ fn stat_facts(files: &ProcFiles, stat: &[u8]) -> Option<StatFacts> {
     files.checked.set(facts.single());
     let count = |k: usize| field(k).and_then(|f| f.parse().ok()).unwrap_or(0);
     files.faults.set((count(10), count(12)));
+    files.children_ticks.set(count(16) + count(17));
     Some(facts)
 }
 
@@ -424,7 +431,14 @@ pub fn has_children(pid: u32) -> Option<bool> {
 fn account(pid: u32, schedstat: &[u8], runnable: bool, faults: (u64, u64)) -> Option<OwnAccount> {
     let (waited, slices) = schedstat_waits(std::str::from_utf8(schedstat).ok()?)?;
     let cpu = process_cpu_time(pid)?;
-    Some(OwnAccount { cpu, waited: std::time::Duration::from_nanos(waited), slices, runnable, faults })
+    Some(OwnAccount {
+        cpu,
+        waited: std::time::Duration::from_nanos(waited),
+        slices,
+        runnable,
+        faults,
+        children_ticks: 0,
+    })
 }
 
 /// Whether the main thread of process `pid` is blocked reading a pipe (its standard input,
@@ -444,15 +458,27 @@ pub fn main_thread_reads_input(pid: u32) -> bool {
         if !matches!(&buf[..n], b"anon_pipe_read" | b"pipe_read") {
             return Some(false);
         }
-        let children =
-            files.children.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok());
-        let Some(children) = children.as_ref() else { return Some(false) };
-        // Empty when it has none (a read of 0 bytes, which `pread_all` calls a failure).
-        use std::os::unix::fs::FileExt;
-        let n = children.read_at(&mut buf, 0).ok()?;
-        Some(!buf[..n].iter().any(u8::is_ascii_digit))
+        Some(!has_children_in(pid, files)?)
     })
     .unwrap_or(false)
+}
+
+/// Whether process `pid` (its main thread) has child processes now, from its
+/// `/proc/PID/task/PID/children` kept open like [`own_account`]'s files; `None` when that
+/// cannot be told.
+pub fn has_child_processes(pid: u32) -> Option<bool> {
+    with_proc_files(pid, |files| has_children_in(pid, files))
+}
+
+/// [`has_child_processes`] on `pid`'s open files.
+fn has_children_in(pid: u32, files: &ProcFiles) -> Option<bool> {
+    let children = files.children.get_or_init(|| std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok());
+    let children = children.as_ref()?;
+    let mut buf = [0u8; 256];
+    // Empty when it has none (a read of 0 bytes, which `pread_all` calls a failure).
+    use std::os::unix::fs::FileExt;
+    let n = children.read_at(&mut buf, 0).ok()?;
+    Some(buf[..n].iter().any(u8::is_ascii_digit))
 }
 
 /// [`own_account`] without reading `/proc/PID/stat` (a third of the cost) when the last
@@ -469,7 +495,12 @@ pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
         Some(Some((pread_all(&files.schedstat, &mut sched)?, files.faults.get())))
     })?;
     match quick {
-        Some((m, faults)) => account(pid, &sched[..m], false, faults),
+        // The children's CPU as of the last read of `stat`: a child that computed since
+        // then shows as a change at the next look (it is never missed, only noticed early).
+        Some((m, faults)) => account(pid, &sched[..m], false, faults).map(|mut a| {
+            a.children_ticks = with_proc_files(pid, |files| Some(files.children_ticks.get())).unwrap_or(0);
+            a
+        }),
         None => own_account(pid),
     }
 }
@@ -504,6 +535,8 @@ struct ProcFiles {
     checked: std::cell::Cell<bool>,
     /// Minor and major page faults at the last read of `stat`.
     faults: std::cell::Cell<(u64, u64)>,
+    /// `cutime` + `cstime` at the last read of `stat`.
+    children_ticks: std::cell::Cell<u64>,
 }
 
 /// Runs `f` on `pid`'s open stat files, opening them if needed; a failed read (the process
@@ -524,6 +557,7 @@ fn with_proc_files<T>(pid: u32, mut f: impl FnMut(&ProcFiles) -> Option<T>) -> O
             children: std::cell::OnceCell::new(),
             checked: std::cell::Cell::new(false),
             faults: std::cell::Cell::new((0, 0)),
+            children_ticks: std::cell::Cell::new(0),
         };
         let v = f(&files)?;
         if cache.len() >= 4 {
@@ -658,9 +692,9 @@ pub fn signal_name(sig: i32) -> String {
     format!("signal {sig} ({name})")
 }
 
-/// Sets the capacity of a pipe (`F_SETPIPE_SZ`); one page makes the pipe "full" as soon as
-/// it holds any data, so that it becomes writable again exactly when the reader has taken
-/// everything (see [`pipe_is_empty`]).
+/// Sets the capacity of a pipe (`F_SETPIPE_SZ`, rounded up by the kernel to a power of two
+/// pages). A pipe whose every page holds data is "full": it becomes writable again the
+/// moment its reader has taken a page.
 ///
 /// # Errors
 /// The operating system's error (not a pipe, or a kernel without `F_SETPIPE_SZ`).
@@ -679,13 +713,46 @@ pub fn has_input(fd: std::os::fd::RawFd) -> bool {
     r > 0 && p.revents & (libc::POLLIN | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
-/// Whether the reader of a one-page pipe has taken everything written to it (the write end
-/// polls writable), or the pipe is broken (its reader is gone).
-pub fn pipe_is_empty(fd: std::os::fd::RawFd) -> bool {
-    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
-    // SAFETY: one valid pollfd, no waiting.
-    let r = unsafe { libc::poll(&mut p, 1, 0) };
-    r > 0 && p.revents & (libc::POLLOUT | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+/// How many bytes wait unread in pipe `fd` (`FIONREAD`; on the write end of a pipe it
+/// counts the same bytes as on the read end): the host counts a request as read as soon as
+/// the pipe holds fewer bytes than it wrote. `None` when that cannot be told.
+pub fn pipe_unread(fd: std::os::fd::RawFd) -> Option<usize> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into the variable we pass.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    if r < 0 { None } else { usize::try_from(n).ok() }
+}
+
+/// The capacity of pipe `fd` in bytes (`F_GETPIPE_SZ`).
+pub fn pipe_size(fd: std::os::fd::RawFd) -> Option<usize> {
+    // SAFETY: fcntl on a descriptor we own, no pointer.
+    let r = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    usize::try_from(r).ok()
+}
+
+/// The steal time of every CPU so far, by CPU number (`/proc/stat`'s eighth field of each
+/// `cpuN` line: time the hypervisor ran something else while that virtual CPU wanted to
+/// run). The kernel counts it in nanoseconds but shows it in clock ticks (10 ms at the
+/// usual `USER_HZ` of 100), so a difference of two readings can be up to one tick more or
+/// less than the steal between them. Empty when the file cannot be read.
+pub fn cpu_steal() -> Vec<std::time::Duration> {
+    // SAFETY: sysconf takes no pointers.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let tick =
+        std::time::Duration::from_nanos(1_000_000_000 / u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100));
+    let Ok(text) = std::fs::read_to_string("/proc/stat") else { return Vec::new() };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("cpu") else { break };
+        let mut fields = rest.split_whitespace();
+        let Some(Ok(cpu)) = fields.next().map(str::parse::<usize>) else { continue };
+        let steal: u32 = fields.nth(7).and_then(|f| f.parse().ok()).unwrap_or(0);
+        if out.len() <= cpu {
+            out.resize(cpu + 1, std::time::Duration::ZERO);
+        }
+        out[cpu] = tick * steal;
+    }
+    out
 }
 
 /// Whether this machine is a virtual machine (x86's `hypervisor` CPU flag in

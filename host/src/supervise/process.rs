@@ -66,11 +66,25 @@ pub struct Process {
     child: Child,
     pgid: i32,
     stdin: Option<pipe::Sender>,
-    /// Its stdin pipe can hold one page, so the host sees when the bot has read a request.
+    /// Its stdin pipe can be resized, so the host can size it to each request and see when
+    /// the bot has read one.
     sees_reads: bool,
-    /// Its stdin pipe holds one page now (a calm host gives it the default 64 KiB, so that
-    /// a full turn goes in one write: see [`crate::supervise::tempo`]).
+    /// Its stdin pipe is sized to each request now, the fewest pages that hold it (one for
+    /// most), so that the bot's read of it is seen (see [`wait_until_read`]); otherwise (a
+    /// calm host, see [`crate::supervise::tempo`]) it holds 64 KiB, or more for a longer
+    /// message. Either way a message goes into the pipe whole, in one write.
     stdin_small: bool,
+    /// The capacity of its stdin pipe, in bytes.
+    stdin_capacity: usize,
+    /// Bytes unread in its stdin pipe just after the current request was written: the
+    /// bot has begun reading it once the pipe holds fewer.
+    request_unread: usize,
+    /// The current request filled its stdin pipe (every page of it), so that the pipe turns
+    /// writable the moment the bot has read its first page.
+    read_edge: bool,
+    /// The rest of a message whose write did not end (its deadline passed first): written
+    /// before anything else, so that no message ever starts inside another.
+    unfinished: Vec<u8>,
     /// Its last request ran long (it thinks): its own scheduler account opens with the next
     /// request (see [`Stopwatch::open_own_account`]).
     thought: bool,
@@ -113,8 +127,8 @@ impl Process {
     ///
     /// # Errors
     /// The operating system's error when the program cannot be started.
-    /// With `watch_reads`, its stdin pipe is shrunk to one page so that the host sees when
-    /// it has read a request (see [`Stopwatch`]).
+    /// With `watch_reads`, its stdin pipe is sized to each request so that the host sees
+    /// when it has begun reading one (see [`Stopwatch`]).
     pub fn spawn(
         spec: &BotSpec,
         max_line: usize,
@@ -163,10 +177,11 @@ impl Process {
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
         supervisor.register_group(pgid);
         drop(spawning);
-        // A one-page stdin pipe: the host then sees the moment the bot has read all it was
-        // sent (the pipe turns writable), which is when its clock starts.
+        // A stdin pipe sized to each request (one page for most): the host then sees the
+        // moment the bot begins reading it, which is when its clock starts.
         let stdin = child.stdin.take().expect("piped stdin").into_owned_fd()?;
-        let sees_reads = watch_reads && os::set_pipe_size(stdin.as_raw_fd(), 4096).is_ok();
+        let sees_reads = watch_reads && os::set_pipe_size(stdin.as_raw_fd(), PAGE as i32).is_ok();
+        let stdin_capacity = os::pipe_size(stdin.as_raw_fd()).unwrap_or(PAGE);
         let stdin = pipe::Sender::from_owned_fd(stdin)?;
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
@@ -200,6 +215,10 @@ impl Process {
             stdin: Some(stdin),
             sees_reads,
             stdin_small: sees_reads,
+            stdin_capacity,
+            request_unread: 0,
+            read_edge: false,
+            unfinished: Vec::new(),
             lines: FramedRead::with_capacity(stdout, LinesCodec::new_with_max_length(max_line), 64 * 1024),
             stderr: tail,
             stderr_task: Some(stderr_task),
@@ -302,19 +321,31 @@ impl Process {
     /// # Errors
     /// As [`Process::write`].
     ///
-    /// A request that has not gone into the pipe by the time it counts as long (a turn
-    /// longer than the bot's one-page pipe, whose reader is slow to read the rest) goes
-    /// long then, in the middle of the write (see [`Stopwatch::went_long`]): the CPU
-    /// watchdogs of a bot that reads on another thread must see a stall that holds the bot
-    /// off its CPU after it has read the first part (its clock started then).
+    /// The pipe is first sized to hold the whole request besides what it holds unread (see
+    /// [`Process::fit_stdin`]), so the request goes in with one write call, before the
+    /// bot's clock can start; the rest of an earlier message left half-written goes first
+    /// (see [`Process::finish_unfinished`]). A request that has still not gone into the
+    /// pipe by the time it counts as long (a pipe that could not grow so far, its reader
+    /// slow to read) goes long then, in the middle of the write (see
+    /// [`Stopwatch::went_long`]): the CPU watchdogs of a bot that reads on another thread
+    /// must see a stall that holds the bot off its CPU meanwhile.
     pub async fn write_request(&mut self, bytes: &[u8], watch: &mut Stopwatch) -> Result<(), RecvError> {
         self.full_cpu_share();
         let deadline = watch.deadline();
+        if self.stdin.is_none() {
+            return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
+        }
+        self.finish_unfinished(deadline).await?;
+        let unread_before = self.fit_stdin(bytes.len());
+        self.request_unread = unread_before + bytes.len();
+        self.read_edge =
+            self.stdin_small && unread_before == 0 && bytes.len().div_ceil(PAGE) * PAGE == self.stdin_capacity;
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
+        let mut done = 0;
         let written = {
-            let write = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes));
+            let write = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes, &mut done));
             tokio::pin!(write);
             loop {
                 let goes_long = async {
@@ -333,6 +364,7 @@ impl Process {
                 }
             }
         };
+        self.keep_unfinished(bytes, done, written.is_err());
         let at = self.wrote(bytes, written).await?;
         watch.written(at);
         Ok(())
@@ -342,11 +374,78 @@ impl Process {
         // Whatever the host tells a bot (a move played, the end of a game, `quit`) gives it
         // its full CPU share back: only its opponent's turn keeps it at the least.
         self.full_cpu_share();
+        if self.stdin.is_none() {
+            return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
+        }
+        self.finish_unfinished(deadline).await?;
+        self.fit_stdin(bytes.len());
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(RecvError::Fault(self.crash_fault("its input is closed").await));
         };
-        let written = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes)).await;
+        let mut done = 0;
+        let written = tokio::time::timeout_at(deadline.into(), write_all(stdin, bytes, &mut done)).await;
+        self.keep_unfinished(bytes, done, written.is_err());
         self.wrote(bytes, written).await
+    }
+
+    /// Gives the bot's stdin pipe the room to take `len` more bytes in one write, besides
+    /// what it holds unread: in the pipe's request-sized mode the fewest pages (a power of
+    /// two, the kernel's rule) that hold them, otherwise 64 KiB or more. Returns the bytes
+    /// it held unread. A pipe that cannot be resized (a message beyond the system's
+    /// `pipe-max-size`) keeps its size, and the message is written in parts.
+    fn fit_stdin(&mut self, len: usize) -> usize {
+        let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) else { return 0 };
+        let unread = os::pipe_unread(fd).unwrap_or(0);
+        let need = (unread + len).max(1).div_ceil(PAGE).next_power_of_two() * PAGE;
+        let want = if self.stdin_small { need } else { need.max(LARGE_PIPE) };
+        if want != self.stdin_capacity && (self.sees_reads || want > self.stdin_capacity) {
+            // A pipe holding more than `want` refuses to shrink (EBUSY): it keeps its size.
+            if os::set_pipe_size(fd, i32::try_from(want).unwrap_or(i32::MAX)).is_ok() {
+                self.stdin_capacity = os::pipe_size(fd).unwrap_or(want);
+            } else {
+                tracing::debug!(want, capacity = self.stdin_capacity, "the bot's stdin pipe keeps its size");
+            }
+        }
+        unread
+    }
+
+    /// Notes the rest of `bytes` that a write did not put into the pipe, `done` of them
+    /// written, when it `stopped` at its deadline: that rest goes first into the pipe
+    /// before any later message (see [`Process::finish_unfinished`]).
+    fn keep_unfinished(&mut self, bytes: &[u8], done: usize, stopped: bool) {
+        if stopped && done > 0 && done < bytes.len() {
+            tracing::debug!(
+                written = done,
+                of = bytes.len(),
+                "a message to the bot was left half-written at its deadline"
+            );
+            self.unfinished = bytes[done..].to_vec();
+        }
+    }
+
+    /// Writes the rest of a message left half-written (see [`Process::keep_unfinished`]),
+    /// by `deadline`: a later message may then follow it. When it cannot, nothing more is
+    /// written to the bot (a timeout): a message never starts inside another.
+    async fn finish_unfinished(&mut self, deadline: Instant) -> Result<(), RecvError> {
+        if self.unfinished.is_empty() {
+            return Ok(());
+        }
+        let rest = std::mem::take(&mut self.unfinished);
+        self.fit_stdin(rest.len());
+        let Some(stdin) = self.stdin.as_mut() else { return Ok(()) };
+        let mut done = 0;
+        let written = tokio::time::timeout_at(deadline.into(), write_all(stdin, &rest, &mut done)).await;
+        match written {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => {
+                self.stdin = None;
+                Err(RecvError::Fault(self.crash_fault(&format!("writing to it failed: {e}")).await))
+            }
+            Err(_) => {
+                self.unfinished = rest[done..].to_vec();
+                Err(RecvError::Timeout)
+            }
+        }
     }
 
     /// What a write of `bytes` came to: the moment before its last write call, or the
@@ -405,7 +504,7 @@ impl Process {
             return w;
         }
         if self.sees_reads && !read_grace.is_zero() {
-            // Calm: a large pipe (one write per turn, no read watch); else one page.
+            // Calm: a large pipe (no read watch); else one sized to each request.
             self.set_stdin_small(!calm);
         }
         w.watch_reads(self.sees_reads && self.stdin_small && !read_grace.is_zero());
@@ -415,18 +514,11 @@ impl Process {
         w
     }
 
-    /// Gives the bot's stdin pipe one page (`small`: the host sees when the bot has read a
-    /// request) or 64 KiB, unless it has that size already. The pipe is empty between
-    /// requests; if not, it keeps its size.
+    /// Sizes the bot's stdin pipe to each request from now on (`small`: the host sees when
+    /// the bot has read a request), or gives it 64 KiB (or more, for a longer message); the
+    /// size is set as each message is written (see [`Process::fit_stdin`]).
     fn set_stdin_small(&mut self, small: bool) {
-        if self.stdin_small == small {
-            return;
-        }
-        if let Some(fd) = self.stdin.as_ref().map(AsRawFd::as_raw_fd) {
-            if os::set_pipe_size(fd, if small { 4096 } else { 65536 }).is_ok() {
-                self.stdin_small = small;
-            }
-        }
+        self.stdin_small = small && self.sees_reads;
     }
 
     /// Whether the bot computes on one thread and only on its own turn, as it said
@@ -497,7 +589,9 @@ impl Process {
             let thinks = self.thinks || self.thought;
             let seen_read = async {
                 match self.stdin.as_ref() {
-                    Some(stdin) if watch.waits_for_read() => wait_until_read(stdin).await,
+                    Some(stdin) if watch.waits_for_read() => {
+                        wait_until_read(stdin, self.request_unread, self.read_edge).await
+                    }
                     _ => std::future::pending().await,
                 }
             };
@@ -517,8 +611,8 @@ impl Process {
                 () = goes_long => {
                     // The bot thinks: fair-clock machinery on (see crate::supervise::tempo), and its
                     // read watched if it has not read the request yet.
-                    let unread =
-                        self.stdin_small && self.stdin.as_ref().is_some_and(|s| !os::pipe_is_empty(s.as_raw_fd()));
+                    let unread = self.stdin_small
+                        && self.stdin.as_ref().is_some_and(|s| !begun_reading(s.as_raw_fd(), self.request_unread));
                     watch.went_long(unread);
                     self.thought = true;
                     continue;
@@ -817,34 +911,71 @@ fn exited_peak_rss_kib(pid: u32) -> std::io::Result<Option<u64>> {
     Ok(Some(u64::try_from(usage.ru_maxrss).unwrap_or(0)))
 }
 
-/// Waits until the bot has read everything in its one-page stdin pipe (or the pipe broke).
-async fn wait_until_read(stdin: &pipe::Sender) {
+/// A page: the unit of a pipe's capacity.
+const PAGE: usize = 4096;
+
+/// The stdin pipe of a bot whose reads are not watched (the kernel's default size).
+const LARGE_PIPE: usize = 64 * 1024;
+
+/// How often the host looks whether the bot has begun reading a request that has not
+/// filled its pipe, or that it reads in part (see [`wait_until_read`]).
+const READ_POLL: Duration = Duration::from_millis(1);
+
+/// Whether the bot has begun reading its request: its stdin pipe (`fd`) holds fewer than
+/// the `unread` bytes it held just after the request was written (or cannot tell, a
+/// broken pipe). Not when it is empty: a bot that leaves a request's last byte unread has
+/// read the request all the same (and could think on the house if it counted as unread).
+fn begun_reading(fd: std::os::fd::RawFd, unread: usize) -> bool {
+    os::pipe_unread(fd).is_none_or(|n| n < unread)
+}
+
+/// Waits until the bot has begun reading its request (see [`begun_reading`]), or the pipe
+/// broke. When the request filled its pipe (`edge`), the pipe turns writable the moment
+/// the bot has read a page of it, which wakes the host at once; otherwise, and for a bot
+/// that reads less than a page, the host looks every [`READ_POLL`].
+async fn wait_until_read(stdin: &pipe::Sender, unread: usize, edge: bool) {
     let fd = stdin.as_raw_fd();
     loop {
-        if stdin.writable().await.is_err() {
+        if begun_reading(fd, unread) {
             return;
         }
-        // tokio still believes the pipe writable after a write that filled it: ask the
-        // kernel, and clear tokio's readiness when the bot has not read yet, so that the
-        // next wait is for the edge that comes when it reads.
-        match stdin.try_io(|| if os::pipe_is_empty(fd) { Ok(()) } else { Err(std::io::ErrorKind::WouldBlock.into()) }) {
-            Ok(()) => return,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            Err(_) => return,
+        let writable = async { if edge { stdin.writable().await } else { std::future::pending().await } };
+        tokio::select! {
+            biased;
+            r = writable => {
+                if r.is_err() {
+                    return;
+                }
+                // tokio still believes the pipe writable after a write that filled it: ask
+                // the kernel, and clear tokio's readiness when the bot has not read yet, so
+                // that the next wait is for the edge that comes when it reads.
+                let seen = || if begun_reading(fd, unread) { Ok(()) } else { Err(std::io::ErrorKind::WouldBlock.into()) };
+                match stdin.try_io(seen) {
+                    Ok(()) => return,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(_) => return,
+                }
+            }
+            () = tokio::time::sleep(READ_POLL) => {}
         }
     }
 }
 
-/// Writes all of `bytes` into the bot's stdin: the moment before the last write call.
-async fn write_all(stdin: &mut pipe::Sender, bytes: &[u8]) -> std::io::Result<Instant> {
-    let mut rest = bytes;
+/// Writes all of `bytes` into the bot's stdin, counting in `done` the bytes written so far
+/// (what a write stopped at its deadline leaves: see [`Process::keep_unfinished`]): the
+/// moment before the last write call.
+async fn write_all(stdin: &mut pipe::Sender, bytes: &[u8], done: &mut usize) -> std::io::Result<Instant> {
     loop {
+        let rest = &bytes[*done..];
         stdin.writable().await?;
         let before = Instant::now();
         match stdin.try_write(rest) {
             Ok(0) if !rest.is_empty() => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) if n == rest.len() => return Ok(before),
-            Ok(n) => rest = &rest[n..],
+            Ok(n) if n == rest.len() => {
+                *done += n;
+                return Ok(before);
+            }
+            Ok(n) => *done += n,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => return Err(e),
         }

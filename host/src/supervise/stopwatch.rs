@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 use crate::supervise::stall_watch::{Checkpoints, Demand, StallWatch};
 use crate::supervise::tempo::{ESCALATE_AFTER, Tempo};
 
-/// When a bot's clock runs for one request. Watching reads (a one-page stdin pipe and a
-/// read grace above zero), it starts when the host sees that the bot has read the whole
-/// request from its stdin, but no later than the read grace after the host began writing
-/// it; when the answer comes before the read is seen, at the end of the write. Otherwise it
-/// starts at the end of the write.
+/// When a bot's clock runs for one request. Watching reads (a stdin pipe sized to the
+/// request and a read grace above zero), it starts when the host sees that the bot has
+/// begun reading the request from its stdin (the pipe holds fewer bytes than were written),
+/// but no later than the read grace after the host began writing it, and never before the
+/// whole request is in the pipe; when the answer comes before the read is seen, at the end
+/// of the write. Otherwise it starts at the end of the write.
 #[derive(Clone, Debug)]
 pub struct Stopwatch {
     /// When the host began writing the request.
@@ -95,6 +96,16 @@ struct Own {
     checkpoints: Option<Arc<Checkpoints>>,
     /// Checkpoints that had preempted the bot by the last look.
     checkpoints_seen: u32,
+    /// Every CPU's steal time when the account opened (see
+    /// [`crate::supervise::os::cpu_steal`]): time the bot neither ran nor waited is credited
+    /// only up to the steal of its CPU since.
+    steal_at_open: Vec<Duration>,
+    /// Time neither run nor waited credited so far (within that steal).
+    unslept_total: Duration,
+    /// The bot had a child process since the account opened: its waits may have been
+    /// for a CPU its own child had (which the account does not see), so it is credited
+    /// nothing from the account.
+    children: bool,
 }
 
 /// What a multi-threaded bot's main-thread account keeps besides [`Own`], totalled from
@@ -112,14 +123,15 @@ struct MainThread {
 
 /// The credit of a multi-threaded bot from its main thread's account over a move: `wall`
 /// time since the opening, the whole process `ran` meanwhile (all its threads), its main
-/// thread `waited` for a CPU. The time the process ran less than one CPU's worth, when the
-/// main thread, woken by the request, never slept since (it wanted a CPU all along, so
-/// whatever kept the process from one was the machine's); otherwise only the main thread's
-/// waits, and never more than that shortfall (a wait caused by the bot's own other threads,
-/// which ran meanwhile, is not credited).
-fn main_thread_credit(wall: Duration, ran: Duration, waited: Duration, slept: bool) -> Duration {
+/// thread `waited` for a CPU, and the `steal` of the CPU it ran on meanwhile (see
+/// [`crate::supervise::os::cpu_steal`]). Only time the bot could not run: the main thread's
+/// waits, with the steal when that thread never slept since (it wanted a CPU all along),
+/// and never more than the time the process ran less than one CPU's worth (a wait caused by
+/// the bot's own other threads, which ran meanwhile, is not credited). Time it slept is
+/// never credited, however it slept (a thread that sleeps is neither waiting nor robbed).
+fn main_thread_credit(wall: Duration, ran: Duration, waited: Duration, steal: Duration, slept: bool) -> Duration {
     let short = wall.saturating_sub(ran);
-    if slept { waited.min(short) } else { short }
+    if slept { waited.min(short) } else { (waited + steal).min(short) }
 }
 
 impl Own {
@@ -144,7 +156,24 @@ impl Own {
             cpu_before_start: None,
             checkpoints: None,
             checkpoints_seen: 0,
+            steal_at_open: crate::supervise::os::cpu_steal(),
+            unslept_total: Duration::ZERO,
+            children: false,
         }
+    }
+
+    /// The steal time of the CPU bot `pid` last ran on, since the account opened (zero when
+    /// that cannot be told). The only time a bot that neither ran nor waited is credited:
+    /// whatever else kept it off a CPU without it waiting for one was its own doing (it
+    /// slept, waited for a child process, or for input it had left unread).
+    fn steal_since_open(&self, pid: u32) -> Duration {
+        let Some((cpu, _)) = crate::supervise::os::last_cpu(pid) else { return Duration::ZERO };
+        let (Some(now), Some(then)) =
+            (crate::supervise::os::cpu_steal().get(cpu).copied(), self.steal_at_open.get(cpu))
+        else {
+            return Duration::ZERO;
+        };
+        now.saturating_sub(*then)
     }
 }
 
@@ -280,18 +309,31 @@ impl Own {
     /// run; and a wait still going on at a look shows as neither until it ends, then as a
     /// wait in full. Over the whole move a bot that never slept is so credited exactly the
     /// time it did not run.
-    fn account_credit(&mut self, now: &crate::supervise::os::OwnAccount, look: &Look, quiet: bool) -> Duration {
+    fn account_credit(
+        &mut self,
+        pid: u32,
+        now: &crate::supervise::os::OwnAccount,
+        look: &Look,
+        quiet: bool,
+    ) -> Duration {
         match self.main.as_mut() {
             Some(main) => {
                 main.slept |= !quiet;
                 main.host_late += look.host_late;
                 let (opened_at, opened) = self.opened;
-                main_thread_credit(
-                    look.at.saturating_duration_since(opened_at),
-                    now.cpu.saturating_sub(opened.cpu),
-                    now.waited.saturating_sub(opened.waited),
-                    main.slept,
-                ) + main.host_late
+                let wall = look.at.saturating_duration_since(opened_at);
+                let ran = now.cpu.saturating_sub(opened.cpu);
+                let waited = now.waited.saturating_sub(opened.waited);
+                // The steal matters only when the shortfall is more than the waits: read
+                // then (the dearest file, /proc/stat).
+                let slept = main.slept;
+                let host_late = main.host_late;
+                let steal = if !slept && wall.saturating_sub(ran) > waited {
+                    self.steal_since_open(pid)
+                } else {
+                    Duration::ZERO
+                };
+                main_thread_credit(wall, ran, waited, steal, slept) + host_late
             }
             None => settle(self.credit, look.wall, look.ran, look.waited, look.waited + look.host_late + look.unslept),
         }
@@ -571,19 +613,8 @@ impl Stopwatch {
             // Not read yet (a long request in the middle of its write, or a bot slow to
             // read): its main thread's account may open once it has read it.
             self.main_at_read = self.own.is_none() && unread;
-            if let Some(own) = self.own.as_mut() {
-                let late = woken.saturating_duration_since(due + Duration::from_millis(1));
-                let here = crate::supervise::os::current_cpu();
-                if late > Duration::from_micros(500)
-                    && self.pid.and_then(crate::supervise::os::last_cpu).map(|c| c.0) == here
-                {
-                    own.credit = late;
-                    own.prior = late;
-                    if let Some(main) = own.main.as_mut() {
-                        main.host_late = late;
-                    }
-                }
-            }
+            // (The lateness of this wake-up is not credited: it came before the account
+            // opened, and nothing tells what the bot did meanwhile.)
         }
         // Otherwise watch the CPUs where the bot and this game's thread may run, from now
         // until the answer. When this thread's CPU was not watched, this wake-up tells of a
@@ -803,6 +834,8 @@ impl Stopwatch {
     /// [`crate::supervise::process::Process::write_request`]).
     pub fn written(&mut self, at: Instant) {
         self.written = at;
+        // The clock never starts before the whole request is in the bot's pipe.
+        self.latest_start = self.latest_start.max(at);
     }
 
     /// When the answer is due: the limit after the start, or after the latest start while
@@ -896,17 +929,40 @@ impl Stopwatch {
             }
             return self.credit;
         };
+        // A bot that had a child process compute (or has one now) may have waited for a CPU
+        // its child had, or slept while the child thought for it: the account tells
+        // neither, so it credits nothing for this request.
+        if own.children
+            || now.children_ticks != own.opened.1.children_ticks
+            || crate::supervise::os::has_child_processes(pid) == Some(true)
+        {
+            if !own.children {
+                tracing::debug!(?window, "own account: the bot has child processes, nothing credited");
+            }
+            own.children = true;
+            own.credit = Duration::ZERO;
+            own.at = Instant::now();
+            own.account = now;
+            self.credit = Duration::ZERO;
+            return self.credit;
+        }
         // A main thread found asleep may have answered a moment ago, the answer not read yet:
         // back at its read, it did not sleep.
         let answered =
             answered || (own.main.is_some() && !now.runnable && output.is_some_and(crate::supervise::os::has_input));
         let mut look = own.measure(&now);
         let quiet = own.did_not_sleep(pid, &now, &look, answered);
-        if quiet {
-            look.unslept = look.gap;
+        if quiet && !look.gap.is_zero() {
+            // Time neither run nor waited, while the bot did not seem to sleep: credited only
+            // as far as its CPU's steal since the opening covers it (a bot that sleeps, or
+            // waits for a child process, once or in a way the switch counts miss, is
+            // credited nothing for it).
+            let budget = own.steal_since_open(pid).saturating_sub(own.unslept_total);
+            look.unslept = look.gap.min(budget);
+            own.unslept_total += look.unslept;
         }
         look.before = own.credit;
-        own.credit = own.account_credit(&now, &look, quiet);
+        own.credit = own.account_credit(pid, &now, &look, quiet);
         (look.phantom, look.phantom_net) = own.phantom();
         own.credit = own.capped(until, start, &now, look.phantom);
         // What this look added (nothing when it took back more than it found).
@@ -959,13 +1015,18 @@ mod tests {
         let ms = Duration::from_millis;
         // Main thread awake all along: 30 ms of which the process ran 18 (12 taken from it,
         // whether as waits or as steal).
-        assert_eq!(main_thread_credit(ms(30), ms(18), ms(5), false), ms(12));
+        // Main thread awake all along: 30 ms of which the process ran 18, waited 5 and had
+        // 7 stolen: 12 taken from it.
+        assert_eq!(main_thread_credit(ms(30), ms(18), ms(5), ms(7), false), ms(12));
+        // The same with no steal on its CPU: only its waits (the rest, it was not waiting
+        // for a CPU: it slept in a way its switch counts missed, or waited for a child).
+        assert_eq!(main_thread_credit(ms(30), ms(18), ms(5), Duration::ZERO, false), ms(5));
         // Its other threads ran too, a CPU's worth or more: nothing was kept from it.
-        assert_eq!(main_thread_credit(ms(30), ms(31), ms(9), false), Duration::ZERO);
+        assert_eq!(main_thread_credit(ms(30), ms(31), ms(9), ms(3), false), Duration::ZERO);
         // The main thread slept: its time asleep is not credited, only its waits for a CPU,
-        assert_eq!(main_thread_credit(ms(30), ms(10), ms(4), true), ms(4));
+        assert_eq!(main_thread_credit(ms(30), ms(10), ms(4), ms(9), true), ms(4));
         // and not those its own threads caused by running meanwhile.
-        assert_eq!(main_thread_credit(ms(30), ms(28), ms(6), true), ms(2));
+        assert_eq!(main_thread_credit(ms(30), ms(28), ms(6), Duration::ZERO, true), ms(2));
     }
 
     #[test]
@@ -989,7 +1050,7 @@ mod tests {
         let mut quick = Stopwatch::new(t0, ms(100), ms(10), true, None, None);
         quick.written(t0 + ms(2));
         assert_eq!(quick.start(), t0 + ms(2));
-        // Not watching (grace 0 or no one-page pipe): from the end of the write.
+        // Not watching (grace 0, or a pipe that cannot be resized): from the end of the write.
         let mut plain = Stopwatch::new(t0, ms(100), Duration::ZERO, false, None, None);
         plain.written(t0 + ms(3));
         assert_eq!(plain.start(), t0 + ms(3));
