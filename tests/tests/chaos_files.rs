@@ -26,44 +26,38 @@ struct Run {
     peak_kb: i64,
 }
 
-/// Runs the host with `args` and measures its peak resident memory (`ru_maxrss` of this
-/// one child, by `wait4`). A run longer than `limit` is killed (and fails the test).
+/// Runs the host with `args` and measures its peak resident memory (`ru_maxrss` of its
+/// process, through the small `peak-rss` program: see there why not from this process).
+/// A run longer than `limit` is killed (and fails the test).
 fn measured(dir: &Path, args: &[&str], limit: Duration) -> Run {
-    let out =
-        dir.join(format!("run-{}.out", args.join("_").replace(['/', ' '], "_").chars().take(60).collect::<String>()));
-    let err = out.with_extension("err");
-    let child = Command::new(host_bin())
+    let stem = args.join("_").replace(['/', ' '], "_").chars().take(60).collect::<String>();
+    let (out, err, rss) =
+        (dir.join(format!("run-{stem}.out")), dir.join(format!("run-{stem}.err")), dir.join(format!("run-{stem}.rss")));
+    let mut child = Command::new(stratego_tests::bin("peak-rss"))
+        .arg(&rss)
+        .arg(host_bin())
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
         .spawn()
-        .expect("start stratego-host");
-    let pid = child.id() as libc::pid_t;
+        .expect("start peak-rss");
     let started = Instant::now();
-    let (status, usage) = loop {
-        let mut status = 0;
-        // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `pid` is our child, not yet waited for; both pointers are to live locals.
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            break (status, usage);
-        }
-        assert_eq!(r, 0, "wait4: {}", std::io::Error::last_os_error());
+    while child.try_wait().unwrap().is_none() {
         if started.elapsed() > limit {
-            // SAFETY: kill of our own child, which has not been waited for.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let _ = Command::new("pkill").args(["-KILL", "-P", &child.id().to_string()]).status();
         }
         std::thread::sleep(Duration::from_millis(20));
-    };
-    std::mem::forget(child); // Waited for above.
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    }
+    let measured = std::fs::read_to_string(&rss).unwrap_or_default();
+    let mut words = measured.split_whitespace();
+    let peak_kb: i64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(i64::MAX);
+    let code = words.next().and_then(|w| w.parse().ok());
     Run {
         code,
         stdout: std::fs::read_to_string(&out).unwrap_or_default(),
         stderr: std::fs::read_to_string(&err).unwrap_or_default(),
-        peak_kb: usage.ru_maxrss,
+        peak_kb,
     }
 }
 
