@@ -506,10 +506,7 @@ fn gravon_type(record: &GameRecord) -> Result<&'static str, Problem> {
         // The nearest: the type of the same name, else the one with fewest differences.
         let better = match &nearest {
             None => true,
-            Some((n, d)) => {
-                (t == record.ruleset.name && *n != record.ruleset.name)
-                    || (*n != record.ruleset.name && differ.len() < d.len())
-            }
+            Some((n, d)) => *n != record.ruleset.name && (t == record.ruleset.name || differ.len() < d.len()),
         };
         if better {
             nearest = Some((t, differ));

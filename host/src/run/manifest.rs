@@ -673,8 +673,7 @@ fn parallel_plain<T: Send + 'static>(
             };
             if line.len() > max && line.last() != Some(&b'\n') {
                 line = TOO_LONG.to_vec();
-                loop {
-                    let Ok(buf) = input.fill_buf() else { break };
+                while let Ok(buf) = input.fill_buf() {
                     if buf.is_empty() {
                         break;
                     }
