@@ -6,6 +6,13 @@ use stratego_host::run::plan::ConfigError;
 
 fn main() {
     let cli = Cli::parse();
+    if cli.max_record_bytes < 1024 {
+        config_error(ConfigError {
+            message: "--max-record-bytes: must be at least 1024 bytes".into(),
+            code: stratego_host::exit::USAGE,
+        });
+    }
+    stratego_records::set_max_record_bytes(cli.max_record_bytes);
     let result = match cli.command {
         Command::SampleBot { args } => {
             let mut argv = vec!["sample-bot".to_owned()];

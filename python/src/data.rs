@@ -41,10 +41,16 @@ pub struct PyCompactRecords {
 
 #[pymethods]
 impl PyCompactRecords {
-    /// Opens `path`, a compact records file.
+    /// Opens `path`, a compact records file. A frame that decompresses to more than
+    /// `max_record_bytes` (default 64 MiB) raises `RecordError` without being held (a
+    /// decompression bomb).
     #[new]
-    fn new(path: std::path::PathBuf) -> PyResult<PyCompactRecords> {
-        let reader = stratego_records::RecordReader::open(&path).map_err(|e| RecordError::new_err(e.to_string()))?;
+    #[pyo3(signature = (path, max_record_bytes = stratego_records::DEFAULT_MAX_RECORD_BYTES))]
+    fn new(path: std::path::PathBuf, max_record_bytes: usize) -> PyResult<PyCompactRecords> {
+        let err = |e: stratego_records::ReadError| RecordError::new_err(e.to_string());
+        let reader = stratego_records::RecordReader::open(&path)
+            .and_then(|r| r.with_max_record_bytes(max_record_bytes))
+            .map_err(err)?;
         if reader.form() != stratego_records::Form::Compact {
             return Err(RecordError::new_err(format!("{}: not a compact records file", path.display())));
         }

@@ -440,9 +440,11 @@ class Quit:
 
 class CompactRecords:
     """The records of a compact records file (``games.jsonl.zst``: one zstd frame per
-    record), read one frame at a time; ``stratego.data.read_records`` uses it."""
+    record), read one frame at a time; ``stratego.data.read_records`` uses it. A frame
+    that decompresses to more than ``max_record_bytes`` raises ``RecordError`` without
+    being held (a decompression bomb)."""
 
-    def __init__(self, path: Union[str, PathLike[str]]) -> None: ...
+    def __init__(self, path: Union[str, PathLike[str]], max_record_bytes: int = 67108864) -> None: ...
     def __iter__(self) -> Iterator[Record]: ...
     def __next__(self) -> Record: ...
     @property

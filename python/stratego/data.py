@@ -23,7 +23,12 @@ from typing import Iterator, Optional, Tuple, Union
 
 from ._stratego import CompactRecords, Game, GravonError, GravonGame, Move, Record, RecordError, View
 
-__all__ = ["read_records", "read_gravon", "gravon_games", "positions", "Position"]
+__all__ = ["read_records", "read_gravon", "gravon_games", "positions", "Position", "MAX_RECORD_BYTES"]
+
+#: The longest record read by default (a line, a zstd frame's content, a Gravon game's
+#: XML), as the host's ``--max-record-bytes``: what is longer raises without being held
+#: (a decompression bomb is a few kilobytes that decompress to gigabytes).
+MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -41,39 +46,55 @@ def _records_file(path: PathLike) -> str:
 
 def _is_compact(path: str) -> bool:
     with open(path, "rb") as f:
-        return f.read(4) == _ZSTD_MAGIC
+        head = f.read(4)
+    # A zstd frame, or a skippable frame (metadata a zstd reader reads past).
+    return head == _ZSTD_MAGIC or (len(head) == 4 and head[0] & 0xF0 == 0x50 and head[1:] == b"\x2a\x4d\x18")
 
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-def read_records(path: PathLike) -> Iterator[Record]:
+def read_records(path: PathLike, *, max_record_bytes: int = MAX_RECORD_BYTES) -> Iterator[Record]:
     """Every record of a records file, plain (``games.jsonl``, JSON Lines) or compact
     (``games.jsonl.zst``, one zstd frame per record; RECORDS.md), or of an ``--out``
     directory's, in file order (read a line or a frame at a time: any size). A torn last
-    frame of a compact file (a host killed in its write) is dropped with a warning."""
+    frame of a compact file (a host killed in its write) is dropped with a warning. A line
+    or frame longer than ``max_record_bytes`` raises ``RecordError`` naming it, without
+    being held."""
     file = _records_file(path)
     if _is_compact(file):
-        records = CompactRecords(file)
+        records = CompactRecords(file, max_record_bytes)
         yield from records
         if records.torn is not None:
             warnings.warn(f"{file}: the last record is torn at {records.torn}: dropped", stacklevel=2)
         return
-    with open(file, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
+    with open(file, "rb") as f:
+        n = 0
+        while True:
+            raw = f.readline(max_record_bytes + 1)
+            if not raw:
+                return
+            n += 1
+            if len(raw) > max_record_bytes and not raw.endswith(b"\n"):
+                raise RecordError(
+                    f"{file}:{n}: longer than {max_record_bytes} bytes, the longest record read "
+                    "(not a records file? max_record_bytes raises the limit)"
+                )
+            if not raw.strip():
                 continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"{file}:{n}: not UTF-8 text: {e}") from None
             try:
                 yield Record.from_json(line)
             except ValueError as e:
-                raise type(e)(f"{_records_file(path)}:{n}: {e}") from None
+                raise type(e)(f"{file}:{n}: {e}") from None
 
 
-def read_gravon(path: PathLike) -> Iterator[Tuple[str, str]]:
-    """``(name, xml)`` for every ``.xml`` game in ``path``: a ``.zip`` archive, an
-    ``.xml`` file, or a directory searched recursively; sorted by name
-    (``"archive.zip:game.xml"`` inside an archive)."""
-    path = os.fspath(path)
+def _gravon_entries(path: str) -> list:
+    """``(name, file, member)`` for every ``.xml`` game in ``path``, sorted by name; a
+    member is a name inside a ``.zip`` (``None`` for an ``.xml`` file)."""
     found = []
     if os.path.isdir(path):
         for root, _dirs, files in os.walk(path):
@@ -82,28 +103,56 @@ def read_gravon(path: PathLike) -> Iterator[Tuple[str, str]]:
                     found.append(os.path.join(root, f))
     else:
         found.append(path)
-    games = []
+    entries = []
     for p in found:
         if p.endswith(".zip"):
             with zipfile.ZipFile(p) as z:
                 for entry in z.namelist():
                     if entry.endswith(".xml"):
-                        text = z.read(entry).decode("utf-8")
-                        games.append((f"{os.path.basename(p)}:{entry}", text))
+                        entries.append((f"{os.path.basename(p)}:{entry}", p, entry))
         elif p.endswith(".xml"):
-            with open(p, encoding="utf-8") as f:
-                games.append((os.path.basename(p), f.read()))
+            entries.append((os.path.basename(p), p, None))
         else:
             raise ValueError(f"{p}: not a .zip or .xml Gravon file")
-    games.sort()
-    return iter(games)
+    entries.sort()
+    return entries
 
 
-def gravon_games(path: PathLike, *, skip_unreadable: bool = True) -> Iterator[Tuple[str, GravonGame]]:
-    """``(name, GravonGame)`` for every game in ``path`` (see ``read_gravon``). Games that
-    do not parse (``ultimate lightning`` games use squares no other type has) are skipped,
-    or raise with ``skip_unreadable=False``."""
-    for name, xml in read_gravon(path):
+def read_gravon(path: PathLike, *, max_game_bytes: int = MAX_RECORD_BYTES) -> Iterator[Tuple[str, str]]:
+    """``(name, xml)`` for every ``.xml`` game in ``path``: a ``.zip`` archive, an
+    ``.xml`` file, or a directory searched recursively; sorted by name
+    (``"archive.zip:game.xml"`` inside an archive). Read one game at a time; a game whose
+    text (decompressed) is longer than ``max_game_bytes`` raises ``GravonError`` naming it,
+    without being held (what a zip header says is not trusted)."""
+    archive = None
+    try:
+        for name, file, member in _gravon_entries(os.fspath(path)):
+            if member is None:
+                with open(file, "rb") as f:
+                    raw = f.read(max_game_bytes + 1)
+            else:
+                if archive is None or archive.filename != file:
+                    if archive is not None:
+                        archive.close()
+                    archive = zipfile.ZipFile(file)
+                with archive.open(member) as f:
+                    raw = f.read(max_game_bytes + 1)
+            if len(raw) > max_game_bytes:
+                raise GravonError(f"{name}: longer than {max_game_bytes} bytes, the longest game read")
+            yield name, raw.decode("utf-8")
+    finally:
+        if archive is not None:
+            archive.close()
+
+
+def gravon_games(
+    path: PathLike, *, skip_unreadable: bool = True, max_game_bytes: int = MAX_RECORD_BYTES
+) -> Iterator[Tuple[str, GravonGame]]:
+    """``(name, GravonGame)`` for every game in ``path`` (see ``read_gravon``), one at a
+    time. Games that do not parse (``ultimate lightning`` games use squares no other type
+    has) are skipped, or raise with ``skip_unreadable=False``; a game longer than
+    ``max_game_bytes`` raises ``GravonError``."""
+    for name, xml in read_gravon(path, max_game_bytes=max_game_bytes):
         try:
             yield name, GravonGame.parse(xml)
         except GravonError as e:

@@ -127,6 +127,7 @@ async function drive(args, cdp) {
     move_rows: document.querySelectorAll('[data-ply-row]').length,
     fights: [...document.querySelectorAll('[data-ply-row] .fight')].map((f) => f.textContent),
     options: [...document.querySelectorAll('#game-select option')].map((o) => o.textContent),
+    about: document.querySelector('#about').textContent,
   })`);
 
   if (args.screenshot) {

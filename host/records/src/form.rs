@@ -14,6 +14,12 @@ pub const COMPACT_FILE: &str = "games.jsonl.zst";
 /// The first four bytes of every zstd frame (0xFD2FB528, little-endian).
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
+/// Whether `start` begins with the magic number of a zstd *skippable* frame (0x184D2A50
+/// to 0x184D2A5F, little-endian): metadata a zstd reader reads past.
+pub fn is_skippable_magic(start: &[u8]) -> bool {
+    matches!(start, [b0, 0x2A, 0x4D, 0x18, ..] if b0 & 0xF0 == 0x50)
+}
+
 /// The zstd level of the compact form's frames, chosen by measurement on real games
 /// (BENCHMARKS.md, "Records at rest"): about 1 ms to encode a 1,000-ply game into
 /// 4.1-5.1 KB; level 19 makes it only 9-10 % smaller but takes 20-50 ms a game, level 3
@@ -30,8 +36,8 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form of the file at `path`: compact when it starts with the zstd magic number,
-    /// else when its name ends in `.zst` (a file torn inside its first frame's magic), else
+    /// The form of the file at `path`: compact when it starts with the zstd magic number
+    /// (or a zstd skippable frame's), else when its name ends in `.zst` (a file torn inside its first frame's magic), else
     /// plain. A file that does not exist is told by its name.
     ///
     /// # Errors
@@ -58,7 +64,7 @@ impl Form {
 
     /// The form told by a file's first bytes and its name (as [`Form::of_file`]).
     pub fn of_start(start: &[u8], path: &Path) -> Form {
-        if start.starts_with(&ZSTD_MAGIC) || path.extension().is_some_and(|e| e == "zst") {
+        if start.starts_with(&ZSTD_MAGIC) || is_skippable_magic(start) || path.extension().is_some_and(|e| e == "zst") {
             Form::Compact
         } else {
             Form::Plain
@@ -152,8 +158,12 @@ impl Encoder {
 /// (its checksum is checked when it has one). What the ladder stores for each game
 /// (`records.record`) is such a frame.
 ///
+/// Its content is decoded to at most [`crate::max_record_bytes`] (whatever its header
+/// says): a longer one is refused without taking more memory.
+///
 /// # Errors
-/// The bytes are not exactly one whole zstd frame, or they do not decompress.
+/// The bytes are not exactly one whole zstd frame, they do not decompress, or they
+/// decompress to more than the limit.
 pub fn decode_frame(frame: &[u8]) -> std::io::Result<Vec<u8>> {
     let bad = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
     if !frame.starts_with(&ZSTD_MAGIC) {
@@ -164,7 +174,16 @@ pub fn decode_frame(frame: &[u8]) -> std::io::Result<Vec<u8>> {
     if size != frame.len() {
         return Err(bad(format!("{} bytes after the zstd frame of {size} bytes", frame.len() - size)));
     }
-    zstd::stream::decode_all(frame)
+    let max = crate::max_record_bytes();
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
+    decoder.window_log_max(crate::read::window_log(max))?;
+    let mut content = Vec::new();
+    // One byte past the limit tells a content that is longer, whatever the header says.
+    decoder.take(max as u64 + 1).read_to_end(&mut content)?;
+    if content.len() > max {
+        return Err(bad(format!("decompresses to more than {max} bytes, the longest record read")));
+    }
+    Ok(content)
 }
 
 #[cfg(test)]

@@ -25,9 +25,12 @@ mod read;
 mod write;
 
 pub use digest::{BotDigest, GameDigest, STALL_CAP_FLOOR_US, SideTally};
-pub use form::{COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, decode_frame, records_file};
+pub use form::{
+    COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, decode_frame, is_skippable_magic, records_file,
+};
 pub use read::{
-    Position, RawLines, ReadError, RecordReader, Records, Torn, cut_torn_tail, read_all, read_all_skipping,
+    DEFAULT_MAX_RECORD_BYTES, Position, RawLines, ReadError, RecordReader, Records, Torn, cut_torn_tail,
+    max_record_bytes, read_all, read_all_skipping, set_max_record_bytes,
 };
 pub use stratego_protocol::record::GameRecord;
 pub use write::RecordWriter;

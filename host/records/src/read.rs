@@ -13,11 +13,39 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use stratego_protocol::record::GameRecord;
 use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
 
 use crate::form::{Form, ZSTD_MAGIC};
+
+/// The longest record a reader takes by default: 64 MiB, a line of a plain file or the
+/// content of a frame of a compact one. A record of a 1,000-ply game is about 50 KB, so
+/// this is a game of over a million plies; what is longer is not a record the host wrote
+/// but a hostile or broken file (a decompression bomb: a frame of a few kilobytes that
+/// decompresses to gigabytes), refused before it takes the memory.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
+
+static MAX_RECORD_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_RECORD_BYTES);
+
+/// Sets the limit of readers opened from now on in this process (the host's
+/// `--max-record-bytes`); at least 1024.
+pub fn set_max_record_bytes(bytes: usize) {
+    MAX_RECORD_BYTES.store(bytes.max(1024), Ordering::Relaxed);
+}
+
+/// The limit readers are opened with: [`DEFAULT_MAX_RECORD_BYTES`] unless
+/// [`set_max_record_bytes`] changed it.
+pub fn max_record_bytes() -> usize {
+    MAX_RECORD_BYTES.load(Ordering::Relaxed)
+}
+
+fn too_long(max: usize) -> String {
+    format!(
+        "longer than {max} bytes, the longest record read (a decompression bomb or not a records file? --max-record-bytes raises the limit)"
+    )
+}
 
 /// Where in a records file a record, a bad record or a torn tail is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +157,12 @@ enum Step {
 /// [`RecordReader::torn`].
 ///
 /// Memory: one line or one frame at a time (a frame is decoded whole, so a plain file
-/// compressed whole by the `zstd` tool takes its plain size while it is read).
+/// compressed whole by the `zstd` tool takes its plain size while it is read). A line,
+/// or a frame's content, longer than the limit ([`max_record_bytes`],
+/// [`RecordReader::with_max_record_bytes`]) is not held: it is read past (a frame is
+/// decoded on into a small buffer, so its declared size is never trusted) and is a
+/// [`ReadError::Bad`] naming it, even at the end of the file. A zstd skippable frame is
+/// read past.
 pub struct RecordReader<R> {
     path: PathBuf,
     form: Form,
@@ -172,6 +205,7 @@ impl<R: Read> RecordReader<R> {
                 offset: 0,
                 good_end: 0,
                 stash: None,
+                max: max_record_bytes(),
             }),
             Form::Compact => Source::Compact(Box::new(CompactSource {
                 input,
@@ -182,8 +216,14 @@ impl<R: Read> RecordReader<R> {
                 dctx: Decoder::new().map_err(|error| ReadError::Io { path: path.to_owned(), error })?,
                 frames: 0,
                 good_end: 0,
+                max: max_record_bytes(),
+                piece: Vec::new(),
             })),
         };
+        let mut source = source;
+        if let Source::Compact(c) = &mut source {
+            c.limit_window().map_err(|error| ReadError::Io { path: path.to_owned(), error })?;
+        }
         Ok(RecordReader {
             path: path.to_owned(),
             form,
@@ -193,6 +233,22 @@ impl<R: Read> RecordReader<R> {
             done: false,
             raw: false,
         })
+    }
+
+    /// The same reader with a limit of `bytes` on a record (a line, or a frame's
+    /// content) instead of [`max_record_bytes`].
+    ///
+    /// # Errors
+    /// zstd could not take the matching window limit.
+    pub fn with_max_record_bytes(mut self, bytes: usize) -> Result<RecordReader<R>, ReadError> {
+        match &mut self.source {
+            Source::Plain(p) => p.max = bytes,
+            Source::Compact(c) => {
+                c.max = bytes;
+                c.limit_window().map_err(|error| ReadError::Io { path: self.path.clone(), error })?;
+            }
+        }
+        Ok(self)
     }
 
     /// The form being read.
@@ -312,6 +368,8 @@ struct Line {
     bytes: Vec<u8>,
     number: usize,
     start: u64,
+    /// Longer than the limit: `bytes` holds none of it.
+    too_long: bool,
 }
 
 struct PlainSource<R> {
@@ -323,6 +381,8 @@ struct PlainSource<R> {
     good_end: u64,
     /// A line read ahead (after a bad line, to see whether it was the last).
     stash: Option<Line>,
+    /// The longest line kept.
+    max: usize,
 }
 
 impl<R: Read> PlainSource<R> {
@@ -331,14 +391,39 @@ impl<R: Read> PlainSource<R> {
             return Ok(Some(l));
         }
         let mut bytes = Vec::new();
-        let n = self.input.read_until(b'\n', &mut bytes)?;
+        // One byte more than the limit: a line of exactly `max` bytes and its newline.
+        let n = (&mut self.input).take(self.max as u64 + 1).read_until(b'\n', &mut bytes)?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
         let start = self.offset;
-        self.offset += n as u64;
-        Ok(Some(Line { bytes, number: self.line, start }))
+        let mut len = n as u64;
+        let too_long = bytes.len() > self.max && bytes.last() != Some(&b'\n');
+        if too_long {
+            // Read past the rest of the line without keeping it.
+            bytes = Vec::new();
+            loop {
+                let buf = self.input.fill_buf()?;
+                if buf.is_empty() {
+                    break;
+                }
+                match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => {
+                        self.input.consume(i + 1);
+                        len += i as u64 + 1;
+                        break;
+                    }
+                    None => {
+                        let k = buf.len();
+                        self.input.consume(k);
+                        len += k as u64;
+                    }
+                }
+            }
+        }
+        self.offset += len;
+        Ok(Some(Line { bytes, number: self.line, start, too_long }))
     }
 
     fn step(&mut self, out: &mut VecDeque<Step>, raw: bool) -> std::io::Result<()> {
@@ -348,6 +433,12 @@ impl<R: Read> PlainSource<R> {
                 return Ok(());
             };
             let end = line.start + line.bytes.len() as u64;
+            if line.too_long {
+                // Not a torn write (the host writes no such line): an error even at the end.
+                self.good_end = self.offset;
+                out.push_back(Step::Bad(Position::Line(line.number), too_long(self.max)));
+                return Ok(());
+            }
             if blank(&line.bytes) {
                 if line.bytes.ends_with(b"\n") {
                     self.good_end = end;
@@ -380,7 +471,7 @@ impl<R: Read> PlainSource<R> {
                                 }));
                                 return Ok(());
                             }
-                            Some(next) if blank(&next.bytes) => {}
+                            Some(next) if blank(&next.bytes) && !next.too_long => {}
                             Some(next) => {
                                 self.stash = Some(next);
                                 out.push_back(Step::Bad(Position::Line(line.number), not_a_record(&e)));
@@ -394,12 +485,21 @@ impl<R: Read> PlainSource<R> {
     }
 }
 
+/// The window log zstd may use to read records of at most `max` bytes: the smallest power
+/// of two that holds one (at least 2^20, zstd's own smallest default, at most 2^31).
+pub(crate) fn window_log(max: usize) -> u32 {
+    (usize::BITS - max.saturating_sub(1).leading_zeros()).clamp(20, 31)
+}
+
 /// How much is read from the file at a time.
 const CHUNK: usize = 64 * 1024;
 
 enum FrameRead {
     /// A whole frame: its content and its length in the file.
     Whole(Vec<u8>, usize),
+    /// A whole frame whose content is longer than the limit (not kept): its length in the
+    /// file.
+    TooLong(usize),
     /// The file ends inside it.
     Incomplete,
     /// zstd's reason.
@@ -418,9 +518,20 @@ struct CompactSource<R> {
     /// Frames seen.
     frames: usize,
     good_end: u64,
+    /// The longest frame content kept.
+    max: usize,
+    /// What a frame is decoded into, a piece at a time.
+    piece: Vec<u8>,
 }
 
 impl<R: Read> CompactSource<R> {
+    /// Caps the window zstd may allocate at the smallest power of two that holds a
+    /// record of the limit (a frame's header names its window, and the decoder would
+    /// allocate it before decoding a byte).
+    fn limit_window(&mut self) -> std::io::Result<()> {
+        self.dctx.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(window_log(self.max)))
+    }
+
     /// Reads more of the file into `buf`; false at its end.
     fn fill(&mut self) -> std::io::Result<bool> {
         if self.eof {
@@ -461,28 +572,41 @@ impl<R: Read> CompactSource<R> {
     fn try_frame(&mut self, at: usize) -> std::io::Result<FrameRead> {
         self.dctx.reinit()?;
         let mut content: Vec<u8> = Vec::new();
+        // Decoded a piece at a time into this buffer, then kept in `content` while the
+        // content is within the limit; past it, dropped (the frame is decoded on only to
+        // find where it ends, and whether it is whole), so a frame takes at most the limit
+        // whatever it decompresses to.
+        let mut piece = std::mem::take(&mut self.piece);
+        piece.resize(CHUNK, 0);
         let mut p = at;
-        loop {
-            if content.capacity() - content.len() < 16 * 1024 {
-                content.reserve(CHUNK);
-            }
+        let mut too_long = false;
+        let read = loop {
             let mut input = InBuffer::around(&self.buf[self.start + p..]);
-            let before = content.len();
-            let mut output = OutBuffer::around_pos(&mut content, before);
+            let mut output = OutBuffer::around(&mut piece[..]);
             let hint = match self.dctx.run(&mut input, &mut output) {
                 Ok(hint) => hint,
-                Err(e) => return Ok(FrameRead::Corrupt(e.to_string())),
+                Err(e) => break FrameRead::Corrupt(e.to_string()),
             };
-            let produced = output.pos() - before;
+            let produced = output.pos();
             let consumed = input.pos();
             p += consumed;
+            if !too_long {
+                if content.len() + produced > self.max {
+                    too_long = true;
+                    content = Vec::new();
+                } else {
+                    content.extend_from_slice(&piece[..produced]);
+                }
+            }
             if hint == 0 {
-                return Ok(FrameRead::Whole(content, p - at));
+                break if too_long { FrameRead::TooLong(p - at) } else { FrameRead::Whole(content, p - at) };
             }
             if consumed == 0 && produced == 0 && !self.fill()? {
-                return Ok(FrameRead::Incomplete);
+                break FrameRead::Incomplete;
             }
-        }
+        };
+        self.piece = piece;
+        Ok(read)
     }
 
     /// The offset (from the current position) of the next zstd magic number at or after
@@ -527,6 +651,12 @@ impl<R: Read> CompactSource<R> {
                 push_content(&content, number, byte, out, raw);
                 return Ok(());
             }
+            FrameRead::TooLong(len) => {
+                self.consume(len);
+                self.good_end = self.base;
+                out.push_back(Step::Bad(Position::Frame { number, byte, line: None }, too_long(self.max)));
+                return Ok(());
+            }
             FrameRead::Incomplete => return self.torn(number, byte, out),
             FrameRead::Corrupt(why) => why,
         };
@@ -546,6 +676,19 @@ impl<R: Read> CompactSource<R> {
                     self.consume(len);
                     self.good_end = self.base;
                     push_content(&content, number, byte, out, raw);
+                    return Ok(());
+                }
+                FrameRead::TooLong(len) => {
+                    out.push_back(Step::Bad(
+                        Position::Frame { number, byte, line: None },
+                        format!("not a zstd frame ({why}); {q} bytes skipped to the next frame"),
+                    ));
+                    self.consume(q);
+                    self.frames += 1;
+                    let (number, byte) = (self.frames, self.base);
+                    self.consume(len);
+                    self.good_end = self.base;
+                    out.push_back(Step::Bad(Position::Frame { number, byte, line: None }, too_long(self.max)));
                     return Ok(());
                 }
                 FrameRead::Incomplete => return self.torn(number, byte, out),

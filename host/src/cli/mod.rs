@@ -28,6 +28,11 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Longest record read from a records file, a ladder or a Gravon game, in bytes (a
+    /// line, a zstd frame's content, an XML game): what is longer is refused without being
+    /// held (a decompression bomb is a few kilobytes that decompress to gigabytes).
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = stratego_records::DEFAULT_MAX_RECORD_BYTES)]
+    pub max_record_bytes: usize,
 }
 
 /// Subcommands.

@@ -176,16 +176,92 @@ impl ConvertReport {
     }
 }
 
+/// One Gravon game's place: an `.xml` file, or a member of a `.zip` archive.
+#[derive(Clone, Debug)]
+struct GravonEntry {
+    /// `game.xml`, or `archive.zip:member.xml`.
+    name: String,
+    file: PathBuf,
+    /// The member's index in the archive.
+    member: Option<usize>,
+}
+
+/// The Gravon games of a path, read one at a time: see [`gravon_games`].
+pub struct GravonGames {
+    entries: std::vec::IntoIter<GravonEntry>,
+    /// The archive last read from, kept open for its next member.
+    open: Option<(PathBuf, zip::ZipArchive<std::fs::File>)>,
+    max: usize,
+}
+
+impl GravonGames {
+    /// How many games there are (left).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none (left).
+    pub fn is_empty(&self) -> bool {
+        self.entries.len() == 0
+    }
+
+    fn read(&mut self, entry: &GravonEntry) -> Result<String, String> {
+        let max = self.max;
+        let mut raw = Vec::new();
+        let read = |r: &mut dyn Read, raw: &mut Vec<u8>| r.take(max as u64 + 1).read_to_end(raw).map(|_| ());
+        match entry.member {
+            None => {
+                let mut f = std::fs::File::open(&entry.file).map_err(|e| e.to_string())?;
+                read(&mut f, &mut raw).map_err(|e| e.to_string())?;
+            }
+            Some(i) => {
+                if self.open.as_ref().is_none_or(|(p, _)| *p != entry.file) {
+                    self.open = None;
+                    self.open = Some((entry.file.clone(), open_zip(&entry.file)?));
+                }
+                let (_, zip) = self.open.as_mut().expect("just opened");
+                let mut f = zip.by_index(i).map_err(|e| e.to_string())?;
+                read(&mut f, &mut raw).map_err(|e| e.to_string())?;
+            }
+        }
+        if raw.len() > max {
+            return Err(format!(
+                "longer than {max} bytes, the longest game read (a decompression bomb? --max-record-bytes raises the limit)"
+            ));
+        }
+        Ok(String::from_utf8_lossy(&raw).into_owned())
+    }
+}
+
+impl Iterator for GravonGames {
+    /// A game's name and its text, or why it could not be read (too long, a damaged
+    /// archive member).
+    type Item = (String, Result<String, String>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let entry = self.entries.next()?;
+        let text = self.read(&entry);
+        Some((entry.name, text))
+    }
+}
+
+fn open_zip(path: &Path) -> Result<zip::ZipArchive<std::fs::File>, String> {
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    zip::ZipArchive::new(f).map_err(|e| e.to_string())
+}
+
 /// Every Gravon game in `path`: an `.xml` file, a `.zip` archive, or a directory of them
-/// (recursively); as `(name, xml)` sorted by name, where a zip member's name is
-/// `archive.zip:member.xml`.
+/// (recursively), sorted by name, where a zip member's name is `archive.zip:member.xml`;
+/// read one at a time when iterated (an archive is read member by member, never whole),
+/// each game's text at most `max` bytes (decompressed: what a zip header says is not
+/// trusted), a longer one an error for that game.
 ///
 /// # Errors
-/// A file or archive that cannot be read.
-pub fn read_gravon(path: &Path) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    let io = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+/// A file, directory or archive that cannot be listed.
+pub fn gravon_games(path: &Path, max: usize) -> Result<GravonGames, String> {
+    let mut entries = Vec::new();
     if path.is_dir() {
+        let io = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
         let mut stack = vec![path.to_path_buf()];
         while let Some(d) = stack.pop() {
             for entry in std::fs::read_dir(&d).map_err(|e| io(&d, &e))? {
@@ -193,35 +269,44 @@ pub fn read_gravon(path: &Path) -> Result<Vec<(String, String)>, String> {
                 if p.is_dir() {
                     stack.push(p);
                 } else if has_ext(&p, "zip") || has_ext(&p, "xml") {
-                    read_gravon_file(&p, &mut out)?;
+                    list_gravon_file(&p, &mut entries)?;
                 }
             }
         }
     } else {
-        read_gravon_file(path, &mut out)?;
+        list_gravon_file(path, &mut entries)?;
     }
-    out.sort();
-    Ok(out)
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(GravonGames { entries: entries.into_iter(), open: None, max })
 }
 
-fn read_gravon_file(path: &Path, out: &mut Vec<(String, String)>) -> Result<(), String> {
+/// Every Gravon game in `path` (as [`gravon_games`], with the limit
+/// [`stratego_records::max_record_bytes`]), read whole, as `(name, xml)`.
+///
+/// # Errors
+/// A file or archive that cannot be read, or a game longer than the limit.
+pub fn read_gravon(path: &Path) -> Result<Vec<(String, String)>, String> {
+    gravon_games(path, stratego_records::max_record_bytes())?
+        .map(|(name, text)| text.map(|t| (name.clone(), t)).map_err(|e| format!("{name}: {e}")))
+        .collect()
+}
+
+fn list_gravon_file(path: &Path, out: &mut Vec<GravonEntry>) -> Result<(), String> {
     let io = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let bytes = std::fs::read(path).map_err(|e| io(&e))?;
-    if bytes.starts_with(b"PK") {
-        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| io(&e))?;
+    let mut head = [0u8; 2];
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| io(&e))?;
+    if head[..n] == *b"PK" {
+        let mut zip = open_zip(path).map_err(|e| io(&e))?;
         for i in 0..zip.len() {
-            let mut f = zip.by_index(i).map_err(|e| io(&e))?;
+            let f = zip.by_index_raw(i).map_err(|e| io(&e))?;
             if f.is_dir() || !f.name().to_ascii_lowercase().ends_with(".xml") {
                 continue;
             }
-            let member = f.name().to_owned();
-            let mut raw = Vec::new();
-            f.read_to_end(&mut raw).map_err(|e| format!("{name}:{member}: {e}"))?;
-            out.push((format!("{name}:{member}"), String::from_utf8_lossy(&raw).into_owned()));
+            out.push(GravonEntry { name: format!("{name}:{}", f.name()), file: path.to_owned(), member: Some(i) });
         }
     } else {
-        out.push((name, String::from_utf8_lossy(&bytes).into_owned()));
+        out.push(GravonEntry { name, file: path.to_owned(), member: None });
     }
     Ok(())
 }
@@ -374,9 +459,73 @@ fn unsupported_type(t: &str) -> Problem {
     }
 }
 
-/// The Gravon game type whose ruleset `record` was played under.
-fn gravon_type(record: &GameRecord) -> Option<&'static str> {
-    GRAVON_TYPES.into_iter().find(|t| ruleset_for_type(t).is_some_and(|r| *r.spec() == record.ruleset))
+/// The Gravon game type whose ruleset `record` was played under: the type whose ruleset
+/// is the record's, or whose ruleset differs from it only in its ply limit (a game played
+/// with `--max-plies`) when the game is no longer than the type's limit (its moves are
+/// then a game of that type; a draw at the record's own limit is written as an agreed
+/// draw, see [`approximation`]).
+///
+/// # Errors
+/// No such type: [`Problem::Unsupported`] naming the fields in which the record's ruleset
+/// differs from the nearest type's.
+fn gravon_type(record: &GameRecord) -> Result<&'static str, Problem> {
+    let own = serde_json::to_value(&record.ruleset).unwrap_or_default();
+    let mut nearest: Option<(&'static str, Vec<String>)> = None;
+    for t in GRAVON_TYPES {
+        let Some(rules) = ruleset_for_type(t) else { continue };
+        if *rules.spec() == record.ruleset {
+            return Ok(t);
+        }
+        let theirs = serde_json::to_value(rules.spec()).unwrap_or_default();
+        let differ: Vec<String> = match (own.as_object(), theirs.as_object()) {
+            (Some(a), Some(b)) => b
+                .iter()
+                .filter(|(k, v)| a.get(k.as_str()) != Some(v))
+                .map(|(k, v)| {
+                    format!("{k} ({}; Gravon's {t}: {v})", a.get(k.as_str()).unwrap_or(&serde_json::Value::Null))
+                })
+                .collect(),
+            _ => vec!["(not comparable)".into()],
+        };
+        if differ.len() == 1 && record.ruleset.ply_limit != rules.ply_limit() {
+            let fits = rules.ply_limit().is_none_or(|limit| record.plies.len() <= limit as usize);
+            if fits {
+                return Ok(t);
+            }
+            return Err(Problem::Unsupported {
+                key: format!("ruleset {}: longer than Gravon's ply limit", record.ruleset.name),
+                message: format!(
+                    "ruleset {:?} differs from Gravon's {t} only in ply_limit ({}), and the game's {} plies go past Gravon's {t} limit of {}",
+                    record.ruleset.name,
+                    limit_text(record.ruleset.ply_limit),
+                    record.plies.len(),
+                    limit_text(rules.ply_limit())
+                ),
+            });
+        }
+        // The nearest: the type of the same name, else the one with fewest differences.
+        let better = match &nearest {
+            None => true,
+            Some((n, d)) => *n != record.ruleset.name && (t == record.ruleset.name || differ.len() < d.len()),
+        };
+        if better {
+            nearest = Some((t, differ));
+        }
+    }
+    let (t, differ) = nearest.unwrap_or(("classic", Vec::new()));
+    Err(Problem::Unsupported {
+        key: format!("ruleset {}", record.ruleset.name),
+        message: format!(
+            "ruleset {:?} is not a Gravon game type's ({}): it differs from Gravon's {t} in {}",
+            record.ruleset.name,
+            GRAVON_TYPES.join(", "),
+            differ.join(", ")
+        ),
+    })
+}
+
+fn limit_text(limit: Option<u32>) -> String {
+    limit.map_or("none".to_owned(), |n| n.to_string())
 }
 
 /// Converts one record into a Gravon game.
@@ -385,16 +534,7 @@ fn gravon_type(record: &GameRecord) -> Option<&'static str> {
 /// [`Problem::Unsupported`] for a ruleset that is no Gravon game type or a game that did
 /// not start (no setups); [`Problem::Error`] for a record that does not replay.
 pub fn record_to_gravon(record: &GameRecord) -> Result<GravonGame, Problem> {
-    let Some(game_type) = gravon_type(record) else {
-        return Err(Problem::Unsupported {
-            key: format!("ruleset {}", record.ruleset.name),
-            message: format!(
-                "ruleset {:?} is not a Gravon game type's ({})",
-                record.ruleset.name,
-                GRAVON_TYPES.join(", ")
-            ),
-        });
-    };
+    let game_type = gravon_type(record)?;
     let rules = Ruleset::try_from(record.ruleset.clone()).map_err(|e| Problem::error(e.to_string()))?;
     let (Some(r), Some(b)) = (&record.deployments.red, &record.deployments.blue) else {
         return Err(Problem::Unsupported {
@@ -443,6 +583,19 @@ pub fn record_to_gravon(record: &GameRecord) -> Result<GravonGame, Problem> {
 /// Gravon time-out kept from a converted game).
 pub fn approximation(record: &GameRecord) -> Option<String> {
     let res = &record.result;
+    if res.reason == Reason::PlyLimit {
+        // A `--max-plies` limit Gravon's type does not have: an agreed draw in Gravon.
+        let t = gravon_type(record).ok()?;
+        let theirs = ruleset_for_type(t)?.ply_limit();
+        if theirs != record.ruleset.ply_limit {
+            return Some(format!(
+                "ply_limit at {} plies (Gravon's {t}: {}) as type 4 (agreed draw)",
+                limit_text(record.ruleset.ply_limit),
+                limit_text(theirs)
+            ));
+        }
+        return None;
+    }
     if !res.reason.is_fault() {
         return None;
     }
@@ -470,7 +623,7 @@ fn xml_file_name(id: &str) -> String {
 fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
     if path.is_dir() {
         let records = crate::run::manifest::records_path(path)?.is_file();
-        let gravon = read_gravon(path).map(|g| !g.is_empty()).unwrap_or(false);
+        let gravon = gravon_games(path, 0).map(|g| !g.is_empty()).unwrap_or(false);
         return Ok(match (records, gravon) {
             (true, false) => Some(RecordFormat::Records),
             (false, true) => Some(RecordFormat::Gravon),
@@ -546,7 +699,7 @@ fn format_name(f: RecordFormat) -> &'static str {
 }
 
 fn gravon_to_records(input: &Path, out: &Path) -> Result<ConvertReport, String> {
-    let games = read_gravon(input)?;
+    let games = gravon_games(input, stratego_records::max_record_bytes())?;
     if games.is_empty() {
         return Err(format!("{}: no Gravon .xml games found", input.display()));
     }
@@ -556,10 +709,18 @@ fn gravon_to_records(input: &Path, out: &Path) -> Result<ConvertReport, String> 
         games: games.len(),
         ..ConvertReport::default()
     };
-    let mut text = String::new();
+    let file = if out.is_dir() || !has_ext(out, "jsonl") { out.join("games.jsonl") } else { out.to_owned() };
+    let made_dir = !out.exists() && file != out;
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let io = |e: std::io::Error| format!("{}: {e}", file.display());
+    // Each record is written as it is made: one game's text and record in memory at a time.
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&file).map_err(io)?);
     let mut ids = std::collections::HashSet::new();
-    for (name, xml) in &games {
-        match gravon_to_record(name, xml, summary.converted as u32) {
+    for (name, xml) in games {
+        let made = xml.map_err(Problem::Error).and_then(|xml| gravon_to_record(&name, &xml, summary.converted as u32));
+        match made {
             Ok(mut record) => {
                 // Two files of the same name in different archives: keep ids unique.
                 if !ids.insert(record.game_id.clone()) {
@@ -568,19 +729,44 @@ fn gravon_to_records(input: &Path, out: &Path) -> Result<ConvertReport, String> 
                 }
                 summary.converted += 1;
                 summary.plies += record.plies.len();
-                text.push_str(&serde_json::to_string(&record).map_err(|e| e.to_string())?);
-                text.push('\n');
+                serde_json::to_writer(&mut w, &record).map_err(|e| e.to_string())?;
+                w.write_all(b"\n").map_err(io)?;
             }
-            Err(p) => summary.note(name, p),
+            Err(p) => summary.note(&name, p),
         }
     }
-    let file = if out.is_dir() || !has_ext(out, "jsonl") { out.join("games.jsonl") } else { out.to_owned() };
-    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    w.flush().map_err(io)?;
+    drop(w);
     summary.output = file.display().to_string();
+    if summary.converted == 0 {
+        // No output rather than an empty one.
+        let _ = std::fs::remove_file(&file);
+        if made_dir {
+            let _ = std::fs::remove_dir(out);
+        }
+        return Err(nothing_converted(&summary, out));
+    }
     Ok(summary)
+}
+
+/// The error of a conversion that converted no game: what the games were, and that
+/// nothing was written.
+fn nothing_converted(summary: &ConvertReport, out: &Path) -> String {
+    let kinds: Vec<String> = summary.skipped.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    let skipped: usize = summary.skipped.values().sum();
+    let mut why = Vec::new();
+    if skipped > 0 {
+        why.push(format!("{skipped} skipped ({})", kinds.join(", ")));
+    }
+    if summary.errors > 0 {
+        why.push(format!("{} broken", summary.errors));
+    }
+    format!(
+        "none of the {} games converted ({}; each is named above): {} not written",
+        summary.games,
+        why.join(", "),
+        out.display()
+    )
 }
 
 fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<ConvertReport, String> {
@@ -622,6 +808,9 @@ fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Conver
             }
             Err(p) => summary.note(&format!("{}: game {}", file.display(), r.game_id), p),
         }
+    }
+    if xmls.is_empty() {
+        return Err(nothing_converted(&summary, out));
     }
     let write = |p: &Path, bytes: &[u8]| std::fs::write(p, bytes).map_err(|e| format!("{}: {e}", p.display()));
     if has_ext(out, "xml") {

@@ -200,6 +200,13 @@ impl GameSource for Games {
             Games::Pairs(pairs) => pairs.next_game(),
         }
     }
+
+    fn most(&self) -> Option<usize> {
+        match self {
+            Games::List(games) => games.most(),
+            Games::Pairs(pairs) => pairs.most(),
+        }
+    }
 }
 
 /// The competition of a validated plan's kind.

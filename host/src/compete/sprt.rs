@@ -53,6 +53,10 @@ impl GameSource for PairSource {
             self.pending.extend(pair.into_iter().filter(|g| !self.skip.contains(&g.game_id)));
         }
     }
+
+    fn most(&self) -> Option<usize> {
+        Some(self.pending.len() + self.max_games.saturating_sub(self.next_index) as usize)
+    }
 }
 
 /// The state of the test, for people and (`--json`) programs.

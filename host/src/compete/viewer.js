@@ -334,6 +334,7 @@ function buildAbout() {
   var tc = g.time_control;
   addField(dl, 'time control', (tc.bank_ms !== null ? 'bank ' + tc.bank_ms / 1000 + ' s + ' + tc.increment_ms / 1000 + ' s a move' : 'no bank') +
     (tc.move_ms !== null ? ', at most ' + tc.move_ms / 1000 + ' s a move' : ''));
+  // A string in the data: a 64-bit seed does not fit a JavaScript number exactly.
   addField(dl, 'seed', String(g.seed));
   addField(dl, 'started', new Date(g.started_unix_ms).toISOString());
   addField(dl, 'duration', (g.duration_ms / 1000).toFixed(3) + ' s');

@@ -61,6 +61,9 @@ struct GameData {
     result: ResultData,
     /// Why the game has no board (a setup was missing), else `None`.
     no_board: Option<String>,
+    /// As a string: a JavaScript number holds 53 bits, and a seed has 64 (…242422 shown as
+    /// …242000).
+    #[serde(serialize_with = "as_string")]
     seed: u64,
     started_unix_ms: u64,
     duration_ms: u64,
@@ -735,6 +738,11 @@ fn write_index_of(
         std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(written)
+}
+
+/// A 64-bit value as a JSON string, exact in the page's JavaScript.
+fn as_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 /// The line above a result table: games played of planned, rules, seed.

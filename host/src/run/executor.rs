@@ -34,11 +34,21 @@ use crate::supervise::supervisor::{Cancel, Supervisor};
 pub trait GameSource: Send {
     /// The next game to play, if any.
     fn next_game(&mut self) -> Option<GameSpec>;
+
+    /// The most games it can still give, when it knows (`None`: no bound known). The run
+    /// starts no more worker slots than this: `concurrency = 1000000` for 2 games starts 2.
+    fn most(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl GameSource for VecDeque<GameSpec> {
     fn next_game(&mut self) -> Option<GameSpec> {
         self.pop_front()
+    }
+
+    fn most(&self) -> Option<usize> {
+        Some(self.len())
     }
 }
 
@@ -150,6 +160,11 @@ impl Executor {
             }
         };
         let source = Prepended { first, rest: source };
+        // No more slots than games (each slot is a thread, with its own event loop).
+        let slots = self.concurrency.max(1).min(source.most().unwrap_or(usize::MAX).max(1));
+        if slots < self.concurrency {
+            tracing::debug!("concurrency {}: {slots} slots, one per game to play", self.concurrency);
+        }
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
         let want_plies = sinks.iter().any(|s| s.wants_plies());
@@ -159,12 +174,12 @@ impl Executor {
         // With more than one slot, each plays on a thread of its own (its own event loop):
         // one thread serving every game made `-j 2` slower than `-j 1` (BENCHMARKS.md). So
         // does a single slot while a history is read on this one.
-        let threaded = self.concurrency > 1 || history.peek().is_some();
+        let threaded = slots > 1 || history.peek().is_some();
         let (abort_tx, abort_rx) = tokio::sync::watch::channel(false);
-        for slot in 0..self.concurrency.max(1) {
+        for slot in 0..slots {
             let (exec, source, stop, tx) = (self.clone(), source.clone(), stop.clone(), tx.clone());
             let cpu = self.pin.then_some(slot % cores);
-            let share = crate::run::placement::ShareCpu::for_slot(slot, self.concurrency, self.auto_pin, self.pin);
+            let share = crate::run::placement::ShareCpu::for_slot(slot, slots, self.auto_pin, self.pin);
             let hub = hub.clone();
             let work = async move { exec.worker(source, stop, tx, cpu, share, want_plies, hub).await };
             workers.push(if threaded {
@@ -598,6 +613,10 @@ struct Prepended<S> {
 impl<S: GameSource> GameSource for Prepended<S> {
     fn next_game(&mut self) -> Option<GameSpec> {
         self.first.take().or_else(|| self.rest.next_game())
+    }
+
+    fn most(&self) -> Option<usize> {
+        Some(usize::from(self.first.is_some()) + self.rest.most()?)
     }
 }
 

@@ -703,18 +703,23 @@ enum Parsed<T> {
     Torn,
 }
 
+/// What stands for a line longer than the records limit in a batch (a NUL byte: no
+/// record's line).
+const TOO_LONG: &[u8] = b"\0longer than the limit\n";
+
 /// The records of a plain records file, in file order, parsed by as many threads as there
 /// are CPUs (up to 4) while one thread reads: parsing is most of the cost of reading
 /// records. Reads as [`stratego_records::RecordReader`] does: blank lines are skipped, a
 /// torn last line ends the records quietly, a line that is not a record is an error
-/// `FILE:LINE: not a game record: …` (and the last item). Memory: a few batches of lines
+/// `FILE:LINE: not a game record: …` (and the last item), and so is a line longer than
+/// [`stratego_records::max_record_bytes`], read past without being held. Memory: a few batches of lines
 /// per thread. Dropping the iterator stops the threads.
 fn parallel_plain<T: Send + 'static>(
     file: std::fs::File,
     path: PathBuf,
     parse: fn(Vec<u8>) -> Result<T, String>,
 ) -> impl Iterator<Item = Result<T, String>> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
     use std::sync::mpsc;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
     let (batch_tx, batch_rx) = mpsc::sync_channel::<LineBatch>(2 * workers);
@@ -727,13 +732,28 @@ fn parallel_plain<T: Send + 'static>(
         let mut pending: Option<Vec<u8>> = None;
         loop {
             let mut line = Vec::new();
-            let n = match input.read_until(b'\n', &mut line) {
+            // A line past the records limit is not held: read past, and marked.
+            let max = stratego_records::max_record_bytes();
+            let n = match (&mut input).take(max as u64 + 1).read_until(b'\n', &mut line) {
                 Ok(n) => n,
                 Err(e) => {
                     let _ = read_err_tx.send(format!("{}: {e}", read_path.display()));
                     0
                 }
             };
+            if line.len() > max && line.last() != Some(&b'\n') {
+                line = TOO_LONG.to_vec();
+                while let Ok(buf) = input.fill_buf() {
+                    if buf.is_empty() {
+                        break;
+                    }
+                    let (k, end) = buf.iter().position(|&b| b == b'\n').map_or((buf.len(), false), |i| (i + 1, true));
+                    input.consume(k);
+                    if end {
+                        break;
+                    }
+                }
+            }
             if let Some(p) = pending.take() {
                 line_no += 1;
                 batch.push(p);
@@ -767,6 +787,14 @@ fn parallel_plain<T: Send + 'static>(
                     .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
                     .map(|(i, l)| {
                         let whole_line = l.ends_with(b"\n");
+                        if l == TOO_LONG {
+                            return Parsed::Bad(format!(
+                                "{}:{}: longer than {} bytes, the longest record read (a decompression bomb or not a records file? --max-record-bytes raises the limit)",
+                                path.display(),
+                                first + i,
+                                stratego_records::max_record_bytes()
+                            ));
+                        }
                         match parse(l) {
                             Ok(r) if whole_line => Parsed::Record(r),
                             _ if last && i + 1 == count => Parsed::Torn,
@@ -830,7 +858,48 @@ fn parallel_plain<T: Send + 'static>(
 /// # Errors
 /// The file cannot be read, or holds something that is not a record.
 pub fn read_records_file(path: &Path) -> Result<Vec<GameRecord>, String> {
-    if is_compact(path)? { read_compact(path, false) } else { stratego_protocol::record::read_records(path) }
+    if is_compact(path)? {
+        read_compact(path, false)
+    } else {
+        check_line_lengths(path)?;
+        stratego_protocol::record::read_records(path)
+    }
+}
+
+/// Checks, reading it a piece at a time, that no line of the plain file `path` is longer
+/// than [`stratego_records::max_record_bytes`], before a reader that holds the file reads
+/// it.
+///
+/// # Errors
+/// The first such line, `FILE:LINE: longer than …`, or a read error.
+fn check_line_lengths(path: &Path) -> Result<(), String> {
+    use std::io::BufRead;
+    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    let max = stratego_records::max_record_bytes();
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, std::fs::File::open(path).map_err(io)?);
+    let (mut line, mut len) = (1usize, 0usize);
+    loop {
+        let buf = input.fill_buf().map_err(io)?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let n = buf.len();
+        for &b in buf {
+            if b == b'\n' {
+                line += 1;
+                len = 0;
+            } else {
+                len += 1;
+                if len > max {
+                    return Err(format!(
+                        "{}:{line}: longer than {max} bytes, the longest record read (a decompression bomb or not a records file? --max-record-bytes raises the limit)",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        input.consume(n);
+    }
 }
 
 /// Every line (frame) of the records file `path` that is a game record, and where the
@@ -849,9 +918,26 @@ pub fn read_records_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<Positi
         }
         return Ok((read.records, bad.iter().filter_map(stratego_records::ReadError::position).collect()));
     }
+    let (mut records, mut bad) = (Vec::new(), Vec::new());
+    // A line past the limit is skipped like any bad line, without the file being held.
+    if let Err(e) = check_line_lengths(path) {
+        if !e.contains(": longer than ") {
+            return Err(e);
+        }
+        let mut reader = stratego_records::RecordReader::open(path).map_err(|e| e.to_string())?;
+        for r in reader.by_ref() {
+            match r {
+                Ok(r) => records.push(r),
+                Err(e @ stratego_records::ReadError::Bad { .. }) => bad.extend(e.position()),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        if let Some(t) = reader.torn() {
+            bad.push(t.position);
+        }
+        return Ok((records, bad));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut records = Vec::new();
-    let mut bad = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;

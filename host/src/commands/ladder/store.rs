@@ -179,17 +179,108 @@ INSERT INTO standings
     GROUP BY bot;
 ";
 
+/// One object of a schema, as compared on open: its kind, name and table, and what it is
+/// (a table's columns; an index's, trigger's or view's SQL with its white space folded).
+type SchemaItem = (String, String, String, String);
+
+/// The schema of `conn` (its main database), sorted: see [`SchemaItem`]. SQLite's own
+/// objects (`sqlite_…`) are left out.
+fn schema_of(conn: &Connection) -> rusqlite::Result<Vec<SchemaItem>> {
+    let mut stmt = conn.prepare(
+        "SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
+    })?;
+    let mut items = Vec::new();
+    for row in rows {
+        let (kind, name, table, sql) = row?;
+        let what = if kind == "table" {
+            // A table by its columns: a version-1 file's `games` lost a column by ALTER
+            // TABLE, which leaves its CREATE text unlike a new file's.
+            let mut cols = conn
+                .prepare("SELECT name, type, \"notnull\", coalesce(dflt_value, ''), pk FROM pragma_table_xinfo(?1)")?;
+            let cols = cols
+                .query_map([&name], |r| {
+                    Ok(format!(
+                        "{} {} {} {} {}",
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, i64>(4)?
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            cols.join(", ")
+        } else {
+            sql.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        items.push((kind, name, table, what));
+    }
+    Ok(items)
+}
+
+/// The schema a ladder of [`SCHEMA_VERSION`] has: made in memory from the statements
+/// that make a new file.
+fn expected_schema() -> Result<Vec<SchemaItem>, String> {
+    let conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
+    for part in [BOTS, GAMES, RECORDS, VERSION_2] {
+        conn.execute_batch(part).map_err(|e| e.to_string())?;
+    }
+    schema_of(&conn).map_err(|e| e.to_string())
+}
+
+/// Refuses a ladder file whose schema is not exactly the one this host makes: a trigger,
+/// view, table or index it does not know (a trigger runs its SQL whenever the host writes,
+/// so a foreign one could change or drop what is saved), one missing, or a table whose
+/// columns differ.
+fn check_schema(conn: &Connection, expected: &[SchemaItem]) -> Result<(), String> {
+    let found = schema_of(conn).map_err(|e| e.to_string())?;
+    let mut problems = Vec::new();
+    for item in &found {
+        if !expected.contains(item) {
+            let (kind, name, table, _) = item;
+            problems.push(if expected.iter().any(|e| e.0 == *kind && e.1 == *name) {
+                format!("{kind} {name} (on {table}) differs from this host's")
+            } else {
+                format!("a {kind} {name} (on {table}) that no ladder has")
+            });
+        }
+    }
+    for (kind, name, _, _) in expected {
+        if !found.iter().any(|f| f.0 == *kind && f.1 == *name) {
+            problems.push(format!("no {kind} {name}"));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "not a ladder file as this host writes it: {} (a ladder file is run as code: its triggers and views run when the host reads and writes it; keep it as private as the bots' commands, and start a new one rather than use one edited by hand)",
+        problems.join("; ")
+    ))
+}
+
 impl Ladder {
     /// Opens (creating) a ladder file: WAL journal, busy timeout, foreign keys, the schema;
     /// a file of version 1 is brought to version 2 in the same transaction (its records
     /// move, as they are, to `records`; the tallies are counted), so a failure leaves it as
     /// it was.
     ///
+    /// The schema is checked before anything is written ([`check_schema`]): a file with a
+    /// trigger, view, table or index this host does not make, or without one it makes, is
+    /// refused (the SQL of a trigger or view runs whenever the host reads or writes the
+    /// file).
+    ///
     /// # Errors
     /// The file cannot be opened, is not a ladder of this host's schema, or is locked longer
     /// than [`BUSY_TIMEOUT`].
     pub fn open(path: &Path) -> Result<Ladder, String> {
         let mut conn = Connection::open(path).map_err(|e| e.to_string())?;
+        // Functions with side effects are refused in the schema's SQL (defence in depth:
+        // the schema is checked below).
+        conn.execute_batch("PRAGMA trusted_schema = OFF;").map_err(|e| e.to_string())?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| e.to_string())?;
         let mode: String =
             conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| format!("journal mode: {e}"))?;
@@ -212,6 +303,20 @@ impl Ladder {
                 }
             }
             1 => {
+                // Version 1 had no triggers or views: one there would run in the move below.
+                let foreign: Vec<String> = schema_of(&tx)
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .filter(|(kind, ..)| kind == "trigger" || kind == "view")
+                    .map(|(kind, name, table, _)| format!("a {kind} {name} (on {table}) that no ladder has"))
+                    .collect();
+                if !foreign.is_empty() {
+                    return Err(format!(
+                        "{}: not a ladder file as a host of version 1 wrote it: {} (a ladder file is run as code: keep it as private as the bots' commands)",
+                        path.display(),
+                        foreign.join("; ")
+                    ));
+                }
                 let games: i64 =
                     tx.query_row("SELECT count(*) FROM games", [], |r| r.get(0)).map_err(|e| e.to_string())?;
                 tracing::warn!(
@@ -225,6 +330,7 @@ impl Ladder {
             SCHEMA_VERSION => {}
             v => return Err(format!("ladder schema version {v}, this host knows {SCHEMA_VERSION}: use a newer host")),
         }
+        check_schema(&tx, &expected_schema()?).map_err(|e| format!("{}: {e}", path.display()))?;
         if version != SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(|e| e.to_string())?;
         }
