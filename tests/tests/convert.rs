@@ -200,10 +200,15 @@ fn arena_records_convert_to_gravon_and_back() {
         isf.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0));
-    let out = convert(&[isf.to_str().unwrap(), tmp.join("isf.zip").to_str().unwrap(), "--json"]);
-    let s = summary(&out);
-    assert_eq!((s["converted"].as_u64(), s["skipped"]["ruleset isf"].as_u64()), (Some(0), Some(1)));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped: ruleset \"isf\" is not a Gravon game type"));
+    // Nothing converted is a failure (exit 2), no empty archive left behind (issue #41, item 9).
+    let isf_zip = tmp.join("isf.zip");
+    let out = convert(&[isf.to_str().unwrap(), isf_zip.to_str().unwrap(), "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("skipped: ruleset \"isf\" is not a Gravon game type"), "{stderr}");
+    assert!(stderr.contains("two_square_limit (3; Gravon's classic: 5)"), "the field that differs is named: {stderr}");
+    assert!(stderr.contains("none of the 1 games converted"), "{stderr}");
+    assert!(!isf_zip.exists(), "no empty archive is written");
     // A file that says neither: --to decides.
     let odd = tmp.join("records.txt");
     std::fs::copy(run.join("games.jsonl"), &odd).unwrap();
