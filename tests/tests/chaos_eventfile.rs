@@ -106,3 +106,44 @@ fn a_flag_overrides_the_file_and_unknown_keys_are_refused() {
         text(&run.stderr)
     );
 }
+
+/// Item 2: the event's name is kept with the plan: a rerun without `--event` keeps it (in
+/// the manifest and the page's title; before, both lost it), a rerun with another name is
+/// refused (before, it renamed the event), and `merge` carries the shards' name into its
+/// JSON and its pages (before, neither had it).
+#[test]
+fn the_event_name_is_kept_with_the_plan_and_merged() {
+    let tmp = TempDir::new("eventfile-name");
+    let file = config(&tmp, "t", "games = 4\nmax_plies = 4\n");
+    let out = tmp.join("out");
+    let out_s = out.to_str().unwrap();
+    let run = host(&["tournament", &file, "--out", out_s, "--event", "Spring Cup", "-q"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let rerun = host(&["tournament", &file, "--out", out_s, "-q"]);
+    assert_eq!(rerun.status.code(), Some(0), "{}", text(&rerun.stderr));
+    assert_eq!(manifest(&out)["event"], "Spring Cup");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<title>Spring Cup: "), "{}", &index[..index.len().min(600)]);
+    let other = host(&["tournament", &file, "--out", out_s, "--event", "Autumn Cup", "-q"]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        text(&other.stderr).contains("the directory holds the event \"Spring Cup\", this command names it \"Autumn Cup\""),
+        "{}",
+        text(&other.stderr)
+    );
+    assert_eq!(manifest(&out)["event"], "Spring Cup", "the refused rerun changed nothing");
+
+    // Shards named alike merge under their name.
+    let (s1, s2, merged) = (tmp.join("s1"), tmp.join("s2"), tmp.join("merged"));
+    for (i, dir) in [("1/2", &s1), ("2/2", &s2)] {
+        let run = host(&["tournament", &file, "--out", dir.to_str().unwrap(), "--shard", i, "--event", "Spring Cup", "-q"]);
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    }
+    let (s1, s2) = (s1.to_str().unwrap(), s2.to_str().unwrap());
+    let m = host(&["merge", s1, s2, "--json", "--out", merged.to_str().unwrap()]);
+    assert_eq!(m.status.code(), Some(0), "{}", text(&m.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&m.stdout).unwrap();
+    assert_eq!(json["event"], "Spring Cup", "{json}");
+    let index = std::fs::read_to_string(merged.join("index.html")).unwrap();
+    assert!(index.contains("<title>Spring Cup: "), "{}", &index[..index.len().min(600)]);
+}

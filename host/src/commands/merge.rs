@@ -76,6 +76,22 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
             )));
         }
     }
+    // The event's name, kept with the plan by each shard: one name, or none.
+    let mut event: Option<(&str, &PathBuf)> = None;
+    for (dir, m) in args.dirs.iter().zip(&manifests) {
+        match (event, m.event.as_deref()) {
+            (Some((name, first)), Some(other)) if name != other => {
+                return Err(usage(format!(
+                    "{} names the event {other:?}, {} names it {name:?}: shards of one event have one name",
+                    dir.display(),
+                    first.display()
+                )));
+            }
+            (None, Some(name)) => event = Some((name, dir)),
+            _ => {}
+        }
+    }
+    let event = event.map(|(name, _)| name.to_owned());
     let mixed = mixed_versions(&args.dirs, &manifests);
     if !mixed.is_empty() {
         let what = mixed.join("\n  ");
@@ -160,8 +176,11 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let end = RunEnd { finished, ..RunEnd::default() };
     let _ = report.finish(&end);
     // The index page's title and summary, for --out.
-    let page = report.page();
-    let stdout = if args.json { report.json(None) } else { report.text(Style::stdout()) };
+    let mut page = report.page();
+    if let Some(name) = &event {
+        page.title = format!("{name}: {}", page.title);
+    }
+    let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
     if let (Some(dir), Some(collector)) = (&args.out, index) {
         let index = dir.join("index.html");
