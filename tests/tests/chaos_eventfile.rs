@@ -127,7 +127,8 @@ fn the_event_name_is_kept_with_the_plan_and_merged() {
     let other = host(&["tournament", &file, "--out", out_s, "--event", "Autumn Cup", "-q"]);
     assert_eq!(other.status.code(), Some(2));
     assert!(
-        text(&other.stderr).contains("the directory holds the event \"Spring Cup\", this command names it \"Autumn Cup\""),
+        text(&other.stderr)
+            .contains("the directory holds the event \"Spring Cup\", this command names it \"Autumn Cup\""),
         "{}",
         text(&other.stderr)
     );
@@ -136,7 +137,8 @@ fn the_event_name_is_kept_with_the_plan_and_merged() {
     // Shards named alike merge under their name.
     let (s1, s2, merged) = (tmp.join("s1"), tmp.join("s2"), tmp.join("merged"));
     for (i, dir) in [("1/2", &s1), ("2/2", &s2)] {
-        let run = host(&["tournament", &file, "--out", dir.to_str().unwrap(), "--shard", i, "--event", "Spring Cup", "-q"]);
+        let run =
+            host(&["tournament", &file, "--out", dir.to_str().unwrap(), "--shard", i, "--event", "Spring Cup", "-q"]);
         assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     }
     let (s1, s2) = (s1.to_str().unwrap(), s2.to_str().unwrap());
@@ -146,4 +148,47 @@ fn the_event_name_is_kept_with_the_plan_and_merged() {
     assert_eq!(json["event"], "Spring Cup", "{json}");
     let index = std::fs::read_to_string(merged.join("index.html")).unwrap();
     assert!(index.contains("<title>Spring Cup: "), "{}", &index[..index.len().min(600)]);
+}
+
+/// Item 3: `merge` of a sharded event with a shard lost names the lost shard and counts
+/// its games, shows a few ids (before: every id on one line), and writes them all to
+/// `--missing-list FILE`; a directory given twice is refused as such (before: its games
+/// were "recorded more than once"); `--out` inside a merged directory is refused (before:
+/// the merged pages were written into the shard).
+#[test]
+fn merge_names_a_lost_shard_in_counts_and_refuses_a_directory_twice_and_out_in_a_shard() {
+    let tmp = TempDir::new("eventfile-merge");
+    let file = config(&tmp, "t", "games = 24\nmax_plies = 4\n");
+    let s1 = tmp.join("s1");
+    let s1_s = s1.to_str().unwrap();
+    let run = host(&["tournament", &file, "--out", s1_s, "--shard", "1/2", "-q"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+
+    let list = tmp.join("missing.txt");
+    let m = host(&["merge", s1_s, "--missing-list", list.to_str().unwrap()]);
+    let stderr = text(&m.stderr);
+    assert_eq!(m.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("shard 2/2 is missing (no directory given for it): 12 games"), "{stderr}");
+    let line = stderr.lines().find(|l| l.contains("12 games missing: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.ends_with(", … and 2 more"), "{line}");
+    assert_eq!(line.matches("0000000000000007-").count(), 10, "{line}");
+    let ids: Vec<String> = std::fs::read_to_string(&list).unwrap().lines().map(str::to_owned).collect();
+    assert_eq!(ids.len(), 12, "{ids:?}");
+    assert!(ids.iter().all(|id| id.starts_with("0000000000000007-")), "{ids:?}");
+
+    let twice = host(&["merge", s1_s, s1_s]);
+    let stderr = text(&twice.stderr);
+    assert_eq!(twice.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is given twice"), "{stderr}");
+    assert!(!stderr.contains("recorded more than once"), "{stderr}");
+
+    let index_before = std::fs::read(s1.join("index.html")).unwrap();
+    for out in [s1_s.to_owned(), s1.join("merged").display().to_string()] {
+        let m = host(&["merge", s1_s, "--out", &out]);
+        let stderr = text(&m.stderr);
+        assert_eq!(m.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("one of the directories merged: give a directory of its own"), "{stderr}");
+    }
+    assert_eq!(std::fs::read(s1.join("index.html")).unwrap(), index_before, "the shard's page is untouched");
+    assert!(!s1.join("merged").exists());
 }

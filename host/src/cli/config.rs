@@ -784,8 +784,14 @@ mod tests {
             error(&format!("strikes = -1\n{TWO_BOTS}")),
             "tournament.toml: line 1, strikes: must be a whole number, 0 or more"
         );
-        assert_eq!(error(&format!("event = \" \"\n{TWO_BOTS}")), "tournament.toml: line 1, event: the name must not be empty");
-        assert_eq!(error(&format!("max_plies = 0\n{TWO_BOTS}")), "tournament.toml: line 1, max_plies: must be at least 1");
+        assert_eq!(
+            error(&format!("event = \" \"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, event: the name must not be empty"
+        );
+        assert_eq!(
+            error(&format!("max_plies = 0\n{TWO_BOTS}")),
+            "tournament.toml: line 1, max_plies: must be at least 1"
+        );
         assert_eq!(
             error(&format!("report_every = -2\n{TWO_BOTS}")),
             "tournament.toml: line 1, report_every: must be at least 1"
