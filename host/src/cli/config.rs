@@ -7,6 +7,8 @@
 //! rules = "classic"              # classic, isf, barrage, ucc2012 or a JSON rules file
 //! move_time = 0.1                # seconds; also tc = "60+0.5", setup_time, startup_time
 //! time_margin_ms = 2             # how far past a limit an answer is still in time
+//! event = "Winter Cup"           # and every other flag of the run: max_plies, setups_order,
+//! compress = true                # setups_start, no_html, report_every, recover, anchor, …
 //!
 //! [[bot]]
 //! name = "new-build"             # default: derived from the command (bot_spec::default_name)
@@ -17,7 +19,9 @@
 //! move_time = 0.05               # this bot's own limits (time odds), memory = "1G", …
 //! ```
 //!
-//! Every key is optional except the bots (at least two); a key this module does not know
+//! Every key is optional except the bots (at least two); each setting key is the flag of
+//! the same name (`max_plies` is `--max-plies`), and a flag given on the command line
+//! overrides the file; a key this module does not know
 //! is an error, so that a typo does not silently leave a default in place. Settings are
 //! `Option`s in [`TournamentConfig::settings`] (the run's [`FileDefaults`]) so that
 //! command-line flags can override them: the caller merges, and applies the defaults (a move time of 1 second when there is neither
@@ -82,6 +86,24 @@ pub struct TournamentFile {
     pub strikes: Option<i64>,
     /// `time_margin_ms`: how far past a limit an answer is still in time.
     pub time_margin_ms: Option<i64>,
+    /// `event`: the event's name (`--event`).
+    pub event: Option<String>,
+    /// `max_plies`: every game a draw after this many plies (`--max-plies`).
+    pub max_plies: Option<i64>,
+    /// `setups_order`: `"random"` or `"sequential"` (`--setups-order`).
+    pub setups_order: Option<String>,
+    /// `setups_start`: the first pair's book entry, from 1 (`--setups-start`).
+    pub setups_start: Option<i64>,
+    /// `no_html`: no viewer pages in the records directory (`--no-html`).
+    pub no_html: Option<bool>,
+    /// `compress`: compressed records (`--compress`).
+    pub compress: Option<bool>,
+    /// `report_every`: an interim report every N games (`--report-every`).
+    pub report_every: Option<i64>,
+    /// `recover`: a bot that fails to start for a game loses it and is tried again (`--recover`).
+    pub recover: Option<bool>,
+    /// `anchor`: the bot whose rating is fixed, `NAME` or `NAME=ELO` (`--anchor`).
+    pub anchor: Option<String>,
     /// The `[[bot]]` tables.
     #[serde(default)]
     pub bot: Vec<RawSpec>,
@@ -141,6 +163,34 @@ pub struct TournamentConfig {
     /// rules file that loads, `concurrency` at least 1, `move_time` more than zero, `setups`
     /// an existing file, `time_margin` at most 60 s.
     pub settings: FileDefaults,
+    /// The file's values of the other flags (`event`, `max_plies`, …), checked.
+    pub flags: FileFlags,
+}
+
+/// The values a tournament file gives for flags that are not clocks, rules or paths: each
+/// stands for its flag (`event` for `--event`, …) when the command line does not give it
+/// (a flag given on the command line overrides the file; a switch such as `--no-html` can
+/// only turn the behaviour on). `None` or `false`: the file does not set it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileFlags {
+    /// `event`: not empty.
+    pub event: Option<String>,
+    /// `max_plies`: at least 1.
+    pub max_plies: Option<u32>,
+    /// `setups_order`.
+    pub setups_order: Option<crate::run::schedule::BookOrder>,
+    /// `setups_start`: at least 1 (book entries are numbered from 1).
+    pub setups_start: Option<u32>,
+    /// `no_html = true`.
+    pub no_html: bool,
+    /// `compress = true`.
+    pub compress: bool,
+    /// `report_every`: at least 1.
+    pub report_every: Option<u64>,
+    /// `recover = true`.
+    pub recover: bool,
+    /// `anchor`, as written (checked against the bots with the flag's rules).
+    pub anchor: Option<String>,
 }
 
 /// What is wrong with a tournament file, and where.
@@ -259,6 +309,7 @@ impl Context<'_> {
             }
             g => u32::try_from(g).map_err(|_| self.error("games", format!("{g} is too many")))?,
         };
+        let flags = self.check_flags(&raw)?;
         let rules = raw.rules.map(|r| self.check_rules(&r)).transpose()?;
         let seed = raw
             .seed
@@ -324,6 +375,47 @@ impl Context<'_> {
                 strikes,
                 time_margin,
             },
+            flags,
+        })
+    }
+
+    /// The keys that stand for the other flags: `event`, `max_plies`, `setups_order`,
+    /// `setups_start`, `no_html`, `compress`, `report_every`, `recover`, `anchor`.
+    fn check_flags(&self, raw: &TournamentFile) -> Result<FileFlags, ConfigFileError> {
+        let at_least_1 = |key: &str, v: Option<i64>| {
+            v.map(|n| u32::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| self.error(key, "must be at least 1")))
+                .transpose()
+        };
+        let event = match raw.event.as_deref() {
+            Some(e) if e.trim().is_empty() => return Err(self.error("event", "the name must not be empty")),
+            e => e.map(str::to_owned),
+        };
+        let setups_order = match raw.setups_order.as_deref() {
+            None => None,
+            Some("random") => Some(crate::run::schedule::BookOrder::Random),
+            Some("sequential") => Some(crate::run::schedule::BookOrder::Sequential),
+            Some(other) => {
+                return Err(self.error("setups_order", format!("{other:?} is not an order (random or sequential)")));
+            }
+        };
+        let setups_start = match raw.setups_start {
+            Some(n) if n < 1 => return Err(self.error("setups_start", "book entries are numbered from 1")),
+            n => at_least_1("setups_start", n)?,
+        };
+        let anchor = match raw.anchor.as_deref() {
+            Some(a) if a.trim().is_empty() => return Err(self.error("anchor", "must name a bot (NAME or NAME=ELO)")),
+            a => a.map(str::to_owned),
+        };
+        Ok(FileFlags {
+            event,
+            max_plies: at_least_1("max_plies", raw.max_plies)?,
+            setups_order,
+            setups_start,
+            no_html: raw.no_html.unwrap_or(false),
+            compress: raw.compress.unwrap_or(false),
+            report_every: at_least_1("report_every", raw.report_every)?.map(u64::from),
+            recover: raw.recover.unwrap_or(false),
+            anchor,
         })
     }
 
@@ -620,7 +712,8 @@ mod tests {
         assert_eq!(
             error(&format!("colour = \"red\"\n{TWO_BOTS}")),
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
-             concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, bot)"
+             concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
+             max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -690,6 +783,26 @@ mod tests {
         assert_eq!(
             error(&format!("strikes = -1\n{TWO_BOTS}")),
             "tournament.toml: line 1, strikes: must be a whole number, 0 or more"
+        );
+        assert_eq!(
+            error(&format!("event = \" \"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, event: the name must not be empty"
+        );
+        assert_eq!(
+            error(&format!("max_plies = 0\n{TWO_BOTS}")),
+            "tournament.toml: line 1, max_plies: must be at least 1"
+        );
+        assert_eq!(
+            error(&format!("report_every = -2\n{TWO_BOTS}")),
+            "tournament.toml: line 1, report_every: must be at least 1"
+        );
+        assert_eq!(
+            error(&format!("setups_order = \"shuffled\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, setups_order: \"shuffled\" is not an order (random or sequential)"
+        );
+        assert_eq!(
+            error(&format!("no_html = \"yes\"\n{TWO_BOTS}")),
+            "tournament.toml: line 1, no_html: invalid type: string \"yes\", expected a boolean"
         );
         assert_eq!(
             error(&format!("seed = \"x\"\n{TWO_BOTS}")),
@@ -791,6 +904,15 @@ mod tests {
             out = "results"
             strikes = 1
             time_margin_ms = 5
+            event = "Winter Cup"
+            max_plies = 300
+            setups_order = "sequential"
+            setups_start = 3
+            no_html = true
+            compress = true
+            report_every = 10
+            recover = true
+            anchor = "new-build=1500"
 
             [[bot]]
             name = "heuristic"
@@ -878,6 +1000,17 @@ mod tests {
                 out: Some(tmp.0.join("results")),
                 strikes: Some(1),
                 time_margin: Some(secs(0.005)),
+            },
+            flags: FileFlags {
+                event: Some("Winter Cup".to_owned()),
+                max_plies: Some(300),
+                setups_order: Some(crate::run::schedule::BookOrder::Sequential),
+                setups_start: Some(3),
+                no_html: true,
+                compress: true,
+                report_every: Some(10),
+                recover: true,
+                anchor: Some("new-build=1500".to_owned()),
             },
         };
         assert_eq!(config, expected);

@@ -716,11 +716,14 @@ impl TournamentArgs {
     ///
     /// # Errors
     /// The first problem, with exit code 2 (usage) or 3 (a bot cannot be started).
-    pub fn into_plan(self) -> Result<EventPlan, ConfigError> {
+    pub fn into_plan(mut self) -> Result<EventPlan, ConfigError> {
         let config = match &self.config {
             Some(path) => Some(crate::cli::config::load(path).map_err(ConfigError::from)?),
             None => None,
         };
+        if let Some(c) = &config {
+            self.take_file_flags(&c.flags);
+        }
         let file = config.as_ref().map_or_else(FileDefaults::default, |c| c.settings.clone());
         let mut run = self.run.validate(&file)?;
         if let Some(path) = &self.config {
@@ -781,6 +784,23 @@ impl TournamentArgs {
             Some(text) => Some(parse_anchor(text, bots.iter().map(|b| b.spec.name.as_str())).map_err(usage)?),
         };
         Ok(EventPlan { run, bots, kind: EventKind::Tournament { format, games_per_pairing, anchor } })
+    }
+}
+
+impl TournamentArgs {
+    /// Fills the flags the command line leaves unset with the file's values (a flag given
+    /// overrides the file; a switch set in either is on).
+    fn take_file_flags(&mut self, file: &crate::cli::config::FileFlags) {
+        let run = &mut self.run;
+        run.event = run.event.take().or_else(|| file.event.clone());
+        run.max_plies = run.max_plies.or(file.max_plies);
+        run.setups_order = run.setups_order.or(file.setups_order);
+        run.setups_start = run.setups_start.or(file.setups_start);
+        run.no_html |= file.no_html;
+        run.compress |= file.compress;
+        run.report_every = run.report_every.or(file.report_every);
+        run.recover |= file.recover;
+        self.anchor = self.anchor.take().or_else(|| file.anchor.clone());
     }
 }
 

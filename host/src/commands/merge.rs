@@ -42,6 +42,9 @@ pub struct MergeArgs {
     /// then missing from the report, and named as such).
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// Write the ids of the missing games to FILE, one a line (stderr names only a few).
+    #[arg(long, value_name = "FILE")]
+    pub missing_list: Option<PathBuf>,
     /// With --out: games listed on each index page (index.html, then index-2.html…).
     #[arg(long, value_name = "N", default_value_t = crate::compete::viewer::GAMES_PER_PAGE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -55,6 +58,34 @@ pub struct MergeArgs {
 /// # Errors
 /// A directory without a manifest, or directories of different plans (exit 2).
 pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
+    // A directory given twice is a mistake in the command, not games recorded twice.
+    let mut canonical: Vec<PathBuf> = Vec::new();
+    for dir in &args.dirs {
+        let c = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        if let Some(i) = canonical.iter().position(|d| *d == c) {
+            return Err(usage(format!(
+                "{} is given twice (as {} and {}): give each shard's directory once",
+                c.display(),
+                args.dirs[i].display(),
+                dir.display()
+            )));
+        }
+        canonical.push(c);
+    }
+    if let Some(out) = &args.out {
+        // Pages written into a shard would mix with its own (and be taken for its report).
+        let c = out.canonicalize().ok().or_else(|| {
+            let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            parent.canonicalize().ok().map(|p| p.join(out.file_name().unwrap_or_default()))
+        });
+        if let Some((dir, _)) = c.and_then(|c| args.dirs.iter().zip(&canonical).find(|(_, d)| c.starts_with(d))) {
+            return Err(usage(format!(
+                "--out {}: is inside {}, one of the directories merged: give a directory of its own",
+                out.display(),
+                dir.display()
+            )));
+        }
+    }
     let mut manifests = Vec::new();
     for dir in &args.dirs {
         let m = manifest::read(dir)
@@ -76,6 +107,22 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
             )));
         }
     }
+    // The event's name, kept with the plan by each shard: one name, or none.
+    let mut event: Option<(&str, &PathBuf)> = None;
+    for (dir, m) in args.dirs.iter().zip(&manifests) {
+        match (event, m.event.as_deref()) {
+            (Some((name, first)), Some(other)) if name != other => {
+                return Err(usage(format!(
+                    "{} names the event {other:?}, {} names it {name:?}: shards of one event have one name",
+                    dir.display(),
+                    first.display()
+                )));
+            }
+            (None, Some(name)) => event = Some((name, dir)),
+            _ => {}
+        }
+    }
+    let event = event.map(|(name, _)| name.to_owned());
     let mixed = mixed_versions(&args.dirs, &manifests);
     if !mixed.is_empty() {
         let what = mixed.join("\n  ");
@@ -160,8 +207,11 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let end = RunEnd { finished, ..RunEnd::default() };
     let _ = report.finish(&end);
     // The index page's title and summary, for --out.
-    let page = report.page();
-    let stdout = if args.json { report.json(None) } else { report.text(Style::stdout()) };
+    let mut page = report.page();
+    if let Some(name) = &event {
+        page.title = format!("{name}: {}", page.title);
+    }
+    let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
     if let (Some(dir), Some(collector)) = (&args.out, index) {
         let index = dir.join("index.html");
@@ -198,15 +248,70 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         finished,
         games.len()
     );
+    if !missing.is_empty() {
+        for line in missing_shards(&manifests, &games, &seen) {
+            eprintln!("stratego-host: {line}");
+        }
+        if let Some(path) = &args.missing_list {
+            let mut text = missing.join("\n");
+            text.push('\n');
+            std::fs::write(path, text).map_err(|e| usage(format!("--missing-list {}: {e}", path.display())))?;
+            eprintln!("stratego-host: the ids of the {} missing games are in {}", missing.len(), path.display());
+        }
+    }
     for (what, ids) in
         [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
     {
         if !ids.is_empty() {
-            eprintln!("stratego-host: {} {what}: {}", stratego_stats::plural(ids.len() as u64, "game"), ids.join(", "));
+            eprintln!("stratego-host: {} {what}: {}", stratego_stats::plural(ids.len() as u64, "game"), few(ids));
             code = crate::exit::FAILURE;
         }
     }
+    if !missing.is_empty() && missing.len() > FEW && args.missing_list.is_none() {
+        eprintln!("stratego-host: --missing-list FILE writes every missing id");
+    }
     Ok(Outcome { stdout, code })
+}
+
+/// Ids named on stderr at most; the rest are counted (`--missing-list` has them all).
+const FEW: usize = 10;
+
+/// The first [`FEW`] ids, and how many more.
+fn few(ids: &[String]) -> String {
+    if ids.len() <= FEW {
+        return ids.join(", ");
+    }
+    format!("{}, … and {} more", ids[..FEW].join(", "), ids.len() - FEW)
+}
+
+/// For a sharded plan with games missing: the shards no directory was given for, and the
+/// missing games of each shard that was given, e.g. `shard 2/8 is missing (no directory
+/// given for it): 12500 games`.
+fn missing_shards(
+    manifests: &[manifest::Manifest],
+    games: &[crate::run::schedule::GameSpec],
+    seen: &[u32],
+) -> Vec<String> {
+    let Some(count) = manifests.iter().find_map(|m| m.shard.map(|s| s.count)) else { return Vec::new() };
+    let given: BTreeSet<u32> = manifests.iter().filter_map(|m| m.shard.map(|s| s.index)).collect();
+    let mut out = Vec::new();
+    for index in 1..=count {
+        let lost = games
+            .iter()
+            .zip(seen)
+            .filter(|(g, n)| **n == 0 && crate::run::schedule::in_shard(g.pair, index, count))
+            .count();
+        if lost == 0 {
+            continue;
+        }
+        let what = stratego_stats::plural(lost as u64, "game");
+        if given.contains(&index) {
+            out.push(format!("shard {index}/{count}: {what} missing"));
+        } else {
+            out.push(format!("shard {index}/{count} is missing (no directory given for it): {what}"));
+        }
+    }
+    out
 }
 
 /// Bots whose program's hash differs between the directories, or changed within one, in

@@ -71,6 +71,10 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
         // Before the manifest is written: a directory keeps the form it was started with.
         crate::record::compress_allowed(dir).map_err(usage)?;
     }
+    if let (Some(m), Some(dir)) = (&existing, &plan.run.out) {
+        // The event's name is kept with the plan: a rerun without one takes it.
+        plan.run.event = manifest::settle_event(m.event.as_deref(), plan.run.event.take(), dir).map_err(usage)?;
+    }
     if let (Some(m), false) = (&existing, plan.run.seed_given) {
         // Re-running the same command resumes: without --seed, the directory's seed.
         plan.run.settings.match_seed = m.plan.event.seed;

@@ -85,6 +85,22 @@ pub struct Manifest {
     pub changed: Vec<String>,
 }
 
+/// The event's name for a rerun on a directory whose manifest names it `stored`, the
+/// command giving `given` (`--event` or the file's `event`): the name is kept with the plan,
+/// so a rerun without one takes the stored name, and one with another name is refused.
+///
+/// # Errors
+/// Both are given and differ.
+pub fn settle_event(stored: Option<&str>, given: Option<String>, dir: &Path) -> Result<Option<String>, String> {
+    match (stored, given) {
+        (Some(s), Some(g)) if s != g => Err(format!(
+            "--out {}: the directory holds the event {s:?}, this command names it {g:?} (the name is kept with the plan: give --event {s:?}, or none)",
+            dir.display()
+        )),
+        (stored, given) => Ok(given.or_else(|| stored.map(str::to_owned))),
+    }
+}
+
 /// How a bot's program changed, for people: what is hashed, the old hash, the new one
 /// (`none` when the file could not be read).
 pub fn describe_change(old: &Option<(String, String)>, new: &Option<(String, String)>) -> (String, String, String) {
