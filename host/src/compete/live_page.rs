@@ -613,10 +613,7 @@ impl State {
                 });
                 let fault = FaultRow { row, game: spec.game_id.clone(), pair: spec.pair, setups: spec.setups };
                 if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
-                    if self.held_faults.len() == KEEP_FAULTS {
-                        self.held_faults.pop_front();
-                    }
-                    self.held_faults.push_back(fault);
+                    self.hold_fault(fault);
                 } else {
                     self.publish_fault(fault);
                 }
@@ -681,6 +678,21 @@ impl State {
             row["held"] = Value::Bool(true);
         }
         row
+    }
+
+    /// Holds a fault back until no running game plays its game's setups. No fault is dropped
+    /// unsent: past [`KEEP_FAULTS`] held, the oldest is sent now with its message withheld
+    /// for good (it may tell a setup a running game plays).
+    fn hold_fault(&mut self, fault: FaultRow) {
+        if self.held_faults.len() >= KEEP_FAULTS {
+            let Some(mut oldest) = self.held_faults.pop_front() else { return };
+            oldest.row["message"] = Value::String(format!(
+                "(withheld: more than {KEEP_FAULTS} faults were waiting for running games that play their games' setups)"
+            ));
+            oldest.row["held"] = Value::Bool(true);
+            self.publish_fault(oldest);
+        }
+        self.held_faults.push_back(fault);
     }
 
     /// Shows a fault: sent, and listed.

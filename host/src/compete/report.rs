@@ -460,7 +460,8 @@ fn timeout_credit(message: &str) -> Option<TimeoutCredit> {
     if message.contains("of machine stalls, the most a move is credited") {
         return Some(TimeoutCredit::Capped);
     }
-    let between = |from: &str, to: &str| message.split(from).nth(1).and_then(|rest| rest.split(to).next().map(str::to_owned));
+    let between =
+        |from: &str, to: &str| message.split(from).nth(1).and_then(|rest| rest.split(to).next().map(str::to_owned));
     between("(plus ", " s for machine stalls)")
         .or_else(|| between("(not counting ", " s of machine stalls)"))
         .and_then(|secs| secs.parse::<f64>().ok())
@@ -551,8 +552,14 @@ mod tests {
         assert_eq!((long.stalled_moves, long.capped_moves, long.overloaded), (0, 0, false));
         let capped = run(2000, 100, 1, 2_000_000);
         assert_eq!((capped.capped_moves, capped.overloaded), (1, true));
-        assert_eq!(stall_cap_us(20_000), crate::supervise::stopwatch::credit_cap(Duration::from_millis(20)).as_micros() as u64);
-        assert_eq!(stall_cap_us(2_000_000), crate::supervise::stopwatch::credit_cap(Duration::from_secs(2)).as_micros() as u64);
+        assert_eq!(
+            stall_cap_us(20_000),
+            crate::supervise::stopwatch::credit_cap(Duration::from_millis(20)).as_micros() as u64
+        );
+        assert_eq!(
+            stall_cap_us(2_000_000),
+            crate::supervise::stopwatch::credit_cap(Duration::from_secs(2)).as_micros() as u64
+        );
         assert_eq!(
             u128::from(stratego_records::STALL_CAP_FLOOR_US),
             crate::supervise::stopwatch::CREDIT_CAP_FLOOR.as_micros(),
