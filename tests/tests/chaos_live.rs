@@ -6,6 +6,8 @@
 //!   back while any running game plays one of the finished game's book entries.
 //! - Issue #42, item 13: one address opening every connection locked every other spectator
 //!   out; each address now has its own limit, under the total.
+//! - Review F2: `--serve-per-address N` for a reverse proxy, whose spectators share its
+//!   address.
 //! - Issue #41, item 11(a): stall credit past the threshold in a directory's records makes the
 //!   summary, `--json`, `--report-every`, the index page and the live page say the machine
 //!   was overloaded, for whom and how often. The stall figures are written into the records
@@ -441,6 +443,37 @@ fn one_address_cannot_lock_the_other_spectators_out() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
+/// Review F2: behind a reverse proxy every spectator has the proxy's address, so the
+/// default per-address limit let a ninth spectator have a 503. `--serve-per-address N`
+/// raises it: 20 event streams from one address (the proxy) are all served, the 21st is
+/// refused naming the limit set.
+#[test]
+fn a_reverse_proxys_spectators_are_served_with_a_raised_per_address_limit() {
+    let dir = TempDir::new("chaos-live-proxy");
+    let gate = dir.join("gate");
+    let holder = scripted_bot(&dir, &[&format!("hold=2:{}", gate.display())]);
+    let plain = scripted_bot(&dir, &[]);
+    let args: Vec<String> =
+        ["match", &holder, &plain, "--games", "2", "--max-plies", "20", "-q", "--serve-per-address", "20"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    let host = Host::start(&args, true);
+    let addr = host.addr().to_owned();
+    assert!(MAX_PER_ADDRESS < 20 && 20 < MAX_CONNECTIONS);
+    let open: Vec<TcpStream> = (0..20)
+        .map(|i| try_stream(LOCAL, &addr).unwrap_or_else(|e| panic!("stream {i} from the proxy's address: {e}")).0)
+        .collect();
+    let refused = try_stream(LOCAL, &addr).err().expect("the 21st is refused");
+    let (status, head, body) = parse(refused.as_bytes());
+    assert_eq!(status, 503, "{head}");
+    assert!(body.contains("too many connections from your address (at most 20)"), "{body}");
+    drop(open);
+    std::fs::write(&gate, "go").unwrap();
+    let (code, _, stderr) = host.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 /// Issue #41, item 11(a). A match between a holder (it waits at its second turn as Blue
 /// until the gate exists) and a plain bot, four games one at a time, into a directory:
 /// the first run finishes game 1 (the holder is Red) and is interrupted at game 2. The test
@@ -520,7 +553,11 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let o = &json["overload"];
     assert_eq!(
-        (o["overloaded"].clone(), o["stalled_moves_threshold_percent"].clone(), o["stalled_share_of_limit_percent"].clone()),
+        (
+            o["overloaded"].clone(),
+            o["stalled_moves_threshold_percent"].clone(),
+            o["stalled_share_of_limit_percent"].clone()
+        ),
         (Value::Bool(true), 2.into(), 25.into()),
         "{o}"
     );
