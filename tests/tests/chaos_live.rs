@@ -477,8 +477,8 @@ fn a_reverse_proxys_spectators_are_served_with_a_raised_per_address_limit() {
 /// Issue #41, item 11(a). A match between a holder (it waits at its second turn as Blue
 /// until the gate exists) and a plain bot, four games one at a time, into a directory:
 /// the first run finishes game 1 (the holder is Red) and is interrupted at game 2. The test
-/// writes 0.4 s of stall credit into one move of the holder's in that record (40 % of its
-/// 1 s limit, on one of its few dozen moves: past 2 %); the runs give no credit of their own
+/// writes 20 s of stall credit into one move of the holder's in that record (a third of its
+/// calm 60 s limit, on one of its few dozen moves: past 2 %); the runs give no credit of their own
 /// (`--no-stall-credit`), so that only it counts. The resumed run then says the machine was
 /// overloaded for the holder, and only for it: on its live page while game 2 is held, in its
 /// `--report-every` lines, in its JSON and its index page; a rerun of the finished
@@ -508,7 +508,7 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let saved = records(&out);
     assert_eq!(saved.len(), 1, "{stderr}");
 
-    // 0.4 s of stall credit on the holder's first move.
+    // 20 s of stall credit on the holder's first move (a third of the calm clock's limit).
     let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     let mut record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let holder_color = if record["bots"]["red"]["command"].to_string().contains("hold_blue") { "red" } else { "blue" };
@@ -516,7 +516,7 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let other = record["bots"][if holder_color == "red" { "blue" } else { "red" }]["name"].as_str().unwrap().to_owned();
     assert_ne!(name, other);
     let ply = record["plies"].as_array_mut().unwrap().iter_mut().find(|p| p["color"] == holder_color).unwrap();
-    ply["stall_us"] = 400_000.into();
+    ply["stall_us"] = 20_000_000.into();
     std::fs::write(out.join("games.jsonl"), serde_json::to_string(&record).unwrap() + "\n").unwrap();
 
     // Run 2: resumed, game 2 held at the gate while the live page is read.
@@ -548,7 +548,7 @@ fn an_overloaded_machine_is_said_in_every_report() {
     // Games 2, 3 and 4 (game 1 is counted, not reported again).
     assert_eq!(lines.len(), 3, "{stderr}");
     assert!(lines.iter().all(|l| l.contains(&format!("{name}: 1 of "))), "{lines:?}");
-    assert!(lines.iter().all(|l| l.contains("; 0.400 s credited over 1 move,")), "{lines:?}");
+    assert!(lines.iter().all(|l| l.contains("; 20.000 s credited over 1 move,")), "{lines:?}");
     // The JSON.
     let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let o = &json["overload"];
@@ -562,7 +562,10 @@ fn an_overloaded_machine_is_said_in_every_report() {
         "{o}"
     );
     let bot = |n: &str| o["bots"].as_array().unwrap().iter().find(|b| b["name"] == n).unwrap().clone();
-    assert_eq!((bot(&name)["overloaded"].clone(), bot(&name)["stall_us"].clone()), (Value::Bool(true), 400_000.into()));
+    assert_eq!(
+        (bot(&name)["overloaded"].clone(), bot(&name)["stall_us"].clone()),
+        (Value::Bool(true), 20_000_000.into())
+    );
     assert_eq!(
         (bot(&name)["stall_moves"].clone(), bot(&name)["stalled_moves"].clone(), bot(&name)["capped_moves"].clone()),
         (1.into(), 1.into(), 0.into())
