@@ -460,11 +460,11 @@ fn a_reverse_proxys_spectators_are_served_with_a_raised_per_address_limit() {
             .collect();
     let host = Host::start(&args, true);
     let addr = host.addr().to_owned();
-    assert!(MAX_PER_ADDRESS < 20 && 20 < MAX_CONNECTIONS);
+    const { assert!(MAX_PER_ADDRESS < 20 && 20 < MAX_CONNECTIONS) };
     let open: Vec<TcpStream> = (0..20)
         .map(|i| try_stream(LOCAL, &addr).unwrap_or_else(|e| panic!("stream {i} from the proxy's address: {e}")).0)
         .collect();
-    let refused = try_stream(LOCAL, &addr).err().expect("the 21st is refused");
+    let refused = try_stream(LOCAL, &addr).expect_err("the 21st is refused");
     let (status, head, body) = parse(refused.as_bytes());
     assert_eq!(status, 503, "{head}");
     assert!(body.contains("too many connections from your address (at most 20)"), "{body}");
