@@ -6,6 +6,8 @@
 //!   back while any running game plays one of the finished game's book entries.
 //! - Issue #42, item 13: one address opening every connection locked every other spectator
 //!   out; each address now has its own limit, under the total.
+//! - Review F2: `--serve-per-address N` for a reverse proxy, whose spectators share its
+//!   address.
 //! - Issue #41, item 11(a): stall credit past the threshold in a directory's records makes the
 //!   summary, `--json`, `--report-every`, the index page and the live page say the machine
 //!   was overloaded, for whom and how often. The stall figures are written into the records
@@ -441,11 +443,42 @@ fn one_address_cannot_lock_the_other_spectators_out() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
+/// Review F2: behind a reverse proxy every spectator has the proxy's address, so the
+/// default per-address limit let a ninth spectator have a 503. `--serve-per-address N`
+/// raises it: 20 event streams from one address (the proxy) are all served, the 21st is
+/// refused naming the limit set.
+#[test]
+fn a_reverse_proxys_spectators_are_served_with_a_raised_per_address_limit() {
+    let dir = TempDir::new("chaos-live-proxy");
+    let gate = dir.join("gate");
+    let holder = scripted_bot(&dir, &[&format!("hold=2:{}", gate.display())]);
+    let plain = scripted_bot(&dir, &[]);
+    let args: Vec<String> =
+        ["match", &holder, &plain, "--games", "2", "--max-plies", "20", "-q", "--serve-per-address", "20"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    let host = Host::start(&args, true);
+    let addr = host.addr().to_owned();
+    const { assert!(MAX_PER_ADDRESS < 20 && 20 < MAX_CONNECTIONS) };
+    let open: Vec<TcpStream> = (0..20)
+        .map(|i| try_stream(LOCAL, &addr).unwrap_or_else(|e| panic!("stream {i} from the proxy's address: {e}")).0)
+        .collect();
+    let refused = try_stream(LOCAL, &addr).expect_err("the 21st is refused");
+    let (status, head, body) = parse(refused.as_bytes());
+    assert_eq!(status, 503, "{head}");
+    assert!(body.contains("too many connections from your address (at most 20)"), "{body}");
+    drop(open);
+    std::fs::write(&gate, "go").unwrap();
+    let (code, _, stderr) = host.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 /// Issue #41, item 11(a). A match between a holder (it waits at its second turn as Blue
 /// until the gate exists) and a plain bot, four games one at a time, into a directory:
 /// the first run finishes game 1 (the holder is Red) and is interrupted at game 2. The test
-/// writes 0.2 s of stall credit into one move of the holder's in that record (its thinking
-/// time is a few milliseconds: far past 10 %); the runs give no credit of their own
+/// writes 20 s of stall credit into one move of the holder's in that record (a third of its
+/// calm 60 s limit, on one of its few dozen moves: past 2 %); the runs give no credit of their own
 /// (`--no-stall-credit`), so that only it counts. The resumed run then says the machine was
 /// overloaded for the holder, and only for it: on its live page while game 2 is held, in its
 /// `--report-every` lines, in its JSON and its index page; a rerun of the finished
@@ -475,7 +508,7 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let saved = records(&out);
     assert_eq!(saved.len(), 1, "{stderr}");
 
-    // 0.2 s of stall credit on the holder's first move.
+    // 20 s of stall credit on the holder's first move (a third of the calm clock's limit).
     let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     let mut record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let holder_color = if record["bots"]["red"]["command"].to_string().contains("hold_blue") { "red" } else { "blue" };
@@ -483,7 +516,7 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let other = record["bots"][if holder_color == "red" { "blue" } else { "red" }]["name"].as_str().unwrap().to_owned();
     assert_ne!(name, other);
     let ply = record["plies"].as_array_mut().unwrap().iter_mut().find(|p| p["color"] == holder_color).unwrap();
-    ply["stall_us"] = 200_000.into();
+    ply["stall_us"] = 20_000_000.into();
     std::fs::write(out.join("games.jsonl"), serde_json::to_string(&record).unwrap() + "\n").unwrap();
 
     // Run 2: resumed, game 2 held at the gate while the live page is read.
@@ -514,14 +547,29 @@ fn an_overloaded_machine_is_said_in_every_report() {
         stderr.lines().filter(|l| l.contains("overloaded machine, results may be distorted")).collect();
     // Games 2, 3 and 4 (game 1 is counted, not reported again).
     assert_eq!(lines.len(), 3, "{stderr}");
-    assert!(lines.iter().all(|l| l.contains(&format!("{name}: 0.200 s credited over 1 of "))), "{lines:?}");
+    assert!(lines.iter().all(|l| l.contains(&format!("{name}: 1 of "))), "{lines:?}");
+    assert!(lines.iter().all(|l| l.contains("; 20.000 s credited over 1 move,")), "{lines:?}");
     // The JSON.
     let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let o = &json["overload"];
-    assert_eq!((o["overloaded"].clone(), o["share_threshold_percent"].clone()), (Value::Bool(true), 10.into()), "{o}");
+    assert_eq!(
+        (
+            o["overloaded"].clone(),
+            o["stalled_moves_threshold_percent"].clone(),
+            o["stalled_share_of_limit_percent"].clone()
+        ),
+        (Value::Bool(true), 2.into(), 25.into()),
+        "{o}"
+    );
     let bot = |n: &str| o["bots"].as_array().unwrap().iter().find(|b| b["name"] == n).unwrap().clone();
-    assert_eq!((bot(&name)["overloaded"].clone(), bot(&name)["stall_us"].clone()), (Value::Bool(true), 200_000.into()));
-    assert_eq!((bot(&name)["stall_moves"].clone(), bot(&name)["capped_moves"].clone()), (1.into(), 0.into()));
+    assert_eq!(
+        (bot(&name)["overloaded"].clone(), bot(&name)["stall_us"].clone()),
+        (Value::Bool(true), 20_000_000.into())
+    );
+    assert_eq!(
+        (bot(&name)["stall_moves"].clone(), bot(&name)["stalled_moves"].clone(), bot(&name)["capped_moves"].clone()),
+        (1.into(), 1.into(), 0.into())
+    );
     assert_eq!(bot(&other)["overloaded"], false, "{o}");
     assert!(json["games"] == 4, "the report's own fields are still there: {json}");
     // The index page.
@@ -534,6 +582,6 @@ fn an_overloaded_machine_is_said_in_every_report() {
     let (code, stdout, stderr) = again.finish();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("  OVERLOADED MACHINE: the results may be distorted"), "{stdout}");
-    assert!(stdout.contains(&format!("\n    {name}: 0.200 s credited over 1 of ")), "{stdout}");
+    assert!(stdout.contains(&format!("\n    {name}: 1 of ")), "{stdout}");
     assert!(!stdout.contains(&format!("\n    {other}: ")), "{stdout}");
 }

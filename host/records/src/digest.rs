@@ -20,10 +20,55 @@ use stratego_protocol::TimeControl;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
 use stratego_rules::{ByColor, RulesetSpec};
 
-/// Stall credit of one ply from which the reports count it as at the cap: the host's
-/// least cap of a move's credit (its limit, or this if that is more), so the cap itself
-/// for every move whose limit is up to 250 ms.
+/// The host's least cap of a move's stall credit: a move's cap is what it was allowed (its
+/// limit, the margin included), or this if that is more (`credit_cap` in the host's
+/// stopwatch).
 pub const STALL_CAP_FLOOR_US: u64 = 250_000;
+
+/// A ply counts as stalled ([`SideTally::stalled_moves`]) when its credit is at least this
+/// share of what it was allowed (its limit, or what was left of the bank, plus the margin),
+/// percent: a stall that size is one a clock can feel; a few microseconds on a fast move,
+/// however many, are not.
+pub const STALLED_SHARE_OF_LIMIT_PERCENT: u64 = 25;
+
+/// The most a move allowed `allowed_us` (limit plus margin) is credited, microseconds: the
+/// host's cap (`credit_cap`).
+pub fn stall_cap_us(allowed_us: u64) -> u64 {
+    allowed_us.max(STALL_CAP_FLOOR_US)
+}
+
+/// What one side's move was allowed, microseconds (limit plus margin), replaying its clock
+/// as the host charged it: the move limit, or what was left of the bank if less.
+#[derive(Clone, Copy, Debug)]
+struct SideClock {
+    tc: TimeControl,
+    remaining_us: Option<u64>,
+}
+
+impl SideClock {
+    fn new(tc: TimeControl) -> SideClock {
+        SideClock { tc, remaining_us: tc.bank_ms.map(|b| b.saturating_mul(1000)) }
+    }
+
+    /// What the next move is allowed.
+    fn allowed_us(&self) -> u64 {
+        let limit = self.tc.move_ms.map(|m| m.saturating_mul(1000));
+        let budget = match (limit, self.remaining_us) {
+            (Some(m), Some(r)) => m.min(r),
+            (Some(m), None) => m,
+            (None, Some(r)) => r,
+            (None, None) => 365 * 24 * 3600 * 1_000_000,
+        };
+        budget.saturating_add(self.tc.margin_ms.saturating_mul(1000))
+    }
+
+    /// Charges a move that took `time_us` (an overdrawn bank is left empty, as the host does).
+    fn charge(&mut self, time_us: u64) {
+        if let Some(r) = self.remaining_us.as_mut() {
+            *r = r.saturating_sub(time_us).saturating_add(self.tc.increment_ms.saturating_mul(1000));
+        }
+    }
+}
 
 /// What the reports read of one side's plies in a game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,8 +79,15 @@ pub struct SideTally {
     pub stall_moves: u64,
     /// The stall time credited over them, microseconds.
     pub stall_us: u64,
-    /// Of them, plies credited at least [`STALL_CAP_FLOOR_US`].
+    /// Of them, plies credited at least [`STALLED_SHARE_OF_LIMIT_PERCENT`] of what they
+    /// were allowed (at the cap included).
+    pub stalled_moves: u64,
+    /// Of them, plies credited the most a move is ([`stall_cap_us`] of what it was
+    /// allowed: the machine held the bot off longer than the host makes up for).
     pub stall_capped_moves: u64,
+    /// What the side's next move would have been allowed, microseconds (limit plus margin):
+    /// the move it lost on time, when it did.
+    pub next_allowed_us: u64,
     /// Plies that came past their limit, within the margin (`over_us` > 0).
     pub margin_moves: u64,
     /// The furthest past its limit such a ply came, microseconds.
@@ -52,12 +104,16 @@ pub struct SideTally {
 
 impl SideTally {
     /// Counts one ply of this side.
-    fn add(&mut self, stall_us: u64, over_us: u64, lag_us: Option<u64>, lag_credit_us: u64) {
+    fn add(&mut self, p: &PlyTimes, allowed_us: u64) {
+        let PlyTimes { stall_us, over_us, lag_us, lag_credit_us, .. } = *p;
         self.moves += 1;
         if stall_us > 0 {
             self.stall_moves += 1;
             self.stall_us += stall_us;
-            if stall_us >= STALL_CAP_FLOOR_US {
+            if u128::from(stall_us) * 100 >= u128::from(allowed_us) * u128::from(STALLED_SHARE_OF_LIMIT_PERCENT) {
+                self.stalled_moves += 1;
+            }
+            if stall_us >= stall_cap_us(allowed_us) {
                 self.stall_capped_moves += 1;
             }
         }
@@ -107,10 +163,9 @@ pub struct GameDigest {
 impl GameDigest {
     /// The digest of a record already read.
     pub fn of(record: &GameRecord) -> GameDigest {
-        let mut sides = ByColor::<SideTally>::default();
-        for p in &record.plies {
-            tally(&mut sides, p);
-        }
+        let times: Vec<PlyTimes> = record.plies.iter().map(PlyTimes::of).collect();
+        let tcs = record.time_controls.unwrap_or(ByColor::new(record.time_control, record.time_control));
+        let sides = tally(&times, tcs);
         GameDigest {
             game_id: record.game_id.clone(),
             index: record.index,
@@ -135,15 +190,51 @@ impl GameDigest {
             pair: w.pair,
             time_control: w.time_control,
             bots: w.bots.map(|b| BotDigest { name: b.name, think_us: b.think_us }),
-            plies: w.plies.plies,
-            sides: w.plies.sides,
+            plies: w.plies.0.len() as u64,
+            sides: tally(&w.plies.0, w.time_controls.unwrap_or(ByColor::new(w.time_control, w.time_control))),
             result: w.result,
         })
     }
 }
 
-fn tally(sides: &mut ByColor<SideTally>, p: &RecordPly) {
-    sides[p.ply.color].add(p.stall_us, p.over_us, p.lag_us, p.lag_credit_us);
+/// The times of one ply, all the digest reads of it.
+#[derive(Clone, Copy, Debug)]
+struct PlyTimes {
+    color: stratego_rules::Color,
+    time_us: u64,
+    stall_us: u64,
+    over_us: u64,
+    lag_us: Option<u64>,
+    lag_credit_us: u64,
+}
+
+impl PlyTimes {
+    fn of(p: &RecordPly) -> PlyTimes {
+        PlyTimes {
+            color: p.ply.color,
+            time_us: p.time_us,
+            stall_us: p.stall_us,
+            over_us: p.over_us,
+            lag_us: p.lag_us,
+            lag_credit_us: p.lag_credit_us,
+        }
+    }
+}
+
+/// Tallies the plies by side, each side's clock (`tcs`) replayed to know what each move
+/// was allowed.
+fn tally(plies: &[PlyTimes], tcs: ByColor<TimeControl>) -> ByColor<SideTally> {
+    let mut sides = ByColor::<SideTally>::default();
+    let mut clocks = tcs.map(SideClock::new);
+    for p in plies {
+        let clock = &mut clocks[p.color];
+        sides[p.color].add(p, clock.allowed_us());
+        clock.charge(p.time_us);
+    }
+    for color in [stratego_rules::Color::Red, stratego_rules::Color::Blue] {
+        sides[color].next_allowed_us = clocks[color].allowed_us();
+    }
+    sides
 }
 
 /// A record's line as the digest reads it: every field of a [`GameRecord`] with its type
@@ -169,8 +260,8 @@ struct DigestWire {
     #[serde(rename = "ruleset")]
     _ruleset: RulesetSpec,
     time_control: TimeControl,
-    #[serde(default, rename = "time_controls")]
-    _time_controls: Option<ByColor<TimeControl>>,
+    #[serde(default)]
+    time_controls: Option<ByColor<TimeControl>>,
     bots: ByColor<BotInfo>,
     #[serde(rename = "deployments")]
     _deployments: ByColor<Option<String>>,
@@ -178,11 +269,9 @@ struct DigestWire {
     result: RecordResult,
 }
 
-/// The plies, tallied as they are read (none is kept).
-struct PlyTallies {
-    plies: u64,
-    sides: ByColor<SideTally>,
-}
+/// The plies, each read whole and only its times kept (what each move was allowed is known
+/// only with the time control, which may come after the plies).
+struct PlyTallies(Vec<PlyTimes>);
 
 impl<'de> Deserialize<'de> for PlyTallies {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PlyTallies, D::Error> {
@@ -195,14 +284,13 @@ impl<'de> Deserialize<'de> for PlyTallies {
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PlyTallies, A::Error> {
-                let mut t = PlyTallies { plies: 0, sides: ByColor::default() };
+                let mut t = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
                 // Each ply read as the record reads it (its move and fight included, so the
-                // same lines are refused), then dropped once tallied.
+                // same lines are refused), then dropped once its times are kept.
                 while let Some(p) = seq.next_element::<RecordPly>()? {
-                    t.plies += 1;
-                    tally(&mut t.sides, &p);
+                    t.push(PlyTimes::of(&p));
                 }
-                Ok(t)
+                Ok(PlyTallies(t))
             }
         }
         d.deserialize_seq(Plies)

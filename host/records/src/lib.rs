@@ -24,7 +24,7 @@ mod form;
 mod read;
 mod write;
 
-pub use digest::{BotDigest, GameDigest, STALL_CAP_FLOOR_US, SideTally};
+pub use digest::{BotDigest, GameDigest, STALL_CAP_FLOOR_US, STALLED_SHARE_OF_LIMIT_PERCENT, SideTally, stall_cap_us};
 pub use form::{
     COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, decode_frame, is_skippable_magic, records_file,
 };

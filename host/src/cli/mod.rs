@@ -334,6 +334,10 @@ pub struct RunFlags {
     /// With --serve: show each running game this many plies behind (for broadcasts).
     #[arg(long, value_name = "PLIES")]
     pub serve_delay: Option<u32>,
+    /// With --serve: most connections open at once from one address (default 8; behind a
+    /// reverse proxy every spectator has the proxy's address: raise it, up to 32).
+    #[arg(long, value_name = "N")]
+    pub serve_per_address: Option<usize>,
     /// The event's name: the title of the HTML pages, and `event` in the JSON summary and
     /// the manifest.
     #[arg(long, value_name = "NAME")]
@@ -483,6 +487,12 @@ impl RunFlags {
         if self.serve_delay.is_some() && self.serve.is_none() {
             return Err(usage("--serve-delay: only with --serve ADDR"));
         }
+        if self.serve_per_address.is_some() && self.serve.is_none() {
+            return Err(usage("--serve-per-address: only with --serve ADDR"));
+        }
+        if self.serve_per_address.is_some_and(|n| !(1..=crate::compete::live_page::MAX_CONNECTIONS).contains(&n)) {
+            return Err(usage(format!("--serve-per-address: 1 to {}", crate::compete::live_page::MAX_CONNECTIONS)));
+        }
         let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -517,6 +527,7 @@ impl RunFlags {
             watch: self.watch,
             serve: self.serve.clone(),
             serve_delay: self.serve_delay.unwrap_or(0),
+            serve_per_address: self.serve_per_address.unwrap_or(crate::compete::live_page::MAX_PER_ADDRESS),
             compress: self.compress,
             event: self.event.clone(),
             no_html: self.no_html,

@@ -229,13 +229,16 @@
     }
     var head = el('p');
     head.appendChild(el('strong', null, 'The machine is overloaded'));
-    head.appendChild(document.createTextNode(': the results may be distorted (stall credit at its cap, or past ' +
-      o.share_threshold_percent + ' % of a bot\'s thinking time).'));
+    head.appendChild(document.createTextNode(': the results may be distorted (stall credit at its cap, or ' +
+      o.stalled_moves_threshold_percent + ' % of a bot\'s moves or more stalled by ' +
+      o.stalled_share_of_limit_percent + ' % of their time or more).'));
     var list = el('ul');
     o.bots.filter(function (b) { return b.overloaded; }).forEach(function (b) {
       var capped = b.capped_moves ? b.capped_moves + (b.capped_moves === 1 ? ' move' : ' moves') + ' at the cap; ' : '';
-      var li = el('li', null, b.name + ': ' + capped + (b.stall_us / 1e6).toFixed(3) + ' s credited over ' +
-        b.stall_moves + ' of ' + b.moves + ' moves, ' + b.stall_share_percent.toFixed(1) + ' % of its thinking time');
+      var li = el('li', null, b.name + ': ' + capped + b.stalled_moves + ' of ' + b.moves +
+        ' moves stalled by ' + o.stalled_share_of_limit_percent + ' % of their time or more; ' +
+        (b.stall_us / 1e6).toFixed(3) + ' s credited over ' + b.stall_moves + ' moves, ' +
+        b.stall_share_percent.toFixed(1) + ' % of its thinking time');
       li.setAttribute('data-bot', b.name);
       list.appendChild(li);
     });

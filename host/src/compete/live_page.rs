@@ -25,7 +25,7 @@
 //! standings at most once every [`STANDINGS_EVERY`].
 //!
 //! Limits: at most [`MAX_CONNECTIONS`] connections, and at most [`MAX_PER_ADDRESS`] from one
-//! address (an IPv6 /64 is one address), so that one client cannot lock the others out
+//! address (`--serve-per-address`; an IPv6 /56 is one address), so that one client cannot lock the others out
 //! (more get `503` and are closed), a
 //! request head of at most [`MAX_REQUEST_BYTES`] (`431`), [`HEADER_TIMEOUT`] to send it,
 //! one request per connection, `GET` only (`405`), and a response that cannot be written
@@ -57,7 +57,8 @@ use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 
 /// Most connections open at once.
 pub const MAX_CONNECTIONS: usize = 32;
-/// Most connections open at once from one address (an IPv6 address's /64 counts as one):
+/// Most connections open at once from one address by default (an IPv6 address's /56 counts
+/// as one; `--serve-per-address` sets it):
 /// one client cannot take the connections of the others (a browser opens at most 6 to a
 /// server; a few spectators behind one NAT share this).
 pub const MAX_PER_ADDRESS: usize = 8;
@@ -116,6 +117,9 @@ pub struct LivePageOptions {
     pub remote: Option<Arc<crate::remote::hub::ListenOptions>>,
     /// Which bots (by id) are remote.
     pub remote_bots: Vec<bool>,
+    /// Most connections open at once from one address (`--serve-per-address`, default
+    /// [`MAX_PER_ADDRESS`]; at most [`MAX_CONNECTIONS`]).
+    pub per_address: usize,
 }
 
 /// Lag figures kept per remote bot (its last moves').
@@ -261,6 +265,7 @@ impl LivePage {
             planned,
             remote: run.settings.listen.clone().filter(|_| bots.iter().any(|b| b.spec.remote)),
             remote_bots: bots.iter().map(|b| b.spec.remote).collect(),
+            per_address: run.serve_per_address,
         };
         LivePage::start(options).map(Some)
     }
@@ -613,10 +618,7 @@ impl State {
                 });
                 let fault = FaultRow { row, game: spec.game_id.clone(), pair: spec.pair, setups: spec.setups };
                 if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
-                    if self.held_faults.len() == KEEP_FAULTS {
-                        self.held_faults.pop_front();
-                    }
-                    self.held_faults.push_back(fault);
+                    self.hold_fault(fault);
                 } else {
                     self.publish_fault(fault);
                 }
@@ -681,6 +683,21 @@ impl State {
             row["held"] = Value::Bool(true);
         }
         row
+    }
+
+    /// Holds a fault back until no running game plays its game's setups. No fault is dropped
+    /// unsent: past [`KEEP_FAULTS`] held, the oldest is sent now with its message withheld
+    /// for good (it may tell a setup a running game plays).
+    fn hold_fault(&mut self, fault: FaultRow) {
+        if self.held_faults.len() >= KEEP_FAULTS {
+            let Some(mut oldest) = self.held_faults.pop_front() else { return };
+            oldest.row["message"] = Value::String(format!(
+                "(withheld: more than {KEEP_FAULTS} faults were waiting for running games that play their games' setups)"
+            ));
+            oldest.row["held"] = Value::Bool(true);
+            self.publish_fault(oldest);
+        }
+        self.held_faults.push_back(fault);
     }
 
     /// Shows a fault: sent, and listed.
@@ -915,7 +932,7 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
     };
     let assets = Arc::new(Assets::new(&options.title));
     let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let per_address = PerAddress::default();
+    let per_address = PerAddress { counts: Arc::default(), limit: options.per_address.clamp(1, MAX_CONNECTIONS) };
     // Refusals being written at once; past that a connection is closed without a word.
     let refusals = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let closing = tokio_util::sync::CancellationToken::new();
@@ -1029,26 +1046,31 @@ async fn next_connection(
 enum Refusal {
     /// [`MAX_CONNECTIONS`] are open.
     Full,
-    /// [`MAX_PER_ADDRESS`] are open from the client's address.
-    Address,
+    /// The per-address limit (this many) is open from the client's address.
+    Address(usize),
 }
 
 /// The address a connection counts against: an IPv4 address (also when mapped into IPv6),
-/// or an IPv6 address's /64 (one host usually has a whole /64).
+/// or an IPv6 address's /56 (one client usually has a /64 and often a /56 or a /48: a
+/// /64 apiece let one client open four times the limit).
 fn address_key(ip: std::net::IpAddr) -> std::net::IpAddr {
     use std::net::{IpAddr, Ipv6Addr};
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
             Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !(u128::MAX >> 56))),
         },
     }
 }
 
-/// The connections open from each address ([`MAX_PER_ADDRESS`]).
-#[derive(Clone, Default)]
-struct PerAddress(Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>);
+/// The connections open from each address, and the most one may have open
+/// ([`LivePageOptions::per_address`]).
+#[derive(Clone)]
+struct PerAddress {
+    counts: Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+    limit: usize,
+}
 
 /// One connection counted against its address, until dropped.
 struct AddressSlot {
@@ -1057,12 +1079,12 @@ struct AddressSlot {
 }
 
 impl PerAddress {
-    /// Counts a connection from `address`, unless [`MAX_PER_ADDRESS`] are open from it.
+    /// Counts a connection from `address`, unless the limit is open from it.
     fn take(&self, address: std::net::IpAddr) -> Result<AddressSlot, Refusal> {
-        let mut counts = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut counts = self.counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let n = counts.entry(address).or_default();
-        if *n >= MAX_PER_ADDRESS {
-            return Err(Refusal::Address);
+        if *n >= self.limit {
+            return Err(Refusal::Address(self.limit));
         }
         *n += 1;
         Ok(AddressSlot { counts: self.clone(), address })
@@ -1071,7 +1093,7 @@ impl PerAddress {
 
 impl Drop for AddressSlot {
     fn drop(&mut self) {
-        let mut counts = self.counts.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut counts = self.counts.counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(n) = counts.get_mut(&self.address) {
             *n -= 1;
             if *n == 0 {
@@ -1087,7 +1109,7 @@ async fn refuse(mut stream: tokio::net::TcpStream, why: Refusal) {
     use tokio::io::AsyncWriteExt as _;
     let body = match why {
         Refusal::Full => format!("too many connections (at most {MAX_CONNECTIONS})\n"),
-        Refusal::Address => format!("too many connections from your address (at most {MAX_PER_ADDRESS})\n"),
+        Refusal::Address(n) => format!("too many connections from your address (at most {n})\n"),
     };
     let reply = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
@@ -1352,6 +1374,7 @@ mod tests {
             planned: None,
             remote: None,
             remote_bots: vec![],
+            per_address: MAX_PER_ADDRESS,
         };
         State::new(&options)
     }
@@ -1380,6 +1403,51 @@ mod tests {
         lock(&shared).apply(Update::Over);
         assert!(next_text(&mut body).await.starts_with("event: over\n"));
         assert!(body.frame().await.is_none(), "the stream ends with the event");
+    }
+
+    #[test]
+    fn no_held_fault_is_dropped_unsent() {
+        let mut st = state();
+        let mut rx = st.tx.subscribe();
+        // A running game that plays book entry 0: every fault of a game with that entry is held.
+        st.running.push(Running {
+            id: "run".into(),
+            pair: 999,
+            setups: ByColor::new(Some(0), None),
+            seats: ByColor::new(0, 1),
+            board: None,
+            queue: VecDeque::new(),
+            shown: 0,
+            played: 0,
+            pending: Vec::new(),
+            moved: false,
+            last_us: ByColor::default(),
+            bank_us: ByColor::default(),
+        });
+        for i in 0..=KEEP_FAULTS {
+            let row = json!({ "game": format!("g{i}"), "message": format!("the Bomb on a4 cannot move {i}") });
+            let fault = FaultRow { row, game: format!("g{i}"), pair: i as u32, setups: ByColor::new(Some(0), None) };
+            assert!(st.shows_through(&fault.game, fault.pair, fault.setups).is_some());
+            st.hold_fault(fault);
+        }
+        // One past the limit: the oldest was sent, its message withheld, none dropped.
+        assert_eq!(st.held_faults.len(), KEEP_FAULTS);
+        let sent = rx.try_recv().expect("the oldest fault was sent");
+        assert!(sent.starts_with("event: fault\n") && sent.contains("\"g0\"") && sent.contains("withheld"), "{sent}");
+        assert!(!sent.contains("cannot move 0"), "its message is not shown: {sent}");
+        assert!(rx.try_recv().is_err(), "only it");
+        assert_eq!(st.faults.len(), 1);
+    }
+
+    #[test]
+    fn an_ipv6_56_is_one_address() {
+        let key = |s: &str| address_key(s.parse().unwrap());
+        // Four /64s of one /56 (a client's usual delegation): one address.
+        assert_eq!(key("2001:db8:0:100::1"), key("2001:db8:0:1ff::2"));
+        assert_eq!(key("2001:db8:0:100::1"), key("2001:db8:0:1a0:ffff::9"));
+        // Another /56: another address.
+        assert_ne!(key("2001:db8:0:100::1"), key("2001:db8:0:200::1"));
+        assert_eq!(key("::ffff:127.0.0.2"), key("127.0.0.2"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 use stratego_rules::Color;
 
 use crate::record::GameRecord;
-use stratego_records::{GameDigest, STALL_CAP_FLOOR_US, SideTally};
+use stratego_records::{GameDigest, STALLED_SHARE_OF_LIMIT_PERCENT, SideTally, stall_cap_us};
 use stratego_stats::{EloEstimate, elo};
 
 /// Per-bot totals.
@@ -261,12 +261,12 @@ impl Summary {
     }
 }
 
-/// Stall credit over a bot's moves past which the machine is said to have been overloaded
-/// for it: this share of its thinking time (the time charged), percent...
-pub const OVERLOAD_SHARE_PERCENT: u64 = 10;
-/// ...once the credit is at least this much in all, microseconds (one stall of a virtual
-/// machine's CPU, some tens of milliseconds, among a fast bot's moves is not overload).
-pub const OVERLOAD_MIN_STALL_US: u64 = 100_000;
+/// A bot's moves stalled by at least [`STALLED_SHARE_OF_LIMIT_PERCENT`] of what they were
+/// allowed (its limit, or the bank left, plus the margin) past which the machine is said to
+/// have been overloaded for it: this share of its moves, percent (one move in 50 held back
+/// by a quarter of its time). A move at its cap is overload on its own. Many tiny credits
+/// on a fast bot's moves are neither: the credit is judged against what it can distort.
+pub const OVERLOAD_STALLED_MOVES_PERCENT: u64 = 2;
 
 /// One bot's stall credit over the games counted ([`Overload`]).
 #[derive(Clone, Debug, Default, Serialize)]
@@ -281,17 +281,19 @@ pub struct BotOverload {
     pub stall_moves: u64,
     /// Stall time credited in all, microseconds.
     pub stall_us: u64,
-    /// The credit as a share of the thinking time, percent.
+    /// The credit as a share of the thinking time, percent (shown, not judged: a fast bot's
+    /// thinking time is tiny).
     pub stall_share_percent: f64,
-    /// Moves credited at least [`STALL_CAP_FLOOR_US`] (250 ms), a move lost on time
-    /// included: the cap of the credit of every move whose limit is up to 250 ms (the cap
-    /// is the limit, or 250 ms if that is more: see supervision.md), so the machine held
-    /// the bot off for longer than the host makes up for; with a longer limit, a stall that
-    /// long is overload all the same.
+    /// Moves credited at least [`STALLED_SHARE_OF_LIMIT_PERCENT`] of what they were allowed
+    /// (a move lost on time included), at the cap included.
+    pub stalled_moves: u64,
+    /// Moves credited the most a move is (a move lost on time included): its cap, what the
+    /// move was allowed or 250 ms if that is more (see supervision.md), so the machine held
+    /// the bot off for longer than the host makes up for.
     pub capped_moves: u64,
-    /// Whether the machine was overloaded for this bot: a move at the cap, or a credit past
-    /// [`OVERLOAD_SHARE_PERCENT`] of its thinking time (and at least
-    /// [`OVERLOAD_MIN_STALL_US`]).
+    /// Whether the machine was overloaded for this bot: a move at the cap, or stalled moves
+    /// (see [`BotOverload::stalled_moves`]) at least [`OVERLOAD_STALLED_MOVES_PERCENT`] of
+    /// its moves.
     pub overloaded: bool,
 }
 
@@ -303,22 +305,25 @@ impl BotOverload {
             (self.stall_us as f64 * 1000.0 / self.think_us as f64).round() / 10.0
         };
         self.overloaded = self.capped_moves > 0
-            || (self.stall_us >= OVERLOAD_MIN_STALL_US
-                && u128::from(self.stall_us) * 100 > u128::from(self.think_us) * u128::from(OVERLOAD_SHARE_PERCENT));
+            || (self.stalled_moves > 0
+                && self.stalled_moves * 100 >= self.moves.max(1) * OVERLOAD_STALLED_MOVES_PERCENT);
     }
 
-    /// `a: 2 moves at the cap; 1.234 s credited over 40 of 120 moves, 14.2 % of its thinking time`.
+    /// `a: 2 moves at the cap; 5 of 120 moves stalled by 25 % of their time or more; 1.234 s
+    /// credited over 40 moves, 14.2 % of its thinking time`.
     fn describe(&self) -> String {
         let capped = match self.capped_moves {
             0 => String::new(),
             n => format!("{} at the cap; ", stratego_stats::plural(n, "move")),
         };
         format!(
-            "{}: {capped}{:.3} s credited over {} of {} moves, {:.1} % of its thinking time",
+            "{}: {capped}{} of {} moves stalled by {} % of their time or more; {:.3} s credited over {}, {:.1} % of its thinking time",
             self.name,
-            self.stall_us as f64 / 1e6,
-            self.stall_moves,
+            self.stalled_moves,
             self.moves,
+            STALLED_SHARE_OF_LIMIT_PERCENT,
+            self.stall_us as f64 / 1e6,
+            stratego_stats::plural(self.stall_moves, "move"),
             self.stall_share_percent
         )
     }
@@ -332,10 +337,10 @@ impl BotOverload {
 pub struct Overload {
     /// Whether any bot's games were: see [`BotOverload::overloaded`].
     pub overloaded: bool,
-    /// [`OVERLOAD_SHARE_PERCENT`].
-    pub share_threshold_percent: u64,
-    /// [`OVERLOAD_MIN_STALL_US`].
-    pub min_stall_us: u64,
+    /// [`OVERLOAD_STALLED_MOVES_PERCENT`].
+    pub stalled_moves_threshold_percent: u64,
+    /// [`STALLED_SHARE_OF_LIMIT_PERCENT`].
+    pub stalled_share_of_limit_percent: u64,
     /// Each bot's figures, by id.
     pub bots: Vec<BotOverload>,
 }
@@ -345,8 +350,8 @@ impl Overload {
     pub fn new(names: &[String]) -> Overload {
         Overload {
             overloaded: false,
-            share_threshold_percent: OVERLOAD_SHARE_PERCENT,
-            min_stall_us: OVERLOAD_MIN_STALL_US,
+            stalled_moves_threshold_percent: OVERLOAD_STALLED_MOVES_PERCENT,
+            stalled_share_of_limit_percent: STALLED_SHARE_OF_LIMIT_PERCENT,
             bots: names.iter().map(|n| BotOverload { name: n.clone(), ..BotOverload::default() }).collect(),
         }
     }
@@ -366,9 +371,25 @@ impl Overload {
             b.think_us += game.bots[color].think_us;
             b.stall_moves += side.stall_moves;
             b.stall_us += side.stall_us;
+            b.stalled_moves += side.stalled_moves;
             b.capped_moves += side.stall_capped_moves;
-            if game.result.faulty == Some(color) && timeout_credit_capped(&game.result.message) {
-                b.capped_moves += 1;
+            if game.result.faulty == Some(color) {
+                match timeout_credit(&game.result.message) {
+                    Some(TimeoutCredit::Capped) => {
+                        b.stalled_moves += 1;
+                        b.capped_moves += 1;
+                    }
+                    Some(TimeoutCredit::Us(us)) => {
+                        let allowed = side.next_allowed_us;
+                        if u128::from(us) * 100 >= u128::from(allowed) * u128::from(STALLED_SHARE_OF_LIMIT_PERCENT) {
+                            b.stalled_moves += 1;
+                        }
+                        if us >= stall_cap_us(allowed) {
+                            b.capped_moves += 1;
+                        }
+                    }
+                    None => {}
+                }
             }
             b.update();
         }
@@ -387,8 +408,8 @@ impl Overload {
             return String::new();
         }
         let mut s = format!(
-            "  OVERLOADED MACHINE: the results may be distorted (stall credit at its cap, or past {} % of a bot's thinking time):\n",
-            self.share_threshold_percent
+            "  OVERLOADED MACHINE: the results may be distorted (stall credit at its cap, or {} % of a bot's moves or more stalled by {} % of their time or more):\n",
+            self.stalled_moves_threshold_percent, self.stalled_share_of_limit_percent
         );
         for b in self.flagged() {
             let _ = writeln!(s, "    {}", b.describe());
@@ -410,8 +431,8 @@ impl Overload {
             return String::new();
         }
         let mut s = format!(
-            "<div class=\"overload\" data-overloaded=\"1\"><p><strong>The machine was overloaded</strong>: the results may be distorted (stall credit at its cap, or past {} % of a bot's thinking time).</p><ul>",
-            self.share_threshold_percent
+            "<div class=\"overload\" data-overloaded=\"1\"><p><strong>The machine was overloaded</strong>: the results may be distorted (stall credit at its cap, or {} % of a bot's moves or more stalled by {} % of their time or more).</p><ul>",
+            self.stalled_moves_threshold_percent, self.stalled_share_of_limit_percent
         );
         for b in self.flagged() {
             let _ = write!(
@@ -426,19 +447,26 @@ impl Overload {
     }
 }
 
-/// Whether a loss on time's message (`run::referee::judge`) says the stall credit reached
-/// its cap: `the most a move is credited`, or `plus X s for machine stalls` with X at least
-/// [`STALL_CAP_FLOOR_US`] (as for a ply).
-fn timeout_credit_capped(message: &str) -> bool {
+/// The stall credit a loss on time's message (`run::referee::judge`) names.
+enum TimeoutCredit {
+    /// `the most a move is credited`: the cap.
+    Capped,
+    /// `plus X s for machine stalls` or `not counting X s of machine stalls`.
+    Us(u64),
+}
+
+/// The stall credit a loss on time's message names, if any.
+fn timeout_credit(message: &str) -> Option<TimeoutCredit> {
     if message.contains("of machine stalls, the most a move is credited") {
-        return true;
+        return Some(TimeoutCredit::Capped);
     }
-    message
-        .split("(plus ")
-        .nth(1)
-        .and_then(|rest| rest.split(" s for machine stalls)").next())
+    let between =
+        |from: &str, to: &str| message.split(from).nth(1).and_then(|rest| rest.split(to).next().map(str::to_owned));
+    between("(plus ", " s for machine stalls)")
+        .or_else(|| between("(not counting ", " s of machine stalls)"))
         .and_then(|secs| secs.parse::<f64>().ok())
-        .is_some_and(|secs| secs * 1e6 + 0.5 >= STALL_CAP_FLOOR_US as f64)
+        .filter(|secs| secs.is_finite() && *secs >= 0.0)
+        .map(|secs| TimeoutCredit::Us((secs * 1e6).round() as u64))
 }
 
 /// A report as JSON for stdout: pretty-printed, with a final newline (every `--json`).
@@ -449,6 +477,7 @@ pub fn json<T: serde::Serialize>(value: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn plies(list: &[&str]) -> Vec<crate::record::RecordPly> {
         list.iter().map(|p| serde_json::from_str(p).unwrap()).collect()
@@ -473,37 +502,80 @@ mod tests {
         o.add(seats, &rec);
         let (a, b) = (&o.bots[0], &o.bots[1]);
         assert_eq!((a.moves, a.stall_moves, a.stall_us, a.capped_moves, a.think_us), (2, 2, 499_999, 1, 36_000));
+        assert_eq!(a.stalled_moves, 2);
         assert!(a.overloaded && !b.overloaded && o.overloaded);
-        assert_eq!((b.stall_moves, b.capped_moves), (1, 0));
+        assert_eq!((b.stall_moves, b.stalled_moves, b.capped_moves), (1, 0, 0));
         let text = o.text();
         assert!(text.starts_with("  OVERLOADED MACHINE: the results may be distorted"), "{text}");
-        assert!(text.contains("\n    a: 1 move at the cap; 0.500 s credited over 2 of 2 moves"), "{text}");
+        assert!(
+            text.contains("\n    a: 1 move at the cap; 2 of 2 moves stalled by 25 % of their time or more; 0.500 s credited over 2 moves"),
+            "{text}"
+        );
         assert!(!text.contains("    b:"), "only the bots it was overloaded for: {text}");
         assert!(o.line().unwrap().contains("a: 1 move at the cap"));
         assert!(o.html().contains("<li data-bot=\"a\">"));
 
-        // The share: 150 ms over 1 s of thinking (15 %) is overload; 90 ms over 1 s (9 %) is
-        // not, nor is 60 ms over 100 ms (60 %, but under the 100 ms floor).
-        let share = |think: u64, stall: u64| {
+        // A bot's moves: `n` of `stall_us` each among `of` of a thousand microseconds, under
+        // the limit `move_ms` (no margin).
+        let run = |move_ms: u64, of: usize, n: usize, stall_us: u64| {
             let mut r = crate::record::tests_support::record(None);
-            r.time_control.move_ms = Some(2000);
-            r.plies = plies(&[&format!(r#"{{"color":"red","move":"a4-a5","time_us":{think},"stall_us":{stall}}}"#)]);
-            r.bots.red.think_us = think;
+            r.time_control.move_ms = Some(move_ms);
+            r.time_control.margin_ms = 0;
+            r.plies = (0..of)
+                .map(|i| {
+                    let stall = if i < n { format!(r#","stall_us":{stall_us}"#) } else { String::new() };
+                    serde_json::from_str(&format!(r#"{{"color":"red","move":"a4-a5","time_us":100{stall}}}"#)).unwrap()
+                })
+                .collect();
+            r.bots.red.think_us = 100 * of as u64;
             let mut o = Overload::new(&names);
             o.add(seats, &r);
-            (o.overloaded, o.bots[0].stall_share_percent)
+            o.bots[0].clone()
         };
-        assert_eq!(share(1_000_000, 150_000), (true, 15.0));
-        assert_eq!(share(1_000_000, 90_000), (false, 9.0));
-        assert_eq!(share(100_000, 60_000), (false, 60.0));
-
-        // The cap is counted from 250 ms whatever the limit (the cap of every limit up to
-        // 250 ms, which the digest of a record does not keep per move), as the host's floor.
+        // A fast bot (0.1 ms a move) on a quiet machine: tens of microseconds credited on
+        // every one of 5,000 moves: 0.2 s in all, 40 % of its thinking time, but nothing a
+        // 100 ms clock can feel. Not overload (the verdict of the thinking-time share was).
+        let fast = run(100, 5000, 5000, 40);
+        assert_eq!((fast.stall_moves, fast.stalled_moves, fast.capped_moves), (5000, 0, 0));
+        assert!(fast.stall_us >= 100_000 && fast.stall_share_percent > 10.0, "{fast:?}");
+        assert!(!fast.overloaded, "{fast:?}");
+        // Real stalls: 30 ms (30 % of a 100 ms limit) on 3 of 100 moves: overload; on 1 of
+        // 100, not (under 2 %); 20 ms on 3 of 100 (20 %): not.
+        assert!(run(100, 100, 3, 30_000).overloaded);
+        assert!(!run(100, 100, 1, 30_000).overloaded);
+        assert!(!run(100, 100, 3, 20_000).overloaded);
+        // 25 % exactly counts.
+        assert_eq!(run(100, 100, 2, 25_000).stalled_moves, 2);
+        // The cap depends on the limit: 300 ms on a 2 s move is not at the cap (2 s is), and
+        // only 15 % of it; a move credited its whole 2 s is.
+        let long = run(2000, 100, 1, 300_000);
+        assert_eq!((long.stalled_moves, long.capped_moves, long.overloaded), (0, 0, false));
+        let capped = run(2000, 100, 1, 2_000_000);
+        assert_eq!((capped.capped_moves, capped.overloaded), (1, true));
         assert_eq!(
-            u128::from(STALL_CAP_FLOOR_US),
+            stall_cap_us(20_000),
+            crate::supervise::stopwatch::credit_cap(Duration::from_millis(20)).as_micros() as u64
+        );
+        assert_eq!(
+            stall_cap_us(2_000_000),
+            crate::supervise::stopwatch::credit_cap(Duration::from_secs(2)).as_micros() as u64
+        );
+        assert_eq!(
+            u128::from(stratego_records::STALL_CAP_FLOOR_US),
             crate::supervise::stopwatch::CREDIT_CAP_FLOOR.as_micros(),
             "the records' floor is the host's"
         );
+        // With a bank, a move is allowed what is left of it: 1 s bank, no move limit, 150 ms
+        // credited on the moves after the bank is down to 300 ms (50 %): stalled.
+        let mut r = crate::record::tests_support::record(None);
+        (r.time_control.move_ms, r.time_control.bank_ms, r.time_control.margin_ms) = (None, Some(1000), 0);
+        r.plies = plies(&[
+            r#"{"color":"red","move":"a4-a5","time_us":700000}"#,
+            r#"{"color":"red","move":"a5-a4","time_us":1000,"stall_us":150000}"#,
+        ]);
+        let mut o = Overload::new(&names);
+        o.add(seats, &r);
+        assert_eq!((o.bots[0].stalled_moves, o.bots[0].capped_moves, o.overloaded), (1, 0, true));
 
         // A loss on time whose credit reached the cap, in either of the referee's words.
         for message in [
@@ -519,12 +591,19 @@ mod tests {
             assert_eq!(o.bots[0].capped_moves, 1, "{message}");
             assert!(o.overloaded);
         }
+        // Not at the cap of a 2 s move.
+        let mut long = crate::record::tests_support::record_with_fault(Some(Color::Blue), Some(Color::Red));
+        long.time_control.move_ms = Some(2000);
+        long.result.message = "no move within 2.000 s (plus 0.300 s for machine stalls)".into();
+        let mut o = Overload::new(&names);
+        o.add(seats, &long);
+        assert_eq!(o.bots[0].capped_moves, 0);
         let mut calm = crate::record::tests_support::record_with_fault(Some(Color::Blue), Some(Color::Red));
         calm.time_control.move_ms = Some(20);
-        calm.result.message = "no move within 0.020 s (plus 0.012 s for machine stalls)".into();
+        calm.result.message = "no move within 0.020 s (plus 0.002 s for machine stalls)".into();
         let mut o = Overload::new(&names);
         o.add(seats, &calm);
-        assert!(!o.overloaded, "a credit under the cap");
+        assert!(!o.overloaded, "a credit under the cap and a quarter of the limit");
         assert_eq!(o.text(), "");
         assert!(o.line().is_none() && o.html().is_empty());
     }

@@ -101,6 +101,8 @@ pub struct RunConfig {
     pub serve: Option<String>,
     /// `--serve-delay PLIES`: the live page shows running games this many plies behind.
     pub serve_delay: u32,
+    /// `--serve-per-address N`: the live page's limit of connections from one address.
+    pub serve_per_address: usize,
     /// `--event NAME`.
     pub event: Option<String>,
     /// `--no-html`.
