@@ -323,3 +323,104 @@ fn check_recovered(dir: &Path, err: &str) {
         "{said}"
     );
 }
+
+// ---- A version counts only once a game was played with it (review F5, F4) ----
+
+/// A Python bot that plays (the first legal move) on its starts listed in `plays` (by
+/// number, counted in `DIR/starts`; the start-up check is the first) and fails to start on
+/// the others, after `slow` seconds from its third start on; `tag` only makes another
+/// program of it (another content hash).
+fn versioned_bot(dir: &Path, plays: &str, slow: u32, tag: &str) -> String {
+    let path = dir.join("bot.py");
+    let count = dir.join("starts");
+    std::fs::write(
+        &path,
+        format!(
+            r#"# {tag}
+import json, sys, time
+path = {count:?}
+try:
+    n = int(open(path).read())
+except OSError:
+    n = 0
+n += 1
+open(path, "w").write(str(n))
+if n not in {plays}:
+    if n >= 3:
+        time.sleep({slow})
+    print("module not found", file=sys.stderr, flush=True)
+    sys.exit(1)
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        print(json.dumps({{"type": "ready", "name": "flaky"}}), flush=True)
+    elif t == "setup_request":
+        army = [r for r, k in m["pieces"].items() for _ in range(k)]
+        print(json.dumps({{"type": "setup", "deployment": " ".join(f"{{s}}={{r}}" for s, r in zip(m["squares"], army))}}), flush=True)
+    elif t == "turn":
+        print(json.dumps({{"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}}), flush=True)
+    elif t == "quit":
+        break
+"#,
+            count = count.display().to_string()
+        ),
+    )
+    .unwrap();
+    format!("python3 {}", path.display())
+}
+
+fn manifest_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_bot_that_only_lost_games_before_ready_under_recover_is_not_changed_when_fixed() {
+    let tmp = TempDir::new("chaos-version-recover");
+    let dir = tmp.join("run");
+    // The start-up check passes (start 1); game 1 is lost before ready (start 2, at once);
+    // game 2's start fails only after 30 s: the run is interrupted while it waits.
+    let bot = versioned_bot(&tmp.0, "[1]", 30, "broken");
+    let mut args = flaky_args(&bot, &dir);
+    args.push("--recover");
+    let child = Command::new(host_bin())
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while lines(&dir) < 1 {
+        assert!(std::time::Instant::now() < deadline, "game 1 was never recorded");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stopped = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(stopped.success());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(lines(&dir), 1, "only game 1, lost before ready: {err}");
+    let recs = records(&dir);
+    assert_eq!(recs[0]["result"]["faulty"], "red", "{}", recs[0]["result"]);
+    // The bot is fixed (another program) and the run resumed: the old version played no
+    // game, so nothing mixes: no warning, no change in the manifest, and merge accepts.
+    std::fs::write(tmp.join("starts"), "0").unwrap();
+    let fixed = versioned_bot(&tmp.0, "range(1, 100)", 0, "fixed");
+    assert_eq!(fixed, bot);
+    let out = host(&flaky_args(&bot, &dir));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(lines(&dir), 4, "{err}");
+    assert!(!err.contains("changed since"), "{err}");
+    let manifest = manifest_of(&dir);
+    assert!(manifest.get("changed").is_none(), "no change after 0 games played: {manifest}");
+    let merged = host(&["merge", dir.to_str().unwrap()]);
+    assert_eq!(merged.status.code(), Some(0), "merge accepts the directory: {}", stderr(&merged));
+}
+
+/// A match of four games, one at a time, of `bot` (Red in game 1) against the sample bot.
+fn flaky_args<'a>(bot: &'a str, dir: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["match", bot, "sample-bot", "--games", "4", "-j", "1", "--seed", "6", "--max-plies", "20"];
+    args.extend(CALM_CLOCK);
+    args.extend(["-q", "--out", dir.to_str().unwrap()]);
+    args
+}

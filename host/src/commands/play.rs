@@ -11,10 +11,11 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
+use stratego_rules::Color;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, game_line, with_overload};
+use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, failed_to_start, game_line, with_overload};
 use crate::compete::style::Style;
 use crate::game::setup_book::SetupBook;
 use crate::record::RecordWriter;
@@ -333,10 +334,13 @@ impl Sink for Versions {
                 }
                 Flow::Continue
             }
-            Event::GameFinished { spec, .. } => {
-                let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
-                    .into_iter()
-                    .partition(|c| spec.seats.red == c.bot || spec.seats.blue == c.bot);
+            Event::GameFinished { spec, record } => {
+                // A game the bot lost before it said `ready` (under `--recover`) was not
+                // played by its new version.
+                let played = |c: &VersionChange| {
+                    [Color::Red, Color::Blue].into_iter().any(|k| spec.seats[k] == c.bot && !failed_to_start(record, k))
+                };
+                let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(played);
                 self.pending = later;
                 if now.is_empty() {
                     return Flow::Continue;
@@ -363,16 +367,24 @@ impl Sink for Versions {
     fn on_history(&mut self, _event: &Event) {}
 }
 
-/// Finished games per bot name in the records of `dir` (read one at a time, as digests).
+/// Finished games per bot name in the records of `dir` (read one at a time): the games a
+/// bot played, so not those it lost before it said `ready` ([`failed_to_start`], a game
+/// lost under `--recover`): no version of it played there.
 fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<String, usize>, String> {
     let mut counts = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
-    for r in manifest::digests_iter(dir)? {
-        let r = r?.digest;
+    for r in manifest::records_iter(dir)? {
+        let r = r?;
         if seen.insert(r.game_id.clone()) {
-            *counts.entry(r.bots.red.name.clone()).or_default() += 1;
-            if r.bots.blue.name != r.bots.red.name {
-                *counts.entry(r.bots.blue.name.clone()).or_default() += 1;
+            let played: Vec<&str> = [Color::Red, Color::Blue]
+                .into_iter()
+                .filter(|&c| !failed_to_start(&r, c))
+                .map(|c| r.bots[c].name.as_str())
+                .collect();
+            for (i, name) in played.iter().enumerate() {
+                if !played[..i].contains(name) {
+                    *counts.entry((*name).to_owned()).or_default() += 1;
+                }
             }
         }
     }
