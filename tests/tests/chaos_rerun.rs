@@ -424,3 +424,53 @@ fn flaky_args<'a>(bot: &'a str, dir: &'a Path) -> Vec<&'a str> {
     args.extend(["-q", "--out", dir.to_str().unwrap()]);
     args
 }
+
+#[test]
+fn a_host_killed_as_it_saves_the_first_game_of_a_new_version_leaves_the_manifest_naming_the_old() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = TempDir::new("chaos-version-kill");
+    let dir = tmp.join("run");
+    // Version 1 plays games 1 and 2 (starts 2, 3) and cannot start for game 3: the event
+    // stops (exit 3) with two games recorded.
+    let bot = versioned_bot(&tmp.0, "[1, 2, 3]", 0, "v1");
+    let out = host(&flaky_args(&bot, &dir));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(lines(&dir), 2, "{}", stderr(&out));
+    let before = manifest_of(&dir);
+    // Version 2 resumes the run under a file-size limit at the records file's size: the
+    // kernel kills the host (SIGXFSZ) as it appends game 3, the first of version 2.
+    std::fs::write(tmp.join("starts"), "0").unwrap();
+    versioned_bot(&tmp.0, "range(1, 100)", 0, "v2");
+    let size = std::fs::metadata(dir.join("games.jsonl")).unwrap().len();
+    assert!(size > 2048, "the records are larger than the manifest: {size} bytes");
+    let mut script = format!("ulimit -f {} && exec '{}'", size.div_ceil(512), host_bin().display());
+    for a in flaky_args(&bot, &dir) {
+        script.push_str(&format!(" '{a}'"));
+    }
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.signal(), Some(libc_sigxfsz()), "killed as it wrote game 3: {:?} {err}", out.status);
+    let whole = std::fs::read(dir.join("games.jsonl")).unwrap().iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(whole, 2, "game 3 was not saved (at most a torn line of it): {err}");
+    // No game of version 2 is saved, so the manifest still names version 1 and no change.
+    let after = manifest_of(&dir);
+    assert!(after.get("changed").is_none(), "a change recorded with no game of it saved: {after}");
+    assert_eq!(after["executables"], before["executables"], "{after}");
+    // merge takes its games as one version's: it says only that games are missing (exit 1),
+    // not that the directory mixes versions (exit 2).
+    let merged = host(&["merge", dir.to_str().unwrap()]);
+    let said = stderr(&merged);
+    assert_eq!(merged.status.code(), Some(1), "{said}");
+    assert!(said.contains("2 games missing") && !said.contains("different versions"), "{said}");
+    // Resumed with no limit, version 2 plays games 3 and 4, and the change is recorded.
+    let out = host(&flaky_args(&bot, &dir));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(lines(&dir), 4);
+    let done = manifest_of(&dir);
+    assert!(done["changed"][0].as_str().unwrap().ends_with("after 2 games"), "{done}");
+}
+
+/// SIGXFSZ on Linux.
+fn libc_sigxfsz() -> i32 {
+    25
+}
