@@ -474,3 +474,24 @@ fn a_host_killed_as_it_saves_the_first_game_of_a_new_version_leaves_the_manifest
 fn libc_sigxfsz() -> i32 {
     25
 }
+
+#[test]
+fn a_bot_ready_before_that_times_out_starting_a_later_game_forfeits_it_and_the_event_goes_on() {
+    let tmp = TempDir::new("chaos-startup-slow");
+    let dir = tmp.join("run");
+    // Start 3 (game 2) stays silent for 30 s, past --startup-time 3: a start-up timeout of
+    // a bot that was ready in game 1. No --recover.
+    let bot = versioned_bot(&tmp.0, "[1, 2, 4, 5, 6]", 30, "slow");
+    let mut args = flaky_args(&bot, &dir);
+    args.extend(["--startup-time", "3"]);
+    let out = host(&args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "the event goes on: {err}");
+    assert_eq!(lines(&dir), 4, "{err}");
+    let mut recs = records(&dir);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    assert_eq!(recs[1]["result"]["reason"], "startup_timeout", "{}", recs[1]["result"]);
+    assert_eq!(recs[1]["result"]["faulty"], "blue", "{}", recs[1]["result"]);
+    let id = format!("{:016x}-2", 6);
+    assert!(err.contains(&format!("game {id} is lost by")) && err.contains("a start-up timeout is a forfeit"), "{err}");
+}

@@ -361,6 +361,21 @@ impl Sink for StartupGuard {
                 crate::terminal_text::clean(&record.result.message)
             );
             message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
+            // A bot that was ready before and is only slow to say so now (a JIT runtime on
+            // a loaded machine) forfeits this game; only a process that could not start at
+            // all (it exited or crashed before ready) stops the event.
+            let slow = record.result.reason == Reason::StartupTimeout && self.ready.contains(&spec.seats[color]);
+            if slow && !self.recover {
+                let said = format!(
+                    "{message}\n  game {} is lost by {} (it was ready in an earlier game, so a start-up timeout is a forfeit, not a bot that cannot start); the event goes on",
+                    spec.game_id, bot.name
+                );
+                match self.say.as_mut() {
+                    Some(say) => say(&said),
+                    None => tracing::warn!("{said}"),
+                }
+                continue;
+            }
             if self.recover {
                 let said = format!(
                     "{message}\n  --recover: game {} is lost by {}, who is started again for its next game",
