@@ -323,3 +323,175 @@ fn check_recovered(dir: &Path, err: &str) {
         "{said}"
     );
 }
+
+// ---- A version counts only once a game was played with it (review F5, F4) ----
+
+/// A Python bot that plays (the first legal move) on its starts listed in `plays` (by
+/// number, counted in `DIR/starts`; the start-up check is the first) and fails to start on
+/// the others, after `slow` seconds from its third start on; `tag` only makes another
+/// program of it (another content hash).
+fn versioned_bot(dir: &Path, plays: &str, slow: u32, tag: &str) -> String {
+    let path = dir.join("bot.py");
+    let count = dir.join("starts");
+    std::fs::write(
+        &path,
+        format!(
+            r#"# {tag}
+import json, sys, time
+path = {count:?}
+try:
+    n = int(open(path).read())
+except OSError:
+    n = 0
+n += 1
+open(path, "w").write(str(n))
+if n not in {plays}:
+    if n >= 3:
+        time.sleep({slow})
+    print("module not found", file=sys.stderr, flush=True)
+    sys.exit(1)
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        print(json.dumps({{"type": "ready", "name": "flaky"}}), flush=True)
+    elif t == "setup_request":
+        army = [r for r, k in m["pieces"].items() for _ in range(k)]
+        print(json.dumps({{"type": "setup", "deployment": " ".join(f"{{s}}={{r}}" for s, r in zip(m["squares"], army))}}), flush=True)
+    elif t == "turn":
+        print(json.dumps({{"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}}), flush=True)
+    elif t == "quit":
+        break
+"#,
+            count = count.display().to_string()
+        ),
+    )
+    .unwrap();
+    format!("python3 {}", path.display())
+}
+
+fn manifest_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_bot_that_only_lost_games_before_ready_under_recover_is_not_changed_when_fixed() {
+    let tmp = TempDir::new("chaos-version-recover");
+    let dir = tmp.join("run");
+    // The start-up check passes (start 1); game 1 is lost before ready (start 2, at once);
+    // game 2's start fails only after 30 s: the run is interrupted while it waits.
+    let bot = versioned_bot(&tmp.0, "[1]", 30, "broken");
+    let mut args = flaky_args(&bot, &dir);
+    args.push("--recover");
+    let child = Command::new(host_bin())
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while lines(&dir) < 1 {
+        assert!(std::time::Instant::now() < deadline, "game 1 was never recorded");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stopped = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(stopped.success());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(lines(&dir), 1, "only game 1, lost before ready: {err}");
+    let recs = records(&dir);
+    assert_eq!(recs[0]["result"]["faulty"], "red", "{}", recs[0]["result"]);
+    // The bot is fixed (another program) and the run resumed: the old version played no
+    // game, so nothing mixes: no warning, no change in the manifest, and merge accepts.
+    std::fs::write(tmp.join("starts"), "0").unwrap();
+    let fixed = versioned_bot(&tmp.0, "range(1, 100)", 0, "fixed");
+    assert_eq!(fixed, bot);
+    let out = host(&flaky_args(&bot, &dir));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(lines(&dir), 4, "{err}");
+    assert!(!err.contains("changed since"), "{err}");
+    let manifest = manifest_of(&dir);
+    assert!(manifest.get("changed").is_none(), "no change after 0 games played: {manifest}");
+    let merged = host(&["merge", dir.to_str().unwrap()]);
+    assert_eq!(merged.status.code(), Some(0), "merge accepts the directory: {}", stderr(&merged));
+}
+
+/// A match of four games, one at a time, of `bot` (Red in game 1) against the sample bot.
+fn flaky_args<'a>(bot: &'a str, dir: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["match", bot, "sample-bot", "--games", "4", "-j", "1", "--seed", "6", "--max-plies", "20"];
+    args.extend(CALM_CLOCK);
+    args.extend(["-q", "--out", dir.to_str().unwrap()]);
+    args
+}
+
+#[test]
+fn a_host_killed_as_it_saves_the_first_game_of_a_new_version_leaves_the_manifest_naming_the_old() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = TempDir::new("chaos-version-kill");
+    let dir = tmp.join("run");
+    // Version 1 plays games 1 and 2 (starts 2, 3) and cannot start for game 3: the event
+    // stops (exit 3) with two games recorded.
+    let bot = versioned_bot(&tmp.0, "[1, 2, 3]", 0, "v1");
+    let out = host(&flaky_args(&bot, &dir));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(lines(&dir), 2, "{}", stderr(&out));
+    let before = manifest_of(&dir);
+    // Version 2 resumes the run under a file-size limit at the records file's size: the
+    // kernel kills the host (SIGXFSZ) as it appends game 3, the first of version 2.
+    std::fs::write(tmp.join("starts"), "0").unwrap();
+    versioned_bot(&tmp.0, "range(1, 100)", 0, "v2");
+    let size = std::fs::metadata(dir.join("games.jsonl")).unwrap().len();
+    assert!(size > 2048, "the records are larger than the manifest: {size} bytes");
+    let mut script = format!("ulimit -f {} && exec '{}'", size.div_ceil(512), host_bin().display());
+    for a in flaky_args(&bot, &dir) {
+        script.push_str(&format!(" '{a}'"));
+    }
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.signal(), Some(libc_sigxfsz()), "killed as it wrote game 3: {:?} {err}", out.status);
+    let whole = std::fs::read(dir.join("games.jsonl")).unwrap().iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(whole, 2, "game 3 was not saved (at most a torn line of it): {err}");
+    // No game of version 2 is saved, so the manifest still names version 1 and no change.
+    let after = manifest_of(&dir);
+    assert!(after.get("changed").is_none(), "a change recorded with no game of it saved: {after}");
+    assert_eq!(after["executables"], before["executables"], "{after}");
+    // merge takes its games as one version's: it says only that games are missing (exit 1),
+    // not that the directory mixes versions (exit 2).
+    let merged = host(&["merge", dir.to_str().unwrap()]);
+    let said = stderr(&merged);
+    assert_eq!(merged.status.code(), Some(1), "{said}");
+    assert!(said.contains("2 games missing") && !said.contains("different versions"), "{said}");
+    // Resumed with no limit, version 2 plays games 3 and 4, and the change is recorded.
+    let out = host(&flaky_args(&bot, &dir));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(lines(&dir), 4);
+    let done = manifest_of(&dir);
+    assert!(done["changed"][0].as_str().unwrap().ends_with("after 2 games"), "{done}");
+}
+
+/// SIGXFSZ on Linux.
+fn libc_sigxfsz() -> i32 {
+    25
+}
+
+#[test]
+fn a_bot_ready_before_that_times_out_starting_a_later_game_forfeits_it_and_the_event_goes_on() {
+    let tmp = TempDir::new("chaos-startup-slow");
+    let dir = tmp.join("run");
+    // Start 3 (game 2) stays silent for 30 s, past --startup-time 3: a start-up timeout of
+    // a bot that was ready in game 1. No --recover.
+    let bot = versioned_bot(&tmp.0, "[1, 2, 4, 5, 6]", 30, "slow");
+    let mut args = flaky_args(&bot, &dir);
+    args.extend(["--startup-time", "3"]);
+    let out = host(&args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "the event goes on: {err}");
+    assert_eq!(lines(&dir), 4, "{err}");
+    let mut recs = records(&dir);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    assert_eq!(recs[1]["result"]["reason"], "startup_timeout", "{}", recs[1]["result"]);
+    assert_eq!(recs[1]["result"]["faulty"], "blue", "{}", recs[1]["result"]);
+    let id = format!("{:016x}-2", 6);
+    assert!(err.contains(&format!("game {id} is lost by")) && err.contains("a start-up timeout is a forfeit"), "{err}");
+}

@@ -11,10 +11,11 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
+use stratego_rules::Color;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, game_line, with_overload};
+use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, failed_to_start, game_line, with_overload};
 use crate::compete::style::Style;
 use crate::game::setup_book::SetupBook;
 use crate::record::RecordWriter;
@@ -292,7 +293,7 @@ fn open_out_dir(
         changed,
     };
     manifest::write(dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
-    Ok((history, Versions { dir: dir.to_owned(), manifest: m, pending }))
+    Ok((history, Versions { dir: dir.to_owned(), manifest: m, pending, saved: Default::default() }))
 }
 
 /// A bot whose program changed since its games in the directory were played.
@@ -311,15 +312,42 @@ struct VersionChange {
 }
 
 /// Bots whose program changed since their games in an `--out` directory were played: a
-/// sink (after the records) that says so when a game of such a bot starts, and records the
+/// sink (before the records) that says so when a game of such a bot starts, and records the
 /// change in the manifest (`changed`, and the new hash in `executables`) once that game is
-/// finished and saved. A version counts only once a game was played with it: a rerun that
-/// plays no game with the changed bot leaves the manifest as it was, and `merge` accepts
-/// the directory.
+/// finished and saved: the record writer's thread writes the manifest only after it wrote
+/// the game's record ([`Versions::after_write`]), so a host killed in between leaves a
+/// manifest that names the old version, with no game of the new one. A version counts
+/// only once a game was played with it: a rerun that plays no game with the changed bot
+/// (or only games it lost before it said `ready`) leaves the manifest as it was, and
+/// `merge` accepts the directory.
 pub struct Versions {
     dir: std::path::PathBuf,
     manifest: manifest::Manifest,
     pending: Vec<VersionChange>,
+    /// Changes of finished games (by id), for the writer once it saved their records.
+    saved: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<VersionChange>>>>,
+}
+
+impl Versions {
+    /// What the record writer runs once a record is saved: the changes that game made
+    /// are recorded in the manifest.
+    fn after_write(&self) -> crate::compete::sinks::AfterWrite {
+        let saved = self.saved.clone();
+        let dir = self.dir.clone();
+        let mut manifest = self.manifest.clone();
+        Box::new(move |record| {
+            let Some(now) = saved.lock().unwrap_or_else(|e| e.into_inner()).remove(&record.game_id) else {
+                return Ok(());
+            };
+            for c in now {
+                manifest.executables[c.bot] = c.new;
+                manifest.changed.push(c.changed);
+            }
+            manifest::write(&dir, &manifest).map_err(|e| {
+                format!("cannot record a bot's new version in {}: {e}", dir.join("manifest.json").display())
+            })
+        })
+    }
 }
 
 impl Sink for Versions {
@@ -337,28 +365,19 @@ impl Sink for Versions {
                 }
                 Flow::Continue
             }
-            Event::GameFinished { spec, .. } => {
-                let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
-                    .into_iter()
-                    .partition(|c| spec.seats.red == c.bot || spec.seats.blue == c.bot);
+            Event::GameFinished { spec, record } => {
+                // A game the bot lost before it said `ready` (under `--recover`) was not
+                // played by its new version.
+                let played = |c: &VersionChange| {
+                    [Color::Red, Color::Blue].into_iter().any(|k| spec.seats[k] == c.bot && !failed_to_start(record, k))
+                };
+                let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(played);
                 self.pending = later;
-                if now.is_empty() {
-                    return Flow::Continue;
+                if !now.is_empty() {
+                    // Recorded by the writer once the game's record is saved.
+                    self.saved.lock().unwrap_or_else(|e| e.into_inner()).insert(spec.game_id.clone(), now);
                 }
-                for c in now {
-                    self.manifest.executables[c.bot] = c.new;
-                    self.manifest.changed.push(c.changed);
-                }
-                match manifest::write(&self.dir, &self.manifest) {
-                    Ok(()) => Flow::Continue,
-                    Err(e) => Flow::Fail(Failure {
-                        message: format!(
-                            "cannot record a bot's new version in {}: {e}",
-                            self.dir.join("manifest.json").display()
-                        ),
-                        code: crate::exit::FAILURE,
-                    }),
-                }
+                Flow::Continue
             }
             _ => Flow::Continue,
         }
@@ -367,16 +386,24 @@ impl Sink for Versions {
     fn on_history(&mut self, _event: &Event) {}
 }
 
-/// Finished games per bot name in the records of `dir` (read one at a time, as digests).
+/// Finished games per bot name in the records of `dir` (read one at a time): the games a
+/// bot played, so not those it lost before it said `ready` ([`failed_to_start`], a game
+/// lost under `--recover`): no version of it played there.
 fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<String, usize>, String> {
     let mut counts = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
-    for r in manifest::digests_iter(dir)? {
-        let r = r?.digest;
+    for r in manifest::records_iter(dir)? {
+        let r = r?;
         if seen.insert(r.game_id.clone()) {
-            *counts.entry(r.bots.red.name.clone()).or_default() += 1;
-            if r.bots.blue.name != r.bots.red.name {
-                *counts.entry(r.bots.blue.name.clone()).or_default() += 1;
+            let played: Vec<&str> = [Color::Red, Color::Blue]
+                .into_iter()
+                .filter(|&c| !failed_to_start(&r, c))
+                .map(|c| r.bots[c].name.as_str())
+                .collect();
+            for (i, name) in played.iter().enumerate() {
+                if !played[..i].contains(name) {
+                    *counts.entry((*name).to_owned()).or_default() += 1;
+                }
             }
         }
     }
@@ -536,8 +563,9 @@ pub struct Extras {
 ///
 /// The sinks see each event in this order (a sink that fails keeps it from those after it):
 /// the startup guard, the competition's report when it keeps the games
-/// ([`Competition::keeps_games`]: the ladder's database), the records file, the bots'
-/// new versions of a resumed directory ([`Versions`]), else the report there, then
+/// ([`Competition::keeps_games`]: the ladder's database), the bots' new versions of a
+/// resumed directory ([`Versions`], recorded by the records' writer once saved), the
+/// records file, else the report there, then
 /// `--report-every`, the progress lines, the board and the live page; so a game's line is
 /// shown only once it is kept.
 ///
@@ -570,7 +598,8 @@ pub async fn play(
     };
     let cancel = supervisor.cancel_on_signals();
     let mut records = match records {
-        Some(w) => match RecordsSink::start(w) {
+        // A bot's new version is recorded once a game of it is saved (by the writer).
+        Some(w) => match RecordsSink::start_with(w, resumed.as_ref().map(|r| r.versions.after_write())) {
             Ok(s) => Some(s),
             Err(e) => {
                 return Outcome { stdout: String::new(), code: fail(&format!("cannot start the record writer: {e}")) };
@@ -659,8 +688,8 @@ pub async fn play(
         [
             Some(&mut startup),
             store.map(|s| s as &mut dyn Sink),
-            records.as_mut().map(|r| r as &mut dyn Sink),
             versions.as_mut().map(|v| v as &mut dyn Sink),
+            records.as_mut().map(|r| r as &mut dyn Sink),
             shared.map(|s| s as &mut dyn Sink),
             Some(&mut interim),
             Some(&mut progress),

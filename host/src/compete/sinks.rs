@@ -17,30 +17,41 @@ use crate::run::events::stderr_lines;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::plan::Live;
 
+/// Run by the record writer's thread after each record it appended (and flushed): what must
+/// be said only of a saved game (a bot's new version in the manifest). An error stops the
+/// run as a record that could not be written does (its message, whole).
+pub type AfterWrite = Box<dyn FnMut(&GameRecord) -> Result<(), String> + Send>;
+
 /// Appends each finished game's record to `DIR/games.jsonl`, on a low-priority thread of
 /// its own: encoding a long game takes a millisecond or more, which must not be taken from
 /// thinking bots (the host's own thread runs at a raised priority).
 pub struct RecordsSink {
     queue: Option<std::sync::mpsc::Sender<Arc<GameRecord>>>,
-    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+    thread: Option<std::thread::JoinHandle<Result<(), String>>>,
     failed: Arc<AtomicBool>,
     path: String,
 }
 
 impl RecordsSink {
-    /// Starts the writer thread for `writer`.
+    /// Starts the writer thread for `writer`, which runs `after` once each record is
+    /// appended.
     ///
     /// # Errors
     /// The thread cannot be started.
-    pub fn start(writer: RecordWriter) -> std::io::Result<RecordsSink> {
+    pub fn start_with(writer: RecordWriter, mut after: Option<AfterWrite>) -> std::io::Result<RecordsSink> {
         let (tx, rx) = std::sync::mpsc::channel::<Arc<GameRecord>>();
         let failed = Arc::new(AtomicBool::new(false));
         let path = writer.path().display().to_string();
         let flag = failed.clone();
+        let at = path.clone();
         let thread = std::thread::Builder::new().name("records".into()).spawn(move || {
             crate::supervise::os::lower_current_thread();
             for record in rx {
-                if let Err(e) = writer.append(&record) {
+                let done = writer
+                    .append(&record)
+                    .map_err(|e| format!("cannot write a game record to {at}: {e}"))
+                    .and_then(|()| after.as_mut().map_or(Ok(()), |after| after(&record)));
+                if let Err(e) = done {
                     flag.store(true, Ordering::SeqCst);
                     return Err(e);
                 }
@@ -64,7 +75,7 @@ impl RecordsSink {
         self.queue = None;
         let message = match self.thread.take().map(|t| t.join()) {
             None | Some(Ok(Ok(()))) => return Ok(()),
-            Some(Ok(Err(e))) => format!("cannot write a game record to {}: {e}", self.path),
+            Some(Ok(Err(message))) => message,
             Some(Err(_)) => "the record writer panicked".into(),
         };
         Err(Failure { message, code: crate::exit::FAILURE })
@@ -350,6 +361,21 @@ impl Sink for StartupGuard {
                 crate::terminal_text::clean(&record.result.message)
             );
             message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
+            // A bot that was ready before and is only slow to say so now (a JIT runtime on
+            // a loaded machine) forfeits this game; only a process that could not start at
+            // all (it exited or crashed before ready) stops the event.
+            let slow = record.result.reason == Reason::StartupTimeout && self.ready.contains(&spec.seats[color]);
+            if slow && !self.recover {
+                let said = format!(
+                    "{message}\n  game {} is lost by {} (it was ready in an earlier game, so a start-up timeout is a forfeit, not a bot that cannot start); the event goes on",
+                    spec.game_id, bot.name
+                );
+                match self.say.as_mut() {
+                    Some(say) => say(&said),
+                    None => tracing::warn!("{said}"),
+                }
+                continue;
+            }
             if self.recover {
                 let said = format!(
                     "{message}\n  --recover: game {} is lost by {}, who is started again for its next game",

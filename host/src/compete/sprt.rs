@@ -188,14 +188,19 @@ impl SprtSink {
         match self.open.remove(&spec.pair) {
             None => {
                 self.open.insert(spec.pair, score);
-                return Flow::Continue;
+                return if self.decided.is_some() { Flow::Stop } else { Flow::Continue };
             }
             Some(first) => {
                 r.pentanomial.add(first + score);
             }
         }
         r.llr = r.sprt.llr_pentanomial(&r.pentanomial);
-        self.decided = r.sprt.verdict(r.llr);
+        // The first crossing decides, and sticks: games past it (a directory written by a
+        // host that played on, or the pairs still running when it decided) are counted in
+        // the report but never reopen or change the verdict, so a rerun gives it again.
+        if self.decided.is_none() {
+            self.decided = r.sprt.verdict(r.llr);
+        }
         if self.decided.is_some() { Flow::Stop } else { Flow::Continue }
     }
 
@@ -324,6 +329,50 @@ mod tests {
         assert_eq!(r.games % 2, 0, "the test decides on whole pairs");
         assert_eq!(r.pentanomial.pairs() as u32 * 2, r.games);
         assert!(r.games < 100, "{} games", r.games);
+        sink.finish(&RunEnd::default()).unwrap();
+        assert_eq!(sink.report.verdict, "H1");
+    }
+
+    /// Review F11: games past the first crossing (a directory where an older host played
+    /// on) take the LLR back inside the bounds, but the verdict stays.
+    #[test]
+    fn the_first_decision_sticks_when_later_games_take_the_llr_back_inside() {
+        let sprt = Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized };
+        let mut sink = SprtSink::new(sprt, "new".into(), "base".into(), None);
+        let event = schedule::EventSpec {
+            bots: 2,
+            format: schedule::Format::RoundRobin,
+            games_per_pairing: 2,
+            seed: 9,
+            book_len: None,
+            own_setup: vec![false; 2],
+            same_program: vec![],
+            book_order: schedule::BookOrder::Random,
+            book_start: 0,
+        };
+        let mut pair = 0;
+        // NEW wins every pair until H1; then loses every pair, well past the decision.
+        while sink.verdict().is_none() {
+            for spec in schedule::pair_games(&event, pair, 0, 1) {
+                let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+                let record = crate::record::tests_support::record(Some(new_color));
+                let _ = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record) });
+            }
+            pair += 1;
+        }
+        let decided_at = sink.report.games;
+        for _ in 0..decided_at {
+            for spec in schedule::pair_games(&event, pair, 0, 1) {
+                let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+                let record = crate::record::tests_support::record(Some(!new_color));
+                let flow = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record) });
+                assert_eq!(flow, Flow::Stop, "a decided test stays decided");
+            }
+            pair += 1;
+        }
+        let r = &sink.report;
+        assert!(r.llr < r.bounds.1, "the later games took the LLR back inside: {} in {:?}", r.llr, r.bounds);
+        assert_eq!(sink.verdict(), Some(Hypothesis::H1));
         sink.finish(&RunEnd::default()).unwrap();
         assert_eq!(sink.report.verdict, "H1");
     }
