@@ -386,3 +386,48 @@ fn a_remote_bots_close_reason_reaches_the_hosts_terminal_escaped() {
     assert!(message.contains("\\x1b]52;c;cHduZWQ=\\x07") && !message.contains('\u{202e}'), "{message}");
     assert_no_raw_controls("a remote bot's close reason", &output);
 }
+
+/// A bot that writes an OSC 52 clipboard write and a clear screen on stdout before its
+/// `ready` (then would play as the sample bot): the host's fault message quotes the line.
+fn stdout_before_ready_bot(tmp: &TempDir) -> String {
+    let script = tmp.join("loud.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '\\033]52;c;aGk=\\007\\033[2J\\n'\nexec '{}' sample-bot\n", host_bin().display()),
+    )
+    .unwrap();
+    format!("sh {}", script.display())
+}
+
+/// Neither stream holds ESC or BEL as it is, and one of them shows the line's escapes.
+fn assert_stdout_line_shown_escaped(what: &str, out: &Output) {
+    assert_no_raw_controls(what, out);
+    let both = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(out));
+    assert!(both.contains("\\x1b]52;c;aGk=\\x07\\x1b[2J"), "{what}: the escapes are not shown:\n{both}");
+}
+
+/// `match` with a bot whose first stdout line is terminal controls: its start-up fails, and
+/// the host's report of the fault (which quotes the line) shows them escaped.
+#[test]
+fn a_bots_stdout_before_ready_reaches_the_terminal_escaped_in_a_match() {
+    let tmp = TempDir::new("chaos-bots-stdout-match");
+    let out = run_match(&[&stdout_before_ready_bot(&tmp), "sample-bot", "--games", "2"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not JSON"), "{}", stderr(&out));
+    assert_stdout_line_shown_escaped("match", &out);
+}
+
+/// `check` with the same bot: the failed `hello` check quotes the line, escaped.
+#[test]
+fn a_bots_stdout_before_ready_reaches_the_terminal_escaped_in_check() {
+    let tmp = TempDir::new("chaos-bots-stdout-check");
+    let out = Command::new(host_bin())
+        .arg("check")
+        .arg(stdout_before_ready_bot(&tmp))
+        .args(CALM_CLOCK)
+        .output()
+        .expect("run stratego-host check");
+    assert_eq!(out.status.code(), Some(4), "a failed check: {}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not JSON"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_stdout_line_shown_escaped("check", &out);
+}
