@@ -431,3 +431,46 @@ fn a_bots_stdout_before_ready_reaches_the_terminal_escaped_in_check() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("not JSON"), "{}", String::from_utf8_lossy(&out.stdout));
     assert_stdout_line_shown_escaped("check", &out);
 }
+
+/// A records directory holding, besides its one game, a game of another plan recorded
+/// twice whose id holds terminal controls (records come from anywhere): `merge` names it
+/// (not of this plan, recorded more than once), a resumed `match` warns of it (recorded
+/// twice) and `convert` notes it, each escaped.
+#[test]
+fn game_ids_of_a_records_directory_reach_the_terminal_escaped() {
+    let dir = TempDir::new("chaos-bots-ids");
+    let play = || {
+        run_match(&[
+            "sample-bot",
+            "sample-bot --strategy random",
+            "--games",
+            "1",
+            "--max-plies",
+            "20",
+            "-q",
+            "--out",
+            dir.0.to_str().unwrap(),
+        ])
+    };
+    let first = play();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let mut rec = records(&dir.0).remove(0);
+    rec["game_id"] = HOSTILE_TEXT.into();
+    let line = serde_json::to_string(&rec).unwrap() + "\n";
+    let mut file = std::fs::OpenOptions::new().append(true).open(dir.join("games.jsonl")).unwrap();
+    file.write_all(format!("{line}{line}").as_bytes()).unwrap();
+    drop(file);
+    let merged = Command::new(host_bin()).arg("merge").arg(&dir.0).output().unwrap();
+    assert_eq!(merged.status.code(), Some(1), "{}", stderr(&merged));
+    assert!(stderr(&merged).contains("not of this plan"), "{}", stderr(&merged));
+    assert_shown_not_obeyed("merge", &merged, true);
+    let resumed = play();
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("games recorded twice"), "{}", stderr(&resumed));
+    assert_shown_not_obeyed("match, resumed", &resumed, true);
+    let zip = dir.join("games.zip");
+    let converted =
+        Command::new(host_bin()).arg("convert").arg(dir.join("games.jsonl")).arg(&zip).output().unwrap();
+    assert!(stderr(&converted).contains("skipped"), "{}", stderr(&converted));
+    assert_shown_not_obeyed("convert", &converted, true);
+}
