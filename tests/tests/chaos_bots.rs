@@ -118,7 +118,7 @@ fn a_bot_that_kills_itself_with_sigsegv_under_a_memory_limit_is_recorded_as_a_cr
     let dir = TempDir::new("chaos-bots-segv");
     let bot = misbehaving("--misbehave sigsegv --at 2");
     for message in forfeits(&dir, &bot, &["--bot-memory", "512M"], "crash") {
-        assert!(message.contains("SIGSEGV") && message.contains("not a memory fault"), "{message}");
+        assert!(message.contains("SIGSEGV") && message.contains("no evidence of a memory fault"), "{message}");
     }
 }
 
@@ -128,6 +128,34 @@ fn a_bot_that_really_allocates_past_its_limit_is_recorded_as_a_memory_fault() {
     let bot = misbehaving("--misbehave alloc --at 2");
     for message in forfeits(&dir, &bot, &["--bot-memory", "256M"], "memory_limit") {
         assert!(message.contains("memory limit of 256 MiB"), "{message}");
+    }
+}
+
+/// A bot that logged "out of memory budget, pruning" (its own search's budget) early, then
+/// more lines, then died by SIGSEGV: the earlier line is not its last words, so a crash.
+#[test]
+fn an_earlier_log_line_about_memory_does_not_make_a_later_sigsegv_a_memory_fault() {
+    let dir = TempDir::new("chaos-bots-segv-log");
+    let log = "info: out of memory budget, pruning|depth 7|depth 8|depth 9|depth 10|depth 11|depth 12";
+    let bot = misbehaving(&format!("--misbehave sigsegv --at 2 --stderr-at '{log}'"));
+    for message in forfeits(&dir, &bot, &["--bot-memory", "512M"], "crash") {
+        assert!(message.contains("SIGSEGV") && message.contains("no evidence of a memory fault"), "{message}");
+    }
+}
+
+/// A JVM that cannot reserve its heap under the limit says so and exits with status 1:
+/// a memory fault, from its words.
+#[test]
+fn a_jvm_that_cannot_reserve_its_heap_is_recorded_as_a_memory_fault() {
+    let dir = TempDir::new("chaos-bots-jvm-heap");
+    let words = "Error occurred during initialization of VM|\
+                 Could not reserve enough space for 2097152KB object heap";
+    let bot = misbehaving(&format!("--misbehave exit-1 --at 2 --stderr-at '{words}'"));
+    for message in forfeits(&dir, &bot, &["--bot-memory", "256M"], "memory_limit") {
+        assert!(
+            message.contains("memory limit of 256 MiB") && message.contains("\"could not reserve enough space\""),
+            "{message}"
+        );
     }
 }
 
@@ -469,8 +497,7 @@ fn game_ids_of_a_records_directory_reach_the_terminal_escaped() {
     assert!(stderr(&resumed).contains("games recorded twice"), "{}", stderr(&resumed));
     assert_shown_not_obeyed("match, resumed", &resumed, true);
     let zip = dir.join("games.zip");
-    let converted =
-        Command::new(host_bin()).arg("convert").arg(dir.join("games.jsonl")).arg(&zip).output().unwrap();
+    let converted = Command::new(host_bin()).arg("convert").arg(dir.join("games.jsonl")).arg(&zip).output().unwrap();
     assert!(stderr(&converted).contains("skipped"), "{}", stderr(&converted));
     assert_shown_not_obeyed("convert", &converted, true);
 }
