@@ -501,3 +501,33 @@ fn game_ids_of_a_records_directory_reach_the_terminal_escaped() {
     assert!(stderr(&converted).contains("skipped"), "{}", stderr(&converted));
     assert_shown_not_obeyed("convert", &converted, true);
 }
+
+/// `python3 pkg/` (a folder with `__main__.py`, which here runs the sample bot): editing
+/// a module of the folder is noticed on resume.
+#[test]
+fn a_changed_module_of_a_python_folder_is_noticed() {
+    let tmp = TempDir::new("chaos-bots-python-folder");
+    std::fs::create_dir_all(tmp.join("pkg")).unwrap();
+    let main = format!("import os\nos.execv({0:?}, [{0:?}, 'sample-bot'])\n", host_bin().display().to_string());
+    std::fs::write(tmp.join("pkg/__main__.py"), main).unwrap();
+    std::fs::write(tmp.join("pkg/helper.py"), "X = 1\n").unwrap();
+    let out = tmp.join("run");
+    let play = || {
+        Command::new(host_bin())
+            .args(["match", "python3 pkg/", "sample-bot", "--games", "2", "--seed", "5", "-q", "--out"])
+            .arg(&out)
+            .args(["--max-plies", "40"])
+            .args(CALM_CLOCK)
+            .current_dir(&tmp.0)
+            .output()
+            .expect("run stratego-host")
+    };
+    let first = play();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    std::fs::write(tmp.join("pkg/helper.py"), "X = 2\n").unwrap();
+    drop_last_record(&out);
+    let resumed = play();
+    let err = stderr(&resumed);
+    assert_eq!(resumed.status.code(), Some(0), "{err}");
+    assert!(err.contains("changed since the run in "), "{err}");
+}
