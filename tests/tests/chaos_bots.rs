@@ -118,7 +118,7 @@ fn a_bot_that_kills_itself_with_sigsegv_under_a_memory_limit_is_recorded_as_a_cr
     let dir = TempDir::new("chaos-bots-segv");
     let bot = misbehaving("--misbehave sigsegv --at 2");
     for message in forfeits(&dir, &bot, &["--bot-memory", "512M"], "crash") {
-        assert!(message.contains("SIGSEGV") && message.contains("not a memory fault"), "{message}");
+        assert!(message.contains("SIGSEGV") && message.contains("no evidence of a memory fault"), "{message}");
     }
 }
 
@@ -128,6 +128,34 @@ fn a_bot_that_really_allocates_past_its_limit_is_recorded_as_a_memory_fault() {
     let bot = misbehaving("--misbehave alloc --at 2");
     for message in forfeits(&dir, &bot, &["--bot-memory", "256M"], "memory_limit") {
         assert!(message.contains("memory limit of 256 MiB"), "{message}");
+    }
+}
+
+/// A bot that logged "out of memory budget, pruning" (its own search's budget) early, then
+/// more lines, then died by SIGSEGV: the earlier line is not its last words, so a crash.
+#[test]
+fn an_earlier_log_line_about_memory_does_not_make_a_later_sigsegv_a_memory_fault() {
+    let dir = TempDir::new("chaos-bots-segv-log");
+    let log = "info: out of memory budget, pruning|depth 7|depth 8|depth 9|depth 10|depth 11|depth 12";
+    let bot = misbehaving(&format!("--misbehave sigsegv --at 2 --stderr-at '{log}'"));
+    for message in forfeits(&dir, &bot, &["--bot-memory", "512M"], "crash") {
+        assert!(message.contains("SIGSEGV") && message.contains("no evidence of a memory fault"), "{message}");
+    }
+}
+
+/// A JVM that cannot reserve its heap under the limit says so and exits with status 1:
+/// a memory fault, from its words.
+#[test]
+fn a_jvm_that_cannot_reserve_its_heap_is_recorded_as_a_memory_fault() {
+    let dir = TempDir::new("chaos-bots-jvm-heap");
+    let words = "Error occurred during initialization of VM|\
+                 Could not reserve enough space for 2097152KB object heap";
+    let bot = misbehaving(&format!("--misbehave exit-1 --at 2 --stderr-at '{words}'"));
+    for message in forfeits(&dir, &bot, &["--bot-memory", "256M"], "memory_limit") {
+        assert!(
+            message.contains("memory limit of 256 MiB") && message.contains("\"could not reserve enough space\""),
+            "{message}"
+        );
     }
 }
 
@@ -385,4 +413,121 @@ fn a_remote_bots_close_reason_reaches_the_hosts_terminal_escaped() {
     let message = recs[0]["result"]["message"].as_str().unwrap();
     assert!(message.contains("\\x1b]52;c;cHduZWQ=\\x07") && !message.contains('\u{202e}'), "{message}");
     assert_no_raw_controls("a remote bot's close reason", &output);
+}
+
+/// A bot that writes an OSC 52 clipboard write and a clear screen on stdout before its
+/// `ready` (then would play as the sample bot): the host's fault message quotes the line.
+fn stdout_before_ready_bot(tmp: &TempDir) -> String {
+    let script = tmp.join("loud.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '\\033]52;c;aGk=\\007\\033[2J\\n'\nexec '{}' sample-bot\n", host_bin().display()),
+    )
+    .unwrap();
+    format!("sh {}", script.display())
+}
+
+/// Neither stream holds ESC or BEL as it is, and one of them shows the line's escapes.
+fn assert_stdout_line_shown_escaped(what: &str, out: &Output) {
+    assert_no_raw_controls(what, out);
+    let both = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(out));
+    assert!(both.contains("\\x1b]52;c;aGk=\\x07\\x1b[2J"), "{what}: the escapes are not shown:\n{both}");
+}
+
+/// `match` with a bot whose first stdout line is terminal controls: its start-up fails, and
+/// the host's report of the fault (which quotes the line) shows them escaped.
+#[test]
+fn a_bots_stdout_before_ready_reaches_the_terminal_escaped_in_a_match() {
+    let tmp = TempDir::new("chaos-bots-stdout-match");
+    let out = run_match(&[&stdout_before_ready_bot(&tmp), "sample-bot", "--games", "2"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not JSON"), "{}", stderr(&out));
+    assert_stdout_line_shown_escaped("match", &out);
+}
+
+/// `check` with the same bot: the failed `hello` check quotes the line, escaped.
+#[test]
+fn a_bots_stdout_before_ready_reaches_the_terminal_escaped_in_check() {
+    let tmp = TempDir::new("chaos-bots-stdout-check");
+    let out = Command::new(host_bin())
+        .arg("check")
+        .arg(stdout_before_ready_bot(&tmp))
+        .args(CALM_CLOCK)
+        .output()
+        .expect("run stratego-host check");
+    assert_eq!(out.status.code(), Some(4), "a failed check: {}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not JSON"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_stdout_line_shown_escaped("check", &out);
+}
+
+/// A records directory holding, besides its one game, a game of another plan recorded
+/// twice whose id holds terminal controls (records come from anywhere): `merge` names it
+/// (not of this plan, recorded more than once), a resumed `match` warns of it (recorded
+/// twice) and `convert` notes it, each escaped.
+#[test]
+fn game_ids_of_a_records_directory_reach_the_terminal_escaped() {
+    let dir = TempDir::new("chaos-bots-ids");
+    let play = || {
+        run_match(&[
+            "sample-bot",
+            "sample-bot --strategy random",
+            "--games",
+            "1",
+            "--max-plies",
+            "20",
+            "-q",
+            "--out",
+            dir.0.to_str().unwrap(),
+        ])
+    };
+    let first = play();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let mut rec = records(&dir.0).remove(0);
+    rec["game_id"] = HOSTILE_TEXT.into();
+    let line = serde_json::to_string(&rec).unwrap() + "\n";
+    let mut file = std::fs::OpenOptions::new().append(true).open(dir.join("games.jsonl")).unwrap();
+    file.write_all(format!("{line}{line}").as_bytes()).unwrap();
+    drop(file);
+    let merged = Command::new(host_bin()).arg("merge").arg(&dir.0).output().unwrap();
+    assert_eq!(merged.status.code(), Some(1), "{}", stderr(&merged));
+    assert!(stderr(&merged).contains("not of this plan"), "{}", stderr(&merged));
+    assert_shown_not_obeyed("merge", &merged, true);
+    let resumed = play();
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("games recorded twice"), "{}", stderr(&resumed));
+    assert_shown_not_obeyed("match, resumed", &resumed, true);
+    let zip = dir.join("games.zip");
+    let converted = Command::new(host_bin()).arg("convert").arg(dir.join("games.jsonl")).arg(&zip).output().unwrap();
+    assert!(stderr(&converted).contains("skipped"), "{}", stderr(&converted));
+    assert_shown_not_obeyed("convert", &converted, true);
+}
+
+/// `python3 pkg/` (a folder with `__main__.py`, which here runs the sample bot): editing
+/// a module of the folder is noticed on resume.
+#[test]
+fn a_changed_module_of_a_python_folder_is_noticed() {
+    let tmp = TempDir::new("chaos-bots-python-folder");
+    std::fs::create_dir_all(tmp.join("pkg")).unwrap();
+    let main = format!("import os\nos.execv({0:?}, [{0:?}, 'sample-bot'])\n", host_bin().display().to_string());
+    std::fs::write(tmp.join("pkg/__main__.py"), main).unwrap();
+    std::fs::write(tmp.join("pkg/helper.py"), "X = 1\n").unwrap();
+    let out = tmp.join("run");
+    let play = || {
+        Command::new(host_bin())
+            .args(["match", "python3 pkg/", "sample-bot", "--games", "2", "--seed", "5", "-q", "--out"])
+            .arg(&out)
+            .args(["--max-plies", "40"])
+            .args(CALM_CLOCK)
+            .current_dir(&tmp.0)
+            .output()
+            .expect("run stratego-host")
+    };
+    let first = play();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    std::fs::write(tmp.join("pkg/helper.py"), "X = 2\n").unwrap();
+    drop_last_record(&out);
+    let resumed = play();
+    let err = stderr(&resumed);
+    assert_eq!(resumed.status.code(), Some(0), "{err}");
+    assert!(err.contains("changed since the run in "), "{err}");
 }

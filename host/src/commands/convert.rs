@@ -139,7 +139,8 @@ impl ConvertReport {
                 format!("{name}: error: {message}")
             }
         };
-        eprintln!("stratego-host convert: {line}");
+        // Entry names and messages come from archives and records made anywhere.
+        eprintln!("stratego-host convert: {}", crate::terminal_text::clean(&line));
         self.problems.push(line);
     }
 
@@ -799,7 +800,7 @@ fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Conver
                     eprintln!(
                         "stratego-host convert: {}: game {}: note: Gravon has no result type for {}: written {how}",
                         file.display(),
-                        r.game_id,
+                        crate::terminal_text::clean(&r.game_id),
                         r.result.reason.code()
                     );
                     *summary.approximated.entry(how).or_default() += 1;

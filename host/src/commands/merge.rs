@@ -263,7 +263,12 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
         [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
     {
         if !ids.is_empty() {
-            eprintln!("stratego-host: {} {what}: {}", stratego_stats::plural(ids.len() as u64, "game"), few(ids));
+            // The ids come from records files that may have been written anywhere.
+            eprintln!(
+                "stratego-host: {} {what}: {}",
+                stratego_stats::plural(ids.len() as u64, "game"),
+                crate::terminal_text::clean(&few(ids))
+            );
             code = crate::exit::FAILURE;
         }
     }

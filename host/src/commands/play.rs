@@ -264,7 +264,7 @@ fn open_out_dir(
                 eprintln!(
                     "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
                     dir.display(),
-                    dups.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    crate::terminal_text::clean(&dups.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
                 );
             }
             eprintln!(

@@ -601,7 +601,7 @@ pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
                 Err(e) => {
                     return Err(Fault::new(
                         Reason::MalformedJson,
-                        format!("it sent a line that is not JSON ({e}): {}", clip(line)),
+                        format!("it sent a line that is not JSON ({e}): {}", clip(&crate::terminal_text::clean(line))),
                     ));
                 }
             };
@@ -609,21 +609,22 @@ pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
             match ty {
                 Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
                     Reason::MalformedMessage,
-                    format!("its {t:?} message is malformed ({e}): {}", clip(line)),
+                    format!("its {t:?} message is malformed ({e}): {}", clip(&crate::terminal_text::clean(line))),
                 )),
                 Some(t) => {
                     Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
                 }
                 None => Err(Fault::new(
                     Reason::UnexpectedMessage,
-                    format!("it sent a message without a \"type\": {}", clip(line)),
+                    format!("it sent a message without a \"type\": {}", clip(&crate::terminal_text::clean(line))),
                 )),
             }
         }
     }
 }
 
-/// At most 200 characters of a line, for messages.
+/// At most 200 characters of a line, for messages. A bot's line must go through
+/// [`crate::terminal_text::clean`] first: fault messages reach the terminal.
 pub fn clip(line: &str) -> String {
     if line.chars().count() <= 200 {
         line.to_owned()

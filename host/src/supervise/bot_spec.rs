@@ -804,8 +804,18 @@ pub fn program_files(command: &[String], dir: Option<&Path>) -> Option<ProgramFi
             None
         }
         "python" | "pypy" => {
-            let i = command.iter().position(|a| a == "-m")?;
-            let i = (script_index(command).is_none_or(|s| s > i)).then_some(i)?;
+            // Without `-m` (before the script), `python3 pkg/` runs a folder's `__main__.py`.
+            let Some(i) =
+                command.iter().position(|a| a == "-m").filter(|&i| script_index(command).is_none_or(|s| s > i))
+            else {
+                let i = script_index(command)?;
+                return resolves_to(dir, &command[i], Path::is_dir).then(|| ProgramFiles {
+                    label: command[i].clone(),
+                    paths: vec![command[i].clone()],
+                    extensions,
+                    rest: i + 1,
+                });
+            };
             let module = command.get(i + 1)?;
             let base = module.replace('.', "/");
             let path = if resolves_to(dir, &format!("{base}.py"), Path::is_file) { format!("{base}.py") } else { base };

@@ -768,12 +768,17 @@ impl Process {
                 );
             }
             // An allocation refused under RLIMIT_AS may end a C program in a segfault with
-            // no words: the peak tells the reader how far it was from the limit.
+            // no words: the peak tells the reader how far it was from the limit. The peak is
+            // resident memory and the limit is on address space (which can be two or three
+            // times larger), so this is only the absence of evidence, said so.
             if let (Some(kib), Some(libc::SIGSEGV | libc::SIGABRT | libc::SIGBUS)) = (peak_kib, signal) {
                 let peak = kib.div_ceil(1024);
                 return Fault::new(
                     Reason::Crash,
-                    format!("{how} (its memory peaked at {peak} MiB of its {mib} MiB limit: not a memory fault)"),
+                    format!(
+                        "{how} (its resident memory peaked at {peak} MiB, its address-space limit is {mib} MiB: \
+                         no evidence of a memory fault)"
+                    ),
                 );
             }
         }
@@ -857,13 +862,20 @@ impl Process {
     }
 }
 
+/// How many of the last non-blank lines of a bot's stderr [`allocation_failure`] reads: a
+/// program's last words are at its end, and an earlier log line that mentions memory
+/// ("out of memory budget, pruning") says nothing about how it ended.
+const LAST_WORDS_LINES: usize = 5;
+
 /// What an allocation refused under `RLIMIT_AS` makes a program say on its way out, by
 /// language: Rust (`memory allocation of N bytes failed`), C++ (`std::bad_alloc`), Python
-/// (`MemoryError`), Java (`OutOfMemoryError`, `insufficient memory`), Node (`heap out of
-/// memory`), Go and C (`out of memory`, `Cannot allocate memory`). The first found in
-/// `stderr` (case ignored), as written there.
+/// (`MemoryError`), Java (`OutOfMemoryError`, `insufficient memory`, and a JVM that cannot
+/// start: `Could not reserve enough space for … object heap`, `Native memory allocation
+/// (mmap) failed`), Node (`heap out of memory`), Go and C (`out of memory`, `Cannot allocate
+/// memory`). The first found in the last [`LAST_WORDS_LINES`] non-blank lines of `stderr`
+/// (case ignored), as written there.
 fn allocation_failure(stderr: &str) -> Option<&'static str> {
-    const WORDS: [&str; 7] = [
+    const WORDS: [&str; 9] = [
         "memory allocation of",
         "out of memory",
         "outofmemoryerror",
@@ -871,9 +883,12 @@ fn allocation_failure(stderr: &str) -> Option<&'static str> {
         "bad_alloc",
         "cannot allocate",
         "insufficient memory",
+        "could not reserve enough space",
+        "native memory allocation",
     ];
-    let lower = stderr.to_ascii_lowercase();
-    WORDS.into_iter().find(|w| lower.contains(w))
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let last = lines[lines.len().saturating_sub(LAST_WORDS_LINES)..].join("\n").to_ascii_lowercase();
+    WORDS.into_iter().find(|w| last.contains(w))
 }
 
 /// The peak resident memory in KiB of child `pid` (and of the children it waited for) once

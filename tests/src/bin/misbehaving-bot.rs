@@ -24,6 +24,9 @@
 //! turn on (default 1), the main thread has it spin X ms of CPU at each turn (and waits for
 //! it) before its own thinking: a bot whose other threads compute.
 //!
+//! `--stderr-at TEXT` writes TEXT to stderr at its N-th turn, just before it misbehaves
+//! (`|` separates lines): a log, or a program's last words.
+//!
 //! `--log FILE` appends every line received; `--pidfile FILE` appends its pid (and the
 //! grandchild's) one per line. `--think-ms X` busy-waits X ms (fractions allowed) from the
 //! moment a turn's line has been read to the write of its move, and `--times FILE` appends
@@ -239,6 +242,14 @@ fn play() {
                     }
                 }
                 if turns == at {
+                    if let Some(text) = opt("--stderr-at") {
+                        // Last words before misbehaving: `|` separates lines.
+                        let mut err = std::io::stderr().lock();
+                        for line in text.split('|') {
+                            let _ = writeln!(err, "{line}");
+                        }
+                        let _ = err.flush();
+                    }
                     match kind.as_str() {
                         "move-timeout" => hang(),
                         "illegal-move" => {
