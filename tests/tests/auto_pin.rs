@@ -24,7 +24,10 @@ fn reported(red: &str, blue: &str, extra: &[&str]) -> (Vec<serde_json::Value>, [
     static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = TempDir::new(&format!("auto-pin-{}", RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     let (r, b) = (misbehaving(red), misbehaving(blue));
-    let mut args = vec![r.as_str(), b.as_str(), "--games", "1", "--seed", "3", "--out", dir.0.to_str().unwrap()];
+    let mut args = vec![r.as_str(), b.as_str(), "--seed", "3", "--out", dir.0.to_str().unwrap()];
+    if !extra.contains(&"--games") {
+        args.extend_from_slice(&["--games", "1"]);
+    }
     args.extend_from_slice(extra);
     let out = run_match(&args);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -67,8 +70,10 @@ fn two_single_threaded_bots_share_one_cpu_and_others_do_not() {
     assert_eq!((red, blue), (vec![all.clone()], vec![all.clone()]));
 
     // More games at once than CPUs: no sharing (each slot would not have a CPU of its own).
+    // As many games as slots: a run starts no more slots than it has games.
     let j = (cores() + 1).to_string();
-    let (_, [red, _]) = reported("--single-threaded --report-cpus", "--single-threaded --report-cpus", &["-j", &j]);
+    let (_, [red, _]) =
+        reported("--single-threaded --report-cpus", "--single-threaded --report-cpus", &["-j", &j, "--games", &j]);
     assert_eq!(red, vec![all]);
 }
 
