@@ -937,11 +937,22 @@ const LARGE_PIPE: usize = 64 * 1024;
 const READ_POLL: Duration = Duration::from_millis(1);
 
 /// Whether the bot has begun reading its request: its stdin pipe (`fd`) holds fewer than
-/// the `unread` bytes it held just after the request was written (or cannot tell, a
-/// broken pipe). Not when it is empty: a bot that leaves a request's last byte unread has
-/// read the request all the same (and could think on the house if it counted as unread).
+/// the `unread` bytes it held just after the request was written, or no one will ever read
+/// it (the read end is closed: the bot exited; `FIONREAD` still counts the bytes then), or
+/// the host cannot tell. Not when it is empty: a bot that leaves a request's last byte
+/// unread has read the request all the same (and could think on the house if it counted as
+/// unread).
 fn begun_reading(fd: std::os::fd::RawFd, unread: usize) -> bool {
-    os::pipe_unread(fd).is_none_or(|n| n < unread)
+    reader_gone(fd) || os::pipe_unread(fd).is_none_or(|n| n < unread)
+}
+
+/// Whether the read end of the pipe whose write end is `fd` is closed (the kernel reports
+/// `POLLERR` on the write end then), so that a wait for the bot's read would never end.
+fn reader_gone(fd: std::os::fd::RawFd) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: poll on one pollfd we own, with no wait.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
 /// Waits until the bot has begun reading its request (see [`begun_reading`]), or the pipe
