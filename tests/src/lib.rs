@@ -91,6 +91,27 @@ pub fn run_match(args: &[&str]) -> Output {
     command.output().expect("run stratego-host")
 }
 
+/// [`run_match`] through the `peak-rss` helper, with the host's own peak resident memory in
+/// KiB: the host's `host_peak_rss_kib` would count this test process's peak too (Linux
+/// carries a process's peak across `exec`, and a test process reading records is big).
+pub fn run_match_measured(args: &[&str]) -> (Output, u64) {
+    let out_file = std::env::temp_dir().join(format!(
+        "stratego-peak-rss-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+    ));
+    let mut command = Command::new(bin("peak-rss"));
+    command.arg(&out_file).arg(host_bin()).arg("match").args(args);
+    if !sets_clock(args) {
+        command.args(CALM_CLOCK);
+    }
+    let out = command.output().expect("run stratego-host through peak-rss");
+    let line = std::fs::read_to_string(&out_file).expect("peak-rss wrote its figure");
+    let _ = std::fs::remove_file(&out_file);
+    let kib = line.split_whitespace().next().and_then(|w| w.parse().ok()).expect("a peak in KiB");
+    (out, kib)
+}
+
 /// Runs `stratego-host ladder --db DB ARGS`; `play` (when `args` start with it) gets
 /// [`CALM_CLOCK`] after `args`: the ladder's tests are not about clocks.
 pub fn ladder(db: &Path, args: &[&str]) -> Output {
