@@ -13,6 +13,12 @@
 //!    The Rust test bot, the same with a second thread that only sleeps, the same saying
 //!    `single_threaded`, then a Python bot
 //!    (benches/busy_bot.py); then the Rust bot oversubscribed (twice as many games as cores).
+//! 4. Spurious losses on a loaded machine (issue #41.11): the same Rust bots, as many games
+//!    at once as cores, beside busy loops at the bots' own priority that bring the load to
+//!    2× and 4× the cores (the games' bots count for the cores, the loops for the rest).
+//!
+//! `STRATEGO_BENCH_HOST=PATH` runs another build of the host (a before/after comparison in
+//! one sitting); `STRATEGO_BENCH_ONLY=load` runs only part 4.
 
 use std::path::Path;
 use std::process::Command;
@@ -40,10 +46,48 @@ fn run(host: &Path, args: &[&str]) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// Busy loops at the bots' priority (another tenant's processes), stopped on drop.
+struct BusyLoops(Vec<std::process::Child>);
+
+impl BusyLoops {
+    fn start(n: usize) -> BusyLoops {
+        BusyLoops((0..n).map(|_| Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("sh")).collect())
+    }
+}
+
+impl Drop for BusyLoops {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Time losses, moves, and stall credit (moves, total ms) in a match's records.
+fn losses(dir: &Path) -> (u64, u64, usize, f64) {
+    let (mut moves, mut lost) = (0u64, 0u64);
+    let mut stalls: Vec<f64> = Vec::new();
+    for r in records(dir) {
+        let plies = r["plies"].as_array().unwrap();
+        moves += plies.len() as u64;
+        stalls.extend(plies.iter().filter_map(|p| p["stall_us"].as_f64()).map(|us| us / 1000.0));
+        if r["result"]["reason"] == "move_timeout" {
+            lost += 1;
+            moves += 1;
+        }
+    }
+    (lost, moves, stalls.len(), stalls.iter().sum())
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
-    let host = stratego_tests::release_host();
+    let host = std::env::var_os("STRATEGO_BENCH_HOST").map_or_else(stratego_tests::release_host, Into::into);
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    if std::env::var("STRATEGO_BENCH_ONLY").as_deref() == Ok("load") {
+        loaded(&host, cores, quick);
+        return;
+    }
     let tmp = std::env::temp_dir().join(format!("stratego-clock-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
@@ -194,6 +238,48 @@ fn main() {
             "  past the 20 ms limit within the host's safety margin (default 3 ms): {} moves, the furthest {:.3} ms over",
             over.len(),
             over.iter().copied().fold(0.0, f64::max)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    loaded(&host, cores, quick);
+}
+
+/// Part 4: spurious losses beside busy loops that load the machine to 2× and 4× its cores.
+fn loaded(host: &Path, cores: usize, quick: bool) {
+    let tmp = std::env::temp_dir().join(format!("stratego-clock-bench-load-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let games = if quick { 4 } else { 24 };
+    for factor in [2, 4] {
+        let dir = tmp.join(format!("load-{factor}"));
+        let (n, j) = (games.to_string(), cores.to_string());
+        let b = bot("--think-ms 18");
+        let busy = BusyLoops::start(cores * (factor - 1));
+        let started = std::time::Instant::now();
+        run(
+            host,
+            &[
+                &b,
+                &b,
+                "--games",
+                &n,
+                "-j",
+                &j,
+                "--seed",
+                "10",
+                "--move-time",
+                "0.02",
+                "-q",
+                "--out",
+                dir.to_str().unwrap(),
+            ],
+        );
+        drop(busy);
+        let (lost, moves, credited, ms) = losses(&dir);
+        println!(
+            "load {factor}x the cores ({} busy loops beside {cores} games at once, {games} games, Rust bots at 18 ms of 20): {lost} time losses in {moves} moves; stalls credited on {credited} moves, {ms:.0} ms in all; {:.0} s",
+            cores * (factor - 1),
+            started.elapsed().as_secs_f64()
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);

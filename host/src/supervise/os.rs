@@ -741,11 +741,24 @@ pub fn cpu_steal() -> Vec<std::time::Duration> {
     let tick =
         std::time::Duration::from_nanos(1_000_000_000 / u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100));
     let Ok(text) = std::fs::read_to_string("/proc/stat") else { return Vec::new() };
+    steal_by_cpu(&text, tick)
+}
+
+/// [`cpu_steal`] from the text of `/proc/stat`, a tick being `tick`: the `cpuN` lines only
+/// (the first line, `cpu` alone, totals every CPU), CPUs numbered below [`MAX_CPUS`].
+fn steal_by_cpu(text: &str, tick: std::time::Duration) -> Vec<std::time::Duration> {
     let mut out = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.strip_prefix("cpu") else { break };
+        // The CPU's number is written against `cpu`; the totals' line has a space there.
+        if rest.starts_with(char::is_whitespace) {
+            continue;
+        }
         let mut fields = rest.split_whitespace();
         let Some(Ok(cpu)) = fields.next().map(str::parse::<usize>) else { continue };
+        if cpu >= MAX_CPUS {
+            continue;
+        }
         let steal: u32 = fields.nth(7).and_then(|f| f.parse().ok()).unwrap_or(0);
         if out.len() <= cpu {
             out.resize(cpu + 1, std::time::Duration::ZERO);
@@ -754,6 +767,9 @@ pub fn cpu_steal() -> Vec<std::time::Duration> {
     }
     out
 }
+
+/// The CPUs [`cpu_steal`] reads at most (Linux's own limit is 8,192).
+const MAX_CPUS: usize = 8192;
 
 /// Whether this machine is a virtual machine (x86's `hypervisor` CPU flag in
 /// `/proc/cpuinfo`), read once: only a hypervisor pauses a CPU without the kernel knowing
@@ -782,6 +798,32 @@ pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<std::fs::File> {
     }
     // SAFETY: fd is a fresh descriptor nothing else owns.
     Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod steal_tests {
+    #[test]
+    fn steal_is_read_from_each_cpus_line_and_the_totals_line_is_left_out() {
+        // The totals' line's first number (the user time of all CPUs, here 10,132,153
+        // ticks) is no CPU number: read as one, it made a vector of 10 million entries at
+        // every look at a bot (the host spent 33 ms of CPU a ply on it, at real-time
+        // priority, on the CPU of the bot it was timing).
+        let stat = "cpu  10132153 290696 3084719 46828483 16683 0 25195 175628 0 0\n\
+                    cpu0 1393280 32966 572056 13343292 6130 0 17875 100 0 0\n\
+                    cpu1 1335848 36225 527014 13427624 5390 0 4223 75528 0 0\n\
+                    intr 1462898 0 0 0\n";
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(super::steal_by_cpu(stat, ms(10)), vec![ms(1_000), ms(755_280)]);
+        // A CPU number past any machine's is left out rather than allocated for.
+        assert_eq!(super::steal_by_cpu("cpu99999999 1 2 3 4 5 6 7 8 0 0\n", ms(10)), Vec::new());
+    }
+
+    #[test]
+    fn steal_is_read_for_every_cpu_of_this_machine() {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let steal = super::cpu_steal();
+        assert!(steal.len() >= cpus && steal.len() <= 8192, "{} CPUs, {} read", cpus, steal.len());
+    }
 }
 
 #[cfg(test)]

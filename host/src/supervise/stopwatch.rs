@@ -102,6 +102,11 @@ struct Own {
     steal_at_open: Vec<Duration>,
     /// Time neither run nor waited credited so far (within that steal).
     unslept_total: Duration,
+    /// Time neither run nor waited that was not credited and that no later look has shown
+    /// as run or waited yet: a wait for a CPU still going on at a look shows in the account
+    /// only once it is over, and then in full; what an earlier look left uncredited is not
+    /// taken back from the credit then (see [`settle`]).
+    uncredited: Duration,
     /// The bot had a child process since the account opened: its waits may have been
     /// for a CPU its own child had (which the account does not see), so it is credited
     /// nothing from the account.
@@ -158,6 +163,7 @@ impl Own {
             checkpoints_seen: 0,
             steal_at_open: crate::supervise::os::cpu_steal(),
             unslept_total: Duration::ZERO,
+            uncredited: Duration::ZERO,
             children: false,
         }
     }
@@ -335,7 +341,9 @@ impl Own {
                 };
                 main_thread_credit(wall, ran, waited, steal, slept) + host_late
             }
-            None => settle(self.credit, look.wall, look.ran, look.waited, look.waited + look.host_late + look.unslept),
+            None => {
+                settle(self.credit, look.overcount(), &mut self.uncredited, look.waited + look.host_late + look.unslept)
+            }
         }
     }
 
@@ -411,9 +419,11 @@ impl Own {
 
     /// Past the deadline and runnable, the bot may be waiting for its CPU right now (a wait
     /// shows in the account once it is over): a look again [`PROBE`] after `at`, as long as
-    /// looks keep earning something.
-    fn schedule_probe(&mut self, at: Instant, earned: Duration) {
-        if earned >= PROBE / 2 {
+    /// looks keep earning something or find the bot `waiting` (runnable, not running, not
+    /// asleep since the last look). The deadline is called only once the wait is over and
+    /// shows in the account: a wait credited, or a bot found running or asleep.
+    fn schedule_probe(&mut self, at: Instant, earned: Duration, waiting: bool) {
+        if earned >= PROBE / 2 || waiting {
             self.probes = 0;
         }
         if self.probes < MAX_PROBES {
@@ -456,10 +466,14 @@ fn no_voluntary_switch(pid: u32, before: &mut Option<u64>, back_to_read: bool) -
 
 /// A bot's credit after a look at its own account: `credit` so far, plus what this look
 /// `earned` (waits, time neither run nor waited while it did not sleep, the host's own
-/// waits), less the run and waited time beyond the `wall` time since the last look (time
-/// an earlier look counted as neither; see [`Stopwatch::credit_stalls`]).
-fn settle(credit: Duration, wall: Duration, ran: Duration, waited: Duration, earned: Duration) -> Duration {
-    (credit + earned).saturating_sub((ran + waited).saturating_sub(wall))
+/// waits), less the `overcount`: run and waited time beyond the wall time since the last
+/// look (see [`Stopwatch::credit_stalls`]).
+/// Time that earlier looks counted as neither and left `uncredited` is not taken back: it
+/// was a wait still going on (now shown in full in `earned`), or run not yet counted.
+fn settle(credit: Duration, overcount: Duration, uncredited: &mut Duration, earned: Duration) -> Duration {
+    let absorbed = overcount.min(*uncredited);
+    *uncredited -= absorbed;
+    (credit + earned).saturating_sub(overcount - absorbed)
 }
 
 /// The least the stall credit of a request may reach, whatever its limit: a virtual
@@ -961,6 +975,7 @@ impl Stopwatch {
             look.unslept = look.gap.min(budget);
             own.unslept_total += look.unslept;
         }
+        own.uncredited += look.gap.saturating_sub(look.unslept);
         look.before = own.credit;
         own.credit = own.account_credit(pid, &now, &look, quiet);
         (look.phantom, look.phantom_net) = own.phantom();
@@ -973,7 +988,12 @@ impl Stopwatch {
         // Not only ever more: a later look may take back what an earlier one counted.
         self.credit = (own.credit + look.phantom_net).min(window).min(credit_cap(self.limit));
         if !answered && now.runnable {
-            own.schedule_probe(look.at, look.earned);
+            // Runnable and not running (time neither run nor waited grows): a wait for a CPU
+            // still going on, which the account shows once it is over. Looked at again
+            // while that lasts, as long as a credit could still move the deadline.
+            let waiting = quiet && look.gap.saturating_sub(look.unslept) >= PROBE / 2;
+            let could_move = window < self.limit + credit_cap(self.limit);
+            own.schedule_probe(look.at, look.earned, waiting && could_move);
         }
         self.credit
     }
@@ -995,19 +1015,49 @@ mod tests {
     #[test]
     fn a_later_look_takes_back_time_an_earlier_one_counted_as_neither_run_nor_waited() {
         let us = Duration::from_micros;
+        let zero = Duration::ZERO;
         // A bot that runs all the time on another CPU: the first look, 23 ms in, sees its
         // run time 1 ms short (not yet brought up to date) and credits that millisecond as
-        // time taken from it; the next look, 0.5 ms later, sees 1.5 ms run and takes it back.
-        let first = settle(Duration::ZERO, us(23_000), us(22_000), Duration::ZERO, us(1_000));
+        // time taken from it (the CPU's steal covered it); the next look, 0.5 ms later, sees
+        // 1.5 ms run (1 ms more than its wall time) and takes it back.
+        let mut uncredited = zero;
+        let first = settle(zero, zero, &mut uncredited, us(1_000));
         assert_eq!(first, us(1_000));
-        assert_eq!(settle(first, us(500), us(1_500), Duration::ZERO, Duration::ZERO), Duration::ZERO);
+        assert_eq!(settle(first, us(1_000), &mut uncredited, zero), zero);
         // A wait going on at a look shows there as neither run nor waited (300 µs, credited
-        // as the bot did not sleep), then in full once it has ended (800 µs): credited once.
-        let during = settle(Duration::ZERO, us(10_000), us(9_700), Duration::ZERO, us(300));
-        let after = settle(during, us(700), us(200), us(800), us(800));
+        // within the CPU's steal), then in full once it has ended (800 µs waited and 200 µs
+        // run in 700 µs of wall time): credited once.
+        let during = settle(zero, zero, &mut uncredited, us(300));
+        let after = settle(during, us(300), &mut uncredited, us(800));
         assert_eq!(after, us(800));
         // Credit from before is kept when a look finds nothing to take back.
-        assert_eq!(settle(us(2_000), us(500), us(400), us(100), us(100)), us(2_100));
+        assert_eq!(settle(us(2_000), zero, &mut uncredited, us(100)), us(2_100));
+    }
+
+    #[test]
+    fn a_wait_going_on_at_a_look_and_left_uncredited_is_credited_in_full_once_it_shows() {
+        let us = Duration::from_micros;
+        let zero = Duration::ZERO;
+        // Past the deadline, a bot waits 10 ms for a CPU another process has. Looks every
+        // 0.5 ms see it as neither run nor waited and credit none of it (no steal on its
+        // CPU: it could have been asleep); then the wait ends and shows in full (10 ms
+        // waited in the last 0.5 ms). Nothing an earlier look credited is taken back: all
+        // 10 ms are credited.
+        let mut uncredited = zero;
+        let mut credit = zero;
+        for _ in 0..19 {
+            uncredited += us(500);
+            credit = settle(credit, zero, &mut uncredited, zero);
+        }
+        assert_eq!(credit, zero);
+        let after = settle(credit, us(9_500), &mut uncredited, us(10_000));
+        assert_eq!(after, us(10_000));
+        assert_eq!(uncredited, zero);
+        // A sleeper's gap never shows as run or waited: it stays uncredited, and a later
+        // look's own waits are credited as they are.
+        let mut slept = us(50_000);
+        assert_eq!(settle(zero, zero, &mut slept, us(200)), us(200));
+        assert_eq!(slept, us(50_000));
     }
 
     #[test]
