@@ -787,6 +787,9 @@ pub fn program_files(command: &[String], dir: Option<&Path>) -> Option<ProgramFi
                     return Some(ProgramFiles { label: jar.clone(), paths, extensions, rest: i + 2 });
                 } else if let Some((module, next)) = value_of(i, "-m").or_else(|| value_of(i, "--module")) {
                     return Some(ProgramFiles { label: module, paths, extensions, rest: next });
+                } else if JAVA_OPTIONS_WITH_VALUE.contains(&a) {
+                    // `--add-modules X`: X is the option's, not the main class.
+                    i += 2;
                 } else if a.starts_with('-') {
                     i += 1;
                 } else {
@@ -795,8 +798,12 @@ pub fn program_files(command: &[String], dir: Option<&Path>) -> Option<ProgramFi
                         return None;
                     }
                     if !has_path {
-                        let cp = std::env::var("CLASSPATH").unwrap_or_else(|_| ".".to_owned());
-                        paths.extend(class_path_entries(&cp));
+                        match std::env::var("CLASSPATH") {
+                            Ok(cp) => paths.extend(class_path_entries(&cp)),
+                            // The JVM's default class path is the bot's working directory:
+                            // the main class's own files there, not every class below it.
+                            Err(_) => paths.extend(main_class_files(dir, a).unwrap_or_else(|| vec![".".to_owned()])),
+                        }
                     }
                     return Some(ProgramFiles { label: a.to_owned(), paths, extensions, rest: i + 1 });
                 }
@@ -838,6 +845,51 @@ pub fn program_files(command: &[String], dir: Option<&Path>) -> Option<ProgramFi
 }
 
 /// A class path's entries (`:`-separated), a `dir/*` wildcard as its folder.
+/// The `java` launcher's options whose value is the next argument (`--add-modules X`);
+/// options written with their value (`-Xss1m`, `-Dk=v`, `--add-modules=X`) are one argument.
+const JAVA_OPTIONS_WITH_VALUE: &[&str] = &[
+    "--add-modules",
+    "--add-opens",
+    "--add-exports",
+    "--add-reads",
+    "--limit-modules",
+    "--upgrade-module-path",
+    "--patch-module",
+    "--source",
+    "--describe-module",
+    "-d",
+    "--enable-native-access",
+];
+
+/// For `java MAIN` with no class path: the files of class `main` in the bot's working
+/// directory `dir` (`a.b.Bot`: `a/b/Bot.class` and its nested classes `a/b/Bot$*.class`,
+/// relative to `dir`), or `None` when its class file is not there.
+fn main_class_files(dir: Option<&Path>, main: &str) -> Option<Vec<String>> {
+    let rel = main.replace('.', "/");
+    let (package, class) = match rel.rsplit_once('/') {
+        Some((p, c)) => (p.to_owned(), c.to_owned()),
+        None => (String::new(), rel.clone()),
+    };
+    let base = dir.map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf);
+    let folder = if package.is_empty() { base.clone() } else { base.join(&package) };
+    if !folder.join(format!("{class}.class")).is_file() {
+        return None;
+    }
+    let prefix = if package.is_empty() { String::new() } else { format!("{package}/") };
+    let nested = format!("{class}$");
+    let mut files = vec![format!("{prefix}{class}.class")];
+    let mut others: Vec<String> = std::fs::read_dir(&folder)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(&nested) && n.ends_with(".class"))
+        .take(10_000)
+        .map(|n| format!("{prefix}{n}"))
+        .collect();
+    others.sort();
+    files.extend(others);
+    Some(files)
+}
+
 fn class_path_entries(value: &str) -> impl Iterator<Item = String> + '_ {
     value
         .split(':')
@@ -1116,6 +1168,22 @@ mod tests {
     }
 
     #[test]
+    fn java_with_no_class_path_hashes_its_main_class_files_not_the_whole_directory() {
+        let dir = std::env::temp_dir().join(format!("stratego-java-main-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("bots/alpha")).unwrap();
+        for f in ["bots/alpha/Bot.class", "bots/alpha/Bot$Node.class", "bots/alpha/Other.class", "Unrelated.class"] {
+            std::fs::write(dir.join(f), b"x").unwrap();
+        }
+        let f = program_files(&words("java bots.alpha.Bot"), Some(&dir)).unwrap();
+        assert_eq!(f.paths, ["bots/alpha/Bot.class", "bots/alpha/Bot$Node.class"]);
+        // Not there: the working directory, as the JVM's default class path.
+        let f = program_files(&words("java Missing"), Some(&dir)).unwrap();
+        assert_eq!(f.paths, ["."]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn what_a_vm_loads_is_found_in_its_command() {
         let files = |line: &str| program_files(&words(line), None);
         let f = files("java -XX:+UseSerialGC -cp /tmp/out:lib/dep.jar:jars/* Bot --fast").unwrap();
@@ -1129,6 +1197,9 @@ mod tests {
         let f = files("java -jar alpha.jar x").unwrap();
         assert_eq!((f.label.as_str(), f.paths, f.rest), ("alpha.jar", vec!["alpha.jar".to_owned()], 3));
         assert_eq!(files("java Bot.java"), None, "a source file is a script");
+        // An option's separate value is not the main class (the class path after it is read).
+        let f = files("java --add-modules jdk.incubator.vector -cp out Main").unwrap();
+        assert_eq!((f.label.as_str(), f.paths, f.rest), ("Main", vec!["out".to_owned()], 6));
         let f = files("env GOMAXPROCS=1 MONO_GC_PARAMS=x mono /tmp/bot.exe").unwrap();
         assert_eq!((f.label.as_str(), f.rest), ("/tmp/bot.exe", 5));
         let f = files("python3 -u -m pkg.main --x").unwrap();
