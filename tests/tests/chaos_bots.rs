@@ -162,14 +162,11 @@ fn a_jvm_that_cannot_reserve_its_heap_is_recorded_as_a_memory_fault() {
 // ---- #41.7: the host's memory does not follow a bot's output ----
 
 /// The bound on the host's peak RSS with one game at a time under a flood of `info` lines
-/// (measured through the `peak-rss` helper: the host's own figure counts the test process's).
-/// Issue #41's goal is 32 MB, which the bots branch met (about 12 MiB); merged main of stop 42
-/// measures 47 MiB under this flood (cause not found yet; every other hostile bot stays under
-/// 32 MiB, `hostile.rs`), so the bound is 64 MiB until that is fixed: still far below the
-/// 203-311 MB of the unbounded readers it replaced.
-// Merged main also measured 72 MiB in parallel runs: the records reader may hold up to
-// `--max-record-bytes` (64 MiB) + 8 MiB (BENCHMARKS.md, bombs). 96 MiB until both are fixed.
-const HOST_RSS_GOAL_KIB: u64 = 96 * 1024;
+/// (measured through the `peak-rss` helper: the host's own figure counts the test process's):
+/// issue #41's goal, 32 MB. (Stop 42 measured 47-72 MiB here: `os::cpu_steal` read
+/// `/proc/stat`'s totals line as a CPU number and zeroed a vector of millions of entries at
+/// every look at a thinking bot; fixed, the flood runs at about 12-26 MiB.)
+const HOST_RSS_GOAL_KIB: u64 = 32_000_000 / 1024;
 
 /// A game of `flood-bot --when WHEN` (Red) against the sample bot with -j 1 and the
 /// default output limit of 64 MiB: the flood bot loses (on its output limit, or on time

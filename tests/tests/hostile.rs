@@ -4,14 +4,10 @@
 use stratego_tests::{TempDir, group_members, misbehaving, process_alive, read_pids, records, run_match, wait_for};
 
 /// Host memory bound asserted for every hostile run (peak RSS of the host process): the
-/// goal of issue #41 (32 MB with -j 1 whatever a bot writes; 11.5-12.8 MiB measured for each
-/// of these bots, BENCHMARKS.md, "Host peak RSS under hostile bots").
-// Issue #41's goal is 32 MB; merged main of stop 42 measures 47-49 MiB for several hostile
-// bots when the tests run in parallel (about 12 MiB each alone, cause not found): 64 MiB until
-// that is fixed (the host's own figure, which may count this test process's peak).
-// Merged main also measured 72 MiB in parallel runs: the records reader may hold up to
-// `--max-record-bytes` (64 MiB) + 8 MiB (BENCHMARKS.md, bombs). 96 MiB until both are fixed.
-const HOST_RSS_BOUND_KIB: u64 = 96 * 1024;
+/// goal of issue #41 (32 MB with -j 1 whatever a bot writes; BENCHMARKS.md, "Host peak RSS
+/// under hostile bots"). (Stop 42 measured 47-72 MiB: `os::cpu_steal` zeroed a vector of
+/// millions of entries at every look at a thinking bot; fixed.)
+const HOST_RSS_BOUND_KIB: u64 = 32_000_000 / 1024;
 
 struct Run {
     records: Vec<serde_json::Value>,
