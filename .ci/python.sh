@@ -36,9 +36,12 @@ work=$(mktemp -d /tmp/stratego-python.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 py="$work/venv/bin/python"
-"$py" -m pip install -q --disable-pip-version-check maturin pytest numpy </dev/null
+# gymnasium: the environment's optional spaces are tested; mypy: stubtest below.
+"$py" -m pip install -q --disable-pip-version-check maturin pytest numpy gymnasium mypy </dev/null
 "$py" -m pip install -q --disable-pip-version-check ./python </dev/null
 # From the repository root, so that the source folder python/stratego (no compiled module
 # in it) cannot shadow the installed package.
 "$py" -c 'import stratego, sys; print("ci/python: stratego from", stratego.__file__, "on Python", sys.version.split()[0])'
+# The stubs say what the native module is: every name, every parameter name and kind.
+(cd "$work" && "$py" -m mypy.stubtest stratego._stratego --allowlist "$repo/python/stubtest-allowlist.txt" --mypy-config-file "$repo/python/pyproject.toml")
 "$work/venv/bin/pytest" -q -p no:cacheprovider python/tests

@@ -50,6 +50,9 @@ class IllegalMoveError(StrategoError):
     ``too_far``, ``blocked_by_lake``, ``blocked_path``, ``onto_own_piece``,
     ``scout_move_and_attack``, ``two_square_rule``, ``chasing_rule``."""
 
+class MoveSyntaxError(StrategoError):
+    """Text that is not a move (``"e4-e5"`` is one); the message quotes it."""
+
 class ProtocolError(StrategoError):
     """A line that is not a host message."""
 
@@ -232,8 +235,11 @@ class Game:
         to_move: Color = "red",
         plies: int = 0,
         captured: Optional[Mapping[str, Mapping[str, int]]] = None,
+        check_army: bool = True,
     ) -> Game:
-        """Any position (repetition histories start empty)."""
+        """Any position (repetition histories start empty). Raises ``GameError`` when a
+        side has more of a rank (on the board and captured) than the ruleset's army, or no
+        Flag, unless ``check_army=False``."""
     @property
     def rules(self) -> Ruleset: ...
     @property
@@ -324,6 +330,13 @@ class View:
         """``len(PLANES) * height * width`` bytes of 0 or 1 (see ``stratego.encoding``)."""
     @property
     def planes_shape(self) -> Tuple[int, int, int]: ...
+    def unseen(self) -> Counts:
+        """The opponent's ranks not yet seen: its army less its losses and its pieces of
+        known rank (``{"bomb": 6, "scout": 5, ...}``)."""
+    def sample_world(self, rng: Union[int, Any]) -> Game:
+        """A full position that agrees with this view: the unseen ranks dealt at random to
+        the unknown pieces (a moved piece gets no Bomb or Flag; known ranks stay).
+        ``rng``: an int seed or a ``random.Random``."""
 
 class Tracker:
     """The board as one player knows it, kept from the plies (for ``"view": "moves"``)."""
