@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from ._stratego import (
     PROTOCOL_VERSION,
@@ -45,6 +45,7 @@ from .bot import _Session
 __all__ = ["play", "derive_seed", "DEFAULT_TIME_CONTROL"]
 
 _MASK = (1 << 64) - 1
+_COLORS: Tuple[Literal["red"], Literal["blue"]] = ("red", "blue")
 
 #: The time control written in ``hello`` and the record (the host's ``match`` defaults);
 #: ``play`` does not enforce it.
@@ -183,7 +184,8 @@ def play(
     # setups
     deployments: Dict[str, Optional[Deployment]] = {"red": None, "blue": None}
     if not faults:
-        for color, seat in seats.items():
+        for color in _COLORS:
+            seat = seats[color]
             request = {
                 "type": "setup_request",
                 "game_id": gid,
@@ -206,7 +208,7 @@ def play(
     resigned: Optional[str] = None
     if not faults and deployments["red"] is not None and deployments["blue"] is not None:
         game = Game(ruleset, deployments["red"], deployments["blue"])
-        setup_squares = {c: [sq for sq, _ in deployments[c].pieces] for c in ("red", "blue")}
+        setup_squares = {c: [sq for sq, _ in d.pieces] for c, d in deployments.items() if d is not None}
         while not game.is_over:
             color = game.to_move
             seat = seats[color]

@@ -70,7 +70,7 @@ def _send(msg: dict) -> None:
     _out.flush()
 
 
-def random_setup(rules, color: str, rng: random.Random) -> Deployment:
+def random_setup(rules, color: Literal["red", "blue"], rng: random.Random) -> Deployment:
     """A uniformly random valid setup for ``color`` (the rules crate's
     ``Deployment.random``, seeded from ``rng``)."""
     return Deployment.random(rules, color, rng.getrandbits(64))

@@ -24,7 +24,7 @@ draw (``terminations``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Literal, Optional, Tuple, Union, cast
 
 from ._stratego import Deployment, Game, Move, Ruleset, View
 from .arena import derive_seed
@@ -101,9 +101,9 @@ class StrategoEnv:
                 seed = random.getrandbits(64)
             red = Deployment.random(self.rules, "red", derive_seed(seed, 1))
             blue = Deployment.random(self.rules, "blue", derive_seed(seed, 2))
+            self.game = Game(self.rules, red, blue)
         else:
-            red, blue = setups
-        self.game = Game(self.rules, red, blue)
+            self.game = Game(self.rules, setups[0], setups[1])
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
@@ -123,7 +123,7 @@ class StrategoEnv:
     def observe(self, agent: str) -> Any:
         """What ``agent`` may know, as planes (float32, shape ``(29, height, width)``)."""
         assert self.game is not None, "call reset() first"
-        view = self.game.view(agent)
+        view = self.game.view(cast(Literal["red", "blue"], agent))
         np = self._np
         return np.frombuffer(view.planes(self.orient), dtype=np.uint8).reshape(view.planes_shape).astype(np.float32)
 
@@ -203,7 +203,7 @@ class StrategoEnv:
     def view(self, agent: Optional[str] = None) -> View:
         """The ``View`` of ``agent`` (default: the agent to act)."""
         assert self.game is not None, "call reset() first"
-        return self.game.view(agent or self.agent_selection)
+        return self.game.view(cast(Literal["red", "blue"], agent or self.agent_selection))
 
     def render(self) -> str:
         """The board as text, every rank shown (``str(env.game)``)."""
