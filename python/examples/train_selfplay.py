@@ -99,6 +99,7 @@ def train(rules, minutes, lr, seed):
     end = time.monotonic() + 60 * minutes
     games = plies = 0
     started = time.monotonic()
+    next_report = started + 10
     while time.monotonic() < end:
         trace, winner = self_play_game(env, w, rng, seed * 1_000_003 + games)
         games += 1
@@ -110,7 +111,8 @@ def train(rules, minutes, lr, seed):
             g = 1.0 if color == winner else -1.0
             grad += g * (x[k] - p @ x)
         w += lr * grad / max(1, len(trace))
-        if games % 50 == 0:
+        if time.monotonic() >= next_report:
+            next_report += 10
             rate = plies / (time.monotonic() - started)
             print(f"{games} games, {rate:.0f} plies/s: " + ", ".join(f"{n}={v:+.2f}" for n, v in zip(FEATURES, w)))
     return w, games
@@ -159,7 +161,7 @@ def main():
     ap.add_argument("--rules", default="barrage")
     ap.add_argument("--minutes", type=float, default=3.0)
     ap.add_argument("--lr", type=float, default=0.5)
-    ap.add_argument("--eval-games", type=int, default=400)
+    ap.add_argument("--eval-games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     t0 = time.monotonic()

@@ -149,6 +149,8 @@ def play(
     master seed ``seed``. The game ends by the rules, a resignation, or a fault of a bot
     (an illegal or unreadable move, an invalid setup), which loses as under the host with
     the same reason code."""
+    if bot_a is bot_b:
+        raise ValueError("play needs two bot objects (each keeps its own game): play(MyBot(), MyBot(), ...)")
     ruleset = rules if isinstance(rules, Ruleset) else Ruleset.preset(rules)
     seed &= _MASK
     names = list(names) if names is not None else [_name_of(bot_a), _name_of(bot_b)]

@@ -126,3 +126,16 @@ def test_unreadable_move_text_forfeits_with_the_hosts_words():
     assert rec.message == (
         'bad (Blue) forfeits: invalid move "nonsense": expected two square names joined by \'-\', like "e4-e5"'
     )
+
+
+def test_info_lines_are_recorded_per_bot_and_one_object_cannot_play_both_sides():
+    class Talker(RandomBot):
+        def move(self, turn, view):
+            self.info(f"{self.color} at {view.ply}")
+            return super().move(turn, view)
+
+    rec = stratego.play(Talker(), RandomBot(), "barrage", 4)
+    assert rec.info["red"][:2] == ["red at 0", "red at 2"] and rec.info["blue"] == []
+    bot = RandomBot()
+    with pytest.raises(ValueError, match="two bot objects"):
+        stratego.play(bot, bot, "barrage", 4)
