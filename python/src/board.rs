@@ -261,7 +261,9 @@ impl PyView {
     }
 
     /// One world that agrees with this view: the unseen ranks dealt at random to the
-    /// opponent's pieces of unknown rank (uniformly among consistent deals): a piece that
+    /// opponent's pieces of unknown rank (uniformly among the deals that fit, under rules
+    /// with exact counts, as every preset has; without them the Flag is always dealt, so
+    /// the draw is close to uniform): a piece that
     /// has moved gets no Bomb or Flag, a rank already seen stays as it is. Returns a `Game`
     /// at this position with every rank known (for determinised search: play it, copy it).
     /// `rng` is an int seed or a `random.Random`. The game is both setups played through
