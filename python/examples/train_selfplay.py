@@ -92,7 +92,9 @@ def self_play_game(env, w, rng, seed):
     return trace, (outcome.winner if outcome is not None else None)
 
 
-def train(rules, minutes, lr, seed):
+def train(rules, minutes, lr, seed, games_limit=None, quiet=False):
+    """Self-play for ``minutes`` (or exactly ``games_limit`` games, for a repeatable run);
+    returns the weights and the number of games."""
     env = StrategoEnv(rules, max_plies=1000)
     rng = np.random.default_rng(seed)
     w = np.zeros(len(FEATURES))
@@ -100,7 +102,7 @@ def train(rules, minutes, lr, seed):
     games = plies = 0
     started = time.monotonic()
     next_report = started + 10
-    while time.monotonic() < end:
+    while (time.monotonic() < end) if games_limit is None else (games < games_limit):
         trace, winner = self_play_game(env, w, rng, seed * 1_000_003 + games)
         games += 1
         plies += len(trace)
@@ -111,7 +113,7 @@ def train(rules, minutes, lr, seed):
             g = 1.0 if color == winner else -1.0
             grad += g * (x[k] - p @ x)
         w += lr * grad / max(1, len(trace))
-        if time.monotonic() >= next_report:
+        if not quiet and time.monotonic() >= next_report:
             next_report += 10
             rate = plies / (time.monotonic() - started)
             print(f"{games} games, {rate:.0f} plies/s: " + ", ".join(f"{n}={v:+.2f}" for n, v in zip(FEATURES, w)))
@@ -160,12 +162,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="barrage")
     ap.add_argument("--minutes", type=float, default=3.0)
+    ap.add_argument("--games", type=int, default=None, help="train on exactly this many games (repeatable)")
     ap.add_argument("--lr", type=float, default=0.5)
     ap.add_argument("--eval-games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     t0 = time.monotonic()
-    w, games = train(args.rules, args.minutes, args.lr, args.seed)
+    w, games = train(args.rules, args.minutes, args.lr, args.seed, args.games)
     print(f"trained on {games} self-play games in {time.monotonic() - t0:.0f} s")
     print("weights: " + ", ".join(f"{n}={v:+.2f}" for n, v in zip(FEATURES, w)))
     for label, weights in (("random", None), ("trained", w)):
