@@ -4,9 +4,12 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use stratego_rules::{Color, Rank, Ruleset, Square, View};
+use stratego_protocol::Rng;
+use stratego_rules::{Color, Game, PieceCounts, PositionPiece, Rank, Ruleset, Square, View};
 
-use crate::convert::{by_color_counts, color_str, move_obj, parse_square};
+use crate::convert::{by_color_counts, color_str, counts_dict, move_obj, parse_square};
+use crate::errors::GameError;
+use crate::game::{PyGame, game_err};
 use crate::ruleset::{PyRuleset, json_loads};
 use crate::types::{PyOutcome, PyPiece, PyPly};
 
@@ -67,8 +70,231 @@ pub fn encode_planes(view: &View, rules: &Ruleset, orient: bool) -> Vec<u8> {
     out
 }
 
+impl PyView {
+    /// The opponent's ranks the viewer has not seen: its army less its pieces captured
+    /// and less its pieces on the board whose rank the viewer knows.
+    fn unseen_counts(&self) -> PieceCounts {
+        let opponent = !self.view.color;
+        let mut pool = *self.rules.pieces();
+        for r in Rank::ALL {
+            pool[r] = pool[r].saturating_sub(self.view.captured[opponent][r]);
+        }
+        for p in self.view.pieces.iter().filter(|p| p.color == opponent) {
+            if let Some(r) = p.rank {
+                pool[r] = pool[r].saturating_sub(1);
+            }
+        }
+        pool
+    }
+
+    /// A full-knowledge position that agrees with everything the viewer knows (see
+    /// `sample_world`).
+    fn deal(&self, rng: &mut Rng) -> PyResult<Game> {
+        let opponent = !self.view.color;
+        let pool = self.unseen_counts();
+        let mut mobile: Vec<Rank> = Vec::new();
+        let mut immobile: Vec<Rank> = Vec::new();
+        for r in Rank::ALL {
+            let into = if r.is_mobile() { &mut mobile } else { &mut immobile };
+            into.extend(std::iter::repeat_n(r, pool[r] as usize));
+        }
+        let unknown = |moved: bool| {
+            self.view
+                .pieces
+                .iter()
+                .enumerate()
+                .filter(move |(_, p)| p.color == opponent && p.rank.is_none() && p.moved == moved)
+        };
+        let moved: Vec<usize> = unknown(true).map(|(i, _)| i).collect();
+        let unmoved: Vec<usize> = unknown(false).map(|(i, _)| i).collect();
+        let inconsistent = |what: String| GameError::new_err(format!("no world fits this view: {what}"));
+        if moved.len() > mobile.len() {
+            return Err(inconsistent(format!(
+                "{} unknown pieces have moved but only {} movable ranks are unseen",
+                moved.len(),
+                mobile.len()
+            )));
+        }
+        shuffle(&mut mobile, rng);
+        let mut ranks: Vec<Option<Rank>> = self.view.pieces.iter().map(|p| p.rank).collect();
+        for (k, &i) in moved.iter().enumerate() {
+            ranks[i] = Some(mobile[k]);
+        }
+        let mut rest: Vec<Rank> = immobile;
+        rest.extend_from_slice(&mobile[moved.len()..]);
+        if rest.len() < unmoved.len() {
+            return Err(inconsistent(format!(
+                "{} unknown pieces but only {} unseen ranks",
+                unmoved.len() + moved.len(),
+                rest.len() + moved.len()
+            )));
+        }
+        shuffle(&mut rest, rng);
+        // With fewer pieces than the army (rulesets without exact counts), the Flag is
+        // still on the board: it must be among those dealt.
+        match rest.iter().position(|&r| r == Rank::Flag) {
+            Some(_) if unmoved.is_empty() => {
+                return Err(inconsistent("the flag is unseen but no unknown piece has stood still".into()));
+            }
+            Some(f) if f >= unmoved.len() => {
+                let to = rng.below(unmoved.len());
+                rest.swap(f, to);
+            }
+            _ => {}
+        }
+        for (k, &i) in unmoved.iter().enumerate() {
+            ranks[i] = Some(rest[k]);
+        }
+        let ranks: Vec<Rank> = ranks.into_iter().map(|r| r.expect("every piece has a rank now")).collect();
+        if let Some(game) = self.replayed(&ranks) {
+            return Ok(game);
+        }
+        let pieces: Vec<PositionPiece> = self
+            .view
+            .pieces
+            .iter()
+            .zip(&ranks)
+            .map(|(p, &rank)| PositionPiece {
+                square: p.square,
+                color: p.color,
+                rank,
+                moved: p.moved,
+                revealed: p.revealed,
+            })
+            .collect();
+        Game::from_position(self.rules.clone(), &pieces, self.view.to_move, self.view.ply, self.view.captured)
+            .map_err(game_err)
+    }
+}
+
+impl PyView {
+    /// The game from its start with `ranks` (one per piece of the view, by index) for the
+    /// pieces now on the board: the plies of the history walked back from the board give
+    /// every piece's starting square (a piece a fight removed comes back, its rank told by
+    /// the fight), then both setups are played forward through the history. `None` when
+    /// the view does not start at ply 0 (a `from_position` game) or does not walk back.
+    fn replayed(&self, ranks: &[Rank]) -> Option<Game> {
+        use std::collections::HashMap;
+        use stratego_rules::{CombatResult, Deployment};
+        let v = &self.view;
+        if v.ply as usize != v.history.len() {
+            return None;
+        }
+        let mut idents: Vec<(Color, Rank)> = v.pieces.iter().zip(ranks).map(|(p, &r)| (p.color, r)).collect();
+        let mut at: HashMap<Square, usize> = v.pieces.iter().enumerate().map(|(i, p)| (p.square, i)).collect();
+        let mut bring_back = |at: &mut HashMap<Square, usize>, sq: Square, who: (Color, Rank)| -> Option<()> {
+            idents.push(who);
+            at.insert(sq, idents.len() - 1).is_none().then_some(())
+        };
+        for ply in v.history.iter().rev() {
+            let (mv, c) = (ply.mv, ply.color);
+            match ply.combat {
+                None => {
+                    let id = at.remove(&mv.to)?;
+                    at.insert(mv.from, id).is_none().then_some(())?;
+                }
+                Some(f) => match f.result {
+                    CombatResult::AttackerWins => {
+                        let id = at.remove(&mv.to)?;
+                        at.insert(mv.from, id).is_none().then_some(())?;
+                        bring_back(&mut at, mv.to, (!c, f.defender))?;
+                    }
+                    CombatResult::DefenderWins => bring_back(&mut at, mv.from, (c, f.attacker))?,
+                    CombatResult::BothRemoved => {
+                        bring_back(&mut at, mv.from, (c, f.attacker))?;
+                        bring_back(&mut at, mv.to, (!c, f.defender))?;
+                    }
+                },
+            }
+        }
+        let setup = |color: Color| {
+            let idents = &idents;
+            Deployment::new(
+                &self.rules,
+                color,
+                at.iter()
+                    .map(|(&sq, &id)| (sq, idents[id]))
+                    .filter(|(_, (c, _))| *c == color)
+                    .map(|(sq, (_, r))| (sq, r)),
+            )
+            .ok()
+        };
+        let (red, blue) = (setup(Color::Red)?, setup(Color::Blue)?);
+        let mut game = Game::new(self.rules.clone(), &red, &blue).ok()?;
+        for ply in &v.history {
+            if game.play(ply.mv).ok()? != *ply {
+                return None;
+            }
+        }
+        Some(game)
+    }
+}
+
+/// Fisher-Yates with SplitMix64.
+fn shuffle<T>(items: &mut [T], rng: &mut Rng) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.below(i + 1));
+    }
+}
+
+/// A seed from `rng`: an int, or an object with `getrandbits` (a `random.Random`).
+fn seed_of(rng: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(n) = rng.extract::<u64>() {
+        return Ok(n);
+    }
+    if rng.hasattr("getrandbits")? {
+        return rng.call_method1("getrandbits", (64,))?.extract();
+    }
+    Err(crate::errors::value_error(format!(
+        "rng must be an int seed or a random.Random, not {}",
+        crate::convert::type_name(rng)
+    )))
+}
+
 #[pymethods]
 impl PyView {
+    /// The pool of the opponent's ranks the viewer has not seen: its army, less the pieces
+    /// it lost and less its pieces on the board whose rank the viewer knows (revealed by a
+    /// fight or a Scout's long move). `{"bomb": 6, "scout": 5, ...}`, strongest first.
+    fn unseen<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        counts_dict(py, &self.unseen_counts())
+    }
+
+    /// One world that agrees with this view: the unseen ranks dealt at random to the
+    /// opponent's pieces of unknown rank (uniformly among the deals that fit, under rules
+    /// with exact counts, as every preset has; without them the Flag is always dealt, so
+    /// the draw is close to uniform): a piece that
+    /// has moved gets no Bomb or Flag, a rank already seen stays as it is. Returns a `Game`
+    /// at this position with every rank known (for determinised search: play it, copy it).
+    /// `rng` is an int seed or a `random.Random`. The game is both setups played through
+    /// the view's history, so origins, the two-square and chasing rules' histories and
+    /// the ply count are the real game's; for a view of a `from_position` game (whose
+    /// history does not start at ply 0) it is built with `from_position` (origins are the
+    /// present squares, repetition histories empty).
+    fn sample_world(&self, rng: &Bound<'_, PyAny>) -> PyResult<PyGame> {
+        let mut r = Rng::new(seed_of(rng)?);
+        self.deal(&mut r).map(PyGame::wrap)
+    }
+
+    /// The board as the host's `replay --as <color>` draws it: the viewer's eyes (`b?` an
+    /// opponent piece of unknown rank; Blue's view turned around), then the last ply, the
+    /// losses, and who is to move or how the game ended.
+    fn __str__(&self) -> String {
+        let v = &self.view;
+        let cells: Vec<crate::text::Cell> =
+            v.pieces.iter().map(|p| crate::text::Cell { square: p.square, color: p.color, rank: p.rank }).collect();
+        crate::text::frame(
+            &self.rules,
+            &cells,
+            v.color == Color::Blue,
+            v.ply,
+            v.history.last(),
+            v.to_move,
+            &v.captured,
+            v.outcome,
+        )
+    }
+
     /// The viewer.
     #[getter]
     fn color<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {

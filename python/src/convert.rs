@@ -104,7 +104,15 @@ pub fn extract_move(obj: &Bound<'_, PyAny>) -> PyResult<Move> {
     let text: String = obj
         .extract()
         .map_err(|_| value_error(format!("expected a Move or a move text like \"e4-e5\", got {}", type_name(obj))))?;
-    text.parse().map_err(|e: stratego_rules::ParseMoveError| value_error(e.to_string()))
+    parse_move(&text)
+}
+
+/// A move from its text (`"e4-e5"`); bad text raises `MoveSyntaxError`.
+pub fn parse_move(text: &str) -> PyResult<Move> {
+    text.parse().map_err(|e: stratego_rules::ParseMoveError| {
+        // The rules crate's message, as the host words it: it quotes the text.
+        crate::errors::MoveSyntaxError::new_err(e.to_string())
+    })
 }
 
 /// The Python type name of `obj`, for error messages.

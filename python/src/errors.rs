@@ -20,6 +20,12 @@ create_exception!(
     StrategoError,
     "A move the rules forbid here; `.code` is the rules crate's stable code (`two_square_rule`, ...)."
 );
+create_exception!(
+    stratego,
+    MoveSyntaxError,
+    StrategoError,
+    "Text that is not a move (`\"e4-e5\"` is one): the message says what is wrong with it."
+);
 create_exception!(stratego, ProtocolError, StrategoError, "A line that is not a host message of the protocol.");
 create_exception!(stratego, RecordError, StrategoError, "A game record that does not read or replay.");
 create_exception!(stratego, GravonError, StrategoError, "A Gravon (StraDoS2) game file that does not read.");

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use stratego_protocol::Rng;
-use stratego_rules::{Color, Deployment, EndReason, Game, Move, PositionPiece, Ruleset};
+use stratego_rules::{ByColor, Color, Deployment, EndReason, Game, Move, PieceCounts, PositionPiece, Rank, Ruleset};
 
 use crate::board::PyView;
 use crate::convert::{
@@ -178,6 +178,41 @@ fn extract_position_piece(obj: &Bound<'_, PyAny>) -> PyResult<PositionPiece> {
     })
 }
 
+/// Each side's pieces on the board and lost, rank by rank, against the ruleset's army:
+/// more of a rank than the ruleset has, or no Flag on the board, is a `GameError` naming
+/// the side, the rank and both counts.
+fn army_fits(rules: &Ruleset, pieces: &[PositionPiece], captured: &ByColor<PieceCounts>) -> PyResult<()> {
+    for color in Color::ALL {
+        let mut on_board = PieceCounts::default();
+        for p in pieces.iter().filter(|p| p.color == color) {
+            on_board[p.rank] += 1;
+        }
+        for rank in Rank::STRONGEST_FIRST {
+            let (here, lost, allowed) = (on_board[rank], captured[color][rank], rules.pieces()[rank]);
+            if u32::from(here) + u32::from(lost) > u32::from(allowed) {
+                return Err(GameError::new_err(format!(
+                    "{color} has {} {}: {here} on the board and {lost} captured, but the {} army has {allowed}",
+                    u32::from(here) + u32::from(lost),
+                    plural(rank, u32::from(here) + u32::from(lost)),
+                    rules.name()
+                )));
+            }
+        }
+        if on_board[Rank::Flag] == 0 && rules.pieces()[Rank::Flag] > 0 {
+            return Err(GameError::new_err(format!("{color} has no flag on the board")));
+        }
+    }
+    Ok(())
+}
+
+fn plural(rank: Rank, n: u32) -> String {
+    match (n, rank) {
+        (1, _) => rank.name().to_owned(),
+        (_, Rank::Spy) => "spies".to_owned(),
+        _ => format!("{}s", rank.name()),
+    }
+}
+
 #[pymethods]
 impl PyGame {
     /// Starts a game from two deployments (`Deployment` objects or setup text).
@@ -191,20 +226,30 @@ impl PyGame {
 
     /// Any position, for analysis and search: `pieces` as `(square, color, rank[, moved[,
     /// revealed]])` tuples or dicts, `to_move`, `plies` already played (for the ply limit)
-    /// and the pieces each side has lost. Repetition histories start empty.
+    /// and the pieces each side has lost. Repetition histories start empty. Each side's
+    /// army is checked against the ruleset (`GameError`: more of a rank on the board and
+    /// captured than the ruleset has, or no Flag on the board) unless `check_army=False`
+    /// (a study position beyond the ruleset's army).
     #[staticmethod]
-    #[pyo3(signature = (rules, pieces, to_move = "red", plies = 0, captured = None))]
+    #[pyo3(signature = (rules, pieces, to_move = "red", plies = 0, captured = None, check_army = true))]
     fn from_position(
         rules: &Bound<'_, PyAny>,
         pieces: &Bound<'_, PyAny>,
         to_move: &str,
         plies: u32,
         captured: Option<&Bound<'_, PyAny>>,
+        check_army: bool,
     ) -> PyResult<PyGame> {
         let rules = extract_rules(rules)?;
         let list = pieces.try_iter()?.map(|p| extract_position_piece(&p?)).collect::<PyResult<Vec<_>>>()?;
         let captured = extract_by_color_counts(captured)?;
-        let game = Game::from_position(rules, &list, parse_color(to_move)?, plies, captured).map_err(game_err)?;
+        // The board's own checks first (a square off the board, two pieces on one), then
+        // the armies.
+        let game =
+            Game::from_position(rules.clone(), &list, parse_color(to_move)?, plies, captured).map_err(game_err)?;
+        if check_army {
+            army_fits(&rules, &list, &captured)?;
+        }
         Ok(PyGame::wrap(game))
     }
 
@@ -297,19 +342,19 @@ impl PyGame {
     }
 
     /// Whether the move is legal now.
-    fn is_legal(&self, mv: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.game.check_move(extract_move(mv)?).is_ok())
+    fn is_legal(&self, r#move: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.game.check_move(extract_move(r#move)?).is_ok())
     }
 
     /// Why the move is illegal: raises `IllegalMoveError` (with `.code`), else returns None.
-    fn check_move(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.game.check_move(extract_move(mv)?).map_err(|e| illegal(py, e))
+    fn check_move(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.game.check_move(extract_move(r#move)?).map_err(|e| illegal(py, e))
     }
 
     /// Checks and plays a move (a `Move` or `"e4-e5"`); returns the `Ply` with its fight.
     /// An illegal move raises `IllegalMoveError` and leaves the game unchanged.
-    fn play(&mut self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<PyPly> {
-        let m = extract_move(mv)?;
+    fn play(&mut self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<PyPly> {
+        let m = extract_move(r#move)?;
         self.game.play(m).map(|ply| PyPly { ply }).map_err(|e| illegal(py, e))
     }
 
@@ -362,6 +407,26 @@ impl PyGame {
     /// An independent copy (for search: play on the copy).
     fn copy(&self) -> PyGame {
         PyGame { game: self.game.clone(), buf: Vec::new() }
+    }
+
+    /// The board as the host's `replay` draws it for a spectator (every rank shown), with
+    /// the last ply, the losses, and who is to move or how the game ended.
+    fn __str__(&self) -> String {
+        let g = &self.game;
+        let cells: Vec<crate::text::Cell> = g
+            .board_pieces()
+            .map(|(square, color, rank)| crate::text::Cell { square, color, rank: Some(rank) })
+            .collect();
+        crate::text::frame(
+            g.rules(),
+            &cells,
+            false,
+            g.ply_count(),
+            g.history().last(),
+            g.to_move(),
+            g.captured(),
+            g.outcome(),
+        )
     }
 
     fn __copy__(&self) -> PyGame {

@@ -13,6 +13,7 @@ mod errors;
 mod game;
 mod messages;
 mod ruleset;
+mod text;
 mod tracker;
 mod types;
 
@@ -25,6 +26,7 @@ fn _stratego(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeploymentError", py.get_type::<errors::DeploymentError>())?;
     m.add("GameError", py.get_type::<errors::GameError>())?;
     m.add("IllegalMoveError", py.get_type::<errors::IllegalMoveError>())?;
+    m.add("MoveSyntaxError", py.get_type::<errors::MoveSyntaxError>())?;
     m.add("ProtocolError", py.get_type::<errors::ProtocolError>())?;
     m.add("RecordError", py.get_type::<errors::RecordError>())?;
     m.add("GravonError", py.get_type::<errors::GravonError>())?;

@@ -29,8 +29,11 @@ impl PyMove {
     #[pyo3(signature = (from_square, to_square = None))]
     fn new(py: Python<'_>, from_square: &str, to_square: Option<&str>) -> PyResult<PyMove> {
         let mv = match to_square {
-            None => from_square.parse().map_err(|e: stratego_rules::ParseMoveError| value_error(e.to_string()))?,
-            Some(to) => Move::new(parse_square(from_square)?, parse_square(to)?),
+            None => crate::convert::parse_move(from_square)?,
+            Some(to) => {
+                let bad = |e: PyErr| crate::errors::MoveSyntaxError::new_err(format!("not a move: {e}"));
+                Move::new(parse_square(from_square).map_err(bad)?, parse_square(to).map_err(bad)?)
+            }
         };
         Ok(PyMove::make(py, mv))
     }
@@ -38,7 +41,7 @@ impl PyMove {
     /// The shared move object for a text like `"e4-e5"`.
     #[staticmethod]
     fn parse<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyMove>> {
-        let mv: Move = text.parse().map_err(|e: stratego_rules::ParseMoveError| value_error(e.to_string()))?;
+        let mv: Move = crate::convert::parse_move(text)?;
         move_obj(py, mv)
     }
 

@@ -37,6 +37,7 @@ from ._stratego import (
     Hello,
     IllegalMoveError,
     Move,
+    MoveSyntaxError,
     Outcome,
     Piece,
     Ply,
@@ -59,6 +60,8 @@ from ._stratego import (
     rank_from_code,
     strength,
 )
+
+from .arena import play  # noqa: E402  (after the native names it uses)
 
 COLORS = ("red", "blue")
 """The two sides; Red moves first."""
@@ -94,6 +97,7 @@ __all__ = [
     "Hello",
     "IllegalMoveError",
     "Move",
+    "MoveSyntaxError",
     "Outcome",
     "Piece",
     "Ply",
@@ -112,6 +116,7 @@ __all__ = [
     "is_mobile",
     "opponent",
     "parse_message",
+    "play",
     "random_playouts",
     "rank_code",
     "rank_from_code",

@@ -2,7 +2,9 @@
 with PyO3). Colours, ranks and squares are strings as on the wire."""
 
 from os import PathLike
-from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final
+
+from typing_extensions import Self
 
 Color = Literal["red", "blue"]
 RankName = Literal[
@@ -50,6 +52,9 @@ class IllegalMoveError(StrategoError):
     ``too_far``, ``blocked_by_lake``, ``blocked_path``, ``onto_own_piece``,
     ``scout_move_and_attack``, ``two_square_rule``, ``chasing_rule``."""
 
+class MoveSyntaxError(StrategoError):
+    """Text that is not a move (``"e4-e5"`` is one); the message quotes it."""
+
 class ProtocolError(StrategoError):
     """A line that is not a host message."""
 
@@ -71,11 +76,12 @@ def rank_from_code(code: str) -> str:
 def is_mobile(rank: str) -> bool:
     """Whether the rank can move (not a Bomb or the Flag)."""
 
+@final
 class Move:
     """A move ``from-to``; compares equal to its text (``Move("e4-e5") == "e4-e5"``)
     and hashes like it. Moves from the package are shared objects."""
 
-    def __init__(self, from_square: str, to_square: Optional[str] = None) -> None: ...
+    def __new__(cls, from_square: str, to_square: Optional[str] = None) -> Self: ...
     @staticmethod
     def parse(text: str) -> Move: ...
     @property
@@ -86,8 +92,9 @@ class Move:
     def distance(self) -> int:
         """Squares travelled (more than 1 only for a Scout)."""
     def __hash__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
+@final
 class Combat:
     """A fight: both ranks are told to both players."""
 
@@ -104,6 +111,7 @@ class Combat:
     def flag_captured(self) -> bool: ...
     def to_dict(self) -> Dict[str, str]: ...
 
+@final
 class Ply:
     """One ply as it happened."""
 
@@ -116,6 +124,7 @@ class Ply:
     def to_dict(self) -> Dict[str, Any]:
         """The wire form (``plies`` of a ``turn``)."""
 
+@final
 class Outcome:
     """How the rules ended a game."""
 
@@ -126,6 +135,7 @@ class Outcome:
     @property
     def is_draw(self) -> bool: ...
 
+@final
 class Piece:
     """A piece as one player sees it."""
 
@@ -146,10 +156,11 @@ class Piece:
         """Whether both players know its rank (a fight, or a Scout's long move)."""
     def to_dict(self) -> Dict[str, Any]: ...
 
+@final
 class Ruleset:
     """Every rule setting. ``Ruleset("isf")`` is ``Ruleset.preset("isf")``."""
 
-    def __init__(self, name: str = "classic") -> None: ...
+    def __new__(cls, name: str = "classic") -> Self: ...
     @staticmethod
     def preset(name: str) -> Ruleset:
         """``classic``, ``isf``, ``barrage`` or ``ucc2012``."""
@@ -194,15 +205,16 @@ class Ruleset:
     def setup_squares(self, color: Color) -> List[Square]: ...
     def squares(self) -> List[Square]: ...
 
+@final
 class Deployment:
     """One side's validated setup."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         rules: RulesLike,
         color: Color,
         pieces: Union[Mapping[Square, str], Iterable[Tuple[Square, str]]],
-    ) -> None: ...
+    ) -> Self: ...
     @staticmethod
     def parse(rules: RulesLike, color: Color, text: str) -> Deployment:
         """Rows form (top rank first, ``/`` between rows) or pairs form (``a1=F b1=B``)."""
@@ -221,10 +233,11 @@ class Deployment:
     def to_pairs(self) -> str: ...
     def __len__(self) -> int: ...
 
+@final
 class Game:
     """A game refereed by the rules crate."""
 
-    def __init__(self, rules: RulesLike, red: DeploymentLike, blue: DeploymentLike) -> None: ...
+    def __new__(cls, rules: RulesLike, red: DeploymentLike, blue: DeploymentLike) -> Self: ...
     @staticmethod
     def from_position(
         rules: RulesLike,
@@ -232,8 +245,11 @@ class Game:
         to_move: Color = "red",
         plies: int = 0,
         captured: Optional[Mapping[str, Mapping[str, int]]] = None,
+        check_army: bool = True,
     ) -> Game:
-        """Any position (repetition histories start empty)."""
+        """Any position (repetition histories start empty). Raises ``GameError`` when a
+        side has more of a rank (on the board and captured) than the ruleset's army, or no
+        Flag, unless ``check_army=False``."""
     @property
     def rules(self) -> Ruleset: ...
     @property
@@ -292,6 +308,7 @@ def random_playouts(
     ``games``, ``plies``, ``red_wins``, ``blue_wins``, ``draws``, ``unfinished`` and
     ``reasons`` (count per end reason)."""
 
+@final
 class View:
     """What one player may know of a game, and nothing more."""
 
@@ -324,11 +341,19 @@ class View:
         """``len(PLANES) * height * width`` bytes of 0 or 1 (see ``stratego.encoding``)."""
     @property
     def planes_shape(self) -> Tuple[int, int, int]: ...
+    def unseen(self) -> Counts:
+        """The opponent's ranks not yet seen: its army less its losses and its pieces of
+        known rank (``{"bomb": 6, "scout": 5, ...}``)."""
+    def sample_world(self, rng: Union[int, Any]) -> Game:
+        """A full position that agrees with this view: the unseen ranks dealt at random to
+        the unknown pieces (a moved piece gets no Bomb or Flag; known ranks stay).
+        ``rng``: an int seed or a ``random.Random``."""
 
+@final
 class Tracker:
     """The board as one player knows it, kept from the plies (for ``"view": "moves"``)."""
 
-    def __init__(self, rules: RulesLike, color: Color, deployment: DeploymentLike, opponent_squares: Sequence[Square]) -> None: ...
+    def __new__(cls, rules: RulesLike, color: Color, deployment: DeploymentLike, opponent_squares: Sequence[Square]) -> Self: ...
     def apply(self, ply: Ply) -> None: ...
     def apply_all(self, plies: Iterable[Ply]) -> None: ...
     @property
@@ -342,6 +367,7 @@ class Tracker:
 def parse_message(line: Union[str, bytes]) -> Union[Hello, SetupRequest, Turn, PlyNotice, GameOver, Quit]:
     """Decodes one line from the host; raises ``ProtocolError`` for anything else."""
 
+@final
 class Hello:
     type: Literal["hello"]
     @property
@@ -361,6 +387,7 @@ class Hello:
     @property
     def opponent(self) -> Optional[str]: ...
 
+@final
 class SetupRequest:
     type: Literal["setup_request"]
     @property
@@ -378,6 +405,7 @@ class SetupRequest:
     @property
     def fixed(self) -> Optional[str]: ...
 
+@final
 class Turn:
     type: Literal["turn"]
     @property
@@ -407,6 +435,7 @@ class Turn:
     def view_with(self, tracker: Tracker) -> View:
         """Applies the turn's plies to the tracker and returns its view."""
 
+@final
 class PlyNotice:
     type: Literal["ply"]
     @property
@@ -416,6 +445,7 @@ class PlyNotice:
     @property
     def ply(self) -> Ply: ...
 
+@final
 class GameOver:
     type: Literal["game_over"]
     @property
@@ -435,22 +465,26 @@ class GameOver:
     @property
     def opponent_setup(self) -> List[Tuple[Square, RankName]]: ...
 
+@final
 class Quit:
     type: Literal["quit"]
 
+@final
 class CompactRecords:
     """The records of a compact records file (``games.jsonl.zst``: one zstd frame per
     record), read one frame at a time; ``stratego.data.read_records`` uses it. A frame
     that decompresses to more than ``max_record_bytes`` raises ``RecordError`` without
     being held (a decompression bomb)."""
 
-    def __init__(self, path: Union[str, PathLike[str]], max_record_bytes: int = 67108864) -> None: ...
+    def __new__(cls, path: Union[str, PathLike[str]], max_record_bytes: int = ...) -> Self:
+        """``max_record_bytes``: 67108864 (64 MiB) by default."""
     def __iter__(self) -> Iterator[Record]: ...
     def __next__(self) -> Record: ...
     @property
     def torn(self) -> Optional[str]:
         """Where the torn last frame starts, once the iteration ended; ``None`` if none."""
 
+@final
 class Record:
     """One game record (a line of ``games.jsonl``)."""
 
@@ -492,6 +526,7 @@ class Record:
         """Replays every ply with the rules crate; the rules' outcome or None."""
     def to_json(self) -> str: ...
 
+@final
 class GravonGame:
     """One Gravon (StraDoS2) XML game."""
 
@@ -515,6 +550,7 @@ class GravonGame:
     def replay(self) -> GravonReplay: ...
     def to_xml(self) -> str: ...
 
+@final
 class GravonReplay:
     @property
     def plies(self) -> int: ...

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Callable, Literal, Optional, Union
 
 from ._stratego import (
     Deployment,
@@ -70,7 +70,7 @@ def _send(msg: dict) -> None:
     _out.flush()
 
 
-def random_setup(rules, color: str, rng: random.Random) -> Deployment:
+def random_setup(rules, color: Literal["red", "blue"], rng: random.Random) -> Deployment:
     """A uniformly random valid setup for ``color`` (the rules crate's
     ``Deployment.random``, seeded from ``rng``)."""
     return Deployment.random(rules, color, rng.getrandbits(64))
@@ -97,7 +97,7 @@ class Bot:
     # Set by the loop for each game.
     hello: Hello
     rules: Any
-    color: str
+    color: Literal["red", "blue"]
     rng: random.Random
     deployment: Optional[Deployment]
 
@@ -121,7 +121,8 @@ class Bot:
     def info(self, text: str) -> None:
         """Sends an ``info`` line: recorded in the game record, never shown to the
         opponent. Any time during a game."""
-        _send({"type": "info", "text": str(text)})
+        send = getattr(self, "_stratego_send", None) or _send
+        send({"type": "info", "text": str(text)})
 
 
 class _GameState:
@@ -189,13 +190,65 @@ def _view_of(state: _GameState, turn: Turn) -> View:
     return turn.view_with(state.tracker)
 
 
+class _Session:
+    """One bot's side of the protocol, message by message: what ``run`` does with each
+    line from the host, and what ``stratego.play`` does in-process (the same code, so a
+    bot sees the same views either way). ``send`` takes each answer as a dict."""
+
+    def __init__(self, bot: Any, send: Callable[[dict], None]):
+        self.bot = bot
+        self.send = send
+        self.state: Optional[_GameState] = None
+        try:
+            bot._stratego_send = send
+        except AttributeError:
+            pass  # an object without a __dict__: its info() (if any) goes to stdout
+
+    def handle(self, msg: Any) -> bool:
+        """Acts on one host message; False once it was ``quit``."""
+        bot, state = self.bot, self.state
+        if isinstance(msg, Hello):
+            self.state = _GameState(msg)
+            bot.hello = msg
+            bot.rules = msg.rules
+            bot.color = msg.color
+            bot.rng = random.Random(msg.seed)
+            bot.deployment = None
+            if hasattr(bot, "new_game"):
+                bot.new_game(msg)
+            self.send(_ready(bot))
+        elif isinstance(msg, SetupRequest):
+            if state is not None:
+                self.send({"type": "setup", "deployment": _setup_answer(bot, state, msg)})
+        elif isinstance(msg, Turn):
+            if state is not None:
+                view = _view_of(state, msg)
+                answer = bot.move(msg, view)
+                if answer is None:
+                    self.send({"type": "resign"})
+                else:
+                    text = str(answer)
+                    if text not in msg.legal_moves:
+                        log(f"bot: warning: {text} is not among this turn's legal moves")
+                    self.send({"type": "move", "move": text, "ply": msg.ply})
+        elif isinstance(msg, GameOver):
+            if state is not None and hasattr(bot, "game_over"):
+                bot.game_over(msg)
+            self.state = None
+        elif isinstance(msg, PlyNotice):
+            pass  # only sent to bots that asked for immediate_plies; this loop does not
+        elif isinstance(msg, Quit):
+            return False
+        return True
+
+
 def run(bot: Any, input: Optional[IO[str]] = None, output: Optional[IO[str]] = None) -> None:
     """Plays games on standard input and output (or ``input``/``output``) until ``quit``
     or the end of input."""
     global _out
     stdin = input if input is not None else sys.stdin
     _out = output if output is not None else sys.stdout
-    state: Optional[_GameState] = None
+    session = _Session(bot, _send)
     while True:
         line = stdin.readline()
         if not line:
@@ -211,39 +264,7 @@ def run(bot: Any, input: Optional[IO[str]] = None, output: Optional[IO[str]] = N
             # A newer host may send messages this loop does not know: skip them.
             log(f"bot: ignoring a message I cannot read ({e})")
             continue
-        if isinstance(msg, Hello):
-            state = _GameState(msg)
-            bot.hello = msg
-            bot.rules = msg.rules
-            bot.color = msg.color
-            bot.rng = random.Random(msg.seed)
-            bot.deployment = None
-            if hasattr(bot, "new_game"):
-                bot.new_game(msg)
-            _send(_ready(bot))
-        elif isinstance(msg, SetupRequest):
-            if state is None:
-                continue
-            _send({"type": "setup", "deployment": _setup_answer(bot, state, msg)})
-        elif isinstance(msg, Turn):
-            if state is None:
-                continue
-            view = _view_of(state, msg)
-            answer = bot.move(msg, view)
-            if answer is None:
-                _send({"type": "resign"})
-            else:
-                text = str(answer)
-                if text not in msg.legal_moves:
-                    log(f"bot: warning: {text} is not among this turn's legal moves")
-                _send({"type": "move", "move": text, "ply": msg.ply})
-        elif isinstance(msg, GameOver):
-            if state is not None and hasattr(bot, "game_over"):
-                bot.game_over(msg)
-            state = None
-        elif isinstance(msg, PlyNotice):
-            pass  # only sent to bots that asked for immediate_plies; this loop does not
-        elif isinstance(msg, Quit):
+        if not session.handle(msg):
             return
 
 

@@ -103,7 +103,7 @@ def _gravon_entries(path: str) -> list:
                     found.append(os.path.join(root, f))
     else:
         found.append(path)
-    entries = []
+    entries: list = []
     for p in found:
         if p.endswith(".zip"):
             with zipfile.ZipFile(p) as z:

@@ -47,3 +47,9 @@ def run_host(host: Path, *args: str, check: bool = True) -> subprocess.Completed
 def bot_command(script: Path, *args: str) -> str:
     """A bot command line for the host: this interpreter running `script`."""
     return " ".join([sys.executable, str(script), *args])
+
+
+#: The host's per-move limit for games in tests that are not about clocks (as CALM_CLOCK in
+#: tests/src/lib.rs): a Python bot under a debug host on a loaded machine overran the
+#: default 1 s.
+CALM_CLOCK = ("--move-time", "60")

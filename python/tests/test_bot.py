@@ -13,7 +13,7 @@ from stratego import Deployment, Game
 from stratego.bot import Bot, run
 from stratego.data import read_records
 
-from conftest import PYTHON_DIR, SETUP_BOOK, bot_command, run_host
+from conftest import CALM_CLOCK, PYTHON_DIR, SETUP_BOOK, bot_command, run_host
 
 sys.path.insert(0, str(PYTHON_DIR / "tests" / "bots"))
 from digest import digest  # noqa: E402
@@ -166,7 +166,7 @@ def test_check_passes_for_bots_on_the_package(host):
 def test_views_in_a_real_match_with_a_setup_book_are_the_rules_view(host, tmp_path, view):
     out = tmp_path / "out"
     run_host(
-        host, "match", bot_command(VIEW_BOT, view), "sample-bot", "--games", "2", "--seed", "3",
+        host, "match", *CALM_CLOCK, bot_command(VIEW_BOT, view), "sample-bot", "--games", "2", "--seed", "3",
         "--setups", str(SETUP_BOOK), "--out", str(out), "-q",
     )
     records = list(read_records(out))

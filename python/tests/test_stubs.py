@@ -60,3 +60,37 @@ def test_members_of_the_classes_have_stubs():
             continue
         own = {m for m in vars(cls) if not m.startswith("_")}
         assert own <= members, f"{name}: no stub for {sorted(own - members)}"
+
+
+def test_parameter_names_are_the_stubs_names():
+    """The stubs say `move`; the runtime takes `move=` (it took `mv=`, so code the type
+    checker passed failed)."""
+    rules = stratego.Ruleset.preset("classic")
+    game = stratego.Game(rules, stratego.Deployment.random(rules, "red", 1), stratego.Deployment.random(rules, "blue", 2))
+    move = game.legal_moves()[0]
+    assert game.is_legal(move=move)
+    assert game.check_move(move=move) is None
+    assert game.play(move=move).move == move
+
+
+def test_bad_move_text_raises_the_packages_error():
+    import pytest
+
+    rules = stratego.Ruleset.preset("classic")
+    game = stratego.Game(rules, stratego.Deployment.random(rules, "red", 1), stratego.Deployment.random(rules, "blue", 2))
+    for call in (lambda: stratego.Move("e4e5"), lambda: stratego.Move.parse("x-y"), lambda: game.play("nonsense"),
+                 lambda: game.is_legal("e4"), lambda: stratego.Move("e4", "z99")):
+        with pytest.raises(stratego.MoveSyntaxError) as e:
+            call()
+        assert isinstance(e.value, stratego.StrategoError) and isinstance(e.value, ValueError)
+    with pytest.raises(stratego.MoveSyntaxError, match=r'invalid move "nonsense": expected two square names'):
+        game.play("nonsense")
+
+
+def test_bot_color_is_a_literal():
+    import typing
+
+    from stratego.bot import Bot
+
+    hints = typing.get_type_hints(Bot)
+    assert typing.get_args(hints["color"]) == ("red", "blue")
