@@ -27,10 +27,10 @@ fn main() {
             init_logging(args.log_level());
             args.into_plan().and_then(stratego_host::commands::ladder::run)
         }
-        Command::Token(args) => stratego_host::commands::remote::token(args.out.as_deref()),
+        Command::Token(args) => stratego_host::commands::token::token(args.out.as_deref()),
         Command::Connect(args) => {
             init_logging("warn");
-            args.into_options().and_then(stratego_host::commands::remote::connect)
+            args.into_options().and_then(stratego_host::commands::token::connect)
         }
         Command::Replay(args) => stratego_host::commands::replay::run(args),
         Command::Convert(args) => stratego_host::commands::convert::run(args),
@@ -44,15 +44,15 @@ fn main() {
         }
         Command::Match(args) => {
             init_logging(args.run.log_level());
-            args.into_plan().and_then(stratego_host::commands::play::run_event)
+            args.into_plan().and_then(stratego_host::commands::harness::run_event)
         }
         Command::Tournament(args) => {
             init_logging(args.run.log_level());
-            args.into_plan().and_then(stratego_host::commands::play::run_event)
+            args.into_plan().and_then(stratego_host::commands::harness::run_event)
         }
         Command::Sprt(args) => {
             init_logging(args.run.log_level());
-            args.into_plan().and_then(stratego_host::commands::play::run_event)
+            args.into_plan().and_then(stratego_host::commands::harness::run_event)
         }
     };
     // The one place a subcommand's result becomes output and an exit code.

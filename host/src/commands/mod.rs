@@ -6,8 +6,8 @@ pub mod convert;
 pub mod export;
 pub mod ladder;
 pub mod merge;
-pub mod play;
-pub mod remote;
+pub mod harness;
+pub mod token;
 pub mod replay;
 
 /// What a subcommand prints on stdout, and its exit code: every subcommand returns
