@@ -503,8 +503,8 @@ impl RunFlags {
         if self.serve_per_address.is_some() && self.serve.is_none() {
             return Err(usage("--serve-per-address: only with --serve ADDR"));
         }
-        if self.serve_per_address.is_some_and(|n| !(1..=crate::compete::live_page::MAX_CONNECTIONS).contains(&n)) {
-            return Err(usage(format!("--serve-per-address: 1 to {}", crate::compete::live_page::MAX_CONNECTIONS)));
+        if self.serve_per_address.is_some_and(|n| !(1..=crate::display::web::live_page::MAX_CONNECTIONS).contains(&n)) {
+            return Err(usage(format!("--serve-per-address: 1 to {}", crate::display::web::live_page::MAX_CONNECTIONS)));
         }
         let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
@@ -540,7 +540,7 @@ impl RunFlags {
             watch: self.watch,
             serve: self.serve.clone(),
             serve_delay: self.serve_delay.unwrap_or(0),
-            serve_per_address: self.serve_per_address.unwrap_or(crate::compete::live_page::MAX_PER_ADDRESS),
+            serve_per_address: self.serve_per_address.unwrap_or(crate::display::web::live_page::MAX_PER_ADDRESS),
             compress: self.compress,
             event: self.event.clone(),
             no_html: self.no_html,

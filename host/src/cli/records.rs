@@ -40,7 +40,7 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     pub missing_list: Option<PathBuf>,
     /// With --out: games listed on each index page (index.html, then index-2.html…).
-    #[arg(long, value_name = "N", default_value_t = crate::compete::viewer::GAMES_PER_PAGE,
+    #[arg(long, value_name = "N", default_value_t = crate::display::files::viewer::GAMES_PER_PAGE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub games_per_page: usize,
 }
@@ -103,7 +103,7 @@ pub struct ReplayArgs {
     /// Whose eyes: red or blue (exactly what that side's bot was told: the opponent's ranks
     /// only once revealed) or spectator (everything).
     #[arg(long = "as", value_enum, value_name = "VIEW", default_value = "spectator")]
-    pub view: crate::compete::replay::Viewer,
+    pub view: crate::display::terminal::replay::Viewer,
     /// Skip the lines of the records file that are not game records (a corrupted line),
     /// saying how many, instead of refusing the file.
     #[arg(long)]

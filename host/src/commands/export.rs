@@ -1,10 +1,10 @@
 //! `stratego-host export`: game records as one self-contained HTML page (the page is
-//! [`crate::compete::viewer`]'s).
+//! [`crate::display::files::viewer`]'s).
 
 use stratego_protocol::record::GameRecord;
 
 use crate::commands::Outcome;
-use crate::compete::viewer::export_html;
+use crate::display::files::viewer::export_html;
 use crate::run::plan::{ConfigError, usage};
 
 /// `export` options, as the command line gave them ([`crate::cli::records`]).

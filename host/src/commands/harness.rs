@@ -16,7 +16,7 @@ use stratego_rules::Color;
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
 use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, failed_to_start, game_line, with_overload};
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::game::setup_book::SetupBook;
 use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
@@ -150,13 +150,13 @@ pub fn run_competition(
             bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
         let planned = competition.games(&event).len() as u64;
         let rules = run.settings.rules.spec().clone();
-        Some(crate::compete::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
+        Some(crate::display::terminal::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
     } else {
         None
     };
     let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
-    let live_page = crate::compete::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
+    let live_page = crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
@@ -550,9 +550,9 @@ pub struct Extras {
     /// Or those of a resumed directory, read as the run goes (with `history` empty).
     pub resumed: Option<Resumed>,
     /// The live board (`--watch`).
-    pub watch: Option<crate::compete::live_board::LiveBoard>,
+    pub watch: Option<crate::display::terminal::live_board::LiveBoard>,
     /// The live page (`--serve`).
-    pub live_page: Option<crate::compete::live_page::LivePage>,
+    pub live_page: Option<crate::display::web::live_page::LivePage>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -772,7 +772,7 @@ fn standings_html(report: &dyn ReportSink, done: u64, over: bool) -> String {
     if let (true, Some(html)) = (over, report.page().summary_html) {
         return html;
     }
-    format!("<pre>{}</pre>", crate::compete::viewer::html_escape(report.interim(done).trim_end()))
+    format!("<pre>{}</pre>", crate::display::files::viewer::html_escape(report.interim(done).trim_end()))
 }
 
 /// Runs the executor with the sinks that are there, in order.
@@ -790,12 +790,12 @@ async fn play_with_sinks(
 /// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
 /// schedule order, over several pages for a long list), the `extra` pages the summary links,
 /// and a viewer page per game in `DIR/games/` (at most
-/// [`crate::compete::viewer::MAX_VIEWER_PAGES`]). The records are read one at a time.
+/// [`crate::display::files::viewer::MAX_VIEWER_PAGES`]). The records are read one at a time.
 fn write_index(
     run: &RunConfig,
     title: &str,
     summary_html: &str,
-    extra: &[crate::compete::viewer::ExtraPage],
+    extra: &[crate::display::files::viewer::ExtraPage],
 ) -> Result<(), String> {
     let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
     let title = match &run.event {
@@ -804,18 +804,18 @@ fn write_index(
     };
     let title = title.as_str();
     let index = dir.join("index.html");
-    let options = crate::compete::viewer::IndexOptions {
-        per_page: crate::compete::viewer::GAMES_PER_PAGE,
+    let options = crate::display::files::viewer::IndexOptions {
+        per_page: crate::display::files::viewer::GAMES_PER_PAGE,
         extra,
         force: None,
         flag: "--out",
     };
-    let w = crate::compete::viewer::write_index_streamed(
+    let w = crate::display::files::viewer::write_index_streamed(
         &index,
         title,
         Some(summary_html),
         manifest::digests_iter(dir)?,
-        crate::compete::viewer::MAX_VIEWER_PAGES,
+        crate::display::files::viewer::MAX_VIEWER_PAGES,
         &options,
     )?;
     if run.live != crate::run::plan::Live::Quiet {

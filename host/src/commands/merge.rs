@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Header};
-use crate::compete::style::Style;
-use crate::compete::viewer::IndexCollector;
+use crate::display::terminal::style::Style;
+use crate::display::files::viewer::IndexCollector;
 use crate::run::events::{Event, RunEnd};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, usage};
@@ -143,7 +143,7 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     let mut seen = vec![0u32; games.len()];
     let mut strangers: BTreeSet<String> = BTreeSet::new();
     let mut finished = 0u32;
-    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::compete::viewer::MAX_VIEWER_PAGES));
+    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::display::files::viewer::MAX_VIEWER_PAGES));
     for dir in &args.dirs {
         let file = manifest::records_path(dir).map_err(usage)?;
         // Each record read as its digest (its moves skipped: the report and the index's
@@ -204,7 +204,7 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     let mut code = crate::exit::OK;
     if let (Some(dir), Some(collector)) = (&args.out, index) {
         let index = dir.join("index.html");
-        let options = crate::compete::viewer::IndexOptions {
+        let options = crate::display::files::viewer::IndexOptions {
             per_page: args.games_per_page,
             extra: &page.extra,
             force: None,

@@ -1,11 +1,11 @@
 //! `stratego-host replay`: shows a recorded game on the terminal (the board and its
-//! drawing are [`crate::compete::replay`]).
+//! drawing are [`crate::display::terminal::replay`]).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::commands::Outcome;
-use crate::compete::replay::{Replay, Viewer, colour_wanted, load_with, tui};
+use crate::display::terminal::replay::{Replay, Viewer, colour_wanted, load_with, tui};
 use crate::exit;
 use crate::run::plan::ConfigError;
 

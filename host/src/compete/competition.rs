@@ -18,7 +18,7 @@ use std::collections::{HashSet, VecDeque};
 use crate::compete::report::{Summary, json};
 use crate::compete::sinks::MatchSummary;
 use crate::compete::sprt::{PairSource, SprtSink};
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::compete::tournament::TournamentSink;
 use crate::run::events::Sink;
 use crate::run::executor::GameSource;
@@ -182,7 +182,7 @@ pub struct Page {
     /// index (`merge --out` still writes the games).
     pub summary_html: Option<String>,
     /// Pages beside the index that the summary links (a large tournament's crosstable).
-    pub extra: Vec<crate::compete::viewer::ExtraPage>,
+    pub extra: Vec<crate::display::files::viewer::ExtraPage>,
 }
 
 /// The games a run plays: a list, or pairs made as the competition goes.
@@ -310,7 +310,7 @@ impl ReportSink for MatchSummary {
         let s = &self.summary;
         Page {
             title: format!("Match: {} vs {}", s.bots[0].name, s.bots[1].name),
-            summary_html: Some(crate::compete::viewer::match_html(s)),
+            summary_html: Some(crate::display::files::viewer::match_html(s)),
             extra: Vec::new(),
         }
     }
@@ -373,8 +373,8 @@ impl ReportSink for TournamentSink {
     fn page(&self) -> Page {
         let title = format!("Tournament: {} bots, rules {}", self.bots(), self.report.rules);
         Page {
-            summary_html: Some(crate::compete::viewer::tournament_html(&self.report)),
-            extra: crate::compete::viewer::tournament_crosstable_page(&self.report, &title).into_iter().collect(),
+            summary_html: Some(crate::display::files::viewer::tournament_html(&self.report)),
+            extra: crate::display::files::viewer::tournament_crosstable_page(&self.report, &title).into_iter().collect(),
             title,
         }
     }

@@ -438,8 +438,8 @@ impl Overload {
             let _ = write!(
                 s,
                 "<li data-bot=\"{0}\">{1}</li>",
-                crate::compete::viewer::html_escape(&b.name),
-                crate::compete::viewer::html_escape(&b.describe())
+                crate::display::files::viewer::html_escape(&b.name),
+                crate::display::files::viewer::html_escape(&b.describe())
             );
         }
         s.push_str("</ul></div>");

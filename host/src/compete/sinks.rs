@@ -10,7 +10,7 @@ use stratego_rules::Color;
 
 use crate::compete::competition::{DigestSink, Page, ReportSink};
 use crate::compete::report::{Overload, Summary};
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::reason::Reason;
 use crate::record::{GameRecord, RecordWriter};
 use crate::run::events::stderr_lines;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use stratego_rules::Color;
 
 use crate::compete::competition::DigestSink;
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::GameSource;
 use crate::run::schedule::{self, GameSpec};

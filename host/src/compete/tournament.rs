@@ -9,7 +9,7 @@ use serde::Serialize;
 use stratego_rules::Color;
 
 use crate::compete::competition::DigestSink;
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::schedule::GameSpec;
 use stratego_stats::{self as stats, Pentanomial, Rating};
@@ -422,7 +422,7 @@ mod tests {
 
     #[test]
     fn a_large_tournament_has_its_crosstable_on_a_page_of_its_own() {
-        use crate::compete::viewer::{CROSSTABLE_INLINE_MAX, tournament_crosstable_page, tournament_html};
+        use crate::display::files::viewer::{CROSSTABLE_INLINE_MAX, tournament_crosstable_page, tournament_html};
         for bots in [CROSSTABLE_INLINE_MAX, CROSSTABLE_INLINE_MAX + 1] {
             let event = schedule::EventSpec {
                 bots,
@@ -507,7 +507,7 @@ mod tests {
         assert!((ab.draw_ratio - 0.5).abs() < 1e-12);
         assert!(r.ranking[0].elo > r.ranking[1].elo && r.ranking[1].elo > r.ranking[2].elo);
         assert!(r.ranking.iter().all(|s| s.elo.is_finite() && s.elo_err95.is_some()));
-        let text = r.render(crate::compete::style::Style::plain());
+        let text = r.render(crate::display::terminal::style::Style::plain());
         assert!(text.starts_with("Tournament: 6 of 6 games, rules classic, seed 1\n"), "{text}");
         assert!(!text.contains("\x1b["), "no colour in plain style");
         assert!(!text.contains("-0 ") && !text.contains("inf") && !text.contains("NaN"), "{text}");

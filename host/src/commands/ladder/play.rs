@@ -45,7 +45,7 @@ use super::{db_error, failure};
 use crate::commands::Outcome;
 use crate::compete::competition::{Competition, Header, Page, ReportSink};
 use crate::compete::report::json;
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::Entrant;
 use crate::run::plan::{ConfigError, RunConfig, usage};

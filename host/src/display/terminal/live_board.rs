@@ -19,7 +19,7 @@ use stratego_protocol::reason::Reason;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
 use stratego_rules::{ByColor, RulesetSpec};
 
-use crate::compete::replay::{Replay, Viewer};
+use crate::display::terminal::replay::{Replay, Viewer};
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::schedule::GameSpec;
 
@@ -71,7 +71,7 @@ impl LiveBoard {
                 Err(e) => return Err(format!("--watch draws on a terminal: stderr is not one, and /dev/tty: {e}")),
             }
         };
-        let colour = crate::compete::replay::colour_wanted(true, std::env::var_os("NO_COLOR"));
+        let colour = crate::display::terminal::replay::colour_wanted(true, std::env::var_os("NO_COLOR"));
         Ok(LiveBoard::to_writer(out, colour, rules, bots, planned))
     }
 

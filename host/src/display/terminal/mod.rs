@@ -1,0 +1,5 @@
+//! The terminal: the `--watch` board, the replay board, colours.
+
+pub(crate) mod live_board;
+pub(crate) mod replay;
+pub(crate) mod style;
