@@ -15,17 +15,18 @@
 //! 9. [`game`]: what a game is, as values (time control and clock, setup book).
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
-//! [`exit`] (exit codes), [`reason`] (why a game ended) and [`terminal_text`] (the one
-//! sanitiser of text from bots, records and remote hosts before it reaches a terminal); the statistics are the
+//! [`exit`] (exit codes), [`reason`] (why a game ended), [`terminal_text`] (the one
+//! sanitiser of text from bots, records and remote hosts before it reaches a terminal) and
+//! [`text`] (small text helpers); the statistics are the
 //! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
 //! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
 //! which `build.rs` compiles to WebAssembly for [`display::files::viewer`] to embed.
 //!
-//! One game's path: `cli` validates flags into a plan → `commands::play` builds the competition
+//! One game's path: `cli` validates flags into a plan → `commands::harness` builds the competition
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
 //! `run::referee`, which talks to each bot through `session::BotSession` (`session::json_session`
 //! over a `supervise::process`, or `session::remote_session` over a `remote::hub` connection)
-//! → `run::events` → `compete::sinks` (records, progress, table).
+//! → `run::events` → `compete::sinks` (records, report) and `display` (progress, board, pages).
 
 pub mod cli;
 pub mod commands;
@@ -43,3 +44,4 @@ pub(crate) mod session;
 pub use session::json_session::parse_bot_message;
 pub mod supervise;
 pub mod terminal_text;
+pub mod text;

@@ -504,7 +504,10 @@ impl RunFlags {
             return Err(usage("--serve-per-address: only with --serve ADDR"));
         }
         if self.serve_per_address.is_some_and(|n| !(1..=crate::display::web::live_page::MAX_CONNECTIONS).contains(&n)) {
-            return Err(usage(format!("--serve-per-address: 1 to {}", crate::display::web::live_page::MAX_CONNECTIONS)));
+            return Err(usage(format!(
+                "--serve-per-address: 1 to {}",
+                crate::display::web::live_page::MAX_CONNECTIONS
+            )));
         }
         let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {

@@ -45,11 +45,19 @@ pub struct MergeArgs {
     pub games_per_page: usize,
 }
 
-
 impl MergeArgs {
     /// The options of `merge`, as given.
     pub fn into_options(self) -> MergeOptions {
-        MergeOptions { dirs: self.dirs, json: self.json, out: self.out, anchor: self.anchor, mixed_versions: self.mixed_versions, skip_bad_lines: self.skip_bad_lines, missing_list: self.missing_list, games_per_page: self.games_per_page }
+        MergeOptions {
+            dirs: self.dirs,
+            json: self.json,
+            out: self.out,
+            anchor: self.anchor,
+            mixed_versions: self.mixed_versions,
+            skip_bad_lines: self.skip_bad_lines,
+            missing_list: self.missing_list,
+            games_per_page: self.games_per_page,
+        }
     }
 }
 
@@ -78,11 +86,17 @@ pub struct ExportArgs {
     pub skip_bad_lines: bool,
 }
 
-
 impl ExportArgs {
     /// The options of `export`, as given.
     pub fn into_options(self) -> ExportOptions {
-        ExportOptions { records: self.records, game: self.game, html: self.html, title: self.title, force: self.force, skip_bad_lines: self.skip_bad_lines }
+        ExportOptions {
+            records: self.records,
+            game: self.game,
+            html: self.html,
+            title: self.title,
+            force: self.force,
+            skip_bad_lines: self.skip_bad_lines,
+        }
     }
 }
 
@@ -110,11 +124,16 @@ pub struct ReplayArgs {
     pub skip_bad_lines: bool,
 }
 
-
 impl ReplayArgs {
     /// The options of `replay`, as given.
     pub fn into_options(self) -> ReplayOptions {
-        ReplayOptions { records: self.records, game: self.game, ply: self.ply, view: self.view, skip_bad_lines: self.skip_bad_lines }
+        ReplayOptions {
+            records: self.records,
+            game: self.game,
+            ply: self.ply,
+            view: self.view,
+            skip_bad_lines: self.skip_bad_lines,
+        }
     }
 }
 
@@ -142,14 +161,18 @@ pub struct ConvertArgs {
     pub json: bool,
 }
 
-
 impl ConvertArgs {
     /// The options of `convert`, as given.
     pub fn into_options(self) -> ConvertOptions {
-        ConvertOptions { input: self.input, output: self.output, to: self.to.map(RecordFormat::from), game: self.game, json: self.json }
+        ConvertOptions {
+            input: self.input,
+            output: self.output,
+            to: self.to.map(RecordFormat::from),
+            game: self.game,
+            json: self.json,
+        }
     }
 }
-
 
 /// `convert --to`: a game file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

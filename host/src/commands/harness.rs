@@ -15,7 +15,8 @@ use stratego_rules::Color;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, failed_to_start, game_line, with_overload};
+use crate::compete::sinks::{RecordsSink, StartupGuard, failed_to_start, with_overload};
+use crate::display::terminal::progress::{Interim, Progress, game_line};
 use crate::display::terminal::style::Style;
 use crate::game::setup_book::SetupBook;
 use crate::record::RecordWriter;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Header};
-use crate::display::terminal::style::Style;
 use crate::display::files::viewer::IndexCollector;
+use crate::display::terminal::style::Style;
 use crate::run::events::{Event, RunEnd};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, usage};

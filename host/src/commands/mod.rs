@@ -19,14 +19,14 @@ pub mod check;
 pub mod connect;
 pub mod convert;
 pub mod export;
-pub mod ladder;
-pub mod merge;
-pub mod r#match;
-pub mod sprt;
-pub mod tournament;
 pub mod harness;
-pub mod token;
+pub mod ladder;
+pub mod r#match;
+pub mod merge;
 pub mod replay;
+pub mod sprt;
+pub mod token;
+pub mod tournament;
 
 /// What a subcommand prints on stdout, and its exit code: every subcommand returns
 /// `Result<Outcome, ConfigError>`, and `main.rs` turns it into output and an exit code.

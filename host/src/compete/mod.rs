@@ -4,6 +4,7 @@
 
 pub(crate) mod competition;
 pub(crate) mod report;
+pub(crate) mod report_sink;
 pub(crate) mod sinks;
 pub(crate) mod sprt;
 pub(crate) mod tournament;

@@ -227,7 +227,7 @@ impl Sink for LiveBoard {
             Event::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.spec.game_id != spec.game_id);
-                self.recent.push_back(crate::compete::sinks::game_line(self.done, self.planned, record));
+                self.recent.push_back(crate::display::terminal::progress::game_line(self.done, self.planned, record));
                 while self.recent.len() > RECENT {
                     self.recent.pop_front();
                 }

@@ -426,7 +426,7 @@ struct State {
     remote_sent: Value,
     last_remote: Option<Instant>,
     /// Whether the machine was overloaded, from the finished games' stall credit.
-    overload: crate::compete::report::Overload,
+    overload: crate::run::overload::Overload,
 }
 
 /// A remote bot's lag, from its moves' records.
@@ -484,7 +484,7 @@ impl State {
             lags: options.remote_bots.iter().map(|&r| r.then(RemoteLag::default)).collect(),
             remote_sent: Value::Null,
             last_remote: None,
-            overload: crate::compete::report::Overload::new(
+            overload: crate::run::overload::Overload::new(
                 &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
             ),
         };
