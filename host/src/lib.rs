@@ -17,10 +17,16 @@
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
 //! [`exit`] (exit codes), [`reason`] (why a game ended), [`terminal_text`] (the one
 //! sanitiser of text from bots, records and remote hosts before it reaches a terminal) and
-//! [`text`] (small text helpers); the statistics are the
+//! [`text`] (small text helpers), [`notice`] (what a layer has to tell the person running
+//! the host, said instead of printed); the statistics are the
 //! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
 //! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
 //! which `build.rs` compiles to WebAssembly for [`display::files::viewer`] to embed.
+//!
+//! Only these write to the terminal: `commands/`, `display/terminal/`, `main.rs`. Below
+//! them, what a layer has to say goes through [`notice`], and the command decides where it
+//! goes (`tests/tests/architecture.rs` refuses a print, a `dbg!` or a handle on stdout or
+//! stderr anywhere else).
 //!
 //! One game's path: `cli` validates flags into a plan → `commands::harness` builds the competition
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
@@ -34,6 +40,7 @@ pub mod compete;
 pub mod display;
 pub mod exit;
 pub(crate) mod game;
+pub mod notice;
 pub use stratego_protocol::reason;
 pub mod record;
 pub mod remote;

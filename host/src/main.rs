@@ -6,6 +6,10 @@ use stratego_host::run::plan::ConfigError;
 
 fn main() {
     let cli = Cli::parse();
+    // What the layers below the commands say, until a command sends it elsewhere.
+    stratego_host::notice::set_listener(Some(std::sync::Arc::new(|n: &stratego_host::notice::Notice| {
+        eprintln!("{}", n.text)
+    })));
     if cli.max_record_bytes < 1024 {
         config_error(ConfigError {
             message: "--max-record-bytes: must be at least 1024 bytes".into(),

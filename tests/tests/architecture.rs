@@ -396,3 +396,71 @@ fn the_circle_finder_sees_a_circle_through_three_files_and_super_paths() {
     edges.remove("a/y");
     assert!(circles(&edges).is_empty());
 }
+
+/// The places lib.rs allows to write to the terminal: the paths in backquotes on its doc
+/// line that starts `Only these write to the terminal:`.
+fn allowed_to_print() -> Vec<String> {
+    let lib = std::fs::read_to_string(host_src().join("lib.rs")).expect("host/src/lib.rs");
+    let line = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(str::trim)
+        .find(|l| l.starts_with("Only these write to the terminal:"))
+        .expect("lib.rs says which modules write to the terminal (`Only these write to the terminal: …`)");
+    line.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+/// The ways `code` writes to the terminal: a print macro (`println!`, `eprintln!`,
+/// `print!`, `eprint!`, `dbg!`) or a handle on stdout or stderr (`stdout()`, `stderr()`,
+/// their file descriptors), each with its line number.
+fn prints(code: &str) -> Vec<(usize, String)> {
+    const MACROS: [&str; 5] = ["println", "eprintln", "print", "eprint", "dbg"];
+    const STREAMS: [&str; 4] = ["stdout()", "stderr()", "STDOUT_FILENO", "STDERR_FILENO"];
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let bytes = line.as_bytes();
+        for (i, _) in line.match_indices('!') {
+            let start = line[..i].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |p| p + 1);
+            let name = &line[start..i];
+            if MACROS.contains(&name) && bytes.get(i + 1).is_some_and(|&b| b == b'(' || b == b'[' || b == b'{') {
+                out.push((n + 1, format!("{name}!")));
+            }
+        }
+        for stream in STREAMS {
+            for (i, _) in line.match_indices(stream) {
+                if i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
+                    out.push((n + 1, stream.to_owned()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn nothing_below_the_commands_writes_to_the_terminal() {
+    let allowed = allowed_to_print();
+    assert!(allowed.iter().any(|a| a == "commands/"), "lib.rs lets commands/ print; found {allowed:?}");
+    let root = host_src();
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    files.sort();
+    let mut problems = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        if allowed.iter().any(|a| rel == *a || (a.ends_with('/') && rel.starts_with(a.as_str()))) {
+            continue;
+        }
+        for (line, what) in prints(&code(&std::fs::read_to_string(file).unwrap())) {
+            problems.push(format!("{rel}:{line}: {what} (say it through crate::notice, or return it)"));
+        }
+    }
+    assert!(problems.is_empty(), "{} print(s) below the commands:\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
+fn the_print_finder_sees_each_way_to_the_terminal_and_not_lookalikes() {
+    let text = "eprintln!(\"x\");\nprint!(\"y\");\nlet d = dbg!(v);\nstd::io::stdout().lock();\nio::stderr().is_terminal();\nlibc::write(libc::STDERR_FILENO, p, n);\nmy_println!(z);\nlet s = not_stdout();\nassert!(ok);";
+    let found: Vec<String> = prints(text).into_iter().map(|(n, w)| format!("{n}:{w}")).collect();
+    assert_eq!(found, ["1:eprintln!", "2:print!", "3:dbg!", "4:stdout()", "5:stderr()", "6:STDERR_FILENO"]);
+}

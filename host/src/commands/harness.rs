@@ -16,9 +16,11 @@ use stratego_rules::Color;
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
 use crate::compete::sinks::{RecordsSink, StartupGuard, failed_to_start, with_overload};
+use crate::display::terminal::live_board::LiveBoard;
 use crate::display::terminal::progress::{Interim, Progress, game_line};
 use crate::display::terminal::style::Style;
 use crate::game::setup_book::SetupBook;
+use crate::notice::{Level, Notice};
 use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::{BookLookup, Entrant, Executor};
@@ -165,11 +167,30 @@ pub fn run_competition(
     })
     .with_masks(run.masks(bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let before = crate::notice::set_listener(Some(notices_of(run, watch.as_ref())));
     let extras = Extras { records, history: Vec::new(), resumed, watch, live_page };
     let outcome = runtime.block_on(play(run, bots, competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
+    crate::notice::set_listener(before);
     Ok(outcome)
+}
+
+/// Where the notices of the layers below go while a competition plays: on stderr, the
+/// [`Level::Info`] ones left out with `-q`; with `--watch` drawn on stderr, under the board
+/// instead (a line on stderr would write over it).
+fn notices_of(run: &RunConfig, watch: Option<&LiveBoard>) -> crate::notice::Listener {
+    let quiet = run.live == crate::run::plan::Live::Quiet;
+    let board = watch.and_then(LiveBoard::notices);
+    Arc::new(move |n: &Notice| {
+        if quiet && n.level == Level::Info {
+            return;
+        }
+        match &board {
+            Some(lines) => lines.lock().unwrap_or_else(|e| e.into_inner()).push_back(n.text.clone()),
+            None => eprintln!("{}", n.text),
+        }
+    })
 }
 
 /// With `--out DIR`: checks the plan against the directory's manifest (`existing`), finds the

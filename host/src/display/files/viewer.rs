@@ -685,7 +685,7 @@ fn write_index_of(
                 rows[i].href = Some(format!("games/{}", names[i]));
             }
             Err(e) => {
-                eprintln!("stratego-host: warning: game {}: no viewer page: {e}", r.game_id);
+                crate::notice::warn(format_args!("game {}: no viewer page: {e}", r.game_id));
                 unreplayable += 1;
             }
         }

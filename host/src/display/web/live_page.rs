@@ -232,7 +232,7 @@ impl LivePage {
             })
             .map_err(|e| format!("--serve: cannot start its thread: {e}"))?;
         if let Some(addr) = addr {
-            eprintln!("stratego-host: live page: http://{addr}/");
+            crate::notice::say(crate::notice::Level::Always, format!("stratego-host: live page: http://{addr}/"));
         }
         Ok(LivePage { tx, standings: None, dirty: false, done: 0, last_standings: None, thread: Some(thread), addr })
     }
