@@ -1,6 +1,6 @@
 //! Builds the viewer's WebAssembly module (`host/viewer-wasm`: the rules crate compiled for
 //! `wasm32-unknown-unknown`) and leaves it, base64-encoded, in `OUT_DIR/viewer.wasm.b64`
-//! for `compete/viewer.rs` to embed in the viewer's script.
+//! for `display/files/viewer.rs` to embed in the viewer's script.
 //!
 //! The module is built by a nested `cargo build --profile wasm` into a target directory of
 //! its own beside the outer build's profiles (`<target>/viewer-wasm`), shared by every

@@ -6,31 +6,41 @@
 //!
 //! 1. [`cli`]: the command line (clap) and the tournament file, validated once into a plan.
 //! 2. [`commands`]: one file per subcommand; each runs a plan and returns what to print and its exit code.
-//! 3. [`compete`]: competitions and what they show (tournament table, SPRT, reports, pages, replays).
-//! 4. [`run`]: a plan turned into played games (schedule, executor, referee, events, manifest).
-//! 5. [`session`]: the seam between the referee and a bot, and the protocols behind it.
-//! 6. [`supervise`]: bot processes and everything done to the operating system for them.
-//! 7. [`remote`]: remote bots' connections: the `--listen` hub, the `connect` client, tokens, lag.
-//! 8. [`game`]: what a game is, as values (time control and clock, setup book).
+//! 3. [`compete`]: competitions: what tells match, tournament and SPRT apart, their reports and sinks.
+//! 4. [`display`]: what people see, by audience: the terminal (progress, `--watch` board, replay), files (HTML pages), the web (live page).
+//! 5. [`run`]: a plan turned into played games (schedule, executor, referee, events, manifest).
+//! 6. [`session`]: the seam between the referee and a bot, and the protocols behind it.
+//! 7. [`supervise`]: bot processes and everything done to the operating system for them.
+//! 8. [`remote`]: remote bots' connections: the `--listen` hub, the `connect` client, tokens, lag.
+//! 9. [`game`]: what a game is, as values (time control and clock, setup book).
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
-//! [`exit`] (exit codes), [`reason`] (why a game ended) and [`terminal_text`] (the one
-//! sanitiser of text from bots, records and remote hosts before it reaches a terminal); the statistics are the
+//! [`exit`] (exit codes), [`reason`] (why a game ended), [`terminal_text`] (the one
+//! sanitiser of text from bots, records and remote hosts before it reaches a terminal) and
+//! [`text`] (small text helpers), [`notice`] (what a layer has to tell the person running
+//! the host, said instead of printed); the statistics are the
 //! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
 //! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
-//! which `build.rs` compiles to WebAssembly for [`compete::viewer`] to embed.
+//! which `build.rs` compiles to WebAssembly for [`display::files::viewer`] to embed.
 //!
-//! One game's path: `cli` validates flags into a plan → `commands::play` builds the competition
+//! Only these write to the terminal: `commands/`, `display/terminal/`, `main.rs`. Below
+//! them, what a layer has to say goes through [`notice`], and the command decides where it
+//! goes (`tests/tests/architecture.rs` refuses a print, a `dbg!` or a handle on stdout or
+//! stderr anywhere else).
+//!
+//! One game's path: `cli` validates flags into a plan → `commands::harness` builds the competition
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
 //! `run::referee`, which talks to each bot through `session::BotSession` (`session::json_session`
 //! over a `supervise::process`, or `session::remote_session` over a `remote::hub` connection)
-//! → `run::events` → `compete::sinks` (records, progress, table).
+//! → `run::events` → `compete::sinks` (records, report) and `display` (progress, board, pages).
 
 pub mod cli;
 pub mod commands;
 pub mod compete;
+pub mod display;
 pub mod exit;
 pub(crate) mod game;
+pub mod notice;
 pub use stratego_protocol::reason;
 pub mod record;
 pub mod remote;
@@ -41,3 +51,4 @@ pub(crate) mod session;
 pub use session::json_session::parse_bot_message;
 pub mod supervise;
 pub mod terminal_text;
+pub mod text;

@@ -6,6 +6,10 @@ use stratego_host::run::plan::ConfigError;
 
 fn main() {
     let cli = Cli::parse();
+    // What the layers below the commands say, until a command sends it elsewhere.
+    stratego_host::notice::set_listener(Some(std::sync::Arc::new(|n: &stratego_host::notice::Notice| {
+        eprintln!("{}", n.text)
+    })));
     if cli.max_record_bytes < 1024 {
         config_error(ConfigError {
             message: "--max-record-bytes: must be at least 1024 bytes".into(),
@@ -27,32 +31,32 @@ fn main() {
             init_logging(args.log_level());
             args.into_plan().and_then(stratego_host::commands::ladder::run)
         }
-        Command::Token(args) => stratego_host::commands::remote::token(args.out.as_deref()),
+        Command::Token(args) => stratego_host::commands::token::token(args.out.as_deref()),
         Command::Connect(args) => {
             init_logging("warn");
-            args.into_options().and_then(stratego_host::commands::remote::connect)
+            args.into_options().and_then(stratego_host::commands::connect::run)
         }
-        Command::Replay(args) => stratego_host::commands::replay::run(args),
-        Command::Convert(args) => stratego_host::commands::convert::run(args),
+        Command::Replay(args) => stratego_host::commands::replay::run(args.into_options()),
+        Command::Convert(args) => stratego_host::commands::convert::run(args.into_options()),
         Command::Export(args) => {
             init_logging("warn");
-            stratego_host::commands::export::run(args)
+            stratego_host::commands::export::run(args.into_options())
         }
         Command::Merge(args) => {
             init_logging("warn");
-            stratego_host::commands::merge::run_merge(args)
+            stratego_host::commands::merge::run_merge(args.into_options())
         }
         Command::Match(args) => {
             init_logging(args.run.log_level());
-            args.into_plan().and_then(stratego_host::commands::play::run_event)
+            args.into_plan().and_then(stratego_host::commands::r#match::run)
         }
         Command::Tournament(args) => {
             init_logging(args.run.log_level());
-            args.into_plan().and_then(stratego_host::commands::play::run_event)
+            args.into_plan().and_then(stratego_host::commands::tournament::run)
         }
         Command::Sprt(args) => {
             init_logging(args.run.log_level());
-            args.into_plan().and_then(stratego_host::commands::play::run_event)
+            args.into_plan().and_then(stratego_host::commands::sprt::run)
         }
     };
     // The one place a subcommand's result becomes output and an exit code.

@@ -215,3 +215,252 @@ fn the_checker_sees_grouped_and_nested_paths_and_skips_comments() {
     let found: Vec<String> = crate_paths(&code(text)).into_iter().map(|(f, _)| f).collect();
     assert_eq!(found, ["run", "game", "session", "exit"]);
 }
+
+/// A file's module path under host/src: `compete/sinks.rs` → `compete/sinks`,
+/// `display/terminal/mod.rs` → `display/terminal`.
+fn module_of(rel: &str) -> String {
+    let m = rel.trim_end_matches(".rs");
+    m.strip_suffix("/mod").unwrap_or(m).to_owned()
+}
+
+/// `a::{b::X, c::{d, e}}` → `a::b::X`, `a::c::d`, `a::c::e`.
+fn expand(path: &str) -> Vec<String> {
+    let Some(open) = path.find('{') else { return vec![path.trim().to_owned()] };
+    let prefix = &path[..open];
+    let body = &path[open + 1..path.rfind('}').unwrap_or(path.len())];
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in body.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&body[start..]);
+    items.into_iter().map(str::trim).filter(|i| !i.is_empty()).flat_map(|i| expand(&format!("{prefix}{i}"))).collect()
+}
+
+/// The modules of the same folder (its files and sub-folders, at any depth) that a file's
+/// code names, as `crate::folder::…` or `super::…` paths: the longest known module each
+/// path starts with. A `super::` path that ends in the file's own folder (`use super::*`
+/// in a test module, which names the file itself) is not counted.
+fn sibling_uses(module: &str, code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let folder = module.split('/').next().unwrap_or_default();
+    let mut out = BTreeSet::new();
+    let mut resolve = |path: &str, skip: Option<&str>| {
+        for path in expand(path) {
+            let segments: Vec<&str> = path.split("::").map(str::trim).filter(|s| !s.is_empty()).collect();
+            for n in (1..=segments.len()).rev() {
+                let candidate = segments[..n].join("/");
+                if modules.contains(&candidate) {
+                    if candidate != module
+                        && Some(candidate.as_str()) != skip
+                        && candidate.split('/').next() == Some(folder)
+                    {
+                        out.insert(candidate);
+                    }
+                    break;
+                }
+            }
+        }
+    };
+    // `crate::…`, a group whole (crate_paths splits only its first level).
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        resolve(&path_at(rest), None);
+    }
+    // `super::x` and `super::super::x`.
+    let mut rest = code;
+    while let Some(at) = rest.find("super::") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            rest = &rest["super::".len()..];
+            continue;
+        }
+        let mut up = 0;
+        while let Some(r) = rest.strip_prefix("super::") {
+            up += 1;
+            rest = r;
+        }
+        let mut base: Vec<&str> = module.split('/').collect();
+        base.truncate(base.len().saturating_sub(up));
+        if !base.is_empty() {
+            let base = base.join("::");
+            resolve(&format!("{base}::{}", path_at(rest)), Some(&base.replace("::", "/")));
+        }
+    }
+    out
+}
+
+/// The path that starts `text`: `a::b::C`, or `a::{b, c::{d}}` with its braces.
+fn path_at(text: &str) -> String {
+    let mut depth = 0;
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    end = i + 1;
+                    break;
+                }
+            }
+            c if depth == 0 && !(c.is_alphanumeric() || c == '_' || c == ':') => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    text[..end].to_owned()
+}
+
+/// The circles among `edges` (strongly connected components of more than one module), each
+/// sorted.
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Two modules are in one circle when each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_owned()];
+        while let Some(m) = todo.pop() {
+            for next in edges.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> = edges.keys().map(|m| (m, reach(m))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut placed = BTreeSet::new();
+    for (m, r) in &reached {
+        if placed.contains(*m) || !r.contains(*m) {
+            continue;
+        }
+        let circle: Vec<String> =
+            r.iter().filter(|o| reached.get(o).is_some_and(|back| back.contains(*m))).cloned().collect();
+        placed.extend(circle.iter().cloned());
+        out.push(circle);
+    }
+    out
+}
+
+#[test]
+fn no_two_files_of_a_folder_import_each_other_even_through_others() {
+    let root = host_src();
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let rels: Vec<String> =
+        files.iter().map(|f| f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/")).collect();
+    let modules: BTreeSet<String> = rels.iter().map(|r| module_of(r)).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (file, rel) in files.iter().zip(&rels) {
+        if !rel.contains('/') {
+            continue;
+        }
+        let module = module_of(rel);
+        let uses = sibling_uses(&module, &code(&std::fs::read_to_string(file).unwrap()), &modules);
+        edges.entry(module).or_default().extend(uses);
+    }
+    let found = circles(&edges);
+    let described: Vec<String> = found.iter().map(|c| c.join(" ⇄ ")).collect();
+    assert!(found.is_empty(), "{} circle(s) inside the host's folders:\n{}", found.len(), described.join("\n"));
+}
+
+#[test]
+fn the_circle_finder_sees_a_circle_through_three_files_and_super_paths() {
+    let modules: BTreeSet<String> =
+        ["a", "a/x", "a/y", "a/z", "a/sub", "a/sub/w", "b"].into_iter().map(str::to_owned).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    edges.insert("a/x".into(), sibling_uses("a/x", "use crate::a::y::Thing;\nuse crate::b::Other;", &modules));
+    edges.insert("a/y".into(), sibling_uses("a/y", "use super::z;", &modules));
+    edges.insert("a/z".into(), sibling_uses("a/z", "use crate::{a::x::f, a::sub::w::g};", &modules));
+    edges.insert("a/sub/w".into(), sibling_uses("a/sub/w", "use super::super::y::f;\nuse super::*;", &modules));
+    assert_eq!(edges["a/x"], BTreeSet::from(["a/y".to_owned()]), "b is another folder");
+    assert_eq!(edges["a/z"], BTreeSet::from(["a/x".to_owned(), "a/sub/w".to_owned()]));
+    assert_eq!(edges["a/sub/w"], BTreeSet::from(["a/y".to_owned()]), "super::super::y; super::* is the file's own");
+    assert_eq!(circles(&edges), [["a/sub/w", "a/x", "a/y", "a/z"].map(str::to_owned).to_vec()]);
+    edges.remove("a/y");
+    assert!(circles(&edges).is_empty());
+}
+
+/// The places lib.rs allows to write to the terminal: the paths in backquotes on its doc
+/// line that starts `Only these write to the terminal:`.
+fn allowed_to_print() -> Vec<String> {
+    let lib = std::fs::read_to_string(host_src().join("lib.rs")).expect("host/src/lib.rs");
+    let line = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(str::trim)
+        .find(|l| l.starts_with("Only these write to the terminal:"))
+        .expect("lib.rs says which modules write to the terminal (`Only these write to the terminal: …`)");
+    line.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+/// The ways `code` writes to the terminal: a print macro (`println!`, `eprintln!`,
+/// `print!`, `eprint!`, `dbg!`) or a handle on stdout or stderr (`stdout()`, `stderr()`,
+/// their file descriptors), each with its line number.
+fn prints(code: &str) -> Vec<(usize, String)> {
+    const MACROS: [&str; 5] = ["println", "eprintln", "print", "eprint", "dbg"];
+    const STREAMS: [&str; 4] = ["stdout()", "stderr()", "STDOUT_FILENO", "STDERR_FILENO"];
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let bytes = line.as_bytes();
+        for (i, _) in line.match_indices('!') {
+            let start = line[..i].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |p| p + 1);
+            let name = &line[start..i];
+            if MACROS.contains(&name) && bytes.get(i + 1).is_some_and(|&b| b == b'(' || b == b'[' || b == b'{') {
+                out.push((n + 1, format!("{name}!")));
+            }
+        }
+        for stream in STREAMS {
+            for (i, _) in line.match_indices(stream) {
+                if i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
+                    out.push((n + 1, stream.to_owned()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn nothing_below_the_commands_writes_to_the_terminal() {
+    let allowed = allowed_to_print();
+    assert!(allowed.iter().any(|a| a == "commands/"), "lib.rs lets commands/ print; found {allowed:?}");
+    let root = host_src();
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    files.sort();
+    let mut problems = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        if allowed.iter().any(|a| rel == *a || (a.ends_with('/') && rel.starts_with(a.as_str()))) {
+            continue;
+        }
+        for (line, what) in prints(&code(&std::fs::read_to_string(file).unwrap())) {
+            problems.push(format!("{rel}:{line}: {what} (say it through crate::notice, or return it)"));
+        }
+    }
+    assert!(problems.is_empty(), "{} print(s) below the commands:\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
+fn the_print_finder_sees_each_way_to_the_terminal_and_not_lookalikes() {
+    let text = "eprintln!(\"x\");\nprint!(\"y\");\nlet d = dbg!(v);\nstd::io::stdout().lock();\nio::stderr().is_terminal();\nlibc::write(libc::STDERR_FILENO, p, n);\nmy_println!(z);\nlet s = not_stdout();\nassert!(ok);";
+    let found: Vec<String> = prints(text).into_iter().map(|(n, w)| format!("{n}:{w}")).collect();
+    assert_eq!(found, ["1:eprintln!", "2:print!", "3:dbg!", "4:stdout()", "5:stderr()", "6:STDERR_FILENO"]);
+}

@@ -447,7 +447,7 @@ fn the_viewer_shows_a_64_bit_seed_exactly_in_a_browser() {
     let mut records = stratego_protocol::record::read_records(&out.join("games.jsonl")).unwrap();
     let seed: u64 = 18_446_744_073_709_242_422;
     records[0].seed = seed;
-    let html = stratego_host::compete::viewer::export_html(&records, "seed").unwrap();
+    let html = stratego_host::display::files::viewer::export_html(&records, "seed").unwrap();
     assert!(html.contains(&format!("\"seed\":\"{seed}\"")), "the data carries the seed as a string");
     let page = dir.join("viewer.html");
     std::fs::write(&page, &html).unwrap();

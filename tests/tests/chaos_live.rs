@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stratego_host::compete::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
+use stratego_host::display::web::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
 use stratego_tests::{CALM_CLOCK, TempDir, connect_from, host_bin, scripted_bot, wait_for};
 
 /// The longest any wait here may take before the test fails.

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stratego_host::compete::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
+use stratego_host::display::web::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
 use stratego_protocol::record::GameRecord;
 use stratego_protocol::record::read_records;
 use stratego_rules::Color;

@@ -1,5 +1,5 @@
 //! The HTML viewer in a real browser: a game played by the host binary is exported with
-//! `stratego_host::compete::viewer::export_html`, headless Chromium opens the page and steps through
+//! `stratego_host::display::files::viewer::export_html`, headless Chromium opens the page and steps through
 //! it with the page's own buttons (`tests/viewer/drive.mjs`), and the board the DOM shows
 //! in each view is compared with the position the rules crate gives at that ply. One bot's
 //! name and info line are hostile HTML, which must stay text.
@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::Value;
-use stratego_host::compete::viewer::export_html;
+use stratego_host::display::files::viewer::export_html;
 use stratego_protocol::record::read_records;
 use stratego_rules::Color;
 use stratego_tests::{TempDir, expected_board, run_match};

@@ -1,9 +1,22 @@
-//! The command line: raw flags (clap), validated once into a [`crate::run::plan::EventPlan`]
-//! (or a [`crate::commands::check::CheckPlan`], a [`crate::commands::ladder::LadderPlan`]);
-//! nothing downstream re-checks flags. The tournament file ([`config`]) is the other way in.
+//! The command line: every clap type of the host, and the flags validated once into what a
+//! command runs (a [`crate::run::plan::EventPlan`], a [`crate::commands::check::CheckPlan`], a
+//! [`crate::commands::ladder::LadderPlan`], a command's options); nothing downstream re-checks
+//! flags. The tournament file ([`config`]) is the other way in.
+//!
+//! Module structure:
+//! - `mod.rs`: [`Cli`], [`Command`], `match`, `tournament`, `sprt` and `check`'s flags, and the
+//!   flags every playing command shares ([`RunFlags`]).
+//! - [`config`]: the tournament file (TOML).
+//! - [`ladder`]: `ladder`'s flags.
+//! - [`remote`]: `--listen` and its limits, `token`'s and `connect`'s flags.
+//! - [`records`]: `merge`, `export`, `replay` and `convert`'s flags.
+//!
+//! May import every layer below it; prints nothing, blocks on nothing but reading the files
+//! its flags name, spawns nothing.
 
 pub mod config;
 pub mod ladder;
+pub mod records;
 pub mod remote;
 
 use std::path::PathBuf;
@@ -63,19 +76,19 @@ pub enum Command {
     /// Combine the --out directories of a plan's shards (--shard I/N) into one report: the
     /// same tables, JSON, statistics and ratings as a single run. Directories of different
     /// plans are refused; missing or duplicated games are named (exit 1).
-    Merge(crate::commands::merge::MergeArgs),
+    Merge(crate::cli::records::MergeArgs),
     /// Export recorded games as one self-contained HTML viewer (board, play/pause, steps, a
     /// ply slider, the move list with fights, captures, think times and clocks, the result,
     /// and spectator, Red's and Blue's views). No network needed to open it.
-    Export(crate::commands::export::ExportArgs),
+    Export(crate::cli::records::ExportArgs),
     /// Replay a recorded game on the terminal: a board you step through with the arrow
     /// keys (r, b, s switch to Red's, Blue's or the spectator's view; q quits), or, when not
     /// on a terminal, the whole game printed as text.
-    Replay(crate::commands::replay::ReplayArgs),
+    Replay(crate::cli::records::ReplayArgs),
     /// Convert between game records (games.jsonl) and Gravon XML, both ways: the direction
     /// comes from IN (or --to). Every game is replayed by the rules; games that cannot be
     /// converted are named on stderr and counted in the summary.
-    Convert(crate::commands::convert::ConvertArgs),
+    Convert(crate::cli::records::ConvertArgs),
     /// A persistent rating ladder in one SQLite file, for CI pipelines: add and retire bots,
     /// play the pairings that most reduce the ratings' uncertainty, print the table.
     Ladder(Box<ladder::LadderArgs>),
@@ -490,8 +503,11 @@ impl RunFlags {
         if self.serve_per_address.is_some() && self.serve.is_none() {
             return Err(usage("--serve-per-address: only with --serve ADDR"));
         }
-        if self.serve_per_address.is_some_and(|n| !(1..=crate::compete::live_page::MAX_CONNECTIONS).contains(&n)) {
-            return Err(usage(format!("--serve-per-address: 1 to {}", crate::compete::live_page::MAX_CONNECTIONS)));
+        if self.serve_per_address.is_some_and(|n| !(1..=crate::display::web::live_page::MAX_CONNECTIONS).contains(&n)) {
+            return Err(usage(format!(
+                "--serve-per-address: 1 to {}",
+                crate::display::web::live_page::MAX_CONNECTIONS
+            )));
         }
         let seed_given = self.seed.or(file.seed).is_some();
         let seed = self.seed.or(file.seed).unwrap_or_else(|| {
@@ -527,7 +543,7 @@ impl RunFlags {
             watch: self.watch,
             serve: self.serve.clone(),
             serve_delay: self.serve_delay.unwrap_or(0),
-            serve_per_address: self.serve_per_address.unwrap_or(crate::compete::live_page::MAX_PER_ADDRESS),
+            serve_per_address: self.serve_per_address.unwrap_or(crate::display::web::live_page::MAX_PER_ADDRESS),
             compress: self.compress,
             event: self.event.clone(),
             no_html: self.no_html,

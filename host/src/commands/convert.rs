@@ -30,7 +30,6 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
 use serde::Serialize;
 use stratego_protocol::TimeControl;
 use stratego_protocol::reason::Reason;
@@ -45,32 +44,27 @@ use crate::run::plan::ConfigError;
 /// The Gravon game types the arena can play, in the order a record's ruleset is matched.
 pub const GRAVON_TYPES: [&str; 4] = ["classic", "barrage", "duell", "classicfree"];
 
-/// `convert` options.
-#[derive(Args, Debug, Clone)]
-pub struct ConvertArgs {
+/// `convert` options, as the command line gave them ([`crate::cli::records`]).
+#[derive(Debug, Clone)]
+pub struct ConvertOptions {
     /// Input: game records (a games.jsonl file, or an --out directory holding one), or
     /// Gravon XML (an .xml file, a .zip of them, or a directory of .xml and .zip files).
-    #[arg(value_name = "IN")]
     pub input: PathBuf,
     /// Output: records are written to OUT.jsonl or OUT/games.jsonl; Gravon XML to OUT.xml
     /// (one game), OUT.zip, or a directory OUT of <game id>.xml files. It must not exist
     /// yet (a directory may exist if empty).
-    #[arg(value_name = "OUT")]
     pub output: PathBuf,
     /// The output format, when IN does not tell (a directory holding both kinds, or a
     /// file without a telling extension or content).
-    #[arg(long, value_enum, value_name = "FORMAT")]
     pub to: Option<RecordFormat>,
     /// Only these games (by game id; repeat), for records → Gravon.
-    #[arg(long, value_name = "ID")]
     pub game: Vec<String>,
     /// Print the summary as JSON on stdout.
-    #[arg(long)]
     pub json: bool,
 }
 
 /// A game file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RecordFormat {
     /// The arena's game records (JSON Lines, RECORDS.md).
@@ -656,7 +650,7 @@ fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
 /// # Errors
 /// A usage problem: an input that cannot be read or told apart, an output that exists, an
 /// unknown `--game`.
-pub fn convert(args: &ConvertArgs) -> Result<ConvertReport, String> {
+pub fn convert(args: &ConvertOptions) -> Result<ConvertReport, String> {
     if !args.input.exists() {
         return Err(format!("{}: no such file or directory", args.input.display()));
     }
@@ -865,7 +859,7 @@ fn unique(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
 ///
 /// # Errors
 /// A usage problem (exit 2), its message after `convert: `.
-pub fn run(args: ConvertArgs) -> Result<Outcome, ConfigError> {
+pub fn run(args: ConvertOptions) -> Result<Outcome, ConfigError> {
     let summary = convert(&args).map_err(|e| ConfigError { message: format!("convert: {e}"), code: exit::USAGE })?;
     let stdout = if args.json { crate::compete::report::json(&summary) } else { summary.render() };
     Ok(Outcome { stdout, code: if summary.errors > 0 { exit::FAILURE } else { exit::OK } })

@@ -1,34 +1,28 @@
 //! `stratego-host export`: game records as one self-contained HTML page (the page is
-//! [`crate::compete::viewer`]'s).
+//! [`crate::display::files::viewer`]'s).
 
 use stratego_protocol::record::GameRecord;
 
 use crate::commands::Outcome;
-use crate::compete::viewer::export_html;
+use crate::display::files::viewer::export_html;
 use crate::run::plan::{ConfigError, usage};
 
-/// `export` options.
-#[derive(clap::Args, Debug)]
-pub struct ExportArgs {
+/// `export` options, as the command line gave them ([`crate::cli::records`]).
+#[derive(Debug)]
+pub struct ExportOptions {
     /// A records file (games.jsonl) or a run's --out directory.
-    #[arg(value_name = "RECORDS")]
     pub records: std::path::PathBuf,
     /// Only this game (its id); default: every game of the file, with a game selector.
-    #[arg(long, value_name = "ID")]
     pub game: Vec<String>,
     /// The HTML file to write: one self-contained page (no network).
-    #[arg(long, value_name = "OUT.html")]
     pub html: std::path::PathBuf,
     /// The page's title (default: the records file's name).
-    #[arg(long)]
     pub title: Option<String>,
     /// Replace OUT.html even if it is not a page this host wrote (never a records file, a
     /// manifest or a database).
-    #[arg(long)]
     pub force: bool,
     /// Skip the lines of the records file that are not game records (a corrupted line),
     /// saying how many, instead of refusing the file.
-    #[arg(long)]
     pub skip_bad_lines: bool,
 }
 
@@ -37,7 +31,7 @@ pub struct ExportArgs {
 /// # Errors
 /// Exit 2 for a bad file, an unknown game id or an output it may not replace; 1 when the
 /// page cannot be written.
-pub fn run(args: ExportArgs) -> Result<Outcome, ConfigError> {
+pub fn run(args: ExportOptions) -> Result<Outcome, ConfigError> {
     crate::run::output_file::may_write_page(&args.html, Some(args.force), "--html").map_err(usage)?;
     let path = if args.records.is_dir() {
         crate::run::manifest::records_path(&args.records).map_err(usage)?

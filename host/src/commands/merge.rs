@@ -6,48 +6,37 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args;
-
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Header};
-use crate::compete::style::Style;
-use crate::compete::viewer::IndexCollector;
+use crate::display::files::viewer::IndexCollector;
+use crate::display::terminal::style::Style;
 use crate::run::events::{Event, RunEnd};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, usage};
 
-/// `merge` options.
-#[derive(Args, Debug)]
-pub struct MergeArgs {
+/// `merge` options, as the command line gave them ([`crate::cli::records`]).
+#[derive(Debug)]
+pub struct MergeOptions {
     /// The `--out` directories of the shards (each with its manifest.json and games.jsonl).
-    #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// Print the report as JSON on stdout.
-    #[arg(long)]
     pub json: bool,
     /// Write the merged report's index page (DIR/index.html) and a viewer page per game
     /// (DIR/games/), as a run's --out directory has.
-    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// For a tournament: fix one bot's rating (NAME, at 0, or NAME=ELO) instead of
     /// averaging the ratings to 0, as `tournament --anchor`.
-    #[arg(long, value_name = "NAME[=ELO]")]
     pub anchor: Option<String>,
     /// Merge even when a bot's program differs between the directories (or changed in the
     /// middle of one): by default that is refused, as the report would mix two versions.
-    #[arg(long)]
     pub mixed_versions: bool,
     /// Skip the lines of the records files that are not game records (a corrupted line),
     /// saying how many, instead of refusing the directory (the games on those lines are
     /// then missing from the report, and named as such).
-    #[arg(long)]
     pub skip_bad_lines: bool,
     /// Write the ids of the missing games to FILE, one a line (stderr names only a few).
-    #[arg(long, value_name = "FILE")]
     pub missing_list: Option<PathBuf>,
     /// With --out: games listed on each index page (index.html, then index-2.html…).
-    #[arg(long, value_name = "N", default_value_t = crate::compete::viewer::GAMES_PER_PAGE,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub games_per_page: usize,
 }
 
@@ -57,7 +46,7 @@ pub struct MergeArgs {
 ///
 /// # Errors
 /// A directory without a manifest, or directories of different plans (exit 2).
-pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
+pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     // A directory given twice is a mistake in the command, not games recorded twice.
     let mut canonical: Vec<PathBuf> = Vec::new();
     for dir in &args.dirs {
@@ -154,7 +143,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let mut seen = vec![0u32; games.len()];
     let mut strangers: BTreeSet<String> = BTreeSet::new();
     let mut finished = 0u32;
-    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::compete::viewer::MAX_VIEWER_PAGES));
+    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::display::files::viewer::MAX_VIEWER_PAGES));
     for dir in &args.dirs {
         let file = manifest::records_path(dir).map_err(usage)?;
         // Each record read as its digest (its moves skipped: the report and the index's
@@ -215,7 +204,7 @@ pub fn run_merge(args: MergeArgs) -> Result<Outcome, ConfigError> {
     let mut code = crate::exit::OK;
     if let (Some(dir), Some(collector)) = (&args.out, index) {
         let index = dir.join("index.html");
-        let options = crate::compete::viewer::IndexOptions {
+        let options = crate::display::files::viewer::IndexOptions {
             per_page: args.games_per_page,
             extra: &page.extra,
             force: None,

@@ -1,37 +1,30 @@
 //! `stratego-host replay`: shows a recorded game on the terminal (the board and its
-//! drawing are [`crate::compete::replay`]).
+//! drawing are [`crate::display::terminal::replay`]).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use clap::Args;
-
 use crate::commands::Outcome;
-use crate::compete::replay::{Replay, Viewer, colour_wanted, load_with, tui};
+use crate::display::terminal::replay::{Replay, Viewer, colour_wanted, load_with, tui};
 use crate::exit;
 use crate::run::plan::ConfigError;
 
-/// `replay` options.
-#[derive(Args, Debug, Clone)]
-pub struct ReplayArgs {
+/// `replay` options, as the command line gave them ([`crate::cli::records`]).
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
     /// The records: a games.jsonl file, or a directory holding one (an `--out` directory).
-    #[arg(value_name = "RECORDS")]
     pub records: PathBuf,
     /// The game to show, by its game_id [default: the first game of the file].
-    #[arg(long, value_name = "ID")]
     pub game: Option<String>,
     /// The ply to show (0: the setups). On a terminal the viewer starts there [default: 0];
     /// otherwise only the board at this ply is printed [default: every ply and the final
     /// board].
-    #[arg(long, value_name = "N")]
     pub ply: Option<u32>,
     /// Whose eyes: red or blue (exactly what that side's bot was told: the opponent's ranks
     /// only once revealed) or spectator (everything).
-    #[arg(long = "as", value_enum, value_name = "VIEW", default_value = "spectator")]
     pub view: Viewer,
     /// Skip the lines of the records file that are not game records (a corrupted line),
     /// saying how many, instead of refusing the file.
-    #[arg(long)]
     pub skip_bad_lines: bool,
 }
 
@@ -40,7 +33,7 @@ pub struct ReplayArgs {
 ///
 /// # Errors
 /// The message (after `replay: `) and exit code 2.
-pub fn run(args: ReplayArgs) -> Result<Outcome, ConfigError> {
+pub fn run(args: ReplayOptions) -> Result<Outcome, ConfigError> {
     run_inner(&args)
         .map(|stdout| Outcome { stdout, code: exit::OK })
         // The message may quote the file's game ids and names.
@@ -50,7 +43,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome, ConfigError> {
         })
 }
 
-fn run_inner(args: &ReplayArgs) -> Result<String, String> {
+fn run_inner(args: &ReplayOptions) -> Result<String, String> {
     let replay = Replay::new(load_with(&args.records, args.game.as_deref(), args.skip_bad_lines)?.0)?;
     if let Some(n) = args.ply
         && n > replay.plies()
@@ -77,7 +70,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let record = crate::record::tests_support::record(None);
         std::fs::write(dir.join("games.jsonl"), serde_json::to_string(&record).unwrap() + "\n").unwrap();
-        let err = run(ReplayArgs {
+        let err = run(ReplayOptions {
             records: dir.clone(),
             game: Some("nope".into()),
             ply: None,

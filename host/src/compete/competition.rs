@@ -2,7 +2,7 @@
 //! [`Competition`] gives the games it plays (and the source the executor takes them from), the
 //! [`ReportSink`] its games fill, how that report is shown (text, JSON, an HTML page) and the
 //! exit code it ends with. The kind is told apart here and nowhere else ([`of`], and
-//! [`from_manifest`] for a run's directory); `commands::play` runs any competition and
+//! [`from_manifest`] for a run's directory); `commands::harness` runs any competition and
 //! `commands::merge` reports any, without knowing which.
 //!
 //! The run layer needs a little of the kind (how bots meet and games per pairing for the
@@ -16,16 +16,16 @@
 use std::collections::{HashSet, VecDeque};
 
 use crate::compete::report::{Summary, json};
+pub use crate::compete::report_sink::{Page, ReportSink};
 use crate::compete::sinks::MatchSummary;
 use crate::compete::sprt::{PairSource, SprtSink};
-use crate::compete::style::Style;
 use crate::compete::tournament::TournamentSink;
-use crate::run::events::Sink;
+use crate::display::terminal::style::Style;
+use crate::run::events::DigestSink;
 use crate::run::executor::GameSource;
 use crate::run::manifest;
 use crate::run::plan::EventKind;
 use crate::run::schedule::{self, GameSpec};
-use stratego_records::GameDigest;
 use stratego_stats::Hypothesis;
 
 /// A competition's kind: what its games are, what they fill and how it ends.
@@ -96,93 +96,6 @@ pub struct Header {
     pub rules: String,
     /// The records file, when the games are saved.
     pub records: Option<String>,
-}
-
-/// A report that a game's [`GameDigest`] fills as its whole record would (every report of
-/// `match`, `tournament` and `sprt`: they read no more of a record than its digest holds),
-/// for what reads many records and needs only the report (`merge`).
-pub trait DigestSink {
-    /// Takes a finished game of an earlier run, as [`Sink::on_history`] its record.
-    fn on_digest(&mut self, spec: &GameSpec, game: &GameDigest);
-}
-
-/// The sink a competition's games fill, and what it shows once they are in.
-pub trait ReportSink: Sink {
-    /// The report as a [`DigestSink`], when it can be filled from digests (by default it
-    /// cannot: it is given whole records).
-    fn digest_sink(&mut self) -> Option<&mut dyn DigestSink> {
-        None
-    }
-
-    /// The progress bar's status after a finished game (`None`: unchanged).
-    fn progress(&self) -> Option<String>;
-
-    /// `--report-every`: the report after `done` finished games.
-    fn interim(&self, done: u64) -> String;
-
-    /// The report for people.
-    fn text(&self, style: Style) -> String;
-
-    /// The report as JSON, with `"event"` when the event is named.
-    fn json(&self, event: Option<&str>) -> String;
-
-    /// The index page's title and summary.
-    fn page(&self) -> Page;
-
-    /// The exit code of a run that ended without failure or interruption.
-    fn code(&self) -> i32;
-
-    /// Whether the games it was given already settle it, so that no game is to be played
-    /// (an SPRT whose test has accepted a hypothesis): a rerun of such a run is a report,
-    /// it plays nothing. By default a report is settled only by its plan's games running
-    /// out.
-    fn decided(&self) -> bool {
-        false
-    }
-
-    /// Whether the live page (`--serve`) shows [`ReportSink::interim`] as the standings
-    /// while the event runs. Without, the page counts each bot's wins, draws and losses
-    /// itself. By default it does.
-    fn live_standings(&self) -> bool {
-        true
-    }
-
-    /// Once the run is over (every sink finished), before the report is shown: reads what
-    /// it shows when that is kept elsewhere (the ladder's table, from its database). A
-    /// failure ends the command with it instead (said on stderr, its exit code, nothing on
-    /// stdout). By default there is nothing to read.
-    ///
-    /// # Errors
-    /// What could not be read.
-    fn conclude(&mut self) -> Result<(), crate::run::events::Failure> {
-        Ok(())
-    }
-
-    /// The line said on stderr (after `stratego-host: `) at the end of a run that did not
-    /// fail: interrupted (`end.cancelled`), where its finished games are (`records`: the
-    /// records file, if any); else, anything the report does not say itself. By default
-    /// the interruption only.
-    fn end_message(&self, end: &crate::run::events::RunEnd, records: Option<&str>) -> Option<String> {
-        end.cancelled.then(|| {
-            let saved = match records {
-                Some(path) => format!("the summary and {path}"),
-                None => "the summary only (no --out: no records were saved)".to_owned(),
-            };
-            format!("interrupted; every bot process was killed; the {} finished games are in {saved}", end.finished)
-        })
-    }
-}
-
-/// A report's index page.
-#[derive(Clone, Debug)]
-pub struct Page {
-    /// The title (a run prefixes the event's name).
-    pub title: String,
-    /// The summary above the games; `None`: the report has no page, and a run writes no
-    /// index (`merge --out` still writes the games).
-    pub summary_html: Option<String>,
-    /// Pages beside the index that the summary links (a large tournament's crosstable).
-    pub extra: Vec<crate::compete::viewer::ExtraPage>,
 }
 
 /// The games a run plays: a list, or pairs made as the competition goes.
@@ -310,7 +223,7 @@ impl ReportSink for MatchSummary {
         let s = &self.summary;
         Page {
             title: format!("Match: {} vs {}", s.bots[0].name, s.bots[1].name),
-            summary_html: Some(crate::compete::viewer::match_html(s)),
+            summary_html: Some(crate::compete::report::match_html(s)),
             extra: Vec::new(),
         }
     }
@@ -373,8 +286,8 @@ impl ReportSink for TournamentSink {
     fn page(&self) -> Page {
         let title = format!("Tournament: {} bots, rules {}", self.bots(), self.report.rules);
         Page {
-            summary_html: Some(crate::compete::viewer::tournament_html(&self.report)),
-            extra: crate::compete::viewer::tournament_crosstable_page(&self.report, &title).into_iter().collect(),
+            summary_html: Some(crate::compete::tournament::tournament_html(&self.report)),
+            extra: crate::compete::tournament::tournament_crosstable_page(&self.report, &title).into_iter().collect(),
             title,
         }
     }
@@ -570,7 +483,7 @@ mod tests {
                 let rec = varied(spec, n);
                 let line = serde_json::to_string(&rec).unwrap();
                 whole.on_history(&Event::GameFinished { spec: spec.clone(), record: Arc::new(rec) });
-                let digest = GameDigest::parse(&line).unwrap();
+                let digest = stratego_records::GameDigest::parse(&line).unwrap();
                 light.digest_sink().expect("a report of digests").on_digest(spec, &digest);
             }
             let end = RunEnd { finished: games.len() as u32, ..RunEnd::default() };

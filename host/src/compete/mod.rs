@@ -3,12 +3,8 @@
 //! played games into them, the live board of `--watch`, the live page of `--serve`, the replay board and the HTML pages.
 
 pub(crate) mod competition;
-pub(crate) mod live_board;
-pub mod live_page;
-pub(crate) mod replay;
 pub(crate) mod report;
+pub(crate) mod report_sink;
 pub(crate) mod sinks;
 pub(crate) mod sprt;
-pub(crate) mod style;
 pub(crate) mod tournament;
-pub mod viewer;

@@ -9,9 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
-use crate::compete::competition::DigestSink;
-use crate::compete::style::Style;
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::display::terminal::style::Style;
+use crate::run::events::{DigestSink, Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::GameSource;
 use crate::run::schedule::{self, GameSpec};
 use stratego_stats::{Hypothesis, Pentanomial, Sprt};

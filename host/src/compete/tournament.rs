@@ -8,10 +8,11 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use stratego_rules::Color;
 
-use crate::compete::competition::DigestSink;
-use crate::compete::style::Style;
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::display::files::viewer::{ExtraPage, run_line};
+use crate::display::terminal::style::Style;
+use crate::run::events::{DigestSink, Event, Failure, Flow, RunEnd, Sink};
 use crate::run::schedule::GameSpec;
+use crate::text::{half, html_escape};
 use stratego_stats::{self as stats, Pentanomial, Rating};
 
 /// One bot's line of the ranking.
@@ -404,9 +405,89 @@ fn zero(x: f64) -> f64 {
     if x.abs() < 0.5 { 0.0 } else { x }
 }
 
-/// Points with a half as `3.5`, whole ones as `3`.
-fn half(p: f64) -> String {
-    if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+/// Bots above which a tournament's crosstable goes on a page of its own
+/// ([`CROSSTABLE_PAGE`] beside the index) instead of the index: it grows with the square of
+/// the bots (200 bots: 40,000 cells, about 1.3 MB).
+pub const CROSSTABLE_INLINE_MAX: usize = 40;
+
+/// A tournament's ranking and crosstable as HTML for [`index_html`](crate::display::files::viewer::index_html): `<table
+/// id="ranking">` (a row per bot, best first, `data-bot` its name) and `<table
+/// id="crosstable">` whose cells carry `data-cell="ROW,COLUMN"` (ranked positions from 0)
+/// and show points/games as the text summary does.
+/// With more than [`CROSSTABLE_INLINE_MAX`] bots, the crosstable is not in it but on the page
+/// [`tournament_crosstable_page`] makes, linked (`<a id="crosstable-link">`).
+pub fn tournament_html(report: &TournamentReport) -> String {
+    use std::fmt::Write as _;
+    let mut s = run_line(report.games, report.planned, &report.rules, report.seed, report.interrupted);
+    s.push_str("<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    for (i, b) in report.ranking.iter().enumerate() {
+        let elo = if b.games == 0 {
+            "—".to_owned()
+        } else {
+            format!("{:+.0}", if b.elo.abs() < 0.5 { 0.0 } else { b.elo })
+        };
+        let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
+        let _ = writeln!(
+            s,
+            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\">{elo}</td><td class=\"n\">{err}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            i + 1,
+            b.games,
+            half(b.points),
+            b.wins,
+            b.draws,
+            b.losses,
+            name = html_escape(&b.name),
+        );
+    }
+    s.push_str("</tbody>\n</table>\n");
+    if report.ranking.len() > CROSSTABLE_INLINE_MAX {
+        let _ = write!(
+            s,
+            "<h2>Crosstable</h2>\n<p><a id=\"crosstable-link\" href=\"{CROSSTABLE_PAGE}\">The crosstable</a> ({n} × {n} bots) is on a page of its own.</p>",
+            n = report.ranking.len()
+        );
+        return s;
+    }
+    s.push_str(&crosstable_html(report));
+    s
+}
+
+/// The file name of a large tournament's crosstable page, beside its index.
+pub const CROSSTABLE_PAGE: &str = "crosstable.html";
+
+/// The crosstable page of a tournament of more than [`CROSSTABLE_INLINE_MAX`] bots (`None`
+/// for a smaller one: its crosstable is on the index).
+pub fn tournament_crosstable_page(report: &TournamentReport, title: &str) -> Option<ExtraPage> {
+    (report.ranking.len() > CROSSTABLE_INLINE_MAX).then(|| ExtraPage {
+        name: CROSSTABLE_PAGE.to_owned(),
+        title: format!("{title}: crosstable"),
+        body: crosstable_html(report),
+    })
+}
+
+/// `<h2>Crosstable</h2>` and the table (see [`tournament_html`]).
+fn crosstable_html(report: &TournamentReport) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(64 + report.ranking.len() * report.ranking.len() * 32);
+    s.push_str("<h2>Crosstable</h2>\n<p>Points of the row's bot against the column's / games.</p>\n<table id=\"crosstable\">\n<thead><tr><th></th>");
+    for i in 0..report.ranking.len() {
+        let _ = write!(s, "<th>#{}</th>", i + 1);
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for (i, row) in report.crosstable.iter().enumerate() {
+        let _ = write!(s, "<tr><th>{} {}</th>", i + 1, html_escape(&report.ranking[i].name));
+        for (j, c) in row.iter().enumerate() {
+            let text = match c {
+                None => "·".to_owned(),
+                Some((p, n)) => format!("{}/{n}", half(*p)),
+            };
+            // Right-aligned by the style (#crosstable td): 40,000 cells of a 200-bot table.
+            let _ = write!(s, "<td data-cell=\"{i},{j}\">{text}</td>");
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody>\n</table>");
+    s
 }
 
 /// Records for the sinks' unit tests.
@@ -422,7 +503,6 @@ mod tests {
 
     #[test]
     fn a_large_tournament_has_its_crosstable_on_a_page_of_its_own() {
-        use crate::compete::viewer::{CROSSTABLE_INLINE_MAX, tournament_crosstable_page, tournament_html};
         for bots in [CROSSTABLE_INLINE_MAX, CROSSTABLE_INLINE_MAX + 1] {
             let event = schedule::EventSpec {
                 bots,
@@ -507,7 +587,7 @@ mod tests {
         assert!((ab.draw_ratio - 0.5).abs() < 1e-12);
         assert!(r.ranking[0].elo > r.ranking[1].elo && r.ranking[1].elo > r.ranking[2].elo);
         assert!(r.ranking.iter().all(|s| s.elo.is_finite() && s.elo_err95.is_some()));
-        let text = r.render(crate::compete::style::Style::plain());
+        let text = r.render(crate::display::terminal::style::Style::plain());
         assert!(text.starts_with("Tournament: 6 of 6 games, rules classic, seed 1\n"), "{text}");
         assert!(!text.contains("\x1b["), "no colour in plain style");
         assert!(!text.contains("-0 ") && !text.contains("inf") && !text.contains("NaN"), "{text}");

@@ -295,7 +295,7 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
     let tls = match tls_config(opts.ca.as_deref()) {
         Ok(c) => Arc::new(c),
         Err(e) => {
-            eprintln!("stratego-host connect: {e}");
+            crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
             return EXIT_REFUSED;
         }
     };
@@ -306,24 +306,33 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
         let ws = match open(&opts, &tls).await {
             Ok(ws) => ws,
             Err(ConnectError::Refused(why)) => {
-                eprintln!("stratego-host connect: the host refused the connection: {why}");
+                crate::notice::say(
+                    crate::notice::Level::Always,
+                    format!("stratego-host connect: the host refused the connection: {why}"),
+                );
                 return EXIT_REFUSED;
             }
             Err(ConnectError::Retry(why)) => {
                 if unreachable_since.elapsed() >= opts.retry_for {
-                    eprintln!(
-                        "stratego-host connect: no connection for {:.0} s, giving up: {why}",
-                        opts.retry_for.as_secs_f64()
+                    crate::notice::say(
+                        crate::notice::Level::Always,
+                        format!(
+                            "stratego-host connect: no connection for {:.0} s, giving up: {why}",
+                            opts.retry_for.as_secs_f64()
+                        ),
                     );
                     return EXIT_UNREACHABLE;
                 }
-                eprintln!("stratego-host connect: {why}; trying again in {:.1} s", backoff.as_secs_f64());
+                crate::notice::say(
+                    crate::notice::Level::Always,
+                    format!("stratego-host connect: {why}; trying again in {:.1} s", backoff.as_secs_f64()),
+                );
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
                 continue;
             }
         };
-        eprintln!("stratego-host connect: connected to {}", opts.url);
+        crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: connected to {}", opts.url));
         backoff = Duration::from_millis(100);
         // Lines the bot wrote while there was no connection answered requests the host
         // will make again: they are dropped.
@@ -332,7 +341,7 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
         }
         match relay(ws, &mut bot, &opts, setup, guardian.as_ref()).await {
             Ended::Over => {
-                eprintln!("stratego-host connect: the host ended the event");
+                crate::notice::say(crate::notice::Level::Always, "stratego-host connect: the host ended the event");
                 if let Some(mut b) = bot.take() {
                     drop(b.stdin.take());
                     let _ = tokio::time::timeout(Duration::from_secs(2), b.child.wait()).await;
@@ -340,7 +349,10 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
                 return 0;
             }
             Ended::Lost(why) => {
-                eprintln!("stratego-host connect: connection lost: {why}; connecting again");
+                crate::notice::say(
+                    crate::notice::Level::Always,
+                    format!("stratego-host connect: connection lost: {why}; connecting again"),
+                );
                 unreachable_since = Instant::now();
             }
         }
@@ -397,7 +409,7 @@ async fn relay(
                             match Bot::spawn(&opts.command, opts.max_line, setup, guardian) {
                                 Ok(b) => *bot = Some(b),
                                 Err(e) => {
-                                    eprintln!("stratego-host connect: {e}");
+                                    crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
                                     return fail_game(ws, CLOSE_CRASH, e).await;
                                 }
                             }
@@ -444,7 +456,7 @@ async fn relay(
                         }
                     }
                     Some(Err((code, why))) => {
-                        eprintln!("stratego-host connect: {why}; the bot is stopped");
+                        crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}; the bot is stopped"));
                         *bot = None;
                         return fail_game(ws, code, why).await;
                     }
@@ -462,7 +474,7 @@ async fn relay(
                             *bot = None;
                             if !expected {
                                 let why = format!("the bot's program ended mid-game ({})", describe(status));
-                                eprintln!("stratego-host connect: {why}");
+                                crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}"));
                                 return fail_game(ws, CLOSE_CRASH, why).await;
                             }
                         }

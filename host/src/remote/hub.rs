@@ -335,10 +335,13 @@ impl Hub {
         }
         let names: Vec<&str> = bots.iter().flatten().map(|b| b.name.as_str()).collect();
         // The one line a test or an organiser waits for (the port when --listen gave 0).
-        eprintln!(
-            "stratego-host: listening for remote bots ({}) on {}://{local_addr}",
-            names.join(", "),
-            if options.tls.is_some() { "wss" } else { "ws" }
+        crate::notice::say(
+            crate::notice::Level::Always,
+            format!(
+                "stratego-host: listening for remote bots ({}) on {}://{local_addr}",
+                names.join(", "),
+                if options.tls.is_some() { "wss" } else { "ws" }
+            ),
         );
         let sources =
             bots.iter().map(|b| b.as_ref().map(|b| token::TokenSource::of(&b.tokens)).unwrap_or_default()).collect();
@@ -357,7 +360,10 @@ impl Hub {
         });
         let _ = hub.options.page.hub.set(Arc::downgrade(&hub));
         if hub.options.page.http.get().is_some() {
-            eprintln!("stratego-host: live page: http://{local_addr}/ (the --listen port)");
+            crate::notice::say(
+                crate::notice::Level::Always,
+                format!("stratego-host: live page: http://{local_addr}/ (the --listen port)"),
+            );
         }
         let h = hub.clone();
         tokio::spawn(async move { h.accept_loop(listener).await });
@@ -733,7 +739,10 @@ impl Hub {
             return;
         }
         tracing::info!("remote bots: {} connected from {peer} (connection {id})", info.name);
-        eprintln!("stratego-host: remote bot {} connected from {peer}", info.name);
+        crate::notice::say(
+            crate::notice::Level::Info,
+            format!("stratego-host: remote bot {} connected from {peer}", info.name),
+        );
         notify.notify_waiters();
         self.authenticated.fetch_add(1, Ordering::SeqCst);
         let why = serve(ws, fd, out_rx, in_tx, stats, &self.options, self.closing.subscribe()).await;
@@ -748,7 +757,10 @@ impl Hub {
             }
         }
         tracing::warn!("remote bots: {} ({peer}, connection {id}) gone: {why}", info.name);
-        eprintln!("stratego-host: remote bot {} disconnected: {why}", info.name);
+        crate::notice::say(
+            crate::notice::Level::Info,
+            format!("stratego-host: remote bot {} disconnected: {why}", info.name),
+        );
         notify.notify_waiters();
     }
 

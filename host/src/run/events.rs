@@ -152,3 +152,11 @@ pub fn stderr_lines(name: &str, tail: &str) -> String {
     }
     out
 }
+
+/// A report that a game's [`stratego_records::GameDigest`] fills as its whole record would (every report of
+/// `match`, `tournament` and `sprt`: they read no more of a record than its digest holds),
+/// for what reads many records and needs only the report (`merge`).
+pub trait DigestSink {
+    /// Takes a finished game of an earlier run, as [`Sink::on_history`] its record.
+    fn on_digest(&mut self, spec: &crate::run::schedule::GameSpec, game: &stratego_records::GameDigest);
+}

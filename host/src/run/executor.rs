@@ -366,9 +366,12 @@ impl Executor {
             }
             if h.record.result.reason == Reason::Disconnected && h.record.plies.is_empty() && replays < MAX_REPLAYS {
                 // Nobody had moved: the game is aborted and played again, not forfeited.
-                eprintln!(
-                    "stratego-host: game {}: aborted before its first move ({}); played again",
-                    h.spec.game_id, h.record.result.message
+                crate::notice::say(
+                    crate::notice::Level::Info,
+                    format!(
+                        "stratego-host: game {}: aborted before its first move ({}); played again",
+                        h.spec.game_id, h.record.result.message
+                    ),
                 );
                 again = Some((h.spec, replays + 1));
                 continue;

@@ -448,11 +448,11 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
                 start = e + 1;
             }
             (_, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
-                eprintln!(
-                    "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+                crate::notice::warn(format_args!(
+                    "{}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
                     path.display(),
                     bytes.len() - good_end
-                );
+                ));
                 let f = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&path)
@@ -549,11 +549,11 @@ fn scan_plain(path: &Path, chunk: usize) -> Result<Vec<String>, String> {
     if whole {
         ids.push(game_id_of(rest).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
     } else {
-        eprintln!(
-            "stratego-host: warning: {}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
+        crate::notice::warn(format_args!(
+            "{}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
             path.display(),
             rest.len()
-        );
+        ));
         let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
         f.set_len(last_start).map_err(io)?;
     }
@@ -600,13 +600,13 @@ fn read_compact(path: &Path, cut: bool) -> Result<Vec<GameRecord>, String> {
 
 /// Says on stderr that a compact file ends in a torn frame, and what becomes of it.
 fn warn_torn(path: &Path, torn: &stratego_records::Torn, cut: bool) {
-    eprintln!(
-        "stratego-host: warning: {}: {} is torn (the host was stopped, or a write failed, while writing it): {} bytes {}",
+    crate::notice::warn(format_args!(
+        "{}: {} is torn (the host was stopped, or a write failed, while writing it): {} bytes {}",
         path.display(),
         torn.position,
         torn.bytes,
         if cut { "dropped" } else { "not read" }
-    );
+    ));
 }
 
 /// The records of the `--out` directory `dir` (either form), read one at a time (a torn
@@ -991,23 +991,23 @@ pub fn report_skipped(path: &Path, bad: &[Position]) {
         })
         .collect();
     match lines {
-        Some(lines) => eprintln!(
-            "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
+        Some(lines) => crate::notice::warn(format_args!(
+            "{}: skipped {} that {} not a game record (--skip-bad-lines): line{} {}{more}",
             path.display(),
             stratego_stats::plural(bad.len() as u64, "line"),
             if bad.len() == 1 { "is" } else { "are" },
             if bad.len() == 1 { "" } else { "s" },
             lines.join(", ")
-        ),
+        )),
         None => {
             let places: Vec<String> = bad.iter().take(SHOWN).map(Position::to_string).collect();
-            eprintln!(
-                "stratego-host: warning: {}: skipped {} that {} not a game record (--skip-bad-lines): {}{more}",
+            crate::notice::warn(format_args!(
+                "{}: skipped {} that {} not a game record (--skip-bad-lines): {}{more}",
                 path.display(),
                 stratego_stats::plural(bad.len() as u64, "frame"),
                 if bad.len() == 1 { "is" } else { "are" },
                 places.join(", ")
-            );
+            ));
         }
     }
 }

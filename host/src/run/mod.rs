@@ -6,6 +6,7 @@ pub(crate) mod events;
 pub(crate) mod executor;
 pub mod manifest;
 pub(crate) mod output_file;
+pub(crate) mod overload;
 pub(crate) mod placement;
 pub mod plan;
 pub(crate) mod referee;

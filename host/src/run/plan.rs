@@ -302,7 +302,10 @@ fn sandbox_entrant(
     }
     let settings = crate::supervise::sandbox::prepare(spec).map_err(not_startable)?;
     if run.log_level != "error" {
-        eprintln!("stratego-host: sandbox for {}: {}", spec.name, settings.describe(spec));
+        crate::notice::say(
+            crate::notice::Level::Always,
+            format!("stratego-host: sandbox for {}: {}", spec.name, settings.describe(spec)),
+        );
     }
     for problem in settings.not_applied() {
         tracing::warn!("sandbox for {}: {problem}", spec.name);

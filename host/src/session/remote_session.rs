@@ -103,11 +103,17 @@ impl RemoteSession {
         let timeout = self.hub.options().connect_timeout;
         let on_wait = |connected: bool| {
             if connected {
-                eprintln!("stratego-host: game {game_id}: waiting for remote bot {name} (busy in another game)");
+                crate::notice::say(
+                    crate::notice::Level::Info,
+                    format!("stratego-host: game {game_id}: waiting for remote bot {name} (busy in another game)"),
+                );
             } else {
-                eprintln!(
-                    "stratego-host: game {game_id}: waiting for remote bot {name} to connect (at most {:.0} s, --connect-timeout)",
-                    timeout.as_secs_f64()
+                crate::notice::say(
+                    crate::notice::Level::Info,
+                    format!(
+                        "stratego-host: game {game_id}: waiting for remote bot {name} to connect (at most {:.0} s, --connect-timeout)",
+                        timeout.as_secs_f64()
+                    ),
                 );
             }
         };
@@ -209,11 +215,14 @@ impl RemoteSession {
         let window = self.hub.options().reconnect;
         let until = deadline.min(lost_at + window);
         let old = self.link.take().map(|l| l.id).unwrap_or(0);
-        eprintln!(
-            "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back",
-            self.game_id,
-            self.name,
-            until.saturating_duration_since(lost_at).as_secs_f64()
+        crate::notice::say(
+            crate::notice::Level::Info,
+            format!(
+                "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back",
+                self.game_id,
+                self.name,
+                until.saturating_duration_since(lost_at).as_secs_f64()
+            ),
         );
         let Some(link) = self.hub.relink(self.bot, old, until).await else {
             self.failed = true;

@@ -311,10 +311,10 @@ fn prune(
 /// viewer page for each in games/ beside it.
 fn write_page(ladder: &Ladder, table: &LadderTable, out: &Path, force: bool) -> Result<(), ConfigError> {
     run_dir_refused(out)?;
-    let records = ladder.recent_records(crate::compete::viewer::MAX_VIEWER_PAGES).map_err(failure)?;
-    let max = crate::compete::viewer::MAX_VIEWER_PAGES;
-    crate::compete::viewer::index_outputs_allowed(out, &records, max, Some(force), "--html").map_err(usage)?;
-    let w = crate::compete::viewer::write_index(
+    let records = ladder.recent_records(crate::display::files::viewer::MAX_VIEWER_PAGES).map_err(failure)?;
+    let max = crate::display::files::viewer::MAX_VIEWER_PAGES;
+    crate::display::files::viewer::index_outputs_allowed(out, &records, max, Some(force), "--html").map_err(usage)?;
+    let w = crate::display::files::viewer::write_index(
         out,
         &table.heading(),
         Some(&table.table_html()),

@@ -1,6 +1,6 @@
 //! `ladder play`: the pairings that most reduce the ratings' uncertainty (the bots with the
 //! fewest games first, each against its least-played opponent), played as a [`Competition`]
-//! through the harness that plays `match` ([`crate::commands::play::run_competition`]), each
+//! through the harness that plays `match` ([`crate::commands::harness::run_competition`]), each
 //! game saved to the ladder as soon as it finishes.
 //!
 //! How the ladder fits the harness, and why nothing it does changed in the move:
@@ -45,7 +45,7 @@ use super::{db_error, failure};
 use crate::commands::Outcome;
 use crate::compete::competition::{Competition, Header, Page, ReportSink};
 use crate::compete::report::json;
-use crate::compete::style::Style;
+use crate::display::terminal::style::Style;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::Entrant;
 use crate::run::plan::{ConfigError, RunConfig, usage};
@@ -268,7 +268,7 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
     let bots = active.iter().map(|b| entrant(b, run)).collect::<Result<Vec<_>, _>>()?;
     let versions = program_versions(&bots, &active);
 
-    let book = crate::commands::play::load_book(run)?;
+    let book = crate::commands::harness::load_book(run)?;
     let event = run.schedule_event(&bots, schedule::Format::RoundRobin, 2, book.as_ref().map(|b| b.len() as u32));
     let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
     let kind = LadderKind { ladder: Rc::new(RefCell::new(ladder)), pairs, prefix: run_prefix(), ids, versions };
@@ -283,7 +283,7 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
         ),
         None => None,
     };
-    crate::commands::play::run_competition(run, &bots, &kind, event, book, records, None)
+    crate::commands::harness::run_competition(run, &bots, &kind, event, book, records, None)
 }
 
 /// Each bot's program hash now, with a warning for a program that changed since it was added.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::store::{History, Ladder, LadderBot, PairTally};
-use crate::compete::viewer::html_escape;
+use crate::display::files::viewer::html_escape;
 
 /// One row of the ladder's table.
 #[derive(Clone, Debug, Serialize)]

@@ -15,9 +15,12 @@ use stratego_rules::Color;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{Interim, Progress, RecordsSink, StartupGuard, failed_to_start, game_line, with_overload};
-use crate::compete::style::Style;
+use crate::compete::sinks::{RecordsSink, StartupGuard, failed_to_start, with_overload};
+use crate::display::terminal::live_board::LiveBoard;
+use crate::display::terminal::progress::{Interim, Progress, game_line};
+use crate::display::terminal::style::Style;
 use crate::game::setup_book::SetupBook;
+use crate::notice::{Level, Notice};
 use crate::record::RecordWriter;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::{BookLookup, Entrant, Executor};
@@ -150,13 +153,13 @@ pub fn run_competition(
             bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
         let planned = competition.games(&event).len() as u64;
         let rules = run.settings.rules.spec().clone();
-        Some(crate::compete::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
+        Some(crate::display::terminal::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
     } else {
         None
     };
     let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
-    let live_page = crate::compete::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
+    let live_page = crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
     let supervisor = Supervisor::start(SupervisorOptions {
         priority: run.host_priority,
         stall_credit: run.stall_credit,
@@ -164,11 +167,30 @@ pub fn run_competition(
     })
     .with_masks(run.masks(bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let before = crate::notice::set_listener(Some(notices_of(run, watch.as_ref())));
     let extras = Extras { records, history: Vec::new(), resumed, watch, live_page };
     let outcome = runtime.block_on(play(run, bots, competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
+    crate::notice::set_listener(before);
     Ok(outcome)
+}
+
+/// Where the notices of the layers below go while a competition plays: on stderr, the
+/// [`Level::Info`] ones left out with `-q`; with `--watch` drawn on stderr, under the board
+/// instead (a line on stderr would write over it).
+fn notices_of(run: &RunConfig, watch: Option<&LiveBoard>) -> crate::notice::Listener {
+    let quiet = run.live == crate::run::plan::Live::Quiet;
+    let board = watch.and_then(LiveBoard::notices);
+    Arc::new(move |n: &Notice| {
+        if quiet && n.level == Level::Info {
+            return;
+        }
+        match &board {
+            Some(lines) => lines.lock().unwrap_or_else(|e| e.into_inner()).push_back(n.text.clone()),
+            None => eprintln!("{}", n.text),
+        }
+    })
 }
 
 /// With `--out DIR`: checks the plan against the directory's manifest (`existing`), finds the
@@ -550,9 +572,9 @@ pub struct Extras {
     /// Or those of a resumed directory, read as the run goes (with `history` empty).
     pub resumed: Option<Resumed>,
     /// The live board (`--watch`).
-    pub watch: Option<crate::compete::live_board::LiveBoard>,
+    pub watch: Option<crate::display::terminal::live_board::LiveBoard>,
     /// The live page (`--serve`).
-    pub live_page: Option<crate::compete::live_page::LivePage>,
+    pub live_page: Option<crate::display::web::live_page::LivePage>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -772,7 +794,7 @@ fn standings_html(report: &dyn ReportSink, done: u64, over: bool) -> String {
     if let (true, Some(html)) = (over, report.page().summary_html) {
         return html;
     }
-    format!("<pre>{}</pre>", crate::compete::viewer::html_escape(report.interim(done).trim_end()))
+    format!("<pre>{}</pre>", crate::display::files::viewer::html_escape(report.interim(done).trim_end()))
 }
 
 /// Runs the executor with the sinks that are there, in order.
@@ -790,12 +812,12 @@ async fn play_with_sinks(
 /// With `--out DIR`: `DIR/index.html` (the summary and every game of the directory, in
 /// schedule order, over several pages for a long list), the `extra` pages the summary links,
 /// and a viewer page per game in `DIR/games/` (at most
-/// [`crate::compete::viewer::MAX_VIEWER_PAGES`]). The records are read one at a time.
+/// [`crate::display::files::viewer::MAX_VIEWER_PAGES`]). The records are read one at a time.
 fn write_index(
     run: &RunConfig,
     title: &str,
     summary_html: &str,
-    extra: &[crate::compete::viewer::ExtraPage],
+    extra: &[crate::display::files::viewer::ExtraPage],
 ) -> Result<(), String> {
     let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
     let title = match &run.event {
@@ -804,18 +826,18 @@ fn write_index(
     };
     let title = title.as_str();
     let index = dir.join("index.html");
-    let options = crate::compete::viewer::IndexOptions {
-        per_page: crate::compete::viewer::GAMES_PER_PAGE,
+    let options = crate::display::files::viewer::IndexOptions {
+        per_page: crate::display::files::viewer::GAMES_PER_PAGE,
         extra,
         force: None,
         flag: "--out",
     };
-    let w = crate::compete::viewer::write_index_streamed(
+    let w = crate::display::files::viewer::write_index_streamed(
         &index,
         title,
         Some(summary_html),
         manifest::digests_iter(dir)?,
-        crate::compete::viewer::MAX_VIEWER_PAGES,
+        crate::display::files::viewer::MAX_VIEWER_PAGES,
         &options,
     )?;
     if run.live != crate::run::plan::Live::Quiet {

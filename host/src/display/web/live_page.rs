@@ -8,7 +8,7 @@
 //! - `GET /`: the page (one HTML file, its style and script inlined);
 //! - `GET /events`: a stream of server-sent events: a `snapshot` of everything first, then
 //!   deltas (`game` started, `boards` changed, `finished`, `fault`, `standings`, `over`);
-//! - `GET /games/N.html`: the viewer page ([`crate::compete::viewer::export_html`]) of the
+//! - `GET /games/N.html`: the viewer page ([`crate::display::files::viewer::export_html`]) of the
 //!   N-th finished game, for the last [`KEEP_FINISHED`] finished games;
 //! - `GET /viewer.wasm`: the rules crate compiled to WebAssembly (`host/viewer-wasm`, the
 //!   asset the viewer pages inline), with which the page applies the plies it is sent.
@@ -52,7 +52,7 @@ use stratego_viewer_wasm::live::{LivePly, SpectatorBoard};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, broadcast};
 
-use crate::compete::viewer::html_escape;
+use crate::display::files::viewer::html_escape;
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 
 /// Most connections open at once.
@@ -232,7 +232,7 @@ impl LivePage {
             })
             .map_err(|e| format!("--serve: cannot start its thread: {e}"))?;
         if let Some(addr) = addr {
-            eprintln!("stratego-host: live page: http://{addr}/");
+            crate::notice::say(crate::notice::Level::Always, format!("stratego-host: live page: http://{addr}/"));
         }
         Ok(LivePage { tx, standings: None, dirty: false, done: 0, last_standings: None, thread: Some(thread), addr })
     }
@@ -426,7 +426,7 @@ struct State {
     remote_sent: Value,
     last_remote: Option<Instant>,
     /// Whether the machine was overloaded, from the finished games' stall credit.
-    overload: crate::compete::report::Overload,
+    overload: crate::run::overload::Overload,
 }
 
 /// A remote bot's lag, from its moves' records.
@@ -484,7 +484,7 @@ impl State {
             lags: options.remote_bots.iter().map(|&r| r.then(RemoteLag::default)).collect(),
             remote_sent: Value::Null,
             last_remote: None,
-            overload: crate::compete::report::Overload::new(
+            overload: crate::run::overload::Overload::new(
                 &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
             ),
         };
@@ -866,7 +866,7 @@ impl State {
             return Some(GamePage::Held(running.to_owned()));
         }
         let title = format!("{}: game {}", self.title, record.game_id);
-        Some(match crate::compete::viewer::export_html(std::slice::from_ref(&**record), &title) {
+        Some(match crate::display::files::viewer::export_html(std::slice::from_ref(&**record), &title) {
             Ok(html) => GamePage::Page(html),
             Err(e) => GamePage::Error(e),
         })
@@ -1167,7 +1167,7 @@ impl Assets {
         use base64::Engine as _;
         use sha2::Digest as _;
         let wasm = base64::engine::general_purpose::STANDARD
-            .decode(crate::compete::viewer::WASM_BASE64)
+            .decode(crate::display::files::viewer::WASM_BASE64)
             .expect("the build script's base64 decodes");
         let digest = sha2::Sha256::digest(&wasm);
         let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();

@@ -362,11 +362,6 @@ pub const MAX_VIEWER_PAGES: usize = 250;
 /// make 80 pages).
 pub const GAMES_PER_PAGE: usize = 500;
 
-/// Bots above which a tournament's crosstable goes on a page of its own
-/// (`crosstable.html` beside the index) instead of the index: it grows with the square of
-/// the bots (200 bots: 40,000 cells, about 1.3 MB).
-pub const CROSSTABLE_INLINE_MAX: usize = 40;
-
 /// What [`write_index`] wrote.
 #[derive(Clone, Debug, Default)]
 pub struct IndexWritten {
@@ -690,7 +685,7 @@ fn write_index_of(
                 rows[i].href = Some(format!("games/{}", names[i]));
             }
             Err(e) => {
-                eprintln!("stratego-host: warning: game {}: no viewer page: {e}", r.game_id);
+                crate::notice::warn(format_args!("game {}: no viewer page: {e}", r.game_id));
                 unreplayable += 1;
             }
         }
@@ -745,8 +740,9 @@ fn as_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(v)
 }
 
-/// The line above a result table: games played of planned, rules, seed.
-fn run_line(games: u32, planned: u32, rules: &str, seed: u64, interrupted: bool) -> String {
+/// The line above a result table (a competition's summary on its index page): games played
+/// of planned, rules, seed.
+pub fn run_line(games: u32, planned: u32, rules: &str, seed: u64, interrupted: bool) -> String {
     let cut = if interrupted { " (interrupted)" } else { "" };
     format!("<p>{games} of {planned} games, rules {}, seed {seed}{cut}</p>\n", html_escape(rules))
 }
@@ -765,138 +761,12 @@ fn with_links(page: &str, index_name: &str, next: Option<&str>) -> String {
     page.replacen("<body>", &nav, 1)
 }
 
-/// A tournament's ranking and crosstable as HTML for [`index_html`]: `<table
-/// id="ranking">` (a row per bot, best first, `data-bot` its name) and `<table
-/// id="crosstable">` whose cells carry `data-cell="ROW,COLUMN"` (ranked positions from 0)
-/// and show points/games as the text summary does.
-/// With more than [`CROSSTABLE_INLINE_MAX`] bots, the crosstable is not in it but on the page
-/// [`tournament_crosstable_page`] makes, linked (`<a id="crosstable-link">`).
-pub fn tournament_html(report: &crate::compete::tournament::TournamentReport) -> String {
-    use std::fmt::Write as _;
-    let mut s = run_line(report.games, report.planned, &report.rules, report.seed, report.interrupted);
-    s.push_str("<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
-    for (i, b) in report.ranking.iter().enumerate() {
-        let elo = if b.games == 0 {
-            "—".to_owned()
-        } else {
-            format!("{:+.0}", if b.elo.abs() < 0.5 { 0.0 } else { b.elo })
-        };
-        let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
-        let _ = writeln!(
-            s,
-            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\">{elo}</td><td class=\"n\">{err}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            i + 1,
-            b.games,
-            half(b.points),
-            b.wins,
-            b.draws,
-            b.losses,
-            name = html_escape(&b.name),
-        );
-    }
-    s.push_str("</tbody>\n</table>\n");
-    if report.ranking.len() > CROSSTABLE_INLINE_MAX {
-        let _ = write!(
-            s,
-            "<h2>Crosstable</h2>\n<p><a id=\"crosstable-link\" href=\"{CROSSTABLE_PAGE}\">The crosstable</a> ({n} × {n} bots) is on a page of its own.</p>",
-            n = report.ranking.len()
-        );
-        return s;
-    }
-    s.push_str(&crosstable_html(report));
-    s
-}
-
-/// The file name of a large tournament's crosstable page, beside its index.
-pub const CROSSTABLE_PAGE: &str = "crosstable.html";
-
-/// The crosstable page of a tournament of more than [`CROSSTABLE_INLINE_MAX`] bots (`None`
-/// for a smaller one: its crosstable is on the index).
-pub fn tournament_crosstable_page(
-    report: &crate::compete::tournament::TournamentReport,
-    title: &str,
-) -> Option<ExtraPage> {
-    (report.ranking.len() > CROSSTABLE_INLINE_MAX).then(|| ExtraPage {
-        name: CROSSTABLE_PAGE.to_owned(),
-        title: format!("{title}: crosstable"),
-        body: crosstable_html(report),
-    })
-}
-
-/// `<h2>Crosstable</h2>` and the table (see [`tournament_html`]).
-fn crosstable_html(report: &crate::compete::tournament::TournamentReport) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(64 + report.ranking.len() * report.ranking.len() * 32);
-    s.push_str("<h2>Crosstable</h2>\n<p>Points of the row's bot against the column's / games.</p>\n<table id=\"crosstable\">\n<thead><tr><th></th>");
-    for i in 0..report.ranking.len() {
-        let _ = write!(s, "<th>#{}</th>", i + 1);
-    }
-    s.push_str("</tr></thead>\n<tbody>\n");
-    for (i, row) in report.crosstable.iter().enumerate() {
-        let _ = write!(s, "<tr><th>{} {}</th>", i + 1, html_escape(&report.ranking[i].name));
-        for (j, c) in row.iter().enumerate() {
-            let text = match c {
-                None => "·".to_owned(),
-                Some((p, n)) => format!("{}/{n}", half(*p)),
-            };
-            // Right-aligned by the style (#crosstable td): 40,000 cells of a 200-bot table.
-            let _ = write!(s, "<td data-cell=\"{i},{j}\">{text}</td>");
-        }
-        s.push_str("</tr>\n");
-    }
-    s.push_str("</tbody>\n</table>");
-    s
-}
-
-/// A match's result as HTML for [`index_html`]: `<table id="ranking">`, a row per bot
-/// (`data-bot`) with its wins, draws, losses and points.
-pub fn match_html(summary: &crate::compete::report::Summary) -> String {
-    use std::fmt::Write as _;
-    let mut s = run_line(summary.games, summary.planned, &summary.rules, summary.seed, summary.interrupted);
-    s.push_str("<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
-    for b in &summary.bots {
-        let points = f64::from(b.wins) + 0.5 * f64::from(b.draws);
-        let _ = writeln!(
-            s,
-            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            b.wins + b.draws + b.losses,
-            half(points),
-            b.wins,
-            b.draws,
-            b.losses,
-            name = html_escape(&b.name),
-        );
-    }
-    s.push_str("</tbody>\n</table>");
-    s
-}
-
-/// Points as the text tables write them: `1.5`, `2`.
-fn half(p: f64) -> String {
-    if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
-}
-
 const INDEX_STYLE: &str = "body{font:15px/1.4 system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\
 th{background:#f2f2f2}td.n,#crosstable td{text-align:right;font-variant-numeric:tabular-nums}.red{color:#b3261e}.blue{color:#1f4e9c}a{color:#1f4e9c}\
 .overload{background:#fff3cd;border:1px solid #d9a400;border-radius:4px;padding:.3em .8em;margin:1em 0}";
 
-/// Escapes text for HTML content and quoted attribute values (the viewer, the ladder's
-/// page).
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::text::html_escape;
 
 /// Makes JSON safe inside a `<script>` element: `<`, `>`, `&` and the JavaScript line
 /// separators become `\uXXXX` escapes. They can occur only inside JSON strings, where the

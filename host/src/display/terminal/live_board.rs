@@ -19,7 +19,7 @@ use stratego_protocol::reason::Reason;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
 use stratego_rules::{ByColor, RulesetSpec};
 
-use crate::compete::replay::{Replay, Viewer};
+use crate::display::terminal::replay::{Replay, Viewer};
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::schedule::GameSpec;
 
@@ -54,7 +54,13 @@ pub struct LiveBoard {
     done: u64,
     recent: VecDeque<String>,
     failed: bool,
+    /// Notices said while the board is drawn on stderr ([`LiveBoard::notices`]), shown with
+    /// the finished games' lines under it instead of over it.
+    notices: Option<Notices>,
 }
+
+/// Lines to show under the board ([`LiveBoard::notices`]).
+pub type Notices = std::sync::Arc<std::sync::Mutex<VecDeque<String>>>;
 
 impl LiveBoard {
     /// A watch of a run under `rules` with `bots` (by id) and `planned` games, drawing on
@@ -63,7 +69,8 @@ impl LiveBoard {
     /// # Errors
     /// Neither is a terminal.
     pub fn open(rules: RulesetSpec, bots: Vec<LiveBoardBot>, planned: Option<u64>) -> Result<LiveBoard, String> {
-        let out: Box<dyn Write> = if std::io::stderr().is_terminal() {
+        let on_stderr = std::io::stderr().is_terminal();
+        let out: Box<dyn Write> = if on_stderr {
             Box::new(std::io::stderr())
         } else {
             match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
@@ -71,8 +78,31 @@ impl LiveBoard {
                 Err(e) => return Err(format!("--watch draws on a terminal: stderr is not one, and /dev/tty: {e}")),
             }
         };
-        let colour = crate::compete::replay::colour_wanted(true, std::env::var_os("NO_COLOR"));
-        Ok(LiveBoard::to_writer(out, colour, rules, bots, planned))
+        let colour = crate::display::terminal::replay::colour_wanted(true, std::env::var_os("NO_COLOR"));
+        let mut board = LiveBoard::to_writer(out, colour, rules, bots, planned);
+        if on_stderr {
+            board.notices = Some(Notices::default());
+        }
+        Ok(board)
+    }
+
+    /// Where the notices of the run go while it is watched, when the board is drawn on
+    /// stderr (they would write over it): shown under the board at its next redraw. `None`
+    /// when it is drawn on `/dev/tty` (stderr goes elsewhere, and the notices with it).
+    pub fn notices(&self) -> Option<Notices> {
+        self.notices.clone()
+    }
+
+    /// Moves the notices said since the last redraw under the board.
+    fn take_notices(&mut self) {
+        let Some(notices) = &self.notices else { return };
+        let new: Vec<String> = notices.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
+        for line in new {
+            self.recent.push_back(crate::terminal_text::clean(&line).into_owned());
+        }
+        while self.recent.len() > RECENT {
+            self.recent.pop_front();
+        }
     }
 
     /// A watch drawing on `out` (tests).
@@ -96,6 +126,7 @@ impl LiveBoard {
             done: 0,
             recent: VecDeque::new(),
             failed: false,
+            notices: None,
         }
     }
 
@@ -137,6 +168,7 @@ impl LiveBoard {
     }
 
     fn draw(&mut self, mut lines: Vec<String>) {
+        self.take_notices();
         lines.extend(self.status());
         let width = crossterm::terminal::size().map_or(200, |(w, _)| usize::from(w).max(20));
         let mut buf = String::new();
@@ -227,7 +259,7 @@ impl Sink for LiveBoard {
             Event::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.spec.game_id != spec.game_id);
-                self.recent.push_back(crate::compete::sinks::game_line(self.done, self.planned, record));
+                self.recent.push_back(crate::display::terminal::progress::game_line(self.done, self.planned, record));
                 while self.recent.len() > RECENT {
                     self.recent.pop_front();
                 }
@@ -255,6 +287,14 @@ impl Sink for LiveBoard {
     }
 
     fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
+        // Notices the board did not show yet follow its last frame.
+        if let Some(notices) = &self.notices {
+            let left: Vec<String> = notices.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
+            if !left.is_empty() && !self.failed {
+                let text: String = left.iter().map(|l| format!("{l}\n")).collect();
+                let _ = self.out.write_all(text.as_bytes());
+            }
+        }
         if self.last_draw.is_some() && !self.failed {
             // The last frame stays; the summary follows it.
             let _ = self.out.write_all(b"\x1b[?25h").and_then(|()| self.out.flush());

@@ -1,0 +1,3 @@
+//! Files: the HTML viewer and the index pages.
+
+pub mod viewer;

@@ -1,0 +1,3 @@
+//! The web: the live page of `--serve` and its HTTP server.
+
+pub mod live_page;

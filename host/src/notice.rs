@@ -1,0 +1,81 @@
+//! Notices: what the layers below `commands/` have to tell the person running the host
+//! (a resumed directory, a torn line dropped, a remote bot connected, the address a
+//! listener took), said through [`say`] instead of printed where it happens. The command
+//! that runs decides where they go ([`set_listener`]): `main.rs` prints them on stderr
+//! until a command that plays games installs its own listener, which leaves out the
+//! [`Level::Info`] ones under `-q` and shows them under the board with `--watch` instead of
+//! writing over it. With no listener (a library user, a unit test), notices are dropped.
+//!
+//! Nothing here prints; it uses no layer.
+
+use std::sync::{Arc, RwLock};
+
+/// How much a notice matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Said even with `-q`: a warning, a resumed directory, the address a test or an
+    /// organiser waits for.
+    Always,
+    /// Left out by `-q`: how the run goes (a remote bot connected, a game played again).
+    Info,
+}
+
+/// One notice: its level and its line (with its `stratego-host: ` prefix, no newline).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// How much it matters.
+    pub level: Level,
+    /// The line.
+    pub text: String,
+}
+
+/// Where notices go.
+pub type Listener = Arc<dyn Fn(&Notice) + Send + Sync>;
+
+static LISTENER: RwLock<Option<Listener>> = RwLock::new(None);
+
+/// Makes `listener` the one place notices go (from every thread), replacing the one before,
+/// which is returned (`None`: notices are dropped).
+pub fn set_listener(listener: Option<Listener>) -> Option<Listener> {
+    std::mem::replace(&mut *LISTENER.write().unwrap_or_else(|e| e.into_inner()), listener)
+}
+
+/// Hands a notice to the listener.
+pub fn say(level: Level, text: impl Into<String>) {
+    let listener = LISTENER.read().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(listener) = listener {
+        listener(&Notice { level, text: text.into() });
+    }
+}
+
+/// A warning (said even with `-q`): `stratego-host: warning: TEXT`.
+pub fn warn(text: impl std::fmt::Display) {
+    say(Level::Always, format!("stratego-host: warning: {text}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn notices_reach_the_listener_in_order_and_none_without_one() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let before = set_listener(Some(Arc::new(move |n: &Notice| s.lock().unwrap().push(n.clone()))));
+        say(Level::Info, "stratego-host: notice-test a");
+        warn("notice-test b");
+        let ours = set_listener(before);
+        assert!(ours.is_some());
+        // Other unit tests may say things meanwhile: only ours are looked at.
+        let seen: Vec<Notice> =
+            seen.lock().unwrap().iter().filter(|n| n.text.contains("notice-test")).cloned().collect();
+        assert_eq!(
+            seen,
+            [
+                Notice { level: Level::Info, text: "stratego-host: notice-test a".into() },
+                Notice { level: Level::Always, text: "stratego-host: warning: notice-test b".into() }
+            ]
+        );
+    }
+}
