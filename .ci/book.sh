@@ -67,7 +67,7 @@ def check(ok, what):
         print(f"FAILED  {what}")
 
 
-INCLUDE = re.compile(r"\{\{#include\s+([^}\s]+)\s*\}\}")
+INCLUDE = re.compile(r"\{\{#include\s+([^}\s]+)[^}]*\}\}")
 FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
 
 

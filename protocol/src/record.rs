@@ -31,9 +31,19 @@ pub struct BotInfo {
     pub stderr_tail: String,
     /// Bytes the process has written to stderr in all.
     pub stderr_bytes: u64,
-    /// `info` lines sent during this game.
+    /// `info` lines sent during this game: the first 100 and the last 100 (each clipped to
+    /// 1000 characters).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<String>,
+    /// For each line of `info`, the plies played when it came (a line sent while the bot
+    /// thought on a turn carries that turn's `ply`: it belongs to the move that became ply
+    /// `ply + 1`). Absent in records of hosts before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub info_plies: Vec<u32>,
+    /// `info` lines sent in this game but not kept (those between the first 100 and the
+    /// last 100). Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub info_dropped: u64,
     /// Bytes the host sent to the bot in this game.
     pub bytes_to_bot: u64,
     /// Bytes the bot sent in this game.
@@ -74,6 +84,8 @@ impl BotInfo {
             stderr_tail: String::new(),
             stderr_bytes: 0,
             info: Vec::new(),
+            info_plies: Vec::new(),
+            info_dropped: 0,
             bytes_to_bot: 0,
             bytes_from_bot: 0,
             think_us: 0,

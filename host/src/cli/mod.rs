@@ -93,7 +93,8 @@ pub enum Command {
     /// play the pairings that most reduce the ratings' uncertainty, print the table.
     Ladder(Box<ladder::LadderArgs>),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
-    /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started).
+    /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started: no
+    /// such program, or it ended or was silent before its first `ready`).
     ///
     /// Plays the built-in random sample bot with each ruleset as Red and as Blue, then
     /// probes forward compatibility (unknown fields in every host message) and, if the bot
@@ -139,7 +140,9 @@ pub struct CheckArgs {
     /// Longest line the bot may send, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = stratego_protocol::DEFAULT_MAX_LINE_BYTES)]
     pub max_line: usize,
-    /// Seed of the games.
+    /// Seed of the games. Whatever it is, the bot's own `hello.seed` is below 2^53 in the
+    /// first game, 2^63 or above (more than a signed 64-bit integer holds) in the second, and
+    /// above 2^53 (more than a double holds exactly) but below 2^63 in the third.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print the results as JSON on stdout.

@@ -102,16 +102,25 @@ pub struct CheckPlan {
 }
 
 /// `stratego-host check`: runs the battery, kills what is left of the bot, and gives the
-/// report (text, or JSON) with exit code 0 when every check passed, 4 when one did not.
+/// report (text, or JSON) with exit code 0 when every check passed, 3 when the bot could
+/// not be started (it never answered its first `hello` with `ready`: as `match`'s start-up
+/// check), 4 when a check failed.
 pub fn run(plan: &CheckPlan) -> Outcome {
     let supervisor = Supervisor::plain().with_masks(plan.masks.clone());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let results = runtime.block_on(run_check(plan, &supervisor));
+    let (results, never_ready) = runtime.block_on(run_battery(plan, &supervisor));
     drop(runtime);
     let stdout = if plan.json { crate::compete::report::json(&results) } else { render(&plan.bot, &results) };
     supervisor.kill_all();
     let failed = results.iter().any(|r| r.status != Status::Pass);
-    Outcome { stdout, code: if failed { crate::exit::CHECK_FAILED } else { crate::exit::OK } }
+    let code = if never_ready {
+        crate::exit::BOT_NOT_STARTABLE
+    } else if failed {
+        crate::exit::CHECK_FAILED
+    } else {
+        crate::exit::OK
+    };
+    Outcome { stdout, code }
 }
 
 fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
@@ -267,7 +276,12 @@ fn expected(stage: &Stage, reason: Reason) -> &'static str {
 fn failure(rec: &GameRecord, color: Color, reused: bool) -> String {
     let stage = stage_of(rec, color, reused);
     let sent = if reused { "sent, in the same process after game_over" } else { "sent" };
-    format!("{sent}: {stage}; got: {}; {}", got(rec, color), expected(&stage, rec.result.reason))
+    // A bot that stopped at hello may have misread its seed: the report says which it was.
+    let seed = match stage {
+        Stage::Hello | Stage::HelloOrSetup => format!(" (its seed {})", bot_seed(rec.seed, color)),
+        _ => String::new(),
+    };
+    format!("{sent}: {stage}{seed}; got: {}; {}", got(rec, color), expected(&stage, rec.result.reason))
 }
 
 /// The last lines of a stderr tail, bounded for the report: blank lines dropped (they would
@@ -347,7 +361,7 @@ async fn one_game(
         index,
         game_id: format!("check-{}", index + 1),
         pair: index / 2,
-        seed: stratego_protocol::Rng::derive(plan.seed, u64::from(seed_index)),
+        seed: game_seed(plan.seed, seed_index, color),
         seats: ByColor::new(0, 0),
         setups: ByColor::new(None, None),
     };
@@ -383,8 +397,41 @@ async fn one_game(
     (record, mine)
 }
 
+/// The smallest `hello.seed` that a JSON library reading numbers as doubles cannot hold
+/// exactly: 2^53 + 1.
+pub const ABOVE_DOUBLES: u64 = (1 << 53) + 1;
+
+/// The seed `hello` gives the bot under test, playing `color`, in a game of seed `game`
+/// (as the referee derives it).
+fn bot_seed(game: u64, color: Color) -> u64 {
+    stratego_protocol::Rng::derive(game, color.index() as u64 + 1)
+}
+
+/// The seed of the check's game `seed_index`, where the bot plays `color`: derived from
+/// `--seed`, and for the first three games chosen so that the bot's own `hello.seed` is,
+/// whatever `--seed` says, one every language reads (below 2^53) in the first, whose `hello`
+/// tells whether the bot starts at all; 2^63 or above in the second (more than a signed
+/// 64-bit integer or a double holds); above 2^53 and below 2^63 in the third (more than a
+/// double holds exactly): the ways a bot misreads its seed, on half or more of all games.
+fn game_seed(seed: u64, seed_index: u32, color: Color) -> u64 {
+    let wanted = |s: u64| match seed_index {
+        0 => s < ABOVE_DOUBLES,
+        1 => s >= 1 << 63,
+        2 => (ABOVE_DOUBLES..1 << 63).contains(&s),
+        _ => true,
+    };
+    let first = stratego_protocol::Rng::derive(seed, u64::from(seed_index));
+    // A candidate does with odds of 1 in 2 (1 in 2048 for the first game's): this ends
+    // within a few thousand tries at most.
+    (0..)
+        .map(|k| if k == 0 { first } else { stratego_protocol::Rng::derive(first, k) })
+        .find(|&game| wanted(bot_seed(game, color)))
+        .expect("an endless search")
+}
+
 /// The names of the checks one game makes.
 struct GameChecks {
+    hello: String,
     setup: String,
     game: String,
     quit: String,
@@ -395,6 +442,7 @@ impl GameChecks {
     fn new(rules: &Ruleset, color: Color) -> GameChecks {
         let r = rules.name();
         GameChecks {
+            hello: format!("{r}: starts and answers hello as {color}"),
             setup: format!("{r}: a valid setup as {color}"),
             game: format!("{r}: a whole game as {color} with legal moves in time"),
             quit: format!("{r}: exits on quit ({color})"),
@@ -425,6 +473,11 @@ async fn check_game(b: &mut Battery, names: &GameChecks, rec: &GameRecord, color
         Some(d) => b.pass(&names.setup, d.clone()),
         // The first game's hello check says it already.
         None if !ready && b.failed(HELLO) => b.not_run(&names.setup, HELLO),
+        // It never got a setup request: the check that failed is this game's hello.
+        None if !ready && faulted(rec, color) => {
+            b.fail(&names.hello, failure(rec, color, false), tail);
+            b.not_run(&names.setup, &names.hello);
+        }
         None if faulted(rec, color) => b.fail(&names.setup, failure(rec, color, false), tail),
         None => b.opponent_failed(&names.setup, rec, color),
     }
@@ -483,6 +536,8 @@ async fn check_game(b: &mut Battery, names: &GameChecks, rec: &GameRecord, color
         b.pass(&names.stderr, format!("{stderr_bytes} bytes"));
     } else if b.failed(HELLO) {
         b.not_run(&names.stderr, HELLO);
+    } else if b.failed(&names.hello) {
+        b.not_run(&names.stderr, &names.hello);
     } else {
         b.not_run(&names.stderr, &names.setup);
     }
@@ -490,6 +545,12 @@ async fn check_game(b: &mut Battery, names: &GameChecks, rec: &GameRecord, color
 
 /// Runs the battery.
 pub async fn run_check(plan: &CheckPlan, sup: &Supervisor) -> Vec<CheckResult> {
+    run_battery(plan, sup).await.0
+}
+
+/// Runs the battery; also whether the bot never answered its first `hello` with `ready`
+/// (it could not be started, or it ended or timed out before its `ready`).
+async fn run_battery(plan: &CheckPlan, sup: &Supervisor) -> (Vec<CheckResult>, bool) {
     let mut b = Battery::default();
     let mut index = 0;
     let mut multi_game = false;
@@ -515,13 +576,13 @@ pub async fn run_check(plan: &CheckPlan, sup: &Supervisor) -> Vec<CheckResult> {
             check_game(&mut b, &names, &rec, color, kept).await;
         }
     }
-    let Some(rules) = plan.rulesets.first() else { return b.results };
+    let Some(rules) = plan.rulesets.first() else { return (b.results, never_ready) };
     let basic = GameChecks::new(rules, Color::Red).game;
     probe_unknown_fields(plan, sup, &mut b, rules, &basic, &mut index).await;
     if multi_game {
         several_games(plan, sup, &mut b, rules, index).await;
     }
-    b.results
+    (b.results, never_ready)
 }
 
 /// Forward compatibility: the first game again (same seeds) with an unknown field in every
@@ -636,6 +697,23 @@ mod tests {
         assert_eq!(json[1]["status"], "not_run");
         assert_eq!(json[0]["status"], "fail");
         assert_eq!(json[3]["status"], "pass");
+    }
+
+    #[test]
+    fn the_first_three_games_give_the_bot_its_seed_ranges_whatever_the_seed_option() {
+        for seed in (0..200).chain([u64::MAX, 1 << 63, 4]) {
+            for (index, color) in [(0, Color::Red), (1, Color::Blue), (2, Color::Red)] {
+                let got = bot_seed(game_seed(seed, index, color), color);
+                match index {
+                    0 => assert!(got < ABOVE_DOUBLES, "--seed {seed}: {got}"),
+                    1 => assert!(got >= 1 << 63, "--seed {seed}: {got}"),
+                    _ => assert!(got >= ABOVE_DOUBLES && got < 1 << 63, "--seed {seed}: {got}"),
+                }
+            }
+            // Later games keep the plain derivation; the same --seed gives the same games.
+            assert_eq!(game_seed(seed, 5, Color::Blue), stratego_protocol::Rng::derive(seed, 5));
+            assert_eq!(game_seed(seed, 1, Color::Blue), game_seed(seed, 1, Color::Blue));
+        }
     }
 
     #[test]

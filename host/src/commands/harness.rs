@@ -275,6 +275,11 @@ fn open_out_dir(
                             "{name}: {what} {was} -> {now} after {}",
                             stratego_stats::plural(played as u64, "game")
                         ),
+                        unplayed: format!(
+                            "bot {name}: {what} changed since its {} in {dir} were played (content hash {was} then, {now} now), and no game of the plan is left to play: the report is of the old version's games; to play the new version, give another --out directory (or remove {dir})",
+                            stratego_stats::plural(played as u64, "game"),
+                            dir = dir.display()
+                        ),
                         new: new.clone(),
                         warned: false,
                     });
@@ -327,6 +332,8 @@ struct VersionChange {
     warning: String,
     /// The manifest's `changed` entry, once a game of the new version is finished.
     changed: String,
+    /// Said (even with `-q`) when no game is left to play: the new version plays none.
+    unplayed: String,
     /// The new version's hash, for the manifest's `executables`.
     new: Option<(String, String)>,
     /// Whether the warning was said.
@@ -683,6 +690,12 @@ pub async fn play(
             );
         }
     }
+    if settled || todo.is_empty() {
+        // A bot edited since its games here: a rerun would silently report the old ones.
+        for change in versions.iter().flat_map(|v| &v.pending) {
+            eprintln!("stratego-host: warning: {}", change.unplayed);
+        }
+    }
     let source = if settled { competition::Games::List(VecDeque::new()) } else { competition.source(&event, todo) };
     let header = header_of(planned);
     // Every report says when the machine was overloaded (issue #41, item 11(a)).
@@ -876,6 +889,9 @@ fn fail(message: &str) -> i32 {
 fn finish(stdout: String, end: &RunEnd, report: &dyn ReportSink, records: Option<&str>) -> Outcome {
     if let Some(f) = &end.failed {
         eprintln!("stratego-host: {}", f.message);
+        // A run that stopped before any game finished (a bot that cannot start) has no
+        // summary: an empty table would only stand before the error.
+        let stdout = if end.finished == 0 { String::new() } else { stdout };
         return Outcome { stdout, code: f.code };
     }
     if let Some(message) = report.end_message(end, records) {

@@ -572,7 +572,7 @@ impl Held {
     fn closed(&mut self, color: Color, exit: String, report: SessionReport) {
         let b = &mut self.record.bots[color];
         b.exit = Some(exit);
-        b.info = report.info;
+        report.info.into_record(b);
         b.bytes_from_bot = report.bytes_from_bot;
         (b.stderr_tail, b.stderr_bytes) = (report.stderr_tail, report.stderr_bytes);
     }
@@ -585,8 +585,9 @@ impl Held {
             // A session dropped before its next hello sends nothing: the record stays.
             if let Ok(post) = from.await {
                 let b = &mut self.record.bots[color];
-                let room = crate::session::json_session::MAX_INFO_LINES.saturating_sub(b.info.len());
-                b.info.extend(post.info.into_iter().take(room));
+                let mut info = crate::session::messages::InfoLines::from_record(b);
+                info.append(post.info);
+                info.into_record(b);
                 b.bytes_from_bot += post.bytes_from_bot;
                 (b.stderr_tail, b.stderr_bytes) = (post.stderr_tail, post.stderr_bytes);
                 if post.exit.is_some() {

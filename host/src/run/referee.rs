@@ -545,7 +545,7 @@ async fn finish<S: BotSession>(
             info.reported_name = r.reported_name;
             info.version = r.version;
             info.author = r.author;
-            info.info = r.info;
+            r.info.into_record(&mut info);
             info.bytes_to_bot = r.bytes_to_bot;
             info.bytes_from_bot = r.bytes_from_bot;
             info.process_note = r.process_note;
@@ -573,7 +573,7 @@ async fn finish<S: BotSession>(
     for (info, closed) in [(&mut infos.red, r), (&mut infos.blue, b)] {
         if let Some((exit, report)) = closed {
             info.exit = Some(exit);
-            info.info = report.info;
+            report.info.into_record(info);
             info.bytes_from_bot = report.bytes_from_bot;
             (info.stderr_tail, info.stderr_bytes) = (report.stderr_tail, report.stderr_bytes);
         }

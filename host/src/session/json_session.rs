@@ -10,7 +10,7 @@ use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
 use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
-use crate::session::messages::{self, TurnBuffers, keep_info, note_unrequested, unexpected};
+use crate::session::messages::{self, InfoLines, TurnBuffers, keep_info, note_unrequested, unexpected};
 use crate::session::protocol_log::{Direction, ProtocolLog};
 use crate::session::{
     BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
@@ -20,9 +20,6 @@ use crate::supervise::observe::Observer;
 use crate::supervise::process::{Process, RecvError};
 use crate::supervise::stopwatch::Stopwatch;
 use crate::supervise::supervisor::Supervisor;
-
-/// `info` lines kept per game and bot (the record keeps as many; see [`crate::session::messages`]).
-pub use crate::session::messages::MAX_INFO_LINES;
 
 /// How a session starts (and restarts) its bot's process.
 #[derive(Clone, Debug)]
@@ -49,12 +46,17 @@ pub struct JsonSession {
     games: u32,
     /// Set when this game needed a fresh process; reported in the record.
     process_note: Option<String>,
+    /// Whether the current process has sent anything at all (in any game).
+    answered: bool,
     /// Whether this game's first `turn` was sent.
     sent_turn: bool,
     /// Its `ready` answer, once given.
     ready: Option<Ready>,
     /// `info` lines of the current game.
-    infos: Vec<String>,
+    infos: InfoLines,
+    /// Plies played in the current game, as far as the bot was told (the ply of its `info`
+    /// lines).
+    ply: u32,
     /// Plies not yet told to the bot, and the other buffers of its `turn` kept between
     /// turns for their allocations.
     turn_buffers: TurnBuffers,
@@ -71,11 +73,13 @@ pub struct JsonSession {
     /// Where to send what the bot writes after `game_over` (see [`PostGame`]), when the
     /// process is kept for another game; and how many of `infos` came before `game_over`.
     post_game: Option<tokio::sync::oneshot::Sender<PostGame>>,
-    infos_at_game_over: usize,
+    infos_at_game_over: u64,
     /// Answers of this game that no request asked for, in words.
     unrequested: Vec<String>,
     /// The game in progress, and how long a `ply` notice may wait for the bot to read.
     game_id: String,
+    /// The game in progress, for the lines of its stderr in the protocol log.
+    log_game: Arc<std::sync::Mutex<String>>,
     notice_timeout: Duration,
     write_buf: Vec<u8>,
     /// What the host sees of the bot's process: whether it runs as single-threaded, the CPU
@@ -90,6 +94,8 @@ impl JsonSession {
     /// The operating system's error when the program cannot be started.
     pub fn spawn(spec: &BotSpec, options: &SessionOptions, supervisor: &Supervisor) -> std::io::Result<JsonSession> {
         let proc = Process::spawn(spec, options.max_line, options.cpu, !options.read_grace.is_zero(), supervisor)?;
+        let log_game = Arc::new(std::sync::Mutex::new(String::new()));
+        log_stderr(&proc, options, &spec.name, &log_game);
         Ok(JsonSession {
             spec: spec.clone(),
             options: options.clone(),
@@ -97,9 +103,11 @@ impl JsonSession {
             proc,
             games: 0,
             process_note: None,
+            answered: false,
             sent_turn: false,
             ready: None,
-            infos: Vec::new(),
+            infos: InfoLines::default(),
+            ply: 0,
             turn_buffers: TurnBuffers { plies: Vec::new(), pieces: Vec::new(), legal: Vec::with_capacity(128) },
             failed: false,
             dead: false,
@@ -109,6 +117,7 @@ impl JsonSession {
             infos_at_game_over: 0,
             unrequested: Vec::new(),
             game_id: String::new(),
+            log_game,
             notice_timeout: Duration::from_secs(10),
             write_buf: Vec::with_capacity(8 * 1024),
             observer: Observer::new(&spec.name),
@@ -139,9 +148,8 @@ impl JsonSession {
     /// Returns the bytes of the `info` lines sent.
     fn send_post_game(&mut self, exit: Option<String>, stderr: Option<(String, u64)>) -> u64 {
         let Some(to) = self.post_game.take() else { return 0 };
-        let info: Vec<String> = self.infos.drain(self.infos_at_game_over.min(self.infos.len())..).collect();
-        // The lines as they came: {"type":"info","text":…} (an estimate for escaped text).
-        let bytes_from_bot = info.iter().map(|l| l.len() as u64 + 29).sum();
+        let info = self.infos.split_off(self.infos_at_game_over);
+        let bytes_from_bot = info.bytes();
         let (stderr_tail, stderr_bytes) = stderr.unwrap_or_else(|| self.proc.stderr_tail());
         let _ = to.send(PostGame { info, stderr_tail, stderr_bytes, bytes_from_bot, exit });
         bytes_from_bot
@@ -238,9 +246,11 @@ impl JsonSession {
             }
         };
         self.observer.watched(&watch);
-        if note.is_none() && self.proc.bytes_received == received_before {
-            // Not even an `info` line since the request: often an answer stuck in the
-            // bot's output buffer.
+        if self.proc.bytes_received > received_before {
+            self.answered = true;
+        } else if note.is_none() && !self.answered {
+            // Not a byte from this process yet, not even an `info` line: often an answer
+            // stuck in the bot's output buffer. A process that has answered before flushes.
             note = Some("nothing at all came back: did the bot flush its output?".to_owned());
         }
         result.map_err(|e| self.failure(e, watch.credit(), watch.deadline(), note))
@@ -315,7 +325,7 @@ impl JsonSession {
 
     /// Records an `info` line, within the per-game bounds.
     fn keep_info(&mut self, text: &str) {
-        keep_info(&mut self.infos, text);
+        keep_info(&mut self.infos, self.ply, text);
     }
 
     /// Drops `move` and `resign` lines that are already waiting (late answers to a turn
@@ -341,15 +351,21 @@ impl JsonSession {
             self.proc.begin_game();
         }
         self.turn_buffers.plies.clear();
+        self.ply = 0;
         self.failed = false;
         self.dead = false;
         self.maybe_stale = false;
         self.sent_turn = false;
         self.game_id = start.game_id.to_owned();
+        start.game_id.clone_into(&mut self.log_game.lock().unwrap_or_else(|e| e.into_inner()));
         self.notice_timeout = start.time_control.startup;
         let hello = messages::hello(start);
         let answer = self.ask(&hello, start.time_control.allowed(start.time_control.startup), None).await;
-        if carry {
+        // A kept process found gone at this hello is replaced (`start_game`): its restart
+        // sends the ended game what came after its game_over, with its exit.
+        let gone =
+            matches!(&answer, Err(SessionError::Fault(f)) if matches!(f.reason, Reason::Crash | Reason::ClosedOutput));
+        if carry && !gone {
             // Its stderr is read by a task of its own: what it wrote before its answer is
             // in the pipe already, and one turn of the event loop (a park, which polls the
             // pipes) takes it in.
@@ -380,7 +396,8 @@ impl JsonSession {
         }
     }
 
-    /// Replaces the process by a fresh one, noting why for the record.
+    /// Replaces the process by a fresh one, noting for the record why (`why` completes "the
+    /// previous one …") and how the old one ended.
     async fn restart(&mut self, why: &str) -> Result<(), SessionError> {
         let fresh = Process::spawn(
             &self.spec,
@@ -392,7 +409,9 @@ impl JsonSession {
         .map_err(|e| {
             SessionError::Fault(Fault::new(Reason::Crash, format!("the program could not be started again: {e}")))
         })?;
+        log_stderr(&fresh, &self.options, &self.spec.name, &self.log_game);
         let old = std::mem::replace(&mut self.proc, fresh);
+        self.answered = false;
         self.observer.fresh_process();
         let mut old = old;
         let until = Instant::now() + self.options.grace;
@@ -407,7 +426,7 @@ impl JsonSession {
         self.send_post_game(Some(how.clone()), Some((tail, bytes)));
         self.infos.clear();
         self.ready = None;
-        self.process_note = Some(format!("a fresh process: the previous one ({how}) could not go on: {why}"));
+        self.process_note = Some(format!("a fresh process: the previous one {why} ({how})"));
         Ok(())
     }
 
@@ -435,7 +454,7 @@ impl BotSession for JsonSession {
         if self.games > 0 && self.proc.has_exited() {
             // A multi-game bot that exits after game_over does not forfeit its next game:
             // it gets a fresh process, as chess hosts do (-recover).
-            self.restart("it had exited after its previous game").await?;
+            self.restart("had ended after its game").await?;
         }
         self.games += 1;
         match self.hello(start).await {
@@ -444,8 +463,13 @@ impl BotSession for JsonSession {
                     && self.process_note.is_none()
                     && matches!(f.reason, Reason::Crash | Reason::ClosedOutput) =>
             {
-                // It exited between the previous game's end and this hello.
-                self.restart(&format!("it had ended after its previous game ({})", f.message)).await?;
+                // It exited between the previous game's end and this hello. A crash's message
+                // is its exit, which the note gives once (the restart's `how`).
+                let why = match f.reason {
+                    Reason::Crash => "had ended after its game, before its next hello".to_owned(),
+                    _ => format!("could not go on after its game: {}", f.message),
+                };
+                self.restart(&why).await?;
                 self.hello(start).await
             }
             other => other,
@@ -478,6 +502,7 @@ impl BotSession for JsonSession {
             self.take_unrequested_answers()?;
         }
         let game = req.game;
+        self.ply = game.ply_count();
         let buffers = std::mem::take(&mut self.turn_buffers);
         let turn = messages::turn(req, self.full_view(), !self.sent_turn, buffers);
         self.sent_turn = true;
@@ -493,6 +518,7 @@ impl BotSession for JsonSession {
     }
 
     async fn played(&mut self, game: &Game, ply: &Ply) {
+        self.ply = game.ply_count();
         if self.immediate() {
             let notice = messages::ply_notice(&self.game_id, game, ply);
             // A failure here shows up at this bot's next turn.
@@ -505,7 +531,7 @@ impl BotSession for JsonSession {
     async fn game_over(&mut self, end: &GameEnd<'_>) {
         let over = messages::game_over(end, std::mem::take(&mut self.turn_buffers.plies));
         let _ = self.tell(&over, Instant::now() + self.options.grace).await;
-        self.infos_at_game_over = self.infos.len();
+        self.infos_at_game_over = self.infos.received();
     }
 
     fn report(&self) -> SessionReport {
@@ -555,6 +581,17 @@ impl BotSession for JsonSession {
         (how, report.stderr_tail, report.stderr_bytes) = self.proc.shutdown_with_tail(rest).await;
         (how, report)
     }
+}
+
+/// With `--log-protocol`: every line `proc` writes to stderr goes to the log as it comes,
+/// under the game `game` names then.
+fn log_stderr(proc: &Process, options: &SessionOptions, bot: &str, game: &Arc<std::sync::Mutex<String>>) {
+    let Some(log) = options.log.clone() else { return };
+    let (bot, game) = (bot.to_owned(), game.clone());
+    proc.stderr_to(Box::new(move |line| {
+        let game = game.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        log.line(&bot, &game, Direction::Stderr, line);
+    }));
 }
 
 /// The move messages bots send most, exactly as `serde_json` writes them:

@@ -132,8 +132,8 @@ pub struct SessionReport {
     pub version: Option<String>,
     /// Its author.
     pub author: Option<String>,
-    /// Free-text lines it sent during this game.
-    pub info: Vec<String>,
+    /// Free-text lines it sent during this game (the first and last ones, with their plies).
+    pub info: crate::session::messages::InfoLines,
     /// The last bytes of its stderr.
     pub stderr_tail: String,
     /// Bytes it has written to stderr in all.
@@ -155,7 +155,7 @@ pub struct SessionReport {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PostGame {
     /// `info` lines sent after `game_over`.
-    pub info: Vec<String>,
+    pub info: crate::session::messages::InfoLines,
     /// The stderr tail of the game that ended, now with what came after `game_over`.
     pub stderr_tail: String,
     /// Bytes written to stderr in that game, with what came after `game_over`.

@@ -1,8 +1,9 @@
 //! `--log-protocol FILE|DIR`: every line each way between the host and the bots, with a
 //! timestamp and the direction, for a bot author debugging their bot.
 //!
-//! One line per message: `SECONDS BOT GAME > LINE` for what the host sent and `<` for what
-//! the bot sent (seconds since the run began, six decimals). A path that is an existing
+//! One line per message: `SECONDS BOT GAME > LINE` for what the host sent, `<` for what
+//! the bot sent and `!` for a line the bot wrote to its stderr, as it came (seconds since
+//! the run began, six decimals). A path that is an existing
 //! directory, or ends with `/`, gets one file per bot (`DIR/BOT.log`); otherwise every bot
 //! goes to the one file. Each line is written with one `write`, unbuffered, so a crash of the
 //! host or the bot loses nothing before it.
@@ -21,6 +22,8 @@ pub enum Direction {
     ToBot,
     /// Bot to host.
     FromBot,
+    /// A line of the bot's stderr.
+    Stderr,
 }
 
 /// The protocol log of a run.
@@ -72,6 +75,7 @@ impl ProtocolLog {
         let arrow = match direction {
             Direction::ToBot => '>',
             Direction::FromBot => '<',
+            Direction::Stderr => '!',
         };
         let mut line = format!("{:.6} {bot} {game_id} {arrow} ", self.start.elapsed().as_secs_f64()).into_bytes();
         line.extend_from_slice(text);

@@ -21,7 +21,7 @@ use crate::reason::{Fault, Reason};
 use crate::remote::hub::{Answer, Hub, Incoming, LeaseError, Link, OWED, Outgoing, Owed};
 use crate::remote::lag::LagQuota;
 use crate::session::json_session::{SessionOptions, clip, parse_bot_message};
-use crate::session::messages::{self, TurnBuffers, keep_info, note_unrequested, unexpected};
+use crate::session::messages::{self, InfoLines, TurnBuffers, keep_info, note_unrequested, unexpected};
 use crate::session::protocol_log::Direction;
 use crate::session::{
     BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionReport, Timed, TurnRequest,
@@ -48,7 +48,9 @@ pub struct RemoteSession {
     /// The game's setup request (sent again, with `fixed`, after a reconnection).
     setup_request: Option<SetupRequest>,
     ready: Option<Ready>,
-    infos: Vec<String>,
+    infos: InfoLines,
+    /// Plies played in the current game (the ply of its `info` lines).
+    ply: u32,
     pending: Vec<Ply>,
     unrequested: Vec<String>,
     game_id: String,
@@ -77,7 +79,8 @@ impl RemoteSession {
             fault: None,
             setup_request: None,
             ready: None,
-            infos: Vec::new(),
+            infos: InfoLines::default(),
+            ply: 0,
             pending: Vec::new(),
             unrequested: Vec::new(),
             game_id: String::new(),
@@ -149,7 +152,7 @@ impl RemoteSession {
     }
 
     fn keep_info(&mut self, text: &str) {
-        keep_info(&mut self.infos, text);
+        keep_info(&mut self.infos, self.ply, text);
     }
 
     fn unrequested_answer(&mut self, what: &str) {
@@ -555,6 +558,7 @@ impl BotSession for RemoteSession {
     async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
         self.game_id = start.game_id.to_owned();
         self.infos.clear();
+        self.ply = 0;
         self.unrequested.clear();
         self.notes.clear();
         self.pending.clear();
@@ -605,6 +609,7 @@ impl BotSession for RemoteSession {
 
     async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
         let game = req.game;
+        self.ply = game.ply_count();
         let plies = std::mem::take(&mut self.pending);
         let turn = turn_message(req, self.full_view(), plies.clone(), !self.sent_turn);
         self.sent_turn = true;
@@ -628,6 +633,7 @@ impl BotSession for RemoteSession {
     }
 
     async fn played(&mut self, game: &Game, ply: &Ply) {
+        self.ply = game.ply_count();
         if self.ready.as_ref().is_some_and(|r| r.immediate_plies) {
             let notice = messages::ply_notice(&self.game_id, game, ply);
             self.tell(&notice).await;

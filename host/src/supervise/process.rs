@@ -23,19 +23,54 @@ use crate::supervise::supervisor::Supervisor;
 /// Bytes of stderr kept per bot for the record.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
+/// Where each line a bot writes to stderr also goes, as it comes (`--log-protocol`).
+pub type StderrSink = Box<dyn FnMut(&[u8]) + Send>;
+
+/// Longest stderr line given to a [`StderrSink`] whole: a longer one is given in pieces.
+const STDERR_SINK_LINE: usize = 4096;
+
 /// The last bytes a bot wrote to stderr, and how many it wrote in all and since the
 /// current game began.
-#[derive(Default, Debug)]
+#[derive(Default)]
 pub struct StderrTail {
     buf: Vec<u8>,
     /// Total bytes written.
     pub total: u64,
     /// `total` when the current game began.
     game_start: u64,
+    /// Where its lines go too, and the start of a line not yet ended.
+    sink: Option<(StderrSink, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for StderrTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StderrTail").field("total", &self.total).field("game_start", &self.game_start).finish()
+    }
 }
 
 impl StderrTail {
+    /// Gives each line of `chunk` that ends to the sink, keeping the start of the last.
+    fn to_sink(&mut self, chunk: &[u8]) {
+        let Some((sink, partial)) = self.sink.as_mut() else { return };
+        for piece in chunk.split_inclusive(|&b| b == b'\n') {
+            partial.extend_from_slice(piece);
+            if partial.ends_with(b"\n") || partial.len() >= STDERR_SINK_LINE {
+                sink(partial.strip_suffix(b"\n").unwrap_or(partial));
+                partial.clear();
+            }
+        }
+    }
+
+    /// The end of the pipe: a last line without its newline goes to the sink too.
+    fn finish(&mut self) {
+        if let Some((sink, partial)) = self.sink.as_mut().filter(|(_, p)| !p.is_empty()) {
+            sink(partial);
+            partial.clear();
+        }
+    }
+
     fn push(&mut self, chunk: &[u8]) {
+        self.to_sink(chunk);
         self.total += chunk.len() as u64;
         self.buf.extend_from_slice(chunk);
         if self.buf.len() > 2 * STDERR_TAIL_BYTES {
@@ -196,6 +231,7 @@ impl Process {
                 }
                 tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
             }
+            tail2.lock().unwrap_or_else(|e| e.into_inner()).finish();
         });
         // The limits in force: a sandbox without a memory cgroup applies its memory limit (the
         // default one too) as RLIMIT_AS, which the fault of a process that ran into it names.
@@ -245,6 +281,11 @@ impl Process {
     /// Closes the bot's stdin (end of input tells a bot that ignores `quit` to stop).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
+    }
+
+    /// Gives every line the bot writes to stderr from now on to `sink` too, as it comes.
+    pub fn stderr_to(&self, sink: StderrSink) {
+        self.stderr.lock().unwrap_or_else(|e| e.into_inner()).sink = Some((sink, Vec::new()));
     }
 
     /// The stderr tail, readable after the process is gone.

@@ -252,6 +252,10 @@ function drawDetail(st, ply) {
   if (g.time_control.move_ms !== null) t += ' of ' + (g.time_control.move_ms / 1000).toFixed(3) + ' s';
   box.appendChild(el('div', null, t + '.'));
   if (p.strike) box.appendChild(el('div', 'strike', 'Strike: ' + p.strike));
+  // The mover's info lines sent while it thought on this move (its turn's 0-based ply).
+  var b = g.bots[p.color];
+  var said = b.info.filter(function (_, i) { return b.info_plies[i] === ply - 1; });
+  if (said.length) box.appendChild(el('pre', 'info', said.join('\n')));
   if (ply === g.plies.length) box.appendChild(el('div', null, 'Game over: ' + g.result.headline + '.'));
 }
 
@@ -356,7 +360,8 @@ function buildAbout() {
     addField(d, 'exit', b.exit);
     box.appendChild(d);
     if (b.info.length) {
-      box.appendChild(el('div', null, 'info lines'));
+      box.appendChild(el('div', null, 'info lines' +
+        (b.info_dropped ? ' (the first and last 100; ' + b.info_dropped + ' between them not kept)' : '')));
       box.appendChild(el('pre', null, b.info.join('\n')));
     }
     if (b.stderr_tail) {
