@@ -183,6 +183,18 @@ pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
 
 /// Scores every legal move, best first, with what the enemy's moves have shown so far.
 pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Vec<(f64, Move)> {
+    ranked_weighted(rules, turn, rng, evidence, 1.0)
+}
+
+/// [`ranked_with`], with the hunt of known enemy pieces ([`chase`]'s closing in) weighted
+/// by `hunt_weight` (1 in full, 0 not at all).
+fn ranked_weighted(
+    rules: &Ruleset,
+    turn: &Turn,
+    rng: &mut Rng,
+    evidence: &Evidence,
+    hunt_weight: f64,
+) -> Vec<(f64, Move)> {
     let pos = Position { turn, knowledge: Knowledge::with_setup_prior(rules, turn, evidence) };
     let forward: i16 = if turn.color == Color::Red { 1 } else { -1 };
     let our_flag = turn.pieces.iter().find(|p| p.color == turn.color && p.rank == Some(Rank::Flag)).map(|p| p.square);
@@ -294,7 +306,7 @@ pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evide
                     let closer = |sq: Square| intruders.iter().map(|&i| i.distance(sq)).min().unwrap_or(0);
                     score += 60.0 * (f64::from(closer(m.from)) - f64::from(closer(m.to)));
                 }
-                score += chase(&known, rank, m.from, m.to);
+                score += chase(&known, rank, m.from, m.to, hunt_weight);
                 if let Some((p_flag, t)) = flag_target {
                     let h = hunt(rank) * (0.5 + p_flag);
                     score += h * (f64::from(t.distance(m.from)) - f64::from(t.distance(m.to)));
@@ -323,9 +335,10 @@ pub fn ranked_with(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evide
 }
 
 /// The worth of a quiet move of our `rank` from `from` to `to` against the known enemy
-/// pieces: closing in on the most valuable one it beats (the Spy only on the Marshal), and
-/// keeping two squares away from those that beat it.
-fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square) -> f64 {
+/// pieces: closing in on the most valuable one it beats (the Spy only on the Marshal),
+/// weighted by `hunt_weight` ([`hunt_weight`]), and keeping two squares away from those
+/// that beat it.
+fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square, hunt_weight: f64) -> f64 {
     let mut score = 0.0;
     let mut prey: Option<(f64, Square)> = None;
     for &(sq, theirs) in known {
@@ -345,9 +358,23 @@ fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square) -> f64 
     }
     if let Some((_, sq)) = prey {
         let v = known.iter().find(|k| k.0 == sq).map_or(0.0, |k| value(k.1));
-        score += 0.12 * v * (f64::from(sq.distance(from)) - f64::from(sq.distance(to)));
+        score += hunt_weight * 0.12 * v * (f64::from(sq.distance(from)) - f64::from(sq.distance(to)));
     }
     score
+}
+
+/// Quiet plies after which the hunt of a known enemy piece has faded out entirely.
+pub const HUNT_FADE_PLIES: u32 = 60;
+
+/// How much the hunt of known enemy pieces counts after `quiet` plies without a fight: in
+/// full up to [`QUIET_PLIES`], then less and less, nothing after [`HUNT_FADE_PLIES`] more.
+/// A known piece that flees round a lake or a block of pieces is never caught (the 2012
+/// rules have no two-square rule to corner it, and a searching bot never steps into
+/// reach); hunting it for ever drew won games at the ply limit. When the hunt fades, the
+/// cheap pieces' probes ([`probe_bonus`]) take over and the game moves on.
+pub fn hunt_weight(quiet: u32) -> f64 {
+    let over = quiet.saturating_sub(QUIET_PLIES);
+    (1.0 - f64::from(over) / f64::from(HUNT_FADE_PLIES)).max(0.0)
 }
 
 /// Plies without a fight after which the bot starts probing unknown pieces.
@@ -451,9 +478,10 @@ fn chase_breaker(pos: &Position, m: Move) -> f64 {
 }
 
 /// [`ranked_with`], plus the urge to probe unknown pieces with cheap ones after `quiet`
-/// plies without a fight ([`probe_bonus`]), and to end a chase ([`chase_breaker`]).
+/// plies without a fight ([`probe_bonus`]), and to end a chase ([`chase_breaker`]); the
+/// hunt of known enemy pieces fades out over a long quiet stretch ([`hunt_weight`]).
 pub fn ranked_quiet(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence, quiet: u32) -> Vec<(f64, Move)> {
-    let mut ranked = ranked_with(rules, turn, rng, evidence);
+    let mut ranked = ranked_weighted(rules, turn, rng, evidence, hunt_weight(quiet));
     if quiet >= QUIET_PLIES {
         let pos = Position { turn, knowledge: Knowledge::with_setup_prior(rules, turn, evidence) };
         for (score, m) in &mut ranked {
@@ -724,5 +752,56 @@ mod chase_tests {
         let help_late = score(&late, "h4-g4") - score(&late, "h4-i4");
         let help_early = score(&early, "h4-g4") - score(&early, "h4-i4");
         assert!(help_late - help_early >= 2.0 * HELP_STEP - 4.0, "{help_late} {help_early}");
+    }
+}
+
+#[cfg(test)]
+mod hunt_fade_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's known General on e3 and Blue's known Colonel on e7, which flees round the
+    /// lakes; the Flags far apart; nothing else.
+    fn turn() -> Turn {
+        let piece =
+            |s: &str, color, rank, shown| PositionPiece { square: sq(s), color, rank, moved: shown, revealed: shown };
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false),
+            piece("e3", Color::Red, Rank::General, true),
+            piece("e7", Color::Blue, Rank::Colonel, true),
+            piece("j10", Color::Blue, Rank::Flag, false),
+        ];
+        let game = Game::from_position(Ruleset::ucc2012(), &pieces, Color::Red, 300, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        crate::tests::turn_of(&game, 0, legal_moves)
+    }
+
+    #[test]
+    fn the_hunt_of_a_known_piece_fades_over_a_long_quiet_stretch() {
+        assert_eq!(hunt_weight(0), 1.0);
+        assert_eq!(hunt_weight(QUIET_PLIES), 1.0);
+        assert!((hunt_weight(QUIET_PLIES + HUNT_FADE_PLIES / 2) - 0.5).abs() < 1e-9);
+        assert_eq!(hunt_weight(QUIET_PLIES + HUNT_FADE_PLIES), 0.0);
+        assert_eq!(hunt_weight(u32::MAX), 0.0);
+        let turn = turn();
+        // The General's step towards the Colonel (e3-e4) against a step sideways (e3-d3,
+        // as far from it by one more file), the tie-break's 2 points aside.
+        let lead = |quiet| {
+            let mut rng = Rng::new(9);
+            let ranked = ranked_quiet(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::default(), quiet);
+            let score = |m: &str| ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0;
+            score("e3-e4") - score("e3-d3")
+        };
+        // Early, the hunt: 0.12 of the Colonel's value per square closed, both ways.
+        let hunt = 2.0 * 0.12 * value(Rank::Colonel);
+        assert!(lead(0) >= hunt - 2.0, "{}", lead(0));
+        // After the fade only the step's progress (3 a rank) is left.
+        let late = lead(QUIET_PLIES + HUNT_FADE_PLIES);
+        assert!(late.abs() <= 3.0 + 2.0, "{late}");
     }
 }

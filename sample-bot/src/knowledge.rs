@@ -122,6 +122,10 @@ impl Evidence {
     }
 }
 
+/// The most probability the setup prior gives one unmoved enemy piece of being a Bomb or
+/// the Flag while more pieces are unmoved than there are unseen Bombs and Flags.
+pub const MAX_STILL: f64 = 0.95;
+
 /// What is known of the enemy's unrevealed pieces, for rank distributions.
 #[derive(Clone, Debug)]
 pub struct Knowledge {
@@ -202,7 +206,11 @@ impl Knowledge {
             if !piece.moved && unmoved > 0.0 && immobile > 0.0 {
                 let f = f64::from(self.unknown[Rank::Flag]) * prior.weight(Rank::Flag, piece.origin) / flag_sum;
                 let b = f64::from(self.unknown[Rank::Bomb]) * prior.weight(Rank::Bomb, piece.origin) / bomb_sum;
-                let (f, b) = if f + b > 1.0 { (f / (f + b), b / (f + b)) } else { (f, b) };
+                // While some unmoved pieces must be mobile, no single one is surely a Bomb
+                // or the Flag (small armies such as barrage's put most of the table's
+                // weight on a few squares, which left the true rank no chance).
+                let cap = if unmoved > immobile { MAX_STILL } else { 1.0 };
+                let (f, b) = if f + b > cap { (cap * f / (f + b), cap * b / (f + b)) } else { (f, b) };
                 still = f + b;
                 split = Some((f, b));
             }

@@ -233,3 +233,76 @@ mod tests {
         assert!(checked[0] > 10 && checked[1] > 10, "{checked:?}");
     }
 }
+
+#[cfg(test)]
+mod random_game_tests {
+    use super::*;
+    use stratego_protocol::Rng;
+    use stratego_rules::{Color, Game, Rank, Ruleset};
+
+    /// Plays `games` games of the heuristic (Red) against the search with 3 worlds a move
+    /// (Blue), from human-like setups, under `rules`, up to `plies` plies each. Every move
+    /// either side picks must be in the rules crate's legal moves (the oracle), and every
+    /// belief the bot holds about an enemy piece must be a distribution that gives the
+    /// piece's true rank a chance (a piece that moved: no chance of a Bomb or the Flag).
+    fn play(rules: Ruleset, games: u64, plies: u32) -> u32 {
+        let mut checked = 0;
+        for seed in 0..games {
+            let mut rng = Rng::new(seed);
+            let red = setup::human_like(&rules, Color::Red, &mut rng);
+            let blue = setup::human_like(&rules, Color::Blue, &mut rng);
+            let mut game = Game::new(rules.clone(), &red, &blue).unwrap();
+            let mut quiet = [QuietPlies::default(), QuietPlies::default()];
+            let mut evidence = [knowledge::Evidence::default(), knowledge::Evidence::default()];
+            let config = search::SearchConfig { worlds: Some(3), ..search::SearchConfig::default() };
+            let mut moves = Vec::new();
+            while !game.is_over() && game.ply_count() < plies {
+                game.legal_moves(&mut moves);
+                let side = game.to_move();
+                let turn = tests::turn_of(&game, 2, moves.clone());
+                let q = quiet[side.index()].update(&turn);
+                evidence[side.index()].update(&turn);
+                let k = knowledge::Knowledge::with_setup_prior(&rules, &turn, &evidence[side.index()]);
+                for p in turn.pieces.iter().filter(|p| p.color != side) {
+                    let d = k.distribution(p);
+                    let (_, truth) = game.piece_at(p.square).unwrap();
+                    assert!((d.iter().sum::<f64>() - 1.0).abs() < 1e-9, "seed {seed} ply {}: {d:?}", turn.ply);
+                    assert!(d.iter().all(|&x| x >= 0.0), "seed {seed}: {d:?}");
+                    assert!(
+                        d[truth.index()] > 0.0,
+                        "seed {seed} ply {}: {truth:?} at {} has {d:?}",
+                        turn.ply,
+                        p.square
+                    );
+                    if p.moved {
+                        assert_eq!(d[Rank::Bomb.index()] + d[Rank::Flag.index()], 0.0, "seed {seed}");
+                    }
+                    checked += 1;
+                }
+                let m = if side == Color::Red {
+                    heuristic::choose(&rules, &turn, &mut rng, &evidence[0], q)
+                } else {
+                    search::choose(&rules, &turn, &mut rng, &config, q, &evidence[1])
+                };
+                assert!(moves.contains(&m), "seed {seed} ply {}: {m} is not legal", turn.ply);
+                game.play(m).unwrap();
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn both_strategies_play_only_legal_moves_and_hold_consistent_beliefs_classic() {
+        assert!(play(Ruleset::classic(), 6, 400) > 10_000);
+    }
+
+    #[test]
+    fn both_strategies_play_only_legal_moves_and_hold_consistent_beliefs_ucc2012() {
+        assert!(play(Ruleset::ucc2012(), 6, 400) > 10_000);
+    }
+
+    #[test]
+    fn both_strategies_play_only_legal_moves_and_hold_consistent_beliefs_barrage() {
+        assert!(play(Ruleset::barrage(), 10, 400) > 1_000);
+    }
+}
