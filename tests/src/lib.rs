@@ -407,12 +407,22 @@ pub fn expected_board(
 /// host's start-up check before the first game is the first), and plays the first legal
 /// move otherwise.
 pub fn flaky_start_bot(dir: &Path, fail: u32) -> String {
-    let path = dir.join("flaky.py");
+    start_counting_bot(dir, "flaky.py", &format!("n == {fail}"), "0", "license server unreachable", "")
+}
+
+/// A Python bot, `DIR/FILE`, that counts its starts in `DIR/starts` (the host's start-up check is the first) and, on the starts where
+/// the Python condition `fails` on `n` (the start's number) holds, sleeps `sleep_s` (a
+/// Python expression of `n`, in seconds), writes `message` to stderr and exits 1; it plays
+/// the first legal move otherwise. Its name is `flaky`; `tag`, a comment, only makes
+/// another program of it (another content hash).
+pub fn start_counting_bot(dir: &Path, file: &str, fails: &str, sleep_s: &str, message: &str, tag: &str) -> String {
+    let path = dir.join(file);
     let count = dir.join("starts");
     std::fs::write(
         &path,
         format!(
-            r#"import json, sys
+            r#"# {tag}
+import json, sys, time
 path = {count:?}
 try:
     n = int(open(path).read())
@@ -420,8 +430,9 @@ except OSError:
     n = 0
 n += 1
 open(path, "w").write(str(n))
-if n == {fail}:
-    print("license server unreachable", file=sys.stderr, flush=True)
+if {fails}:
+    time.sleep({sleep_s})
+    print({message:?}, file=sys.stderr, flush=True)
     sys.exit(1)
 for line in sys.stdin:
     m = json.loads(line)
@@ -697,5 +708,30 @@ pub mod remote {
     /// The token in a token file, as a raw client sends it.
     pub fn token_text(path: &Path) -> String {
         std::fs::read_to_string(path).unwrap().trim().to_owned()
+    }
+
+    /// For a test bot that speaks WebSocket itself: its answer to `message` when it is a
+    /// `hello` (`ready`, named `raw`; `rules` becomes the game's ruleset) or a
+    /// `setup_request` (a random setup of a fixed seed); `None` for any other message, which
+    /// the bot answers itself.
+    pub fn raw_reply(rules: &mut stratego_rules::Ruleset, message: &serde_json::Value) -> Option<String> {
+        match message["type"].as_str()? {
+            "hello" => {
+                let spec = serde_json::from_value::<stratego_rules::RulesetSpec>(message["ruleset"].clone()).unwrap();
+                *rules = stratego_rules::Ruleset::try_from(spec).unwrap();
+                Some(r#"{"type":"ready","name":"raw"}"#.to_owned())
+            }
+            "setup_request" => {
+                let color =
+                    if message["color"] == "red" { stratego_rules::Color::Red } else { stratego_rules::Color::Blue };
+                let mut n = 7u64;
+                let d = stratego_rules::Deployment::random(rules, color, &mut || {
+                    n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    n >> 11
+                });
+                Some(serde_json::json!({"type": "setup", "deployment": d.to_rows(rules)}).to_string())
+            }
+            _ => None,
+        }
     }
 }

@@ -168,19 +168,37 @@ fn a_jvm_that_cannot_reserve_its_heap_is_recorded_as_a_memory_fault() {
 /// every look at a thinking bot; fixed, the flood runs at about 12-26 MiB.)
 const HOST_RSS_GOAL_KIB: u64 = 32_000_000 / 1024;
 
-/// A game of `flood-bot --when WHEN` (Red) against the sample bot with -j 1 and the
-/// default output limit of 64 MiB: the flood bot loses (on its output limit, or on time
-/// when a loaded machine leaves the host too little CPU to read 64 MiB within the move
-/// time), and the host's peak RSS stays within the goal whatever the flood's timing.
+/// Two games of `flood-bot --when WHEN` (Red, then Blue) against the sample bot with -j 1,
+/// the calm clock and the default output limit of 64 MiB: the flood bot loses each on its
+/// output limit, or (should a loaded machine leave the host too little CPU to read 64 MiB
+/// within the 60 s move time) on time, the record saying which; the match's other game is
+/// played all the same, and the host's peak RSS stays within the goal whatever the
+/// flood's timing.
 fn flood(when: &str) {
     let dir = TempDir::new(&format!("chaos-bots-flood-{when}"));
     let bot = format!("{} --when {when}", bin("flood-bot").display());
-    let args = [bot.as_str(), "sample-bot", "--games", "1", "-j", "1", "--seed", "3", "--json", "-q", "--out"];
+    let args = [bot.as_str(), "sample-bot", "--games", "2", "-j", "1", "--seed", "3", "--json", "-q", "--out"];
     let (out, rss) = stratego_tests::run_match_measured(&[&args[..], &[dir.0.to_str().unwrap()]].concat());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let recs = records(&dir.0);
-    assert_eq!(recs.len(), 1);
-    assert_eq!(recs[0]["result"]["faulty"], "red", "{}", recs[0]["result"]);
+    let mut recs = records(&dir.0);
+    recs.sort_by_key(|r| r["index"].as_u64());
+    assert_eq!(recs.len(), 2, "{when}: every game of the match is played");
+    for r in &recs {
+        let (flooder, label) = if r["index"] == 0 { ("red", "Red") } else { ("blue", "Blue") };
+        let res = &r["result"];
+        assert_eq!(res["faulty"], flooder, "{when}: {res}");
+        let msg = res["message"].as_str().unwrap_or_default();
+        assert!(msg.starts_with(&format!("flood-bot ({label}) forfeits: ")), "{when}: {res}");
+        match res["reason"].as_str() {
+            Some("output_limit") => assert!(
+                msg.ends_with("it wrote more than its output limit of 67108864 bytes in this game"),
+                "{when}: {res}"
+            ),
+            // Not seen on an idle machine (the 64 MiB are read in well under a second).
+            Some("move_timeout") => assert!(msg.contains("no move within 60.000 s"), "{when}: {res}"),
+            _ => panic!("{when}: the flood bot must lose on its output limit (or on time under load): {res}"),
+        }
+    }
     assert!(rss <= HOST_RSS_GOAL_KIB, "{when}: host peak RSS {rss} KiB under a 64 MiB flood of info lines");
 }
 

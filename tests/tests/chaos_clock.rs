@@ -36,6 +36,34 @@ fn median(mut v: Vec<u64>) -> u64 {
     v[v.len() / 2]
 }
 
+/// Plays `games` games of `red` against `blue` with `--seed SEED` and `extra` (the clock
+/// among them), `-q`, into `dir`; asserts the host exited 0, naming `name`, and returns its
+/// output and the records.
+fn cheat_match(
+    name: &str,
+    dir: &TempDir,
+    [red, blue]: [&str; 2],
+    games: &str,
+    seed: &str,
+    extra: &[&str],
+) -> (std::process::Output, Vec<serde_json::Value>) {
+    let mut args = vec![red, blue, "--games", games, "--seed", seed];
+    args.extend_from_slice(extra);
+    args.extend(["--out", dir.0.to_str().unwrap(), "-q"]);
+    let out = run_match(&args);
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let recs = records(&dir.0);
+    (out, recs)
+}
+
+/// Asserts that a bot's log (its messages' types, [`whole_lines`]) holds a whole message of
+/// every kind a game sends.
+fn assert_every_kind_whole(kinds: &[String]) {
+    for kind in ["hello", "setup_request", "turn", "game_over", "quit"] {
+        assert!(kinds.iter().any(|k| k == kind), "no whole {kind} among {kinds:?}");
+    }
+}
+
 /// Plays one game of `red` (which thinks `think_ms` a move) against a bot that answers at
 /// once, with a clock no load can break, and checks what Red was charged and credited.
 /// `grace_us`: how much later than its first read its clock may start (a bot that peeks
@@ -44,23 +72,8 @@ fn assert_charged_its_thinking(name: &str, red: &str, think_ms: u64, grace_us: u
     let dir = TempDir::new(name);
     let blue = cheat_bot("");
     let waits = dir.join("waits");
-    let out = run_match(&[
-        &cheat_bot(&format!("{red} --waits {}", waits.display())),
-        &blue,
-        "--games",
-        "1",
-        "--seed",
-        "11",
-        "--max-plies",
-        "60",
-        "--move-time",
-        "60",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    let recs = records(&dir.0);
+    let red = cheat_bot(&format!("{red} --waits {}", waits.display()));
+    let (_, recs) = cheat_match(name, &dir, [&red, &blue], "1", "11", &["--max-plies", "60", "--move-time", "60"]);
     let moves = red_moves(&recs);
     assert!(moves.len() >= 25, "{name}: only {} moves of Red: {}", moves.len(), recs[0]["result"]);
     let think = think_ms * 1000;
@@ -124,21 +137,7 @@ fn a_bot_that_peeks_at_its_turn_with_tee_and_sleeps_is_credited_nothing_for_it()
 /// increment; `None` when it did not.
 fn flags_at(name: &str, red: &str) -> Option<usize> {
     let dir = TempDir::new(name);
-    let out = run_match(&[
-        &cheat_bot(red),
-        &cheat_bot(""),
-        "--games",
-        "1",
-        "--seed",
-        "11",
-        "--tc",
-        "3+0",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    let recs = records(&dir.0);
+    let (_, recs) = cheat_match(name, &dir, [&cheat_bot(red), &cheat_bot("")], "1", "11", &["--tc", "3+0"]);
     let r = &recs[0]["result"];
     (r["reason"] == "move_timeout" && r["winner"] == "blue").then(|| red_moves(&recs).len() + 1)
 }
@@ -191,32 +190,14 @@ fn a_bot_that_reads_its_full_view_turns_late_gets_every_line_whole() {
     let dir = TempDir::new("late-reader");
     let log = dir.join("late.log");
     let late = cheat_bot(&format!("--read slow --late-ms 300 --log {}", log.display()));
-    let out = run_match(&[
-        &late,
-        &cheat_bot(""),
-        "--games",
-        "2",
-        "--seed",
-        "3",
-        "--move-time",
-        "0.1",
-        "--host-priority",
-        "realtime",
-        "--grace-ms",
-        "5000",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for r in records(&dir.0) {
+    let extra = ["--move-time", "0.1", "--host-priority", "realtime", "--grace-ms", "5000"];
+    let (out, recs) = cheat_match("late-reader", &dir, [&late, &cheat_bot("")], "2", "3", &extra);
+    for r in recs {
         // It read each turn 300 ms late: it lost on time, as it should.
         assert_eq!(r["result"]["reason"], "move_timeout", "{}", r["result"]);
     }
     let kinds = whole_lines(&log);
-    for kind in ["hello", "setup_request", "turn", "game_over", "quit"] {
-        assert!(kinds.iter().any(|k| k == kind), "no whole {kind} among {kinds:?}");
-    }
+    assert_every_kind_whole(&kinds);
     // Each game's turn came whole, and its game_over after it.
     let turns = kinds.iter().filter(|k| *k == "turn").count();
     assert_eq!(turns, 2, "{kinds:?}");
@@ -232,33 +213,14 @@ fn a_bot_that_reads_byte_by_byte_gets_every_message_whole() {
     let dir = TempDir::new("slow-reader");
     let log = dir.join("slow.log");
     let slow = cheat_bot(&format!("--read slow --log {}", log.display()));
-    let out = run_match(&[
-        &slow,
-        &cheat_bot(""),
-        "--games",
-        "2",
-        "--seed",
-        "5",
-        "--max-plies",
-        "30",
-        "--move-time",
-        "60",
-        "--host-priority",
-        "realtime",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let recs = records(&dir.0);
+    let extra = ["--max-plies", "30", "--move-time", "60", "--host-priority", "realtime"];
+    let (_, recs) = cheat_match("slow-reader", &dir, [&slow, &cheat_bot("")], "2", "5", &extra);
     assert_eq!(recs.len(), 2);
     for r in &recs {
         assert_eq!(r["result"]["reason"], "ply_limit", "{}", r["result"]);
     }
     let kinds = whole_lines(&log);
-    for kind in ["hello", "setup_request", "turn", "game_over", "quit"] {
-        assert!(kinds.iter().any(|k| k == kind), "no whole {kind} among {kinds:?}");
-    }
+    assert_every_kind_whole(&kinds);
     assert!(kinds.iter().filter(|k| *k == "turn").count() >= 28, "{kinds:?}");
 }
 
@@ -300,25 +262,9 @@ fn full_view_turns_under_load_are_never_left_half_written() {
     let slow = cheat_bot(&format!("--read slow --log {}", slow_log.display()));
     let whole = cheat_bot(&format!("--think spin --think-ms 30 --log {}", whole_log.display()));
     let _busy = [Busy::start(), Busy::start()];
-    let out = run_match(&[
-        &slow,
-        &whole,
-        "--games",
-        "30",
-        "-j",
-        "2",
-        "--seed",
-        "101",
-        "--move-time",
-        "0.05",
-        "--max-plies",
-        "200",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(records(&dir.0).len(), 30);
+    let extra = ["-j", "2", "--move-time", "0.05", "--max-plies", "200"];
+    let (out, recs) = cheat_match("under-load", &dir, [&slow, &whole], "30", "101", &extra);
+    assert_eq!(recs.len(), 30);
     for log in [&slow_log, &whole_log] {
         let kinds = whole_lines(log);
         assert!(kinds.iter().filter(|k| *k == "game_over").count() >= 15, "{kinds:?}");
@@ -337,27 +283,8 @@ fn a_ucc_bot_and_a_slow_json_reader_get_every_message_whole_on_request_sized_pip
     let (transcript, log) = (dir.join("ucc.txt"), dir.join("slow.log"));
     let ucc = format!("ucc2012:{} --seed 11 --transcript {}", bin("ucc-bot").display(), transcript.display());
     let slow = cheat_bot(&format!("--read slow --log {}", log.display()));
-    let out = run_match(&[
-        &ucc,
-        &slow,
-        "--rules",
-        "ucc2012",
-        "--games",
-        "2",
-        "--seed",
-        "3",
-        "--max-plies",
-        "40",
-        "--move-time",
-        "60",
-        "--host-priority",
-        "realtime",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let recs = records(&dir.0);
+    let extra = ["--rules", "ucc2012", "--max-plies", "40", "--move-time", "60", "--host-priority", "realtime"];
+    let (_, recs) = cheat_match("ucc-slow", &dir, [&ucc, &slow], "2", "3", &extra);
     assert_eq!(recs.len(), 2);
     for r in &recs {
         assert_eq!(r["result"]["reason"], "ply_limit", "{}", r["result"]);
@@ -371,9 +298,7 @@ fn a_ucc_bot_and_a_slow_json_reader_get_every_message_whole_on_request_sized_pip
         assert_eq!(r["bots"][ucc_color]["exit"], "the process exited with status 0", "{}", r["bots"]);
     }
     let kinds = whole_lines(&log);
-    for kind in ["hello", "setup_request", "turn", "game_over", "quit"] {
-        assert!(kinds.iter().any(|k| k == kind), "no whole {kind} among {kinds:?}");
-    }
+    assert_every_kind_whole(&kinds);
     let lines = std::fs::read_to_string(&transcript).expect("the UCC bot's transcript");
     assert_eq!(lines.lines().filter(|l| l.starts_with("QUIT")).count(), 2, "{lines}");
 }

@@ -9,7 +9,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use stratego_tests::remote::{Client, book, remote_match, remote_spec, sample_bot, token};
+use stratego_tests::remote::{Client, book, raw_reply, remote_match, remote_spec, sample_bot, token};
 use stratego_tests::{TempDir, records};
 
 /// One WebSocket frame from the front of `buf`, if it is whole: its length in bytes, its
@@ -328,30 +328,14 @@ async fn raw_player(url: String, token: String, pong_delay: Duration) {
     while let Some(Ok(msg)) = ws.next().await {
         let Message::Text(t) = msg else { continue };
         let m: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
-        match m["type"].as_str().unwrap() {
-            "hello" => {
-                rules = stratego_rules::Ruleset::try_from(
-                    serde_json::from_value::<stratego_rules::RulesetSpec>(m["ruleset"].clone()).unwrap(),
-                )
-                .unwrap();
-                ws.send(Message::text(r#"{"type":"ready","name":"raw"}"#)).await.unwrap();
-            }
-            "setup_request" => {
-                let color = if m["color"] == "red" { stratego_rules::Color::Red } else { stratego_rules::Color::Blue };
-                let mut n = 7u64;
-                let d = stratego_rules::Deployment::random(&rules, color, &mut || {
-                    n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    n >> 11
-                });
-                let line = serde_json::json!({"type": "setup", "deployment": d.to_rows(&rules)});
-                ws.send(Message::text(line.to_string())).await.unwrap();
-            }
-            "turn" => {
-                let line = serde_json::json!({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]});
-                ws.send(Message::text(line.to_string())).await.unwrap();
-                tokio::time::sleep(pong_delay).await;
-            }
-            _ => {}
+        if let Some(reply) = raw_reply(&mut rules, &m) {
+            ws.send(Message::text(reply)).await.unwrap();
+            continue;
+        }
+        if m["type"] == "turn" {
+            let line = serde_json::json!({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]});
+            ws.send(Message::text(line.to_string())).await.unwrap();
+            tokio::time::sleep(pong_delay).await;
         }
     }
 }

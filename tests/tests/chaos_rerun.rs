@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use stratego_tests::{CALM_CLOCK, SCRIPTED_BOT, TempDir, flaky_start_bot, host_bin, records};
+use stratego_tests::{CALM_CLOCK, SCRIPTED_BOT, TempDir, flaky_start_bot, host_bin, records, start_counting_bot};
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).output().expect("run stratego-host")
@@ -62,8 +62,14 @@ fn starts(count: &Path) -> usize {
     std::fs::read_to_string(count).map(|t| t.lines().count()).unwrap_or(0)
 }
 
+/// The directory's records and manifest, byte for byte.
+fn files(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    (std::fs::read(dir.join("games.jsonl")).unwrap(), std::fs::read(dir.join("manifest.json")).unwrap())
+}
+
 /// Runs `args` with `--out dir` three times (run, rerun, rerun): every time the same exit
-/// code and report, and the reruns play nothing (no record added, no bot started).
+/// code and report, and the reruns play nothing (no bot started; the records and the
+/// manifest unchanged byte for byte).
 fn run_rerun_rerun(args: &[&str], dir: &Path, count: &Path, expected_code: i32) {
     let mut all: Vec<&str> = args.to_vec();
     all.extend(CALM_CLOCK);
@@ -72,11 +78,13 @@ fn run_rerun_rerun(args: &[&str], dir: &Path, count: &Path, expected_code: i32) 
     assert_eq!(first.status.code(), Some(expected_code), "{}", stderr(&first));
     let (games, started, report_first) = (lines(dir), starts(count), report(&first));
     assert!(games > 0 && started > 0, "{games} games, {started} starts");
+    let saved = files(dir);
     for rerun in 1..=2 {
         let again = host(&all);
         let err = stderr(&again);
         assert_eq!(again.status.code(), Some(expected_code), "rerun {rerun}: {err}");
         assert_eq!(lines(dir), games, "rerun {rerun} of {args:?} played games: {err}");
+        assert!(files(dir) == saved, "rerun {rerun} of {args:?} changed the records or the manifest: {err}");
         assert_eq!(starts(count), started, "rerun {rerun} of {args:?} started a bot: {err}");
         assert_eq!(report(&again), report_first, "rerun {rerun} of {args:?}: the same report");
     }
@@ -117,6 +125,36 @@ fn a_decided_sprt_rerun_gives_its_verdict_again_and_plays_nothing() {
             _ => "inconclusive",
         };
         assert_eq!(verdict["verdict"], expected, "{name}: {verdict}");
+        // Without --json, the rerun prints the verdict in words.
+        let text = host(&[args.clone(), CALM_CLOCK.to_vec(), vec!["-q", "--out", dir.to_str().unwrap()]].concat());
+        assert_eq!(text.status.code(), Some(code), "{name}: {}", stderr(&text));
+        let words = match code {
+            0 => "H1 accepted: ".to_owned(),
+            10 => "H0 accepted: ".to_owned(),
+            _ => format!("inconclusive after {} games (the --max-games limit)", recs.len()),
+        };
+        assert!(String::from_utf8_lossy(&text.stdout).contains(&words), "{name}: {words:?} not in the report");
+        // A rerun with a changed bound (or game limit) is another test: refused as another
+        // plan (resume-shards.md), naming what differs, with nothing played or written.
+        let saved = (files(&dir), starts(&count));
+        let changed_flag = if name == "limit" { "--max-games" } else { "--elo1" };
+        let mut changed_args: Vec<&str> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| if i > 0 && args[i - 1] == changed_flag { "50" } else { *a })
+            .collect();
+        changed_args.extend(CALM_CLOCK);
+        changed_args.extend(["-q", "--out", dir.to_str().unwrap()]);
+        let refused = host(&changed_args);
+        let err = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(2), "{name}: {err}");
+        let differs = if name == "limit" {
+            "sprt[1]: 4 in the directory, 50 in this command"
+        } else {
+            "sprt[0].elo1: 100.0 in the directory, 50.0 in this command"
+        };
+        assert!(err.contains("the directory holds another plan") && err.contains(differs), "{name}: {err}");
+        assert!((files(&dir), starts(&count)) == saved, "{name}: the refused rerun played or wrote: {err}");
     }
 }
 
@@ -331,43 +369,14 @@ fn check_recovered(dir: &Path, err: &str) {
 /// the others, after `slow` seconds from its third start on; `tag` only makes another
 /// program of it (another content hash).
 fn versioned_bot(dir: &Path, plays: &str, slow: u32, tag: &str) -> String {
-    let path = dir.join("bot.py");
-    let count = dir.join("starts");
-    std::fs::write(
-        &path,
-        format!(
-            r#"# {tag}
-import json, sys, time
-path = {count:?}
-try:
-    n = int(open(path).read())
-except OSError:
-    n = 0
-n += 1
-open(path, "w").write(str(n))
-if n not in {plays}:
-    if n >= 3:
-        time.sleep({slow})
-    print("module not found", file=sys.stderr, flush=True)
-    sys.exit(1)
-for line in sys.stdin:
-    m = json.loads(line)
-    t = m["type"]
-    if t == "hello":
-        print(json.dumps({{"type": "ready", "name": "flaky"}}), flush=True)
-    elif t == "setup_request":
-        army = [r for r, k in m["pieces"].items() for _ in range(k)]
-        print(json.dumps({{"type": "setup", "deployment": " ".join(f"{{s}}={{r}}" for s, r in zip(m["squares"], army))}}), flush=True)
-    elif t == "turn":
-        print(json.dumps({{"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]}}), flush=True)
-    elif t == "quit":
-        break
-"#,
-            count = count.display().to_string()
-        ),
+    start_counting_bot(
+        dir,
+        "bot.py",
+        &format!("n not in {plays}"),
+        &format!("{slow} if n >= 3 else 0"),
+        "module not found",
+        tag,
     )
-    .unwrap();
-    format!("python3 {}", path.display())
 }
 
 fn manifest_of(dir: &Path) -> serde_json::Value {

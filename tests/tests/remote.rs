@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use stratego_tests::remote::{Client, Host, book, remote_match, remote_spec, sample_bot, token, token_text};
+use stratego_tests::remote::{Client, Host, book, raw_reply, remote_match, remote_spec, sample_bot, token, token_text};
 use stratego_tests::{CALM_CLOCK, TempDir, bin, host_bin, records, wait_for};
 
 /// The misbehaving test bot's command line with `args`.
@@ -739,59 +739,42 @@ async fn first_move_then(url: &str, token: &str, then: &str) -> u64 {
     while let Some(Ok(msg)) = ws.next().await {
         let Message::Text(t) = msg else { continue };
         let m: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
-        match m["type"].as_str().unwrap() {
-            "hello" => {
-                rules = stratego_rules::Ruleset::try_from(
-                    serde_json::from_value::<stratego_rules::RulesetSpec>(m["ruleset"].clone()).unwrap(),
-                )
-                .unwrap();
-                ws.send(Message::text(r#"{"type":"ready","name":"raw"}"#)).await.unwrap();
+        if let Some(reply) = raw_reply(&mut rules, &m) {
+            ws.send(Message::text(reply)).await.unwrap();
+            continue;
+        }
+        if m["type"] != "turn" {
+            continue;
+        }
+        turns += 1;
+        if turns == 1 {
+            let line = serde_json::json!({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]});
+            ws.send(Message::text(line.to_string())).await.unwrap();
+            continue;
+        }
+        if then == "silent" {
+            // TCP open, nothing read or written (no pong either) for longer than
+            // the test lasts.
+            tokio::time::sleep(Duration::from_secs(120)).await;
+            return 0;
+        }
+        // Frames as fast as they go, never reading: pings (each asks for a pong)
+        // and info lines, until the host drops the connection.
+        let mut sent = 0u64;
+        let info = Message::text(format!(r#"{{"type":"info","text":"{}"}}"#, "f".repeat(1000)));
+        for i in 0u64.. {
+            let frame = if i % 8 == 0 { info.clone() } else { Message::Ping(vec![7u8; 125].into()) };
+            let n = if i % 8 == 0 { 1030 } else { 131 };
+            match tokio::time::timeout(Duration::from_secs(20), ws.feed(frame)).await {
+                Ok(Ok(())) => sent += n,
+                _ => return sent,
             }
-            "setup_request" => {
-                let color = if m["color"] == "red" { stratego_rules::Color::Red } else { stratego_rules::Color::Blue };
-                let mut n = 7u64;
-                let d = stratego_rules::Deployment::random(&rules, color, &mut || {
-                    n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    n >> 11
-                });
-                let line = serde_json::json!({"type": "setup", "deployment": d.to_rows(&rules)});
-                ws.send(Message::text(line.to_string())).await.unwrap();
+            if i % 64 == 0 && !matches!(tokio::time::timeout(Duration::from_secs(20), ws.flush()).await, Ok(Ok(()))) {
+                return sent;
             }
-            "turn" => {
-                turns += 1;
-                if turns == 1 {
-                    let line = serde_json::json!({"type": "move", "move": m["legal_moves"][0], "ply": m["ply"]});
-                    ws.send(Message::text(line.to_string())).await.unwrap();
-                    continue;
-                }
-                if then == "silent" {
-                    // TCP open, nothing read or written (no pong either) for longer than
-                    // the test lasts.
-                    tokio::time::sleep(Duration::from_secs(120)).await;
-                    return 0;
-                }
-                // Frames as fast as they go, never reading: pings (each asks for a pong)
-                // and info lines, until the host drops the connection.
-                let mut sent = 0u64;
-                let info = Message::text(format!(r#"{{"type":"info","text":"{}"}}"#, "f".repeat(1000)));
-                for i in 0u64.. {
-                    let frame = if i % 8 == 0 { info.clone() } else { Message::Ping(vec![7u8; 125].into()) };
-                    let n = if i % 8 == 0 { 1030 } else { 131 };
-                    match tokio::time::timeout(Duration::from_secs(20), ws.feed(frame)).await {
-                        Ok(Ok(())) => sent += n,
-                        _ => return sent,
-                    }
-                    if i % 64 == 0
-                        && !matches!(tokio::time::timeout(Duration::from_secs(20), ws.flush()).await, Ok(Ok(())))
-                    {
-                        return sent;
-                    }
-                    if sent > 1 << 30 {
-                        return sent;
-                    }
-                }
+            if sent > 1 << 30 {
+                return sent;
             }
-            _ => {}
         }
     }
     0
