@@ -47,81 +47,9 @@ pub struct MergeOptions {
 /// # Errors
 /// A directory without a manifest, or directories of different plans (exit 2).
 pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
-    // A directory given twice is a mistake in the command, not games recorded twice.
-    let mut canonical: Vec<PathBuf> = Vec::new();
-    for dir in &args.dirs {
-        let c = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-        if let Some(i) = canonical.iter().position(|d| *d == c) {
-            return Err(usage(format!(
-                "{} is given twice (as {} and {}): give each shard's directory once",
-                c.display(),
-                args.dirs[i].display(),
-                dir.display()
-            )));
-        }
-        canonical.push(c);
-    }
-    if let Some(out) = &args.out {
-        // Pages written into a shard would mix with its own (and be taken for its report).
-        let c = out.canonicalize().ok().or_else(|| {
-            let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-            parent.canonicalize().ok().map(|p| p.join(out.file_name().unwrap_or_default()))
-        });
-        if let Some((dir, _)) = c.and_then(|c| args.dirs.iter().zip(&canonical).find(|(_, d)| c.starts_with(d))) {
-            return Err(usage(format!(
-                "--out {}: is inside {}, one of the directories merged: give a directory of its own",
-                out.display(),
-                dir.display()
-            )));
-        }
-    }
-    let mut manifests = Vec::new();
-    for dir in &args.dirs {
-        let m = manifest::read(dir)
-            .map_err(usage)?
-            .ok_or_else(|| usage(format!("{}: no manifest.json (not a run's --out directory)", dir.display())))?;
-        manifests.push(m);
-    }
+    check_directories(&args)?;
+    let (manifests, event) = read_manifests(&args)?;
     let first = &manifests[0];
-    for (dir, m) in args.dirs.iter().zip(&manifests).skip(1) {
-        // The plans' hashes as this host makes them (a manifest of an older host may
-        // hold the same plan in an older form, under another hash).
-        if m.plan.hash() != first.plan.hash() {
-            let (a, b) = (format!("in {}", args.dirs[0].display()), format!("in {}", dir.display()));
-            return Err(usage(format!(
-                "{} holds another plan than {}:\n  {}",
-                dir.display(),
-                args.dirs[0].display(),
-                first.plan.differences_between(&m.plan, &a, &b).join("\n  ")
-            )));
-        }
-    }
-    // The event's name, kept with the plan by each shard: one name, or none.
-    let mut event: Option<(&str, &PathBuf)> = None;
-    for (dir, m) in args.dirs.iter().zip(&manifests) {
-        match (event, m.event.as_deref()) {
-            (Some((name, first)), Some(other)) if name != other => {
-                return Err(usage(format!(
-                    "{} names the event {other:?}, {} names it {name:?}: shards of one event have one name",
-                    dir.display(),
-                    first.display()
-                )));
-            }
-            (None, Some(name)) => event = Some((name, dir)),
-            _ => {}
-        }
-    }
-    let event = event.map(|(name, _)| name.to_owned());
-    let mixed = mixed_versions(&args.dirs, &manifests);
-    if !mixed.is_empty() {
-        let what = mixed.join("\n  ");
-        if !args.mixed_versions {
-            return Err(usage(format!(
-                "the directories were played by different versions of a bot (one report would mix them; --mixed-versions merges anyway):\n  {what}"
-            )));
-        }
-        eprintln!("stratego-host: warning: merging games of different versions of a bot:\n  {what}");
-    }
     let plan = &first.plan;
     let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
     // Which games the plan holds (an SPRT's are the pairs it may reach).
@@ -202,30 +130,10 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     }
     let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
-    if let (Some(dir), Some(collector)) = (&args.out, index) {
-        let index = dir.join("index.html");
-        let options = crate::display::files::viewer::IndexOptions {
-            per_page: args.games_per_page,
-            extra: &page.extra,
-            force: None,
-            flag: "--out",
-        };
-        let written = std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))
-            .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
-        match written {
-            Ok(w) => eprintln!(
-                "stratego-host: wrote {} ({} games; {} viewer pages in {})",
-                index.display(),
-                w.games,
-                w.pages,
-                dir.join("games").display()
-            ),
-            Err(e) => {
-                eprintln!("stratego-host: cannot write the index page: {e}");
-                code = crate::exit::FAILURE;
-            }
-        }
+    if let (Some(dir), Some(collector)) = (&args.out, index)
+        && !write_merged_index(dir, collector, &page, args.games_per_page)
+    {
+        code = crate::exit::FAILURE;
     }
     let shards: Vec<String> =
         manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
@@ -265,6 +173,129 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
         eprintln!("stratego-host: --missing-list FILE writes every missing id");
     }
     Ok(Outcome { stdout, code })
+}
+
+/// Refuses a directory given twice (a mistake in the command, not games recorded twice)
+/// and an `--out` inside one of the directories merged.
+fn check_directories(args: &MergeOptions) -> Result<(), ConfigError> {
+    // A directory given twice is a mistake in the command, not games recorded twice.
+    let mut canonical: Vec<PathBuf> = Vec::new();
+    for dir in &args.dirs {
+        let c = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        if let Some(i) = canonical.iter().position(|d| *d == c) {
+            return Err(usage(format!(
+                "{} is given twice (as {} and {}): give each shard's directory once",
+                c.display(),
+                args.dirs[i].display(),
+                dir.display()
+            )));
+        }
+        canonical.push(c);
+    }
+    if let Some(out) = &args.out {
+        // Pages written into a shard would mix with its own (and be taken for its report).
+        let c = out.canonicalize().ok().or_else(|| {
+            let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            parent.canonicalize().ok().map(|p| p.join(out.file_name().unwrap_or_default()))
+        });
+        if let Some((dir, _)) = c.and_then(|c| args.dirs.iter().zip(&canonical).find(|(_, d)| c.starts_with(d))) {
+            return Err(usage(format!(
+                "--out {}: is inside {}, one of the directories merged: give a directory of its own",
+                out.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The directories' manifests (each must have one, all of one plan, of one event name and,
+/// unless `--mixed-versions`, of one version of each bot), and the event's name.
+fn read_manifests(args: &MergeOptions) -> Result<(Vec<manifest::Manifest>, Option<String>), ConfigError> {
+    let mut manifests = Vec::new();
+    for dir in &args.dirs {
+        let m = manifest::read(dir)
+            .map_err(usage)?
+            .ok_or_else(|| usage(format!("{}: no manifest.json (not a run's --out directory)", dir.display())))?;
+        manifests.push(m);
+    }
+    let first = &manifests[0];
+    for (dir, m) in args.dirs.iter().zip(&manifests).skip(1) {
+        // The plans' hashes as this host makes them (a manifest of an older host may
+        // hold the same plan in an older form, under another hash).
+        if m.plan.hash() != first.plan.hash() {
+            let (a, b) = (format!("in {}", args.dirs[0].display()), format!("in {}", dir.display()));
+            return Err(usage(format!(
+                "{} holds another plan than {}:\n  {}",
+                dir.display(),
+                args.dirs[0].display(),
+                first.plan.differences_between(&m.plan, &a, &b).join("\n  ")
+            )));
+        }
+    }
+    // The event's name, kept with the plan by each shard: one name, or none.
+    let mut event: Option<(&str, &PathBuf)> = None;
+    for (dir, m) in args.dirs.iter().zip(&manifests) {
+        match (event, m.event.as_deref()) {
+            (Some((name, first)), Some(other)) if name != other => {
+                return Err(usage(format!(
+                    "{} names the event {other:?}, {} names it {name:?}: shards of one event have one name",
+                    dir.display(),
+                    first.display()
+                )));
+            }
+            (None, Some(name)) => event = Some((name, dir)),
+            _ => {}
+        }
+    }
+    let event = event.map(|(name, _)| name.to_owned());
+    let mixed = mixed_versions(&args.dirs, &manifests);
+    if !mixed.is_empty() {
+        let what = mixed.join("\n  ");
+        if !args.mixed_versions {
+            return Err(usage(format!(
+                "the directories were played by different versions of a bot (one report would mix them; --mixed-versions merges anyway):\n  {what}"
+            )));
+        }
+        eprintln!("stratego-host: warning: merging games of different versions of a bot:\n  {what}");
+    }
+    Ok((manifests, event))
+}
+
+/// Writes the merged index page and the games' pages into `dir` (`--out`), and says so;
+/// false when it cannot.
+fn write_merged_index(
+    dir: &std::path::Path,
+    collector: IndexCollector,
+    page: &crate::compete::report_sink::Page,
+    games_per_page: usize,
+) -> bool {
+    let index = dir.join("index.html");
+    let options = crate::display::files::viewer::IndexOptions {
+        per_page: games_per_page,
+        extra: &page.extra,
+        force: None,
+        flag: "--out",
+    };
+    let written = std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
+        .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
+    match written {
+        Ok(w) => {
+            eprintln!(
+                "stratego-host: wrote {} ({} games; {} viewer pages in {})",
+                index.display(),
+                w.games,
+                w.pages,
+                dir.join("games").display()
+            );
+            true
+        }
+        Err(e) => {
+            eprintln!("stratego-host: cannot write the index page: {e}");
+            false
+        }
+    }
 }
 
 /// Ids named on stderr at most; the rest are counted (`--missing-list` has them all).
