@@ -54,7 +54,6 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
     // Which games the plan holds (an SPRT's are the pairs it may reach).
     let games = competition.games(&plan.event);
-    let by_id: HashMap<&str, usize> = games.iter().enumerate().map(|(i, g)| (g.game_id.as_str(), i)).collect();
     let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
     let header = Header {
         names,
@@ -65,52 +64,8 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     };
     // As a run's: says when the machine was overloaded.
     let mut report = crate::compete::sinks::with_overload(competition.report_sink(&header), &header.names);
-    // The records are read one at a time, each given to the report (its first copy) and, with
-    // --out, to the index (which keeps a row of each and the records of its first games):
-    // memory grows with the games by a few bytes each, not by their records.
-    let mut seen = vec![0u32; games.len()];
-    let mut strangers: BTreeSet<String> = BTreeSet::new();
-    let mut finished = 0u32;
     let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::display::files::viewer::MAX_VIEWER_PAGES));
-    for dir in &args.dirs {
-        let file = manifest::records_path(dir).map_err(usage)?;
-        // Each record read as its digest (its moves skipped: the report and the index's
-        // rows read none), and whole only for a viewer page; see `Digested`.
-        let records: Box<dyn Iterator<Item = Result<manifest::Digested, String>>> =
-            if args.skip_bad_lines && file.exists() {
-                let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
-                manifest::report_skipped(&file, &bad);
-                Box::new(found.into_iter().map(|r| Ok(manifest::Digested::of(r))))
-            } else {
-                manifest::digests_iter(dir).map_err(usage)?
-            };
-        let whole = |d: manifest::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
-        for r in records {
-            let d = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
-            let Some(&i) = by_id.get(d.digest.game_id.as_str()) else {
-                strangers.insert(d.digest.game_id.clone());
-                continue;
-            };
-            seen[i] += 1;
-            if seen[i] > 1 {
-                continue;
-            }
-            finished += 1;
-            if let Some(sink) = report.digest_sink() {
-                sink.on_digest(&games[i], &d.digest);
-                if let Some(index) = index.as_mut() {
-                    index.push_digested(d).map_err(|e| usage(format!("{}: {e}", file.display())))?;
-                }
-                continue;
-            }
-            // A report that reads whole records.
-            let record = Arc::new(whole(d)?);
-            report.on_history(&Event::GameFinished { spec: games[i].clone(), record: record.clone() });
-            if let Some(index) = index.as_mut() {
-                index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
-            }
-        }
-    }
+    let (seen, strangers, finished) = read_games(&args, &games, &mut report, &mut index)?;
     let mut missing = Vec::new();
     let mut duplicated = Vec::new();
     for (g, &n) in games.iter().zip(&seen) {
@@ -156,23 +111,67 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
             eprintln!("stratego-host: the ids of the {} missing games are in {}", missing.len(), path.display());
         }
     }
-    for (what, ids) in
-        [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
-    {
-        if !ids.is_empty() {
-            // The ids come from records files that may have been written anywhere.
-            eprintln!(
-                "stratego-host: {} {what}: {}",
-                stratego_stats::plural(ids.len() as u64, "game"),
-                crate::terminal_text::clean(&few(ids))
-            );
-            code = crate::exit::FAILURE;
-        }
-    }
-    if !missing.is_empty() && missing.len() > FEW && args.missing_list.is_none() {
-        eprintln!("stratego-host: --missing-list FILE writes every missing id");
+    if !name_games(&missing, &duplicated, &strangers, args.missing_list.is_some()) {
+        code = crate::exit::FAILURE;
     }
     Ok(Outcome { stdout, code })
+}
+
+/// Reads the directories' records one at a time, each given to `report` (its first copy)
+/// and, with `--out`, to `index` (which keeps a row of each and the records of its first
+/// games): memory grows with the games by a few bytes each, not by their records. Returns
+/// how many times each game of `games` was found, the ids not of the plan, and the games
+/// counted.
+fn read_games(
+    args: &MergeOptions,
+    games: &[crate::run::schedule::GameSpec],
+    report: &mut Box<dyn crate::compete::report_sink::ReportSink>,
+    index: &mut Option<IndexCollector>,
+) -> Result<(Vec<u32>, BTreeSet<String>, u32), ConfigError> {
+    let by_id: HashMap<&str, usize> = games.iter().enumerate().map(|(i, g)| (g.game_id.as_str(), i)).collect();
+    let mut seen = vec![0u32; games.len()];
+    let mut strangers: BTreeSet<String> = BTreeSet::new();
+    let mut finished = 0u32;
+    for dir in &args.dirs {
+        let file = manifest::records_path(dir).map_err(usage)?;
+        // Each record read as its digest (its moves skipped: the report and the index's
+        // rows read none), and whole only for a viewer page; see `Digested`.
+        let records: Box<dyn Iterator<Item = Result<manifest::Digested, String>>> =
+            if args.skip_bad_lines && file.exists() {
+                let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
+                manifest::report_skipped(&file, &bad);
+                Box::new(found.into_iter().map(|r| Ok(manifest::Digested::of(r))))
+            } else {
+                manifest::digests_iter(dir).map_err(usage)?
+            };
+        let whole = |d: manifest::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
+        for r in records {
+            let d = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
+            let Some(&i) = by_id.get(d.digest.game_id.as_str()) else {
+                strangers.insert(d.digest.game_id.clone());
+                continue;
+            };
+            seen[i] += 1;
+            if seen[i] > 1 {
+                continue;
+            }
+            finished += 1;
+            if let Some(sink) = report.digest_sink() {
+                sink.on_digest(&games[i], &d.digest);
+                if let Some(index) = index.as_mut() {
+                    index.push_digested(d).map_err(|e| usage(format!("{}: {e}", file.display())))?;
+                }
+                continue;
+            }
+            // A report that reads whole records.
+            let record = Arc::new(whole(d)?);
+            report.on_history(&Event::GameFinished { spec: games[i].clone(), record: record.clone() });
+            if let Some(index) = index.as_mut() {
+                index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
+            }
+        }
+    }
+    Ok((seen, strangers, finished))
 }
 
 /// Refuses a directory given twice (a mistake in the command, not games recorded twice)
@@ -296,6 +295,28 @@ fn write_merged_index(
             false
         }
     }
+}
+
+/// Names on stderr the games missing, recorded more than once and not of the plan (a few
+/// of each; `listed`: `--missing-list` has every missing id); false when any is.
+fn name_games(missing: &[String], duplicated: &[String], strangers: &[String], listed: bool) -> bool {
+    let mut whole = true;
+    for (what, ids) in [("missing", missing), ("recorded more than once", duplicated), ("not of this plan", strangers)]
+    {
+        if !ids.is_empty() {
+            // The ids come from records files that may have been written anywhere.
+            eprintln!(
+                "stratego-host: {} {what}: {}",
+                stratego_stats::plural(ids.len() as u64, "game"),
+                crate::terminal_text::clean(&few(ids))
+            );
+            whole = false;
+        }
+    }
+    if !missing.is_empty() && missing.len() > FEW && !listed {
+        eprintln!("stratego-host: --missing-list FILE writes every missing id");
+    }
+    whole
 }
 
 /// Ids named on stderr at most; the rest are counted (`--missing-list` has them all).
