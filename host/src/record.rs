@@ -2,26 +2,17 @@
 //! the host); this module adds the writer that appends them to `DIR/games.jsonl`
 //! (or to a resumed run's `DIR/games.jsonl.zst`).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 
 pub use stratego_protocol::record::*;
 
 /// Appends records to `DIR/games.jsonl`, one write per record (or, when the directory
 /// already holds its records in the compact form, `DIR/games.jsonl.zst`, one zstd frame
-/// per record: a resumed run goes on in the form it has).
+/// per record: a resumed run goes on in the form it has). The writing is the records
+/// crate's ([`stratego_records::RecordWriter`], the one writer of records files); this adds
+/// which file of an `--out` directory it is.
 pub struct RecordWriter {
-    path: PathBuf,
-    file: Output,
-}
-
-/// Where the records go.
-enum Output {
-    /// The plain file, written here.
-    Plain(Mutex<std::fs::File>),
-    /// The compact file, written by the records crate.
-    Compact(stratego_records::RecordWriter),
+    file: stratego_records::RecordWriter,
 }
 
 /// Refuses `--compress` for the `--out` directory `dir` when it holds plain records
@@ -61,49 +52,27 @@ impl RecordWriter {
             Some(path) => stratego_records::Form::of_file(path)? == stratego_records::Form::Compact,
             None => compress,
         };
-        if compact {
-            let path = dir.join("games.jsonl.zst");
-            let w = stratego_records::RecordWriter::open(&path, stratego_records::Form::Compact)?;
-            return Ok(RecordWriter { path, file: Output::Compact(w) });
-        }
-        let path = dir.join("games.jsonl");
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-        Ok(RecordWriter { path, file: Output::Plain(Mutex::new(file)) })
+        let form = if compact { stratego_records::Form::Compact } else { stratego_records::Form::Plain };
+        Ok(RecordWriter { file: stratego_records::RecordWriter::open_in(dir, form)? })
     }
 
     /// The file written.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
-    /// Appends one record as one line (or one frame) with a single write. A kill of the
-    /// host in the middle of that write can still leave the start of a line (a test saw one
-    /// when the kill came as a third record went in): readers drop a torn last line and
-    /// resume plays that game again, so no finished game that was whole on disk is lost. A
-    /// write that fails part of the way (a full disk) is cut off again: the file keeps
-    /// whole records only.
+    /// Appends one record as one line (or one frame) with a single write
+    /// ([`stratego_records::RecordWriter::append`]). A kill of the host in the middle of that
+    /// write can still leave the start of a line: readers drop a torn last line and resume
+    /// plays that game again, so no finished game that was whole on disk is lost. A write
+    /// that fails part of the way (a full disk) is cut off again: the file keeps whole
+    /// records only. After a last line that is a whole record without its newline (kept, as
+    /// RECORDS.md says), the record starts on a line of its own.
     ///
     /// # Errors
     /// The write failed (and, if the part written could not be cut off, says so too).
     pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
-        let file = match &self.file {
-            Output::Plain(file) => file,
-            Output::Compact(w) => return w.append(record),
-        };
-        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-        line.push(b'\n');
-        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-        let before = f.metadata()?.len();
-        match f.write_all(&line).and_then(|()| f.flush()) {
-            Ok(()) => Ok(()),
-            Err(e) => match f.set_len(before) {
-                Ok(()) => Err(e),
-                Err(cut) => Err(std::io::Error::new(
-                    e.kind(),
-                    format!("{e}; and the part written could not be cut off ({cut}): its last line is torn"),
-                )),
-            },
-        }
+        self.file.append(record)
     }
 }
 

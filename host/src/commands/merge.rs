@@ -47,6 +47,136 @@ pub struct MergeOptions {
 /// # Errors
 /// A directory without a manifest, or directories of different plans (exit 2).
 pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
+    check_directories(&args)?;
+    let (manifests, event) = read_manifests(&args)?;
+    let first = &manifests[0];
+    let plan = &first.plan;
+    let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
+    // Which games the plan holds (an SPRT's are the pairs it may reach).
+    let games = competition.games(&plan.event);
+    let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let header = Header {
+        names,
+        planned: games.len() as u32,
+        seed: plan.event.seed,
+        rules: plan.rules.name.clone(),
+        records: None,
+    };
+    // As a run's: says when the machine was overloaded.
+    let mut report = crate::compete::sinks::with_overload(competition.report_sink(&header), &header.names);
+    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::display::files::viewer::MAX_VIEWER_PAGES));
+    let (seen, strangers, finished) = read_games(&args, &games, &mut report, &mut index)?;
+    let mut missing = Vec::new();
+    let mut duplicated = Vec::new();
+    for (g, &n) in games.iter().zip(&seen) {
+        match n {
+            0 if competition.open_ended().is_none() => missing.push(g.game_id.clone()),
+            0 | 1 => {}
+            n => duplicated.push(format!("{} ({n} times)", g.game_id)),
+        }
+    }
+    let strangers: Vec<String> = strangers.into_iter().collect();
+    let end = RunEnd { finished, ..RunEnd::default() };
+    let _ = report.finish(&end);
+    // The index page's title and summary, for --out.
+    let mut page = report.page();
+    if let Some(name) = &event {
+        page.title = format!("{name}: {}", page.title);
+    }
+    let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
+    let mut code = crate::exit::OK;
+    if let (Some(dir), Some(collector)) = (&args.out, index)
+        && !write_merged_index(dir, collector, &page, args.games_per_page)
+    {
+        code = crate::exit::FAILURE;
+    }
+    let shards: Vec<String> =
+        manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
+    eprintln!(
+        "stratego-host: merged {} director{} (shards {}): {} of {} planned games",
+        args.dirs.len(),
+        if args.dirs.len() == 1 { "y" } else { "ies" },
+        shards.join(", "),
+        finished,
+        games.len()
+    );
+    if !missing.is_empty() {
+        for line in missing_shards(&manifests, &games, &seen) {
+            eprintln!("stratego-host: {line}");
+        }
+        if let Some(path) = &args.missing_list {
+            let mut text = missing.join("\n");
+            text.push('\n');
+            std::fs::write(path, text).map_err(|e| usage(format!("--missing-list {}: {e}", path.display())))?;
+            eprintln!("stratego-host: the ids of the {} missing games are in {}", missing.len(), path.display());
+        }
+    }
+    if !name_games(&missing, &duplicated, &strangers, args.missing_list.is_some()) {
+        code = crate::exit::FAILURE;
+    }
+    Ok(Outcome { stdout, code })
+}
+
+/// Reads the directories' records one at a time, each given to `report` (its first copy)
+/// and, with `--out`, to `index` (which keeps a row of each and the records of its first
+/// games): memory grows with the games by a few bytes each, not by their records. Returns
+/// how many times each game of `games` was found, the ids not of the plan, and the games
+/// counted.
+fn read_games(
+    args: &MergeOptions,
+    games: &[crate::run::schedule::GameSpec],
+    report: &mut Box<dyn crate::compete::report_sink::ReportSink>,
+    index: &mut Option<IndexCollector>,
+) -> Result<(Vec<u32>, BTreeSet<String>, u32), ConfigError> {
+    let by_id: HashMap<&str, usize> = games.iter().enumerate().map(|(i, g)| (g.game_id.as_str(), i)).collect();
+    let mut seen = vec![0u32; games.len()];
+    let mut strangers: BTreeSet<String> = BTreeSet::new();
+    let mut finished = 0u32;
+    for dir in &args.dirs {
+        let file = manifest::records_path(dir).map_err(usage)?;
+        // Each record read as its digest (its moves skipped: the report and the index's
+        // rows read none), and whole only for a viewer page; see `Digested`.
+        let records: Box<dyn Iterator<Item = Result<manifest::Digested, String>>> =
+            if args.skip_bad_lines && file.exists() {
+                let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
+                manifest::report_skipped(&file, &bad);
+                Box::new(found.into_iter().map(|r| Ok(manifest::Digested::of(r))))
+            } else {
+                manifest::digests_iter(dir).map_err(usage)?
+            };
+        let whole = |d: manifest::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
+        for r in records {
+            let d = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
+            let Some(&i) = by_id.get(d.digest.game_id.as_str()) else {
+                strangers.insert(d.digest.game_id.clone());
+                continue;
+            };
+            seen[i] += 1;
+            if seen[i] > 1 {
+                continue;
+            }
+            finished += 1;
+            if let Some(sink) = report.digest_sink() {
+                sink.on_digest(&games[i], &d.digest);
+                if let Some(index) = index.as_mut() {
+                    index.push_digested(d).map_err(|e| usage(format!("{}: {e}", file.display())))?;
+                }
+                continue;
+            }
+            // A report that reads whole records.
+            let record = Arc::new(whole(d)?);
+            report.on_history(&Event::GameFinished { spec: games[i].clone(), record: record.clone() });
+            if let Some(index) = index.as_mut() {
+                index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
+            }
+        }
+    }
+    Ok((seen, strangers, finished))
+}
+
+/// Refuses a directory given twice (a mistake in the command, not games recorded twice)
+/// and an `--out` inside one of the directories merged.
+fn check_directories(args: &MergeOptions) -> Result<(), ConfigError> {
     // A directory given twice is a mistake in the command, not games recorded twice.
     let mut canonical: Vec<PathBuf> = Vec::new();
     for dir in &args.dirs {
@@ -75,6 +205,12 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
             )));
         }
     }
+    Ok(())
+}
+
+/// The directories' manifests (each must have one, all of one plan, of one event name and,
+/// unless `--mixed-versions`, of one version of each bot), and the event's name.
+fn read_manifests(args: &MergeOptions) -> Result<(Vec<manifest::Manifest>, Option<String>), ConfigError> {
     let mut manifests = Vec::new();
     for dir in &args.dirs {
         let m = manifest::read(dir)
@@ -122,134 +258,50 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
         }
         eprintln!("stratego-host: warning: merging games of different versions of a bot:\n  {what}");
     }
-    let plan = &first.plan;
-    let competition = competition::from_manifest(plan, args.anchor.as_deref()).map_err(usage)?;
-    // Which games the plan holds (an SPRT's are the pairs it may reach).
-    let games = competition.games(&plan.event);
-    let by_id: HashMap<&str, usize> = games.iter().enumerate().map(|(i, g)| (g.game_id.as_str(), i)).collect();
-    let names: Vec<String> = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let header = Header {
-        names,
-        planned: games.len() as u32,
-        seed: plan.event.seed,
-        rules: plan.rules.name.clone(),
-        records: None,
+    Ok((manifests, event))
+}
+
+/// Writes the merged index page and the games' pages into `dir` (`--out`), and says so;
+/// false when it cannot.
+fn write_merged_index(
+    dir: &std::path::Path,
+    collector: IndexCollector,
+    page: &crate::compete::report_sink::Page,
+    games_per_page: usize,
+) -> bool {
+    let index = dir.join("index.html");
+    let options = crate::display::files::viewer::IndexOptions {
+        per_page: games_per_page,
+        extra: &page.extra,
+        force: None,
+        flag: "--out",
     };
-    // As a run's: says when the machine was overloaded.
-    let mut report = crate::compete::sinks::with_overload(competition.report_sink(&header), &header.names);
-    // The records are read one at a time, each given to the report (its first copy) and, with
-    // --out, to the index (which keeps a row of each and the records of its first games):
-    // memory grows with the games by a few bytes each, not by their records.
-    let mut seen = vec![0u32; games.len()];
-    let mut strangers: BTreeSet<String> = BTreeSet::new();
-    let mut finished = 0u32;
-    let mut index = args.out.as_ref().map(|_| IndexCollector::new(crate::display::files::viewer::MAX_VIEWER_PAGES));
-    for dir in &args.dirs {
-        let file = manifest::records_path(dir).map_err(usage)?;
-        // Each record read as its digest (its moves skipped: the report and the index's
-        // rows read none), and whole only for a viewer page; see `Digested`.
-        let records: Box<dyn Iterator<Item = Result<manifest::Digested, String>>> =
-            if args.skip_bad_lines && file.exists() {
-                let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
-                manifest::report_skipped(&file, &bad);
-                Box::new(found.into_iter().map(|r| Ok(manifest::Digested::of(r))))
-            } else {
-                manifest::digests_iter(dir).map_err(usage)?
-            };
-        let whole = |d: manifest::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
-        for r in records {
-            let d = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
-            let Some(&i) = by_id.get(d.digest.game_id.as_str()) else {
-                strangers.insert(d.digest.game_id.clone());
-                continue;
-            };
-            seen[i] += 1;
-            if seen[i] > 1 {
-                continue;
-            }
-            finished += 1;
-            if let Some(sink) = report.digest_sink() {
-                sink.on_digest(&games[i], &d.digest);
-                if let Some(index) = index.as_mut() {
-                    index.push_digested(d).map_err(|e| usage(format!("{}: {e}", file.display())))?;
-                }
-                continue;
-            }
-            // A report that reads whole records.
-            let record = Arc::new(whole(d)?);
-            report.on_history(&Event::GameFinished { spec: games[i].clone(), record: record.clone() });
-            if let Some(index) = index.as_mut() {
-                index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
-            }
-        }
-    }
-    let mut missing = Vec::new();
-    let mut duplicated = Vec::new();
-    for (g, &n) in games.iter().zip(&seen) {
-        match n {
-            0 if competition.open_ended().is_none() => missing.push(g.game_id.clone()),
-            0 | 1 => {}
-            n => duplicated.push(format!("{} ({n} times)", g.game_id)),
-        }
-    }
-    let strangers: Vec<String> = strangers.into_iter().collect();
-    let end = RunEnd { finished, ..RunEnd::default() };
-    let _ = report.finish(&end);
-    // The index page's title and summary, for --out.
-    let mut page = report.page();
-    if let Some(name) = &event {
-        page.title = format!("{name}: {}", page.title);
-    }
-    let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
-    let mut code = crate::exit::OK;
-    if let (Some(dir), Some(collector)) = (&args.out, index) {
-        let index = dir.join("index.html");
-        let options = crate::display::files::viewer::IndexOptions {
-            per_page: args.games_per_page,
-            extra: &page.extra,
-            force: None,
-            flag: "--out",
-        };
-        let written = std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))
-            .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
-        match written {
-            Ok(w) => eprintln!(
+    let written = std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))
+        .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
+    match written {
+        Ok(w) => {
+            eprintln!(
                 "stratego-host: wrote {} ({} games; {} viewer pages in {})",
                 index.display(),
                 w.games,
                 w.pages,
                 dir.join("games").display()
-            ),
-            Err(e) => {
-                eprintln!("stratego-host: cannot write the index page: {e}");
-                code = crate::exit::FAILURE;
-            }
+            );
+            true
+        }
+        Err(e) => {
+            eprintln!("stratego-host: cannot write the index page: {e}");
+            false
         }
     }
-    let shards: Vec<String> =
-        manifests.iter().map(|m| m.shard.map_or("whole".to_owned(), |s| format!("{}/{}", s.index, s.count))).collect();
-    eprintln!(
-        "stratego-host: merged {} director{} (shards {}): {} of {} planned games",
-        args.dirs.len(),
-        if args.dirs.len() == 1 { "y" } else { "ies" },
-        shards.join(", "),
-        finished,
-        games.len()
-    );
-    if !missing.is_empty() {
-        for line in missing_shards(&manifests, &games, &seen) {
-            eprintln!("stratego-host: {line}");
-        }
-        if let Some(path) = &args.missing_list {
-            let mut text = missing.join("\n");
-            text.push('\n');
-            std::fs::write(path, text).map_err(|e| usage(format!("--missing-list {}: {e}", path.display())))?;
-            eprintln!("stratego-host: the ids of the {} missing games are in {}", missing.len(), path.display());
-        }
-    }
-    for (what, ids) in
-        [("missing", &missing), ("recorded more than once", &duplicated), ("not of this plan", &strangers)]
+}
+
+/// Names on stderr the games missing, recorded more than once and not of the plan (a few
+/// of each; `listed`: `--missing-list` has every missing id); false when any is.
+fn name_games(missing: &[String], duplicated: &[String], strangers: &[String], listed: bool) -> bool {
+    let mut whole = true;
+    for (what, ids) in [("missing", missing), ("recorded more than once", duplicated), ("not of this plan", strangers)]
     {
         if !ids.is_empty() {
             // The ids come from records files that may have been written anywhere.
@@ -258,13 +310,13 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
                 stratego_stats::plural(ids.len() as u64, "game"),
                 crate::terminal_text::clean(&few(ids))
             );
-            code = crate::exit::FAILURE;
+            whole = false;
         }
     }
-    if !missing.is_empty() && missing.len() > FEW && args.missing_list.is_none() {
+    if !missing.is_empty() && missing.len() > FEW && !listed {
         eprintln!("stratego-host: --missing-list FILE writes every missing id");
     }
-    Ok(Outcome { stdout, code })
+    whole
 }
 
 /// Ids named on stderr at most; the rest are counted (`--missing-list` has them all).

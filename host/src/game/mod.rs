@@ -1,5 +1,10 @@
-//! What a game is, as values with no I/O: its time control and game clock, and the setup book
-//! it draws deployments from.
+//! What a game is, as values with no I/O.
+//!
+//! Module structure:
+//! - [`clock`]: time controls and the game clock.
+//! - [`setup_book`]: the setup book an event draws deployments from.
+//!
+//! Imports no layer; prints, blocks and spawns nothing.
 
 pub mod clock;
 pub mod setup_book;

@@ -1,9 +1,15 @@
 //! Remote bots: bots that run on the entrant's machine and connect out to the host over a
-//! WebSocket (TLS), one protocol line per text frame. [`hub`] is the organiser's listener
-//! and the registry that hands each game its bot's connection; [`client`] is the entrant's
-//! `connect` command; [`token`] makes and checks the tokens; [`lag`] measures the network
-//! and credits it fairly. The session over a connection is
+//! WebSocket (TLS), one protocol line per text frame. The session over a connection is
 //! [`crate::session::remote_session`] (the referee, clocks and records do not change).
+//!
+//! Module structure:
+//! - [`hub`]: the organiser's `--listen` listener and the registry that hands each game its
+//!   bot's connection.
+//! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`).
+//! - [`token`]: tokens and their SHA-256.
+//! - [`lag`]: the network lag and the credit it earns.
+//!
+//! Imports `game` and below; prints nothing (notices); async, spawns a task per connection.
 
 pub mod client;
 pub mod hub;

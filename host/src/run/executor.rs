@@ -90,11 +90,6 @@ pub struct Executor {
     pub supervisor: Supervisor,
 }
 
-/// A finished game (or a worker's end) reported to the executor's own task.
-enum Report {
-    Event(Event),
-}
-
 impl Executor {
     /// Runs games from `source` until it is empty, a sink stops the run, or `cancel` fires.
     /// Every sink sees every event, in order; at the end each sink's
@@ -168,7 +163,7 @@ impl Executor {
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
         let want_plies = sinks.iter().any(|s| s.wants_plies());
-        let (tx, mut rx) = mpsc::unbounded_channel::<Report>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let mut workers = Vec::new();
         // With more than one slot, each plays on a thread of its own (its own event loop):
@@ -203,7 +198,7 @@ impl Executor {
                 }
                 r = rx.recv() => r,
             };
-            let Some(Report::Event(event)) = report else { break };
+            let Some(event) = report else { break };
             if matches!(event, Event::GameFinished { .. }) {
                 end.finished += 1;
             }
@@ -277,7 +272,7 @@ impl Executor {
         self,
         source: Arc<Mutex<Box<dyn GameSource>>>,
         stop: Arc<AtomicBool>,
-        tx: mpsc::UnboundedSender<Report>,
+        tx: mpsc::UnboundedSender<Event>,
         cpu: Option<usize>,
         share: Option<crate::run::placement::ShareCpu>,
         want_plies: bool,
@@ -299,7 +294,7 @@ impl Executor {
                 Some(a) => a,
                 None => {
                     let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
-                    let _ = tx.send(Report::Event(Event::GameStarted { spec: spec.clone() }));
+                    let _ = tx.send(Event::GameStarted { spec: spec.clone() });
                     (spec, 0)
                 }
             };
@@ -333,12 +328,12 @@ impl Executor {
             }
             let on_ply = |update: crate::run::referee::LiveUpdate<'_>| {
                 let game_id = spec.game_id.clone();
-                let _ = tx.send(Report::Event(match update {
+                let _ = tx.send(match update {
                     crate::run::referee::LiveUpdate::Started(game) => {
                         Event::GameSetups { game_id, deployments: game.deployments().clone() }
                     }
                     crate::run::referee::LiveUpdate::Ply(ply) => Event::Ply { game_id, ply: ply.clone() },
-                }));
+                });
             };
             let on_ply: Option<&(dyn Fn(crate::run::referee::LiveUpdate<'_>) + Sync)> =
                 if want_plies { Some(&on_ply) } else { None };
@@ -579,7 +574,7 @@ impl Held {
 
     /// Waits for the post-game output of the processes still out, adds it to the record,
     /// and reports the game (its fault, then its end). False when nobody listens anymore.
-    async fn report(mut self, tx: &mpsc::UnboundedSender<Report>) -> bool {
+    async fn report(mut self, tx: &mpsc::UnboundedSender<Event>) -> bool {
         for color in Color::ALL {
             let Some((_, from)) = self.waiting[color].take() else { continue };
             // A session dropped before its next hello sends nothing: the record stays.
@@ -597,14 +592,14 @@ impl Held {
         }
         let Held { spec, record, .. } = self;
         if let Some(faulty) = record.result.faulty {
-            let _ = tx.send(Report::Event(Event::Fault {
+            let _ = tx.send(Event::Fault {
                 spec: spec.clone(),
                 color: faulty,
                 reason: record.result.reason,
                 message: record.result.message.clone(),
-            }));
+            });
         }
-        tx.send(Report::Event(Event::GameFinished { spec, record: Arc::new(record) })).is_ok()
+        tx.send(Event::GameFinished { spec, record: Arc::new(record) }).is_ok()
     }
 }
 

@@ -447,7 +447,13 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
                 good_end = e + 1;
                 start = e + 1;
             }
-            (_, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
+            // The last line, a whole record without its newline: a record (RECORDS.md; the
+            // writer starts the next one on a line of its own).
+            (Some(r), None) => {
+                records.push(r);
+                break;
+            }
+            (None, None) | (None, Some(_)) if end.is_none_or(|e| e + 1 == bytes.len()) => {
                 crate::notice::warn(format_args!(
                     "{}: line {line_no} is torn (the host was stopped, or a write failed, while writing it): {} bytes dropped",
                     path.display(),
@@ -544,8 +550,8 @@ fn scan_plain(path: &Path, chunk: usize) -> Result<Vec<String>, String> {
         return Ok(ids);
     }
     line_no += 1;
-    // The last line: whole (a newline, and a record), or torn.
-    let whole = rest.ends_with(b"\n") && serde_json::from_slice::<GameRecord>(rest).is_ok();
+    // The last line: a whole record (with its newline or without: RECORDS.md), or torn.
+    let whole = serde_json::from_slice::<GameRecord>(rest).is_ok();
     if whole {
         ids.push(game_id_of(rest).ok_or_else(|| format!("{}:{line_no}: not a game record", path.display()))?);
     } else {
@@ -585,8 +591,9 @@ fn game_id_of(line: &[u8]) -> Option<String> {
     serde_json::from_str::<Id>(text).ok().map(|i| i.game_id)
 }
 
-/// Every record of the compact records file `path`; a torn last frame is reported on
-/// stderr, and cut off the file when `cut` (resume appends after it).
+/// Every record of the records file `path` (either form: the records crate's reader); a
+/// torn last line or frame is reported, and cut off the file when `cut` (resume appends
+/// after it).
 fn read_compact(path: &Path, cut: bool) -> Result<Vec<GameRecord>, String> {
     let read = stratego_records::read_all(path).map_err(|e| e.to_string())?;
     if let Some(torn) = &read.torn {
@@ -598,7 +605,7 @@ fn read_compact(path: &Path, cut: bool) -> Result<Vec<GameRecord>, String> {
     Ok(read.records)
 }
 
-/// Says on stderr that a compact file ends in a torn frame, and what becomes of it.
+/// Says that a records file ends in a torn line or frame, and what becomes of it.
 fn warn_torn(path: &Path, torn: &stratego_records::Torn, cut: bool) {
     crate::notice::warn(format_args!(
         "{}: {} is torn (the host was stopped, or a write failed, while writing it): {} bytes {}",
@@ -867,19 +874,17 @@ fn parallel_plain<T: Send + 'static>(
 }
 
 /// Every record of the records file `path` (either form), for the read-only commands
-/// (`replay`, `export`, `convert`). A plain file is read as it always was (a bad line,
-/// even the last, is an error `FILE:LINE: …`); a compact file's torn last frame is left
-/// out with a warning, a bad frame before it is an error `FILE: frame N (byte B): …`.
+/// (`replay`, `export`, `convert`), read by the records crate's reader as RECORDS.md says:
+/// a torn last line or frame is left out with a warning (the file is not changed), a bad
+/// line or frame before it is an error `FILE:LINE: …` or `FILE: frame N (byte B): …`.
 ///
 /// # Errors
 /// The file cannot be read, or holds something that is not a record.
 pub fn read_records_file(path: &Path) -> Result<Vec<GameRecord>, String> {
-    if is_compact(path)? {
-        read_compact(path, false)
-    } else {
+    if !is_compact(path)? {
         check_line_lengths(path)?;
-        stratego_protocol::record::read_records(path)
     }
+    read_compact(path, false)
 }
 
 /// Checks, reading it a piece at a time, that no line of the plain file `path` is longer
@@ -1097,10 +1102,14 @@ mod tests {
             std::fs::write(&plain, format!("{whole}{}", &lines[0][..50])).unwrap();
             assert_eq!(scan_plain(&plain, chunk).unwrap(), ids, "chunk {chunk}, torn");
             assert_eq!(std::fs::read_to_string(&plain).unwrap(), whole, "the torn line is cut off");
-            // A last line without its newline is torn too, even if it is a whole record.
-            std::fs::write(&plain, format!("{whole}{}", lines[0].trim_end())).unwrap();
-            assert_eq!(scan_plain(&plain, chunk).unwrap(), ids);
-            assert_eq!(std::fs::read_to_string(&plain).unwrap(), whole);
+            // A last line without its newline is a record when it is a whole one (RECORDS.md),
+            // kept as it is (the writer starts the next record on a line of its own).
+            let unterminated = format!("{whole}{}", lines[0].trim_end());
+            std::fs::write(&plain, &unterminated).unwrap();
+            let mut with_it = ids.clone();
+            with_it.push(ids[0].clone());
+            assert_eq!(scan_plain(&plain, chunk).unwrap(), with_it);
+            assert_eq!(std::fs::read_to_string(&plain).unwrap(), unterminated);
             // A line in the middle without an id is an error naming it.
             std::fs::write(&plain, format!("{}\n{}", lines[0], lines[1])).unwrap();
             assert!(scan_plain(&plain, chunk).unwrap_err().ends_with("games.jsonl:2: not a game record"));

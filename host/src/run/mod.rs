@@ -1,6 +1,19 @@
-//! Turning a validated plan into played games: the plan's types, the schedule (a pure list of
-//! games), the executor (bot sessions, concurrency), the referee of each game, where its bots run
-//! (placement), the events it emits, the manifest of a run and the output files it may write.
+//! A validated plan turned into played games.
+//!
+//! Module structure:
+//! - [`plan`]: the plan's types (what `cli` validated), `ConfigError`.
+//! - [`schedule`]: the games of an event, a pure function of it.
+//! - [`executor`]: runs up to `-j` games at once, keeps bot sessions, sends events to sinks.
+//! - [`referee`]: one game over two [`crate::session::BotSession`]s; `judge` decides "too late".
+//! - [`placement`]: which CPU a game's bots share.
+//! - [`events`]: what a run emits ([`events::Event`]) and who takes it ([`events::Sink`],
+//!   [`events::DigestSink`]).
+//! - [`manifest`]: a run directory's manifest, resume, the directory lock, reading its records.
+//! - [`overload`]: whether the machine was overloaded for a bot.
+//! - [`output_file`]: outputs never replace what the host did not write.
+//!
+//! Imports `session` and below; prints nothing (notices); blocks on files, spawns the
+//! executor's slot threads.
 
 pub(crate) mod events;
 pub(crate) mod executor;

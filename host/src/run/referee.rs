@@ -1,8 +1,8 @@
 //! One game between two bots, refereed by the rules crate.
 //!
 //! The referee is the only code that decides results. It talks to each bot through a
-//! [`BotSession`] (the seam: the JSON protocol over a process in a run, a scripted bot in
-//! the tests), and a game is four steps: [`start`] both bots, get both [`setups`], play the
+//! [`BotSession`] (the seam: protocol.md over a process or over a remote bot's connection,
+//! or the UCC 2012 protocol, in a run; a scripted bot in the tests), and a game is four steps: [`start`] both bots, get both [`setups`], play the
 //! [`moves`], and [`finish`] (decide the result, tell both bots, keep or stop them).
 
 use std::sync::Arc;

@@ -1,12 +1,18 @@
 //! The seam between the referee and a bot: a [`BotSession`] speaks to the bot at the
 //! referee's level (start a game, ask for a setup, ask for a move, tell what was played,
-//! say how it ended), whatever the wire looks like. [`crate::session::json_session::JsonSession`]
-//! is the JSON protocol of protocol.md over a [`crate::supervise::process::Process`];
-//! [`crate::session::remote_session::RemoteSession`] the same protocol over a remote bot's
-//! WebSocket connection (both build their messages with [`crate::session::messages`], so a
-//! bot gets the same bytes either way); another
-//! protocol is another implementation, and the referee does not change. Tests implement it
-//! in memory.
+//! say how it ended), whatever the wire looks like; another protocol is another
+//! implementation, and the referee does not change. Tests implement it in memory.
+//!
+//! Module structure:
+//! - `mod.rs`: [`BotSession`] and what passes through it.
+//! - [`json_session`]: protocol.md over a [`crate::supervise::process::Process`].
+//! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]).
+//! - [`messages`]: every message of protocol.md to a bot, built once for both JSON sessions.
+//! - [`ucc_session`]: the UCC 2012 line protocol.
+//! - [`protocol_log`]: the log of `--log-protocol`.
+//!
+//! Imports `supervise` and below; prints nothing (notices); async, runs on the game's event
+//! loop.
 
 pub mod json_session;
 pub mod messages;

@@ -1,6 +1,17 @@
-//! Everything the host does to the operating system for a bot: the bot's spec, its process, the
-//! supervisor (registry, kill sequence, signals), CPU accounting and stall watchdogs, the tempo,
-//! the sandbox and its seccomp filter, and the raw OS calls.
+//! Everything the host does to the operating system for a bot.
+//!
+//! Module structure:
+//! - [`bot_spec`]: a bot's spec (command, directory, limits, sandbox).
+//! - [`process`]: the bot's process: pipes, the bounded line reader, the stderr tail, kills.
+//! - [`supervisor`]: the registry of bot processes, the kill sequence, signals, sandbox masks.
+//! - [`stopwatch`]: one request's stopwatch: when the bot's time starts, its deadline, credit.
+//! - [`stall_watch`]: the real-time watchdog per CPU.
+//! - [`tempo`]: when that machinery runs.
+//! - [`observe`]: watching a bot that did not say `single_threaded`.
+//! - [`sandbox`], [`seccomp`]: `--sandbox` (bubblewrap, the seccomp filter).
+//! - [`os`]: the raw system calls.
+//!
+//! Imports `remote` and below; prints nothing; blocks and spawns (threads, processes).
 
 pub mod bot_spec;
 pub(crate) mod observe;

@@ -1,3 +1,10 @@
-//! Files: the HTML viewer and the index pages.
+//! Files people open.
+//!
+//! Module structure:
+//! - [`viewer`]: the self-contained HTML game viewer (`viewer.html`/`.js`/`.css`, the rules
+//!   as WebAssembly) and the index pages of a run.
+//!
+//! Prints nothing (a page it cannot write is a notice); writes only files the host may
+//! replace (`run::output_file`).
 
 pub mod viewer;

@@ -1,3 +1,9 @@
-//! The web: the live page of `--serve` and its HTTP server.
+//! The web.
+//!
+//! Module structure:
+//! - [`live_page`]: the live page of `--serve` (`live_page.html`/`.js`/`.css`) and its HTTP
+//!   server, on a thread of its own.
+//!
+//! Prints nothing (its address is a notice); spawns its server thread.
 
 pub mod live_page;
