@@ -198,7 +198,7 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     // The index page's title and summary, for --out.
     let mut page = report.page();
     if let Some(name) = &event {
-        page.title = format!("{name}: {}", page.title);
+        page.title = format!("{name} — {}", page.title);
     }
     let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
@@ -215,9 +215,9 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
             .and_then(|()| collector.write(&index, &page.title, page.summary_html.as_deref(), &options));
         match written {
             Ok(w) => eprintln!(
-                "stratego-host: wrote {} ({} games; {} viewer pages in {})",
+                "stratego-host: wrote {} ({}; {} viewer pages in {})",
                 index.display(),
-                w.games,
+                stratego_stats::plural(w.games as u64, "game"),
                 w.pages,
                 dir.join("games").display()
             ),

@@ -2,6 +2,7 @@
 //! games), the executor (bot sessions, concurrency), the referee of each game, where its bots run
 //! (placement), the events it emits, the manifest of a run and the output files it may write.
 
+pub mod adjudicate;
 pub(crate) mod events;
 pub(crate) mod executor;
 pub mod manifest;

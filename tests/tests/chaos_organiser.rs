@@ -1,0 +1,186 @@
+//! What cutechess and fastchess organisers reach for (issue #44, items 11, 12, 14, 15):
+//! bots named after what tells them apart, a `sample-bot` on PATH said out loud, the small
+//! words and warnings of a run.
+//!
+//! Real host binary, real bot processes (the sample bot, the Python and JavaScript
+//! examples), real files and a real terminal (`script`); clocks are calm ([`CALM_CLOCK`]).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use stratego_tests::{CALM_CLOCK, TempDir, host_bin, records};
+
+fn host(args: &[&str]) -> Output {
+    Command::new(host_bin()).args(args).args(CALM_CLOCK).output().expect("run stratego-host")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn example(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(path).display().to_string()
+}
+
+/// The names the records give red and blue, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = records(dir)
+        .iter()
+        .flat_map(|r| [r["bots"]["red"]["name"].clone(), r["bots"]["blue"]["name"].clone()])
+        .map(|n| n.as_str().expect("a name").to_owned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Item 14: `env GOMAXPROCS=1 COMMAND` is named after `COMMAND`, not `env`; the two examples,
+/// both `bot.*`, are told apart by their directory (`bot` and `bot-javascript`), not by a
+/// run of their arguments (before: `env` and `bot`; without `env`, `bot` and
+/// `bot-examples-javascript-bot.js`).
+#[test]
+fn env_is_skipped_and_two_bots_of_one_file_name_are_told_apart_by_their_directory() {
+    let tmp = TempDir::new("organiser-names");
+    let (python, javascript) = (example("python/bot.py"), example("javascript/bot.js"));
+    for (i, (red, blue)) in [
+        (format!("env GOMAXPROCS=1 PYTHONHASHSEED=0 python3 {python}"), format!("node {javascript}")),
+        (format!("python3 {python}"), format!("env GOMAXPROCS=1 node {javascript}")),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = tmp.join(&format!("out{i}"));
+        let run = host(&["match", red, blue, "--games", "2", "--max-plies", "2", "--seed", "3", "--no-html", "--out"]
+            .into_iter()
+            .chain([out.to_str().unwrap()])
+            .collect::<Vec<_>>());
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        assert_eq!(names_in(&out), ["bot", "bot-javascript"], "{red} / {blue}: {}", text(&run.stdout));
+    }
+}
+
+/// Item 14: a program named `sample-bot` on PATH is played instead of the built-in bot, and
+/// a warning names it (before: silently).
+#[test]
+fn a_sample_bot_on_path_is_named_in_a_warning() {
+    let tmp = TempDir::new("organiser-path-sample-bot");
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("sample-bot");
+    std::fs::write(&fake, format!("#!/bin/sh\nexec {} sample-bot \"$@\"\n", host_bin().display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let run = Command::new(host_bin())
+        .args(["match", "sample-bot --strategy random", "sample-bot", "--games", "2", "--max-plies", "2"])
+        .args(CALM_CLOCK)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let said = format!("`sample-bot` is {} (found on PATH), not the built-in sample bot", fake.display());
+    assert!(stderr.contains(&format!("stratego-host: warning: bot sample-bot-random: {said}")), "{stderr}");
+    assert_eq!(stderr.matches(&said).count(), 1, "said once for the one program: {stderr}");
+}
+
+/// Item 15: one game and one ply are singular (before: `of 1 games`, `after 1 plies`).
+#[test]
+fn one_game_and_one_ply_are_singular() {
+    let run = host(&["match", "sample-bot --strategy random", "sample-bot", "--games", "1", "--max-plies", "1"]
+        .into_iter()
+        .chain(["--report-every", "1", "--seed", "5"])
+        .collect::<Vec<_>>());
+    let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("1/2-1/2 ply_limit after 1 ply, "), "{stderr}");
+    assert!(stdout.contains("score after 1 of 1 game: "), "{stdout}");
+    assert!(!stdout.contains("1 games") && !stderr.contains("1 plies"), "{stdout}\n{stderr}");
+}
+
+/// Item 15: `--setups-start` past the book's end is an error naming the book's size (before:
+/// it wrapped round silently and played entry 10 of 20).
+#[test]
+fn setups_start_past_the_book_is_an_error_naming_its_size() {
+    let book = stratego_tests::remote::book();
+    let run = host(&["match", "sample-bot", "sample-bot", "--games", "2", "--setups", &book]
+        .into_iter()
+        .chain(["--setups-order", "sequential", "--setups-start", "30"])
+        .collect::<Vec<_>>());
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("--setups-start 30: the book {book} holds 20 setups")), "{stderr}");
+    // Its last entry is still a start.
+    let run = host(&["match", "sample-bot", "sample-bot", "--games", "2", "--max-plies", "2", "--setups", &book]
+        .into_iter()
+        .chain(["--setups-order", "sequential", "--setups-start", "20"])
+        .collect::<Vec<_>>());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+}
+
+/// Item 15: an event's name and its page's title are joined by a dash, not a second colon
+/// (before: `Winter Cup 2025: Tournament: 2 bots, …`).
+#[test]
+fn the_event_name_and_the_title_are_not_two_colons() {
+    let tmp = TempDir::new("organiser-title");
+    let out = tmp.join("out");
+    let run = host(&["tournament", "sample-bot --strategy random", "sample-bot", "--max-plies", "2"]
+        .into_iter()
+        .chain(["--event", "Winter Cup 2025", "--out", out.to_str().unwrap()])
+        .collect::<Vec<_>>());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<title>Winter Cup 2025 — Tournament: 2 bots"), "{}", &index[..index.len().min(600)]);
+    assert!(!index.contains("Winter Cup 2025: Tournament"));
+}
+
+/// Item 15: a warning is a plain `stratego-host: warning:` line like the others, not a
+/// tracing line (`WARN stratego_host::cli: …`).
+#[test]
+fn warnings_are_plain_lines() {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let j = (cores + 1).to_string();
+    let run =
+        host(&["match", "sample-bot --strategy random", "sample-bot", "--games", "2", "--max-plies", "2", "-j", &j]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("stratego-host: warning: --concurrency {j} is more than the {cores} CPU cores")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(" WARN ") && !stderr.contains("stratego_host::"), "{stderr}");
+}
+
+/// Item 15: when a bot cannot start before any game is finished (exit 3), stdout is empty,
+/// not a table of zeros under the error (before: the whole empty table).
+#[test]
+fn exit_3_before_any_game_prints_no_table() {
+    let run = host(&["match", "python3 -c 'import sys; sys.exit(1)'", "sample-bot", "--games", "2"]);
+    let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("cannot start"), "{stderr}");
+    assert_eq!(stdout, "", "no table after exit 3");
+}
+
+/// Item 15: an SPRT's bar counts its games without a length or an ETA: `--max-games` is a
+/// limit, not how long the test runs (before: `3/10000 games … (ETA 2h)`). Run on a real
+/// terminal, as `script` (util-linux) gives the host one.
+#[test]
+fn the_sprt_bar_has_no_eta_against_max_games() {
+    let dir = TempDir::new("organiser-sprt-bar");
+    let log: PathBuf = dir.join("terminal.log");
+    let command = format!(
+        "{} sprt 'sample-bot --strategy random' sample-bot --max-games 4 --max-plies 2 --elo0 0 --elo1 10 --seed 4 --move-time 60",
+        host_bin().display()
+    );
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &command])
+        .arg(&log)
+        .env("COLUMNS", "200")
+        .output()
+        .expect("run script (util-linux)");
+    let raw = text(&std::fs::read(&log).expect("the terminal log"));
+    assert_eq!(out.status.code(), Some(11), "inconclusive at --max-games: {raw}");
+    assert!(raw.contains(" games, "), "the bar was drawn: {raw}");
+    assert!(!raw.contains("ETA") && !raw.contains("/4 games"), "{raw}");
+}
