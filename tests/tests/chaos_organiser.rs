@@ -50,10 +50,12 @@ fn env_is_skipped_and_two_bots_of_one_file_name_are_told_apart_by_their_director
     .enumerate()
     {
         let out = tmp.join(&format!("out{i}"));
-        let run = host(&["match", red, blue, "--games", "2", "--max-plies", "2", "--seed", "3", "--no-html", "--out"]
-            .into_iter()
-            .chain([out.to_str().unwrap()])
-            .collect::<Vec<_>>());
+        let run = host(
+            &["match", red, blue, "--games", "2", "--max-plies", "2", "--seed", "3", "--no-html", "--out"]
+                .into_iter()
+                .chain([out.to_str().unwrap()])
+                .collect::<Vec<_>>(),
+        );
         assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
         assert_eq!(names_in(&out), ["bot", "bot-javascript"], "{red} / {blue}: {}", text(&run.stdout));
     }
@@ -87,10 +89,12 @@ fn a_sample_bot_on_path_is_named_in_a_warning() {
 /// Item 15: one game and one ply are singular (before: `of 1 games`, `after 1 plies`).
 #[test]
 fn one_game_and_one_ply_are_singular() {
-    let run = host(&["match", "sample-bot --strategy random", "sample-bot", "--games", "1", "--max-plies", "1"]
-        .into_iter()
-        .chain(["--report-every", "1", "--seed", "5"])
-        .collect::<Vec<_>>());
+    let run = host(
+        &["match", "sample-bot --strategy random", "sample-bot", "--games", "1", "--max-plies", "1"]
+            .into_iter()
+            .chain(["--report-every", "1", "--seed", "5"])
+            .collect::<Vec<_>>(),
+    );
     let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("1/2-1/2 ply_limit after 1 ply, "), "{stderr}");
@@ -103,18 +107,22 @@ fn one_game_and_one_ply_are_singular() {
 #[test]
 fn setups_start_past_the_book_is_an_error_naming_its_size() {
     let book = stratego_tests::remote::book();
-    let run = host(&["match", "sample-bot", "sample-bot", "--games", "2", "--setups", &book]
-        .into_iter()
-        .chain(["--setups-order", "sequential", "--setups-start", "30"])
-        .collect::<Vec<_>>());
+    let run = host(
+        &["match", "sample-bot", "sample-bot", "--games", "2", "--setups", &book]
+            .into_iter()
+            .chain(["--setups-order", "sequential", "--setups-start", "30"])
+            .collect::<Vec<_>>(),
+    );
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(&format!("--setups-start 30: the book {book} holds 20 setups")), "{stderr}");
     // Its last entry is still a start.
-    let run = host(&["match", "sample-bot", "sample-bot", "--games", "2", "--max-plies", "2", "--setups", &book]
-        .into_iter()
-        .chain(["--setups-order", "sequential", "--setups-start", "20"])
-        .collect::<Vec<_>>());
+    let run = host(
+        &["match", "sample-bot", "sample-bot", "--games", "2", "--max-plies", "2", "--setups", &book]
+            .into_iter()
+            .chain(["--setups-order", "sequential", "--setups-start", "20"])
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
 }
 
@@ -124,10 +132,12 @@ fn setups_start_past_the_book_is_an_error_naming_its_size() {
 fn the_event_name_and_the_title_are_not_two_colons() {
     let tmp = TempDir::new("organiser-title");
     let out = tmp.join("out");
-    let run = host(&["tournament", "sample-bot --strategy random", "sample-bot", "--max-plies", "2"]
-        .into_iter()
-        .chain(["--event", "Winter Cup 2025", "--out", out.to_str().unwrap()])
-        .collect::<Vec<_>>());
+    let run = host(
+        &["tournament", "sample-bot --strategy random", "sample-bot", "--max-plies", "2"]
+            .into_iter()
+            .chain(["--event", "Winter Cup 2025", "--out", out.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(index.contains("<title>Winter Cup 2025 — Tournament: 2 bots"), "{}", &index[..index.len().min(600)]);
@@ -183,4 +193,77 @@ fn the_sprt_bar_has_no_eta_against_max_games() {
     assert_eq!(out.status.code(), Some(11), "inconclusive at --max-games: {raw}");
     assert!(raw.contains(" games, "), "the bar was drawn: {raw}");
     assert!(!raw.contains("ETA") && !raw.contains("/4 games"), "{raw}");
+}
+
+/// Item 11: `--draw-after-no-capture N` ends a game without a capture in its last N plies as
+/// a draw, recorded as `adjudicated_no_capture` with a message naming the rule and N
+/// (before: an unknown flag, exit 2).
+#[test]
+fn no_capture_for_n_plies_is_an_adjudicated_draw() {
+    let tmp = TempDir::new("organiser-no-capture");
+    let out = tmp.join("out");
+    let run = host(
+        &["match", "sample-bot --strategy random", "sample-bot --strategy random", "--games", "2"]
+            .into_iter()
+            .chain(["--draw-after-no-capture", "3", "--seed", "3", "--no-html", "--out", out.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        let plies = r["plies"].as_array().unwrap();
+        if r["result"]["reason"] != "adjudicated_no_capture" {
+            // Ended by the rules first: only with a capture in each 3 plies.
+            continue;
+        }
+        assert_eq!(r["result"]["winner"], serde_json::Value::Null, "{r}");
+        let message = r["result"]["message"].as_str().unwrap();
+        assert!(message.contains("--draw-after-no-capture 3") && message.contains("last 3 plies"), "{message}");
+        // The last 3 plies had no fight; the game went on as long as there was one.
+        assert!(plies.len() >= 3 && plies[plies.len() - 3..].iter().all(|p| p.get("combat").is_none()), "{r}");
+    }
+    assert!(recs.iter().any(|r| r["result"]["reason"] == "adjudicated_no_capture"), "{recs:?}");
+    assert!(text(&run.stdout).contains("adjudicated_no_capture"), "the endings name it");
+}
+
+/// Item 11: `adjudicate_material = N` in the tournament file (as `--adjudicate-material N`)
+/// gives the game to the side whose lead in movable pieces held N plies, recorded as
+/// `adjudicated_material`; the value is part of the plan: a rerun with another is refused
+/// naming it (before: `unknown key "adjudicate_material"`, exit 2).
+#[test]
+fn a_material_lead_held_n_plies_is_an_adjudicated_win_and_part_of_the_plan() {
+    let tmp = TempDir::new("organiser-material");
+    let file = tmp.join("t.toml");
+    let body = |n: u32| {
+        format!(
+            "seed = 3\nmove_time = 60\nadjudicate_material = {n}\nno_html = true\nout = \"out\"\n\n\
+             [[bot]]\ncommand = \"sample-bot\"\n\n[[bot]]\ncommand = \"sample-bot --strategy random\"\n"
+        )
+    };
+    std::fs::write(&file, body(10)).unwrap();
+    let run = Command::new(host_bin()).args(["tournament", file.to_str().unwrap()]).output().unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let out = tmp.join("out");
+    let recs = records(&out);
+    let adjudged: Vec<_> = recs.iter().filter(|r| r["result"]["reason"] == "adjudicated_material").collect();
+    assert!(!adjudged.is_empty(), "{recs:?}");
+    for r in adjudged {
+        assert!(r["result"]["winner"].is_string(), "a win: {r}");
+        let message = r["result"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("(--adjudicate-material 10)") && message.contains("for 10 plies in a row"),
+            "{message}"
+        );
+        assert!(r["plies"].as_array().unwrap().len() >= 10, "{r}");
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["plan"]["adjudication"]["material_plies"], 10, "{manifest}");
+    // Another value on the same directory is another plan.
+    std::fs::write(&file, body(12)).unwrap();
+    let rerun = Command::new(host_bin()).args(["tournament", file.to_str().unwrap()]).output().unwrap();
+    let stderr = text(&rerun.stderr);
+    assert_eq!(rerun.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("adjudication.material_plies: 10 in the directory, 12 in this command"), "{stderr}");
 }

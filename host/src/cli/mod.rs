@@ -585,9 +585,10 @@ impl RunFlags {
 
     /// `--draw-after-no-capture` and `--adjudicate-material`: at least 1 when given.
     fn adjudication(&self) -> Result<crate::run::adjudicate::Adjudication, ConfigError> {
-        for (flag, n) in
-            [("--draw-after-no-capture", self.draw_after_no_capture), ("--adjudicate-material", self.adjudicate_material)]
-        {
+        for (flag, n) in [
+            ("--draw-after-no-capture", self.draw_after_no_capture),
+            ("--adjudicate-material", self.adjudicate_material),
+        ] {
             if n == Some(0) {
                 return Err(usage(format!("{flag}: must be at least 1 (a number of plies)")));
             }

@@ -706,12 +706,8 @@ pub async fn play(
     // is a limit, not the length of the run, so no bar and no ETA against it (issue #44,
     // item 15).
     let bar_length = competition.open_ended().is_none().then_some(u64::from(planned));
-    let mut progress = Progress::new(
-        live,
-        bar_length,
-        move |e| e.finished().and_then(|_| status.borrow().progress()),
-        game_line,
-    );
+    let mut progress =
+        Progress::new(live, bar_length, move |e| e.finished().and_then(|_| status.borrow().progress()), game_line);
     let mut shared = Shared(report.clone());
     let now = report.clone();
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));

@@ -16,8 +16,8 @@
 //! that ply ends by the rules. When both would end a game on the same ply, the material
 //! rule decides. Pure: no I/O.
 
-use serde::{Deserialize, Serialize};
 use crate::reason::Reason;
+use serde::{Deserialize, Serialize};
 use stratego_rules::{Color, Game, Ply};
 
 /// The adjudication rules of an event; `None` turns a rule off.
