@@ -133,7 +133,7 @@ fn the_event_name_and_the_title_are_not_two_colons() {
     let tmp = TempDir::new("organiser-title");
     let out = tmp.join("out");
     let run = host(
-        &["tournament", "sample-bot --strategy random", "sample-bot", "--max-plies", "2"]
+        &["tournament", "--bot", "sample-bot --strategy random", "--bot", "sample-bot", "--max-plies", "2"]
             .into_iter()
             .chain(["--event", "Winter Cup 2025", "--out", out.to_str().unwrap()])
             .collect::<Vec<_>>(),
