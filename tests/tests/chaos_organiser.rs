@@ -161,17 +161,6 @@ fn warnings_are_plain_lines() {
     assert!(!stderr.contains(" WARN ") && !stderr.contains("stratego_host::"), "{stderr}");
 }
 
-/// Item 15: when a bot cannot start before any game is finished (exit 3), stdout is empty,
-/// not a table of zeros under the error (before: the whole empty table).
-#[test]
-fn exit_3_before_any_game_prints_no_table() {
-    let run = host(&["match", "python3 -c 'import sys; sys.exit(1)'", "sample-bot", "--games", "2"]);
-    let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
-    assert_eq!(run.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("cannot start"), "{stderr}");
-    assert_eq!(stdout, "", "no table after exit 3");
-}
-
 /// Item 15: an SPRT's bar counts its games without a length or an ETA: `--max-games` is a
 /// limit, not how long the test runs (before: `3/10000 games … (ETA 2h)`). Run on a real
 /// terminal, as `script` (util-linux) gives the host one.
