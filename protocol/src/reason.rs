@@ -58,6 +58,12 @@ pub enum Reason {
     Disconnected,
     /// A remote bot never connected within `--connect-timeout`.
     NotConnected,
+    /// Adjudicated by the host (`--draw-after-no-capture N`): a draw, no piece captured in
+    /// the last N plies.
+    AdjudicatedNoCapture,
+    /// Adjudicated by the host (`--adjudicate-material N`): a win for the side whose lead in
+    /// movable pieces held for N plies in a row.
+    AdjudicatedMaterial,
 }
 
 impl Reason {
@@ -88,6 +94,8 @@ impl Reason {
             Reason::OutputLimit => "output_limit",
             Reason::Disconnected => "disconnected",
             Reason::NotConnected => "not_connected",
+            Reason::AdjudicatedNoCapture => "adjudicated_no_capture",
+            Reason::AdjudicatedMaterial => "adjudicated_material",
         }
     }
 
@@ -101,6 +109,8 @@ impl Reason {
                 | Reason::PlyLimit
                 | Reason::SealedFlags
                 | Reason::Resignation
+                | Reason::AdjudicatedNoCapture
+                | Reason::AdjudicatedMaterial
         )
     }
 }

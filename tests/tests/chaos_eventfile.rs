@@ -123,7 +123,7 @@ fn the_event_name_is_kept_with_the_plan_and_merged() {
     assert_eq!(rerun.status.code(), Some(0), "{}", text(&rerun.stderr));
     assert_eq!(manifest(&out)["event"], "Spring Cup");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(index.contains("<title>Spring Cup: "), "{}", &index[..index.len().min(600)]);
+    assert!(index.contains("<title>Spring Cup — "), "{}", &index[..index.len().min(600)]);
     let other = host(&["tournament", &file, "--out", out_s, "--event", "Autumn Cup", "-q"]);
     assert_eq!(other.status.code(), Some(2));
     assert!(
@@ -147,7 +147,7 @@ fn the_event_name_is_kept_with_the_plan_and_merged() {
     let json: serde_json::Value = serde_json::from_slice(&m.stdout).unwrap();
     assert_eq!(json["event"], "Spring Cup", "{json}");
     let index = std::fs::read_to_string(merged.join("index.html")).unwrap();
-    assert!(index.contains("<title>Spring Cup: "), "{}", &index[..index.len().min(600)]);
+    assert!(index.contains("<title>Spring Cup — "), "{}", &index[..index.len().min(600)]);
 }
 
 /// Item 3: `merge` of a sharded event with a shard lost names the lost shard and counts

@@ -104,6 +104,11 @@ pub struct TournamentFile {
     pub recover: Option<bool>,
     /// `anchor`: the bot whose rating is fixed, `NAME` or `NAME=ELO` (`--anchor`).
     pub anchor: Option<String>,
+    /// `draw_after_no_capture`: a draw after N plies without a capture
+    /// (`--draw-after-no-capture`).
+    pub draw_after_no_capture: Option<i64>,
+    /// `adjudicate_material`: a win for a material lead held N plies (`--adjudicate-material`).
+    pub adjudicate_material: Option<i64>,
     /// The `[[bot]]` tables.
     #[serde(default)]
     pub bot: Vec<RawSpec>,
@@ -191,6 +196,10 @@ pub struct FileFlags {
     pub recover: bool,
     /// `anchor`, as written (checked against the bots with the flag's rules).
     pub anchor: Option<String>,
+    /// `draw_after_no_capture`: at least 1.
+    pub draw_after_no_capture: Option<u32>,
+    /// `adjudicate_material`: at least 1.
+    pub adjudicate_material: Option<u32>,
 }
 
 /// What is wrong with a tournament file, and where.
@@ -416,6 +425,8 @@ impl Context<'_> {
             report_every: at_least_1("report_every", raw.report_every)?.map(u64::from),
             recover: raw.recover.unwrap_or(false),
             anchor,
+            draw_after_no_capture: at_least_1("draw_after_no_capture", raw.draw_after_no_capture)?,
+            adjudicate_material: at_least_1("adjudicate_material", raw.adjudicate_material)?,
         })
     }
 
@@ -713,7 +724,8 @@ mod tests {
             error(&format!("colour = \"red\"\n{TWO_BOTS}")),
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
-             max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, bot)"
+             max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
+             draw_after_no_capture, adjudicate_material, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -1011,6 +1023,7 @@ mod tests {
                 report_every: Some(10),
                 recover: true,
                 anchor: Some("new-build=1500".to_owned()),
+                ..FileFlags::default()
             },
         };
         assert_eq!(config, expected);

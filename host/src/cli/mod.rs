@@ -361,6 +361,14 @@ pub struct RunFlags {
     /// Every game is a draw (`ply_limit`) after N plies: overrides the ruleset's `ply_limit`.
     #[arg(long, value_name = "N")]
     pub max_plies: Option<u32>,
+    /// Adjudication: a game is a draw (`adjudicated_no_capture`) once no piece has been
+    /// captured for N plies in a row.
+    #[arg(long, value_name = "N")]
+    pub draw_after_no_capture: Option<u32>,
+    /// Adjudication: a game is won (`adjudicated_material`) by the side that has had more
+    /// movable pieces (all but the Flag and Bombs) than the other for N plies in a row.
+    #[arg(long, value_name = "N")]
+    pub adjudicate_material: Option<u32>,
     /// With --setups: how the colour-swapped pairs take their book entries: random (drawn
     /// from the seed) or sequential (pair p plays entries start+2p and start+2p+1, wrapping
     /// around) [default: random].
@@ -493,9 +501,9 @@ impl RunFlags {
         let default_limits = self.bot_limits()?;
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         if concurrency > cores {
-            tracing::warn!(
+            crate::notice::warn(format_args!(
                 "--concurrency {concurrency} is more than the {cores} CPU cores: bots will compete for CPU and may lose on time"
-            );
+            ));
         }
         let mut hidden = Vec::new();
         let protocol_log = self.protocol_log(&mut hidden)?;
@@ -529,6 +537,7 @@ impl RunFlags {
                 blind: self.blind,
                 protocol_log,
                 listen: self.remote.validate(self.max_line)?,
+                adjudication: self.adjudication()?,
             },
             default_limits,
             concurrency,
@@ -575,6 +584,22 @@ impl RunFlags {
             }
         };
         Ok(rules)
+    }
+
+    /// `--draw-after-no-capture` and `--adjudicate-material`: at least 1 when given.
+    fn adjudication(&self) -> Result<crate::run::adjudicate::Adjudication, ConfigError> {
+        for (flag, n) in [
+            ("--draw-after-no-capture", self.draw_after_no_capture),
+            ("--adjudicate-material", self.adjudicate_material),
+        ] {
+            if n == Some(0) {
+                return Err(usage(format!("{flag}: must be at least 1 (a number of plies)")));
+            }
+        }
+        Ok(crate::run::adjudicate::Adjudication {
+            draw_after_no_capture: self.draw_after_no_capture,
+            material_plies: self.adjudicate_material,
+        })
     }
 
     /// `--setups-order` and `--setups-start` (0-based), which need a setup book.
@@ -824,6 +849,8 @@ impl TournamentArgs {
         let run = &mut self.run;
         run.event = run.event.take().or_else(|| file.event.clone());
         run.max_plies = run.max_plies.or(file.max_plies);
+        run.draw_after_no_capture = run.draw_after_no_capture.or(file.draw_after_no_capture);
+        run.adjudicate_material = run.adjudicate_material.or(file.adjudicate_material);
         run.setups_order = run.setups_order.or(file.setups_order);
         run.setups_start = run.setups_start.or(file.setups_start);
         run.no_html |= file.no_html;

@@ -135,6 +135,7 @@ fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
         blind: false,
         protocol_log: plan.protocol_log.clone(),
         listen: None,
+        adjudication: Default::default(),
     }
 }
 

@@ -70,6 +70,6 @@ pub fn run(args: ExportOptions) -> Result<Outcome, ConfigError> {
     let html = export_html(&chosen, &title).map_err(usage)?;
     std::fs::write(&args.html, html)
         .map_err(|e| ConfigError { message: format!("{}: {e}", args.html.display()), code: crate::exit::FAILURE })?;
-    eprintln!("stratego-host: wrote {} ({} games)", args.html.display(), chosen.len());
+    eprintln!("stratego-host: wrote {} ({})", args.html.display(), stratego_stats::plural(chosen.len() as u64, "game"));
     Ok(Outcome { stdout: String::new(), code: crate::exit::OK })
 }

@@ -123,7 +123,17 @@ pub fn load_book(run: &RunConfig) -> Result<Option<Arc<SetupBook>>, ConfigError>
     match &run.setups {
         None => Ok(None),
         Some(path) => {
-            Ok(Some(Arc::new(SetupBook::load(path, &run.settings.rules).map_err(|e| usage(format!("--setups: {e}")))?)))
+            let book = SetupBook::load(path, &run.settings.rules).map_err(|e| usage(format!("--setups: {e}")))?;
+            // `--setups-start N` past the book's end would wrap silently (issue #44, item 15).
+            if run.book_start as usize >= book.len() {
+                return Err(usage(format!(
+                    "--setups-start {}: the book {} holds {} (entries are numbered from 1)",
+                    run.book_start + 1,
+                    path.display(),
+                    stratego_stats::plural(book.len() as u64, "setup")
+                )));
+            }
+            Ok(Some(Arc::new(book)))
         }
     }
 }
@@ -654,10 +664,13 @@ pub async fn play(
     let mut settled = false;
     let resumed_dir = resumed.as_ref().map(|r| r.dir.clone());
     let mut versions = None;
+    // Games finished before this run (a resumed directory's, the ladder's history).
+    let earlier: usize;
     let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
         Some(r) if history.is_empty() => {
             versions = Some(r.versions);
             let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
+            earlier = finished.len();
             if competition.open_ended().is_some() && !finished.is_empty() {
                 let mut probe = competition.report_sink(&header_of(planned));
                 settled = settled_by_records(&mut *probe, &r.dir, &finished);
@@ -666,6 +679,7 @@ pub async fn play(
         }
         _ => {
             let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
+            earlier = past.len();
             if competition.open_ended().is_some() && !past.is_empty() {
                 let mut probe = competition.report_sink(&header_of(planned));
                 for e in &past {
@@ -701,12 +715,12 @@ pub async fn play(
     // Every report says when the machine was overloaded (issue #41, item 11(a)).
     let report = Rc::new(RefCell::new(with_overload(competition.report_sink(&header), &header.names)));
     let status = report.clone();
-    let mut progress = Progress::new(
-        live,
-        Some(u64::from(planned)),
-        move |e| e.finished().and_then(|_| status.borrow().progress()),
-        game_line,
-    );
+    // An open-ended competition (an SPRT) stops when its test decides: its `--max-games`
+    // is a limit, not the length of the run, so no bar and no ETA against it (issue #44,
+    // item 15).
+    let bar_length = competition.open_ended().is_none().then_some(u64::from(planned));
+    let mut progress =
+        Progress::new(live, bar_length, move |e| e.finished().and_then(|_| status.borrow().progress()), game_line);
     let mut shared = Shared(report.clone());
     let now = report.clone();
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
@@ -750,7 +764,18 @@ pub async fn play(
         return Outcome { stdout: String::new(), code: f.code };
     }
     let report = report.borrow();
-    let text = if run.json { report.json(run.event.as_deref()) } else { report.text(style) };
+    // A bot that cannot start before any game is finished (exit 3) leaves no table to show:
+    // an empty one would only hide the error above it (issue #44, item 15).
+    let nothing = earlier == 0
+        && end.finished == 0
+        && end.failed.as_ref().is_some_and(|f| f.code == crate::exit::BOT_NOT_STARTABLE);
+    let text = if run.json {
+        report.json(run.event.as_deref())
+    } else if nothing {
+        String::new()
+    } else {
+        report.text(style)
+    };
     let page = report.page();
     // A report without a page of its own (an SPRT's) gets no index.
     let index = match &page.summary_html {
@@ -834,7 +859,7 @@ fn write_index(
 ) -> Result<(), String> {
     let Some(dir) = run.out.as_ref().filter(|_| !run.no_html) else { return Ok(()) };
     let title = match &run.event {
-        Some(name) => format!("{name}: {title}"),
+        Some(name) => format!("{name} — {title}"),
         None => title.to_owned(),
     };
     let title = title.as_str();

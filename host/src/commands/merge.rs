@@ -81,7 +81,7 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     // The index page's title and summary, for --out.
     let mut page = report.page();
     if let Some(name) = &event {
-        page.title = format!("{name}: {}", page.title);
+        page.title = format!("{name} — {}", page.title);
     }
     let stdout = if args.json { report.json(event.as_deref()) } else { report.text(Style::stdout()) };
     let mut code = crate::exit::OK;
@@ -282,9 +282,9 @@ fn write_merged_index(
     match written {
         Ok(w) => {
             eprintln!(
-                "stratego-host: wrote {} ({} games; {} viewer pages in {})",
+                "stratego-host: wrote {} ({}; {} viewer pages in {})",
                 index.display(),
-                w.games,
+                stratego_stats::plural(w.games as u64, "game"),
                 w.pages,
                 dir.join("games").display()
             );

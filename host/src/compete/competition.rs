@@ -200,8 +200,8 @@ impl ReportSink for MatchSummary {
         let played = f64::from(a.wins + a.draws + a.losses).max(1.0);
         let score = f64::from(a.wins) + f64::from(a.draws) / 2.0;
         format!(
-            "score after {done} of {} games: {} +{} ={} -{} ({:.1} %) vs {}",
-            s.planned,
+            "score after {done} of {}: {} +{} ={} -{} ({:.1} %) vs {}",
+            stratego_stats::plural(u64::from(s.planned), "game"),
             a.name,
             a.wins,
             a.draws,
@@ -346,7 +346,7 @@ impl ReportSink for SprtSink {
     }
 
     fn interim(&self, done: u64) -> String {
-        format!("after {done} games: {}", self.status())
+        format!("after {}: {}", stratego_stats::plural(done, "game"), self.status())
     }
 
     fn text(&self, style: Style) -> String {

@@ -192,7 +192,7 @@ impl Sink for StartupGuard {
                 );
                 match self.say.as_mut() {
                     Some(say) => say(&said),
-                    None => tracing::warn!("{said}"),
+                    None => crate::notice::warn(&said),
                 }
                 continue;
             }
@@ -203,7 +203,7 @@ impl Sink for StartupGuard {
                 );
                 match self.say.as_mut() {
                     Some(say) => say(&said),
-                    None => tracing::warn!("{said}"),
+                    None => crate::notice::warn(&said),
                 }
                 continue;
             }

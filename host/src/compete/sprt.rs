@@ -226,7 +226,10 @@ impl SprtReport {
             "H1" => style.green(&format!("H1 accepted: {} is better than {}", self.new, self.base)),
             "H0" => style.red(&format!("H0 accepted: {} is not better than {}", self.new, self.base)),
             "interrupted" => style.yellow("interrupted before the test decided"),
-            _ => style.yellow(&format!("inconclusive after {} games (the --max-games limit)", self.games)),
+            _ => style.yellow(&format!(
+                "inconclusive after {} (the --max-games limit)",
+                stratego_stats::plural(u64::from(self.games), "game")
+            )),
         };
         let _ = writeln!(
             s,

@@ -148,7 +148,8 @@ impl TournamentSink {
             (b.points / f64::from(b.games)).total_cmp(&(a.points / f64::from(a.games))).then(b.games.cmp(&a.games))
         });
         let width = rows.iter().map(|s| s.name.chars().count()).max().unwrap_or(0);
-        let mut s = format!("standings after {done} of {} games:\n", self.report.planned);
+        let mut s =
+            format!("standings after {done} of {}:\n", stratego_stats::plural(u64::from(self.report.planned), "game"));
         for (i, r) in rows.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -294,9 +295,9 @@ impl TournamentReport {
             s,
             "{}",
             style.bold(&format!(
-                "Tournament: {} of {} games, rules {}, seed {}{}",
+                "Tournament: {} of {}, rules {}, seed {}{}",
                 self.games,
-                self.planned,
+                stratego_stats::plural(u64::from(self.planned), "game"),
                 self.rules,
                 self.seed,
                 if self.interrupted { " (interrupted)" } else { "" }

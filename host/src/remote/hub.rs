@@ -756,7 +756,7 @@ impl Hub {
                 s.idle = None;
             }
         }
-        tracing::warn!("remote bots: {} ({peer}, connection {id}) gone: {why}", info.name);
+        crate::notice::warn(format_args!("remote bots: {} ({peer}, connection {id}) gone: {why}", info.name));
         crate::notice::say(
             crate::notice::Level::Info,
             format!("stratego-host: remote bot {} disconnected: {why}", info.name),

@@ -35,6 +35,10 @@ pub struct Plan {
     pub strikes: u32,
     /// For `sprt`: the test and its game limit.
     pub sprt: Option<(stratego_stats::Sprt, u32)>,
+    /// `--draw-after-no-capture` and `--adjudicate-material`; left out when off, so a plan
+    /// without them keeps the hash it had before they existed.
+    #[serde(default, skip_serializing_if = "crate::run::adjudicate::Adjudication::is_off")]
+    pub adjudication: crate::run::adjudicate::Adjudication,
 }
 
 /// A bot as the plan knows it.
@@ -161,6 +165,7 @@ impl Plan {
             book: book.map(|b| format!("{:016x}", b.fingerprint())),
             strikes: settings.strikes,
             sprt,
+            adjudication: settings.adjudication,
         }
     }
 

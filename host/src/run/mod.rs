@@ -15,6 +15,7 @@
 //! Imports `session` and below; prints nothing (notices); blocks on files, spawns the
 //! executor's slot threads.
 
+pub mod adjudicate;
 pub(crate) mod events;
 pub(crate) mod executor;
 pub mod manifest;

@@ -308,7 +308,7 @@ fn sandbox_entrant(
         );
     }
     for problem in settings.not_applied() {
-        tracing::warn!("sandbox for {}: {problem}", spec.name);
+        crate::notice::warn(format_args!("sandbox for {}: {problem}", spec.name));
     }
     Ok(())
 }

@@ -43,6 +43,8 @@ pub struct GameSettings {
     pub protocol_log: Option<Arc<crate::session::protocol_log::ProtocolLog>>,
     /// `--listen`: where remote bots connect, when the event has any.
     pub listen: Option<Arc<crate::remote::hub::ListenOptions>>,
+    /// `--draw-after-no-capture` and `--adjudicate-material` ([`crate::run::adjudicate`]).
+    pub adjudication: crate::run::adjudicate::Adjudication,
 }
 
 impl GameSettings {
@@ -215,6 +217,7 @@ pub async fn play_game<S: BotSession>(
     };
     let mut plies = Vec::new();
     let mut resigned = None;
+    let mut adjudged = None;
     let mut game = None;
     if let (Some(r), Some(b)) = (&deployments.red, &deployments.blue) {
         match Game::new(settings.rules.clone(), r, b) {
@@ -223,13 +226,17 @@ pub async fn play_game<S: BotSession>(
                     f(LiveUpdate::Started(&g));
                 }
                 let share = share.as_ref().filter(|_| !shared);
-                resigned = moves(&mut g, &mut players, settings, spec, &mut plies, on_ply, share).await;
+                let ended = (&mut plies, &mut adjudged);
+                resigned = moves(&mut g, &mut players, settings, spec, ended, on_ply, share).await;
                 game = Some(g);
             }
             Err(e) => players.blue.fail(Fault::new(Reason::InvalidSetup, e.to_string())),
         }
     }
-    let result = decide(&players, resigned, game.as_ref());
+    let result = match adjudged {
+        Some(a) => crate::run::adjudicate::result(a),
+        None => decide(&players, resigned, game.as_ref()),
+    };
     let (infos, kept) = finish(&mut players, settings, spec, &result, &deployments, plies.len() as u32).await;
     let record = GameRecord {
         game_id: spec.game_id.clone(),
@@ -337,10 +344,11 @@ async fn moves<S: BotSession>(
     players: &mut ByColor<Player<S>>,
     settings: &GameSettings,
     spec: &GameSpec,
-    plies: &mut Vec<RecordPly>,
+    (plies, adjudged): (&mut Vec<RecordPly>, &mut Option<crate::run::adjudicate::Adjudged>),
     on_ply: Option<&(dyn Fn(LiveUpdate<'_>) + Sync)>,
     mut share: Option<&ShareCpu>,
 ) -> Option<Color> {
+    let mut adjudicator = crate::run::adjudicate::Adjudicator::new(settings.adjudication);
     let mut legal = Vec::with_capacity(128);
     let mut rng = stratego_protocol::Rng::new(stratego_protocol::Rng::derive(spec.seed, 0x5712_1CE5));
     // Where each side's pieces stood after the setups (told to bots that keep their own board).
@@ -425,6 +433,12 @@ async fn moves<S: BotSession>(
         for c in Color::ALL {
             if let Some(s) = players[c].session.as_mut() {
                 s.played(game, &ply).await;
+            }
+        }
+        if !game.is_over() {
+            *adjudged = adjudicator.after_ply(game, &ply);
+            if adjudged.is_some() {
+                return None;
             }
         }
     }
@@ -723,6 +737,7 @@ mod tests {
             blind: false,
             protocol_log: None,
             listen: None,
+            adjudication: Default::default(),
         }
     }
 

@@ -594,15 +594,22 @@ impl BotSpec {
         self.command.clone()
     }
 
-    /// Replaces a program named `sample-bot` that is not on PATH by the built-in one.
+    /// Replaces a program named `sample-bot` that is not on PATH by the built-in one. When
+    /// one is on PATH, it is the bot, and a warning says so (once per program), naming it
+    /// and how to run the built-in one instead (issue #44, item 14).
     pub fn resolve_builtin(self) -> BotSpec {
         if self.remote {
             return self;
         }
-        if self.command[0] == SAMPLE_BOT && find_program(SAMPLE_BOT, self.dir.as_deref()).is_err() {
-            let args: Vec<&str> = self.command[1..].iter().map(String::as_str).collect();
-            let builtin = BotSpec::sample_bot(&args);
-            return BotSpec { command: builtin.command, ..self };
+        if self.command[0] == SAMPLE_BOT {
+            match find_program(SAMPLE_BOT, self.dir.as_deref()) {
+                Err(_) => {
+                    let args: Vec<&str> = self.command[1..].iter().map(String::as_str).collect();
+                    let builtin = BotSpec::sample_bot(&args);
+                    return BotSpec { command: builtin.command, ..self };
+                }
+                Ok(path) => warn_sample_bot_on_path(&self.name, &path),
+            }
         }
         self
     }
@@ -625,6 +632,22 @@ impl BotSpec {
     }
 }
 
+/// Says once per program that bot `name`'s `sample-bot` is the program at `path`, not the
+/// built-in sample bot.
+fn warn_sample_bot_on_path(name: &str, path: &Path) {
+    static WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned.iter().any(|p| p == path) {
+        return;
+    }
+    warned.push(path.to_owned());
+    crate::notice::warn(format_args!(
+        "bot {name}: `{SAMPLE_BOT}` is {} (found on PATH), not the built-in sample bot; to play the \
+         built-in one, give the command `stratego-host {SAMPLE_BOT} …` with the host's path",
+        path.display()
+    ));
+}
+
 /// Interpreters, without version suffix (`python3.12` is `python`): for these the script,
 /// not the interpreter, names the bot.
 const INTERPRETERS: &[&str] = &[
@@ -645,11 +668,13 @@ const FLAGS_WITH_VALUE: &[&str] = &["-cp", "-classpath", "--class-path", "-X", "
 /// - an interpreter (python, python3, pypy, node, deno, bun, ruby, perl, php, lua, bash,
 ///   sh, java, …): the file stem of its first argument that is not a flag, the script
 ///   (`python3 bots/my_bot.py` is `my_bot`, `java -jar alpha.jar` is `alpha`);
-/// - any other program: its file name (`./engines/alpha -t 2` is `alpha`).
+/// - any other program: its file name (`./engines/alpha -t 2` is `alpha`);
+/// - `env [VAR=VALUE…] COMMAND`: the name of `COMMAND` (`env GOMAXPROCS=1 bots/go` is `go`).
 ///
 /// # Panics
 /// If `command` is empty.
 pub fn default_name(command: &[String]) -> String {
+    let command = without_env(command);
     let file_name =
         |p: &str| Path::new(p).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_else(|| p.to_owned());
     let program = file_name(&command[0]);
@@ -673,6 +698,17 @@ pub fn default_name(command: &[String]) -> String {
         }
         None => program,
     }
+}
+
+/// `command` without a leading `env [-FLAG…] [VAR=VALUE…]` (`env GOMAXPROCS=1 bots/go` is
+/// `bots/go`), so that the program `env` runs names the bot; the whole command when that
+/// leaves nothing.
+fn without_env(command: &[String]) -> &[String] {
+    if command.len() < 2 || Path::new(&command[0]).file_name().is_none_or(|f| f != "env") {
+        return command;
+    }
+    let skip = command[1..].iter().take_while(|a| a.contains('=') || a.starts_with('-')).count();
+    if 1 + skip < command.len() { &command[1 + skip..] } else { command }
 }
 
 /// When `command` starts with a known interpreter (python, node, java, …): the index of its
@@ -952,8 +988,10 @@ impl std::error::Error for DuplicateName {}
 /// of `explicit` count as not named.
 ///
 /// Given names and derived names that no other bot has are kept. When several bots derive
-/// the same name, the first keeps it and each other one is named after the arguments that
-/// tell it apart from the first (`sample-bot --strategy search --worlds 4` and `… --worlds
+/// the same name, the first keeps it and each other one is named after the directory of its
+/// script or program that tells it apart from the first (`python3 examples/python/bot.py`
+/// and `node examples/javascript/bot.js` are `bot` and `bot-javascript`), else after the
+/// arguments that do (`sample-bot --strategy search --worlds 4` and `… --worlds
 /// 8` are `sample-bot-search` and `sample-bot-search-worlds-8`), or, when none do (the same
 /// command twice) or that name is taken, gets `-2`, `-3`, … in order (`bot`, `bot-2`,
 /// `bot-3`), skipping names already used; a derived name that equals a given one
@@ -1009,7 +1047,11 @@ pub fn assign_unique_names(bots: &mut [BotSpec], explicit: &[bool]) -> Result<()
 /// `worlds-8`); empty when nothing differs or the result would be long.
 fn distinguishing_words(first: &[String], command: &[String]) -> String {
     let mut words: Vec<&str> = Vec::new();
-    for (i, a) in command.iter().enumerate().skip(1) {
+    if let Some(dir) = differing_dir(named_path(first), named_path(command)) {
+        words.push(dir);
+    }
+    let from = if words.is_empty() { 1 } else { command.len() };
+    for (i, a) in command.iter().enumerate().skip(from) {
         if first.get(i) == Some(a) {
             continue;
         }
@@ -1031,6 +1073,21 @@ fn distinguishing_words(first: &[String], command: &[String]) -> String {
         .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
         .collect();
     if word.len() > 32 { String::new() } else { word }
+}
+
+/// The argument of `command` that [`default_name`] names the bot after: the script of an
+/// interpreter, else the program (after a leading `env …`).
+fn named_path(command: &[String]) -> &str {
+    let command = without_env(command);
+    script_index(command).map_or(command[0].as_str(), |i| command[i].as_str())
+}
+
+/// The last directory of `path` that `other` does not have at the same place counted from
+/// the file (`examples/javascript/bot.js` against `examples/python/bot.py`: `javascript`),
+/// when there is one: what tells two bots of one file name apart (issue #44, item 14).
+fn differing_dir<'a>(other: &str, path: &'a str) -> Option<&'a str> {
+    let mut theirs = other.rsplit('/').skip(1);
+    path.rsplit('/').skip(1).find(|d| theirs.next() != Some(*d)).filter(|d| !d.is_empty() && !d.starts_with('.'))
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -431,7 +431,7 @@ impl Observer {
             }
             None => why.to_owned(),
         };
-        tracing::warn!("{}: {note}", self.name);
+        crate::notice::warn(format_args!("{}: {note}", self.name));
         note
     }
 }

@@ -188,7 +188,7 @@ impl ReportSink for LadderReport {
     }
 
     fn interim(&self, done: u64) -> String {
-        format!("{done} games finished, {} saved to the ladder", self.saved)
+        format!("{} finished, {} saved to the ladder", stratego_stats::plural(done, "game"), self.saved)
     }
 
     fn text(&self, _style: Style) -> String {

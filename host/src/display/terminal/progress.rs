@@ -173,12 +173,12 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
     };
     let of = planned.map(|p| format!("/{p}")).unwrap_or_default();
     let mut line = format!(
-        "game {n}{of} [{}] {} (red) vs {} (blue): {score} {} after {} plies, {:.1} s",
+        "game {n}{of} [{}] {} (red) vs {} (blue): {score} {} after {}, {:.1} s",
         rec.game_id,
         rec.bots.red.name,
         rec.bots.blue.name,
         rec.result.reason,
-        rec.plies.len(),
+        if rec.plies.len() == 1 { "1 ply".to_owned() } else { format!("{} plies", rec.plies.len()) },
         rec.duration_ms as f64 / 1000.0
     );
     if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {

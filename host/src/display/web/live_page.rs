@@ -250,7 +250,7 @@ impl LivePage {
     ) -> Result<Option<LivePage>, String> {
         let Some(addr) = &run.serve else { return Ok(None) };
         let title = match &run.event {
-            Some(name) => format!("{name}: {title}"),
+            Some(name) => format!("{name} — {title}"),
             None => title.to_owned(),
         };
         let options = LivePageOptions {
