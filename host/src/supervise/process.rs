@@ -50,7 +50,7 @@ impl std::fmt::Debug for StderrTail {
 
 impl StderrTail {
     /// Gives each line of `chunk` that ends to the sink, keeping the start of the last.
-    fn to_sink(&mut self, chunk: &[u8]) {
+    fn feed_sink(&mut self, chunk: &[u8]) {
         let Some((sink, partial)) = self.sink.as_mut() else { return };
         for piece in chunk.split_inclusive(|&b| b == b'\n') {
             partial.extend_from_slice(piece);
@@ -70,7 +70,7 @@ impl StderrTail {
     }
 
     fn push(&mut self, chunk: &[u8]) {
-        self.to_sink(chunk);
+        self.feed_sink(chunk);
         self.total += chunk.len() as u64;
         self.buf.extend_from_slice(chunk);
         if self.buf.len() > 2 * STDERR_TAIL_BYTES {
