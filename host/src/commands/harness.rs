@@ -353,9 +353,10 @@ struct VersionChange {
 /// Bots whose program changed since their games in an `--out` directory were played: a
 /// sink (before the records) that says so when a game of such a bot starts, and records the
 /// change in the manifest (`changed`, and the new hash in `executables`) once that game is
-/// finished and saved: the record writer's thread writes the manifest only after it wrote
-/// the game's record ([`Versions::after_write`]), so a host killed in between leaves a
-/// manifest that names the old version, with no game of the new one. A version counts
+/// finished: the record writer's thread writes the manifest just before it writes the
+/// game's record ([`Versions::after_write`]), so a host killed in between leaves a manifest
+/// that names the new version and counts the old one's games right, and the game unsaved
+/// (a resume plays it again, with the new version). A version counts
 /// only once a game was played with it: a rerun that plays no game with the changed bot
 /// (or only games it lost before it said `ready`) leaves the manifest as it was, and
 /// `merge` accepts the directory.
@@ -368,7 +369,7 @@ pub struct Versions {
 }
 
 impl Versions {
-    /// What the record writer runs once a record is saved: the changes that game made
+    /// What the record writer runs just before it saves a record: the changes that game made
     /// are recorded in the manifest.
     fn after_write(&self) -> crate::compete::sinks::AfterWrite {
         let saved = self.saved.clone();

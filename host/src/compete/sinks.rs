@@ -15,9 +15,12 @@ use crate::record::{GameRecord, RecordWriter};
 use crate::run::events::stderr_lines;
 use crate::run::events::{DigestSink, Event, Failure, Flow, RunEnd, Sink};
 
-/// Run by the record writer's thread after each record it appended (and flushed): what must
-/// be said only of a saved game (a bot's new version in the manifest). An error stops the
-/// run as a record that could not be written does (its message, whole).
+/// Run by the record writer's thread for each finished game just before its record is
+/// appended: what must be on disk before the game's record is (a bot's new version in the
+/// manifest: a host killed in between leaves the change said and the game unsaved, which a
+/// resume plays again with the new version, rather than a saved game of the new version that
+/// a resume would count as the old one's). An error stops the run as a record that could not
+/// be written does (its message, whole); the record is then not appended.
 pub type AfterWrite = Box<dyn FnMut(&GameRecord) -> Result<(), String> + Send>;
 
 /// Appends each finished game's record to `DIR/games.jsonl`, on a low-priority thread of
@@ -31,8 +34,8 @@ pub struct RecordsSink {
 }
 
 impl RecordsSink {
-    /// Starts the writer thread for `writer`, which runs `after` once each record is
-    /// appended.
+    /// Starts the writer thread for `writer`, which runs `after` for each record just before
+    /// it appends it (see [`AfterWrite`]).
     ///
     /// # Errors
     /// The thread cannot be started.
@@ -45,10 +48,9 @@ impl RecordsSink {
         let thread = std::thread::Builder::new().name("records".into()).spawn(move || {
             crate::supervise::os::lower_current_thread();
             for record in rx {
-                let done = writer
-                    .append(&record)
-                    .map_err(|e| format!("cannot write a game record to {at}: {e}"))
-                    .and_then(|()| after.as_mut().map_or(Ok(()), |after| after(&record)));
+                let done = after.as_mut().map_or(Ok(()), |after| after(&record)).and_then(|()| {
+                    writer.append(&record).map_err(|e| format!("cannot write a game record to {at}: {e}"))
+                });
                 if let Err(e) = done {
                     flag.store(true, Ordering::SeqCst);
                     return Err(e);

@@ -7,6 +7,7 @@
 //! - `mod.rs`: [`BotSession`] and what passes through it.
 //! - [`json_session`]: protocol.md over a [`crate::supervise::process::Process`].
 //! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]).
+//! - [`info`]: one game's `info` lines as the record keeps them.
 //! - [`messages`]: every message of protocol.md to a bot, built once for both JSON sessions.
 //! - [`ucc_session`]: the UCC 2012 line protocol.
 //! - [`protocol_log`]: the log of `--log-protocol`.
@@ -14,6 +15,7 @@
 //! Imports `supervise` and below; prints nothing (notices); async, runs on the game's event
 //! loop.
 
+pub mod info;
 pub mod json_session;
 pub mod messages;
 pub mod protocol_log;
@@ -139,7 +141,7 @@ pub struct SessionReport {
     /// Its author.
     pub author: Option<String>,
     /// Free-text lines it sent during this game (the first and last ones, with their plies).
-    pub info: crate::session::messages::InfoLines,
+    pub info: crate::session::info::InfoLines,
     /// The last bytes of its stderr.
     pub stderr_tail: String,
     /// Bytes it has written to stderr in all.
@@ -161,7 +163,7 @@ pub struct SessionReport {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PostGame {
     /// `info` lines sent after `game_over`.
-    pub info: crate::session::messages::InfoLines,
+    pub info: crate::session::info::InfoLines,
     /// The stderr tail of the game that ended, now with what came after `game_over`.
     pub stderr_tail: String,
     /// Bytes written to stderr in that game, with what came after `game_over`.
