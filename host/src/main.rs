@@ -5,6 +5,8 @@ use stratego_host::cli::{Cli, Command};
 use stratego_host::run::plan::ConfigError;
 
 fn main() {
+    // Before anything else: what a program that exec'ed the host used is not the host's.
+    stratego_host::supervise::os::mark_start();
     let cli = Cli::parse();
     // What the layers below the commands say, until a command sends it elsewhere.
     stratego_host::notice::set_listener(Some(std::sync::Arc::new(|n: &stratego_host::notice::Notice| {

@@ -661,8 +661,19 @@ pub fn last_cpu(pid: u32) -> Option<(usize, bool)> {
     Some((cpu, matches!(policy, libc::SCHED_OTHER | libc::SCHED_BATCH | libc::SCHED_IDLE)))
 }
 
-/// CPU time (user + system) of this process, in microseconds, and its peak RSS in KiB.
-pub fn self_usage() -> (u64, u64) {
+/// The process's CPU time when [`mark_start`] was called (see [`self_usage`]).
+static START_CPU_US: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Notes this process's CPU time so far, before any work of its own: what a process that
+/// `exec`ed the host had used (`cargo run` compiling, a wrapper script) is then not counted
+/// as the host's (see [`self_usage`]). Called first thing in `main`.
+pub fn mark_start() {
+    let _ = START_CPU_US.get_or_init(|| rusage_self().0);
+}
+
+/// CPU time (user + system) and `ru_maxrss` (KiB) of this process, both of which `exec`
+/// keeps from the program it replaced.
+fn rusage_self() -> (u64, u64) {
     // SAFETY: getrusage writes into the zeroed struct we pass.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe {
@@ -670,6 +681,23 @@ pub fn self_usage() -> (u64, u64) {
     }
     let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
     (us(ru.ru_utime) + us(ru.ru_stime), ru.ru_maxrss as u64)
+}
+
+/// CPU time (user + system) of the host since [`mark_start`], in microseconds, and its peak
+/// RSS in KiB: `VmHWM` of `/proc/self/status`, which starts anew at `exec` (`ru_maxrss` does
+/// not: run by `cargo run`, the host reported cargo's 72 MiB as its own), or `ru_maxrss`
+/// when that file cannot be read.
+pub fn self_usage() -> (u64, u64) {
+    let (cpu, maxrss) = rusage_self();
+    let cpu = cpu.saturating_sub(START_CPU_US.get().copied().unwrap_or(0));
+    let hwm = std::fs::read_to_string("/proc/self/status").ok().and_then(|t| vm_hwm_kib(&t));
+    (cpu, hwm.unwrap_or(maxrss))
+}
+
+/// `VmHWM` (peak resident set, KiB) from the text of `/proc/PID/status`.
+fn vm_hwm_kib(status: &str) -> Option<u64> {
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    line.split_whitespace().next()?.parse().ok()
 }
 
 /// A readable name for a signal number.
@@ -802,6 +830,15 @@ pub fn memfd(name: &std::ffi::CStr) -> std::io::Result<std::fs::File> {
 
 #[cfg(test)]
 mod steal_tests {
+    #[test]
+    fn the_peak_rss_is_read_from_vm_hwm() {
+        let status = "Name:\tstratego-host\nVmPeak:\t  123456 kB\nVmHWM:\t   10240 kB\nVmRSS:\t 9000 kB\n";
+        assert_eq!(super::vm_hwm_kib(status), Some(10_240));
+        assert_eq!(super::vm_hwm_kib("Name:\tx\n"), None);
+        let (_, rss) = super::self_usage();
+        assert!(rss > 0);
+    }
+
     #[test]
     fn steal_is_read_from_each_cpus_line_and_the_totals_line_is_left_out() {
         // The totals' line's first number (the user time of all CPUs, here 10,132,153
