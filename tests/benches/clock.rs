@@ -46,6 +46,28 @@ fn run(host: &Path, args: &[&str]) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// The spurious-loss match of parts 3 and 4: `bot` against itself, `games` games,
+/// `concurrency` at once, 20 ms a move, seed 10, records in `dir`.
+fn spurious_match(host: &Path, bot: &str, games: usize, concurrency: usize, dir: &Path) {
+    let (n, j) = (games.to_string(), concurrency.to_string());
+    let args = [
+        bot,
+        bot,
+        "--games",
+        &n,
+        "-j",
+        &j,
+        "--seed",
+        "10",
+        "--move-time",
+        "0.02",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    run(host, &args);
+}
+
 /// Busy loops at the bots' priority (another tenant's processes), stopped on drop.
 struct BusyLoops(Vec<std::process::Child>);
 
@@ -185,25 +207,7 @@ fn main() {
     .enumerate()
     {
         let dir = tmp.join(format!("spurious-{row}"));
-        let (n, j) = (games.to_string(), concurrency.to_string());
-        run(
-            &host,
-            &[
-                &b,
-                &b,
-                "--games",
-                &n,
-                "-j",
-                &j,
-                "--seed",
-                "10",
-                "--move-time",
-                "0.02",
-                "-q",
-                "--out",
-                dir.to_str().unwrap(),
-            ],
-        );
+        spurious_match(&host, &b, games, concurrency, &dir);
         let (mut moves, mut losses, mut early) = (0u64, 0u64, 0u64);
         let mut stalls: Vec<f64> = Vec::new();
         let mut over: Vec<f64> = Vec::new();
@@ -252,28 +256,9 @@ fn loaded(host: &Path, cores: usize, quick: bool) {
     let games = if quick { 4 } else { 24 };
     for factor in [2, 4] {
         let dir = tmp.join(format!("load-{factor}"));
-        let (n, j) = (games.to_string(), cores.to_string());
-        let b = bot("--think-ms 18");
         let busy = BusyLoops::start(cores * (factor - 1));
         let started = std::time::Instant::now();
-        run(
-            host,
-            &[
-                &b,
-                &b,
-                "--games",
-                &n,
-                "-j",
-                &j,
-                "--seed",
-                "10",
-                "--move-time",
-                "0.02",
-                "-q",
-                "--out",
-                dir.to_str().unwrap(),
-            ],
-        );
+        spurious_match(host, &bot("--think-ms 18"), games, cores, &dir);
         drop(busy);
         let (lost, moves, credited, ms) = losses(&dir);
         println!(

@@ -510,9 +510,13 @@ pub fn own_account_rechecked_later(pid: u32) -> Option<OwnAccount> {
 pub fn voluntary_switches(pid: u32) -> Option<u64> {
     let mut buf = [0u8; 4096];
     let n = with_proc_files(pid, |files| pread_all(&files.status, &mut buf))?;
-    let text = std::str::from_utf8(&buf[..n]).ok()?;
-    let line = text.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))?;
-    line.trim().parse().ok()
+    status_number(std::str::from_utf8(&buf[..n]).ok()?, "voluntary_ctxt_switches:")
+}
+
+/// The number after `key` (`VmHWM:`, `voluntary_ctxt_switches:`) in the text of
+/// `/proc/PID/status` (a unit after it, `kB`, is left out).
+fn status_number(status: &str, key: &str) -> Option<u64> {
+    status.lines().find_map(|l| l.strip_prefix(key))?.split_whitespace().next()?.parse().ok()
 }
 
 thread_local! {
@@ -690,14 +694,8 @@ fn rusage_self() -> (u64, u64) {
 pub fn self_usage() -> (u64, u64) {
     let (cpu, maxrss) = rusage_self();
     let cpu = cpu.saturating_sub(START_CPU_US.get().copied().unwrap_or(0));
-    let hwm = std::fs::read_to_string("/proc/self/status").ok().and_then(|t| vm_hwm_kib(&t));
+    let hwm = std::fs::read_to_string("/proc/self/status").ok().and_then(|t| status_number(&t, "VmHWM:"));
     (cpu, hwm.unwrap_or(maxrss))
-}
-
-/// `VmHWM` (peak resident set, KiB) from the text of `/proc/PID/status`.
-fn vm_hwm_kib(status: &str) -> Option<u64> {
-    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
-    line.split_whitespace().next()?.parse().ok()
 }
 
 /// A readable name for a signal number.
@@ -833,8 +831,9 @@ mod steal_tests {
     #[test]
     fn the_peak_rss_is_read_from_vm_hwm() {
         let status = "Name:\tstratego-host\nVmPeak:\t  123456 kB\nVmHWM:\t   10240 kB\nVmRSS:\t 9000 kB\n";
-        assert_eq!(super::vm_hwm_kib(status), Some(10_240));
-        assert_eq!(super::vm_hwm_kib("Name:\tx\n"), None);
+        assert_eq!(super::status_number(status, "VmHWM:"), Some(10_240));
+        assert_eq!(super::status_number("Name:\tx\n", "VmHWM:"), None);
+        assert_eq!(super::status_number("voluntary_ctxt_switches:\t42\n", "voluntary_ctxt_switches:"), Some(42));
         let (_, rss) = super::self_usage();
         assert!(rss > 0);
     }
