@@ -10,6 +10,10 @@
 //! event = "Winter Cup"           # and every other flag of the run: max_plies, setups_order,
 //! compress = true                # setups_start, no_html, report_every, recover, anchor, …
 //!
+//! [each]                         # every bot's options, as --each: a bot's own table wins
+//! memory = "1G"
+//! env = { OMP_NUM_THREADS = "1" }
+//!
 //! [[bot]]
 //! name = "new-build"             # default: derived from the command (bot_spec::default_name)
 //! command = "./target/release/my-bot --fast"    # or ["./target/release/my-bot", "--fast"]
@@ -109,6 +113,8 @@ pub struct TournamentFile {
     pub draw_after_no_capture: Option<i64>,
     /// `adjudicate_material`: a win for a material lead held N plies (`--adjudicate-material`).
     pub adjudicate_material: Option<i64>,
+    /// `[each]`: options of every bot, as a bot's keys (`--each`; see [`crate::cli::each`]).
+    pub each: Option<RawSpec>,
     /// The `[[bot]]` tables.
     #[serde(default)]
     pub bot: Vec<RawSpec>,
@@ -200,6 +206,8 @@ pub struct FileFlags {
     pub draw_after_no_capture: Option<u32>,
     /// `adjudicate_material`: at least 1.
     pub adjudicate_material: Option<u32>,
+    /// `[each]`: what every bot gets when its `[[bot]]` table does not say.
+    pub each: Option<crate::cli::each::Each>,
 }
 
 /// What is wrong with a tournament file, and where.
@@ -404,7 +412,11 @@ impl Context<'_> {
     }
 
     /// Checks every value, pushing each problem onto `errors`; `None` when there was one.
-    fn check(&self, raw: TournamentFile, errors: &mut Vec<ConfigFileError>) -> Option<TournamentConfig> {
+    fn check(&self, mut raw: TournamentFile, errors: &mut Vec<ConfigFileError>) -> Option<TournamentConfig> {
+        let each = raw.each.take().map(|e| {
+            crate::cli::each::Each::from_raw(e).map_err(|(key, message)| self.error(&format!("each.{key}"), message))
+        });
+        let each = keep(errors, each.transpose());
         let round_robin = match raw.format.as_deref() {
             None | Some("round-robin") => Some(true),
             Some("gauntlet") => Some(false),
@@ -476,7 +488,9 @@ impl Context<'_> {
                 None
             }
             (Some(true), _) => Some(Format::RoundRobin),
-            (Some(false), Some(bots)) => keep(errors, self.check_seeds(raw.seeds, bots)).map(|seeds| Format::Gauntlet { seeds }),
+            (Some(false), Some(bots)) => {
+                keep(errors, self.check_seeds(raw.seeds, bots)).map(|seeds| Format::Gauntlet { seeds })
+            }
             (Some(false), None) | (None, _) => None,
         };
         Some(TournamentConfig {
@@ -496,7 +510,7 @@ impl Context<'_> {
                 strikes: strikes?,
                 time_margin: time_margin?,
             },
-            flags: flags?,
+            flags: FileFlags { each: each?, ..flags? },
         })
     }
 
@@ -556,6 +570,7 @@ impl Context<'_> {
             anchor,
             draw_after_no_capture,
             adjudicate_material,
+            each: None,
         })
     }
 
@@ -860,7 +875,7 @@ mod tests {
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, bot)"
+             draw_after_no_capture, adjudicate_material, each, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -969,7 +984,7 @@ mod tests {
              tournament.toml: line 2: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, bot)\n\
+             draw_after_no_capture, adjudicate_material, each, bot)\n\
              tournament.toml: line 3, move_time: \"fast\" is not a number of seconds\n\
              tournament.toml: line 4, no_html: invalid type: string \"yes\", expected a boolean\n\
              tournament.toml: line 10, bot[2].memory: \"lots\" is not a size like 512M\n\
