@@ -351,3 +351,120 @@ fn two_concurrent_ladder_plays_spread_their_pairings() {
     let table: serde_json::Value = serde_json::from_slice(&games.stdout).unwrap();
     assert_eq!(table["games"], 16, "{table}");
 }
+
+/// The five entrants of the knockout tests, in seed order.
+const KNOCKOUT_BOTS: [&str; 10] = [
+    "--bot",
+    "sample-bot --strategy random --name one",
+    "--bot",
+    "sample-bot --name two",
+    "--bot",
+    "sample-bot --strategy random --name three",
+    "--bot",
+    "sample-bot --name four",
+    "--bot",
+    "sample-bot --strategy random --name five",
+];
+
+fn knockout_args<'a>(out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["tournament", "--format", "knockout", "--seed", "4", "--no-html", "-q", "--out", path(out)];
+    args.extend(KNOCKOUT_BOTS);
+    args.extend(extra);
+    args.extend(CALM_CLOCK);
+    args
+}
+
+/// Item 12a: five entrants make a bracket of eight: seeds 1 to 3 have byes, 4 meets 5; a
+/// tie level after its games plays up to two more colour-swapped pairs, then the better
+/// seed goes through (every game is drawn at `--max-plies 2`: each tie is 6 games, 3-3,
+/// and seed 1 wins the event); the bracket is the report (before: `--format knockout`
+/// was refused, exit 2).
+#[test]
+fn a_knockout_gives_byes_to_the_best_seeds_and_settles_level_ties_by_extra_pairs_then_seed() {
+    let tmp = TempDir::new("formats-knockout-level");
+    let out = tmp.join("ko");
+    let run = host(&knockout_args(&out, &["--max-plies", "2"]));
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "Knockout: 5 bots", "{stdout}");
+    assert_eq!(lines[1], "Round 1", "{stdout}");
+    let byes: Vec<&str> = lines.iter().copied().filter(|l| l.contains(" bye  -> ")).collect();
+    assert_eq!(byes.len(), 3, "{stdout}");
+    for (seed, line) in ["(1) ", "(2) ", "(3) "].iter().zip(&byes) {
+        assert!(line.trim_start().starts_with(seed), "{line}\n{stdout}");
+    }
+    let played: Vec<&str> = lines.iter().copied().filter(|l| l.contains(" 3-3 ")).collect();
+    // Round 1: 4 v 5; round 2: 1 v 4 and 2 v 3; the final: 1 v 2.
+    assert_eq!(played.len(), 4, "{stdout}");
+    for line in &played {
+        assert!(line.ends_with("(level: by seed)"), "{line}");
+    }
+    assert!(played[0].trim_start().starts_with("(4) ") && played[0].contains(" (5) "), "{stdout}");
+    assert!(played[3].trim_start().starts_with("(1) ") && played[3].contains(" (2) "), "{stdout}");
+    assert_eq!(
+        lines.last().copied(),
+        Some(format!("Winner: {}", lines[2].split_whitespace().nth(1).unwrap()).as_str()),
+        "{stdout}"
+    );
+    // Each level tie played its games, then two extra pairs: 6 games in three directories.
+    let games_of = |dir: &Path| records_of(dir).len();
+    let tie = out.join("round-1").join("tie-2");
+    assert_eq!(
+        [games_of(&tie), games_of(&out.join("round-1/tie-2-extra-1")), games_of(&out.join("round-1/tie-2-extra-2"))],
+        [2, 2, 2]
+    );
+}
+
+/// Item 12a: a knockout killed with SIGKILL in its first tie, and run again with the same
+/// command, finishes the bracket exactly as an uninterrupted run with the same seed does,
+/// and plays no game twice.
+#[test]
+fn a_knockout_killed_mid_event_finishes_the_same_bracket_when_run_again() {
+    let tmp = TempDir::new("formats-knockout-kill");
+    let (whole, killed) = (tmp.join("whole"), tmp.join("killed"));
+    let reference = host(&knockout_args(&whole, &["--max-plies", "300"]));
+    assert_eq!(reference.status.code(), Some(0), "{}", text(&reference.stderr));
+    let expected = text(&reference.stdout);
+    assert!(expected.contains("Winner: "), "{expected}");
+
+    let mut child = Command::new(host_bin())
+        .args(knockout_args(&killed, &["--max-plies", "300"]))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = killed.join("round-1/tie-2/games.jsonl");
+    let started = stratego_tests::wait_for(std::time::Duration::from_secs(120), || {
+        std::fs::read_to_string(&first).is_ok_and(|t| t.lines().count() >= 1)
+    });
+    assert!(started, "the first tie's first game was not saved");
+    let _ = Command::new("kill").args(["-KILL", &child.id().to_string()]).status();
+    let _ = child.wait();
+    assert!(!killed.join("round-3").exists(), "killed before the final");
+
+    let rerun = host(&knockout_args(&killed, &["--max-plies", "300"]));
+    assert_eq!(rerun.status.code(), Some(0), "{}", text(&rerun.stderr));
+    assert_eq!(text(&rerun.stdout), expected);
+    // Every tie has the games of the uninterrupted run, each once.
+    let mut dirs = Vec::new();
+    for round in std::fs::read_dir(&whole).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        for tie in std::fs::read_dir(round.path()).unwrap().flatten() {
+            dirs.push(tie.path().strip_prefix(&whole).unwrap().to_owned());
+        }
+    }
+    assert!(!dirs.is_empty());
+    for dir in dirs {
+        let ids = |root: &Path| {
+            let mut ids: Vec<String> =
+                records_of(&root.join(&dir)).iter().map(|r| r["game_id"].as_str().unwrap().to_owned()).collect();
+            ids.sort();
+            ids
+        };
+        let (a, b) = (ids(&whole), ids(&killed));
+        assert_eq!(a, b, "{}", dir.display());
+        let mut unique = b.clone();
+        unique.dedup();
+        assert_eq!(unique, b, "a game played twice in {}", dir.display());
+    }
+}

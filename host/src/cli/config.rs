@@ -1,7 +1,7 @@
 //! The tournament file: a TOML file listing the bots of a tournament and its settings.
 //!
 //! ```toml
-//! format = "gauntlet"            # or "round-robin" (the default)
+//! format = "gauntlet"            # "round-robin" (the default) or "knockout"
 //! games = 4                      # per pairing, even: colour-swapped pairs (default 2)
 //! seeds = ["new-build"]          # gauntlet: the bots that play all the others
 //! rules = "classic"              # classic, isf, barrage, ucc2012 or a JSON rules file
@@ -152,6 +152,8 @@ impl<'de> Deserialize<'de> for Names {
 pub enum Format {
     /// Every bot plays every other.
     RoundRobin,
+    /// Single elimination, seeded by file order ([`crate::commands::knockout`]).
+    Knockout,
     /// Each seed plays every bot that is not a seed; the others do not play each other.
     Gauntlet {
         /// Names of the seed bots, as in [`TournamentConfig::bots`], in the file's order.
@@ -417,11 +419,14 @@ impl Context<'_> {
             crate::cli::each::Each::from_raw(e).map_err(|(key, message)| self.error(&format!("each.{key}"), message))
         });
         let each = keep(errors, each.transpose());
+        let knockout = raw.format.as_deref() == Some("knockout");
         let round_robin = match raw.format.as_deref() {
-            None | Some("round-robin") => Some(true),
+            None | Some("round-robin" | "knockout") => Some(true),
             Some("gauntlet") => Some(false),
             Some(other) => {
-                errors.push(self.error("format", format!("{other:?} is not a format (round-robin or gauntlet)")));
+                errors.push(
+                    self.error("format", format!("{other:?} is not a format (round-robin, gauntlet or knockout)")),
+                );
                 None
             }
         };
@@ -487,6 +492,7 @@ impl Context<'_> {
                 errors.push(self.error("seeds", "only a gauntlet has seeds (format = \"gauntlet\")"));
                 None
             }
+            (Some(true), _) if knockout => Some(Format::Knockout),
             (Some(true), _) => Some(Format::RoundRobin),
             (Some(false), Some(bots)) => {
                 keep(errors, self.check_seeds(raw.seeds, bots)).map(|seeds| Format::Gauntlet { seeds })
@@ -929,7 +935,7 @@ mod tests {
         );
         assert_eq!(
             error(&format!("format = \"swiss\"\n{TWO_BOTS}")),
-            "tournament.toml: line 1, format: \"swiss\" is not a format (round-robin or gauntlet)"
+            "tournament.toml: line 1, format: \"swiss\" is not a format (round-robin, gauntlet or knockout)"
         );
         assert_eq!(
             error(&format!("games = 3\n{TWO_BOTS}")),

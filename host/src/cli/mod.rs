@@ -428,8 +428,9 @@ pub struct TournamentArgs {
     /// the config file's bots.
     #[arg(long = "bot", value_name = "BOT")]
     pub bots: Vec<String>,
-    /// round-robin (every bot plays every other) or gauntlet (the --seed-bot bots play the
-    /// rest) [default: round-robin].
+    /// round-robin (every bot plays every other), gauntlet (the --seed-bot bots play the
+    /// rest) or knockout (single elimination seeded by entry order, each tie --games games,
+    /// level ties settled by extra pairs, then by seed; needs --out) [default: round-robin].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// For a gauntlet: a bot (by name) that plays every other bot (repeat for several).
@@ -810,6 +811,7 @@ impl TournamentArgs {
             (Some(f), _) => (f.clone(), self.seed_bots.clone()),
             (None, Some(c)) => match &c.format {
                 crate::cli::config::Format::RoundRobin => ("round-robin".to_owned(), self.seed_bots.clone()),
+                crate::cli::config::Format::Knockout => ("knockout".to_owned(), self.seed_bots.clone()),
                 crate::cli::config::Format::Gauntlet { seeds } => {
                     let mut all = seeds.clone();
                     all.extend(self.seed_bots.iter().cloned());
@@ -845,7 +847,18 @@ impl TournamentArgs {
                 }
                 crate::run::schedule::Format::Gauntlet { seeds }
             }
-            other => return Err(usage(format!("--format {other:?}: expected round-robin or gauntlet"))),
+            "knockout" => {
+                if !seed_bots.is_empty() {
+                    return Err(usage("--seed-bot: a knockout is seeded by entry order (the first bot is seed 1)"));
+                }
+                let anchor = self.anchor.take();
+                if anchor.is_some() {
+                    return Err(usage("--anchor: a knockout reports its bracket, not ratings"));
+                }
+                let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
+                return Ok(EventPlan { run, bots, kind: EventKind::Knockout { games: games_per_pairing } });
+            }
+            other => return Err(usage(format!("--format {other:?}: expected round-robin, gauntlet or knockout"))),
         };
         let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
         let anchor = match &self.anchor {

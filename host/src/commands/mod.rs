@@ -22,6 +22,7 @@ pub mod convert;
 pub mod export;
 pub mod export_pgn;
 pub mod harness;
+pub mod knockout;
 pub mod ladder;
 pub mod r#match;
 pub mod merge;
