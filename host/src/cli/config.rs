@@ -1,7 +1,7 @@
 //! The tournament file: a TOML file listing the bots of a tournament and its settings.
 //!
 //! ```toml
-//! format = "gauntlet"            # or "round-robin" (the default)
+//! format = "gauntlet"            # "round-robin" (the default) or "knockout"
 //! games = 4                      # per pairing, even: colour-swapped pairs (default 2)
 //! seeds = ["new-build"]          # gauntlet: the bots that play all the others
 //! rules = "classic"              # classic, isf, barrage, ucc2012 or a JSON rules file
@@ -9,6 +9,10 @@
 //! time_margin_ms = 2             # how far past a limit an answer is still in time
 //! event = "Winter Cup"           # and every other flag of the run: max_plies, setups_order,
 //! compress = true                # setups_start, no_html, report_every, recover, anchor, …
+//!
+//! [each]                         # every bot's options, as --each: a bot's own table wins
+//! memory = "1G"
+//! env = { OMP_NUM_THREADS = "1" }
 //!
 //! [[bot]]
 //! name = "new-build"             # default: derived from the command (bot_spec::default_name)
@@ -109,6 +113,8 @@ pub struct TournamentFile {
     pub draw_after_no_capture: Option<i64>,
     /// `adjudicate_material`: a win for a material lead held N plies (`--adjudicate-material`).
     pub adjudicate_material: Option<i64>,
+    /// `[each]`: options of every bot, as a bot's keys (`--each`; see [`crate::cli::each`]).
+    pub each: Option<RawSpec>,
     /// The `[[bot]]` tables.
     #[serde(default)]
     pub bot: Vec<RawSpec>,
@@ -146,6 +152,8 @@ impl<'de> Deserialize<'de> for Names {
 pub enum Format {
     /// Every bot plays every other.
     RoundRobin,
+    /// Single elimination, seeded by file order ([`crate::commands::knockout`]).
+    Knockout,
     /// Each seed plays every bot that is not a seed; the others do not play each other.
     Gauntlet {
         /// Names of the seed bots, as in [`TournamentConfig::bots`], in the file's order.
@@ -200,6 +208,8 @@ pub struct FileFlags {
     pub draw_after_no_capture: Option<u32>,
     /// `adjudicate_material`: at least 1.
     pub adjudicate_material: Option<u32>,
+    /// `[each]`: what every bot gets when its `[[bot]]` table does not say.
+    pub each: Option<crate::cli::each::Each>,
 }
 
 /// What is wrong with a tournament file, and where.
@@ -213,6 +223,9 @@ pub struct ConfigFileError {
     pub key: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// The file's other problems, in file order: a file is checked whole, so that every
+    /// bad key is named at once rather than one per run.
+    pub also: Vec<ConfigFileError>,
 }
 
 impl fmt::Display for ConfigFileError {
@@ -224,7 +237,11 @@ impl fmt::Display for ConfigFileError {
             (None, Some(key)) => write!(f, "{key}: ")?,
             (None, None) => {}
         }
-        f.write_str(&self.message)
+        f.write_str(&self.message)?;
+        for other in &self.also {
+            write!(f, "\n{other}")?;
+        }
+        Ok(())
     }
 }
 
@@ -248,6 +265,7 @@ pub fn load(path: &Path) -> Result<TournamentConfig, ConfigFileError> {
         line: None,
         key: None,
         message: format!("cannot read: {e}"),
+        also: Vec::new(),
     })?;
     parse(&text, &file, path.parent().unwrap_or(Path::new("")))
 }
@@ -256,14 +274,68 @@ pub fn load(path: &Path) -> Result<TournamentConfig, ConfigFileError> {
 /// are relative to `base` (the file's directory; `""` for the working directory).
 ///
 /// # Errors
-/// The first problem, in file order where that can be told: a TOML syntax error, an
-/// unknown key, a value of the wrong type or out of range, an odd `games`, fewer than two
-/// bots, two bots given the same name, seeds that are not bots of the file or that leave
-/// no bot to play, a rules or setup file that cannot be read.
+/// Every problem, in file order (the first, with the others in
+/// [`ConfigFileError::also`]): an unknown key, a value of the wrong type or out of range,
+/// an odd `games`, fewer than two bots, two bots given the same name, seeds that are not
+/// bots of the file or that leave no bot to play, a rules or setup file that cannot be
+/// read. A TOML syntax error stops the reading there: it is the only problem named.
 pub fn parse(text: &str, file: &str, base: &Path) -> Result<TournamentConfig, ConfigFileError> {
     let ctx = Context { file, base, text, locations: Locations::of(text) };
-    let raw: TournamentFile = toml::from_str(text).map_err(|e| ctx.toml_error(&e))?;
-    ctx.check(raw)
+    let mut errors = Vec::new();
+    // serde stops at the first unknown key or value of the wrong type: that key is set
+    // aside (blanked, so that every offset and line stays) and the rest read again, so
+    // that every such key is named, up to MAX_ERRORS.
+    let mut blanked = Vec::new();
+    let mut current = text.to_owned();
+    let raw = loop {
+        let e = match toml::from_str::<TournamentFile>(&current) {
+            Ok(raw) => break Some(raw),
+            Err(e) => e,
+        };
+        let here = Context { file, base, text: &current, locations: Locations::of(&current) };
+        errors.push(here.toml_error(&e));
+        match here.without_entry_at(&e) {
+            Some((path, next)) if errors.len() < MAX_ERRORS => {
+                blanked.push(path);
+                current = next;
+            }
+            _ => break None,
+        }
+    };
+    let config = raw.and_then(|raw| {
+        let mut more = Vec::new();
+        let config = ctx.check(raw, &mut more);
+        // A key set aside is not also reported missing.
+        errors.extend(more.into_iter().filter(|e| !e.key.as_ref().is_some_and(|k| blanked.contains(k))));
+        config
+    });
+    match config {
+        Some(config) if errors.is_empty() => Ok(config),
+        _ => Err(combine(errors)),
+    }
+}
+
+/// Most problems one reading of a tournament file names.
+const MAX_ERRORS: usize = 50;
+
+/// The first error in file order (lines unknown last), carrying the others.
+fn combine(mut errors: Vec<ConfigFileError>) -> ConfigFileError {
+    errors.sort_by_key(|e| e.line.unwrap_or(usize::MAX));
+    let mut errors = errors.into_iter();
+    let mut first = errors.next().unwrap_or_else(|| ConfigFileError {
+        file: String::new(),
+        line: None,
+        key: None,
+        message: "not a tournament file".to_owned(),
+        also: Vec::new(),
+    });
+    first.also.extend(errors);
+    first
+}
+
+/// The value of a check that failed is left out and its error kept, so that the checks go on.
+fn keep<T>(errors: &mut Vec<ConfigFileError>, checked: Result<T, ConfigFileError>) -> Option<T> {
+    checked.map_err(|e| errors.push(e)).ok()
 }
 
 struct Context<'a> {
@@ -280,7 +352,13 @@ impl Context<'_> {
     }
 
     fn error_at(&self, key: &str, line: Option<usize>, message: impl Into<String>) -> ConfigFileError {
-        ConfigFileError { file: self.file.to_owned(), line, key: Some(key.to_owned()), message: message.into() }
+        ConfigFileError {
+            file: self.file.to_owned(),
+            line,
+            key: Some(key.to_owned()),
+            message: message.into(),
+            also: Vec::new(),
+        }
     }
 
     /// A toml error, with the key its position falls in and serde's wording made plainer.
@@ -293,110 +371,181 @@ impl Context<'_> {
             let path = offset.and_then(|o| self.locations.key_at(o)).unwrap_or(field);
             let table = path.strip_suffix(field).and_then(|t| t.strip_suffix('.'));
             let message = format!("unknown key {field:?}{}", known_keys_hint(field, &message));
-            return ConfigFileError { file: self.file.to_owned(), line, key: table.map(str::to_owned), message };
+            return ConfigFileError {
+                file: self.file.to_owned(),
+                line,
+                key: table.map(str::to_owned),
+                message,
+                also: Vec::new(),
+            };
         }
         let key = offset.and_then(|o| self.locations.path_at(o)).map(str::to_owned);
-        ConfigFileError { file: self.file.to_owned(), line, key, message: plain_types(&message) }
+        ConfigFileError { file: self.file.to_owned(), line, key, message: plain_types(&message), also: Vec::new() }
+    }
+
+    /// The text with the key that a typed parse refused (and its value) blanked out, and
+    /// that key's path; `None` when it cannot be told or the rest would not be TOML.
+    fn without_entry_at(&self, e: &toml::de::Error) -> Option<(String, String)> {
+        let offset = e.span()?.start;
+        let mut path = self.locations.key_at(offset).or_else(|| self.locations.path_at(offset))?;
+        let (key, value) = loop {
+            let location = self.locations.0.iter().find(|l| l.path == path)?;
+            match &location.key {
+                Some(key) => break (key.clone(), location.value.clone()),
+                None => path = &path[..path.rfind('[')?],
+            }
+        };
+        // Never a whole `[[bot]]` list.
+        if path == "bot" || value.end <= key.start {
+            return None;
+        }
+        let mut bytes = self.text.as_bytes().to_vec();
+        for b in &mut bytes[key.start..value.end.min(self.text.len())] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        let next = String::from_utf8(bytes).ok()?;
+        (next != self.text && toml::from_str::<Node>(&next).is_ok()).then(|| (path.to_owned(), next))
     }
 
     fn resolve(&self, path: &Path) -> PathBuf {
         if path.is_absolute() || self.base.as_os_str().is_empty() { path.to_owned() } else { self.base.join(path) }
     }
 
-    fn check(&self, raw: TournamentFile) -> Result<TournamentConfig, ConfigFileError> {
+    /// Checks every value, pushing each problem onto `errors`; `None` when there was one.
+    fn check(&self, mut raw: TournamentFile, errors: &mut Vec<ConfigFileError>) -> Option<TournamentConfig> {
+        let each = raw.each.take().map(|e| {
+            crate::cli::each::Each::from_raw(e).map_err(|(key, message)| self.error(&format!("each.{key}"), message))
+        });
+        let each = keep(errors, each.transpose());
+        let knockout = raw.format.as_deref() == Some("knockout");
         let round_robin = match raw.format.as_deref() {
-            None | Some("round-robin") => true,
-            Some("gauntlet") => false,
+            None | Some("round-robin" | "knockout") => Some(true),
+            Some("gauntlet") => Some(false),
             Some(other) => {
-                return Err(self.error("format", format!("{other:?} is not a format (round-robin or gauntlet)")));
+                errors.push(
+                    self.error("format", format!("{other:?} is not a format (round-robin, gauntlet or knockout)")),
+                );
+                None
             }
         };
-        let games_per_pairing = match raw.games.unwrap_or(2) {
-            g if g < 1 => return Err(self.error("games", "must be at least 2 (one colour-swapped pair)")),
-            g if g % 2 == 1 => {
-                return Err(self.error("games", "must be even (games are played in colour-swapped pairs)"));
-            }
-            g => u32::try_from(g).map_err(|_| self.error("games", format!("{g} is too many")))?,
-        };
-        let flags = self.check_flags(&raw)?;
-        let rules = raw.rules.map(|r| self.check_rules(&r)).transpose()?;
-        let seed = raw
-            .seed
-            .map(|s| {
-                s.0.trim()
-                    .parse::<u64>()
-                    .map_err(|_| self.error("seed", format!("{:?} is not a whole number 0 or more", s.0)))
-            })
-            .transpose()?;
-        let concurrency = raw
-            .concurrency
-            .map(|c| {
-                usize::try_from(c)
-                    .ok()
-                    .filter(|&c| c > 0)
-                    .ok_or_else(|| self.error("concurrency", "must be at least 1"))
-            })
-            .transpose()?;
+        let games_per_pairing = keep(
+            errors,
+            match raw.games.unwrap_or(2) {
+                g if g < 1 => Err(self.error("games", "must be at least 2 (one colour-swapped pair)")),
+                g if g % 2 == 1 => Err(self.error("games", "must be even (games are played in colour-swapped pairs)")),
+                g => u32::try_from(g).map_err(|_| self.error("games", format!("{g} is too many"))),
+            },
+        );
+        let flags = self.check_flags(&raw, errors);
+        let rules = keep(errors, raw.rules.map(|r| self.check_rules(&r)).transpose());
+        let seed = keep(
+            errors,
+            raw.seed
+                .map(|s| {
+                    s.0.trim()
+                        .parse::<u64>()
+                        .map_err(|_| self.error("seed", format!("{:?} is not a whole number 0 or more", s.0)))
+                })
+                .transpose(),
+        );
+        let concurrency = keep(
+            errors,
+            raw.concurrency
+                .map(|c| {
+                    usize::try_from(c)
+                        .ok()
+                        .filter(|&c| c > 0)
+                        .ok_or_else(|| self.error("concurrency", "must be at least 1"))
+                })
+                .transpose(),
+        );
         let seconds = |key: &str, v: Option<NumOrText>, parse: fn(&str) -> Result<Duration, String>| {
             v.map(|t| parse(&t.0).map_err(|e| self.error(key, e))).transpose()
         };
-        let move_time = seconds("move_time", raw.move_time, parse_positive_seconds)?;
-        let tc = raw.tc.map(|t| parse_bank(&t.0).map_err(|e| self.error("tc", e))).transpose()?;
-        let setup_time = seconds("setup_time", raw.setup_time, parse_seconds)?;
-        let startup_time = seconds("startup_time", raw.startup_time, parse_seconds)?;
-        let setups = raw.setups.map(|s| self.check_setups(&s)).transpose()?;
+        let move_time = keep(errors, seconds("move_time", raw.move_time, parse_positive_seconds));
+        let tc = keep(errors, raw.tc.map(|t| parse_bank(&t.0).map_err(|e| self.error("tc", e))).transpose());
+        let setup_time = keep(errors, seconds("setup_time", raw.setup_time, parse_seconds));
+        let startup_time = keep(errors, seconds("startup_time", raw.startup_time, parse_seconds));
+        let setups = keep(errors, raw.setups.map(|s| self.check_setups(&s)).transpose());
         let out = raw.out.map(|o| self.resolve(&o));
-        let strikes = raw
-            .strikes
-            .map(|s| u32::try_from(s).map_err(|_| self.error("strikes", "must be a whole number, 0 or more")))
-            .transpose()?;
-        let time_margin =
+        let strikes = keep(
+            errors,
+            raw.strikes
+                .map(|s| u32::try_from(s).map_err(|_| self.error("strikes", "must be a whole number, 0 or more")))
+                .transpose(),
+        );
+        let time_margin = keep(
+            errors,
             raw.time_margin_ms
                 .map(|m| {
                     u64::try_from(m).ok().filter(|&m| m <= 60_000).map(Duration::from_millis).ok_or_else(|| {
                         self.error("time_margin_ms", "must be a whole number of milliseconds, 0 to 60000")
                     })
                 })
-                .transpose()?;
-        let bots = self.check_bots(raw.bot)?;
-        let format = if round_robin {
-            if raw.seeds.is_some() {
-                return Err(self.error("seeds", "only a gauntlet has seeds (format = \"gauntlet\")"));
+                .transpose(),
+        );
+        let bots = self.check_bots(raw.bot, errors);
+        let format = match (round_robin, &bots) {
+            (Some(true), _) if raw.seeds.is_some() => {
+                errors.push(self.error("seeds", "only a gauntlet has seeds (format = \"gauntlet\")"));
+                None
             }
-            Format::RoundRobin
-        } else {
-            Format::Gauntlet { seeds: self.check_seeds(raw.seeds, &bots)? }
+            (Some(true), _) if knockout => Some(Format::Knockout),
+            (Some(true), _) => Some(Format::RoundRobin),
+            (Some(false), Some(bots)) => {
+                keep(errors, self.check_seeds(raw.seeds, bots)).map(|seeds| Format::Gauntlet { seeds })
+            }
+            (Some(false), None) | (None, _) => None,
         };
-        Ok(TournamentConfig {
-            bots,
-            format,
-            games_per_pairing,
+        Some(TournamentConfig {
+            bots: bots?,
+            format: format?,
+            games_per_pairing: games_per_pairing?,
             settings: FileDefaults {
-                rules,
-                seed,
-                concurrency,
-                move_time,
-                tc,
-                setup_time,
-                startup_time,
-                setups,
+                rules: rules?,
+                seed: seed?,
+                concurrency: concurrency?,
+                move_time: move_time?,
+                tc: tc?,
+                setup_time: setup_time?,
+                startup_time: startup_time?,
+                setups: setups?,
                 out,
-                strikes,
-                time_margin,
+                strikes: strikes?,
+                time_margin: time_margin?,
             },
-            flags,
+            flags: FileFlags { each: each?, ..flags? },
         })
     }
 
     /// The keys that stand for the other flags: `event`, `max_plies`, `setups_order`,
     /// `setups_start`, `no_html`, `compress`, `report_every`, `recover`, `anchor`.
-    fn check_flags(&self, raw: &TournamentFile) -> Result<FileFlags, ConfigFileError> {
-        let at_least_1 = |key: &str, v: Option<i64>| {
-            v.map(|n| u32::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| self.error(key, "must be at least 1")))
-                .transpose()
+    fn check_flags(&self, raw: &TournamentFile, errors: &mut Vec<ConfigFileError>) -> Option<FileFlags> {
+        let before = errors.len();
+        let mut at_least_1 = |key: &str, v: Option<i64>| {
+            let checked = v
+                .map(|n| u32::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| self.error(key, "must be at least 1")))
+                .transpose();
+            keep(errors, checked).flatten()
+        };
+        let max_plies = at_least_1("max_plies", raw.max_plies);
+        let report_every = at_least_1("report_every", raw.report_every).map(u64::from);
+        let draw_after_no_capture = at_least_1("draw_after_no_capture", raw.draw_after_no_capture);
+        let adjudicate_material = at_least_1("adjudicate_material", raw.adjudicate_material);
+        let setups_start = match raw.setups_start {
+            Some(n) if n < 1 => {
+                errors.push(self.error("setups_start", "book entries are numbered from 1"));
+                None
+            }
+            n => at_least_1("setups_start", n),
         };
         let event = match raw.event.as_deref() {
-            Some(e) if e.trim().is_empty() => return Err(self.error("event", "the name must not be empty")),
+            Some(e) if e.trim().is_empty() => {
+                errors.push(self.error("event", "the name must not be empty"));
+                None
+            }
             e => e.map(str::to_owned),
         };
         let setups_order = match raw.setups_order.as_deref() {
@@ -404,29 +553,30 @@ impl Context<'_> {
             Some("random") => Some(crate::run::schedule::BookOrder::Random),
             Some("sequential") => Some(crate::run::schedule::BookOrder::Sequential),
             Some(other) => {
-                return Err(self.error("setups_order", format!("{other:?} is not an order (random or sequential)")));
+                errors.push(self.error("setups_order", format!("{other:?} is not an order (random or sequential)")));
+                None
             }
         };
-        let setups_start = match raw.setups_start {
-            Some(n) if n < 1 => return Err(self.error("setups_start", "book entries are numbered from 1")),
-            n => at_least_1("setups_start", n)?,
-        };
         let anchor = match raw.anchor.as_deref() {
-            Some(a) if a.trim().is_empty() => return Err(self.error("anchor", "must name a bot (NAME or NAME=ELO)")),
+            Some(a) if a.trim().is_empty() => {
+                errors.push(self.error("anchor", "must name a bot (NAME or NAME=ELO)"));
+                None
+            }
             a => a.map(str::to_owned),
         };
-        Ok(FileFlags {
+        (errors.len() == before).then(|| FileFlags {
             event,
-            max_plies: at_least_1("max_plies", raw.max_plies)?,
+            max_plies,
             setups_order,
             setups_start,
             no_html: raw.no_html.unwrap_or(false),
             compress: raw.compress.unwrap_or(false),
-            report_every: at_least_1("report_every", raw.report_every)?.map(u64::from),
+            report_every,
             recover: raw.recover.unwrap_or(false),
             anchor,
-            draw_after_no_capture: at_least_1("draw_after_no_capture", raw.draw_after_no_capture)?,
-            adjudicate_material: at_least_1("adjudicate_material", raw.adjudicate_material)?,
+            draw_after_no_capture,
+            adjudicate_material,
+            each: None,
         })
     }
 
@@ -456,14 +606,15 @@ impl Context<'_> {
         }
     }
 
-    fn check_bots(&self, raw: Vec<RawSpec>) -> Result<Vec<BotSpec>, ConfigFileError> {
+    fn check_bots(&self, raw: Vec<RawSpec>, errors: &mut Vec<ConfigFileError>) -> Option<Vec<BotSpec>> {
+        let tables = raw.len();
         let mut bots = Vec::with_capacity(raw.len());
         let mut explicit = Vec::with_capacity(raw.len());
         for (i, mut r) in raw.into_iter().enumerate() {
             // A token file sits next to the tournament file, as a bot's dir does.
             r.token_file = r.token_file.map(|p| self.resolve(&p));
-            let (mut spec, named) =
-                r.build().map_err(|e| self.error(&format!("bot[{}].{}", i + 1, e.key), e.message))?;
+            let built = r.build().map_err(|e| self.error(&format!("bot[{}].{}", i + 1, e.key), e.message));
+            let Some((mut spec, named)) = keep(errors, built) else { continue };
             spec.dir = match spec.dir.take() {
                 Some(dir) => Some(self.resolve(&dir)),
                 None if self.base.as_os_str().is_empty() || spec.remote => None,
@@ -472,23 +623,28 @@ impl Context<'_> {
             bots.push(spec.resolve_builtin());
             explicit.push(named);
         }
-        if bots.len() < 2 {
-            let has = match bots.len() {
+        if tables < 2 {
+            let has = match tables {
                 0 => "none".to_owned(),
                 n => n.to_string(),
             };
-            return Err(ConfigFileError {
+            errors.push(ConfigFileError {
                 file: self.file.to_owned(),
                 line: None,
                 key: None,
                 message: format!("a tournament needs at least 2 bots ([[bot]] tables); this file has {has}"),
+                also: Vec::new(),
             });
+            return None;
         }
-        assign_unique_names(&mut bots, &explicit).map_err(|d| {
+        if bots.len() < tables {
+            return None;
+        }
+        let named = assign_unique_names(&mut bots, &explicit).map_err(|d| {
             let message = format!("the name {:?} is used by bot[{}] too", d.name, d.first + 1);
             self.error(&format!("bot[{}].name", d.second + 1), message)
-        })?;
-        Ok(bots)
+        });
+        keep(errors, named).map(|()| bots)
     }
 
     fn check_seeds(&self, seeds: Option<Names>, bots: &[BotSpec]) -> Result<Vec<String>, ConfigFileError> {
@@ -725,7 +881,7 @@ mod tests {
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, bot)"
+             draw_after_no_capture, adjudicate_material, each, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -745,7 +901,8 @@ mod tests {
         );
         assert_eq!(
             error("[[bot]]\ncommand = [\"x\", 2]\n"),
-            "tournament.toml: line 2, bot[1].command[2]: invalid type: integer `2`, expected a string"
+            "tournament.toml: line 2, bot[1].command[2]: invalid type: integer `2`, expected a string\n\
+             tournament.toml: a tournament needs at least 2 bots ([[bot]] tables); this file has 1"
         );
         assert_eq!(error("games = \n"), "tournament.toml: line 1: invalid string; expected `\"`, `'`");
     }
@@ -778,7 +935,7 @@ mod tests {
         );
         assert_eq!(
             error(&format!("format = \"swiss\"\n{TWO_BOTS}")),
-            "tournament.toml: line 1, format: \"swiss\" is not a format (round-robin or gauntlet)"
+            "tournament.toml: line 1, format: \"swiss\" is not a format (round-robin, gauntlet or knockout)"
         );
         assert_eq!(
             error(&format!("games = 3\n{TWO_BOTS}")),
@@ -819,6 +976,30 @@ mod tests {
         assert_eq!(
             error(&format!("seed = \"x\"\n{TWO_BOTS}")),
             "tournament.toml: line 1, seed: \"x\" is not a whole number 0 or more"
+        );
+    }
+
+    #[test]
+    fn every_problem_of_a_file_is_named_at_once_in_file_order() {
+        let text = format!(
+            "games = 3\ncolour = \"red\"\nmove_time = \"fast\"\nno_html = \"yes\"\n{TWO_BOTS}memory = \"lots\"\nnmae = \"x\"\n"
+        );
+        assert_eq!(
+            error(&text),
+            "tournament.toml: line 1, games: must be even (games are played in colour-swapped pairs)\n\
+             tournament.toml: line 2: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
+             concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
+             max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
+             draw_after_no_capture, adjudicate_material, each, bot)\n\
+             tournament.toml: line 3, move_time: \"fast\" is not a number of seconds\n\
+             tournament.toml: line 4, no_html: invalid type: string \"yes\", expected a boolean\n\
+             tournament.toml: line 10, bot[2].memory: \"lots\" is not a size like 512M\n\
+             tournament.toml: line 11, bot[2]: unknown key \"nmae\" (did you mean \"name\"?)"
+        );
+        // A key of the wrong type inside a list is named once, not also as missing.
+        assert_eq!(
+            error("[[bot]]\ncommand = [\"x\", 2]\n\n[[bot]]\ncommand = \"y\"\n"),
+            "tournament.toml: line 2, bot[1].command[2]: invalid type: integer `2`, expected a string"
         );
     }
 

@@ -46,8 +46,9 @@ pub enum LadderCommand {
     /// The ratings: Bradley–Terry refitted from every game, with 95 % error bars; active
     /// bots only.
     Table(TableArgs),
-    /// The pairs the next `play -n GAMES` would play (two games a pair, colours swapped),
-    /// without playing them: a line per pair, `RED<TAB>BLUE` of the first game.
+    /// The pairs the next `play -n GAMES --seed N` would play (two games a pair, colours
+    /// swapped), without playing them: a line per pair, `RED<TAB>BLUE` of the first game (a
+    /// play without --seed breaks ties between bots equally due by a draw of its own).
     Pairings {
         /// Games: an even number.
         #[arg(short = 'n', long, default_value_t = 2)]

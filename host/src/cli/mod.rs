@@ -7,6 +7,7 @@
 //! - `mod.rs`: [`Cli`], [`Command`], `match`, `tournament`, `sprt` and `check`'s flags, and the
 //!   flags every playing command shares ([`RunFlags`]).
 //! - [`config`]: the tournament file (TOML).
+//! - [`each`]: `--each KEY=VALUE`, options given to every bot.
 //! - [`ladder`]: `ladder`'s flags.
 //! - [`remote`]: `--listen` and its limits, `token`'s and `connect`'s flags.
 //! - [`records`]: `merge`, `export`, `replay` and `convert`'s flags.
@@ -15,6 +16,7 @@
 //! its flags name, spawns nothing.
 
 pub mod config;
+pub mod each;
 pub mod ladder;
 pub mod records;
 pub mod remote;
@@ -391,6 +393,11 @@ pub struct RunFlags {
     /// game; without, the event stops there (exit 3).
     #[arg(long)]
     pub recover: bool,
+    /// An option of every bot, as a bot spec's key (move_time, tc, setup_time, memory,
+    /// cpu_seconds, nice, …) or env.NAME for an environment variable: --each move_time=0.5
+    /// --each env.THREADS=1 (repeat). A bot's own spec wins; --each wins over the run's flags.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub each: Vec<String>,
     /// Remote bots: --listen and its limits.
     #[command(flatten)]
     pub remote: remote::RemoteFlags,
@@ -421,8 +428,9 @@ pub struct TournamentArgs {
     /// the config file's bots.
     #[arg(long = "bot", value_name = "BOT")]
     pub bots: Vec<String>,
-    /// round-robin (every bot plays every other) or gauntlet (the --seed-bot bots play the
-    /// rest) [default: round-robin].
+    /// round-robin (every bot plays every other), gauntlet (the --seed-bot bots play the
+    /// rest) or knockout (single elimination seeded by entry order, each tie --games games,
+    /// level ties settled by extra pairs, then by seed; needs --out) [default: round-robin].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// For a gauntlet: a bot (by name) that plays every other bot (repeat for several).
@@ -734,8 +742,9 @@ impl RunFlags {
 
 /// Parses bot arguments (`None`: the sample bot) and gives them stable, unique names: a
 /// name given in a spec is kept, a default name shared by two bots gets `-2`, `-3`….
-/// `named` are bots from a config file, whose names are final.
-fn name_bots(named: Vec<BotSpec>, args: &[Option<&str>]) -> Result<Vec<BotSpec>, ConfigError> {
+/// `named` are bots from a config file, whose names are final. `each` fills what the specs
+/// leave unset (`--each`).
+fn name_bots(named: Vec<BotSpec>, args: &[Option<&str>], each: &each::Each) -> Result<Vec<BotSpec>, ConfigError> {
     let mut explicit = vec![true; named.len()];
     let mut specs = named;
     for arg in args {
@@ -747,6 +756,9 @@ fn name_bots(named: Vec<BotSpec>, args: &[Option<&str>]) -> Result<Vec<BotSpec>,
         explicit.push(given);
     }
     crate::supervise::bot_spec::assign_unique_names(&mut specs, &explicit).map_err(|e| usage(e.to_string()))?;
+    for spec in &mut specs {
+        each.apply(spec);
+    }
     Ok(specs)
 }
 
@@ -760,7 +772,8 @@ impl MatchArgs {
         if self.games == 0 {
             return Err(usage("--games: must be at least 1"));
         }
-        let specs = name_bots(Vec::new(), &[self.bot_a.as_deref(), self.bot_b.as_deref()])?;
+        let each = each::Each::from_flags(&self.run.each).map_err(usage)?;
+        let specs = name_bots(Vec::new(), &[self.bot_a.as_deref(), self.bot_b.as_deref()], &each)?;
         let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
         Ok(EventPlan { run, bots, kind: EventKind::Match { games: self.games } })
     }
@@ -787,7 +800,9 @@ impl TournamentArgs {
         }
         let named = config.as_ref().map(|c| c.bots.clone()).unwrap_or_default();
         let args: Vec<Option<&str>> = self.bots.iter().map(|b| Some(b.as_str())).collect();
-        let specs = name_bots(named, &args)?;
+        let file_each = config.as_ref().and_then(|c| c.flags.each.clone()).unwrap_or_default();
+        let each = each::Each::from_flags(&self.run.each).map_err(usage)?.or(&file_each);
+        let specs = name_bots(named, &args, &each)?;
         if specs.len() < 2 {
             return Err(usage("a tournament needs at least two bots (--bot, or [[bot]] tables in a config file)"));
         }
@@ -796,6 +811,7 @@ impl TournamentArgs {
             (Some(f), _) => (f.clone(), self.seed_bots.clone()),
             (None, Some(c)) => match &c.format {
                 crate::cli::config::Format::RoundRobin => ("round-robin".to_owned(), self.seed_bots.clone()),
+                crate::cli::config::Format::Knockout => ("knockout".to_owned(), self.seed_bots.clone()),
                 crate::cli::config::Format::Gauntlet { seeds } => {
                     let mut all = seeds.clone();
                     all.extend(self.seed_bots.iter().cloned());
@@ -831,7 +847,18 @@ impl TournamentArgs {
                 }
                 crate::run::schedule::Format::Gauntlet { seeds }
             }
-            other => return Err(usage(format!("--format {other:?}: expected round-robin or gauntlet"))),
+            "knockout" => {
+                if !seed_bots.is_empty() {
+                    return Err(usage("--seed-bot: a knockout is seeded by entry order (the first bot is seed 1)"));
+                }
+                let anchor = self.anchor.take();
+                if anchor.is_some() {
+                    return Err(usage("--anchor: a knockout reports its bracket, not ratings"));
+                }
+                let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
+                return Ok(EventPlan { run, bots, kind: EventKind::Knockout { games: games_per_pairing } });
+            }
+            other => return Err(usage(format!("--format {other:?}: expected round-robin, gauntlet or knockout"))),
         };
         let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
         let anchor = match &self.anchor {
@@ -884,7 +911,8 @@ impl SprtArgs {
         if self.max_games < 2 || self.max_games % 2 == 1 {
             return Err(usage("--max-games: must be an even number of at least 2 (colour-swapped pairs)"));
         }
-        let specs = name_bots(Vec::new(), &[Some(self.new.as_str()), Some(self.base.as_str())])?;
+        let each = each::Each::from_flags(&self.run.each).map_err(usage)?;
+        let specs = name_bots(Vec::new(), &[Some(self.new.as_str()), Some(self.base.as_str())], &each)?;
         let bots = specs.into_iter().map(|s| entrant(s, &run)).collect::<Result<Vec<_>, _>>()?;
         let sprt = stratego_stats::Sprt { elo0: self.elo0, elo1: self.elo1, alpha: self.alpha, beta: self.beta, model };
         Ok(EventPlan { run, bots, kind: EventKind::Sprt { sprt, max_games: self.max_games } })

@@ -64,15 +64,21 @@ impl MergeArgs {
 /// `export` options.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// A records file (games.jsonl) or a run's --out directory.
-    #[arg(value_name = "RECORDS")]
-    pub records: PathBuf,
+    /// A records file (games.jsonl) or a run's --out directory; with --pgn, any number
+    /// (the shards of a plan, several runs).
+    #[arg(value_name = "RECORDS", required = true)]
+    pub records: Vec<PathBuf>,
     /// Only this game (its id); default: every game of the file, with a game selector.
     #[arg(long, value_name = "ID")]
     pub game: Vec<String>,
     /// The HTML file to write: one self-contained page (no network).
-    #[arg(long, value_name = "OUT.html")]
-    pub html: PathBuf,
+    #[arg(long, value_name = "OUT.html", required_unless_present = "pgn", conflicts_with = "pgn")]
+    pub html: Option<PathBuf>,
+    /// Write the results as PGN headers instead (no moves), for Ordo and BayesElo: one
+    /// game a block of tags (Event, Site, Date, Round, White = Red, Black = Blue, Result,
+    /// GameId, Termination) and its result (1-0, 0-1, 1/2-1/2).
+    #[arg(long, value_name = "OUT.pgn")]
+    pub pgn: Option<PathBuf>,
     /// The page's title (default: the records file's name).
     #[arg(long)]
     pub title: Option<String>,
@@ -93,6 +99,7 @@ impl ExportArgs {
             records: self.records,
             game: self.game,
             html: self.html,
+            pgn: self.pgn,
             title: self.title,
             force: self.force,
             skip_bad_lines: self.skip_bad_lines,

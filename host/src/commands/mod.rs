@@ -9,7 +9,8 @@
 //!   and resume, the sinks, the executor, the end); `ladder play` uses it too.
 //! - [`ladder`]: the SQLite ladder (`add`, `play`, `table`, …).
 //! - [`check`]: the conformance battery.
-//! - [`merge`], [`export`], [`replay`], [`convert`]: the commands that read records.
+//! - [`merge`], [`export`] (and [`export_pgn`]), [`replay`], [`convert`]: the commands that
+//!   read records.
 //! - [`token`], [`connect`]: the two commands of remote bots.
 //!
 //! May import every layer below; may print (what it prints on stderr; stdout is `main.rs`'s);
@@ -19,7 +20,9 @@ pub mod check;
 pub mod connect;
 pub mod convert;
 pub mod export;
+pub mod export_pgn;
 pub mod harness;
+pub mod knockout;
 pub mod ladder;
 pub mod r#match;
 pub mod merge;

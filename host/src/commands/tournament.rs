@@ -12,6 +12,9 @@ use crate::run::plan::{ConfigError, EventKind, EventPlan};
 /// # Errors
 /// A configuration problem found only now, with its exit code.
 pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
+    if matches!(plan.kind, EventKind::Knockout { .. }) {
+        return crate::commands::knockout::run(plan);
+    }
     debug_assert!(matches!(plan.kind, EventKind::Tournament { .. }), "a tournament plan");
     harness::run_event(plan)
 }

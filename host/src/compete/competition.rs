@@ -130,6 +130,8 @@ pub fn of(kind: &EventKind) -> Box<dyn Competition> {
             Box::new(TournamentKind { format: format.clone(), games_per_pairing: *games_per_pairing, anchor: *anchor })
         }
         EventKind::Sprt { sprt, max_games } => Box::new(SprtKind { sprt: *sprt, max_games: *max_games }),
+        // A knockout plays each tie as a match (`commands::knockout`).
+        EventKind::Knockout { games } => Box::new(MatchKind { games: *games }),
     }
 }
 

@@ -190,6 +190,11 @@ pub enum EventKind {
         /// A bot whose rating is fixed (id, Elo).
         anchor: Option<(usize, f64)>,
     },
+    /// Single elimination in seed order, each tie a match ([`crate::commands::knockout`]).
+    Knockout {
+        /// Games per tie (even).
+        games: u32,
+    },
     /// New vs base until the test decides.
     Sprt {
         /// The test.

@@ -62,8 +62,25 @@ use crate::run::schedule::{self, GameSpec};
 /// The first error of `met_of`.
 pub fn choose_pairs<E>(
     games: &[u64],
+    met_of: impl FnMut(usize) -> Result<HashMap<usize, u64>, E>,
+    pairs: usize,
+) -> Result<Vec<(usize, usize)>, E> {
+    let rank: Vec<u64> = (0..games.len() as u64).collect();
+    choose_pairs_ranked(games, met_of, pairs, &rank)
+}
+
+/// [`choose_pairs`], ties broken by `rank` (lowest first) rather than by index: an
+/// unseeded `ladder play` ranks the bots by a draw of its own, so that runners started at
+/// once on one ladder, which read the same tallies, do not all play the same pairs in the
+/// same order.
+///
+/// # Errors
+/// The first error of `met_of`.
+pub fn choose_pairs_ranked<E>(
+    games: &[u64],
     mut met_of: impl FnMut(usize) -> Result<HashMap<usize, u64>, E>,
     pairs: usize,
+    rank: &[u64],
 ) -> Result<Vec<(usize, usize)>, E> {
     let n = games.len();
     if n < 2 {
@@ -76,7 +93,7 @@ pub fn choose_pairs<E>(
     let key = |a: usize, b: usize| (a.min(b), a.max(b));
     let mut out = Vec::with_capacity(pairs);
     for _ in 0..pairs {
-        let a = (0..n).min_by_key(|&i| (games[i], i)).expect("two bots");
+        let a = (0..n).min_by_key(|&i| (games[i], rank[i])).expect("two bots");
         let met = match before.entry(a) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => e.insert(met_of(a)?),
@@ -85,7 +102,7 @@ pub fn choose_pairs<E>(
             .filter(|&j| j != a)
             .min_by_key(|&j| {
                 let times = met.get(&j).copied().unwrap_or(0) + added.get(&key(a, j)).copied().unwrap_or(0);
-                (times, games[j], j)
+                (times, games[j], rank[j])
             })
             .expect("two bots");
         games[a] += 2;
@@ -256,7 +273,11 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
     if active.len() < 2 {
         return Err(usage(format!("ladder: {} active bots; `ladder add NAME COMMAND` at least two", active.len())));
     }
-    let pairs = pairs_to_play(&ladder, &active, games)?;
+    // A seeded run plays what `ladder pairings` shows; an unseeded one breaks ties by a draw
+    // of its own (its seed comes from the clock and the process id), so that concurrent
+    // runners spread over the pairings.
+    let tiebreak = (!run.seed_given).then_some(run.settings.match_seed);
+    let pairs = pairs_to_play_spread(&ladder, &active, games, tiebreak)?;
     // Only the bots that play are made entrants (their programs checked and hashed): a
     // ladder of a thousand bots plays a few of them a run.
     let mut playing: Vec<usize> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
@@ -309,6 +330,20 @@ fn program_versions(bots: &[Entrant], active: &[&LadderBot]) -> Vec<Option<Strin
 /// games each bot has played and each pair has played against each other (the ladder's
 /// tallies: no game is read).
 pub fn pairs_to_play(ladder: &Ladder, active: &[&LadderBot], games: u32) -> Result<Vec<(usize, usize)>, ConfigError> {
+    pairs_to_play_spread(ladder, active, games, None)
+}
+
+/// [`pairs_to_play`], ties between equally deserving bots broken by a draw from `tiebreak`
+/// when given ([`choose_pairs_ranked`]), else by the order the bots were added.
+///
+/// # Errors
+/// A database error.
+pub fn pairs_to_play_spread(
+    ladder: &Ladder,
+    active: &[&LadderBot],
+    games: u32,
+    tiebreak: Option<u64>,
+) -> Result<Vec<(usize, usize)>, ConfigError> {
     // Counts over every game, retired opponents included.
     let position: HashMap<i64, usize> = active.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
     let totals = ladder.games_played().map_err(db_error)?;
@@ -317,7 +352,11 @@ pub fn pairs_to_play(ladder: &Ladder, active: &[&LadderBot], games: u32) -> Resu
         let met = ladder.met(active[i].id)?;
         Ok(met.into_iter().filter_map(|(id, n)| position.get(&id).map(|&j| (j, n))).collect())
     };
-    choose_pairs(&played, met_of, (games / 2) as usize).map_err(db_error)
+    let rank: Vec<u64> = match tiebreak {
+        None => (0..active.len() as u64).collect(),
+        Some(seed) => active.iter().map(|b| stratego_protocol::Rng::derive(seed, b.id as u64)).collect(),
+    };
+    choose_pairs_ranked(&played, met_of, (games / 2) as usize, &rank).map_err(db_error)
 }
 
 #[cfg(test)]

@@ -384,6 +384,16 @@ impl Ladder {
         check_name(name)?;
         let mut spec = BotSpec::parse(arg).map_err(usage)?;
         spec.name = name.to_owned();
+        // Stored with an absolute `dir` (the working directory when none is given), so that
+        // `play` starts it from any directory; `sample-bot` and remote bots need none.
+        let cwd = std::env::current_dir().map_err(|e| usage(format!("ladder add: the working directory: {e}")))?;
+        if !spec.remote && spec.command.first().map(String::as_str) != Some(crate::supervise::bot_spec::SAMPLE_BOT) {
+            spec.dir = Some(match spec.dir.take() {
+                Some(dir) if dir.is_absolute() => dir,
+                Some(dir) => cwd.join(dir),
+                None => cwd.clone(),
+            });
+        }
         let resolved = spec.clone().resolve_builtin();
         resolved.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
         let version = crate::run::manifest::executable_hash(&resolved.command, resolved.dir.as_deref()).map(|(_, h)| h);
@@ -408,7 +418,14 @@ impl Ladder {
             }
             Some((id, old_spec, old_version, retired)) => {
                 let old: Option<BotSpec> = serde_json::from_str(&old_spec).ok();
-                if old.as_ref() != Some(&spec) {
+                // A bot added before commands were stored with their directory (no `dir`) is
+                // the same bot when added again from where it was added.
+                let same_but_dir = old.as_ref().is_some_and(|o| {
+                    o.dir.is_none()
+                        && spec.dir.as_ref() == Some(&cwd)
+                        && BotSpec { dir: Some(cwd.clone()), ..o.clone() } == spec
+                });
+                if old.as_ref() != Some(&spec) && !same_but_dir {
                     return Err(usage(format!(
                         "ladder: {name} is already {}with another command ({}): a name is never reused, add the new program under a new name (e.g. {name}-v2) and retire the old one",
                         if retired.is_some() { "taken by a retired bot " } else { "on the ladder " },
