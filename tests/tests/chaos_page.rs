@@ -135,16 +135,22 @@ fn snapshot(addr: &str) -> Value {
     }
 }
 
-/// The first snapshot that `done` accepts, taken every half second.
-fn snapshot_when(addr: &str, done: impl Fn(&Value) -> bool) -> Value {
+/// The first snapshot that `done` accepts, taken once a second (at most 16 closed streams
+/// are counted at once: the server finds one closed at its next keep-alive, 15 s later).
+/// The host must still run meanwhile.
+fn snapshot_when(host: &mut Host, done: impl Fn(&Value) -> bool) -> Value {
     let start = std::time::Instant::now();
     loop {
-        let snap = snapshot(addr);
+        if let Some(status) = host.child.try_wait().unwrap() {
+            std::thread::sleep(Duration::from_millis(200));
+            panic!("the host ended ({status}):\n{}", host.stderr.lock().unwrap());
+        }
+        let snap = snapshot(&host.addr);
         if done(&snap) {
             return snap;
         }
         assert!(start.elapsed() < LIMIT, "no snapshot as awaited: {snap}");
-        std::thread::sleep(Duration::from_millis(500));
+        std::thread::sleep(Duration::from_secs(1));
     }
 }
 
@@ -262,19 +268,21 @@ fn named(dir: &TempDir, name: &str, args: &[&str], extra: &str) -> String {
 #[test]
 fn the_standings_list_every_entrant_from_the_start_then_ratings_error_bars_and_faults() {
     let dir = TempDir::new("page-standings");
-    let (start, rest) = (dir.join("start"), dir.join("rest"));
+    let (start, mid, rest) = (dir.join("start"), dir.join("mid"), dir.join("rest"));
     let out = dir.join("out");
     let first = format!("hold=1:{}", start.display());
-    let good = format!("hold=1:{},3:{}", start.display(), rest.display());
+    let good = format!("hold=1:{},3:{},6:{}", start.display(), mid.display(), rest.display());
     // Two bots that play on, one that crashes at its first turn, one that loses on time
     // (it does not answer; its own limit is 0.3 s). With -j 3 the first three games (able
     // and baker's two, able and the crasher's first) run first, and every bot but the
     // sleeper waits at its first turn until `start` exists: no game ends before the page is
-    // read. Able and baker then wait at their third turn until `rest` exists: their two
-    // games run while the ten others finish in the third slot.
+    // read. Able and baker then wait at their third turn until `mid` exists: their two
+    // games run while the ten others finish in the third slot. Then they move three times
+    // each, 0.4 s apart, and wait at their sixth turn until `rest` exists: the page sends
+    // the standings at most once a second, at an event (here, those moves).
     let bots = [
-        named(&dir, "able", &[&good, "back=1"], ""),
-        named(&dir, "baker", &[&good, "back=1"], ""),
+        named(&dir, "able", &[&good, "back=1", "delay_ms=400"], ""),
+        named(&dir, "baker", &[&good, "back=1", "delay_ms=400"], ""),
         named(&dir, "crasher", &[&first, "crash=1"], ""),
         named(&dir, "sleeper", &["sleep=1"], ", \"move_time\": 0.3"),
     ];
@@ -286,14 +294,14 @@ fn the_standings_list_every_entrant_from_the_start_then_ratings_error_bars_and_f
         ["--games", "2", "-j", "3", "--seed", "5", "--max-plies", "40", "--json", "--out", out.to_str().unwrap()]
             .map(String::from),
     );
-    let host = Host::start(&args);
+    let mut host = Host::start(&args);
     let stream = read_stream(&host.addr);
 
     // Before any game is finished: a row per entrant, no rating yet (the page's first
     // standings, before the run's table reaches its server thread, are a table of every
     // entrant's score of its own).
     let snap =
-        snapshot_when(&host.addr, |s| s["standings"].as_str().is_some_and(|h| h.contains("<table id=\"ranking\">")));
+        snapshot_when(&mut host, |s| s["standings"].as_str().is_some_and(|h| h.contains("<table id=\"ranking\">")));
     assert_eq!(snap["done"], 0, "{snap}");
     let rows = ranking_rows(snap["standings"].as_str().unwrap());
     let mut names: Vec<&str> = rows.iter().map(|r| r.bot.as_str()).collect();
@@ -307,7 +315,9 @@ fn the_standings_list_every_entrant_from_the_start_then_ratings_error_bars_and_f
 
     // The ten games with the crasher or the sleeper finish; able and baker's two wait.
     std::fs::write(&start, "go").unwrap();
-    let snap = snapshot_when(&host.addr, |s| {
+    snapshot_when(&mut host, |s| s["done"] == 10);
+    std::fs::write(&mid, "go").unwrap();
+    let snap = snapshot_when(&mut host, |s| {
         s["done"] == 10
             && ranking_rows(s["standings"].as_str().unwrap())
                 .iter()
@@ -389,8 +399,8 @@ fn an_sprt_shows_its_llr_between_its_bounds_while_it_runs() {
     ]
     .map(String::from)
     .to_vec();
-    let host = Host::start(&args);
-    let snap = snapshot_when(&host.addr, |s| s["standings"].as_str().is_some_and(|h| h.contains("id=\"sprt\"")));
+    let mut host = Host::start(&args);
+    let snap = snapshot_when(&mut host, |s| s["standings"].as_str().is_some_and(|h| h.contains("id=\"sprt\"")));
     let html = snap["standings"].as_str().unwrap().to_owned();
     std::fs::write(&gate, "go").unwrap();
     let (code, stdout, stderr) = host.finish();
@@ -441,8 +451,8 @@ fn the_hosts_notices_are_on_the_page_even_those_said_before_it_started() {
     drop(f);
 
     // Run 2 resumes with the page; the torn line is said before the page starts.
-    let host = Host::start(&base);
-    let snap = snapshot_when(&host.addr, |s| s["games"].as_array().is_some_and(|g| !g.is_empty()));
+    let mut host = Host::start(&base);
+    let snap = snapshot_when(&mut host, |s| s["games"].as_array().is_some_and(|g| !g.is_empty()));
     let notices: Vec<&str> = snap["notices"]
         .as_array()
         .expect("the snapshot has the notices")
