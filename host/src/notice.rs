@@ -141,4 +141,19 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_display_is_given_the_notices_said_before_it_watched_then_each_one_once() {
+        say(Level::Info, "stratego-host: watch-test before");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let watch = watch(Arc::new(move |n: &Notice| s.lock().unwrap().push(n.text.clone())));
+        assert!(watch.earlier().iter().any(|n| n.text == "stratego-host: watch-test before"));
+        assert!(watch.earlier().len() <= KEEP);
+        say(Level::Always, "stratego-host: watch-test during");
+        drop(watch);
+        say(Level::Always, "stratego-host: watch-test after");
+        let ours: Vec<String> = seen.lock().unwrap().iter().filter(|t| t.contains("watch-test")).cloned().collect();
+        assert_eq!(ours, ["stratego-host: watch-test during"], "only what was said while it watched");
+    }
 }
