@@ -216,7 +216,7 @@ impl ReportSink for MatchSummary {
     }
 
     fn live_html(&self, _done: u64) -> String {
-        crate::compete::report::match_table_html(&self.summary)
+        crate::compete::report::match_table_html(&self.summary, true)
     }
 
     fn text(&self, _style: Style) -> String {

@@ -340,23 +340,27 @@ pub fn score_percent(points: f64, games: u32) -> String {
 /// interval (`<p class="elo">`, once a game is finished).
 pub fn match_html(summary: &Summary) -> String {
     let mut s = run_line(summary.games, summary.planned, &summary.rules, summary.seed, summary.interrupted);
-    s.push_str(&match_table_html(summary));
+    s.push_str(&match_table_html(summary, false));
     s
 }
 
 /// [`match_html`] without the line of games, rules and seed above it (the live page says
-/// those itself).
-pub fn match_table_html(summary: &Summary) -> String {
+/// those itself). For the `live` page, the cells of points and W/D/L have the classes `pts`
+/// and `wdl` (a narrow screen leaves them out).
+pub fn match_table_html(summary: &Summary, live: bool) -> String {
     let mut s = format!(
-        "<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th class=\"pts\">points</th><th>score</th><th class=\"wdl\">W</th><th class=\"wdl\">D</th><th class=\"wdl\">L</th>{}</tr></thead>\n<tbody>\n",
-        fault_headers_html()
+        "<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th{pts}>points</th><th>score</th><th{wdl}>W</th><th{wdl}>D</th><th{wdl}>L</th>{}</tr></thead>\n<tbody>\n",
+        fault_headers_html(),
+        pts = if live { " class=\"pts\"" } else { "" },
+        wdl = if live { " class=\"wdl\"" } else { "" },
     );
+    let (pts, wdl) = if live { (" pts", " wdl") } else { ("", "") };
     for b in &summary.bots {
         let games = b.wins + b.draws + b.losses;
         let points = f64::from(b.wins) + 0.5 * f64::from(b.draws);
         let _ = writeln!(
             s,
-            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{games}</td><td class=\"n pts\">{}</td><td class=\"n\">{}</td><td class=\"n wdl\">{}</td><td class=\"n wdl\">{}</td><td class=\"n wdl\">{}</td>{}</tr>",
+            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{games}</td><td class=\"n{pts}\">{}</td><td class=\"n\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td>{}</tr>",
             half(points),
             score_percent(points, games),
             b.wins,

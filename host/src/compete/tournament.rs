@@ -250,9 +250,8 @@ impl TournamentSink {
     /// faults ([`tournament_table_html`]); the crosstable up to [`LIVE_CROSSTABLE_MAX`] bots.
     pub fn live_html(&self) -> String {
         let (ranking, cells) = self.ranked();
-        let crosstable = ranking.len() <= LIVE_CROSSTABLE_MAX;
         let report = TournamentReport { ranking, crosstable: cells, ..TournamentReport::default() };
-        tournament_table_html(&report, crosstable)
+        tournament_table_html(&report, true)
     }
 
     fn finish_report(&mut self, end: &RunEnd) {
@@ -439,7 +438,7 @@ pub const CROSSTABLE_INLINE_MAX: usize = 40;
 /// [`tournament_crosstable_page`] makes, linked (`<a id="crosstable-link">`).
 pub fn tournament_html(report: &TournamentReport) -> String {
     let mut s = run_line(report.games, report.planned, &report.rules, report.seed, report.interrupted);
-    s.push_str(&tournament_table_html(report, true));
+    s.push_str(&tournament_table_html(report, false));
     s
 }
 
@@ -449,15 +448,20 @@ pub const LIVE_CROSSTABLE_MAX: usize = 12;
 
 /// [`tournament_html`] without the line of games, rules and seed above it: the ranking (a
 /// row per bot: rank, name, Elo, its 95 % error bar, games, points, score, wins, draws,
-/// losses, and its faults by [`FAULT_KINDS`](crate::compete::report::FAULT_KINDS)) and, with
-/// `crosstable`, the crosstable or the link to it.
-pub fn tournament_table_html(report: &TournamentReport, crosstable: bool) -> String {
+/// losses, and its faults by [`FAULT_KINDS`](crate::compete::report::FAULT_KINDS)) and the
+/// crosstable, or the link to it. For the `live` page, the cells of points and W/D/L have
+/// the classes `pts` and `wdl` (a narrow screen leaves them out), and the crosstable is
+/// there up to [`LIVE_CROSSTABLE_MAX`] bots.
+pub fn tournament_table_html(report: &TournamentReport, live: bool) -> String {
     use crate::compete::report::{fault_cells_html, fault_headers_html, score_percent};
     use std::fmt::Write as _;
     let mut s = format!(
-        "<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th class=\"pts\">points</th><th>score</th><th class=\"wdl\">W</th><th class=\"wdl\">D</th><th class=\"wdl\">L</th>{}</tr></thead>\n<tbody>\n",
-        fault_headers_html()
+        "<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th{pts}>points</th><th>score</th><th{wdl}>W</th><th{wdl}>D</th><th{wdl}>L</th>{}</tr></thead>\n<tbody>\n",
+        fault_headers_html(),
+        pts = if live { " class=\"pts\"" } else { "" },
+        wdl = if live { " class=\"wdl\"" } else { "" },
     );
+    let (pts, wdl) = if live { (" pts", " wdl") } else { ("", "") };
     for (i, b) in report.ranking.iter().enumerate() {
         let elo = if b.games == 0 {
             "—".to_owned()
@@ -467,7 +471,7 @@ pub fn tournament_table_html(report: &TournamentReport, crosstable: bool) -> Str
         let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
         let _ = writeln!(
             s,
-            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\" data-elo>{elo}</td><td class=\"n\" data-err>{err}</td><td class=\"n\">{}</td><td class=\"n pts\">{}</td><td class=\"n\">{}</td><td class=\"n wdl\">{}</td><td class=\"n wdl\">{}</td><td class=\"n wdl\">{}</td>{}</tr>",
+            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\" data-elo>{elo}</td><td class=\"n\" data-err>{err}</td><td class=\"n\">{}</td><td class=\"n{pts}\">{}</td><td class=\"n\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td>{}</tr>",
             i + 1,
             b.games,
             half(b.points),
@@ -480,7 +484,7 @@ pub fn tournament_table_html(report: &TournamentReport, crosstable: bool) -> Str
         );
     }
     s.push_str("</tbody>\n</table>\n");
-    if !crosstable {
+    if live && report.ranking.len() > LIVE_CROSSTABLE_MAX {
         return s;
     }
     if report.ranking.len() > CROSSTABLE_INLINE_MAX {
