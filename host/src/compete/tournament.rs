@@ -226,7 +226,7 @@ impl TournamentSink {
     /// The ranking (best first) and crosstable in its order, from the games so far: the
     /// Bradley–Terry fit of the final report ([`stats::bradley_terry`]), so the live page's
     /// table (issue #44, item 8) is the one the run ends with.
-    fn ranked(&self) -> (Vec<Standing>, Vec<Vec<Option<(f64, u32)>>>) {
+    fn ranked(&self) -> (Vec<Standing>, Crosstable) {
         let ratings = stats::bradley_terry(self.names.len(), &self.games, self.anchor);
         let mut standings = self.standings.clone();
         for (s, r) in standings.iter_mut().zip(&ratings) {
@@ -280,6 +280,10 @@ impl TournamentSink {
             .collect();
     }
 }
+
+/// A crosstable's cells in ranked order: points and games of the row's bot against the
+/// column's (`None` on the diagonal and for pairs that did not meet).
+type Crosstable = Vec<Vec<Option<(f64, u32)>>>;
 
 /// Ranks by rating, and bots without games last.
 fn rating_key(r: &Rating, s: &Standing) -> f64 {
