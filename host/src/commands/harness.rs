@@ -727,7 +727,7 @@ pub async fn play(
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
     if let Some(page) = live_page.as_mut().filter(|_| report.borrow().live_standings()) {
         let report = report.clone();
-        page.set_standings(Box::new(move |done, over| standings_html(&**report.borrow(), done, over)));
+        page.set_standings(Box::new(move |done, _over| standings_html(&**report.borrow(), done)));
     }
     let keeps_games = competition.keeps_games();
     let (store, shared) = if keeps_games { (Some(&mut shared), None) } else { (None, Some(&mut shared)) };
@@ -825,15 +825,12 @@ fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
     let _ = sink.finish(end);
 }
 
-/// The live page's standings after `done` games: while the event runs, the interim report
-/// of `--report-every` (a match's score, a tournament's standings, an SPRT's LLR and its
-/// bounds: cheap, kept up to date); once it is over, the index page's summary (a
-/// tournament's ranking and crosstable), or that text again for a report without one.
-fn standings_html(report: &dyn ReportSink, done: u64, over: bool) -> String {
-    if let (true, Some(html)) = (over, report.page().summary_html) {
-        return html;
-    }
-    format!("<pre>{}</pre>", crate::display::files::viewer::html_escape(report.interim(done).trim_end()))
+/// The live page's standings after `done` games, the same table while the event runs and
+/// once it is over (issue #44, item 8): the report's [`ReportSink::live_html`] (a match's
+/// or a tournament's ranking with Elo, error bars, score and faults, an SPRT's LLR between
+/// its bounds).
+fn standings_html(report: &dyn ReportSink, done: u64) -> String {
+    report.live_html(done)
 }
 
 /// Runs the executor with the sinks that are there, in order.

@@ -77,9 +77,13 @@ pub trait Competition {
     }
 
     /// The live page's title (an event's name, when `--event` gave one, comes first). By
-    /// default `match of a, b`.
+    /// default `match of a, b`, and past two bots their number (`tournament of 8 bots`):
+    /// the page's header does not list every bot (issue #44, item 9), its standings do.
     fn title(&self, names: &[&str]) -> String {
-        format!("{} of {}", self.name(), names.join(", "))
+        match names {
+            [_, _] | [_] => format!("{} of {}", self.name(), names.join(", ")),
+            _ => format!("{} of {} bots", self.name(), names.len()),
+        }
     }
 }
 
@@ -213,6 +217,10 @@ impl ReportSink for MatchSummary {
         )
     }
 
+    fn live_html(&self, _done: u64) -> String {
+        crate::compete::report::match_table_html(&self.summary, true)
+    }
+
     fn text(&self, _style: Style) -> String {
         self.summary.render()
     }
@@ -275,6 +283,10 @@ impl ReportSink for TournamentSink {
 
     fn interim(&self, done: u64) -> String {
         self.standings_text(done)
+    }
+
+    fn live_html(&self, _done: u64) -> String {
+        TournamentSink::live_html(self)
     }
 
     fn text(&self, style: Style) -> String {
@@ -349,6 +361,10 @@ impl ReportSink for SprtSink {
 
     fn interim(&self, done: u64) -> String {
         format!("after {}: {}", stratego_stats::plural(done, "game"), self.status())
+    }
+
+    fn live_html(&self, _done: u64) -> String {
+        SprtSink::live_html(self)
     }
 
     fn text(&self, style: Style) -> String {

@@ -273,26 +273,114 @@ pub fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialise") + "\n"
 }
 
+/// The three kinds of fault a ranking shows per bot (issue #44, items 8 and 10): games lost
+/// on time (start-up, setup or move), by a crash (the process died, closed its output, hit a
+/// resource limit, or a remote bot's connection was lost), and forfeited by anything else a
+/// bot did wrong (an illegal move or setup, a malformed or unexpected message).
+pub const FAULT_KINDS: [(&str, &str); 3] = [
+    ("time", "games lost on time (start-up, setup or move)"),
+    (
+        "crash",
+        "games lost by a crash: the process died or closed its output, hit a memory, CPU or output limit, or a remote bot's connection was lost",
+    ),
+    ("forfeit", "games forfeited by an illegal move or setup, or a malformed or unexpected message"),
+];
+
+/// Which of [`FAULT_KINDS`] a fault's reason code is (0, 1 or 2).
+pub fn fault_kind(code: &str) -> usize {
+    match code {
+        "startup_timeout" | "setup_timeout" | "move_timeout" => 0,
+        "crash" | "closed_output" | "memory_limit" | "cpu_limit" | "output_limit" | "disconnected"
+        | "not_connected" => 1,
+        _ => 2,
+    }
+}
+
+/// A bot's faults (losses by fault, by reason code) counted by [`FAULT_KINDS`].
+pub fn fault_counts(faults: &BTreeMap<String, u32>) -> [u32; 3] {
+    let mut counts = [0; 3];
+    for (code, n) in faults {
+        counts[fault_kind(code)] += n;
+    }
+    counts
+}
+
+/// The header cells of the faults' columns (each kind's meaning as its title).
+pub fn fault_headers_html() -> String {
+    FAULT_KINDS.iter().map(|(name, what)| format!("<th title=\"{what}\">{name}</th>")).collect()
+}
+
+/// A bot's faults as the cells under [`fault_headers_html`]: a count per kind
+/// (`data-fault="time"`…), titled with the reasons it counts (`move_timeout 2`).
+pub fn fault_cells_html(faults: &BTreeMap<String, u32>) -> String {
+    let counts = fault_counts(faults);
+    let mut s = String::new();
+    for (k, (name, _)) in FAULT_KINDS.iter().enumerate() {
+        let reasons: Vec<String> =
+            faults.iter().filter(|(code, _)| fault_kind(code) == k).map(|(code, n)| format!("{code} {n}")).collect();
+        let class = if counts[k] > 0 { "n fault" } else { "n" };
+        let _ = write!(
+            s,
+            "<td class=\"{class}\" data-fault=\"{name}\" title=\"{}\">{}</td>",
+            html_escape(&reasons.join(", ")),
+            counts[k]
+        );
+    }
+    s
+}
+
+/// A bot's points per game as a percentage (`—` before its first game).
+pub fn score_percent(points: f64, games: u32) -> String {
+    if games == 0 { "—".to_owned() } else { format!("{:.1} %", 100.0 * points / f64::from(games)) }
+}
+
 /// A match's result as HTML for [`index_html`](crate::display::files::viewer::index_html): `<table id="ranking">`, a row per bot
-/// (`data-bot`) with its wins, draws, losses and points.
+/// (`data-bot`) with its games, points, score, wins, draws, losses and faults
+/// ([`FAULT_KINDS`]), and under it the Elo of the first bot over the second with its 95 %
+/// interval (`<p class="elo">`, once a game is finished).
 pub fn match_html(summary: &Summary) -> String {
-    use std::fmt::Write as _;
     let mut s = run_line(summary.games, summary.planned, &summary.rules, summary.seed, summary.interrupted);
-    s.push_str("<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    s.push_str(&match_table_html(summary, false));
+    s
+}
+
+/// [`match_html`] without the line of games, rules and seed above it (the live page says
+/// those itself). For the `live` page, the cells of points and W/D/L have the classes `pts`
+/// and `wdl` (a narrow screen leaves them out).
+pub fn match_table_html(summary: &Summary, live: bool) -> String {
+    let mut s = format!(
+        "<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th{pts}>points</th><th>score</th><th{wdl}>W</th><th{wdl}>D</th><th{wdl}>L</th>{}</tr></thead>\n<tbody>\n",
+        fault_headers_html(),
+        pts = if live { " class=\"pts\"" } else { "" },
+        wdl = if live { " class=\"wdl\"" } else { "" },
+    );
+    let (pts, wdl) = if live { (" pts", " wdl") } else { ("", "") };
     for b in &summary.bots {
+        let games = b.wins + b.draws + b.losses;
         let points = f64::from(b.wins) + 0.5 * f64::from(b.draws);
         let _ = writeln!(
             s,
-            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            b.wins + b.draws + b.losses,
+            "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{games}</td><td class=\"n{pts}\">{}</td><td class=\"n\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td>{}</tr>",
             half(points),
+            score_percent(points, games),
             b.wins,
             b.draws,
             b.losses,
+            fault_cells_html(&b.faults),
             name = html_escape(&b.name),
         );
     }
     s.push_str("</tbody>\n</table>");
+    let (a, b) = (&summary.bots[0], &summary.bots[1]);
+    if summary.games > 0 {
+        let _ = write!(
+            s,
+            "\n<p class=\"elo\">Elo of {} over {}: {}</p>",
+            html_escape(&a.name),
+            html_escape(&b.name),
+            html_escape(&stratego_stats::describe_elo(a.wins, a.draws, a.losses))
+        );
+    }
     s
 }
 

@@ -38,7 +38,15 @@ pub trait ReportSink: Sink {
         false
     }
 
-    /// Whether the live page (`--serve`) shows [`ReportSink::interim`] as the standings
+    /// The live page's standings after `done` finished games (HTML, escaped: the page
+    /// inserts it as it is): every entrant from the start. By default
+    /// [`ReportSink::interim`] as preformatted text; a match, a tournament and an SPRT give
+    /// their table (ratings with error bars, score, faults; the SPRT's LLR and bounds).
+    fn live_html(&self, done: u64) -> String {
+        format!("<pre>{}</pre>", crate::text::html_escape(self.interim(done).trim_end()))
+    }
+
+    /// Whether the live page (`--serve`) shows [`ReportSink::live_html`] as the standings
     /// while the event runs. Without, the page counts each bot's wins, draws and losses
     /// itself. By default it does.
     fn live_standings(&self) -> bool {

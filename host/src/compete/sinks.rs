@@ -389,6 +389,10 @@ impl ReportSink for WithOverload {
         self.inner.code()
     }
 
+    fn live_html(&self, done: u64) -> String {
+        self.inner.live_html(done)
+    }
+
     fn live_standings(&self) -> bool {
         self.inner.live_standings()
     }

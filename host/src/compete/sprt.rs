@@ -103,6 +103,8 @@ pub struct SprtReport {
 pub struct SprtSink {
     open: BTreeMap<u32, f64>,
     decided: Option<Hypothesis>,
+    /// NEW's and BASE's losses by fault, by reason code (for the live page's table).
+    faults: [BTreeMap<String, u32>; 2],
     /// The report so far.
     pub report: SprtReport,
 }
@@ -113,6 +115,7 @@ impl SprtSink {
         SprtSink {
             open: BTreeMap::new(),
             decided: None,
+            faults: Default::default(),
             report: SprtReport {
                 new,
                 base,
@@ -149,10 +152,75 @@ impl SprtSink {
     }
 }
 
+impl SprtSink {
+    /// The test as it stands, for the live page (issue #44, item 8): the LLR between its
+    /// bounds (`<div id="sprt" data-llr data-lower data-upper>`, with a bar from the lower
+    /// bound to the upper), the finished pairs, the Elo of NEW over BASE with its 95 %
+    /// interval, and a row per bot (games, points, score, W/D/L and faults by
+    /// [`FAULT_KINDS`](crate::compete::report::FAULT_KINDS)).
+    pub fn live_html(&self) -> String {
+        use crate::compete::report::{fault_cells_html, fault_headers_html, score_percent};
+        use crate::text::{half, html_escape};
+        let r = &self.report;
+        let (lower, upper) = r.bounds;
+        let at = if upper > lower { ((r.llr - lower) / (upper - lower)).clamp(0.0, 1.0) } else { 0.5 };
+        let verdict = match self.decided {
+            Some(Hypothesis::H1) => format!("H1 accepted: {} is better", r.new),
+            Some(Hypothesis::H0) => format!("H0 accepted: {} is not better", r.new),
+            None => "running".to_owned(),
+        };
+        let mut s = format!(
+            "<div id=\"sprt\" data-llr=\"{llr:.3}\" data-lower=\"{lower:.3}\" data-upper=\"{upper:.3}\"><p><strong>LLR {llr:.2}</strong> between the bounds {lower:.2} (H0) and {upper:.2} (H1): {}</p><div class=\"llr-bar\"><span class=\"llr-at\" style=\"left:{:.1}%\"></span></div><p class=\"note\">elo0 {}, elo1 {} ({:?}), alpha {}, beta {}; pairs LL {} LD {} WL+DD {} WD {} WW {}</p></div>\n",
+            html_escape(&verdict),
+            100.0 * at,
+            r.sprt.elo0,
+            r.sprt.elo1,
+            r.sprt.model,
+            r.sprt.alpha,
+            r.sprt.beta,
+            r.pentanomial.ll,
+            r.pentanomial.ld,
+            r.pentanomial.wl_dd,
+            r.pentanomial.wd,
+            r.pentanomial.ww,
+            llr = r.llr,
+        );
+        s.push_str(&format!(
+            "<table id=\"ranking\">\n<thead><tr><th>bot</th><th>games</th><th class=\"pts\">points</th><th>score</th><th class=\"wdl\">W</th><th class=\"wdl\">D</th><th class=\"wdl\">L</th>{}</tr></thead>\n<tbody>\n",
+            fault_headers_html()
+        ));
+        for (i, (name, (w, d, l))) in
+            [(&r.new, (r.wins, r.draws, r.losses)), (&r.base, (r.losses, r.draws, r.wins))].into_iter().enumerate()
+        {
+            let points = f64::from(w) + f64::from(d) / 2.0;
+            let _ = writeln!(
+                s,
+                "<tr data-bot=\"{name}\"><td>{name}</td><td class=\"n\">{}</td><td class=\"n pts\">{}</td><td class=\"n\">{}</td><td class=\"n wdl\">{w}</td><td class=\"n wdl\">{d}</td><td class=\"n wdl\">{l}</td>{}</tr>",
+                w + d + l,
+                half(points),
+                score_percent(points, w + d + l),
+                fault_cells_html(&self.faults[i]),
+                name = html_escape(name),
+            );
+        }
+        s.push_str("</tbody>\n</table>");
+        if r.games > 0 {
+            let _ = write!(
+                s,
+                "\n<p class=\"elo\">Elo of {} over {}: {}</p>",
+                html_escape(&r.new),
+                html_escape(&r.base),
+                html_escape(&stratego_stats::describe_elo(r.wins, r.draws, r.losses))
+            );
+        }
+        s
+    }
+}
+
 impl Sink for SprtSink {
     fn on_event(&mut self, event: &Event) -> Flow {
         let Event::GameFinished { spec, record } = event else { return Flow::Continue };
-        self.add(spec, record.result.winner)
+        self.add(spec, &record.result)
     }
 
     fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
@@ -163,14 +231,19 @@ impl Sink for SprtSink {
 
 impl DigestSink for SprtSink {
     fn on_digest(&mut self, spec: &GameSpec, game: &stratego_records::GameDigest) {
-        let _ = self.add(spec, game.result.winner);
+        let _ = self.add(spec, &game.result);
     }
 }
 
 impl SprtSink {
-    /// Counts a finished game (its winner); stops the run once the test has decided.
-    fn add(&mut self, spec: &GameSpec, winner: Option<Color>) -> Flow {
+    /// Counts a finished game (its result); stops the run once the test has decided.
+    fn add(&mut self, spec: &GameSpec, result: &stratego_protocol::record::RecordResult) -> Flow {
+        let winner = result.winner;
         let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
+        if let Some(faulty) = result.faulty.filter(|&c| winner.is_some_and(|w| w != c)) {
+            let bot = usize::from(faulty != new_color);
+            *self.faults[bot].entry(result.reason.code().to_owned()).or_default() += 1;
+        }
         let score = match winner {
             None => 0.5,
             Some(w) if w == new_color => 1.0,

@@ -223,26 +223,45 @@ impl TournamentSink {
         }
     }
 
-    fn finish_report(&mut self, end: &RunEnd) {
+    /// The ranking (best first) and crosstable in its order, from the games so far: the
+    /// Bradley–Terry fit of the final report ([`stats::bradley_terry`]), so the live page's
+    /// table (issue #44, item 8) is the one the run ends with.
+    fn ranked(&self) -> (Vec<Standing>, Crosstable) {
         let ratings = stats::bradley_terry(self.names.len(), &self.games, self.anchor);
-        for (s, r) in self.standings.iter_mut().zip(&ratings) {
+        let mut standings = self.standings.clone();
+        for (s, r) in standings.iter_mut().zip(&ratings) {
             s.elo = r.elo;
             s.elo_err95 = r.err95.is_finite().then_some(r.err95);
         }
         let mut order: Vec<usize> = (0..self.names.len()).collect();
         order.sort_by(|&a, &b| {
-            let (x, y) = (&self.standings[a], &self.standings[b]);
+            let (x, y) = (&standings[a], &standings[b]);
             rating_key(&ratings[b], y).total_cmp(&rating_key(&ratings[a], x)).then(a.cmp(&b))
         });
+        let crosstable = order
+            .iter()
+            .map(|&i| order.iter().map(|&j| if i == j { None } else { self.cross.get(&(i, j)).copied() }).collect())
+            .collect();
+        (order.iter().map(|&i| standings[i].clone()).collect(), crosstable)
+    }
+
+    /// The ranking and crosstable as they stand, for the live page: every bot from the start
+    /// (those without a game last), with its rating and error bar, points, score and
+    /// faults ([`tournament_table_html`]); the crosstable up to [`LIVE_CROSSTABLE_MAX`] bots.
+    pub fn live_html(&self) -> String {
+        let (ranking, cells) = self.ranked();
+        let report = TournamentReport { ranking, crosstable: cells, ..TournamentReport::default() };
+        tournament_table_html(&report, true)
+    }
+
+    fn finish_report(&mut self, end: &RunEnd) {
+        let (ranking, crosstable) = self.ranked();
         let r = &mut self.report;
         r.games = end.finished;
         r.interrupted = end.cancelled;
         r.wall_s = end.wall.as_secs_f64();
-        r.ranking = order.iter().map(|&i| self.standings[i].clone()).collect();
-        r.crosstable = order
-            .iter()
-            .map(|&i| order.iter().map(|&j| if i == j { None } else { self.cross.get(&(i, j)).copied() }).collect())
-            .collect();
+        r.ranking = ranking;
+        r.crosstable = crosstable;
         r.pairings = self
             .pairings
             .values()
@@ -261,6 +280,10 @@ impl TournamentSink {
             .collect();
     }
 }
+
+/// A crosstable's cells in ranked order: points and games of the row's bot against the
+/// column's (`None` on the diagonal and for pairs that did not meet).
+type Crosstable = Vec<Vec<Option<(f64, u32)>>>;
 
 /// Ranks by rating, and bots without games last.
 fn rating_key(r: &Rating, s: &Standing) -> f64 {
@@ -418,9 +441,31 @@ pub const CROSSTABLE_INLINE_MAX: usize = 40;
 /// With more than [`CROSSTABLE_INLINE_MAX`] bots, the crosstable is not in it but on the page
 /// [`tournament_crosstable_page`] makes, linked (`<a id="crosstable-link">`).
 pub fn tournament_html(report: &TournamentReport) -> String {
-    use std::fmt::Write as _;
     let mut s = run_line(report.games, report.planned, &report.rules, report.seed, report.interrupted);
-    s.push_str("<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th>points</th><th>W</th><th>D</th><th>L</th></tr></thead>\n<tbody>\n");
+    s.push_str(&tournament_table_html(report, false));
+    s
+}
+
+/// Bots up to which the live page shows a tournament's crosstable under its ranking (more
+/// would not fit beside the boards of a screen).
+pub const LIVE_CROSSTABLE_MAX: usize = 12;
+
+/// [`tournament_html`] without the line of games, rules and seed above it: the ranking (a
+/// row per bot: rank, name, Elo, its 95 % error bar, games, points, score, wins, draws,
+/// losses, and its faults by [`FAULT_KINDS`](crate::compete::report::FAULT_KINDS)) and the
+/// crosstable, or the link to it. For the `live` page, the cells of points and W/D/L have
+/// the classes `pts` and `wdl` (a narrow screen leaves them out), and the crosstable is
+/// there up to [`LIVE_CROSSTABLE_MAX`] bots.
+pub fn tournament_table_html(report: &TournamentReport, live: bool) -> String {
+    use crate::compete::report::{fault_cells_html, fault_headers_html, score_percent};
+    use std::fmt::Write as _;
+    let mut s = format!(
+        "<table id=\"ranking\">\n<thead><tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>games</th><th{pts}>points</th><th>score</th><th{wdl}>W</th><th{wdl}>D</th><th{wdl}>L</th>{}</tr></thead>\n<tbody>\n",
+        fault_headers_html(),
+        pts = if live { " class=\"pts\"" } else { "" },
+        wdl = if live { " class=\"wdl\"" } else { "" },
+    );
+    let (pts, wdl) = if live { (" pts", " wdl") } else { ("", "") };
     for (i, b) in report.ranking.iter().enumerate() {
         let elo = if b.games == 0 {
             "—".to_owned()
@@ -430,17 +475,22 @@ pub fn tournament_html(report: &TournamentReport) -> String {
         let err = b.elo_err95.map_or("—".to_owned(), |e| format!("{e:.0}"));
         let _ = writeln!(
             s,
-            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\">{elo}</td><td class=\"n\">{err}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr data-bot=\"{name}\"><td class=\"n\">{}</td><td>{name}</td><td class=\"n\" data-elo>{elo}</td><td class=\"n\" data-err>{err}</td><td class=\"n\">{}</td><td class=\"n{pts}\">{}</td><td class=\"n\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td><td class=\"n{wdl}\">{}</td>{}</tr>",
             i + 1,
             b.games,
             half(b.points),
+            score_percent(b.points, b.games),
             b.wins,
             b.draws,
             b.losses,
+            fault_cells_html(&b.faults),
             name = html_escape(&b.name),
         );
     }
     s.push_str("</tbody>\n</table>\n");
+    if live && report.ranking.len() > LIVE_CROSSTABLE_MAX {
+        return s;
+    }
     if report.ranking.len() > CROSSTABLE_INLINE_MAX {
         let _ = write!(
             s,

@@ -59,12 +59,15 @@
     return (neg ? '-' : '') + minutes + ':' + (seconds < 10 ? '0' : '') + seconds.toFixed(1);
   }
 
+  // A side's clock: the bank left (with --tc) or the limit a move, and its last think time;
+  // on small boards (squares under 24 px) only the bank or the last think time.
   function clockText(c) {
     if (!c) return '';
+    var small = Number(document.body.getAttribute('data-cell') || 30) < 24;
     var parts = [];
-    if (c.bank_us !== null && c.bank_us !== undefined) parts.push('bank ' + fmtClock(c.bank_us));
-    else if (c.move_ms) parts.push(fmtUs(c.move_ms * 1000) + '/move');
-    parts.push('last ' + fmtUs(c.last_us));
+    if (c.bank_us !== null && c.bank_us !== undefined) parts.push((small ? '' : 'bank ') + fmtClock(c.bank_us));
+    else if (c.move_ms && !small) parts.push(fmtUs(c.move_ms * 1000) + '/move');
+    if (!small || !parts.length) parts.push('last ' + fmtUs(c.last_us));
     return parts.join(', ');
   }
 
@@ -72,10 +75,101 @@
     var running = Object.keys(page.games).length;
     var of = page.planned ? ' of ' + page.planned : '';
     var s = $('status');
-    s.textContent = page.done + of + ' games finished, ' + running + ' running' + (page.over ? ' \u2014 the event is over' : '');
+    s.textContent = page.done + of + (page.planned === 1 ? ' game' : ' games') + ' finished, ' + running + ' running' +
+      (page.over ? ' \u2014 the event is over' : '');
     s.className = 'status' + (page.over ? ' over' : '');
     $('no-games').hidden = running > 0;
+    layout();
   }
+
+  // ---- the boards fill the space ----------------------------------------------------------
+
+  // On a screen (the wide layout: the page is the window's height), the running games'
+  // boards get the largest squares with which all of them fit in the games' area: every
+  // number of columns is tried. On a narrow window the boards keep their size and the page
+  // scrolls. The body's data-cell and data-columns say what was chosen.
+  var laidOut = '';
+  function layout() {
+    var live = $('live');
+    var boxes = live.children;
+    var n = boxes.length;
+    if (!n) return;
+    var wide = window.matchMedia('(min-width: 1000px)').matches;
+    var width = live.clientWidth;
+    var height = wide ? live.clientHeight : Infinity;
+    // What a game's box holds besides its squares (its padding and border, the board's
+    // lines between squares and its frame; the lines of text above and below, measured on
+    // the first box that shows its board).
+    var shown = null;
+    for (var i = 0; i < n && !shown; i++) if (!boxes[i].querySelector('.board').hidden) shown = boxes[i];
+    var key = [n, width, height, page.width, page.height, !!shown].join(' ');
+    if (key === laidOut) return;
+    laidOut = key;
+    var extraW = 14 + (page.width - 1) + 4;
+    var text = shown ? shown.offsetHeight - shown.querySelector('.board').offsetHeight : 64;
+    var extraH = text + (page.height - 1) + 4;
+    var gap = 10;
+    var best = { cell: 0, columns: 1 };
+    for (var columns = 1; columns <= n; columns++) {
+      var rows = Math.ceil(n / columns);
+      var byW = ((width - (columns - 1) * gap) / columns - extraW) / page.width;
+      var byH = ((height - (rows - 1) * gap) / rows - extraH) / page.height;
+      var c = Math.floor(Math.min(byW, byH, 64));
+      if (c > best.cell) best = { cell: c, columns: columns };
+    }
+    var size = Math.max(best.cell, 6);
+    if (!wide) size = Math.min(Math.max(size, 22), 30);
+    // The longest game id fits on its board's width (a monospace character is about 0.6 em).
+    var longest = 1;
+    for (var k = 0; k < n; k++) longest = Math.max(longest, boxes[k].getAttribute('data-game').length);
+    function apply(size) {
+      var boardW = page.width * (size + 1) + 3;
+      live.style.setProperty('--cell', size + 'px');
+      live.style.setProperty('--board-w', boardW + 'px');
+      live.style.setProperty('--gid-font', Math.max(7, Math.min(12, Math.floor(boardW / (longest * 0.62)))) + 'px');
+      live.style.gridTemplateColumns = wide ? 'repeat(' + best.columns + ', max-content)' : '';
+      // Small boards: smaller lines of text, no clocks; the text is redrawn when that
+      // changes (it is measured).
+      var before = document.body.getAttribute('data-cell');
+      var changed = before === null || (Number(before) < 24) !== (size < 24) || (Number(before) < 14) !== (size < 14);
+      live.classList.toggle('compact', size < 14);
+      document.body.setAttribute('data-cell', String(size));
+      if (changed) redraw();
+    }
+    apply(size);
+    // Lines of text that wrapped at the new size can make the boxes taller: smaller squares
+    // until everything fits.
+    function overflows() {
+      return live.scrollHeight > live.clientHeight + 1 || live.scrollWidth > live.clientWidth + 1;
+    }
+    while (wide && size > 6 && overflows()) {
+      size -= 1;
+      apply(size);
+    }
+    // And larger ones while everything still fits (the lines of text measured may have been
+    // those of larger boards).
+    while (wide && size < 64 && !overflows()) {
+      apply(size + 1);
+      if (overflows()) {
+        apply(size);
+        break;
+      }
+      size += 1;
+    }
+    document.body.setAttribute('data-columns', String(wide ? best.columns : 0));
+  }
+
+  // The clocks and the ply say less on small boards.
+  function redraw() {
+    Object.keys(page.games).forEach(function (id) {
+      var v = page.games[id];
+      if (v.last) {
+        drawPlayers(v, v.last);
+        drawPly(v, v.last);
+      }
+    });
+  }
+  window.addEventListener('resize', function () { laidOut = ''; layout(); });
 
   // ---- a live game ------------------------------------------------------------------------
 
@@ -92,10 +186,12 @@
     var box = el('div', 'game');
     box.setAttribute('data-game', g.id);
     var head = el('div', 'head');
-    head.appendChild(el('strong', null, g.id));
+    head.appendChild(el('strong', 'gid', g.id));
+    var ply = el('span', 'ply');
+    head.appendChild(ply);
     box.appendChild(head);
-    var top = el('div', 'who');
-    var bottom = el('div', 'who');
+    var top = el('div', 'player');
+    var bottom = el('div', 'player');
     box.appendChild(top);
     var board = el('div', 'board');
     board.style.gridTemplateColumns = 'repeat(' + page.width + ', var(--cell))';
@@ -112,17 +208,17 @@
     }
     box.appendChild(board);
     box.appendChild(bottom);
-    var ply = el('div', 'ply');
-    box.appendChild(ply);
     return { box: box, top: top, bottom: bottom, board: board, cells: cells, ply: ply, red: g.red, blue: g.blue };
   }
 
   function drawPlayers(v, g) {
     function row(side, name) {
       var line = el('div', 'who');
+      line.setAttribute('data-side', side);
       var n = el('span', g.to_move === side ? 'on-move' : null);
       n.appendChild(el('span', 'swatch ' + side));
       n.appendChild(document.createTextNode(name));
+      n.setAttribute('title', name);
       line.appendChild(n);
       var c = el('span', 'clock', clockText(g.clocks && g.clocks[side]));
       c.setAttribute('data-clock', side);
@@ -137,8 +233,11 @@
     v.box.setAttribute('data-shown', String(g.shown));
     v.box.setAttribute('data-played', String(g.played));
     var text = 'Ply ' + g.shown;
-    if (page.delay > 0) text += ' (' + g.played + ' played; shown ' + page.delay + ' plies behind)';
+    if (page.delay > 0) text += ' (' + g.played + ' played)';
     if (!g.hasBoard) text = 'Setting up\u2026';
+    v.ply.setAttribute('title', text);
+    // Small boards: the ply's number alone, beside the game's id.
+    if ($('live').classList.contains('compact') && g.hasBoard) text = String(g.shown);
     v.ply.textContent = text;
   }
 
@@ -148,10 +247,12 @@
       v = buildGame(g);
       page.games[g.id] = v;
       $('live').appendChild(v.box);
+      laidOut = '';
     }
     g.hasBoard = !!g.board;
     v.hasBoard = g.hasBoard;
     v.board.hidden = !g.hasBoard;
+    laidOut = '';
     v.shown = g.shown;
     dropBoard(v);
     if (g.board) {
@@ -161,6 +262,7 @@
       v.handle = made.handle;
       for (var i = 0; i < g.board.length; i++) setCell(v.cells[i], g.board[i]);
     }
+    v.last = g;
     drawPlayers(v, g);
     drawPly(v, g);
     status();
@@ -184,6 +286,7 @@
       if (r.error) return resync('game ' + g.id + ': ' + r.error);
       v.shown = g.shown;
       g.hasBoard = v.hasBoard;
+      v.last = g;
       drawPlayers(v, g);
       drawPly(v, g);
     }
@@ -191,20 +294,50 @@
 
   // ---- lists ------------------------------------------------------------------------------
 
+  // A finished game: its number, both bots (the winner in bold), the result in words,
+  // its plies, and its id opening its viewer page.
   function finishedRow(r) {
     var tr = el('tr');
     tr.setAttribute('data-finished', String(r.n));
-    tr.appendChild(el('td', null, r.n));
-    var id = el('td');
+    tr.appendChild(el('td', 'n', r.n));
+    var score = r.result.split(' ')[0];
+    var red = el('td', score === '1-0' ? 'win' : null);
+    red.appendChild(el('span', 'swatch red'));
+    red.appendChild(document.createTextNode(r.red));
+    var blue = el('td', score === '0-1' ? 'win' : null);
+    blue.appendChild(el('span', 'swatch blue'));
+    blue.appendChild(document.createTextNode(r.blue));
+    tr.appendChild(red);
+    tr.appendChild(blue);
+    tr.appendChild(el('td', null, r.result.replace(/_/g, ' ') + ', ' + r.plies + (r.plies === 1 ? ' ply' : ' plies')));
+    var id = el('td', 'gid');
     var a = el('a', null, r.id);
     a.setAttribute('href', r.href);
     id.appendChild(a);
     tr.appendChild(id);
-    tr.appendChild(el('td', null, r.red));
-    tr.appendChild(el('td', null, r.blue));
-    tr.appendChild(el('td', null, r.result));
-    tr.appendChild(el('td', null, r.plies));
     return tr;
+  }
+
+  function finishedShown() {
+    var n = $('finished').tBodies[0].children.length;
+    $('no-finished').hidden = n > 0;
+    $('finished').hidden = n === 0;
+    $('finished-note').textContent = page.done > n ? '(the last ' + n + ' of ' + page.done + ')' : '';
+  }
+
+  // ---- the host's notices -----------------------------------------------------------------
+
+  function noticeItem(n) {
+    var li = el('li', n.warning ? 'warning' : null, n.text);
+    li.setAttribute('data-level', n.level);
+    return li;
+  }
+
+  function addNotice(n) {
+    var list = $('notices');
+    list.insertBefore(noticeItem(n), list.firstChild);
+    keep(list, 50);
+    $('no-notices').hidden = true;
   }
 
   function faultRow(f) {
@@ -220,6 +353,8 @@
   // The warning that the machine is overloaded (the host's tally of the finished games'
   // stall credit): for whom, and how often.
   function renderOverload(o) {
+    page.overload = o;
+    markOverloaded();
     var box = $('overload');
     if (!o || !o.overloaded) {
       box.hidden = true;
@@ -250,6 +385,21 @@
   function setStandings(html) {
     // Made and escaped by the host.
     $('standings').innerHTML = html;
+    markOverloaded();
+  }
+
+  // Marks the standings' rows of the bots the machine was overloaded for.
+  function markOverloaded() {
+    var flagged = {};
+    ((page.overload && page.overload.overloaded && page.overload.bots) || []).forEach(function (b) {
+      if (b.overloaded) flagged[b.name] = true;
+    });
+    [].forEach.call(document.querySelectorAll('#standings tr[data-bot]'), function (tr) {
+      var on = !!flagged[tr.getAttribute('data-bot')];
+      tr.classList.toggle('overloaded', on);
+      if (on) tr.setAttribute('data-overloaded', '1');
+      else tr.removeAttribute('data-overloaded');
+    });
   }
 
   // ---- the stream -------------------------------------------------------------------------
@@ -271,6 +421,10 @@
     var body = $('finished').tBodies[0];
     body.replaceChildren();
     s.finished.forEach(function (r) { body.appendChild(finishedRow(r)); });
+    var notices = $('notices');
+    notices.replaceChildren();
+    s.notices.forEach(function (n) { notices.appendChild(noticeItem(n)); });
+    $('no-notices').hidden = s.notices.length > 0;
     var faults = $('faults').tBodies[0];
     faults.replaceChildren();
     s.faults.forEach(function (f) { faults.appendChild(faultRow(f)); });
@@ -280,12 +434,15 @@
     renderOverload(s.overload);
     $('delay-note').textContent = s.delay > 0 ? '(shown ' + s.delay + ' plies behind)' : '';
     setStandings(s.standings);
+    finishedShown();
     status();
     document.body.setAttribute('data-ready', '1');
   }
 
   // The remote bots' table: connection state and the lag of their moves.
   function renderRemote(bots) {
+    // The section is shown only when the event has remote bots.
+    $('remote').hidden = $('remote-head').hidden = !bots.length;
     if (!bots.length) {
       $('remote').replaceChildren(el('p', 'note', 'No remote bots in this event.'));
       return;
@@ -349,6 +506,7 @@
       body.insertBefore(finishedRow(m.row), body.firstChild);
       keep(body, 100);
       page.done = m.done;
+      finishedShown();
       status();
     });
     on(source, 'fault', function (f) {
@@ -364,6 +522,7 @@
       status();
     });
     on(source, 'remote', function (m) { renderRemote(m.bots); });
+    on(source, 'notice', addNotice);
     on(source, 'overload', renderOverload);
     on(source, 'over', function (m) {
       page.over = true;

@@ -7,7 +7,8 @@
 //!
 //! - `GET /`: the page (one HTML file, its style and script inlined);
 //! - `GET /events`: a stream of server-sent events: a `snapshot` of everything first, then
-//!   deltas (`game` started, `boards` changed, `finished`, `fault`, `standings`, `over`);
+//!   deltas (`game` started, `boards` changed, `finished`, `fault`, `standings`, `notice`,
+//!   `over`);
 //! - `GET /games/N.html`: the viewer page ([`crate::display::files::viewer::export_html`]) of the
 //!   N-th finished game, for the last [`KEEP_FINISHED`] finished games;
 //! - `GET /viewer.wasm`: the rules crate compiled to WebAssembly (`host/viewer-wasm`, the
@@ -76,6 +77,10 @@ pub const STANDINGS_EVERY: Duration = Duration::from_secs(1);
 pub const KEEP_FINISHED: usize = 100;
 /// Faults listed.
 const KEEP_FAULTS: usize = 50;
+/// The longest notice shown, characters (the rest is cut, with `…`).
+const NOTICE_CHARS: usize = 600;
+/// Notices listed (what the host told the person running it: [`crate::notice`]).
+pub const KEEP_NOTICES: usize = crate::notice::KEEP;
 /// Messages every client's stream may be behind before it is sent a snapshot instead.
 pub const QUEUE: usize = 64;
 /// A comment on an idle event stream this often, so that a dead client is found.
@@ -136,6 +141,8 @@ enum Update {
     Standings(String),
     /// Whether the page counts the standings itself.
     OwnStandings(bool),
+    /// A notice of the host's ([`crate::notice`]).
+    Notice(crate::notice::Notice),
     Over,
 }
 
@@ -171,6 +178,8 @@ pub struct LivePage {
     last_standings: Option<Instant>,
     thread: Option<std::thread::JoinHandle<()>>,
     addr: Option<SocketAddr>,
+    /// The host's notices, shown on the page too (issue #43, item 7), until the page ends.
+    notices: Option<crate::notice::Watch>,
 }
 
 /// Where the page's connections come from: its own listener, or the `--listen` one's.
@@ -234,7 +243,25 @@ impl LivePage {
         if let Some(addr) = addr {
             crate::notice::say(crate::notice::Level::Always, format!("stratego-host: live page: http://{addr}/"));
         }
-        Ok(LivePage { tx, standings: None, dirty: false, done: 0, last_standings: None, thread: Some(thread), addr })
+        // The notices said so far (a resumed directory's torn line, a warning about a bot),
+        // then each as it is said.
+        let inbox = tx.clone();
+        let watch = crate::notice::watch(Arc::new(move |n: &crate::notice::Notice| {
+            let _ = inbox.send(Update::Notice(n.clone()));
+        }));
+        for n in watch.earlier() {
+            let _ = tx.send(Update::Notice(n.clone()));
+        }
+        Ok(LivePage {
+            tx,
+            standings: None,
+            dirty: false,
+            done: 0,
+            last_standings: None,
+            thread: Some(thread),
+            addr,
+            notices: Some(watch),
+        })
     }
 
     /// With `--serve` in `run`: the live page of an event of `bots` titled `title` (an
@@ -270,12 +297,16 @@ impl LivePage {
         LivePage::start(options).map(Some)
     }
 
-    /// Gives the standings' HTML from now on: `standings` is called after a finished game at
-    /// most once every [`STANDINGS_EVERY`], and once at the end (escaped: it is inserted into
-    /// the page as it is). Without, the page counts each bot's wins, draws and losses itself.
-    pub fn set_standings(&mut self, standings: StandingsFn) {
+    /// Gives the standings' HTML from now on: `standings` is called at once (the table
+    /// before any game: every entrant, so the standings are never empty), after a finished
+    /// game at most once every [`STANDINGS_EVERY`], and once at the end (escaped: it is
+    /// inserted into the page as it is). Without, the page counts each bot's wins, draws and
+    /// losses itself.
+    pub fn set_standings(&mut self, mut standings: StandingsFn) {
+        let first = standings(self.done, false);
         self.standings = Some(standings);
         let _ = self.tx.send(Update::OwnStandings(false));
+        let _ = self.tx.send(Update::Standings(first));
     }
 
     /// The address bound (`None` when it shares the `--listen` listener, which says its
@@ -323,6 +354,7 @@ impl Sink for LivePage {
     fn finish(&mut self, _end: &RunEnd) -> Result<(), Failure> {
         self.dirty = true;
         self.push_standings(true);
+        self.notices = None;
         let _ = self.tx.send(Update::Over);
         if let Some(t) = self.thread.take() {
             // The server sends what is left and closes its connections.
@@ -427,6 +459,8 @@ struct State {
     last_remote: Option<Instant>,
     /// Whether the machine was overloaded, from the finished games' stall credit.
     overload: crate::run::overload::Overload,
+    /// The host's notices, newest first.
+    notices: VecDeque<Value>,
 }
 
 /// A remote bot's lag, from its moves' records.
@@ -487,6 +521,7 @@ impl State {
             overload: crate::run::overload::Overload::new(
                 &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
             ),
+            notices: VecDeque::new(),
         };
         state.standings = state.score_html();
         state
@@ -532,6 +567,7 @@ impl State {
             "standings": self.standings,
             "remote": self.remote_json(),
             "overload": self.overload,
+            "notices": self.notices,
             "over": self.over,
         })
     }
@@ -548,6 +584,7 @@ impl State {
                 self.own_score = own.then(|| vec![[0; 3]; self.bots.len()]);
                 self.standings = self.score_html();
             }
+            Update::Notice(n) => self.notice(&n),
             Update::Over => {
                 self.flush_boards();
                 self.flush_standings(true);
@@ -683,6 +720,30 @@ impl State {
             row["held"] = Value::Bool(true);
         }
         row
+    }
+
+    /// Shows a notice of the host's: listed (newest first, the last [`KEEP_NOTICES`]) and
+    /// sent, its `stratego-host: ` prefix left out; not the page's own address (the page is
+    /// there).
+    fn notice(&mut self, n: &crate::notice::Notice) {
+        let text = n.text.strip_prefix("stratego-host: ").unwrap_or(&n.text);
+        if text.starts_with("live page: http://") {
+            return;
+        }
+        let row = json!({
+            "level": match n.level {
+                crate::notice::Level::Always => "always",
+                crate::notice::Level::Info => "info",
+            },
+            "warning": text.starts_with("warning: "),
+            "text": match text.char_indices().nth(NOTICE_CHARS) {
+                Some((end, _)) => format!("{}…", &text[..end]),
+                None => text.to_owned(),
+            },
+        });
+        self.send("notice", &row);
+        self.notices.push_front(row);
+        self.notices.truncate(KEEP_NOTICES);
     }
 
     /// Holds a fault back until no running game plays its game's setups. No fault is dropped
