@@ -548,6 +548,14 @@ impl Ladder {
         tx.commit()
     }
 
+    /// Whether a game of id `game_id` is saved.
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn has_game(&self, game_id: &str) -> rusqlite::Result<bool> {
+        self.conn.query_row("SELECT EXISTS (SELECT 1 FROM games WHERE game_id = ?1)", [game_id], |r| r.get(0))
+    }
+
     /// The records of the latest `limit` games that still have theirs, newest first.
     ///
     /// # Errors
