@@ -305,7 +305,7 @@ fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = bot.spec.clone();
     spec.name = crate::terminal_text::clean(&bot.name).into_owned();
     crate::run::plan::entrant(spec, run).map_err(|mut e| {
-        if bot.spec.limits.sandbox.is_none() && e.message.contains("bubblewrap") {
+        if bot.spec.limits.sandbox.is_none() && e.message.contains("--sandbox") {
             e.message = format!(
                 "arena: local entrants run in the sandbox by default, and it cannot run here: {} (or `arena run --no-sandbox`, trusting every entrant's program)",
                 e.message
