@@ -107,9 +107,11 @@ impl Drop for Running {
 
 /// Three local entrants, each the sample bot with another strategy.
 fn three(db: &Path) {
-    for (name, command) in
-        [("heuristic", &["sample-bot"][..]), ("random", &["sample-bot", "--strategy", "random"]), ("third", &["sample-bot"])]
-    {
+    for (name, command) in [
+        ("heuristic", &["sample-bot"][..]),
+        ("random", &["sample-bot", "--strategy", "random"]),
+        ("third", &["sample-bot"]),
+    ] {
         let mut args = vec!["add", db.to_str().unwrap(), name];
         args.extend(command);
         ok(&arena(&args));
@@ -287,7 +289,8 @@ fn host_pid(_host: &Host) -> i32 {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
         let ppid = stat.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).unwrap_or("");
-        let cmd = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default()).into_owned();
+        let cmd =
+            String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default()).into_owned();
         if ppid == me && cmd.contains("arena\0run") && cmd.contains("--listen") {
             return pid;
         }

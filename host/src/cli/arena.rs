@@ -101,7 +101,9 @@ impl ArenaArgs {
             ArenaCommand::Run(args) => {
                 let ArenaRunArgs { file, no_sandbox, mut run } = *args;
                 if run.sandbox {
-                    return Err(usage("--sandbox: an arena's local entrants are sandboxed already (--no-sandbox: not)"));
+                    return Err(usage(
+                        "--sandbox: an arena's local entrants are sandboxed already (--no-sandbox: not)",
+                    ));
                 }
                 run.sandbox = !no_sandbox;
                 let mut run = run.validate(&FileDefaults::default())?;

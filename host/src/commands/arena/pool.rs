@@ -47,10 +47,8 @@ impl Pool {
     /// `ids` count for the games and colours, not for `met`).
     pub fn new(ids: &[i64], present: &[bool], tallies: &[PairTally]) -> Pool {
         let at: HashMap<i64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-        let mut entrants: Vec<Entrant> = present
-            .iter()
-            .map(|&p| Entrant { busy: false, present: p, games: 0, balance: 0, last: None })
-            .collect();
+        let mut entrants: Vec<Entrant> =
+            present.iter().map(|&p| Entrant { busy: false, present: p, games: 0, balance: 0, last: None }).collect();
         let mut met = HashMap::new();
         let mut latest: HashMap<usize, (i64, usize)> = HashMap::new();
         for t in tallies {
@@ -101,7 +99,8 @@ impl Pool {
     /// game is not paired again while a third entrant is present (busy or not: then they
     /// wait for it). Red is the one of the two that played Blue more often.
     pub fn choose(&mut self) -> Option<ByColor<usize>> {
-        let mut idle: Vec<usize> = (0..self.entrants.len()).filter(|&i| !self.entrants[i].busy && self.entrants[i].present).collect();
+        let mut idle: Vec<usize> =
+            (0..self.entrants.len()).filter(|&i| !self.entrants[i].busy && self.entrants[i].present).collect();
         let present = self.entrants.iter().filter(|e| e.present).count();
         while idle.len() >= 2 {
             let games: Vec<u64> = idle.iter().map(|&i| self.entrants[i].games).collect();

@@ -188,8 +188,7 @@ impl Sink for ArenaReport {
                 let seats = spec.seats;
                 self.running.remove(&spec.game_id);
                 let ids = ByColor::new(self.ids[seats.red], self.ids[seats.blue]);
-                let versions =
-                    ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
+                let versions = ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
                 let saved = self.arena.borrow_mut().insert_game(record, ids, versions);
                 let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
                 match saved {
