@@ -315,3 +315,44 @@ fn an_arena_without_bubblewrap_says_its_entrants_are_sandboxed_by_default_and_ho
     assert!(stderr.contains("`bwrap` is not on PATH") && stderr.contains("--no-sandbox"), "{stderr}");
     assert!(saved(&db).is_empty());
 }
+
+#[test]
+fn the_live_page_of_an_arena_streams_its_running_games_and_the_bradley_terry_table() {
+    use std::io::{Read as _, Write as _};
+    let dir = TempDir::new("arena-page");
+    let db = dir.join("arena.db");
+    three(&db);
+    let run = Running::start(&db, &dir, "page", &["--no-sandbox", "--serve", "127.0.0.1:0"]);
+    let mut addr = String::new();
+    let said = wait_for(Duration::from_secs(60), || {
+        let err = run.stderr();
+        match err.split("live page: http://").nth(1).and_then(|r| r.split('/').next()) {
+            Some(a) => {
+                addr = a.to_owned();
+                true
+            }
+            None => false,
+        }
+    });
+    assert!(said, "the arena says where its page is: {}", run.stderr());
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    s.write_all(format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes()).unwrap();
+    let mut got = String::new();
+    let mut buf = [0u8; 8192];
+    // A game started on the page, and the standings: the arena's table, with its error bars.
+    let table_in = |text: &str| {
+        text.split("event: standings").skip(1).any(|e| {
+            let data = e.lines().find(|l| l.starts_with("data:")).unwrap_or("");
+            data.contains("Elo") && data.contains("95%") && data.contains("heuristic") && data.contains("saved in this run")
+        })
+    };
+    while !(got.contains("event: game") && table_in(&got)) {
+        let n = s.read(&mut buf).expect("read the event stream");
+        assert!(n > 0, "the stream ended: {got}");
+        got.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    run.signal(libc::SIGINT);
+    let (code, _, stderr) = run.wait();
+    assert_eq!(code, Some(130), "{stderr}");
+}
