@@ -344,7 +344,10 @@ fn the_live_page_of_an_arena_streams_its_running_games_and_the_bradley_terry_tab
     let table_in = |text: &str| {
         text.split("event: standings").skip(1).any(|e| {
             let data = e.lines().find(|l| l.starts_with("data:")).unwrap_or("");
-            data.contains("Elo") && data.contains("95%") && data.contains("heuristic") && data.contains("saved in this run")
+            data.contains("Elo")
+                && data.contains("95%")
+                && data.contains("heuristic")
+                && data.contains("saved in this run")
         })
     };
     while !(got.contains("event: game") && table_in(&got)) {
@@ -355,4 +358,48 @@ fn the_live_page_of_an_arena_streams_its_running_games_and_the_bradley_terry_tab
     run.signal(libc::SIGINT);
     let (code, _, stderr) = run.wait();
     assert_eq!(code, Some(130), "{stderr}");
+}
+
+#[test]
+fn a_changed_program_plays_as_a_new_rating_line_and_the_old_one_stays_in_the_table() {
+    let dir = TempDir::new("arena-versions");
+    let db = dir.join("arena.db");
+    let script = dir.join("bot.py");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/python/bot.py");
+    std::fs::copy(&example, &script).unwrap();
+    let py = format!("python3 {}", script.display());
+    ok(&arena(&["add", db.to_str().unwrap(), "py", &py]));
+    ok(&arena(&["add", db.to_str().unwrap(), "heuristic", "sample-bot"]));
+    ok(&arena(&["add", db.to_str().unwrap(), "random", "sample-bot", "--strategy", "random"]));
+    let first = Running::start(&db, &dir, "v1", &["--no-sandbox"]);
+    assert!(wait_for(Duration::from_secs(240), || games_of(&saved(&db), "py") >= 2), "{}", first.stderr());
+    first.signal(libc::SIGINT);
+    let (code, _, stderr) = first.wait();
+    assert_eq!(code, Some(130), "{stderr}");
+    let old_games = games_of(&saved(&db), "py");
+
+    // A new version of the program.
+    let mut text = std::fs::read_to_string(&script).unwrap();
+    text.push_str("\n# version 2\n");
+    std::fs::write(&script, text).unwrap();
+    let second = Running::start(&db, &dir, "v2", &["--no-sandbox"]);
+    let new_name = || saved(&db).iter().flat_map(|g| [g.red.clone(), g.blue.clone()]).find(|n| n.starts_with("py@"));
+    assert!(
+        wait_for(Duration::from_secs(240), || new_name().is_some_and(|n| games_of(&saved(&db), &n) >= 2)),
+        "{}",
+        second.stderr()
+    );
+    second.signal(libc::SIGINT);
+    let (code, stdout, stderr) = second.wait();
+    assert_eq!(code, Some(130), "{stderr}");
+    let new_name = new_name().unwrap();
+    assert!(
+        stderr.contains(&format!("py: its program changed since its {old_games} games"))
+            && stderr.contains(&format!("the new version plays as {new_name}, a rating line of its own")),
+        "{stderr}"
+    );
+    assert_eq!(games_of(&saved(&db), "py"), old_games, "the old version plays no more");
+    // Both lines in the table.
+    assert!(stdout.lines().any(|l| l.split_whitespace().nth(1) == Some("py")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.split_whitespace().nth(1) == Some(new_name.as_str())), "{stdout}");
 }

@@ -321,6 +321,49 @@ fn run_prefix() -> String {
     format!("arena-{}-{:08x}", t.as_millis(), random as u32)
 }
 
+/// A local entrant whose program changed since it played its games is a new version: it
+/// plays as a new entrant `BASE@HASH` (BASE: its name up to an `@`; HASH: the first 8
+/// digits of the program's hash), a rating line of its own, added now if it is not in the
+/// file; the old entrant keeps its games and its place in the table and is paired no more.
+/// One that played no game just has its new hash recorded. Returns the ids of the entrants
+/// paired no more.
+fn new_versions(arena: &mut Ladder) -> Result<HashSet<i64>, ConfigError> {
+    let all = arena.bots().map_err(|e| usage(format!("arena: {e}")))?;
+    let played = arena.games_played().map_err(|e| usage(format!("arena: {e}")))?;
+    let names: HashSet<&str> = all.iter().map(|b| b.name.as_str()).collect();
+    let mut superseded = HashSet::new();
+    for b in all.iter().filter(|b| b.retired_unix.is_none() && !b.spec.remote) {
+        let spec = b.spec.clone().resolve_builtin();
+        let Some((_, now)) = crate::run::manifest::executable_hash(&spec.command, spec.dir.as_deref()) else {
+            continue;
+        };
+        if b.version.as_deref() == Some(now.as_str()) {
+            continue;
+        }
+        let games = played.get(&b.id).copied().unwrap_or(0);
+        if games == 0 {
+            // No game of the old version: nothing mixes (`add` records the new hash).
+            arena.add_spec(&b.name, b.spec.clone())?;
+            continue;
+        }
+        let base = b.name.split('@').next().unwrap_or(&b.name);
+        let name = format!("{base}@{}", now.get(..8).unwrap_or(&now));
+        if !names.contains(name.as_str()) || all.iter().any(|o| o.name == name && o.retired_unix.is_some()) {
+            arena.add_spec(&name, b.spec.clone())?;
+        }
+        eprintln!(
+            "stratego-host: arena: {}: its program changed since its {} ({} -> {now}): the new version plays as {}, a rating line of its own; {} keeps its games and its place in the table (`arena retire` hides it)",
+            crate::terminal_text::clean(&b.name),
+            stratego_stats::plural(games, "game"),
+            b.version.as_deref().unwrap_or("?"),
+            crate::terminal_text::clean(&name),
+            crate::terminal_text::clean(&b.name)
+        );
+        superseded.insert(b.id);
+    }
+    Ok(superseded)
+}
+
 /// `arena run`: says which games of the last run are void, then plays until stopped.
 pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<Outcome, ConfigError> {
     let list = running_list(file);
@@ -334,8 +377,11 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         );
     }
     std::fs::write(&list, "").map_err(|e| usage(format!("arena: {}: {e}", list.display())))?;
+    let mut arena = arena;
+    let superseded = new_versions(&mut arena)?;
     let all = arena.bots().map_err(|e| usage(format!("arena: {e}")))?;
-    let active: Vec<&LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
+    let active: Vec<&LadderBot> =
+        all.iter().filter(|b| b.retired_unix.is_none() && !superseded.contains(&b.id)).collect();
     if active.len() < 2 {
         return Err(usage(format!(
             "arena: {} active entrants; `arena add FILE NAME COMMAND` or `arena token FILE NAME` at least two",

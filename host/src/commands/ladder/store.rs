@@ -382,7 +382,16 @@ impl Ladder {
     /// by another command (exit 2), a database error (exit 1).
     pub fn add(&mut self, name: &str, arg: &str) -> Result<String, ConfigError> {
         check_name(name)?;
-        let mut spec = BotSpec::parse(arg).map_err(usage)?;
+        self.add_spec(name, BotSpec::parse(arg).map_err(usage)?)
+    }
+
+    /// [`Ladder::add`] of a parsed spec (the arena adds a bot's new version with the spec of
+    /// its old one).
+    ///
+    /// # Errors
+    /// As [`Ladder::add`].
+    pub fn add_spec(&mut self, name: &str, mut spec: BotSpec) -> Result<String, ConfigError> {
+        check_name(name)?;
         spec.name = name.to_owned();
         let resolved = spec.clone().resolve_builtin();
         resolved.check_startable().map_err(|m| ConfigError { message: m, code: crate::exit::BOT_NOT_STARTABLE })?;
