@@ -73,6 +73,17 @@ impl Running {
         Running { child, stderr }
     }
 
+    /// Waits (at most 240 s) until `done`, failing at once with its stderr if the arena exits.
+    fn until(&mut self, what: &str, mut done: impl FnMut() -> bool) {
+        let mut exited = None;
+        let ok = wait_for(Duration::from_secs(240), || {
+            exited = self.child.try_wait().unwrap();
+            exited.is_some() || done()
+        });
+        assert!(exited.is_none(), "the arena exited ({exited:?}) before {what}: {}", self.stderr());
+        assert!(ok, "{what}: not within 240 s: {}", self.stderr());
+    }
+
     fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
@@ -135,9 +146,8 @@ fn an_arena_pairs_idle_entrants_saves_every_game_and_rates_them_until_sigint() {
 
     // Sandboxed by default; -j 2 with three entrants: one game at a time (each entrant plays
     // one game at a time).
-    let run = Running::start(&db, &dir, "run", &["-j", "2"]);
-    let enough = wait_for(Duration::from_secs(240), || saved(&db).len() >= 9);
-    assert!(enough, "nine games within 240 s: {}", run.stderr());
+    let mut run = Running::start(&db, &dir, "run", &["-j", "2"]);
+    run.until("nine games", || saved(&db).len() >= 9);
     run.signal(libc::SIGINT);
     let (code, stdout, stderr) = run.wait();
     assert_eq!(code, Some(130), "{stderr}");
@@ -189,16 +199,14 @@ fn kill_9_of_the_arena_loses_no_finished_game_and_the_restart_says_which_were_vo
         ok(&arena(&["add", db.to_str().unwrap(), name, &misbehaving("--think-ms 100")]));
     }
     // No sandbox here: the bots' processes are the test's to see end.
-    let first = Running::start(&db, &dir, "first", &["--no-sandbox", "-j", "2"]);
+    let mut first = Running::start(&db, &dir, "first", &["--no-sandbox", "-j", "2"]);
     let list = dir.join("arena.db.running");
-    let enough = wait_for(Duration::from_secs(240), || saved(&db).len() >= 2);
-    assert!(enough, "two games within 240 s: {}", first.stderr());
+    first.until("two games", || saved(&db).len() >= 2);
     // The kill comes as soon as the running list names a game not seen running before.
     let seen: HashSet<String> = std::fs::read_to_string(&list).unwrap().lines().map(str::to_owned).collect();
-    let started = wait_for(Duration::from_secs(240), || {
+    first.until("another game", || {
         std::fs::read_to_string(&list).unwrap_or_default().lines().any(|id| !seen.contains(id))
     });
-    assert!(started, "another game within 240 s: {}", first.stderr());
     first.signal(libc::SIGKILL);
     let (code, _, before) = first.wait();
     assert_eq!(code, None, "killed: {before}");
@@ -217,9 +225,8 @@ fn kill_9_of_the_arena_loses_no_finished_game_and_the_restart_says_which_were_vo
     assert_eq!(void.len(), 1, "one game was running at the kill: {running:?}");
 
     // The restart says so, counts it nowhere, and the ratings go on from every saved game.
-    let second = Running::start(&db, &dir, "second", &["--no-sandbox", "-j", "2"]);
-    let more = wait_for(Duration::from_secs(240), || saved(&db).len() >= after_kill.len() + 2);
-    assert!(more, "two more games within 240 s: {}", second.stderr());
+    let mut second = Running::start(&db, &dir, "second", &["--no-sandbox", "-j", "2"]);
+    second.until("two more games", || saved(&db).len() >= after_kill.len() + 2);
     second.signal(libc::SIGINT);
     let (code, stdout, stderr) = second.wait();
     assert_eq!(code, Some(130), "{stderr}");
@@ -266,8 +273,15 @@ fn a_remote_entrant_plays_while_connected_and_is_not_paired_once_gone() {
         host.stderr()
     );
     drop(client); // kill -9 of `connect`: its bot is gone.
-    // Its game at the cut may still end (a forfeit after --reconnect-s 1); then no more.
-    std::thread::sleep(Duration::from_secs(4));
+    assert!(
+        wait_for(Duration::from_secs(60), || host.stderr().contains("remote bot remo disconnected")),
+        "{}",
+        host.stderr()
+    );
+    // Its game at the cut, if any, ends first (a forfeit after --reconnect-s 1): it holds one
+    // of the two local entrants, so no other game can end before it. Then no more of remo.
+    let cut = saved(&db).len();
+    assert!(wait_for(Duration::from_secs(240), || saved(&db).len() >= cut + 2), "{}", host.stderr());
     let gone = games_of(&saved(&db), "remo");
     let total = saved(&db).len();
     assert!(wait_for(Duration::from_secs(240), || saved(&db).len() >= total + 4), "{}", host.stderr());
@@ -371,8 +385,8 @@ fn a_changed_program_plays_as_a_new_rating_line_and_the_old_one_stays_in_the_tab
     ok(&arena(&["add", db.to_str().unwrap(), "py", &py]));
     ok(&arena(&["add", db.to_str().unwrap(), "heuristic", "sample-bot"]));
     ok(&arena(&["add", db.to_str().unwrap(), "random", "sample-bot", "--strategy", "random"]));
-    let first = Running::start(&db, &dir, "v1", &["--no-sandbox"]);
-    assert!(wait_for(Duration::from_secs(240), || games_of(&saved(&db), "py") >= 2), "{}", first.stderr());
+    let mut first = Running::start(&db, &dir, "v1", &["--no-sandbox"]);
+    first.until("two games of py", || games_of(&saved(&db), "py") >= 2);
     first.signal(libc::SIGINT);
     let (code, _, stderr) = first.wait();
     assert_eq!(code, Some(130), "{stderr}");
@@ -382,13 +396,9 @@ fn a_changed_program_plays_as_a_new_rating_line_and_the_old_one_stays_in_the_tab
     let mut text = std::fs::read_to_string(&script).unwrap();
     text.push_str("\n# version 2\n");
     std::fs::write(&script, text).unwrap();
-    let second = Running::start(&db, &dir, "v2", &["--no-sandbox"]);
+    let mut second = Running::start(&db, &dir, "v2", &["--no-sandbox"]);
     let new_name = || saved(&db).iter().flat_map(|g| [g.red.clone(), g.blue.clone()]).find(|n| n.starts_with("py@"));
-    assert!(
-        wait_for(Duration::from_secs(240), || new_name().is_some_and(|n| games_of(&saved(&db), &n) >= 2)),
-        "{}",
-        second.stderr()
-    );
+    second.until("two games of the new version", || new_name().is_some_and(|n| games_of(&saved(&db), &n) >= 2));
     second.signal(libc::SIGINT);
     let (code, stdout, stderr) = second.wait();
     assert_eq!(code, Some(130), "{stderr}");
