@@ -412,4 +412,15 @@ fn a_changed_program_plays_as_a_new_rating_line_and_the_old_one_stays_in_the_tab
     // Both lines in the table.
     assert!(stdout.lines().any(|l| l.split_whitespace().nth(1) == Some("py")), "{stdout}");
     assert!(stdout.lines().any(|l| l.split_whitespace().nth(1) == Some(new_name.as_str())), "{stdout}");
+
+    // The next start: the new version plays on under its name, said once, not again.
+    let before = saved(&db).len();
+    let mut third = Running::start(&db, &dir, "v3", &["--no-sandbox"]);
+    third.until("two more games", || saved(&db).len() >= before + 2);
+    third.signal(libc::SIGINT);
+    let (code, _, stderr) = third.wait();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!stderr.contains("its program changed"), "{stderr}");
+    assert_eq!(games_of(&saved(&db), "py"), old_games, "the old version plays no more");
+    assert!(!saved(&db).iter().any(|g| g.red.matches('@').count() > 1 || g.blue.matches('@').count() > 1));
 }

@@ -348,9 +348,13 @@ fn new_versions(arena: &mut Ladder) -> Result<HashSet<i64>, ConfigError> {
         }
         let base = b.name.split('@').next().unwrap_or(&b.name);
         let name = format!("{base}@{}", now.get(..8).unwrap_or(&now));
-        if !names.contains(name.as_str()) || all.iter().any(|o| o.name == name && o.retired_unix.is_some()) {
-            arena.add_spec(&name, b.spec.clone())?;
+        superseded.insert(b.id);
+        if names.contains(name.as_str()) && !all.iter().any(|o| o.name == name && o.retired_unix.is_some()) {
+            // Said when the new version was added, at an earlier start.
+            tracing::info!("arena: {}: superseded by {}", b.name, name);
+            continue;
         }
+        arena.add_spec(&name, b.spec.clone())?;
         eprintln!(
             "stratego-host: arena: {}: its program changed since its {} ({} -> {now}): the new version plays as {}, a rating line of its own; {} keeps its games and its place in the table (`arena retire` hides it)",
             crate::terminal_text::clean(&b.name),
@@ -359,7 +363,6 @@ fn new_versions(arena: &mut Ladder) -> Result<HashSet<i64>, ConfigError> {
             crate::terminal_text::clean(&name),
             crate::terminal_text::clean(&b.name)
         );
-        superseded.insert(b.id);
     }
     Ok(superseded)
 }
