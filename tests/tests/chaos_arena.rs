@@ -424,3 +424,36 @@ fn a_changed_program_plays_as_a_new_rating_line_and_the_old_one_stays_in_the_tab
     assert_eq!(games_of(&saved(&db), "py"), old_games, "the old version plays no more");
     assert!(!saved(&db).iter().any(|g| g.red.matches('@').count() > 1 || g.blue.matches('@').count() > 1));
 }
+
+#[test]
+fn an_entrant_retired_while_the_arena_runs_is_paired_no_more_and_one_added_is_said_to_join_at_the_next_start() {
+    let dir = TempDir::new("arena-retire-live");
+    let db = dir.join("arena.db");
+    three(&db);
+    ok(&arena(&["add", db.to_str().unwrap(), "fourth", "sample-bot"]));
+    let mut run = Running::start(&db, &dir, "live", &["--no-sandbox", "-j", "2"]);
+    run.until("four games", || saved(&db).len() >= 4);
+    ok(&arena(&["retire", db.to_str().unwrap(), "random"]));
+    ok(&arena(&["add", db.to_str().unwrap(), "late", "sample-bot"]));
+    run.until("the retirement said", || run_said(&dir, "live", "arena: random retired: it is paired no more"));
+    run.until("the newcomer said", || {
+        run_said(&dir, "live", "arena: late added: it joins when the arena starts again")
+    });
+    // A game of random's running at the retirement may still end; none starts after it.
+    let said = saved(&db).len();
+    run.until("six more games", || saved(&db).len() >= said + 6);
+    run.signal(libc::SIGINT);
+    let (code, _, stderr) = run.wait();
+    assert_eq!(code, Some(130), "{stderr}");
+    let games = saved(&db);
+    // At most two games (-j 2) were running when it was said.
+    let random_after = games[said..].iter().filter(|g| g.red == "random" || g.blue == "random").count();
+    assert!(random_after <= 2, "random paired after its retirement: {:?}", &games[said..]);
+    assert!(games[said + 2..].iter().all(|g| g.red != "random" && g.blue != "random"), "{:?}", &games[said..]);
+    assert_eq!(games_of(&games, "late"), 0, "{stderr}");
+}
+
+/// Whether the arena's stderr file `TAG.stderr` in `dir` holds `text`.
+fn run_said(dir: &TempDir, tag: &str, text: &str) -> bool {
+    std::fs::read_to_string(dir.join(&format!("{tag}.stderr"))).unwrap_or_default().contains(text)
+}

@@ -17,6 +17,8 @@ struct Entrant {
     busy: bool,
     /// Can be paired: a local entrant always, a remote one while connected.
     present: bool,
+    /// Retired while the arena runs: paired no more.
+    retired: bool,
     /// Games saved (every game in the file, this run's included).
     games: u64,
     /// Games as Red less games as Blue.
@@ -47,8 +49,10 @@ impl Pool {
     /// `ids` count for the games and colours, not for `met`).
     pub fn new(ids: &[i64], present: &[bool], tallies: &[PairTally]) -> Pool {
         let at: HashMap<i64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-        let mut entrants: Vec<Entrant> =
-            present.iter().map(|&p| Entrant { busy: false, present: p, games: 0, balance: 0, last: None }).collect();
+        let mut entrants: Vec<Entrant> = present
+            .iter()
+            .map(|&p| Entrant { busy: false, present: p, retired: false, games: 0, balance: 0, last: None })
+            .collect();
         let mut met = HashMap::new();
         let mut latest: HashMap<usize, (i64, usize)> = HashMap::new();
         for t in tallies {
@@ -83,6 +87,11 @@ impl Pool {
         self.entrants[i].present = present;
     }
 
+    /// Entrant `i` was retired: it is paired no more (its game now, if any, ends as usual).
+    pub fn retire(&mut self, i: usize) {
+        self.entrants[i].retired = true;
+    }
+
     /// Entrants playing now.
     pub fn busy(&self) -> usize {
         self.entrants.iter().filter(|e| e.busy).count()
@@ -99,9 +108,10 @@ impl Pool {
     /// game is not paired again while a third entrant is present (busy or not: then they
     /// wait for it). Red is the one of the two that played Blue more often.
     pub fn choose(&mut self) -> Option<ByColor<usize>> {
+        let can = |e: &Entrant| e.present && !e.retired;
         let mut idle: Vec<usize> =
-            (0..self.entrants.len()).filter(|&i| !self.entrants[i].busy && self.entrants[i].present).collect();
-        let present = self.entrants.iter().filter(|e| e.present).count();
+            (0..self.entrants.len()).filter(|&i| !self.entrants[i].busy && can(&self.entrants[i])).collect();
+        let present = self.entrants.iter().filter(|e| can(e)).count();
         while idle.len() >= 2 {
             let games: Vec<u64> = idle.iter().map(|&i| self.entrants[i].games).collect();
             let met_of = |k: usize| -> Result<HashMap<usize, u64>, ()> {
@@ -197,5 +207,12 @@ mod tests {
         let g = pool.choose().unwrap();
         assert_eq!(key(g.red, g.blue), (1, 2));
         assert_eq!(pool.busy(), 2);
+        // Retired: not paired, present or not.
+        pool.ended(g);
+        pool.set_present(0, true);
+        pool.retire(1);
+        pool.set_present(1, true);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (0, 2));
     }
 }

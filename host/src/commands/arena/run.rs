@@ -4,6 +4,8 @@
 //! - the entrants: the file's active bots when the run starts (local ones made entrants as
 //!   `match` makes them, sandboxed unless `--no-sandbox`; remote ones by their token hashes,
 //!   present while connected to `--listen`);
+//! - the roster: [`Roster`] reads the file's entrants again at most once a second, so that
+//!   `arena retire` takes effect at once; an entrant added is said to join at the next start;
 //! - the games: [`ArenaSource`] asks the [`Pool`] for a pairing whenever a game slot is free
 //!   (`-j N` slots); when fewer than two entrants are idle and present it has none yet, and
 //!   the slot asks again a little later ([`crate::run::executor::GameSource::ends_when_empty`]);
@@ -77,11 +79,83 @@ struct ArenaSource {
     hub: Option<Arc<Hub>>,
     /// The remote entrants' executor ids, in order (the hub's status is in that order).
     remote: Vec<usize>,
+    /// The file's roster, read again at most once a second ([`Roster`]).
+    roster: Option<Roster>,
+}
+
+/// The arena's entrants as its file says while it runs: `arena retire` takes effect at once
+/// (the entrant is paired no more), an entrant added is said to join at the next start.
+struct Roster {
+    /// A read-only connection to the arena's file.
+    conn: rusqlite::Connection,
+    /// When it was last read.
+    read: std::time::Instant,
+    /// Database id of each executor id.
+    ids: Vec<i64>,
+    /// Bots known: those of the file at the start, and those said since.
+    known: HashSet<i64>,
+    /// Executor ids retired since the start.
+    retired: HashSet<usize>,
+}
+
+impl Roster {
+    /// Opens the file read-only; `None` (with a warning) when it cannot be: retiring then
+    /// takes effect at the next start.
+    fn open(file: &Path, ids: Vec<i64>, known: HashSet<i64>) -> Option<Roster> {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = rusqlite::Connection::open_with_flags(file, flags)
+            .and_then(|c| c.execute_batch("PRAGMA trusted_schema = OFF;").map(|()| c))
+            .and_then(|c| c.busy_timeout(std::time::Duration::from_secs(1)).map(|()| c));
+        match conn {
+            Ok(conn) => Some(Roster { conn, read: std::time::Instant::now(), ids, known, retired: HashSet::new() }),
+            Err(e) => {
+                crate::notice::warn(format_args!(
+                    "arena: {}: {e}: an entrant retired while the arena runs plays on until it starts again",
+                    file.display()
+                ));
+                None
+            }
+        }
+    }
+
+    /// Reads the roster again if a second has passed: retires in `pool` the entrants
+    /// retired since, and says so, and says which entrants were added.
+    fn refresh(&mut self, pool: &mut Pool) {
+        if self.read.elapsed() < std::time::Duration::from_secs(1) {
+            return;
+        }
+        self.read = std::time::Instant::now();
+        let rows: rusqlite::Result<Vec<(i64, String, Option<i64>)>> = self
+            .conn
+            .prepare_cached("SELECT id, name, retired_unix FROM bots")
+            .and_then(|mut stmt| stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect());
+        let Ok(rows) = rows else { return };
+        for (id, name, retired) in rows {
+            let name = crate::terminal_text::clean(&name).into_owned();
+            if let (Some(i), Some(_)) = (self.ids.iter().position(|&x| x == id), retired) {
+                if self.retired.insert(i) {
+                    pool.retire(i);
+                    crate::notice::say(
+                        crate::notice::Level::Always,
+                        format!("stratego-host: arena: {name} retired: it is paired no more"),
+                    );
+                }
+            } else if retired.is_none() && self.known.insert(id) {
+                crate::notice::say(
+                    crate::notice::Level::Always,
+                    format!("stratego-host: arena: {name} added: it joins when the arena starts again"),
+                );
+            }
+        }
+    }
 }
 
 impl GameSource for ArenaSource {
     fn next_game(&mut self) -> Option<GameSpec> {
         let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(roster) = self.roster.as_mut() {
+            roster.refresh(&mut pool);
+        }
         if let Some(hub) = &self.hub {
             for (&i, status) in self.remote.iter().zip(hub.status()) {
                 pool.set_present(i, status.connected);
@@ -420,8 +494,17 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         remote.len(),
         run.concurrency
     );
-    let source =
-        ArenaSource { pool: pool.clone(), event: event.clone(), prefix: run_prefix(), next: 0, hub: None, remote };
+    let known: HashSet<i64> = all.iter().map(|b| b.id).collect();
+    let roster = Roster::open(file, ids.clone(), known);
+    let source = ArenaSource {
+        pool: pool.clone(),
+        event: event.clone(),
+        prefix: run_prefix(),
+        next: 0,
+        hub: None,
+        remote,
+        roster,
+    };
     let kind = ArenaKind {
         arena: Rc::new(RefCell::new(arena)),
         source: RefCell::new(Some(source)),
