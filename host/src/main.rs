@@ -33,6 +33,10 @@ fn main() {
             init_logging(args.log_level());
             args.into_plan().and_then(stratego_host::commands::ladder::run)
         }
+        Command::Arena(args) => {
+            init_logging(args.log_level());
+            args.into_plan().and_then(stratego_host::commands::arena::run)
+        }
         Command::Token(args) => stratego_host::commands::token::token(args.out.as_deref()),
         Command::Connect(args) => {
             init_logging("warn");

@@ -9,12 +9,14 @@
 //! - [`config`]: the tournament file (TOML).
 //! - [`each`]: `--each KEY=VALUE`, options given to every bot.
 //! - [`ladder`]: `ladder`'s flags.
+//! - [`arena`]: `arena`'s flags.
 //! - [`remote`]: `--listen` and its limits, `token`'s and `connect`'s flags.
 //! - [`records`]: `merge`, `export`, `replay` and `convert`'s flags.
 //!
 //! May import every layer below it; prints nothing, blocks on nothing but reading the files
 //! its flags name, spawns nothing.
 
+pub mod arena;
 pub mod config;
 pub mod each;
 pub mod ladder;
@@ -94,6 +96,11 @@ pub enum Command {
     /// A persistent rating ladder in one SQLite file, for CI pipelines: add and retire bots,
     /// play the pairings that most reduce the ratings' uncertainty, print the table.
     Ladder(Box<ladder::LadderArgs>),
+    /// An always-on arena in one SQLite file (a ladder file): `arena add|retire|token FILE
+    /// NAME` admin its entrants; `arena run FILE` pairs whoever is idle and present (local
+    /// entrants sandboxed, remote ones while connected), plays until SIGINT/SIGTERM, saves
+    /// each game as it finishes and rates by Bradley–Terry.
+    Arena(Box<arena::ArenaArgs>),
     /// Check that a bot follows the protocol: a pass/fail report and an exit code for the
     /// bot author's CI (0 all passed, 4 a check failed, 3 the bot cannot be started: no
     /// such program, or it ended or was silent before its first `ready`).

@@ -8,6 +8,7 @@
 //! - [`harness`]: the one harness of every command that plays games (its `--out` directory
 //!   and resume, the sinks, the executor, the end); `ladder play` uses it too.
 //! - [`ladder`]: the SQLite ladder (`add`, `play`, `table`, …).
+//! - [`arena`]: the always-on arena on a ladder file (`add`, `retire`, `token`, `run`).
 //! - [`check`]: the conformance battery.
 //! - [`merge`], [`export`] (and [`export_pgn`]), [`replay`], [`convert`]: the commands that
 //!   read records.
@@ -16,6 +17,7 @@
 //! May import every layer below; may print (what it prints on stderr; stdout is `main.rs`'s);
 //! blocks (each command runs its own runtime).
 
+pub mod arena;
 pub mod check;
 pub mod connect;
 pub mod convert;

@@ -108,6 +108,8 @@ pub enum Games {
     List(VecDeque<GameSpec>),
     /// An SPRT's pairs.
     Pairs(PairSource),
+    /// Games made by a source of a competition above this layer (the arena's pairings).
+    Other(Box<dyn GameSource>),
 }
 
 impl GameSource for Games {
@@ -115,6 +117,7 @@ impl GameSource for Games {
         match self {
             Games::List(games) => games.next_game(),
             Games::Pairs(pairs) => pairs.next_game(),
+            Games::Other(source) => source.next_game(),
         }
     }
 
@@ -122,6 +125,20 @@ impl GameSource for Games {
         match self {
             Games::List(games) => games.most(),
             Games::Pairs(pairs) => pairs.most(),
+            Games::Other(source) => source.most(),
+        }
+    }
+
+    fn ends_when_empty(&self) -> bool {
+        match self {
+            Games::Other(source) => source.ends_when_empty(),
+            _ => true,
+        }
+    }
+
+    fn hub_started(&mut self, hub: &std::sync::Arc<crate::remote::hub::Hub>) {
+        if let Games::Other(source) = self {
+            source.hub_started(hub);
         }
     }
 }

@@ -40,7 +40,22 @@ pub trait GameSource: Send {
     fn most(&self) -> Option<usize> {
         None
     }
+
+    /// Whether a `None` from [`GameSource::next_game`] is the end of the run (by default), or
+    /// only "none yet" (the arena: its idle entrants are too few now): then a worker slot
+    /// asks again a little later, until the run is stopped.
+    fn ends_when_empty(&self) -> bool {
+        true
+    }
+
+    /// Told the run's `--listen` hub once it is started (the arena pairs only remote bots
+    /// that are connected). By default nothing.
+    fn hub_started(&mut self, _hub: &Arc<Hub>) {}
 }
+
+/// How long a worker slot waits before it asks a source that had no game for one again
+/// ([`GameSource::ends_when_empty`] false).
+const ASK_AGAIN: std::time::Duration = std::time::Duration::from_millis(50);
 
 impl GameSource for VecDeque<GameSpec> {
     fn next_game(&mut self) -> Option<GameSpec> {
@@ -140,7 +155,7 @@ impl Executor {
         }
         // Nothing to play (a finished plan, a decided test: a rerun is a report): no
         // address is bound for remote bots that would play no game.
-        let hub = if first.is_none() { Ok(None) } else { self.start_hub().await };
+        let hub = if first.is_none() && source.ends_when_empty() { Ok(None) } else { self.start_hub().await };
         let hub = match hub {
             Ok(h) => h,
             Err(f) => {
@@ -154,6 +169,9 @@ impl Executor {
                 return end;
             }
         };
+        if let Some(h) = &hub {
+            source.hub_started(h);
+        }
         let source = Prepended { first, rest: source };
         // No more slots than games (each slot is a thread, with its own event loop).
         let slots = self.concurrency.max(1).min(source.most().unwrap_or(usize::MAX).max(1));
@@ -293,7 +311,26 @@ impl Executor {
             let (spec, replays) = match again.take() {
                 Some(a) => a,
                 None => {
-                    let Some(spec) = source.lock().unwrap_or_else(|e| e.into_inner()).next_game() else { break };
+                    let next = {
+                        let mut source = source.lock().unwrap_or_else(|e| e.into_inner());
+                        source.next_game().ok_or_else(|| source.ends_when_empty())
+                    };
+                    let spec = match next {
+                        Ok(spec) => spec,
+                        Err(true) => break,
+                        Err(false) => {
+                            // None yet (the arena's entrants are busy or away): the game held
+                            // for its kept processes is reported now (the source may wait for
+                            // its end to pair its bots again), then ask again.
+                            if let Some(h) = held.take() {
+                                if !self.release(h, &mut pool, &tx).await {
+                                    break;
+                                }
+                            }
+                            tokio::time::sleep(ASK_AGAIN).await;
+                            continue;
+                        }
+                    };
                     let _ = tx.send(Event::GameStarted { spec: spec.clone() });
                     (spec, 0)
                 }
@@ -380,20 +417,26 @@ impl Executor {
             }
         }
         // The last game's kept processes end: their last words and exit go to it.
-        if let Some(mut h) = held {
-            for color in Color::ALL {
-                if let Some((id, _)) = h.waiting[color].take() {
-                    if let Some(s) = pool[id].pop() {
-                        let (exit, report) = s.close(self.settings.grace).await;
-                        h.closed(color, exit, report);
-                    }
-                }
-            }
-            h.report(&tx).await;
+        if let Some(h) = held {
+            self.release(h, &mut pool, &tx).await;
         }
         for s in pool.into_iter().flatten() {
             crate::session::BotSession::shutdown(s, self.settings.grace).await;
         }
+    }
+
+    /// Closes the kept processes of the held game `h` (their last words and exit go to it)
+    /// and reports it. False when nobody listens anymore.
+    async fn release(&self, mut h: Held, pool: &mut [Vec<AnySession>], tx: &mpsc::UnboundedSender<Event>) -> bool {
+        for color in Color::ALL {
+            if let Some((id, _)) = h.waiting[color].take() {
+                if let Some(s) = pool[id].pop() {
+                    let (exit, report) = s.close(self.settings.grace).await;
+                    h.closed(color, exit, report);
+                }
+            }
+        }
+        h.report(tx).await
     }
 
     /// Starts every distinct bot of the event once, as its games start it (the same
@@ -616,6 +659,14 @@ impl<S: GameSource> GameSource for Prepended<S> {
 
     fn most(&self) -> Option<usize> {
         Some(usize::from(self.first.is_some()) + self.rest.most()?)
+    }
+
+    fn ends_when_empty(&self) -> bool {
+        self.rest.ends_when_empty()
+    }
+
+    fn hub_started(&mut self, hub: &Arc<Hub>) {
+        self.rest.hub_started(hub);
     }
 }
 

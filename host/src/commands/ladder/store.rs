@@ -382,7 +382,16 @@ impl Ladder {
     /// by another command (exit 2), a database error (exit 1).
     pub fn add(&mut self, name: &str, arg: &str) -> Result<String, ConfigError> {
         check_name(name)?;
-        let mut spec = BotSpec::parse(arg).map_err(usage)?;
+        self.add_spec(name, BotSpec::parse(arg).map_err(usage)?)
+    }
+
+    /// [`Ladder::add`] of a parsed spec (the arena adds a bot's new version with the spec of
+    /// its old one).
+    ///
+    /// # Errors
+    /// As [`Ladder::add`].
+    pub fn add_spec(&mut self, name: &str, mut spec: BotSpec) -> Result<String, ConfigError> {
+        check_name(name)?;
         spec.name = name.to_owned();
         // Stored with an absolute `dir` (the working directory when none is given), so that
         // `play` starts it from any directory; `sample-bot` and remote bots need none.
@@ -563,6 +572,14 @@ impl Ladder {
         )?;
         tx.execute("INSERT INTO records (game, record) VALUES (?1, ?2)", params![tx.last_insert_rowid(), frame])?;
         tx.commit()
+    }
+
+    /// Whether a game of id `game_id` is saved.
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn has_game(&self, game_id: &str) -> rusqlite::Result<bool> {
+        self.conn.query_row("SELECT EXISTS (SELECT 1 FROM games WHERE game_id = ?1)", [game_id], |r| r.get(0))
     }
 
     /// The records of the latest `limit` games that still have theirs, newest first.

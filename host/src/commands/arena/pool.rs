@@ -1,0 +1,218 @@
+//! The arena's pool of entrants: who is idle and present, and the next pairing among them
+//! (the ladder's uncertainty-reducing choice, [`choose_pairs`], over the idle entrants; never
+//! the same pair twice in a row; colours balanced). Pure state, no I/O: the arena's game
+//! source asks it for a pairing, its report sink tells it when a game is saved.
+
+use std::collections::HashMap;
+
+use stratego_rules::ByColor;
+
+use crate::commands::ladder::play::choose_pairs;
+use crate::commands::ladder::store::PairTally;
+
+/// One entrant, by executor id.
+#[derive(Clone, Debug)]
+struct Entrant {
+    /// Playing a game now.
+    busy: bool,
+    /// Can be paired: a local entrant always, a remote one while connected.
+    present: bool,
+    /// Retired while the arena runs: paired no more.
+    retired: bool,
+    /// Games saved (every game in the file, this run's included).
+    games: u64,
+    /// Games as Red less games as Blue.
+    balance: i64,
+    /// The opponent of its last game.
+    last: Option<usize>,
+}
+
+/// The entrants of a running arena.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    entrants: Vec<Entrant>,
+    /// Games between two entrants (smaller id first).
+    met: HashMap<(usize, usize), u64>,
+}
+
+/// A blocked pairing's weight: it is chosen only when nothing else is left, and then refused.
+const BLOCKED: u64 = u64::MAX / 4;
+
+fn key(a: usize, b: usize) -> (usize, usize) {
+    (a.min(b), a.max(b))
+}
+
+impl Pool {
+    /// The pool of entrants with database ids `ids` (by executor id), `present` as given
+    /// (remote entrants are not, until connected), their games and colours from the file's
+    /// tallies (`tallies`: every ordered pairing that played; games with entrants not in
+    /// `ids` count for the games and colours, not for `met`).
+    pub fn new(ids: &[i64], present: &[bool], tallies: &[PairTally]) -> Pool {
+        let at: HashMap<i64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let mut entrants: Vec<Entrant> = present
+            .iter()
+            .map(|&p| Entrant { busy: false, present: p, retired: false, games: 0, balance: 0, last: None })
+            .collect();
+        let mut met = HashMap::new();
+        let mut latest: HashMap<usize, (i64, usize)> = HashMap::new();
+        for t in tallies {
+            let (red, blue) = (at.get(&t.red).copied(), at.get(&t.blue).copied());
+            if let Some(r) = red {
+                entrants[r].games += t.games;
+                entrants[r].balance += t.games as i64;
+            }
+            if let Some(b) = blue {
+                entrants[b].games += t.games;
+                entrants[b].balance -= t.games as i64;
+            }
+            if let (Some(r), Some(b)) = (red, blue) {
+                *met.entry(key(r, b)).or_default() += t.games;
+                // The last opponent as far as the tallies tell (their latest game's pairing).
+                for (me, other) in [(r, b), (b, r)] {
+                    let e = latest.entry(me).or_insert((t.last_played, other));
+                    if t.last_played > e.0 {
+                        *e = (t.last_played, other);
+                    }
+                }
+            }
+        }
+        for (me, (_, other)) in latest {
+            entrants[me].last = Some(other);
+        }
+        Pool { entrants, met }
+    }
+
+    /// Marks entrant `i` present (a remote entrant connected) or not.
+    pub fn set_present(&mut self, i: usize, present: bool) {
+        self.entrants[i].present = present;
+    }
+
+    /// Entrant `i` was retired: it is paired no more (its game now, if any, ends as usual).
+    pub fn retire(&mut self, i: usize) {
+        self.entrants[i].retired = true;
+    }
+
+    /// Entrants playing now.
+    pub fn busy(&self) -> usize {
+        self.entrants.iter().filter(|e| e.busy).count()
+    }
+
+    /// Whether `a` and `b` played each other in the last game of either.
+    fn blocked(&self, a: usize, b: usize) -> bool {
+        self.entrants[a].last == Some(b) || self.entrants[b].last == Some(a)
+    }
+
+    /// The next game among the idle, present entrants (by executor id, Red and Blue), both
+    /// then busy; `None` when fewer than two can play now. The entrant with the fewest games
+    /// plays its least-met opponent ([`choose_pairs`]); a pair that played each other's last
+    /// game is not paired again while a third entrant is present (busy or not: then they
+    /// wait for it). Red is the one of the two that played Blue more often.
+    pub fn choose(&mut self) -> Option<ByColor<usize>> {
+        let can = |e: &Entrant| e.present && !e.retired;
+        let mut idle: Vec<usize> =
+            (0..self.entrants.len()).filter(|&i| !self.entrants[i].busy && can(&self.entrants[i])).collect();
+        let present = self.entrants.iter().filter(|e| can(e)).count();
+        while idle.len() >= 2 {
+            let games: Vec<u64> = idle.iter().map(|&i| self.entrants[i].games).collect();
+            let met_of = |k: usize| -> Result<HashMap<usize, u64>, ()> {
+                let a = idle[k];
+                Ok(idle
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &b)| b != a)
+                    .map(|(j, &b)| {
+                        let met = self.met.get(&key(a, b)).copied().unwrap_or(0);
+                        (j, if self.blocked(a, b) && present > 2 { BLOCKED } else { met })
+                    })
+                    .collect())
+            };
+            let (k, j) = *choose_pairs(&games, met_of, 1).ok()?.first()?;
+            let (a, b) = (idle[k], idle[j]);
+            if self.blocked(a, b) && present > 2 {
+                // `a` has no other idle opponent now: it waits, the others may still play.
+                idle.remove(k);
+                continue;
+            }
+            let (ea, eb) = (&self.entrants[a], &self.entrants[b]);
+            let seats = if (ea.balance, a) <= (eb.balance, b) { ByColor::new(a, b) } else { ByColor::new(b, a) };
+            self.entrants[a].busy = true;
+            self.entrants[b].busy = true;
+            return Some(seats);
+        }
+        None
+    }
+
+    /// A game of `seats` was saved: both are idle again and the tallies count it.
+    pub fn saved(&mut self, seats: ByColor<usize>) {
+        self.ended(seats);
+        let (r, b) = (seats.red, seats.blue);
+        self.entrants[r].games += 1;
+        self.entrants[r].balance += 1;
+        self.entrants[r].last = Some(b);
+        self.entrants[b].games += 1;
+        self.entrants[b].balance -= 1;
+        self.entrants[b].last = Some(r);
+        *self.met.entry(key(r, b)).or_default() += 1;
+    }
+
+    /// A game of `seats` ended without being saved: both are idle again.
+    pub fn ended(&mut self, seats: ByColor<usize>) {
+        self.entrants[seats.red].busy = false;
+        self.entrants[seats.blue].busy = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(red: i64, blue: i64, games: u64, last_played: i64) -> PairTally {
+        PairTally { red, blue, games, last_played, ..PairTally::default() }
+    }
+
+    #[test]
+    fn idle_present_entrants_are_paired_never_twice_in_a_row_with_colours_balanced() {
+        let mut pool = Pool::new(&[10, 11, 12], &[true, true, true], &[]);
+        let first = pool.choose().unwrap();
+        assert_eq!((first.red, first.blue), (0, 1));
+        // Entrant 2 alone is idle: no game.
+        assert_eq!(pool.choose(), None);
+        pool.saved(first);
+        // 0 and 1 just met: 2 plays one of them; the other waits (not 0 against 1 again).
+        let second = pool.choose().unwrap();
+        assert!(second.red == 2 || second.blue == 2, "{second:?}");
+        assert_eq!(pool.choose(), None);
+        pool.saved(second);
+        let third = pool.choose().unwrap();
+        let pair = key(third.red, third.blue);
+        assert!(pair != key(second.red, second.blue), "{third:?} after {second:?}");
+        // Colours: an entrant that played Red plays Blue against one that played Blue.
+        let mut pool = Pool::new(&[1, 2], &[true, true], &[tally(1, 2, 3, 100)]);
+        let g = pool.choose().unwrap();
+        assert_eq!((g.red, g.blue), (1, 0));
+        // Only two present: they play again (no one to wait for).
+        pool.saved(g);
+        assert!(pool.choose().is_some());
+    }
+
+    #[test]
+    fn absent_entrants_are_not_paired() {
+        let mut pool = Pool::new(&[1, 2, 3], &[true, false, true], &[]);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (0, 2));
+        pool.ended(g);
+        pool.set_present(0, false);
+        assert_eq!(pool.choose(), None);
+        pool.set_present(1, true);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (1, 2));
+        assert_eq!(pool.busy(), 2);
+        // Retired: not paired, present or not.
+        pool.ended(g);
+        pool.set_present(0, true);
+        pool.retire(1);
+        pool.set_present(1, true);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (0, 2));
+    }
+}

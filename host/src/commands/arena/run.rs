@@ -1,0 +1,527 @@
+//! `arena run FILE`: the arena as a competition played through the one harness
+//! ([`crate::commands::harness::run_competition`]) until SIGINT/SIGTERM.
+//!
+//! - the entrants: the file's active bots when the run starts (local ones made entrants as
+//!   `match` makes them, sandboxed unless `--no-sandbox`; remote ones by their token hashes,
+//!   present while connected to `--listen`);
+//! - the roster: [`Roster`] reads the file's entrants again at most once a second, so that
+//!   `arena retire` takes effect at once; an entrant added is said to join at the next start;
+//! - the games: [`ArenaSource`] asks the [`Pool`] for a pairing whenever a game slot is free
+//!   (`-j N` slots); when fewer than two entrants are idle and present it has none yet, and
+//!   the slot asks again a little later ([`crate::run::executor::GameSource::ends_when_empty`]);
+//! - the report: [`ArenaReport`], the run's first sink after the startup guard, saves each
+//!   finished game in its own transaction (the ladder's [`Ladder::insert_game`]), then frees
+//!   its two entrants; the table (the ladder's Bradley–Terry, [`LadderTable`]) is the live
+//!   page's standings, `--report-every`'s report, and the output at the end;
+//! - the running list `FILE.running`: the ids of the games running now, written anew when
+//!   a game starts and once it is saved; the next run names those not in the file as void
+//!   ([`void_games`]) and starts the list anew.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use stratego_rules::ByColor;
+
+use super::pool::Pool;
+use crate::commands::Outcome;
+use crate::commands::ladder::store::{Ladder, LadderBot};
+use crate::commands::ladder::table::LadderTable;
+use crate::compete::competition::{Competition, Games, Header, Page, ReportSink};
+use crate::compete::report::json;
+use crate::display::terminal::style::Style;
+use crate::remote::hub::Hub;
+use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::executor::{Entrant, GameSource};
+use crate::run::plan::{ConfigError, RunConfig, usage};
+use crate::run::schedule::{self, GameSpec};
+
+/// The list of games started and not known to be saved, beside the arena's file.
+pub fn running_list(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".running");
+    PathBuf::from(name)
+}
+
+/// The games of the running list `list` that `arena` does not hold: those that were running
+/// when the arena last stopped (void: not counted), in the order they started.
+///
+/// # Errors
+/// The list cannot be read, or a database error.
+pub fn void_games(arena: &Ladder, list: &Path) -> Result<Vec<String>, String> {
+    let text = match std::fs::read_to_string(list) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", list.display())),
+    };
+    let mut void = Vec::new();
+    // A line cut by a kill is the id of a game that never reached the database either.
+    for id in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !arena.has_game(id).map_err(|e| e.to_string())? {
+            void.push(id.to_owned());
+        }
+    }
+    Ok(void)
+}
+
+/// The arena's games: a pairing from the pool whenever a slot asks.
+struct ArenaSource {
+    pool: Arc<Mutex<Pool>>,
+    event: schedule::EventSpec,
+    /// This run's game id prefix.
+    prefix: String,
+    /// Games handed out.
+    next: u32,
+    /// The `--listen` hub, once started.
+    hub: Option<Arc<Hub>>,
+    /// The remote entrants' executor ids, in order (the hub's status is in that order).
+    remote: Vec<usize>,
+    /// The file's roster, read again at most once a second ([`Roster`]).
+    roster: Option<Roster>,
+}
+
+/// The arena's entrants as its file says while it runs: `arena retire` takes effect at once
+/// (the entrant is paired no more), an entrant added is said to join at the next start.
+struct Roster {
+    /// A read-only connection to the arena's file.
+    conn: rusqlite::Connection,
+    /// When it was last read.
+    read: std::time::Instant,
+    /// Database id of each executor id.
+    ids: Vec<i64>,
+    /// Bots known: those of the file at the start, and those said since.
+    known: HashSet<i64>,
+    /// Executor ids retired since the start.
+    retired: HashSet<usize>,
+}
+
+impl Roster {
+    /// Opens the file read-only; `None` (with a warning) when it cannot be: retiring then
+    /// takes effect at the next start.
+    fn open(file: &Path, ids: Vec<i64>, known: HashSet<i64>) -> Option<Roster> {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = rusqlite::Connection::open_with_flags(file, flags)
+            .and_then(|c| c.execute_batch("PRAGMA trusted_schema = OFF;").map(|()| c))
+            .and_then(|c| c.busy_timeout(std::time::Duration::from_secs(1)).map(|()| c));
+        match conn {
+            Ok(conn) => Some(Roster { conn, read: std::time::Instant::now(), ids, known, retired: HashSet::new() }),
+            Err(e) => {
+                crate::notice::warn(format_args!(
+                    "arena: {}: {e}: an entrant retired while the arena runs plays on until it starts again",
+                    file.display()
+                ));
+                None
+            }
+        }
+    }
+
+    /// Reads the roster again if a second has passed: retires in `pool` the entrants
+    /// retired since, and says so, and says which entrants were added.
+    fn refresh(&mut self, pool: &mut Pool) {
+        if self.read.elapsed() < std::time::Duration::from_secs(1) {
+            return;
+        }
+        self.read = std::time::Instant::now();
+        let rows: rusqlite::Result<Vec<(i64, String, Option<i64>)>> = self
+            .conn
+            .prepare_cached("SELECT id, name, retired_unix FROM bots")
+            .and_then(|mut stmt| stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect());
+        let Ok(rows) = rows else { return };
+        for (id, name, retired) in rows {
+            let name = crate::terminal_text::clean(&name).into_owned();
+            if let (Some(i), Some(_)) = (self.ids.iter().position(|&x| x == id), retired) {
+                if self.retired.insert(i) {
+                    pool.retire(i);
+                    crate::notice::say(
+                        crate::notice::Level::Always,
+                        format!("stratego-host: arena: {name} retired: it is paired no more"),
+                    );
+                }
+            } else if retired.is_none() && self.known.insert(id) {
+                crate::notice::say(
+                    crate::notice::Level::Always,
+                    format!("stratego-host: arena: {name} added: it joins when the arena starts again"),
+                );
+            }
+        }
+    }
+}
+
+impl GameSource for ArenaSource {
+    fn next_game(&mut self) -> Option<GameSpec> {
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(roster) = self.roster.as_mut() {
+            roster.refresh(&mut pool);
+        }
+        if let Some(hub) = &self.hub {
+            for (&i, status) in self.remote.iter().zip(hub.status()) {
+                pool.set_present(i, status.connected);
+            }
+        }
+        let seats = pool.choose()?;
+        drop(pool);
+        let n = self.next;
+        self.next += 1;
+        let [game, _] = schedule::pair_games(&self.event, n, seats.red, seats.blue);
+        Some(GameSpec { game_id: format!("{}-{}", self.prefix, n + 1), index: n, ..game })
+    }
+
+    fn ends_when_empty(&self) -> bool {
+        false
+    }
+
+    fn hub_started(&mut self, hub: &Arc<Hub>) {
+        self.hub = Some(hub.clone());
+    }
+}
+
+/// `arena run` as the harness plays it.
+struct ArenaKind {
+    arena: Rc<RefCell<Ladder>>,
+    source: RefCell<Option<ArenaSource>>,
+    pool: Arc<Mutex<Pool>>,
+    /// Database id of each executor bot id.
+    ids: Vec<i64>,
+    /// Program hash of each executor bot id, now (remote entrants: none).
+    versions: Vec<Option<String>>,
+    /// The running list.
+    list: PathBuf,
+}
+
+impl Competition for ArenaKind {
+    fn name(&self) -> &'static str {
+        "arena"
+    }
+
+    fn pairing(&self) -> (schedule::Format, u32) {
+        (schedule::Format::RoundRobin, 2)
+    }
+
+    fn open_ended(&self) -> Option<&'static str> {
+        Some("an arena pairs its entrants as it goes")
+    }
+
+    /// None planned: the arena makes its games as entrants become idle.
+    fn games(&self, _event: &schedule::EventSpec) -> Vec<GameSpec> {
+        Vec::new()
+    }
+
+    fn source(&self, _event: &schedule::EventSpec, _todo: std::collections::VecDeque<GameSpec>) -> Games {
+        match self.source.borrow_mut().take() {
+            Some(s) => Games::Other(Box::new(s)),
+            None => Games::List(Default::default()),
+        }
+    }
+
+    fn report_sink(&self, _header: &Header) -> Box<dyn ReportSink> {
+        Box::new(ArenaReport {
+            arena: self.arena.clone(),
+            pool: self.pool.clone(),
+            ids: self.ids.clone(),
+            versions: self.versions.clone(),
+            list: self.list.clone(),
+            running: HashSet::new(),
+            saved: 0,
+            table: None,
+        })
+    }
+
+    fn keeps_games(&self) -> bool {
+        true
+    }
+
+    fn title(&self, _names: &[&str]) -> String {
+        "arena".to_owned()
+    }
+}
+
+/// Saves every finished game at once, frees its entrants; its report is the table.
+struct ArenaReport {
+    arena: Rc<RefCell<Ladder>>,
+    pool: Arc<Mutex<Pool>>,
+    ids: Vec<i64>,
+    versions: Vec<Option<String>>,
+    list: PathBuf,
+    /// Games started and not finished.
+    running: HashSet<String>,
+    saved: u32,
+    table: Option<LadderTable>,
+}
+
+impl Sink for ArenaReport {
+    fn on_event(&mut self, event: &Event) -> Flow {
+        match event {
+            Event::GameStarted { spec } => {
+                self.running.insert(spec.game_id.clone());
+                self.write_list()
+            }
+            Event::GameFinished { spec, record } => {
+                let seats = spec.seats;
+                self.running.remove(&spec.game_id);
+                let ids = ByColor::new(self.ids[seats.red], self.ids[seats.blue]);
+                let versions = ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
+                let saved = self.arena.borrow_mut().insert_game(record, ids, versions);
+                let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+                match saved {
+                    Ok(()) => {
+                        pool.saved(seats);
+                        drop(pool);
+                        self.saved += 1;
+                        self.write_list()
+                    }
+                    Err(e) => {
+                        pool.ended(seats);
+                        Flow::Fail(Failure {
+                            message: format!("arena: cannot save game {}: {e}", record.game_id),
+                            code: crate::exit::FAILURE,
+                        })
+                    }
+                }
+            }
+            _ => Flow::Continue,
+        }
+    }
+}
+
+impl ArenaReport {
+    /// Writes the running list anew (a new file renamed over the old: a kill leaves one or
+    /// the other whole): the games running now.
+    fn write_list(&self) -> Flow {
+        let mut ids: Vec<&str> = self.running.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        let mut tmp = self.list.clone().into_os_string();
+        tmp.push(".new");
+        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.list));
+        match written {
+            Ok(()) => Flow::Continue,
+            Err(e) => Flow::Fail(Failure {
+                message: format!("arena: cannot write {}: {e}", self.list.display()),
+                code: crate::exit::FAILURE,
+            }),
+        }
+    }
+
+    fn table_now(&self) -> String {
+        match LadderTable::read(&self.arena.borrow()) {
+            Ok(t) => t.render(),
+            Err(e) => format!("the table cannot be read: {e}\n"),
+        }
+    }
+}
+
+impl ReportSink for ArenaReport {
+    fn progress(&self) -> Option<String> {
+        None
+    }
+
+    /// The table now, refitted from every game in the file (the live page's standings).
+    fn interim(&self, _done: u64) -> String {
+        format!(
+            "{} saved in this run, {} playing now\n{}",
+            stratego_stats::plural(u64::from(self.saved), "game"),
+            self.running.len(),
+            self.table_now()
+        )
+    }
+
+    fn text(&self, _style: Style) -> String {
+        self.table.as_ref().map(LadderTable::render).unwrap_or_default()
+    }
+
+    fn json(&self, _event: Option<&str>) -> String {
+        self.table.as_ref().map(json).unwrap_or_default()
+    }
+
+    fn page(&self) -> Page {
+        Page { title: "arena".to_owned(), summary_html: None, extra: Vec::new() }
+    }
+
+    fn code(&self) -> i32 {
+        crate::exit::OK
+    }
+
+    fn live_standings(&self) -> bool {
+        true
+    }
+
+    fn conclude(&mut self) -> Result<(), Failure> {
+        let table = LadderTable::read(&self.arena.borrow())
+            .map_err(|message| Failure { message, code: crate::exit::FAILURE })?;
+        self.table = Some(table);
+        Ok(())
+    }
+
+    fn end_message(&self, end: &RunEnd, _records: Option<&str>) -> Option<String> {
+        let mut running: Vec<&str> = self.running.iter().map(String::as_str).collect();
+        running.sort_unstable();
+        let void = if running.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} running when it stopped {} void (not counted): {}",
+                stratego_stats::plural(running.len() as u64, "game"),
+                if running.len() == 1 { "is" } else { "are" },
+                crate::terminal_text::clean(&running.join(", "))
+            )
+        };
+        let how = if end.cancelled { "stopped" } else { "ended" };
+        Some(format!("arena {how}: {} saved in this run{void}", stratego_stats::plural(u64::from(self.saved), "game")))
+    }
+}
+
+/// Makes an arena bot an entrant, as `match` does (its name cleaned for a terminal).
+fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
+    let mut spec = bot.spec.clone();
+    spec.name = crate::terminal_text::clean(&bot.name).into_owned();
+    crate::run::plan::entrant(spec, run).map_err(|mut e| {
+        if bot.spec.limits.sandbox.is_none() && e.message.contains("--sandbox") {
+            e.message = format!(
+                "arena: local entrants run in the sandbox by default, and it cannot run here: {} (or `arena run --no-sandbox`, trusting every entrant's program)",
+                e.message
+            );
+        }
+        e
+    })
+}
+
+/// A prefix unique to this run: `arena-<unix ms>-<random>`.
+fn run_prefix() -> String {
+    let t = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let random = stratego_protocol::Rng::derive(t.as_nanos() as u64, u64::from(std::process::id()));
+    format!("arena-{}-{:08x}", t.as_millis(), random as u32)
+}
+
+/// A local entrant whose program changed since it played its games is a new version: it
+/// plays as a new entrant `BASE@HASH` (BASE: its name up to an `@`; HASH: the first 8
+/// digits of the program's hash), a rating line of its own, added now if it is not in the
+/// file; the old entrant keeps its games and its place in the table and is paired no more.
+/// One that played no game just has its new hash recorded. Returns the ids of the entrants
+/// paired no more.
+fn new_versions(arena: &mut Ladder) -> Result<HashSet<i64>, ConfigError> {
+    let all = arena.bots().map_err(|e| usage(format!("arena: {e}")))?;
+    let played = arena.games_played().map_err(|e| usage(format!("arena: {e}")))?;
+    let names: HashSet<&str> = all.iter().map(|b| b.name.as_str()).collect();
+    let mut superseded = HashSet::new();
+    for b in all.iter().filter(|b| b.retired_unix.is_none() && !b.spec.remote) {
+        let spec = b.spec.clone().resolve_builtin();
+        let Some((_, now)) = crate::run::manifest::executable_hash(&spec.command, spec.dir.as_deref()) else {
+            continue;
+        };
+        if b.version.as_deref() == Some(now.as_str()) {
+            continue;
+        }
+        let games = played.get(&b.id).copied().unwrap_or(0);
+        if games == 0 {
+            // No game of the old version: nothing mixes (`add` records the new hash).
+            arena.add_spec(&b.name, b.spec.clone())?;
+            continue;
+        }
+        let base = b.name.split('@').next().unwrap_or(&b.name);
+        let name = format!("{base}@{}", now.get(..8).unwrap_or(&now));
+        superseded.insert(b.id);
+        if names.contains(name.as_str()) && !all.iter().any(|o| o.name == name && o.retired_unix.is_some()) {
+            // Said when the new version was added, at an earlier start.
+            tracing::info!("arena: {}: superseded by {}", b.name, name);
+            continue;
+        }
+        arena.add_spec(&name, b.spec.clone())?;
+        eprintln!(
+            "stratego-host: arena: {}: its program changed since its {} ({} -> {now}): the new version plays as {}, a rating line of its own; {} keeps its games and its place in the table (`arena retire` hides it)",
+            crate::terminal_text::clean(&b.name),
+            stratego_stats::plural(games, "game"),
+            b.version.as_deref().unwrap_or("?"),
+            crate::terminal_text::clean(&name),
+            crate::terminal_text::clean(&b.name)
+        );
+    }
+    Ok(superseded)
+}
+
+/// `arena run`: says which games of the last run are void, then plays until stopped.
+pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<Outcome, ConfigError> {
+    let list = running_list(file);
+    let void = void_games(&arena, &list).map_err(|e| usage(format!("arena: {e}")))?;
+    if !void.is_empty() {
+        eprintln!(
+            "stratego-host: arena: {} running when the arena last stopped {} void (not counted): {}",
+            stratego_stats::plural(void.len() as u64, "game"),
+            if void.len() == 1 { "was" } else { "were" },
+            crate::terminal_text::clean(&void.join(", "))
+        );
+    }
+    std::fs::write(&list, "").map_err(|e| usage(format!("arena: {}: {e}", list.display())))?;
+    let mut arena = arena;
+    let superseded = new_versions(&mut arena)?;
+    let all = arena.bots().map_err(|e| usage(format!("arena: {e}")))?;
+    let active: Vec<&LadderBot> =
+        all.iter().filter(|b| b.retired_unix.is_none() && !superseded.contains(&b.id)).collect();
+    if active.len() < 2 {
+        return Err(usage(format!(
+            "arena: {} active entrants; `arena add FILE NAME COMMAND` or `arena token FILE NAME` at least two",
+            active.len()
+        )));
+    }
+    // The arena's file, its journal and its running list: no sandbox shows them.
+    for suffix in ["", "-wal", "-shm", "-journal", ".running", ".running.new"] {
+        let mut name = file.as_os_str().to_owned();
+        name.push(suffix);
+        run.hidden.push(name.into());
+    }
+    let bots = active.iter().map(|b| entrant(b, &run)).collect::<Result<Vec<_>, _>>()?;
+    let versions: Vec<Option<String>> = bots
+        .iter()
+        .map(|e| {
+            (!e.spec.remote)
+                .then(|| crate::run::manifest::executable_hash(&e.spec.command, e.spec.dir.as_deref()).map(|(_, h)| h))
+                .flatten()
+        })
+        .collect();
+    let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
+    let present: Vec<bool> = bots.iter().map(|b| !b.spec.remote).collect();
+    let tallies = arena.pair_tallies().map_err(|e| usage(format!("arena: {e}")))?;
+    let pool = Arc::new(Mutex::new(Pool::new(&ids, &present, &tallies)));
+    let book = crate::commands::harness::load_book(&run)?;
+    let event = run.schedule_event(&bots, schedule::Format::RoundRobin, 2, book.as_ref().map(|b| b.len() as u32));
+    let remote: Vec<usize> = bots.iter().enumerate().filter(|(_, b)| b.spec.remote).map(|(i, _)| i).collect();
+    tracing::info!(
+        "arena: {} entrants ({} local, {} remote), up to {} games at once",
+        bots.len(),
+        bots.len() - remote.len(),
+        remote.len(),
+        run.concurrency
+    );
+    let known: HashSet<i64> = all.iter().map(|b| b.id).collect();
+    let roster = Roster::open(file, ids.clone(), known);
+    let source = ArenaSource {
+        pool: pool.clone(),
+        event: event.clone(),
+        prefix: run_prefix(),
+        next: 0,
+        hub: None,
+        remote,
+        roster,
+    };
+    let kind = ArenaKind {
+        arena: Rc::new(RefCell::new(arena)),
+        source: RefCell::new(Some(source)),
+        pool,
+        ids,
+        versions,
+        list,
+    };
+    if let (Some(dir), true) = (&run.out, run.compress) {
+        crate::record::compress_allowed(dir).map_err(usage)?;
+    }
+    let records = match &run.out {
+        Some(dir) => Some(
+            crate::record::RecordWriter::open(dir, run.compress)
+                .map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
+        ),
+        None => None,
+    };
+    crate::commands::harness::run_competition(&run, &bots, &kind, event, book, records, None)
+}
