@@ -44,8 +44,12 @@ pub struct ListenOptions {
     pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
     /// `--connect-timeout`: how long a game waits for a remote bot that is not connected.
     pub connect_timeout: Duration,
-    /// `--reconnect-s`: how long a game waits for a bot whose connection was lost.
+    /// `--reconnect-s`: the time away a bot has in one game: how long, summed over the
+    /// game, it may be without its connection while the game waits for it (its clock
+    /// paused; see [`crate::session::remote_session`]).
     pub reconnect: Duration,
+    /// `--reconnect-event-s`: the same, summed over the bot's games of the whole event.
+    pub reconnect_event: Duration,
     /// `--handshake-timeout-ms`: TLS and WebSocket handshake, token included.
     pub handshake_timeout: Duration,
     /// `--max-connections`: connections at once, authenticated or not.
@@ -170,6 +174,11 @@ pub struct ConnStats {
     pub bytes_sent: AtomicU64,
     /// Bytes of frames received.
     pub bytes_received: AtomicU64,
+    /// Its `connect` client shares the bot's stderr tail (it sent the header
+    /// `X-Stratego-Stderr-Tail: shared`): one comes after each `game_over`.
+    pub shares_stderr: AtomicBool,
+    /// The last stderr tail it sent (`{"type":"stderr_tail",…}`): the game's id and the text.
+    pub stderr_tail: Mutex<Option<(String, String)>>,
 }
 
 /// One live connection of a bot, as a session holds it.
@@ -192,6 +201,14 @@ pub struct Link {
     /// the bot wrote while it was not connected).
     pub owed: VecDeque<Owed>,
 }
+
+/// The upgrade request's header by which a `connect` client says it shares its bot's
+/// stderr tail (value `shared`).
+pub const STDERR_TAIL_HEADER: &str = "x-stratego-stderr-tail";
+
+/// How a stderr tail line of a `connect` client starts (see
+/// [`crate::remote::client::STDERR_TAIL`]).
+const STDERR_TAIL_LINE: &str = r#"{"type":"stderr_tail""#;
 
 /// Requests a connection remembers as unanswered (see [`Link::owed`]).
 pub const OWED: usize = 32;
@@ -232,6 +249,8 @@ struct Slot {
     live: Option<u64>,
     /// A game holds its connection (or waits to get it back after a loss).
     leased: bool,
+    /// Time away (its connection lost while a game waited for it) over the event so far.
+    away: Duration,
 }
 
 /// Why a game gets no connection.
@@ -642,12 +661,15 @@ impl Hub {
             }
         }
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
+        let stats = Arc::new(ConnStats::default());
         let hs = {
-            let (hub, chosen) = (self.clone(), chosen.clone());
+            let (hub, chosen, shares) = (self.clone(), chosen.clone(), stats.clone());
             // The callback's type is tungstenite's (its refusal is a whole HTTP response).
             #[allow(clippy::result_large_err)]
             let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
                 let verdict = hub.authenticate(req);
+                let shared = req.headers().get(STDERR_TAIL_HEADER).is_some_and(|v| v.as_bytes() == b"shared");
+                shares.shares_stderr.store(shared, Ordering::SeqCst);
                 let answer = match &verdict {
                     Ok(_) => Ok(resp),
                     Err(Refusal(status, why)) => {
@@ -709,7 +731,6 @@ impl Hub {
         let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
-        let stats = Arc::new(ConnStats::default());
         let taken = {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             if s.live.is_some() {
@@ -829,6 +850,22 @@ impl Hub {
                 let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
                 return s.idle.take_if(|l| l.id != lost);
             }
+        }
+    }
+
+    /// The time away bot `bot` has left in the event (`--reconnect-event-s` less what its
+    /// games have used).
+    pub fn away_left(&self, bot: usize) -> Duration {
+        let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) else { return Duration::ZERO };
+        let used = slot.lock().unwrap_or_else(|e| e.into_inner()).away;
+        self.options.reconnect_event.saturating_sub(used)
+    }
+
+    /// Bot `bot` was away `away` (a game waited that long for its connection): it is taken
+    /// from its time away in the event.
+    pub fn charge_away(&self, bot: usize, away: Duration) {
+        if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
+            slot.lock().unwrap_or_else(|e| e.into_inner()).away += away;
         }
     }
 
@@ -1015,6 +1052,15 @@ async fn serve(
                             let _ = in_tx.try_send(Incoming::Fault(f));
                             let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: "one protocol line per text frame".into() })).await;
                             return gone("it sent a frame of several lines".to_owned());
+                        }
+                        if line.starts_with(STDERR_TAIL_LINE) {
+                            // Its connect client's, not the bot's: the game's stderr tail.
+                            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                                let game = v["game_id"].as_str().unwrap_or_default().to_owned();
+                                let text = v["text"].as_str().unwrap_or_default().to_owned();
+                                *stats.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()) = Some((game, text));
+                            }
+                            continue;
                         }
                         if let Err(e) = in_tx.try_send(Incoming::Line(line.to_owned(), now)) {
                             if matches!(e, mpsc::error::TrySendError::Closed(_)) {

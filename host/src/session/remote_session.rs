@@ -60,6 +60,10 @@ pub struct RemoteSession {
     sent_turn: bool,
     notes: Vec<String>,
     quota: LagQuota,
+    /// When the last line went out on the connection (the start of a request's time).
+    last_written: Option<Instant>,
+    /// Time away in the current game: waited for its connection, its clock paused.
+    away: Duration,
     bytes_to_bot: u64,
     bytes_from_bot: u64,
 }
@@ -89,6 +93,8 @@ impl RemoteSession {
             sent_turn: false,
             notes: Vec::new(),
             quota: LagQuota::default(),
+            last_written: None,
+            away: Duration::ZERO,
             bytes_to_bot: 0,
             bytes_from_bot: 0,
         }
@@ -197,6 +203,7 @@ impl RemoteSession {
     /// Sends a line; false when the connection is gone.
     async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Option<Instant> {
         let line = RemoteSession::encode(msg);
+        self.last_written = None;
         self.log(Direction::ToBot, line.as_bytes());
         let link = self.link.as_ref()?;
         let (tx, rx) = tokio::sync::oneshot::channel();
@@ -206,22 +213,24 @@ impl RemoteSession {
             return None;
         }
         let at = tokio::time::timeout_at(deadline.into(), rx).await.ok()?.ok()?;
+        self.last_written = Some(at);
         self.bytes_to_bot += n;
         Some(at)
     }
 
-    /// The connection was lost: waits for the bot to come back (until `deadline` and at
-    /// most `--reconnect-s`), then greets it again for this game. Returns the fault when
-    /// it does not come back.
-    async fn resume(&mut self, why: String, deadline: Instant) -> Result<(), SessionError> {
-        let lost_at = Instant::now();
-        let window = self.hub.options().reconnect;
-        let until = deadline.min(lost_at + window);
+    /// The connection was lost: waits for the bot to come back, at most the time away it
+    /// has left (in this game, `--reconnect-s`, and in the event, `--reconnect-event-s`),
+    /// then greets it again for this game. Returns when the time away ends (the deadline of
+    /// what follows the greeting), or the fault when it does not come back.
+    async fn resume(&mut self, why: String, lost_at: Instant) -> Result<Instant, SessionError> {
+        let game_left = self.hub.options().reconnect.saturating_sub(self.away);
+        let event_left = self.hub.away_left(self.bot);
+        let until = lost_at + game_left.min(event_left);
         let old = self.link.take().map(|l| l.id).unwrap_or(0);
         crate::notice::say(
             crate::notice::Level::Info,
             format!(
-                "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back",
+                "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back (its clock paused)",
                 self.game_id,
                 self.name,
                 until.saturating_duration_since(lost_at).as_secs_f64()
@@ -229,11 +238,22 @@ impl RemoteSession {
         );
         let Some(link) = self.hub.relink(self.bot, old, until).await else {
             self.failed = true;
-            let what = if deadline <= lost_at + window { "before its clock ran out" } else { "within --reconnect-s" };
+            self.charge_away(lost_at);
+            let what = if game_left <= event_left {
+                format!(
+                    "its time away in this game (--reconnect-s {:.1} s)",
+                    self.hub.options().reconnect.as_secs_f64()
+                )
+            } else {
+                format!(
+                    "its time away in the event (--reconnect-event-s {:.1} s)",
+                    self.hub.options().reconnect_event.as_secs_f64()
+                )
+            };
             return Err(SessionError::Fault(Fault::new(
                 Reason::Disconnected,
                 format!(
-                    "its connection was lost ({why}) and it did not come back {what} ({:.1} s)",
+                    "its connection was lost ({why}) and it did not come back within {what}: {:.1} s were left",
                     until.saturating_duration_since(lost_at).as_secs_f64()
                 ),
             )));
@@ -241,22 +261,37 @@ impl RemoteSession {
         self.link = Some(link);
         self.lost = None;
         self.notes.push(format!(
-            "connection lost ({why}); back after {:.2} s, game state and request sent again",
+            "connection lost ({why}); back after {:.2} s (time away, not on its clock), game state and request sent again",
             lost_at.elapsed().as_secs_f64()
         ));
         // Greet it again for this game (a fresh process behind it knows nothing), then the
         // pending request follows.
         if let Some(hello) = self.hello.clone() {
-            let mut d = Some(deadline);
-            let r = self.exchange(&hello, &mut d, Duration::ZERO, (Answer::Ready, None), true).await?;
+            let mut d = Some(until);
+            let r = self.exchange(&hello, &mut d, Duration::ZERO, (Answer::Ready, None), true).await;
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    self.charge_away(lost_at);
+                    return Err(e);
+                }
+            };
             if let BotMessage::Ready(r) = r.0 {
                 self.ready = Some(r);
             } else {
                 self.failed = true;
+                self.charge_away(lost_at);
                 return Err(unexpected(&r.0, "\"ready\""));
             }
         }
-        Ok(())
+        Ok(until)
+    }
+
+    /// The time since `lost_at` was time away: taken from the game's and the event's.
+    fn charge_away(&mut self, lost_at: Instant) {
+        let away = lost_at.elapsed();
+        self.away += away;
+        self.hub.charge_away(self.bot, away);
     }
 
     /// Sends `msg` (answered by `expect`), then waits for its answer until `deadline`,
@@ -386,8 +421,10 @@ impl RemoteSession {
 
     /// Sends a request and waits for its answer within `limit` from the end of the write
     /// (plus the lag allowance for a move, `paced`). A connection lost meanwhile is waited
-    /// for and the request sent again on the new one; the deadline and the charge count
-    /// from the first write (the bot's clock keeps running).
+    /// for (see [`RemoteSession::resume`]) and the request sent again on the new one: the
+    /// request's clock is paused from the loss until the request is written again (the
+    /// time away, bounded per game and per event, and recorded), and runs on with what it
+    /// had left. The bot is charged the time its request was out on a connection.
     ///
     /// After a reconnection the request sent is `resend`'s (when given): a bot that keeps
     /// its own board gets its own setup again (a `setup_request` with `fixed`) and a turn
@@ -412,41 +449,48 @@ impl RemoteSession {
         let mut resent: Option<HostMessage> = None;
         let one_way = self.link.as_ref().and_then(|l| l.stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).one_way());
         let allowance = if paced { self.quota.allowance(one_way) } else { Duration::ZERO };
-        let limit = limit + allowance;
-        let mut deadline: Option<Instant> = None;
-        let mut first_written: Option<Instant> = None;
+        // What the request's clock has left, and what it has charged before the current
+        // write (time out on a connection that was then lost).
+        let mut left = limit + allowance;
+        let mut used = Duration::ZERO;
         loop {
             if let Some(why) = self.lost.take() {
-                let d = *deadline.get_or_insert_with(|| Instant::now() + limit);
-                self.resume(why, d).await?;
+                let lost_at = Instant::now();
+                let until = self.resume(why, lost_at).await?;
                 if let Some(f) = resend {
                     let again = f(self);
                     if let Some(setup) = again.setup {
-                        let r = self.exchange(&setup, &mut Some(d), Duration::ZERO, (Answer::Setup, None), true).await;
+                        let r =
+                            self.exchange(&setup, &mut Some(until), Duration::ZERO, (Answer::Setup, None), true).await;
                         match r {
                             Ok((BotMessage::Setup(_), _, _)) => {}
                             Ok((other, _, _)) => {
                                 self.failed = true;
+                                self.charge_away(lost_at);
                                 return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
                             }
                             // Lost again: resumed at the top of the loop.
                             Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
+                                self.charge_away(lost_at);
                                 continue;
                             }
                             Err(e) => {
                                 self.failed = true;
+                                self.charge_away(lost_at);
                                 return Err(e);
                             }
                         }
                     }
                     resent = Some(again.request);
                 }
+                self.charge_away(lost_at);
             }
             let msg = resent.as_ref().unwrap_or(msg);
             if let Some(l) = self.link.as_ref() {
                 l.stats.thinking.store(true, Ordering::SeqCst);
             }
-            let result = self.exchange(msg, &mut deadline, limit, expect, false).await;
+            let mut deadline = None;
+            let result = self.exchange(msg, &mut deadline, left, expect, false).await;
             if let Some(f) = self.fault.take() {
                 self.failed = true;
                 return Err(SessionError::Fault(f));
@@ -456,7 +500,7 @@ impl RemoteSession {
             }
             match result {
                 Ok((answer, written, at)) => {
-                    let raw = at.saturating_duration_since(*first_written.get_or_insert(written));
+                    let raw = used + at.saturating_duration_since(written);
                     let (took, lag) = if paced {
                         let credit = self.quota.credit(allowance, raw);
                         (raw - credit, Some(LagCredit { lag: one_way.unwrap_or_default(), credit }))
@@ -465,10 +509,21 @@ impl RemoteSession {
                     };
                     return Ok(Timed { value: answer, took, stall_credit: Duration::ZERO, lag });
                 }
-                // Lost: resumed at the top of the loop.
+                // Lost: resumed at the top of the loop, with what the clock had left then
+                // (the time since the write was out on a connection: charged).
                 Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
-                    if first_written.is_none() {
-                        first_written = deadline.map(|d| d - limit);
+                    if let Some(w) = self.last_written.take() {
+                        let out = w.elapsed();
+                        used += out;
+                        left = left.saturating_sub(out);
+                    }
+                    if left.is_zero() {
+                        self.failed = true;
+                        return Err(SessionError::Timeout {
+                            stall_credit: Duration::ZERO,
+                            late: Duration::ZERO,
+                            note: Some("its connection was lost after its time had run out".to_owned()),
+                        });
                     }
                 }
                 Err(e) => {
@@ -568,6 +623,7 @@ impl BotSession for RemoteSession {
         self.setup_request = None;
         self.bytes_to_bot = 0;
         self.bytes_from_bot = 0;
+        self.away = Duration::ZERO;
         let hello = messages::hello(start);
         self.hello = Some(hello.clone());
         let answer = self
@@ -662,6 +718,7 @@ impl BotSession for RemoteSession {
             bytes_from_bot: self.bytes_from_bot,
             process_note: (!notes.is_empty()).then(|| notes.join("; ")),
             unrequested: self.unrequested.clone(),
+            away: self.away,
         }
     }
 
@@ -676,17 +733,49 @@ impl BotSession for RemoteSession {
         self.close(grace).await.0
     }
 
-    async fn close(mut self, _grace: Duration) -> (String, SessionReport) {
-        // `quit`, then the connection goes back: its process ends on the entrant's side.
-        if self.link.is_some() && self.lost.is_none() {
+    async fn close(mut self, grace: Duration) -> (String, SessionReport) {
+        // `quit` (unless it plays several games a process: it is kept, as a local one is),
+        // then the connection goes back: a process told to quit ends on the entrant's side.
+        let multi_game = !self.failed && self.ready.as_ref().is_some_and(|r| r.multi_game);
+        let alive = self.link.is_some() && self.lost.is_none();
+        if alive && !multi_game {
             self.tell(&HostMessage::Quit(Quit {})).await;
+        }
+        let mut stderr_tail = String::new();
+        if alive {
+            // The stderr tail its connect client shares (--share-stderr-tail) follows
+            // game_over at once: it is waited for a moment.
+            let stats = self.link.as_ref().map(|l| l.stats.clone());
+            if let Some(stats) = stats.filter(|s| s.shares_stderr.load(Ordering::SeqCst)) {
+                let until = Instant::now() + grace.clamp(Duration::from_millis(100), Duration::from_secs(2));
+                loop {
+                    let tail = stats
+                        .stderr_tail
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take_if(|(g, _)| *g == self.game_id);
+                    if let Some((_, text)) = tail {
+                        stderr_tail = text;
+                        break;
+                    }
+                    if Instant::now() >= until {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
             // What it said after game_over belongs to this game.
             self.take_waiting_lines();
         }
-        let report = self.report();
+        let mut report = self.report();
+        report.stderr_bytes = stderr_tail.len() as u64;
+        report.stderr_tail = stderr_tail;
         let how = match (&self.not_connected, &self.lost) {
             (Some(_), _) => "remote: never connected".to_owned(),
             (None, Some(why)) => format!("remote: connection lost ({why})"),
+            (None, None) if multi_game => {
+                "remote: kept for its next game (multi_game); the connection stays".to_owned()
+            }
             (None, None) => "remote: told to quit; the connection stays for its next game".to_owned(),
         };
         self.release();
