@@ -62,6 +62,20 @@ pub struct ConnectOptions {
     pub share_stderr_tail: bool,
 }
 
+/// The upgrade request's header by which a `connect` client says whether its bot's
+/// process from a lost connection still runs: `GAME_ID LINES` (the game it was in, and how
+/// many of that game's lines it had read), or `-` for none.
+pub const RESUME_HEADER: &str = "x-stratego-resume";
+
+/// The `type` of the line the host sends a `connect` client whose connection it resumes
+/// (`{"type":"resume","game_id":…,"read":N}`: its bot's process had read the game's first
+/// N lines; the lines after them follow). Never passed on to the bot.
+pub const RESUME: &str = "resume";
+
+/// The upgrade request's header by which a `connect` client says it shares its bot's
+/// stderr tail (value `shared`).
+pub const STDERR_TAIL_HEADER: &str = "x-stratego-stderr-tail";
+
 /// Close code (WebSocket, application range) of a connection whose bot's program ended
 /// mid-game: the host records its game as lost with reason `crash`, the reason text saying
 /// how it ended.
@@ -223,6 +237,12 @@ struct Bot {
     multi_game: bool,
     /// The game it was greeted for (its last `hello`'s `game_id`).
     game: Option<String>,
+    /// Lines of that game passed to it (its `hello` is the first).
+    read: u64,
+    /// Its answer (`ready`, `setup`, `move`, `resign`) to the last request passed to it,
+    /// once it gave one: sent again on a resumed connection whose host still waits for it
+    /// (it may have been lost with the connection).
+    answer: Option<String>,
     /// Its process group (its process's id), killed when it ends.
     pgid: Option<i32>,
     guardian: Option<Arc<Guardian>>,
@@ -409,6 +429,8 @@ impl Bot {
             over: false,
             multi_game: false,
             game: None,
+            read: 0,
+            answer: None,
             pgid,
             guardian: guardian.cloned(),
         })
@@ -565,6 +587,11 @@ impl Tally {
         self.ended = true;
     }
 
+    /// The id of the last game begun.
+    fn current(&self) -> Option<&str> {
+        self.games.last().map(|g| g.game_id.as_str())
+    }
+
     /// The bot lost its game on this side.
     fn failed_here(&mut self, why: &str) {
         if self.ended {
@@ -605,11 +632,15 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
             return tally.report(EXIT_REFUSED, "a file could not be opened");
         }
     };
-    let mut state = State { bot: None, tally, sinks };
+    let mut state = State { bot: None, tally, sinks, held: None };
     let mut backoff = Duration::from_millis(100);
     let mut unreachable_since = Instant::now();
     loop {
-        let ws = match open(&opts, &tls).await {
+        // A process still in a game (its connection lost) is offered for that game: the
+        // host resumes it (it keeps its state) or greets it again.
+        let resume =
+            state.bot.as_ref().filter(|b| !b.over && !b.quitting).and_then(|b| Some((b.game.clone()?, b.read)));
+        let ws = match open(&opts, &tls, resume.as_ref()).await {
             Ok(ws) => ws,
             Err(ConnectError::Refused(why)) => {
                 crate::notice::say(
@@ -642,12 +673,15 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
         crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: connected to {}", opts.url));
         state.sinks.log("connect", &format!("# connected to {}", opts.url));
         backoff = Duration::from_millis(100);
-        // Lines the bot wrote while there was no connection answered requests the host
-        // will make again: they are dropped.
-        if let Some(b) = state.bot.as_mut() {
-            while b.lines.try_recv().is_ok() {}
+        // Lines the bot wrote while there was no connection answer requests the host will
+        // make again, unless it resumes the connection: they wait for its first word.
+        if resume.is_none() {
+            state.held = None;
+            if let Some(b) = state.bot.as_mut() {
+                while b.lines.try_recv().is_ok() {}
+            }
         }
-        match relay(ws, &mut state, &opts, setup, guardian.as_ref()).await {
+        match relay(ws, &mut state, &opts, setup, guardian.as_ref(), resume.is_some()).await {
             Ended::Over => {
                 crate::notice::say(crate::notice::Level::Always, "stratego-host connect: the host ended the event");
                 state.sinks.log("connect", "# the host ended the event");
@@ -681,6 +715,9 @@ struct State {
     bot: Option<Bot>,
     tally: Tally,
     sinks: Sinks,
+    /// A line of the bot's that could not be sent (the connection was lost): sent first
+    /// on a resumed connection, else dropped.
+    held: Option<String>,
 }
 
 /// How a connection ended.
@@ -703,14 +740,18 @@ async fn relay(
     opts: &ConnectOptions,
     setup: ChildSetup,
     guardian: Option<&Arc<Guardian>>,
+    offered: bool,
 ) -> Ended {
     let mut heartbeat = tokio::time::interval(opts.heartbeat);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
-    let State { bot, tally, sinks } = state;
+    let State { bot, tally, sinks, held } = state;
+    // With a resume offered, the bot's lines wait for the host's first word: `resume`
+    // (they go on, in order) or anything else (they answered requests made again: dropped).
+    let mut gate = offered;
     loop {
         let bot_line = async {
-            match bot.as_mut() {
+            match bot.as_mut().filter(|_| !gate) {
                 Some(b) => b.lines.recv().await,
                 None => std::future::pending().await,
             }
@@ -722,10 +763,41 @@ async fn relay(
                     Some(Ok(Message::Text(t))) => {
                         let line = t.as_str();
                         sinks.log("host>bot", line);
+                        if std::mem::take(&mut gate) {
+                            if is_type(line, RESUME) {
+                                // Resumed: the answer the host waits for, if the bot gave it
+                                // (it may have been lost with the connection), then what
+                                // the bot wrote meanwhile.
+                                let waiting = serde_json::from_str::<serde_json::Value>(line)
+                                    .is_ok_and(|m| m["resend_answer"] == true);
+                                let answer = bot.as_ref().and_then(|b| b.answer.clone()).filter(|_| waiting);
+                                let held_line = held.take().filter(|l| Some(l) != answer.as_ref());
+                                for l in answer.into_iter().chain(held_line) {
+                                    sinks.log("bot>host", &l);
+                                    if let Err(e) = ws.send(Message::text(l)).await {
+                                        return Ended::Lost(format!("writing to the host failed: {e}"));
+                                    }
+                                }
+                                continue;
+                            }
+                            *held = None;
+                            if let Some(b) = bot.as_mut() {
+                                while b.lines.try_recv().is_ok() {}
+                            }
+                        }
                         let hello = is_type(line, "hello");
-                        let parsed = (hello || is_type(line, "game_over"))
+                        let over = is_type(line, "game_over");
+                        let parsed = (hello || over)
                             .then(|| serde_json::from_str::<serde_json::Value>(line).unwrap_or_default());
                         let game = parsed.as_ref().and_then(|m| m["game_id"].as_str().map(str::to_owned));
+                        if over && !bot.as_ref().is_some_and(|b| !b.over && b.game == game) {
+                            // The end of a game that went on without it (its connection was
+                            // lost): said, and passed to no process.
+                            if let Some(m) = &parsed {
+                                tally.game_over(m);
+                            }
+                            continue;
+                        }
                         // A bot told to quit, or at a new game's hello one whose game is
                         // over and that plays one game a process, or one whose game never
                         // ended for it (its connection was lost and the game went on
@@ -761,7 +833,7 @@ async fn relay(
                                 Err(e) => {
                                     crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
                                     tally.failed_here(&e);
-                                    return fail_game(ws, CLOSE_CRASH, e, sinks).await;
+                                    return fail_game(ws, CLOSE_CRASH, e, sinks, tally.current()).await;
                                 }
                             }
                         }
@@ -774,6 +846,11 @@ async fn relay(
                             // The same game's hello again (after a reconnection), or the next.
                             b.over = false;
                             b.game = game;
+                            b.read = 0;
+                        }
+                        b.read += 1;
+                        if hello || is_type(line, "setup_request") || is_type(line, "turn") {
+                            b.answer = None;
                         }
                         let mut bytes = Vec::with_capacity(line.len() + 1);
                         bytes.extend_from_slice(line.as_bytes());
@@ -791,9 +868,9 @@ async fn relay(
                                 // (--share-stderr-tail): a moment for its last words first.
                                 tokio::time::sleep(Duration::from_millis(50)).await;
                                 let text = tail.lock().unwrap_or_else(|e| e.into_inner()).take();
-                                let frame = serde_json::json!({"type": STDERR_TAIL, "game_id": m["game_id"], "text": text});
-                                sinks.log("connect", &frame.to_string());
-                                if let Err(e) = ws.send(Message::text(frame.to_string())).await {
+                                let frame = tail_line(m["game_id"].as_str().unwrap_or_default(), &text);
+                                sinks.log("connect", &frame);
+                                if let Err(e) = ws.send(Message::text(frame)).await {
                                     return Ended::Lost(format!("writing to the host failed: {e}"));
                                 }
                             }
@@ -819,13 +896,19 @@ async fn relay(
                 match line {
                     Some(Ok(line)) => {
                         sinks.log("bot>host", &line);
-                        if is_type(&line, "ready") {
-                            if let Some(b) = bot.as_mut() {
+                        let t = bot_type(&line);
+                        if let Some(b) = bot.as_mut() {
+                            if t.as_deref() == Some("ready") {
                                 b.multi_game = serde_json::from_str::<serde_json::Value>(&line)
                                     .is_ok_and(|m| m["multi_game"] == true);
                             }
+                            if matches!(t.as_deref(), Some("ready" | "setup" | "move" | "resign")) {
+                                b.answer = Some(line.clone());
+                            }
                         }
-                        if let Err(e) = ws.send(Message::text(line)).await {
+                        if let Err(e) = ws.send(Message::text(line.clone())).await {
+                            // Kept for a resumed connection.
+                            *held = Some(line);
                             return Ended::Lost(format!("writing to the host failed: {e}"));
                         }
                     }
@@ -833,7 +916,7 @@ async fn relay(
                         crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}; the bot is stopped"));
                         *bot = None;
                         tally.failed_here(&why);
-                        return fail_game(ws, code, why, sinks).await;
+                        return fail_game(ws, code, why, sinks, tally.current()).await;
                     }
                     // Its output closed: its exit comes next.
                     None => {
@@ -851,7 +934,7 @@ async fn relay(
                                 let why = format!("the bot's program ended mid-game ({})", describe(status));
                                 crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}"));
                                 tally.failed_here(&why);
-                                return fail_game(ws, CLOSE_CRASH, why, sinks).await;
+                                return fail_game(ws, CLOSE_CRASH, why, sinks, tally.current()).await;
                             }
                         }
                     }
@@ -875,10 +958,31 @@ async fn relay(
 /// host keeps it in the game's record (`stderr_tail`); it never reaches the referee.
 pub const STDERR_TAIL: &str = "stderr_tail";
 
+/// The stderr tail line for game `game` (its `type` first: the host reads it from the start).
+fn tail_line(game: &str, text: &str) -> String {
+    let (game, text) = (serde_json::Value::from(game), serde_json::Value::from(text));
+    format!(r#"{{"type":"{STDERR_TAIL}","game_id":{game},"text":{text}}}"#)
+}
+
+/// The `type` of a bot's line (any JSON spacing and key order), if it has one.
+fn bot_type(line: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    Some(v.get("type")?.as_str()?.to_owned())
+}
+
 /// The bot failed its game: the host is told why in the close frame (it records the game
 /// as lost with the matching reason), and `connect` connects again for the next game.
-async fn fail_game(mut ws: Ws, code: u16, why: String, sinks: &Sinks) -> Ended {
+async fn fail_game(mut ws: Ws, code: u16, why: String, sinks: &Sinks, game: Option<&str>) -> Ended {
     sinks.log("connect", &format!("# the game is lost on this side ({code}): {why}"));
+    if let (Some(tail), Some(game)) = (&sinks.tail, game) {
+        // Its last words, for the organiser's record of the game (--share-stderr-tail):
+        // a moment for them to come through its pipe first.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let text = tail.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let frame = tail_line(game, &text);
+        sinks.log("connect", &frame);
+        let _ = ws.send(Message::text(frame)).await;
+    }
     // A close frame's reason holds at most 123 bytes.
     let mut reason = why.clone();
     while reason.len() > 123 {
@@ -902,7 +1006,11 @@ fn describe(status: Option<std::process::ExitStatus>) -> String {
 }
 
 /// Opens the connection: TCP, TLS for `wss://`, the WebSocket handshake with the token.
-async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfig>) -> Result<Ws, ConnectError> {
+async fn open(
+    opts: &ConnectOptions,
+    tls: &Arc<tokio_rustls::rustls::ClientConfig>,
+    resume: Option<&(String, u64)>,
+) -> Result<Ws, ConnectError> {
     let mut request = opts
         .url
         .as_str()
@@ -912,8 +1020,14 @@ async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfi
         .parse()
         .map_err(|_| ConnectError::Refused("the token is not a valid header value".to_owned()))?;
     request.headers_mut().insert("authorization", bearer);
+    // The game its process is in and the lines it has read, or `-` (the header also says
+    // that this client takes the ends of games played while it was away).
+    let offer = resume.map_or_else(|| "-".to_owned(), |(g, n)| format!("{g} {n}"));
+    if let Ok(v) = offer.parse() {
+        request.headers_mut().insert(RESUME_HEADER, v);
+    }
     if opts.share_stderr_tail {
-        request.headers_mut().insert(crate::remote::hub::STDERR_TAIL_HEADER, "shared".parse().expect("a header value"));
+        request.headers_mut().insert(STDERR_TAIL_HEADER, "shared".parse().expect("a header value"));
     }
     let uri = request.uri().clone();
     let secure = match uri.scheme_str() {

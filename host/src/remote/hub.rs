@@ -28,6 +28,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::reason::{Fault, Reason};
+use crate::remote::client::{RESUME_HEADER, STDERR_TAIL_HEADER};
 use crate::remote::lag::RttWindow;
 use crate::remote::token::{self, TokenHash};
 
@@ -177,6 +178,9 @@ pub struct ConnStats {
     /// Its `connect` client shares the bot's stderr tail (it sent the header
     /// `X-Stratego-Stderr-Tail: shared`): one comes after each `game_over`.
     pub shares_stderr: AtomicBool,
+    /// Its client sent the header `X-Stratego-Resume` (a `connect` client that takes up a
+    /// game again and is told of the games that ended while it was away).
+    pub resumable: AtomicBool,
     /// The last stderr tail it sent (`{"type":"stderr_tail",…}`): the game's id and the text.
     pub stderr_tail: Mutex<Option<(String, String)>>,
 }
@@ -198,13 +202,17 @@ pub struct Link {
     /// most [`OWED`]): an answer that comes later for one of them (one past its deadline,
     /// or for a game that has ended) is tied to it and dropped, never taken for the answer
     /// to a later request. A new connection owes nothing (its `connect` client drops what
-    /// the bot wrote while it was not connected).
+    /// the bot wrote while it was not connected, unless the connection is resumed).
     pub owed: VecDeque<Owed>,
+    /// What its `connect` client said in its `X-Stratego-Resume` header: the game its
+    /// bot's process (still running from a lost connection) was in, and how many of that
+    /// game's lines it had read. `None`: no such process.
+    pub resume: Option<(String, u64)>,
 }
 
-/// The upgrade request's header by which a `connect` client says it shares its bot's
-/// stderr tail (value `shared`).
-pub const STDERR_TAIL_HEADER: &str = "x-stratego-stderr-tail";
+/// Games that ended while a bot was away whose `game_over` a hub keeps for its next
+/// connection.
+pub const MISSED: usize = 4;
 
 /// How a stderr tail line of a `connect` client starts (see
 /// [`crate::remote::client::STDERR_TAIL`]).
@@ -251,6 +259,9 @@ struct Slot {
     leased: bool,
     /// Time away (its connection lost while a game waited for it) over the event so far.
     away: Duration,
+    /// `game_over` lines of games that ended while it was away, for its next connection
+    /// (at most [`MISSED`], the newest).
+    missed: VecDeque<String>,
 }
 
 /// Why a game gets no connection.
@@ -662,14 +673,20 @@ impl Hub {
         }
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
         let stats = Arc::new(ConnStats::default());
+        let resume: Arc<Mutex<Option<(String, u64)>>> = Arc::default();
         let hs = {
-            let (hub, chosen, shares) = (self.clone(), chosen.clone(), stats.clone());
+            let (hub, chosen, shares, resume) = (self.clone(), chosen.clone(), stats.clone(), resume.clone());
             // The callback's type is tungstenite's (its refusal is a whole HTTP response).
             #[allow(clippy::result_large_err)]
             let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
                 let verdict = hub.authenticate(req);
                 let shared = req.headers().get(STDERR_TAIL_HEADER).is_some_and(|v| v.as_bytes() == b"shared");
                 shares.shares_stderr.store(shared, Ordering::SeqCst);
+                if let Some(v) = req.headers().get(RESUME_HEADER).and_then(|v| v.to_str().ok()) {
+                    shares.resumable.store(true, Ordering::SeqCst);
+                    let parsed = v.trim().rsplit_once(' ').and_then(|(g, n)| Some((g.to_owned(), n.parse().ok()?)));
+                    *resume.lock().unwrap_or_else(|e| e.into_inner()) = parsed;
+                }
                 let answer = match &verdict {
                     Ok(_) => Ok(resp),
                     Err(Refusal(status, why)) => {
@@ -739,7 +756,16 @@ impl Hub {
                 s.live = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
-                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone(), owed: VecDeque::new() });
+                let resume = resume.lock().unwrap_or_else(|e| e.into_inner()).take();
+                // The games that ended while it was away: their ends first (its client
+                // says them to the entrant, and passes each to a process that was in it).
+                if stats.resumable.load(Ordering::SeqCst) {
+                    for line in s.missed.drain(..) {
+                        let _ = out_tx.try_send(Outgoing { line, written: None });
+                    }
+                }
+                s.idle =
+                    Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone(), owed: VecDeque::new(), resume });
                 true
             }
         };
@@ -866,6 +892,18 @@ impl Hub {
     pub fn charge_away(&self, bot: usize, away: Duration) {
         if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
             slot.lock().unwrap_or_else(|e| e.into_inner()).away += away;
+        }
+    }
+
+    /// A game of bot `bot` ended while it was away: its `game_over` line goes to the bot's
+    /// next connection (when its client takes such lines: see [`crate::remote::client::RESUME_HEADER`]).
+    pub fn missed_game_over(&self, bot: usize, line: String) {
+        if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if s.missed.len() == MISSED {
+                s.missed.pop_front();
+            }
+            s.missed.push_back(line);
         }
     }
 
