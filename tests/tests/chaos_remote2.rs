@@ -89,13 +89,20 @@ fn cutting_proxy(to: u16, cut: Arc<Mutex<Cut>>) -> u16 {
             let Ok(outbound) = TcpStream::connect(("127.0.0.1", to)) else { continue };
             let _ = inbound.set_nodelay(true);
             let _ = outbound.set_nodelay(true);
+            // Set before a turn is delivered and the connection cut: nothing of the bot's
+            // passes from then on, however the threads are scheduled.
+            let dead = Arc::new(std::sync::atomic::AtomicBool::new(false));
             // Bot to host: bytes as they come.
             {
                 let (mut from, mut into) = (inbound.try_clone().unwrap(), outbound.try_clone().unwrap());
+                let dead = dead.clone();
                 std::thread::spawn(move || {
                     let mut chunk = vec![0u8; 64 * 1024];
                     while let Ok(n) = from.read(&mut chunk) {
-                        if n == 0 || into.write_all(&chunk[..n]).is_err() {
+                        if n == 0
+                            || dead.load(std::sync::atomic::Ordering::SeqCst)
+                            || into.write_all(&chunk[..n]).is_err()
+                        {
                             break;
                         }
                     }
@@ -129,6 +136,7 @@ fn cutting_proxy(to: u16, cut: Arc<Mutex<Cut>>) -> u16 {
                             c.turns += 1;
                             if c.at.contains(&c.turns) {
                                 c.cuts += 1;
+                                dead.store(true, std::sync::atomic::Ordering::SeqCst);
                                 if c.deliver {
                                     let _ = into.write_all(&bytes);
                                 }

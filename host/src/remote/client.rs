@@ -771,7 +771,12 @@ async fn relay(
                                 let waiting = serde_json::from_str::<serde_json::Value>(line)
                                     .is_ok_and(|m| m["resend_answer"] == true);
                                 let answer = bot.as_ref().and_then(|b| b.answer.clone()).filter(|_| waiting);
-                                let held_line = held.take().filter(|l| Some(l) != answer.as_ref());
+                                // A held answer the host no longer waits for is dropped (it
+                                // would be taken for the next request's).
+                                let held_line = held.take().filter(|l| {
+                                    Some(l) != answer.as_ref()
+                                        && !matches!(bot_type(l).as_deref(), Some("ready" | "setup" | "move" | "resign"))
+                                });
                                 for l in answer.into_iter().chain(held_line) {
                                     sinks.log("bot>host", &l);
                                     if let Err(e) = ws.send(Message::text(l)).await {
