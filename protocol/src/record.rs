@@ -70,6 +70,11 @@ pub struct BotInfo {
     /// How the process ended, if it was stopped after this game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<String>,
+    /// A remote bot's time away in this game, microseconds: how long the game waited for
+    /// its lost connection to come back, its clock paused (not part of `think_us`).
+    /// Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub away_us: u64,
 }
 
 impl BotInfo {
@@ -95,6 +100,7 @@ impl BotInfo {
             process_note: None,
             unrequested: Vec::new(),
             exit: None,
+            away_us: 0,
         }
     }
 }

@@ -27,10 +27,15 @@ pub struct RemoteFlags {
     /// `not_connected`.
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub connect_timeout: String,
-    /// How long a game waits for a remote bot whose connection was lost (its clock
-    /// running); then it forfeits with `disconnected`.
+    /// A remote bot's time away in one game: how long, summed over the game, it may be
+    /// without its connection while the game waits for it to come back (its clock paused
+    /// meanwhile, in every time control); past it, it forfeits with `disconnected`.
     #[arg(long, value_name = "SECONDS", default_value = "10")]
     pub reconnect_s: String,
+    /// A remote bot's time away summed over all its games of the event (see
+    /// --reconnect-s); past it, a game it is away from forfeits with `disconnected`.
+    #[arg(long, value_name = "SECONDS", default_value = "60")]
+    pub reconnect_event_s: String,
     /// The TLS and WebSocket handshake (token included) must be done within this.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub handshake_timeout_ms: u64,
@@ -63,6 +68,7 @@ impl RemoteFlags {
             |flag: &str, text: &str| crate::game::clock::parse_seconds(text).map_err(|e| usage(format!("{flag}: {e}")));
         let connect_timeout = secs("--connect-timeout", &self.connect_timeout)?;
         let reconnect = secs("--reconnect-s", &self.reconnect_s)?;
+        let reconnect_event = secs("--reconnect-event-s", &self.reconnect_event_s)?;
         if self.heartbeat_ms < 10 {
             return Err(usage("--heartbeat-ms: at least 10"));
         }
@@ -79,6 +85,7 @@ impl RemoteFlags {
             tls,
             connect_timeout,
             reconnect,
+            reconnect_event,
             handshake_timeout: Duration::from_millis(self.handshake_timeout_ms),
             max_connections: self.max_connections,
             max_unauthenticated_per_ip: self.max_unauthenticated,
@@ -101,6 +108,16 @@ pub struct TokenArgs {
 
 /// `connect` options.
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Output: a line per game on stderr as it ends (opponent, colour, result, reason), and at the
+end a summary of the games on stdout.
+
+Exit codes:
+  0  the event is over; the bot lost no game by a fault of its own and saw every result
+  1  no connection could be made within --retry-s
+  2  the host refused the token (or --ca, --log-protocol or --bot-stderr could not be used)
+  3  the event is over, and the bot forfeited a game (crash, timeout, illegal move, its
+     connection lost too long, ...) or a game's result never reached it")]
 pub struct ConnectArgs {
     /// The host's address: wss://HOST:PORT (or ws:// on a trusted network, e.g. loopback).
     pub url: String,
@@ -119,6 +136,18 @@ pub struct ConnectArgs {
     /// A ping to the host this often; silence for 5 of these: connect again.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub heartbeat_ms: u64,
+    /// Append every protocol line both ways (`host>bot`, `bot>host`, each with its time)
+    /// and what connect did (`connect`: connected, lost, …) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub log_protocol: Option<PathBuf>,
+    /// Append the bot's stderr to FILE (else it goes to connect's own stderr).
+    #[arg(long, value_name = "FILE")]
+    pub bot_stderr: Option<PathBuf>,
+    /// Send the last 4 KiB the bot wrote to stderr in each game to the organiser, for
+    /// that game's record (`stderr_tail`); without it, nothing of its stderr leaves this
+    /// machine.
+    #[arg(long)]
+    pub share_stderr_tail: bool,
     /// The bot's command and arguments (after `--`).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -144,6 +173,9 @@ impl ConnectArgs {
             max_line: self.max_line,
             heartbeat,
             silence: heartbeat * 5,
+            log_protocol: self.log_protocol,
+            bot_stderr: self.bot_stderr,
+            share_stderr_tail: self.share_stderr_tail,
         })
     }
 }

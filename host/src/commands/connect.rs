@@ -5,7 +5,10 @@ use crate::commands::Outcome;
 use crate::remote::client::ConnectOptions;
 use crate::run::plan::ConfigError;
 
-/// `connect`: runs the bot here and carries its lines to the host until the event is over.
+/// `connect`: runs the bot here and carries its lines to the host until the event is over,
+/// saying a line per game on stderr as each ends, and printing a summary of its games on
+/// stdout at the end. Its exit code says how the event went for the bot: see
+/// [`crate::remote::client::EXIT_CLEAN`] and the codes beside it.
 /// The bot gets the parent-death signal: it dies with `connect`, even a SIGKILLed one (the
 /// runtime has one thread, the one that starts the bot and lives as long as `connect`);
 /// its process group (whatever it started) is killed by a guardian process then.
@@ -23,6 +26,7 @@ pub fn run(options: ConnectOptions) -> Result<Outcome, ConfigError> {
         }
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let code = runtime.block_on(crate::remote::client::run(options, crate::supervise::os::die_with_parent, guardian));
-    Ok(Outcome { stdout: String::new(), code })
+    let report = runtime.block_on(crate::remote::client::run(options, crate::supervise::os::die_with_parent, guardian));
+    // The games' lines went out as they ended (stderr); the summary is the command's output.
+    Ok(Outcome { stdout: report.summary(), code: report.code })
 }

@@ -53,7 +53,28 @@ pub struct ConnectOptions {
     pub heartbeat: Duration,
     /// See `heartbeat`.
     pub silence: Duration,
+    /// `--log-protocol`: every line both ways, and what `connect` did, appended here.
+    pub log_protocol: Option<PathBuf>,
+    /// `--bot-stderr`: the bot's stderr appended here (else it goes to connect's own).
+    pub bot_stderr: Option<PathBuf>,
+    /// `--share-stderr-tail`: the last bytes the bot wrote to stderr in each game go to
+    /// the organiser, for the game's record.
+    pub share_stderr_tail: bool,
 }
+
+/// The upgrade request's header by which a `connect` client says whether its bot's
+/// process from a lost connection still runs: `GAME_ID LINES` (the game it was in, and how
+/// many of that game's lines it had read), or `-` for none.
+pub const RESUME_HEADER: &str = "x-stratego-resume";
+
+/// The `type` of the line the host sends a `connect` client whose connection it resumes
+/// (`{"type":"resume","game_id":…,"read":N}`: its bot's process had read the game's first
+/// N lines; the lines after them follow). Never passed on to the bot.
+pub const RESUME: &str = "resume";
+
+/// The upgrade request's header by which a `connect` client says it shares its bot's
+/// stderr tail (value `shared`).
+pub const STDERR_TAIL_HEADER: &str = "x-stratego-stderr-tail";
 
 /// Close code (WebSocket, application range) of a connection whose bot's program ended
 /// mid-game: the host records its game as lost with reason `crash`, the reason text saying
@@ -64,10 +85,18 @@ pub const CLOSE_LINE_TOO_LONG: u16 = 4001;
 /// Close code: the bot wrote a line that is not UTF-8 (reason `invalid_utf8`).
 pub const CLOSE_INVALID_UTF8: u16 = 4002;
 
-/// Exit code: the host refused the token.
-pub const EXIT_REFUSED: i32 = 2;
+/// Exit code: the event is over, and the bot lost no game by a fault of its own and saw
+/// every game's result.
+pub const EXIT_CLEAN: i32 = 0;
 /// Exit code: no connection could be made within `--retry-s`.
 pub const EXIT_UNREACHABLE: i32 = 1;
+/// Exit code: the host refused the token (or a file or certificate given could not be
+/// used).
+pub const EXIT_REFUSED: i32 = 2;
+/// Exit code: the event is over, and the bot lost at least one game by a fault of its own
+/// (a forfeit: a crash, a timeout, an illegal move, its connection lost too long, …), or a
+/// game's result never reached it.
+pub const EXIT_FAULTS: i32 = 3;
 
 type Ws = tokio_tungstenite::WebSocketStream<Box<dyn ClientIo>>;
 
@@ -204,6 +233,16 @@ struct Bot {
     quitting: bool,
     /// `game_over` was passed on: a bot that plays one game a process may exit now.
     over: bool,
+    /// It said `multi_game` in its `ready`: it is kept for the next game (no `quit`).
+    multi_game: bool,
+    /// The game it was greeted for (its last `hello`'s `game_id`).
+    game: Option<String>,
+    /// Lines of that game passed to it (its `hello` is the first).
+    read: u64,
+    /// Its answer (`ready`, `setup`, `move`, `resign`) to the last request passed to it,
+    /// once it gave one: sent again on a resumed connection whose host still waits for it
+    /// (it may have been lost with the connection).
+    answer: Option<String>,
     /// Its process group (its process's id), killed when it ends.
     pgid: Option<i32>,
     guardian: Option<Arc<Guardian>>,
@@ -224,18 +263,85 @@ impl Drop for Bot {
     }
 }
 
+/// The last bytes a bot wrote to stderr in its current game, kept for the organiser's
+/// records when the entrant says so (`--share-stderr-tail`).
+#[derive(Debug, Default)]
+struct StderrTail {
+    text: Vec<u8>,
+}
+
+/// Bytes of a bot's stderr kept for the organiser ([`StderrTail`]).
+pub const SHARED_TAIL: usize = 4096;
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        self.text.extend_from_slice(bytes);
+        if self.text.len() > SHARED_TAIL {
+            let cut = self.text.len() - SHARED_TAIL;
+            self.text.drain(..cut);
+        }
+    }
+
+    fn take(&mut self) -> String {
+        String::from_utf8_lossy(&std::mem::take(&mut self.text)).into_owned()
+    }
+}
+
+/// Where `connect` writes what it carries (`--log-protocol`) and the bot's stderr
+/// (`--bot-stderr`), and the stderr tail it shares.
+#[derive(Clone, Debug, Default)]
+struct Sinks {
+    protocol: Option<Arc<std::sync::Mutex<std::fs::File>>>,
+    stderr: Option<Arc<std::sync::Mutex<std::fs::File>>>,
+    tail: Option<Arc<std::sync::Mutex<StderrTail>>>,
+}
+
+impl Sinks {
+    /// Opens the files (appended to) of `opts`.
+    fn open(opts: &ConnectOptions) -> Result<Sinks, String> {
+        let append = |p: &std::path::Path, flag: &str| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map(|f| Arc::new(std::sync::Mutex::new(f)))
+                .map_err(|e| format!("{flag} {}: {e}", p.display()))
+        };
+        Ok(Sinks {
+            protocol: opts.log_protocol.as_deref().map(|p| append(p, "--log-protocol")).transpose()?,
+            stderr: opts.bot_stderr.as_deref().map(|p| append(p, "--bot-stderr")).transpose()?,
+            tail: opts.share_stderr_tail.then(Arc::default),
+        })
+    }
+
+    /// One line of the protocol log: the time (seconds since the Unix epoch, to the
+    /// microsecond), who wrote it (`host>bot`, `bot>host`, or `connect` for what `connect`
+    /// itself saw), and the line.
+    fn log(&self, who: &str, line: &str) {
+        use std::io::Write;
+        let Some(f) = &self.protocol else { return };
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let text = format!("{}.{:06} {who} {line}\n", now.as_secs(), now.subsec_micros());
+        let _ = f.lock().unwrap_or_else(|e| e.into_inner()).write_all(text.as_bytes());
+    }
+}
+
 impl Bot {
     fn spawn(
         command: &[String],
         max_line: usize,
         setup: ChildSetup,
         guardian: Option<&Arc<Guardian>>,
+        sinks: &Sinks,
     ) -> Result<Bot, String> {
         let mut cmd = tokio::process::Command::new(&command[0]);
+        // Its stderr: to the --bot-stderr file, through connect when its tail is shared,
+        // else connect's own.
+        let piped = sinks.stderr.is_some() || sinks.tail.is_some();
         cmd.args(&command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if piped { Stdio::piped() } else { Stdio::inherit() })
             .process_group(0)
             .kill_on_drop(true);
         let parent = std::process::id() as i32;
@@ -259,6 +365,38 @@ impl Bot {
         }
         let mut child = cmd.spawn().map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        if let Some(mut err) = child.stderr.take() {
+            let (file, tail) = (sinks.stderr.clone(), sinks.tail.clone());
+            tokio::spawn(async move {
+                use std::io::Write;
+                use tokio::io::AsyncReadExt;
+                let mut buf = vec![0u8; 8192];
+                let mut line = Vec::new();
+                while let Ok(n) = err.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let bytes = &buf[..n];
+                    if let Some(t) = &tail {
+                        t.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
+                    }
+                    match &file {
+                        Some(f) => {
+                            let _ = f.lock().unwrap_or_else(|e| e.into_inner()).write_all(bytes);
+                        }
+                        None => {
+                            // No file: its lines go where connect's own go.
+                            line.extend_from_slice(bytes);
+                            while let Some(i) = line.iter().position(|&b| b == b'\n') {
+                                let l: Vec<u8> = line.drain(..=i).collect();
+                                let text = String::from_utf8_lossy(&l[..i]).into_owned();
+                                crate::notice::say(crate::notice::Level::Always, text);
+                            }
+                        }
+                    }
+                }
+            });
+        }
         let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -283,34 +421,233 @@ impl Bot {
                 }
             }
         });
-        Ok(Bot { child, stdin: Some(stdin), lines, quitting: false, over: false, pgid, guardian: guardian.cloned() })
+        Ok(Bot {
+            child,
+            stdin: Some(stdin),
+            lines,
+            quitting: false,
+            over: false,
+            multi_game: false,
+            game: None,
+            read: 0,
+            answer: None,
+            pgid,
+            guardian: guardian.cloned(),
+        })
+    }
+}
+
+/// How one game went for this bot, as `connect` saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSeen {
+    /// The game's id.
+    pub game_id: String,
+    /// The opponent's name, when the host said it.
+    pub opponent: Option<String>,
+    /// The bot's colour.
+    pub color: String,
+    /// What came of it.
+    pub outcome: Outcome,
+}
+
+/// The end of a game for this bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The host's `game_over`.
+    Ended {
+        /// `won`, `lost` or `draw`.
+        result: &'static str,
+        /// Its reason code.
+        reason: String,
+        /// The host's message (sanitised).
+        message: String,
+        /// The bot lost by a fault of its own (a forfeit).
+        forfeit: bool,
+    },
+    /// Lost on this side: the bot's program ended mid-game, or wrote a line the protocol
+    /// forbids (`connect` told the host so).
+    FailedHere(String),
+    /// No result came: the connection was lost and the game went on without it (the
+    /// organiser's records have its result).
+    Unseen,
+}
+
+impl GameSeen {
+    /// The line `connect` says for it.
+    pub fn line(&self) -> String {
+        let vs = self.opponent.as_deref().map(|o| format!(" vs {o}")).unwrap_or_default();
+        let what = match &self.outcome {
+            Outcome::Ended { result, reason, message, forfeit } => {
+                let how = if *forfeit && !message.is_empty() { format!(": {message}") } else { String::new() };
+                format!("{result} ({reason}{how})")
+            }
+            Outcome::FailedHere(why) => format!("lost on this side ({why})"),
+            Outcome::Unseen => {
+                "no result seen (the connection was lost during it; the organiser's records have it)".to_owned()
+            }
+        };
+        format!("game {}{vs} as {}: {what}", self.game_id, self.color)
+    }
+
+    /// Won, drawn, lost (by a fault or not), unseen.
+    fn counts(&self) -> (u32, u32, u32, u32, u32) {
+        match &self.outcome {
+            Outcome::Ended { result: "won", .. } => (1, 0, 0, 0, 0),
+            Outcome::Ended { result: "draw", .. } => (0, 1, 0, 0, 0),
+            Outcome::Ended { forfeit: true, .. } | Outcome::FailedHere(_) => (0, 0, 1, 1, 0),
+            Outcome::Ended { .. } => (0, 0, 1, 0, 0),
+            Outcome::Unseen => (0, 0, 0, 0, 1),
+        }
+    }
+}
+
+/// What `connect` returns: its exit code and the games it saw.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The exit code ([`EXIT_CLEAN`], [`EXIT_FAULTS`], [`EXIT_UNREACHABLE`], [`EXIT_REFUSED`]).
+    pub code: i32,
+    /// The games, in the order they began.
+    pub games: Vec<GameSeen>,
+    /// Why `connect` ended, in words.
+    pub ended: String,
+}
+
+impl Report {
+    /// The summary at the end: the games and the tally.
+    pub fn summary(&self) -> String {
+        let (mut w, mut d, mut l, mut f, mut u) = (0, 0, 0, 0, 0);
+        for g in &self.games {
+            let c = g.counts();
+            (w, d, l, f, u) = (w + c.0, d + c.1, l + c.2, f + c.3, u + c.4);
+        }
+        let mut s = format!(
+            "{} games: {w} won, {d} drawn, {l} lost ({f} by a fault of the bot), {u} without a result seen; {}\n",
+            self.games.len(),
+            self.ended
+        );
+        for g in &self.games {
+            s.push_str("  ");
+            s.push_str(&g.line());
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// The games as `connect` sees them go by.
+#[derive(Debug, Default)]
+struct Tally {
+    games: Vec<GameSeen>,
+    /// The current game has its end.
+    ended: bool,
+}
+
+impl Tally {
+    /// A `hello` from the host: a new game (the same game's again after a reconnection
+    /// is not). The game before it, if no end came, is one without a result seen.
+    fn hello(&mut self, m: &serde_json::Value) {
+        let id = m["game_id"].as_str().unwrap_or_default().to_owned();
+        if self.games.last().is_some_and(|g| g.game_id == id) {
+            return;
+        }
+        self.unseen();
+        self.games.push(GameSeen {
+            game_id: id,
+            opponent: m["opponent"].as_str().map(|o| crate::terminal_text::clean(o).into_owned()),
+            color: m["color"].as_str().unwrap_or("?").to_owned(),
+            outcome: Outcome::Unseen,
+        });
+        self.ended = false;
+    }
+
+    /// The current game ended without a result seen (said once).
+    fn unseen(&mut self) {
+        if !self.ended {
+            if let Some(g) = self.games.last() {
+                crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
+            }
+            self.ended = true;
+        }
+    }
+
+    /// The host's `game_over` for the current game.
+    fn game_over(&mut self, m: &serde_json::Value) {
+        let Some(g) = self.games.last_mut().filter(|g| m["game_id"] == g.game_id.as_str()) else { return };
+        let reason = m["reason"].as_str().unwrap_or_default().to_owned();
+        let result = match (m["winner"].as_str(), m["result"].as_str()) {
+            (Some(w), _) if w == g.color => "won",
+            (Some(_), _) => "lost",
+            (None, _) => "draw",
+        };
+        let fault = serde_json::from_value::<crate::reason::Reason>(serde_json::Value::String(reason.clone()))
+            .is_ok_and(crate::reason::Reason::is_fault);
+        let message = crate::terminal_text::clean(m["message"].as_str().unwrap_or_default()).into_owned();
+        g.outcome = Outcome::Ended { result, reason, message, forfeit: fault && result == "lost" };
+        crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
+        self.ended = true;
+    }
+
+    /// The id of the last game begun.
+    fn current(&self) -> Option<&str> {
+        self.games.last().map(|g| g.game_id.as_str())
+    }
+
+    /// The bot lost its game on this side.
+    fn failed_here(&mut self, why: &str) {
+        if self.ended {
+            return;
+        }
+        if let Some(g) = self.games.last_mut() {
+            g.outcome = Outcome::FailedHere(why.to_owned());
+            crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
+        }
+        self.ended = true;
+    }
+
+    fn report(mut self, code: i32, ended: &str) -> Report {
+        self.unseen();
+        let faults = self.games.iter().any(|g| g.counts().3 > 0 || g.counts().4 > 0);
+        let code = if code == EXIT_CLEAN && faults { EXIT_FAULTS } else { code };
+        Report { code, games: self.games, ended: ended.to_owned() }
     }
 }
 
 /// Runs `connect` until the host ends the event (closes with "the event is over"), the
 /// token is refused, or no connection can be made for `retry_for`. Each bot process is
 /// started with `setup` (see [`ChildSetup`]) in a process group of its own, told to
-/// `guardian` (see [`Guardian`]). Returns the exit code.
-pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<Guardian>>) -> i32 {
+/// `guardian` (see [`Guardian`]). Returns the exit code and the games it saw.
+pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<Guardian>>) -> Report {
+    let tally = Tally::default();
     let tls = match tls_config(opts.ca.as_deref()) {
         Ok(c) => Arc::new(c),
         Err(e) => {
             crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
-            return EXIT_REFUSED;
+            return tally.report(EXIT_REFUSED, "TLS settings refused");
         }
     };
-    let mut bot: Option<Bot> = None;
+    let sinks = match Sinks::open(&opts) {
+        Ok(s) => s,
+        Err(e) => {
+            crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
+            return tally.report(EXIT_REFUSED, "a file could not be opened");
+        }
+    };
+    let mut state = State { bot: None, tally, sinks, held: None };
     let mut backoff = Duration::from_millis(100);
     let mut unreachable_since = Instant::now();
     loop {
-        let ws = match open(&opts, &tls).await {
+        // A process still in a game (its connection lost) is offered for that game: the
+        // host resumes it (it keeps its state) or greets it again.
+        let resume =
+            state.bot.as_ref().filter(|b| !b.over && !b.quitting).and_then(|b| Some((b.game.clone()?, b.read)));
+        let ws = match open(&opts, &tls, resume.as_ref()).await {
             Ok(ws) => ws,
             Err(ConnectError::Refused(why)) => {
                 crate::notice::say(
                     crate::notice::Level::Always,
                     format!("stratego-host connect: the host refused the connection: {why}"),
                 );
-                return EXIT_REFUSED;
+                return state.tally.report(EXIT_REFUSED, "the host refused the connection");
             }
             Err(ConnectError::Retry(why)) => {
                 if unreachable_since.elapsed() >= opts.retry_for {
@@ -321,7 +658,8 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
                             opts.retry_for.as_secs_f64()
                         ),
                     );
-                    return EXIT_UNREACHABLE;
+                    state.sinks.log("connect", &format!("# giving up: {why}"));
+                    return state.tally.report(EXIT_UNREACHABLE, "no connection, gave up");
                 }
                 crate::notice::say(
                     crate::notice::Level::Always,
@@ -333,30 +671,53 @@ pub async fn run(opts: ConnectOptions, setup: ChildSetup, guardian: Option<Arc<G
             }
         };
         crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: connected to {}", opts.url));
+        state.sinks.log("connect", &format!("# connected to {}", opts.url));
         backoff = Duration::from_millis(100);
-        // Lines the bot wrote while there was no connection answered requests the host
-        // will make again: they are dropped.
-        if let Some(b) = bot.as_mut() {
-            while b.lines.try_recv().is_ok() {}
+        // Lines the bot wrote while there was no connection answer requests the host will
+        // make again, unless it resumes the connection: they wait for its first word.
+        if resume.is_none() {
+            state.held = None;
+            if let Some(b) = state.bot.as_mut() {
+                while b.lines.try_recv().is_ok() {}
+            }
         }
-        match relay(ws, &mut bot, &opts, setup, guardian.as_ref()).await {
+        match relay(ws, &mut state, &opts, setup, guardian.as_ref(), resume.is_some()).await {
             Ended::Over => {
                 crate::notice::say(crate::notice::Level::Always, "stratego-host connect: the host ended the event");
-                if let Some(mut b) = bot.take() {
+                state.sinks.log("connect", "# the host ended the event");
+                if let Some(mut b) = state.bot.take() {
+                    // A bot kept for more games is told the event is over, as on the host.
+                    if !b.quitting {
+                        if let Some(stdin) = b.stdin.as_mut() {
+                            state.sinks.log("host>bot", r#"{"type":"quit"}"#);
+                            let _ = stdin.write_all(b"{\"type\":\"quit\"}\n").await;
+                        }
+                    }
                     drop(b.stdin.take());
                     let _ = tokio::time::timeout(Duration::from_secs(2), b.child.wait()).await;
                 }
-                return 0;
+                return state.tally.report(EXIT_CLEAN, "the host ended the event");
             }
             Ended::Lost(why) => {
                 crate::notice::say(
                     crate::notice::Level::Always,
                     format!("stratego-host connect: connection lost: {why}; connecting again"),
                 );
+                state.sinks.log("connect", &format!("# connection lost: {why}"));
                 unreachable_since = Instant::now();
             }
         }
     }
+}
+
+/// What `connect` keeps across its connections.
+struct State {
+    bot: Option<Bot>,
+    tally: Tally,
+    sinks: Sinks,
+    /// A line of the bot's that could not be sent (the connection was lost): sent first
+    /// on a resumed connection, else dropped.
+    held: Option<String>,
 }
 
 /// How a connection ended.
@@ -367,20 +728,30 @@ enum Ended {
     Lost(String),
 }
 
+/// The `type` of a protocol line, read from its start (lines are compact JSON).
+fn is_type(line: &str, t: &str) -> bool {
+    line.strip_prefix(r#"{"type":""#).and_then(|r| r.strip_prefix(t)).is_some_and(|r| r.starts_with('"'))
+}
+
 /// Carries lines both ways over one connection.
 async fn relay(
     mut ws: Ws,
-    bot: &mut Option<Bot>,
+    state: &mut State,
     opts: &ConnectOptions,
     setup: ChildSetup,
     guardian: Option<&Arc<Guardian>>,
+    offered: bool,
 ) -> Ended {
     let mut heartbeat = tokio::time::interval(opts.heartbeat);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
+    let State { bot, tally, sinks, held } = state;
+    // With a resume offered, the bot's lines wait for the host's first word: `resume`
+    // (they go on, in order) or anything else (they answered requests made again: dropped).
+    let mut gate = offered;
     loop {
         let bot_line = async {
-            match bot.as_mut() {
+            match bot.as_mut().filter(|_| !gate) {
                 Some(b) => b.lines.recv().await,
                 None => std::future::pending().await,
             }
@@ -391,10 +762,57 @@ async fn relay(
                 match frame {
                     Some(Ok(Message::Text(t))) => {
                         let line = t.as_str();
-                        let hello = line.starts_with(r#"{"type":"hello""#);
-                        // A bot told to quit (or, at a new game's hello, one whose game is
-                        // over) ends before the next game's first line.
-                        if let Some(mut old) = bot.take_if(|b| b.quitting || (hello && b.over)) {
+                        sinks.log("host>bot", line);
+                        if std::mem::take(&mut gate) {
+                            if is_type(line, RESUME) {
+                                // Resumed: the answer the host waits for, if the bot gave it
+                                // (it may have been lost with the connection), then what
+                                // the bot wrote meanwhile.
+                                let waiting = serde_json::from_str::<serde_json::Value>(line)
+                                    .is_ok_and(|m| m["resend_answer"] == true);
+                                let answer = bot.as_ref().and_then(|b| b.answer.clone()).filter(|_| waiting);
+                                // A held answer the host no longer waits for is dropped (it
+                                // would be taken for the next request's).
+                                let held_line = held.take().filter(|l| {
+                                    Some(l) != answer.as_ref()
+                                        && !matches!(bot_type(l).as_deref(), Some("ready" | "setup" | "move" | "resign"))
+                                });
+                                for l in answer.into_iter().chain(held_line) {
+                                    sinks.log("bot>host", &l);
+                                    if let Err(e) = ws.send(Message::text(l)).await {
+                                        return Ended::Lost(format!("writing to the host failed: {e}"));
+                                    }
+                                }
+                                continue;
+                            }
+                            *held = None;
+                            if let Some(b) = bot.as_mut() {
+                                while b.lines.try_recv().is_ok() {}
+                            }
+                        }
+                        let hello = is_type(line, "hello");
+                        let over = is_type(line, "game_over");
+                        let parsed = (hello || over)
+                            .then(|| serde_json::from_str::<serde_json::Value>(line).unwrap_or_default());
+                        let game = parsed.as_ref().and_then(|m| m["game_id"].as_str().map(str::to_owned));
+                        if over && !bot.as_ref().is_some_and(|b| !b.over && b.game == game) {
+                            // The end of a game that went on without it (its connection was
+                            // lost): said, and passed to no process.
+                            if let Some(m) = &parsed {
+                                tally.game_over(m);
+                            }
+                            continue;
+                        }
+                        // A bot told to quit, or at a new game's hello one whose game is
+                        // over and that plays one game a process, or one whose game never
+                        // ended for it (its connection was lost and the game went on
+                        // without it), ends before the next game's first line.
+                        let done = |b: &Bot| {
+                            b.quitting
+                                || (hello && b.over && !b.multi_game)
+                                || (hello && !b.over && b.game.is_some() && b.game != game)
+                        };
+                        if let Some(mut old) = bot.take_if(|b| done(b)) {
                             drop(old.stdin.take());
                             if tokio::time::timeout(Duration::from_secs(2), old.child.wait()).await.is_err() {
                                 let _ = old.child.start_kill();
@@ -402,34 +820,65 @@ async fn relay(
                             }
                             // What it said after quit (info lines) goes to the host.
                             while let Ok(Ok(l)) = old.lines.try_recv() {
+                                sinks.log("bot>host", &l);
                                 let _ = ws.send(Message::text(l)).await;
                             }
                         }
+                        if let Some(m) = &parsed {
+                            if hello {
+                                tally.hello(m);
+                                if let Some(t) = &sinks.tail {
+                                    t.lock().unwrap_or_else(|e| e.into_inner()).take();
+                                }
+                            }
+                        }
                         if bot.is_none() {
-                            match Bot::spawn(&opts.command, opts.max_line, setup, guardian) {
+                            match Bot::spawn(&opts.command, opts.max_line, setup, guardian, sinks) {
                                 Ok(b) => *bot = Some(b),
                                 Err(e) => {
                                     crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
-                                    return fail_game(ws, CLOSE_CRASH, e).await;
+                                    tally.failed_here(&e);
+                                    return fail_game(ws, CLOSE_CRASH, e, sinks, tally.current()).await;
                                 }
                             }
                         }
                         let b = bot.as_mut().expect("started above");
-                        if line.starts_with(r#"{"type":"quit""#) {
+                        if is_type(line, "quit") {
                             b.quitting = true;
-                        } else if line.starts_with(r#"{"type":"game_over""#) {
+                        } else if is_type(line, "game_over") {
                             b.over = true;
                         } else if hello {
                             // The same game's hello again (after a reconnection), or the next.
                             b.over = false;
+                            b.game = game;
+                            b.read = 0;
+                        }
+                        b.read += 1;
+                        if hello || is_type(line, "setup_request") || is_type(line, "turn") {
+                            b.answer = None;
                         }
                         let mut bytes = Vec::with_capacity(line.len() + 1);
                         bytes.extend_from_slice(line.as_bytes());
                         bytes.push(b'\n');
-                        let Some(stdin) = b.stdin.as_mut() else { continue };
-                        if let Err(e) = stdin.write_all(&bytes).await {
-                            // Its exit is seen next.
-                            tracing::debug!("writing to the bot: {e}");
+                        if let Some(stdin) = b.stdin.as_mut() {
+                            if let Err(e) = stdin.write_all(&bytes).await {
+                                // Its exit is seen next.
+                                tracing::debug!("writing to the bot: {e}");
+                            }
+                        }
+                        if let Some(m) = parsed.as_ref().filter(|_| !hello) {
+                            tally.game_over(m);
+                            if let Some(tail) = &sinks.tail {
+                                // Its stderr so far in this game, for the organiser's records
+                                // (--share-stderr-tail): a moment for its last words first.
+                                tokio::time::sleep(Duration::from_millis(50)).await;
+                                let text = tail.lock().unwrap_or_else(|e| e.into_inner()).take();
+                                let frame = tail_line(m["game_id"].as_str().unwrap_or_default(), &text);
+                                sinks.log("connect", &frame);
+                                if let Err(e) = ws.send(Message::text(frame)).await {
+                                    return Ended::Lost(format!("writing to the host failed: {e}"));
+                                }
+                            }
                         }
                     }
                     Some(Ok(Message::Ping(_))) => {
@@ -451,14 +900,28 @@ async fn relay(
             line = bot_line => {
                 match line {
                     Some(Ok(line)) => {
-                        if let Err(e) = ws.send(Message::text(line)).await {
+                        sinks.log("bot>host", &line);
+                        let t = bot_type(&line);
+                        if let Some(b) = bot.as_mut() {
+                            if t.as_deref() == Some("ready") {
+                                b.multi_game = serde_json::from_str::<serde_json::Value>(&line)
+                                    .is_ok_and(|m| m["multi_game"] == true);
+                            }
+                            if matches!(t.as_deref(), Some("ready" | "setup" | "move" | "resign")) {
+                                b.answer = Some(line.clone());
+                            }
+                        }
+                        if let Err(e) = ws.send(Message::text(line.clone())).await {
+                            // Kept for a resumed connection.
+                            *held = Some(line);
                             return Ended::Lost(format!("writing to the host failed: {e}"));
                         }
                     }
                     Some(Err((code, why))) => {
                         crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}; the bot is stopped"));
                         *bot = None;
-                        return fail_game(ws, code, why).await;
+                        tally.failed_here(&why);
+                        return fail_game(ws, code, why, sinks, tally.current()).await;
                     }
                     // Its output closed: its exit comes next.
                     None => {
@@ -475,7 +938,8 @@ async fn relay(
                             if !expected {
                                 let why = format!("the bot's program ended mid-game ({})", describe(status));
                                 crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}"));
-                                return fail_game(ws, CLOSE_CRASH, why).await;
+                                tally.failed_here(&why);
+                                return fail_game(ws, CLOSE_CRASH, why, sinks, tally.current()).await;
                             }
                         }
                     }
@@ -493,9 +957,37 @@ async fn relay(
     }
 }
 
+/// The `type` of the line `connect` sends the host after a `game_over` when the entrant
+/// shares its bot's stderr (`--share-stderr-tail`): `{"type":"stderr_tail","game_id":…,
+/// "text":…}`, the last [`SHARED_TAIL`] bytes the bot wrote to stderr in that game. The
+/// host keeps it in the game's record (`stderr_tail`); it never reaches the referee.
+pub const STDERR_TAIL: &str = "stderr_tail";
+
+/// The stderr tail line for game `game` (its `type` first: the host reads it from the start).
+fn tail_line(game: &str, text: &str) -> String {
+    let (game, text) = (serde_json::Value::from(game), serde_json::Value::from(text));
+    format!(r#"{{"type":"{STDERR_TAIL}","game_id":{game},"text":{text}}}"#)
+}
+
+/// The `type` of a bot's line (any JSON spacing and key order), if it has one.
+fn bot_type(line: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    Some(v.get("type")?.as_str()?.to_owned())
+}
+
 /// The bot failed its game: the host is told why in the close frame (it records the game
 /// as lost with the matching reason), and `connect` connects again for the next game.
-async fn fail_game(mut ws: Ws, code: u16, why: String) -> Ended {
+async fn fail_game(mut ws: Ws, code: u16, why: String, sinks: &Sinks, game: Option<&str>) -> Ended {
+    sinks.log("connect", &format!("# the game is lost on this side ({code}): {why}"));
+    if let (Some(tail), Some(game)) = (&sinks.tail, game) {
+        // Its last words, for the organiser's record of the game (--share-stderr-tail):
+        // a moment for them to come through its pipe first.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let text = tail.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let frame = tail_line(game, &text);
+        sinks.log("connect", &frame);
+        let _ = ws.send(Message::text(frame)).await;
+    }
     // A close frame's reason holds at most 123 bytes.
     let mut reason = why.clone();
     while reason.len() > 123 {
@@ -519,7 +1011,11 @@ fn describe(status: Option<std::process::ExitStatus>) -> String {
 }
 
 /// Opens the connection: TCP, TLS for `wss://`, the WebSocket handshake with the token.
-async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfig>) -> Result<Ws, ConnectError> {
+async fn open(
+    opts: &ConnectOptions,
+    tls: &Arc<tokio_rustls::rustls::ClientConfig>,
+    resume: Option<&(String, u64)>,
+) -> Result<Ws, ConnectError> {
     let mut request = opts
         .url
         .as_str()
@@ -529,6 +1025,15 @@ async fn open(opts: &ConnectOptions, tls: &Arc<tokio_rustls::rustls::ClientConfi
         .parse()
         .map_err(|_| ConnectError::Refused("the token is not a valid header value".to_owned()))?;
     request.headers_mut().insert("authorization", bearer);
+    // The game its process is in and the lines it has read, or `-` (the header also says
+    // that this client takes the ends of games played while it was away).
+    let offer = resume.map_or_else(|| "-".to_owned(), |(g, n)| format!("{g} {n}"));
+    if let Ok(v) = offer.parse() {
+        request.headers_mut().insert(RESUME_HEADER, v);
+    }
+    if opts.share_stderr_tail {
+        request.headers_mut().insert(STDERR_TAIL_HEADER, "shared".parse().expect("a header value"));
+    }
     let uri = request.uri().clone();
     let secure = match uri.scheme_str() {
         Some("wss") => true,

@@ -28,6 +28,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::reason::{Fault, Reason};
+use crate::remote::client::{RESUME_HEADER, STDERR_TAIL_HEADER};
 use crate::remote::lag::RttWindow;
 use crate::remote::token::{self, TokenHash};
 
@@ -44,8 +45,12 @@ pub struct ListenOptions {
     pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
     /// `--connect-timeout`: how long a game waits for a remote bot that is not connected.
     pub connect_timeout: Duration,
-    /// `--reconnect-s`: how long a game waits for a bot whose connection was lost.
+    /// `--reconnect-s`: the time away a bot has in one game: how long, summed over the
+    /// game, it may be without its connection while the game waits for it (its clock
+    /// paused; see [`crate::session::remote_session`]).
     pub reconnect: Duration,
+    /// `--reconnect-event-s`: the same, summed over the bot's games of the whole event.
+    pub reconnect_event: Duration,
     /// `--handshake-timeout-ms`: TLS and WebSocket handshake, token included.
     pub handshake_timeout: Duration,
     /// `--max-connections`: connections at once, authenticated or not.
@@ -170,6 +175,14 @@ pub struct ConnStats {
     pub bytes_sent: AtomicU64,
     /// Bytes of frames received.
     pub bytes_received: AtomicU64,
+    /// Its `connect` client shares the bot's stderr tail (it sent the header
+    /// `X-Stratego-Stderr-Tail: shared`): one comes after each `game_over`.
+    pub shares_stderr: AtomicBool,
+    /// Its client sent the header `X-Stratego-Resume` (a `connect` client that takes up a
+    /// game again and is told of the games that ended while it was away).
+    pub resumable: AtomicBool,
+    /// The last stderr tail it sent (`{"type":"stderr_tail",…}`): the game's id and the text.
+    pub stderr_tail: Mutex<Option<(String, String)>>,
 }
 
 /// One live connection of a bot, as a session holds it.
@@ -189,9 +202,21 @@ pub struct Link {
     /// most [`OWED`]): an answer that comes later for one of them (one past its deadline,
     /// or for a game that has ended) is tied to it and dropped, never taken for the answer
     /// to a later request. A new connection owes nothing (its `connect` client drops what
-    /// the bot wrote while it was not connected).
+    /// the bot wrote while it was not connected, unless the connection is resumed).
     pub owed: VecDeque<Owed>,
+    /// What its `connect` client said in its `X-Stratego-Resume` header: the game its
+    /// bot's process (still running from a lost connection) was in, and how many of that
+    /// game's lines it had read. `None`: no such process.
+    pub resume: Option<(String, u64)>,
 }
+
+/// Games that ended while a bot was away whose `game_over` a hub keeps for its next
+/// connection.
+pub const MISSED: usize = 4;
+
+/// How a stderr tail line of a `connect` client starts (see
+/// [`crate::remote::client::STDERR_TAIL`]).
+const STDERR_TAIL_LINE: &str = r#"{"type":"stderr_tail""#;
 
 /// Requests a connection remembers as unanswered (see [`Link::owed`]).
 pub const OWED: usize = 32;
@@ -232,6 +257,11 @@ struct Slot {
     live: Option<u64>,
     /// A game holds its connection (or waits to get it back after a loss).
     leased: bool,
+    /// Time away (its connection lost while a game waited for it) over the event so far.
+    away: Duration,
+    /// `game_over` lines of games that ended while it was away, for its next connection
+    /// (at most [`MISSED`], the newest).
+    missed: VecDeque<String>,
 }
 
 /// Why a game gets no connection.
@@ -642,12 +672,21 @@ impl Hub {
             }
         }
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
+        let stats = Arc::new(ConnStats::default());
+        let resume: Arc<Mutex<Option<(String, u64)>>> = Arc::default();
         let hs = {
-            let (hub, chosen) = (self.clone(), chosen.clone());
+            let (hub, chosen, shares, resume) = (self.clone(), chosen.clone(), stats.clone(), resume.clone());
             // The callback's type is tungstenite's (its refusal is a whole HTTP response).
             #[allow(clippy::result_large_err)]
             let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
                 let verdict = hub.authenticate(req);
+                let shared = req.headers().get(STDERR_TAIL_HEADER).is_some_and(|v| v.as_bytes() == b"shared");
+                shares.shares_stderr.store(shared, Ordering::SeqCst);
+                if let Some(v) = req.headers().get(RESUME_HEADER).and_then(|v| v.to_str().ok()) {
+                    shares.resumable.store(true, Ordering::SeqCst);
+                    let parsed = v.trim().rsplit_once(' ').and_then(|(g, n)| Some((g.to_owned(), n.parse().ok()?)));
+                    *resume.lock().unwrap_or_else(|e| e.into_inner()) = parsed;
+                }
                 let answer = match &verdict {
                     Ok(_) => Ok(resp),
                     Err(Refusal(status, why)) => {
@@ -709,7 +748,6 @@ impl Hub {
         let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
-        let stats = Arc::new(ConnStats::default());
         let taken = {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             if s.live.is_some() {
@@ -718,7 +756,16 @@ impl Hub {
                 s.live = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
-                s.idle = Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone(), owed: VecDeque::new() });
+                let resume = resume.lock().unwrap_or_else(|e| e.into_inner()).take();
+                // The games that ended while it was away: their ends first (its client
+                // says them to the entrant, and passes each to a process that was in it).
+                if stats.resumable.load(Ordering::SeqCst) {
+                    for line in s.missed.drain(..) {
+                        let _ = out_tx.try_send(Outgoing { line, written: None });
+                    }
+                }
+                s.idle =
+                    Some(Link { id, peer, tx: out_tx, rx: in_rx, stats: stats.clone(), owed: VecDeque::new(), resume });
                 true
             }
         };
@@ -829,6 +876,34 @@ impl Hub {
                 let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
                 return s.idle.take_if(|l| l.id != lost);
             }
+        }
+    }
+
+    /// The time away bot `bot` has left in the event (`--reconnect-event-s` less what its
+    /// games have used).
+    pub fn away_left(&self, bot: usize) -> Duration {
+        let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) else { return Duration::ZERO };
+        let used = slot.lock().unwrap_or_else(|e| e.into_inner()).away;
+        self.options.reconnect_event.saturating_sub(used)
+    }
+
+    /// Bot `bot` was away `away` (a game waited that long for its connection): it is taken
+    /// from its time away in the event.
+    pub fn charge_away(&self, bot: usize, away: Duration) {
+        if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
+            slot.lock().unwrap_or_else(|e| e.into_inner()).away += away;
+        }
+    }
+
+    /// A game of bot `bot` ended while it was away: its `game_over` line goes to the bot's
+    /// next connection (when its client takes such lines: see [`crate::remote::client::RESUME_HEADER`]).
+    pub fn missed_game_over(&self, bot: usize, line: String) {
+        if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if s.missed.len() == MISSED {
+                s.missed.pop_front();
+            }
+            s.missed.push_back(line);
         }
     }
 
@@ -1015,6 +1090,15 @@ async fn serve(
                             let _ = in_tx.try_send(Incoming::Fault(f));
                             let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: "one protocol line per text frame".into() })).await;
                             return gone("it sent a frame of several lines".to_owned());
+                        }
+                        if line.starts_with(STDERR_TAIL_LINE) {
+                            // Its connect client's, not the bot's: the game's stderr tail.
+                            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                                let game = v["game_id"].as_str().unwrap_or_default().to_owned();
+                                let text = v["text"].as_str().unwrap_or_default().to_owned();
+                                *stats.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()) = Some((game, text));
+                            }
+                            continue;
                         }
                         if let Err(e) = in_tx.try_send(Incoming::Line(line.to_owned(), now)) {
                             if matches!(e, mpsc::error::TrySendError::Closed(_)) {

@@ -564,6 +564,7 @@ async fn finish<S: BotSession>(
             info.bytes_from_bot = r.bytes_from_bot;
             info.process_note = r.process_note;
             info.unrequested = r.unrequested;
+            info.away_us = r.away.as_micros() as u64;
             (info.stderr_tail, info.stderr_bytes) = (r.stderr_tail, r.stderr_bytes);
             if p.fault.is_none() && session.reusable() {
                 kept[color] = Some(session);

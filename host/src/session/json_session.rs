@@ -547,6 +547,7 @@ impl BotSession for JsonSession {
             bytes_from_bot: self.proc.bytes_received,
             process_note: self.process_note.clone(),
             unrequested: self.unrequested.clone(),
+            away: Duration::ZERO,
         }
     }
 

@@ -155,6 +155,9 @@ pub struct SessionReport {
     pub process_note: Option<String>,
     /// Answers it sent that no request asked for, in words (they were not played).
     pub unrequested: Vec<String>,
+    /// Time away in this game: a remote bot's connection lost while the game waited for
+    /// it, its clock paused (zero for a local bot).
+    pub away: Duration,
 }
 
 /// What a process kept for another game wrote after that game's `game_over`, until it

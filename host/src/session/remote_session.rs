@@ -6,9 +6,12 @@
 //! What differs: a remote bot is charged wall time from the end of the host's write to the
 //! arrival of its answer (no CPU accounting or stall credit: the host cannot see its
 //! machine), less a capped, measured lag credit ([`crate::remote::lag`]); it plays one game
-//! a connection lease (its `connect` client starts a fresh process when it needs one); and
-//! a lost connection is waited for (`--reconnect-s`, its clock running), then the game
-//! state and the pending request are sent again on the new connection.
+//! a connection lease (its `connect` client keeps a `multi_game` process across games, and
+//! starts a fresh one when it needs one); and a lost connection is waited for within the
+//! bot's time away (`--reconnect-s` a game, `--reconnect-event-s` an event), the request's
+//! clock paused unless its process had read it, then the game is resumed (a process that
+//! lived on gets the lines it had not read) or greeted again (a fresh process gets the
+//! game state and the pending request again).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,6 +21,7 @@ use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready, SetupRequest
 use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
+use crate::remote::client::RESUME;
 use crate::remote::hub::{Answer, Hub, Incoming, LeaseError, Link, OWED, Outgoing, Owed};
 use crate::remote::lag::LagQuota;
 use crate::session::json_session::{SessionOptions, clip, parse_bot_message};
@@ -60,6 +64,16 @@ pub struct RemoteSession {
     sent_turn: bool,
     notes: Vec<String>,
     quota: LagQuota,
+    /// When the last line went out on the connection (the start of a request's time).
+    last_written: Option<Instant>,
+    /// Time away in the current game: waited for its connection.
+    away: Duration,
+    /// Lines sent in this game since its `hello` (the `hello` is line 1) to the bot's
+    /// current process.
+    sent_lines: u64,
+    /// The lines sent since the bot's last answer, with their numbers: those its process
+    /// may not have read.
+    unanswered: Vec<(u64, String)>,
     bytes_to_bot: u64,
     bytes_from_bot: u64,
 }
@@ -89,6 +103,10 @@ impl RemoteSession {
             sent_turn: false,
             notes: Vec::new(),
             quota: LagQuota::default(),
+            last_written: None,
+            away: Duration::ZERO,
+            sent_lines: 0,
+            unanswered: Vec::new(),
             bytes_to_bot: 0,
             bytes_from_bot: 0,
         }
@@ -197,7 +215,18 @@ impl RemoteSession {
     /// Sends a line; false when the connection is gone.
     async fn send(&mut self, msg: &HostMessage, deadline: Instant) -> Option<Instant> {
         let line = RemoteSession::encode(msg);
+        self.last_written = None;
         self.log(Direction::ToBot, line.as_bytes());
+        // Kept until an answer shows the bot has read it: sent again after a reconnection
+        // whose connect client still runs the process, from where it stopped reading.
+        self.sent_lines += 1;
+        self.unanswered.push((self.sent_lines, line.clone()));
+        self.write_line(line, deadline).await
+    }
+
+    /// Writes one line on the connection; when it was written, or `None` when the
+    /// connection is gone.
+    async fn write_line(&mut self, line: String, deadline: Instant) -> Option<Instant> {
         let link = self.link.as_ref()?;
         let (tx, rx) = tokio::sync::oneshot::channel();
         let n = line.len() as u64 + 1;
@@ -206,22 +235,35 @@ impl RemoteSession {
             return None;
         }
         let at = tokio::time::timeout_at(deadline.into(), rx).await.ok()?.ok()?;
+        self.last_written = Some(at);
         self.bytes_to_bot += n;
         Some(at)
     }
 
-    /// The connection was lost: waits for the bot to come back (until `deadline` and at
-    /// most `--reconnect-s`), then greets it again for this game. Returns the fault when
-    /// it does not come back.
-    async fn resume(&mut self, why: String, deadline: Instant) -> Result<(), SessionError> {
-        let lost_at = Instant::now();
-        let window = self.hub.options().reconnect;
-        let until = deadline.min(lost_at + window);
+    /// The connection was lost: waits for the bot to come back, at most the time away it
+    /// has left (in this game, `--reconnect-s`, and in the event, `--reconnect-event-s`),
+    /// then takes up the game again: when its `connect` client still runs the process that
+    /// played it and says how many of the game's lines that process has read (its
+    /// `X-Stratego-Resume` header), the connection is resumed (a `resume` line to the
+    /// client, then the lines it has not read, sent again as they were: the process keeps
+    /// its state); else the bot is greeted again for this game (`hello`, as for a fresh
+    /// process). Returns when the time away ends (the deadline of what follows) and, for a
+    /// resumed connection, the number of the game's lines the process had read; or the
+    /// fault when it does not come back.
+    async fn resume(
+        &mut self,
+        why: String,
+        lost_at: Instant,
+        request: Option<u64>,
+    ) -> Result<(Instant, Option<u64>), SessionError> {
+        let game_left = self.hub.options().reconnect.saturating_sub(self.away);
+        let event_left = self.hub.away_left(self.bot);
+        let until = lost_at + game_left.min(event_left);
         let old = self.link.take().map(|l| l.id).unwrap_or(0);
         crate::notice::say(
             crate::notice::Level::Info,
             format!(
-                "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back",
+                "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back (its time away)",
                 self.game_id,
                 self.name,
                 until.saturating_duration_since(lost_at).as_secs_f64()
@@ -229,34 +271,92 @@ impl RemoteSession {
         );
         let Some(link) = self.hub.relink(self.bot, old, until).await else {
             self.failed = true;
-            let what = if deadline <= lost_at + window { "before its clock ran out" } else { "within --reconnect-s" };
+            self.charge_away(lost_at);
+            let what = if game_left <= event_left {
+                format!(
+                    "its time away in this game (--reconnect-s {:.1} s)",
+                    self.hub.options().reconnect.as_secs_f64()
+                )
+            } else {
+                format!(
+                    "its time away in the event (--reconnect-event-s {:.1} s)",
+                    self.hub.options().reconnect_event.as_secs_f64()
+                )
+            };
             return Err(SessionError::Fault(Fault::new(
                 Reason::Disconnected,
                 format!(
-                    "its connection was lost ({why}) and it did not come back {what} ({:.1} s)",
+                    "its connection was lost ({why}) and it did not come back within {what}: {:.1} s were left",
                     until.saturating_duration_since(lost_at).as_secs_f64()
                 ),
             )));
         };
+        // Its process still runs, in this game, and has read every line up to the first it
+        // may not have read (those kept): resumed.
+        let kept = link.resume.as_ref().and_then(|(game, read)| {
+            let first = self.unanswered.first().map_or(self.sent_lines + 1, |(i, _)| *i);
+            (*game == self.game_id && *read + 1 >= first && *read <= self.sent_lines).then_some(*read)
+        });
         self.link = Some(link);
         self.lost = None;
+        if let Some(read) = kept {
+            self.notes.push(format!(
+                "connection lost ({why}); back after {:.2} s, its process kept: resumed after its line {read}, {} line(s) sent again",
+                lost_at.elapsed().as_secs_f64(),
+                self.sent_lines - read
+            ));
+            // A request its process had read is waited for: its answer, if it was on its
+            // way when the connection went, is sent again by the client.
+            let waiting = request.is_some_and(|i| i <= read);
+            // Its `type` first, as in every host line (the client reads it from the start).
+            let game = serde_json::Value::String(self.game_id.clone());
+            let resume = format!(r#"{{"type":"{RESUME}","game_id":{game},"read":{read},"resend_answer":{waiting}}}"#);
+            let again: Vec<String> =
+                self.unanswered.iter().filter(|(i, _)| *i > read).map(|(_, l)| l.clone()).collect();
+            for line in std::iter::once(resume).chain(again) {
+                self.log(Direction::ToBot, line.as_bytes());
+                if self.write_line(line, until).await.is_none() {
+                    self.lost.get_or_insert_with(|| "writing to it failed".to_owned());
+                    self.charge_away(lost_at);
+                    return Err(self.gone_error("writing to it failed"));
+                }
+            }
+            return Ok((until, Some(read)));
+        }
         self.notes.push(format!(
-            "connection lost ({why}); back after {:.2} s, game state and request sent again",
+            "connection lost ({why}); back after {:.2} s (time away, not on its clock), game state and request sent again",
             lost_at.elapsed().as_secs_f64()
         ));
         // Greet it again for this game (a fresh process behind it knows nothing), then the
         // pending request follows.
+        self.sent_lines = 0;
+        self.unanswered.clear();
         if let Some(hello) = self.hello.clone() {
-            let mut d = Some(deadline);
-            let r = self.exchange(&hello, &mut d, Duration::ZERO, (Answer::Ready, None), true).await?;
+            let mut d = Some(until);
+            let r = self.exchange(Some(&hello), &mut d, Duration::ZERO, (Answer::Ready, None), true).await;
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    self.charge_away(lost_at);
+                    return Err(e);
+                }
+            };
             if let BotMessage::Ready(r) = r.0 {
                 self.ready = Some(r);
             } else {
                 self.failed = true;
+                self.charge_away(lost_at);
                 return Err(unexpected(&r.0, "\"ready\""));
             }
         }
-        Ok(())
+        Ok((until, None))
+    }
+
+    /// The time since `lost_at` was time away: taken from the game's and the event's.
+    fn charge_away(&mut self, lost_at: Instant) {
+        let away = lost_at.elapsed();
+        self.away += away;
+        self.hub.charge_away(self.bot, away);
     }
 
     /// Sends `msg` (answered by `expect`), then waits for its answer until `deadline`,
@@ -271,14 +371,23 @@ impl RemoteSession {
     /// `ready` are dropped too.
     async fn exchange(
         &mut self,
-        msg: &HostMessage,
+        msg: Option<&HostMessage>,
         deadline: &mut Option<Instant>,
         limit: Duration,
         (expect, expect_ply): (Answer, Option<u32>),
         skip_answers: bool,
     ) -> Result<(BotMessage, Instant, Instant), SessionError> {
         let write_by = deadline.unwrap_or_else(|| Instant::now() + limit);
-        let Some(written) = self.send(msg, write_by).await else {
+        // Without a message: the request is out already (its process has it, or it was
+        // sent again on a resumed connection), and its time counts from now.
+        let sent = match msg {
+            Some(msg) => self.send(msg, write_by).await,
+            None => {
+                self.last_written = Some(Instant::now());
+                self.last_written
+            }
+        };
+        let Some(written) = sent else {
             let d = *deadline.get_or_insert(write_by);
             if Instant::now() >= d {
                 return Err(SessionError::Timeout {
@@ -336,6 +445,7 @@ impl RemoteSession {
                             let late = self.owed_answer(a, ply_of(&m), true);
                             if late.is_none() && !(skip_answers && a == Answer::Move) {
                                 self.settle_owed();
+                                self.unanswered.clear();
                                 return Ok((m, written, at));
                             }
                             let what = match &m {
@@ -348,6 +458,7 @@ impl RemoteSession {
                         }
                         Ok(m) => {
                             self.settle_owed();
+                            self.unanswered.clear();
                             return Ok((m, written, at));
                         }
                         Err(f) => {
@@ -386,8 +497,10 @@ impl RemoteSession {
 
     /// Sends a request and waits for its answer within `limit` from the end of the write
     /// (plus the lag allowance for a move, `paced`). A connection lost meanwhile is waited
-    /// for and the request sent again on the new one; the deadline and the charge count
-    /// from the first write (the bot's clock keeps running).
+    /// for (see [`RemoteSession::resume`]) and the request sent again on the new one: the
+    /// request's clock is paused from the loss until the request is written again (the
+    /// time away, bounded per game and per event, and recorded), and runs on with what it
+    /// had left. The bot is charged the time its request was out on a connection.
     ///
     /// After a reconnection the request sent is `resend`'s (when given): a bot that keeps
     /// its own board gets its own setup again (a `setup_request` with `fixed`) and a turn
@@ -412,41 +525,85 @@ impl RemoteSession {
         let mut resent: Option<HostMessage> = None;
         let one_way = self.link.as_ref().and_then(|l| l.stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).one_way());
         let allowance = if paced { self.quota.allowance(one_way) } else { Duration::ZERO };
-        let limit = limit + allowance;
-        let mut deadline: Option<Instant> = None;
-        let mut first_written: Option<Instant> = None;
+        // What the request's clock has left, and what it has charged before the current
+        // write (time out on a connection that was then lost).
+        let mut left = limit + allowance;
+        let mut used = Duration::ZERO;
+        // The request's line number, once sent; after a resumed connection, it is only
+        // waited for (`wait_only`).
+        let mut request_index: Option<u64> = None;
+        let mut wait_only = false;
         loop {
             if let Some(why) = self.lost.take() {
-                let d = *deadline.get_or_insert_with(|| Instant::now() + limit);
-                self.resume(why, d).await?;
-                if let Some(f) = resend {
+                let lost_at = Instant::now();
+                let (until, kept) = self.resume(why, lost_at, request_index).await?;
+                if let Some(read) = kept {
+                    // Its process kept: the lines it had not read were sent again. A request
+                    // it had read before the loss was in its hands all along (it may have
+                    // thought on it): its clock ran while it was away. One it had not read
+                    // waited with it: its clock was paused.
+                    let away = lost_at.elapsed();
+                    self.charge_away(lost_at);
+                    if let Some(i) = request_index {
+                        wait_only = true;
+                        if i <= read {
+                            used += away;
+                            left = left.saturating_sub(away);
+                            if left.is_zero() {
+                                self.failed = true;
+                                return Err(SessionError::Timeout {
+                                    stall_credit: Duration::ZERO,
+                                    late: Duration::ZERO,
+                                    note: Some(format!(
+                                        "its connection was lost for {:.2} s after it had the request (its process kept it), and its time ran out meanwhile",
+                                        away.as_secs_f64()
+                                    )),
+                                });
+                            }
+                        }
+                    }
+                } else if let Some(f) = resend {
                     let again = f(self);
                     if let Some(setup) = again.setup {
-                        let r = self.exchange(&setup, &mut Some(d), Duration::ZERO, (Answer::Setup, None), true).await;
+                        let r = self
+                            .exchange(Some(&setup), &mut Some(until), Duration::ZERO, (Answer::Setup, None), true)
+                            .await;
                         match r {
                             Ok((BotMessage::Setup(_), _, _)) => {}
                             Ok((other, _, _)) => {
                                 self.failed = true;
+                                self.charge_away(lost_at);
                                 return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
                             }
                             // Lost again: resumed at the top of the loop.
                             Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
+                                self.charge_away(lost_at);
                                 continue;
                             }
                             Err(e) => {
                                 self.failed = true;
+                                self.charge_away(lost_at);
                                 return Err(e);
                             }
                         }
                     }
                     resent = Some(again.request);
+                    self.charge_away(lost_at);
+                } else {
+                    self.charge_away(lost_at);
                 }
             }
             let msg = resent.as_ref().unwrap_or(msg);
             if let Some(l) = self.link.as_ref() {
                 l.stats.thinking.store(true, Ordering::SeqCst);
             }
-            let result = self.exchange(msg, &mut deadline, limit, expect, false).await;
+            let mut deadline = None;
+            let msg = if wait_only { None } else { Some(msg) };
+            wait_only = false;
+            let result = self.exchange(msg, &mut deadline, left, expect, false).await;
+            if msg.is_some() {
+                request_index = Some(self.sent_lines);
+            }
             if let Some(f) = self.fault.take() {
                 self.failed = true;
                 return Err(SessionError::Fault(f));
@@ -456,7 +613,7 @@ impl RemoteSession {
             }
             match result {
                 Ok((answer, written, at)) => {
-                    let raw = at.saturating_duration_since(*first_written.get_or_insert(written));
+                    let raw = used + at.saturating_duration_since(written);
                     let (took, lag) = if paced {
                         let credit = self.quota.credit(allowance, raw);
                         (raw - credit, Some(LagCredit { lag: one_way.unwrap_or_default(), credit }))
@@ -465,10 +622,21 @@ impl RemoteSession {
                     };
                     return Ok(Timed { value: answer, took, stall_credit: Duration::ZERO, lag });
                 }
-                // Lost: resumed at the top of the loop.
+                // Lost: resumed at the top of the loop, with what the clock had left then
+                // (the time since the write was out on a connection: charged).
                 Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
-                    if first_written.is_none() {
-                        first_written = deadline.map(|d| d - limit);
+                    if let Some(w) = self.last_written.take() {
+                        let out = w.elapsed();
+                        used += out;
+                        left = left.saturating_sub(out);
+                    }
+                    if left.is_zero() {
+                        self.failed = true;
+                        return Err(SessionError::Timeout {
+                            stall_credit: Duration::ZERO,
+                            late: Duration::ZERO,
+                            note: Some("its connection was lost after its time had run out".to_owned()),
+                        });
                     }
                 }
                 Err(e) => {
@@ -568,6 +736,9 @@ impl BotSession for RemoteSession {
         self.setup_request = None;
         self.bytes_to_bot = 0;
         self.bytes_from_bot = 0;
+        self.away = Duration::ZERO;
+        self.sent_lines = 0;
+        self.unanswered.clear();
         let hello = messages::hello(start);
         self.hello = Some(hello.clone());
         let answer = self
@@ -644,6 +815,11 @@ impl BotSession for RemoteSession {
 
     async fn game_over(&mut self, end: &GameEnd<'_>) {
         let over = messages::game_over(end, std::mem::take(&mut self.pending));
+        if self.leased && (self.link.is_none() || self.lost.is_some()) {
+            // It is away: its next connection is told how the game ended.
+            self.hub.missed_game_over(self.bot, RemoteSession::encode(&over));
+            return;
+        }
         self.tell(&over).await;
     }
 
@@ -662,6 +838,7 @@ impl BotSession for RemoteSession {
             bytes_from_bot: self.bytes_from_bot,
             process_note: (!notes.is_empty()).then(|| notes.join("; ")),
             unrequested: self.unrequested.clone(),
+            away: self.away,
         }
     }
 
@@ -676,17 +853,48 @@ impl BotSession for RemoteSession {
         self.close(grace).await.0
     }
 
-    async fn close(mut self, _grace: Duration) -> (String, SessionReport) {
-        // `quit`, then the connection goes back: its process ends on the entrant's side.
-        if self.link.is_some() && self.lost.is_none() {
+    async fn close(mut self, grace: Duration) -> (String, SessionReport) {
+        // `quit` (unless it plays several games a process: it is kept, as a local one is),
+        // then the connection goes back: a process told to quit ends on the entrant's side.
+        let multi_game = !self.failed && self.ready.as_ref().is_some_and(|r| r.multi_game);
+        let alive = self.link.is_some() && self.lost.is_none();
+        if alive && !multi_game {
             self.tell(&HostMessage::Quit(Quit {})).await;
+        }
+        // The stderr tail its connect client shares (--share-stderr-tail) follows game_over
+        // at once (or came before the close frame of a game it lost on its side): it is
+        // waited for a moment while the connection lives.
+        let mut stderr_tail = String::new();
+        let stats = self.link.as_ref().map(|l| l.stats.clone());
+        if let Some(stats) = stats.filter(|s| s.shares_stderr.load(Ordering::SeqCst)) {
+            let wait =
+                if alive { grace.clamp(Duration::from_millis(100), Duration::from_secs(2)) } else { Duration::ZERO };
+            let until = Instant::now() + wait;
+            loop {
+                let tail =
+                    stats.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).take_if(|(g, _)| *g == self.game_id);
+                if let Some((_, text)) = tail {
+                    stderr_tail = text;
+                    break;
+                }
+                if Instant::now() >= until {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        if alive {
             // What it said after game_over belongs to this game.
             self.take_waiting_lines();
         }
-        let report = self.report();
+        let mut report = self.report();
+        report.stderr_tail = stderr_tail;
         let how = match (&self.not_connected, &self.lost) {
             (Some(_), _) => "remote: never connected".to_owned(),
             (None, Some(why)) => format!("remote: connection lost ({why})"),
+            (None, None) if multi_game => {
+                "remote: kept for its next game (multi_game); the connection stays".to_owned()
+            }
             (None, None) => "remote: told to quit; the connection stays for its next game".to_owned(),
         };
         self.release();
