@@ -15,9 +15,10 @@
 //! 9. [`game`]: what a game is, as values (time control and clock, setup book).
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
-//! [`exit`] (exit codes), [`reason`] (why a game ended), [`terminal_text`] (the one
-//! sanitiser of text from bots, records and remote hosts before it reaches a terminal) and
-//! [`text`] (small text helpers), [`notice`] (what a layer has to tell the person running
+//! [`exit`] (exit codes), [`reason`] (why a game ended), [`terminal_text`] (another
+//! name for the sanitiser in `text`, for callers not moved yet), [`text`] (the small text
+//! helpers, one home each: the one sanitiser of text from bots, records and remote hosts
+//! before it reaches a terminal, `clip`, `secs`, `plural`, HTML escaping), [`notice`] (what a layer has to tell the person running
 //! the host, said instead of printed); the statistics are the
 //! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
 //! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
@@ -50,5 +51,9 @@ pub(crate) mod session;
 /// public for the fuzz target in `host/fuzz`, which feeds it arbitrary bytes.
 pub use session::json_session::parse_bot_message;
 pub mod supervise;
-pub mod terminal_text;
+/// Another name for [`text::clean`] and [`text::clean_lines`], the one sanitiser (now in
+/// [`text`]), kept while branches written before the move still call it by this name.
+pub mod terminal_text {
+    pub use crate::text::{clean, clean_lines};
+}
 pub mod text;

@@ -134,7 +134,7 @@ impl ConvertReport {
             }
         };
         // Entry names and messages come from archives and records made anywhere.
-        eprintln!("stratego-host convert: {}", crate::terminal_text::clean(&line));
+        eprintln!("stratego-host convert: {}", crate::text::clean(&line));
         self.problems.push(line);
     }
 
@@ -794,7 +794,7 @@ fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Conver
                     eprintln!(
                         "stratego-host convert: {}: game {}: note: Gravon has no result type for {}: written {how}",
                         file.display(),
-                        crate::terminal_text::clean(&r.game_id),
+                        crate::text::clean(&r.game_id),
                         r.result.reason.code()
                     );
                     *summary.approximated.entry(how).or_default() += 1;

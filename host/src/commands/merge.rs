@@ -308,7 +308,7 @@ fn name_games(missing: &[String], duplicated: &[String], strangers: &[String], l
             eprintln!(
                 "stratego-host: {} {what}: {}",
                 stratego_stats::plural(ids.len() as u64, "game"),
-                crate::terminal_text::clean(&few(ids))
+                crate::text::clean(&few(ids))
             );
             whole = false;
         }

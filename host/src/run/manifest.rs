@@ -222,7 +222,7 @@ fn diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, sides: (&str, 
             }
         }
         _ if a != b => {
-            let clip = |v: &Value| crate::session::json_session::clip(&v.to_string());
+            let clip = |v: &Value| crate::text::clip(&v.to_string());
             out.push(format!("{path}: {} {}, {} {}", clip(a), sides.0, clip(b), sides.1));
         }
         _ => {}
