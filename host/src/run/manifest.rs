@@ -268,7 +268,7 @@ impl DirLock {
 /// when its author changes the bot, so that a changed bot is reported on resume and `merge`.
 /// That is the host itself for the built-in sample bot (named `sample-bot (built in)`, not by
 /// its path); what an interpreter or VM loads when that is not one script argument
-/// ([`crate::supervise::bot_spec::program_files`]: `java -cp out Bot` is `Bot`, hashed from
+/// ([`crate::supervise::program_files::program_files`]: `java -cp out Bot` is `Bot`, hashed from
 /// the class and jar files in `out`; `java -jar x.jar`: `x.jar`; `python3 -m pkg`, `dotnet
 /// bot.dll`, a script folder, and these behind `env VAR=…`); the script for a known
 /// interpreter (`python3 bot.py`: `bot.py`; the interpreter only when the command names no
@@ -295,7 +295,7 @@ pub fn executable_hash(command: &[String], dir: Option<&Path>) -> Option<(String
     let (label, mut hash, rest): (String, u64, &[String]) = if crate::supervise::bot_spec::is_builtin(command) {
         let label = format!("{} (built in)", crate::supervise::bot_spec::SAMPLE_BOT);
         (label, fnv64_file(Path::new(&command[0]))?, &command[2..])
-    } else if let Some(files) = crate::supervise::bot_spec::program_files(command, dir) {
+    } else if let Some(files) = crate::supervise::program_files::program_files(command, dir) {
         // What an interpreter or VM loads (a class path, a jar, a module, an assembly).
         let in_dir = |p: &str| match dir {
             Some(d) if Path::new(p).is_relative() => d.join(p),
