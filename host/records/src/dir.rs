@@ -60,6 +60,10 @@ pub fn read_file(path: &Path) -> Result<(Vec<GameRecord>, Option<Torn>), String>
     Ok((read.records, read.torn))
 }
 
+/// What [`read_file_skipping`] found: the records, where the bad lines (frames) skipped are,
+/// and the torn tail left out.
+pub type Skipping = (Vec<GameRecord>, Vec<Position>, Option<Torn>);
+
 /// Every line (frame) of the records file `path` that is a game record, where the ones that
 /// are not are (skipped: the read-only commands' `--skip-bad-lines`, so that one corrupted
 /// line does not hide a whole file), and the torn tail left out. Blank lines are not
@@ -68,7 +72,7 @@ pub fn read_file(path: &Path) -> Result<(Vec<GameRecord>, Option<Torn>), String>
 ///
 /// # Errors
 /// The file cannot be read.
-pub fn read_file_skipping(path: &Path) -> Result<(Vec<GameRecord>, Vec<Position>, Option<Torn>), String> {
+pub fn read_file_skipping(path: &Path) -> Result<Skipping, String> {
     let mut reader = RecordReader::open(path).map_err(|e| e.to_string())?;
     let (mut records, mut bad) = (Vec::new(), Vec::new());
     for r in reader.by_ref() {

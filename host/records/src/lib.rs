@@ -40,7 +40,7 @@ mod scan;
 mod write;
 
 pub use digest::{BotDigest, GameDigest, STALL_CAP_FLOOR_US, STALLED_SHARE_OF_LIMIT_PERCENT, SideTally, stall_cap_us};
-pub use dir::{read_back, read_file, read_file_skipping, records_path, with_skip_hint};
+pub use dir::{Skipping, read_back, read_file, read_file_skipping, records_path, with_skip_hint};
 pub use form::{
     COMPACT_FILE, Encoder, Form, LEVEL, PLAIN_FILE, ZSTD_MAGIC, decode_frame, is_skippable_magic, records_file,
 };
