@@ -3,7 +3,9 @@
 //! Module structure:
 //! - [`bot_spec`]: a bot's spec (command, directory, limits, sandbox), its name.
 //! - [`program_files`]: what a bot's command loads (class path, jar, module), for its hash.
-//! - [`process`]: the bot's process: pipes, the bounded line reader, the stderr tail, kills.
+//! - [`process`]: the bot's process: spawn, messages, the bounded line reader, kills.
+//! - [`pipe_wait`]: the stdin pipe's size and reads, whole writes, the deadline `timerfd`.
+//! - [`stderr_tail`]: the bot's stderr kept for its record.
 //! - [`supervisor`]: the registry of bot processes, the kill sequence, signals, sandbox masks.
 //! - [`stopwatch`]: one request's stopwatch: when the bot's time starts, its deadline, credit.
 //! - [`stall_watch`]: the real-time watchdog per CPU.
@@ -18,12 +20,14 @@
 pub mod bot_spec;
 pub(crate) mod observe;
 pub mod os;
+pub(crate) mod pipe_wait;
 pub mod process;
 pub(crate) mod program_files;
 pub mod sandbox;
 pub(crate) mod sandbox_paths;
 pub(crate) mod seccomp;
 pub mod stall_watch;
+pub(crate) mod stderr_tail;
 pub(crate) mod stopwatch;
 pub mod supervisor;
 pub(crate) mod tempo;
