@@ -15,9 +15,9 @@
 //! 9. [`game`]: what a game is, as values (time control and clock, setup book).
 //!
 //! Beside the layers, usable from any of them and using none: [`record`] (the game record),
-//! [`exit`] (exit codes), [`reason`] (why a game ended), [`terminal_text`] (the one
-//! sanitiser of text from bots, records and remote hosts before it reaches a terminal) and
-//! [`text`] (small text helpers), [`notice`] (what a layer has to tell the person running
+//! [`exit`] (exit codes), [`reason`] (why a game ended), [`text`] (the small text
+//! helpers, one home each: the one sanitiser of text from bots, records and remote hosts
+//! before it reaches a terminal, `clip`, `secs`, `plural`, HTML escaping), [`notice`] (what a layer has to tell the person running
 //! the host, said instead of printed); the statistics are the
 //! `stratego-stats` crate, the records files in both forms the `stratego-records` crate; the
 //! HTML viewer's rules in the browser are the `stratego-viewer-wasm` crate (`host/viewer-wasm`),
@@ -50,5 +50,4 @@ pub(crate) mod session;
 /// public for the fuzz target in `host/fuzz`, which feeds it arbitrary bytes.
 pub use session::json_session::parse_bot_message;
 pub mod supervise;
-pub mod terminal_text;
 pub mod text;

@@ -271,7 +271,12 @@ impl GameRecord {
     }
 }
 
-/// Reads every record of a JSON Lines file.
+/// Reads every record of a plain JSON Lines file, strictly: every line that is not blank
+/// must be a record, the last one too (a whole last record without its newline is one, as
+/// RECORDS.md says; a torn last line is an error here, not dropped). For tests and tools
+/// that have only this crate: the host reads records files with `stratego-records` (the one
+/// reader, both forms, the torn-tail rule), which depends on this crate and so cannot be
+/// called from it.
 ///
 /// # Errors
 /// The file cannot be read, or a line is not a record (with its line number).

@@ -373,7 +373,7 @@ fn resume(hosts: &[(&str, PathBuf)], tmpl: &[GameRecord], rows: &[(usize, usize,
         std::fs::create_dir_all(&scan_dir).unwrap();
         std::fs::copy(&pristine, scan_dir.join(name)).unwrap();
         let (t, cpu) = (Instant::now(), thread_cpu());
-        let ids = manifest::scan_finished(&scan_dir).unwrap();
+        let ids = stratego_host::record::scan_finished(&scan_dir).unwrap();
         println!(
             "id scan of {games} games, {plies} plies, {}: {:.2} s wall, {:.2} s CPU ({} ids)",
             if form == Form::Plain { "plain" } else { "compact" },

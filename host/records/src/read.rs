@@ -41,7 +41,7 @@ pub fn max_record_bytes() -> usize {
     MAX_RECORD_BYTES.load(Ordering::Relaxed)
 }
 
-fn too_long(max: usize) -> String {
+pub(crate) fn too_long(max: usize) -> String {
     format!(
         "longer than {max} bytes, the longest record read (a decompression bomb or not a records file? --max-record-bytes raises the limit)"
     )

@@ -19,9 +19,10 @@ use crate::record::GameRecord;
 use crate::run::referee::{GameSettings, Seat, play_game};
 use crate::run::schedule::GameSpec;
 use crate::session::BotSession;
-use crate::session::json_session::{JsonSession, clip};
+use crate::session::json_session::JsonSession;
 use crate::supervise::bot_spec::BotSpec;
 use crate::supervise::supervisor::Supervisor;
+use crate::text::clip;
 
 /// Most stderr a bot may write in one game before the check calls it a flood.
 pub const STDERR_BUDGET: u64 = 1 << 20;
@@ -287,11 +288,11 @@ fn failure(rec: &GameRecord, color: Color, reused: bool) -> String {
 
 /// The last lines of a stderr tail, bounded for the report: blank lines dropped (they would
 /// use up the few lines shown), control characters shown as escapes by
-/// [`crate::terminal_text::clean`] (the bot's output must not drive the reader's terminal),
+/// [`crate::text::clean`] (the bot's output must not drive the reader's terminal),
 /// each line clipped.
 fn stderr_lines(tail: &str) -> Vec<String> {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(STDERR_LINES)..].iter().map(|l| clip(&crate::terminal_text::clean(l))).collect()
+    lines[lines.len().saturating_sub(STDERR_LINES)..].iter().map(|l| clip(&crate::text::clean(l))).collect()
 }
 
 /// The results so far, with what a new check needs to know of the earlier ones.

@@ -134,7 +134,7 @@ impl ConvertReport {
             }
         };
         // Entry names and messages come from archives and records made anywhere.
-        eprintln!("stratego-host convert: {}", crate::terminal_text::clean(&line));
+        eprintln!("stratego-host convert: {}", crate::text::clean(&line));
         self.problems.push(line);
     }
 
@@ -617,7 +617,7 @@ fn xml_file_name(id: &str) -> String {
 /// What a path holds, from its name and, failing that, its first bytes.
 fn detect(path: &Path) -> Result<Option<RecordFormat>, String> {
     if path.is_dir() {
-        let records = crate::run::manifest::records_path(path)?.is_file();
+        let records = crate::record::records_path(path)?.is_file();
         let gravon = gravon_games(path, 0).map(|g| !g.is_empty()).unwrap_or(false);
         return Ok(match (records, gravon) {
             (true, false) => Some(RecordFormat::Records),
@@ -765,8 +765,8 @@ fn nothing_converted(summary: &ConvertReport, out: &Path) -> String {
 }
 
 fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<ConvertReport, String> {
-    let file = if input.is_dir() { crate::run::manifest::records_path(input)? } else { input.to_owned() };
-    let mut records = crate::run::manifest::read_records_file(&file)?;
+    let file = if input.is_dir() { crate::record::records_path(input)? } else { input.to_owned() };
+    let mut records = crate::record::read_records_file(&file)?;
     if !only.is_empty() {
         for id in only {
             if !records.iter().any(|r| &r.game_id == id) {
@@ -794,7 +794,7 @@ fn records_to_gravon(input: &Path, out: &Path, only: &[String]) -> Result<Conver
                     eprintln!(
                         "stratego-host convert: {}: game {}: note: Gravon has no result type for {}: written {how}",
                         file.display(),
-                        crate::terminal_text::clean(&r.game_id),
+                        crate::text::clean(&r.game_id),
                         r.result.reason.code()
                     );
                     *summary.approximated.entry(how).or_default() += 1;

@@ -47,15 +47,14 @@ pub fn run(args: ExportOptions) -> Result<Outcome, ConfigError> {
         return Err(usage("--html: one RECORDS file or directory (several are for --pgn)"));
     };
     crate::run::output_file::may_write_page(html, Some(args.force), "--html").map_err(usage)?;
-    let path =
-        if records.is_dir() { crate::run::manifest::records_path(records).map_err(usage)? } else { records.clone() };
+    let path = if records.is_dir() { crate::record::records_path(records).map_err(usage)? } else { records.clone() };
     let read = if args.skip_bad_lines {
-        crate::run::manifest::read_records_skipping(&path).map(|(records, bad)| {
-            crate::run::manifest::report_skipped(&path, &bad);
+        crate::record::read_records_skipping(&path).map(|(records, bad)| {
+            crate::record::report_skipped(&path, &bad);
             records
         })
     } else {
-        crate::run::manifest::read_records_file(&path).map_err(|e| crate::run::manifest::with_skip_hint(e, &path))
+        crate::record::read_records_file(&path).map_err(|e| crate::record::with_skip_hint(e, &path))
     };
     let records = read.map_err(usage)?;
     let chosen: Vec<GameRecord> = if args.game.is_empty() {

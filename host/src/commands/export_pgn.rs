@@ -43,17 +43,17 @@ pub fn run(records: &[PathBuf], out: &Path, force: bool, skip_bad_lines: bool) -
     for input in records {
         let (path, event) = if input.is_dir() {
             let manifest = crate::run::manifest::read(input).map_err(usage)?;
-            (crate::run::manifest::records_path(input).map_err(usage)?, manifest.and_then(|m| m.event))
+            (crate::record::records_path(input).map_err(usage)?, manifest.and_then(|m| m.event))
         } else {
             (input.clone(), None)
         };
         let read = if skip_bad_lines {
-            crate::run::manifest::read_records_skipping(&path).map(|(records, bad)| {
-                crate::run::manifest::report_skipped(&path, &bad);
+            crate::record::read_records_skipping(&path).map(|(records, bad)| {
+                crate::record::report_skipped(&path, &bad);
                 records
             })
         } else {
-            crate::run::manifest::read_records_file(&path).map_err(|e| crate::run::manifest::with_skip_hint(e, &path))
+            crate::record::read_records_file(&path).map_err(|e| crate::record::with_skip_hint(e, &path))
         };
         for record in read.map_err(usage)? {
             if seen.insert(record.game_id.clone()) {

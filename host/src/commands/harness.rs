@@ -254,7 +254,7 @@ fn open_out_dir(
                     describe_shard(plan.run.shard)
                 )));
             }
-            history = manifest::scan_finished(dir).map_err(usage)?;
+            history = crate::record::scan_finished(dir).map_err(usage)?;
             changed = m.changed.clone();
             // Games per bot name, counted only when a bot changed (the records are read).
             let mut played_by: Option<std::collections::HashMap<String, usize>> = None;
@@ -301,7 +301,7 @@ fn open_out_dir(
                 eprintln!(
                     "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
                     dir.display(),
-                    crate::terminal_text::clean(&dups.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
+                    crate::text::clean(&dups.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
                 );
             }
             eprintln!(
@@ -311,7 +311,7 @@ fn open_out_dir(
             );
         }
         None => {
-            if !manifest::scan_finished(dir).map_err(usage)?.is_empty() {
+            if !crate::record::scan_finished(dir).map_err(usage)?.is_empty() {
                 return Err(usage(format!(
                     "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
                     dir.display()
@@ -432,7 +432,7 @@ impl Sink for Versions {
 fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<String, usize>, String> {
     let mut counts = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
-    for r in manifest::records_iter(dir)? {
+    for r in crate::record::records_iter(dir)? {
         let r = r?;
         if seen.insert(r.game_id.clone()) {
             let played: Vec<&str> = [Color::Red, Color::Blue]
@@ -502,7 +502,7 @@ fn history_of(dir: &std::path::Path, mut finished: std::collections::HashMap<Str
     let records = std::iter::from_fn(move || {
         let records = match &mut opened {
             Some(r) => r,
-            None => match manifest::records_iter(&dir) {
+            None => match crate::record::records_iter(&dir) {
                 Ok(r) => opened.insert(r),
                 Err(e) => {
                     opened = Some(Box::new(std::iter::empty()));
@@ -567,7 +567,7 @@ fn settled_by_records(
     dir: &std::path::Path,
     finished: &std::collections::HashMap<String, GameSpec>,
 ) -> bool {
-    let Ok(digests) = manifest::digests_iter(dir) else { return false };
+    let Ok(digests) = crate::record::digests_iter(dir) else { return false };
     let Some(sink) = probe.digest_sink() else { return false };
     let mut seen = std::collections::HashSet::new();
     for d in digests {
@@ -797,7 +797,7 @@ fn saved_after_failure(
     end: &mut RunEnd,
 ) -> Option<Vec<Event>> {
     let (Some(dir), true) = (&run.out, records.is_some_and(RecordsSink::failed)) else { return None };
-    let saved = match manifest::read_records(dir) {
+    let saved = match crate::record::read_back(dir) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("stratego-host: warning: cannot read the records back: {e}");
@@ -809,7 +809,7 @@ fn saved_after_failure(
     if let Some(f) = end.failed.as_mut() {
         f.message.push_str(&format!(
             "\n{} holds {} finished games of this event, and the summary counts exactly those; {unsaved} other finished games could not be saved (the same command plays them again)",
-            manifest::records_path(dir).unwrap_or_else(|_| dir.join("games.jsonl")).display(),
+            crate::record::records_path(dir).unwrap_or_else(|_| dir.join("games.jsonl")).display(),
             past.len()
         ));
     }
@@ -872,7 +872,7 @@ fn write_index(
         &index,
         title,
         Some(summary_html),
-        manifest::digests_iter(dir)?,
+        crate::record::digests_iter(dir)?,
         crate::display::files::viewer::MAX_VIEWER_PAGES,
         &options,
     )?;

@@ -216,7 +216,7 @@ fn play_tie(
         if outcome.code != crate::exit::OK {
             return Ok(Err(outcome));
         }
-        let records = crate::run::manifest::read_records(&dir).map_err(usage)?;
+        let records = crate::record::read_back(&dir).map_err(usage)?;
         for r in &records {
             let points = match r.result.winner {
                 None => (0.5, 0.5),

@@ -133,20 +133,20 @@ fn read_games(
     let mut strangers: BTreeSet<String> = BTreeSet::new();
     let mut finished = 0u32;
     for dir in &args.dirs {
-        let file = manifest::records_path(dir).map_err(usage)?;
+        let file = crate::record::records_path(dir).map_err(usage)?;
         // Each record read as its digest (its moves skipped: the report and the index's
         // rows read none), and whole only for a viewer page; see `Digested`.
-        let records: Box<dyn Iterator<Item = Result<manifest::Digested, String>>> =
+        let records: Box<dyn Iterator<Item = Result<crate::record::Digested, String>>> =
             if args.skip_bad_lines && file.exists() {
-                let (found, bad) = manifest::read_records_skipping(&file).map_err(usage)?;
-                manifest::report_skipped(&file, &bad);
-                Box::new(found.into_iter().map(|r| Ok(manifest::Digested::of(r))))
+                let (found, bad) = crate::record::read_records_skipping(&file).map_err(usage)?;
+                crate::record::report_skipped(&file, &bad);
+                Box::new(found.into_iter().map(|r| Ok(crate::record::Digested::of(r))))
             } else {
-                manifest::digests_iter(dir).map_err(usage)?
+                crate::record::digests_iter(dir).map_err(usage)?
             };
-        let whole = |d: manifest::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
+        let whole = |d: crate::record::Digested| d.record().map_err(|e| usage(format!("{}: {e}", file.display())));
         for r in records {
-            let d = r.map_err(|e| usage(manifest::with_skip_hint(e, &file)))?;
+            let d = r.map_err(|e| usage(crate::record::with_skip_hint(e, &file)))?;
             let Some(&i) = by_id.get(d.digest.game_id.as_str()) else {
                 strangers.insert(d.digest.game_id.clone());
                 continue;
@@ -308,7 +308,7 @@ fn name_games(missing: &[String], duplicated: &[String], strangers: &[String], l
             eprintln!(
                 "stratego-host: {} {what}: {}",
                 stratego_stats::plural(ids.len() as u64, "game"),
-                crate::terminal_text::clean(&few(ids))
+                crate::text::clean(&few(ids))
             );
             whole = false;
         }

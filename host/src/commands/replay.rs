@@ -37,10 +37,7 @@ pub fn run(args: ReplayOptions) -> Result<Outcome, ConfigError> {
     run_inner(&args)
         .map(|stdout| Outcome { stdout, code: exit::OK })
         // The message may quote the file's game ids and names.
-        .map_err(|e| ConfigError {
-            message: format!("replay: {}", crate::terminal_text::clean_lines(&e)),
-            code: exit::USAGE,
-        })
+        .map_err(|e| ConfigError { message: format!("replay: {}", crate::text::clean_lines(&e)), code: exit::USAGE })
 }
 
 fn run_inner(args: &ReplayOptions) -> Result<String, String> {

@@ -177,11 +177,8 @@ impl Sink for StartupGuard {
             } else {
                 "its first game ended before it was ready".to_owned()
             };
-            let mut message = format!(
-                "bot {} cannot start: {when}: {}",
-                bot.name,
-                crate::terminal_text::clean(&record.result.message)
-            );
+            let mut message =
+                format!("bot {} cannot start: {when}: {}", bot.name, crate::text::clean(&record.result.message));
             message.push_str(&stderr_lines(&bot.name, &bot.stderr_tail));
             // A bot that was ready before and is only slow to say so now (a JIT runtime on
             // a loaded machine) forfeits this game; only a process that could not start at

@@ -83,9 +83,13 @@ pub struct Clock {
     pub remaining: Option<Duration>,
 }
 
-/// The answer came too late.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Flagged;
+/// The one verdict on whether an answer was in time: it took at most its limit plus the
+/// margin ([`TimeControl::allowed`]). The referee's `judge` asks it of every answer
+/// (startup, setup, each move, against the clock's [`Clock::budget`]); the clock then only
+/// charges the bank ([`Clock::spend`]).
+pub fn in_time(took: Duration, limit: Duration, margin: Duration) -> bool {
+    took <= limit + margin
+}
 
 impl Clock {
     /// A fresh clock.
@@ -103,26 +107,34 @@ impl Clock {
         }
     }
 
-    /// Charges a move that took `elapsed`.
-    ///
-    /// # Errors
-    /// [`Flagged`] when it took longer than the budget.
-    /// A move that goes past its budget within the margin is in time; a bank it overdraws
-    /// is left empty (the next move then has only the increment).
-    pub fn charge(&mut self, tc: &TimeControl, elapsed: Duration) -> Result<(), Flagged> {
-        if elapsed > tc.allowed(self.budget(tc)) {
-            return Err(Flagged);
-        }
+    /// Takes a move found in time (by [`in_time`]) that took `elapsed` off the bank, then
+    /// adds the increment; a bank it overdraws (within the margin) is left empty. No
+    /// verdict: the referee's `judge` gave it.
+    pub fn spend(&mut self, tc: &TimeControl, elapsed: Duration) {
         if let Some(r) = self.remaining.as_mut() {
             *r = r.saturating_sub(elapsed) + tc.increment;
         }
-        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The answer came too late.
+    #[derive(Debug, PartialEq)]
+    struct Flagged;
+
+    /// What the referee does with a move's time: the verdict, then the bank charged.
+    impl Clock {
+        fn charge(&mut self, tc: &TimeControl, elapsed: Duration) -> Result<(), Flagged> {
+            if !in_time(elapsed, self.budget(tc), tc.margin) {
+                return Err(Flagged);
+            }
+            self.spend(tc, elapsed);
+            Ok(())
+        }
+    }
 
     fn tc(move_ms: Option<u64>, bank_ms: Option<u64>, inc_ms: u64) -> TimeControl {
         TimeControl {

@@ -553,7 +553,7 @@ impl Tally {
         self.unseen();
         self.games.push(GameSeen {
             game_id: id,
-            opponent: m["opponent"].as_str().map(|o| crate::terminal_text::clean(o).into_owned()),
+            opponent: m["opponent"].as_str().map(|o| crate::text::clean(o).into_owned()),
             color: m["color"].as_str().unwrap_or("?").to_owned(),
             outcome: Outcome::Unseen,
         });
@@ -581,7 +581,7 @@ impl Tally {
         };
         let fault = serde_json::from_value::<crate::reason::Reason>(serde_json::Value::String(reason.clone()))
             .is_ok_and(crate::reason::Reason::is_fault);
-        let message = crate::terminal_text::clean(m["message"].as_str().unwrap_or_default()).into_owned();
+        let message = crate::text::clean(m["message"].as_str().unwrap_or_default()).into_owned();
         g.outcome = Outcome::Ended { result, reason, message, forfeit: fault && result == "lost" };
         crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
         self.ended = true;
@@ -886,14 +886,14 @@ async fn relay(
                     }
                     Some(Ok(Message::Close(frame))) => {
                         // The host's words, shown in this terminal: sanitised.
-                        let why = frame.map(|f| crate::terminal_text::clean(&f.reason).into_owned()).unwrap_or_default();
+                        let why = frame.map(|f| crate::text::clean(&f.reason).into_owned()).unwrap_or_default();
                         if why == "the event is over" {
                             return Ended::Over;
                         }
                         return Ended::Lost(format!("the host closed the connection ({why})"));
                     }
                     Some(Ok(_)) => {}
-                    Some(Err(e)) => return Ended::Lost(crate::terminal_text::clean(&e.to_string()).into_owned()),
+                    Some(Err(e)) => return Ended::Lost(crate::text::clean(&e.to_string()).into_owned()),
                     None => return Ended::Lost("the connection closed".to_owned()),
                 }
             }
@@ -1064,7 +1064,7 @@ async fn open(
         Err(WsError::Http(resp)) => {
             // The host's words, shown in this terminal: sanitised.
             let body = resp.body().as_ref().map(|b| String::from_utf8_lossy(b).trim().to_owned()).unwrap_or_default();
-            let body = crate::terminal_text::clean(&body);
+            let body = crate::text::clean(&body);
             let why = format!("{} {}", resp.status(), body);
             if resp.status().as_u16() == 401 || resp.status().as_u16() == 403 {
                 Err(ConnectError::Refused(why))
@@ -1072,9 +1072,7 @@ async fn open(
                 Err(ConnectError::Retry(why))
             }
         }
-        Err(e) => {
-            Err(ConnectError::Retry(format!("WebSocket handshake: {}", crate::terminal_text::clean(&e.to_string()))))
-        }
+        Err(e) => Err(ConnectError::Retry(format!("WebSocket handshake: {}", crate::text::clean(&e.to_string())))),
     }
 }
 

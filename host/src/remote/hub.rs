@@ -1016,7 +1016,7 @@ fn client_fault(code: u16, reason: &str) -> Option<Fault> {
         CLOSE_INVALID_UTF8 => Reason::InvalidUtf8,
         _ => return None,
     };
-    let said = crate::terminal_text::clean(reason);
+    let said = crate::text::clean(reason);
     Some(Fault::new(reason_code, format!("on the entrant's side (its connect client says): {said}")))
 }
 
@@ -1160,7 +1160,7 @@ async fn serve(
                             return gone(why);
                         }
                         let why = frame
-                            .map(|f| format!(" ({}: {})", u16::from(f.code), crate::terminal_text::clean(&f.reason)))
+                            .map(|f| format!(" ({}: {})", u16::from(f.code), crate::text::clean(&f.reason)))
                             .unwrap_or_default();
                         return gone(format!("the bot's side closed the connection{why}"));
                     }

@@ -78,7 +78,9 @@ pub enum Flow {
     Fail(Failure),
 }
 
-/// Why a run could not go on, and the exit code that says so.
+/// Why a run or a command cannot go on: what went wrong, for people, and the process's exit
+/// code ([`crate::exit`]: `USAGE`, `BOT_NOT_STARTABLE`, `FAILURE`, …). A command's error
+/// is the same thing, so one type under two names ([`crate::run::plan::ConfigError`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     /// What went wrong, for people.
@@ -137,7 +139,7 @@ pub const STDERR_LINES_SHOWN: usize = 10;
 
 /// The last lines a bot wrote to stderr, indented under the line that reports its fault
 /// (at most [`STDERR_LINES_SHOWN`], each clipped to 200 characters, its control characters
-/// shown as escapes by [`crate::terminal_text::clean`]: the bot's output must not drive the
+/// shown as escapes by [`crate::text::clean`]: the bot's output must not drive the
 /// reader's terminal); empty when it wrote nothing.
 pub fn stderr_lines(name: &str, tail: &str) -> String {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -148,7 +150,7 @@ pub fn stderr_lines(name: &str, tail: &str) -> String {
     let mut out = format!("\n    {name}'s stderr (last {} of {} lines):", shown.len(), lines.len());
     for l in shown {
         out.push_str("\n    | ");
-        out.push_str(&crate::session::json_session::clip(&crate::terminal_text::clean(l)));
+        out.push_str(&crate::text::clip(&crate::text::clean(l)));
     }
     out
 }

@@ -4,11 +4,11 @@
 //! - [`plan`]: the plan's types (what `cli` validated), `ConfigError`.
 //! - [`schedule`]: the games of an event, a pure function of it.
 //! - [`executor`]: runs up to `-j` games at once, keeps bot sessions, sends events to sinks.
-//! - [`referee`]: one game over two [`crate::session::BotSession`]s; `judge` decides "too late".
+//! - [`referee`]: one game over two [`crate::session::BotSession`]s; `judge` decides "too late" (asking [`crate::game::clock::in_time`]).
 //! - [`placement`]: which CPU a game's bots share.
 //! - [`events`]: what a run emits ([`events::Event`]) and who takes it ([`events::Sink`],
 //!   [`events::DigestSink`]).
-//! - [`manifest`]: a run directory's manifest, resume, the directory lock, reading its records.
+//! - [`manifest`]: a run directory's manifest (the plan, its hash, bots' executable hashes), the directory lock; its records are read through [`crate::record`].
 //! - [`overload`]: whether the machine was overloaded for a bot.
 //! - [`output_file`]: outputs never replace what the host did not write.
 //!

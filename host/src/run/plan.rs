@@ -30,14 +30,9 @@ pub enum Live {
     Lines,
 }
 
-/// A configuration error, with the exit code it maps to.
-#[derive(Debug)]
-pub struct ConfigError {
-    /// What is wrong.
-    pub message: String,
-    /// [`crate::exit::USAGE`] or [`crate::exit::BOT_NOT_STARTABLE`].
-    pub code: i32,
-}
+/// Why a command cannot go on, and the exit code it maps to: a run's
+/// [`crate::run::events::Failure`] under the name the commands use.
+pub type ConfigError = crate::run::events::Failure;
 
 pub(crate) fn usage(message: impl Into<String>) -> ConfigError {
     ConfigError { message: message.into(), code: crate::exit::USAGE }

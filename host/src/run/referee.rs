@@ -17,6 +17,7 @@ use crate::record::{BotInfo, GameRecord, RecordPly, RecordResult, StrikeRecord};
 use crate::run::placement::ShareCpu;
 use crate::run::schedule::GameSpec;
 use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, Timed, TurnRequest};
+use crate::text::secs;
 
 /// Settings shared by every game of a run.
 #[derive(Clone, Debug)]
@@ -108,13 +109,9 @@ impl<S> Player<S> {
     }
 }
 
-/// `1.234 s`.
-pub fn secs(d: Duration) -> String {
-    format!("{:.3} s", d.as_secs_f64())
-}
-
-/// Judges an answer: in time, or the fault that `what` was too slow. The one place where a
-/// request's answer is found too late (the bank is charged separately, by [`Clock`]).
+/// Judges an answer: in time ([`crate::game::clock::in_time`], the one verdict), or the
+/// fault that `what` was too slow. The one place where a request's answer is found too
+/// late; the bank is charged after, without a second verdict ([`Clock::spend`]).
 pub fn judge<T>(
     answer: Result<Timed<T>, SessionError>,
     limit: Duration,
@@ -129,7 +126,7 @@ pub fn judge<T>(
         m => format!(" (+{} margin)", secs(m)),
     };
     match answer {
-        Ok(a) if a.took <= limit + margin => Ok(a),
+        Ok(a) if crate::game::clock::in_time(a.took, limit, margin) => Ok(a),
         Ok(a) => {
             let stalls = match a.stall_credit {
                 c if c.is_zero() => String::new(),
@@ -388,13 +385,8 @@ async fn moves<S: BotSession>(
         let decided =
             judge(answer, budget, margin, Reason::MoveTimeout, "move", &mut p.timeout_late_us).and_then(|a| {
                 p.think_us += a.took.as_micros() as u64;
-                if p.clock.charge(&p.tc, a.took).is_err() {
-                    let margin = if margin.is_zero() { String::new() } else { format!(" (+{} margin)", secs(margin)) };
-                    return Err(Fault::new(
-                        Reason::MoveTimeout,
-                        format!("the move took {}; it had {}{margin}", secs(a.took), secs(budget)),
-                    ));
-                }
+                // In time (judge's verdict, against this budget): only the bank is charged.
+                p.clock.spend(&p.tc, a.took);
                 match a.value {
                     Decision::Resign => Ok(None),
                     Decision::Move(text) => match text.parse::<Move>() {

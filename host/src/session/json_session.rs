@@ -20,6 +20,7 @@ use crate::supervise::observe::Observer;
 use crate::supervise::process::{Process, RecvError};
 use crate::supervise::stopwatch::Stopwatch;
 use crate::supervise::supervisor::Supervisor;
+use crate::text::clip;
 
 /// How a session starts (and restarts) its bot's process.
 #[derive(Clone, Debug)]
@@ -639,7 +640,7 @@ pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
                 Err(e) => {
                     return Err(Fault::new(
                         Reason::MalformedJson,
-                        format!("it sent a line that is not JSON ({e}): {}", clip(&crate::terminal_text::clean(line))),
+                        format!("it sent a line that is not JSON ({e}): {}", clip(&crate::text::clean(line))),
                     ));
                 }
             };
@@ -647,27 +648,17 @@ pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
             match ty {
                 Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
                     Reason::MalformedMessage,
-                    format!("its {t:?} message is malformed ({e}): {}", clip(&crate::terminal_text::clean(line))),
+                    format!("its {t:?} message is malformed ({e}): {}", clip(&crate::text::clean(line))),
                 )),
                 Some(t) => {
                     Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
                 }
                 None => Err(Fault::new(
                     Reason::UnexpectedMessage,
-                    format!("it sent a message without a \"type\": {}", clip(&crate::terminal_text::clean(line))),
+                    format!("it sent a message without a \"type\": {}", clip(&crate::text::clean(line))),
                 )),
             }
         }
-    }
-}
-
-/// At most 200 characters of a line, for messages. A bot's line must go through
-/// [`crate::terminal_text::clean`] first: fault messages reach the terminal.
-pub fn clip(line: &str) -> String {
-    if line.chars().count() <= 200 {
-        line.to_owned()
-    } else {
-        format!("{}…", line.chars().take(200).collect::<String>())
     }
 }
 

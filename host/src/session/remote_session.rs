@@ -24,12 +24,13 @@ use crate::reason::{Fault, Reason};
 use crate::remote::client::RESUME;
 use crate::remote::hub::{Answer, Hub, Incoming, LeaseError, Link, OWED, Outgoing, Owed};
 use crate::remote::lag::LagQuota;
-use crate::session::json_session::{SessionOptions, clip, parse_bot_message};
+use crate::session::json_session::{SessionOptions, parse_bot_message};
 use crate::session::messages::{self, InfoLines, TurnBuffers, keep_info, note_unrequested, unexpected};
 use crate::session::protocol_log::Direction;
 use crate::session::{
     BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionReport, Timed, TurnRequest,
 };
+use crate::text::clip;
 
 /// A remote bot spoken to in the JSON protocol over its connection.
 pub struct RemoteSession {

@@ -30,13 +30,14 @@ use stratego_rules::{
 };
 
 use crate::reason::{Fault, Reason};
-use crate::session::json_session::{SessionOptions, clip};
+use crate::session::json_session::SessionOptions;
 use crate::session::protocol_log::{Direction, ProtocolLog};
 use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
 use crate::supervise::bot_spec::BotSpec;
 use crate::supervise::process::{Process, RecvError};
 use crate::supervise::stopwatch::Stopwatch;
 use crate::supervise::supervisor::Supervisor;
+use crate::text::clip;
 
 /// The legacy board's side: the 2012 protocol knows only the 10x10 board.
 const SIDE: u8 = 10;

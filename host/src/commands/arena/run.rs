@@ -131,7 +131,7 @@ impl Roster {
             .and_then(|mut stmt| stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect());
         let Ok(rows) = rows else { return };
         for (id, name, retired) in rows {
-            let name = crate::terminal_text::clean(&name).into_owned();
+            let name = crate::text::clean(&name).into_owned();
             if let (Some(i), Some(_)) = (self.ids.iter().position(|&x| x == id), retired) {
                 if self.retired.insert(i) {
                     pool.retire(i);
@@ -365,7 +365,7 @@ impl ReportSink for ArenaReport {
                 "; {} running when it stopped {} void (not counted): {}",
                 stratego_stats::plural(running.len() as u64, "game"),
                 if running.len() == 1 { "is" } else { "are" },
-                crate::terminal_text::clean(&running.join(", "))
+                crate::text::clean(&running.join(", "))
             )
         };
         let how = if end.cancelled { "stopped" } else { "ended" };
@@ -376,7 +376,7 @@ impl ReportSink for ArenaReport {
 /// Makes an arena bot an entrant, as `match` does (its name cleaned for a terminal).
 fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = bot.spec.clone();
-    spec.name = crate::terminal_text::clean(&bot.name).into_owned();
+    spec.name = crate::text::clean(&bot.name).into_owned();
     crate::run::plan::entrant(spec, run).map_err(|mut e| {
         if bot.spec.limits.sandbox.is_none() && e.message.contains("--sandbox") {
             e.message = format!(
@@ -431,11 +431,11 @@ fn new_versions(arena: &mut Ladder) -> Result<HashSet<i64>, ConfigError> {
         arena.add_spec(&name, b.spec.clone())?;
         eprintln!(
             "stratego-host: arena: {}: its program changed since its {} ({} -> {now}): the new version plays as {}, a rating line of its own; {} keeps its games and its place in the table (`arena retire` hides it)",
-            crate::terminal_text::clean(&b.name),
+            crate::text::clean(&b.name),
             stratego_stats::plural(games, "game"),
             b.version.as_deref().unwrap_or("?"),
-            crate::terminal_text::clean(&name),
-            crate::terminal_text::clean(&b.name)
+            crate::text::clean(&name),
+            crate::text::clean(&b.name)
         );
     }
     Ok(superseded)
@@ -450,7 +450,7 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
             "stratego-host: arena: {} running when the arena last stopped {} void (not counted): {}",
             stratego_stats::plural(void.len() as u64, "game"),
             if void.len() == 1 { "was" } else { "were" },
-            crate::terminal_text::clean(&void.join(", "))
+            crate::text::clean(&void.join(", "))
         );
     }
     std::fs::write(&list, "").map_err(|e| usage(format!("arena: {}: {e}", list.display())))?;

@@ -254,7 +254,7 @@ fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = bot.spec.clone();
     // The name the run shows: a ladder file's names are not trusted to be safe for a
     // terminal (`ladder add` refuses such a name; a file edited by other means may hold one).
-    spec.name = crate::terminal_text::clean(&bot.name).into_owned();
+    spec.name = crate::text::clean(&bot.name).into_owned();
     crate::run::plan::entrant(spec, run)
 }
 
@@ -316,7 +316,7 @@ fn program_versions(bots: &[Entrant], active: &[&LadderBot]) -> Vec<Option<Strin
             if now != b.version {
                 eprintln!(
                     "stratego-host: warning: bot {}: its program changed since it was added ({} -> {}); `ladder add` it again to record the new version",
-                    crate::terminal_text::clean(&b.name),
+                    crate::text::clean(&b.name),
                     b.version.as_deref().unwrap_or("?"),
                     now.as_deref().unwrap_or("?")
                 );

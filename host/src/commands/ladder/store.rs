@@ -777,8 +777,8 @@ pub fn stored_line(value: ValueRef<'_>) -> Result<Vec<u8>, String> {
 }
 
 fn check_name(name: &str) -> Result<(), ConfigError> {
-    // Control and bidi formatting characters: what `terminal_text::clean` would escape.
-    if name.trim().is_empty() || name.trim() != name || crate::terminal_text::clean(name) != name || name.len() > 100 {
+    // Control and bidi formatting characters: what `text::clean` would escape.
+    if name.trim().is_empty() || name.trim() != name || crate::text::clean(name) != name || name.len() > 100 {
         return Err(usage(format!(
             "ladder: bad bot name {name:?} (1 to 100 characters, no control or bidi formatting characters, no surrounding spaces)"
         )));

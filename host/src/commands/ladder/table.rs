@@ -135,10 +135,10 @@ impl LadderTable {
         format!("Ladder: {} bots, {} games{retired}", self.bots.len(), self.games)
     }
 
-    /// A plain-text table (names made safe for a terminal by [`crate::terminal_text::clean`]).
+    /// A plain-text table (names made safe for a terminal by [`crate::text::clean`]).
     pub fn render(&self) -> String {
         let mut s = self.heading() + "\n";
-        let names: Vec<_> = self.bots.iter().map(|b| crate::terminal_text::clean(&b.name)).collect();
+        let names: Vec<_> = self.bots.iter().map(|b| crate::text::clean(&b.name)).collect();
         let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             s,
@@ -167,7 +167,7 @@ impl LadderTable {
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 c[0],
-                markdown_escape(&crate::terminal_text::clean(&r.name)),
+                markdown_escape(&crate::text::clean(&r.name)),
                 c[1],
                 c[2],
                 c[3],
@@ -262,7 +262,7 @@ impl History {
         });
         let mut s = format!(
             "{}{}: {} games, +{w} ={d} -{l}\n",
-            crate::terminal_text::clean(&self.name),
+            crate::text::clean(&self.name),
             if self.retired { " (retired)" } else { "" },
             self.games.len()
         );
@@ -274,11 +274,11 @@ impl History {
                 s,
                 "  {:20}  {:width$}  {:5}  {:6}  {:22}  {}",
                 utc(g.played_unix),
-                crate::terminal_text::clean(&g.opponent),
+                crate::text::clean(&g.opponent),
                 g.color,
                 g.result,
                 g.reason,
-                crate::terminal_text::clean(&g.game_id)
+                crate::text::clean(&g.game_id)
             );
         }
         s

@@ -543,7 +543,7 @@ pub fn write_index_streamed(
     index: &std::path::Path,
     title: &str,
     summary_html: Option<&str>,
-    records: impl IntoIterator<Item = Result<crate::run::manifest::Digested, String>>,
+    records: impl IntoIterator<Item = Result<crate::record::Digested, String>>,
     max_pages: usize,
     options: &IndexOptions<'_>,
 ) -> Result<IndexWritten, String> {
@@ -612,8 +612,8 @@ impl IndexCollector {
     ///
     /// # Errors
     /// The record is wanted whole and its line is not one (see
-    /// [`crate::run::manifest::Digested::record`]).
-    pub fn push_digested(&mut self, game: crate::run::manifest::Digested) -> Result<(), String> {
+    /// [`crate::record::Digested::record`]).
+    pub fn push_digested(&mut self, game: crate::record::Digested) -> Result<(), String> {
         let n = self.rows.len();
         let key = (game.digest.index, n);
         let wanted = self.max_pages > 0
@@ -943,7 +943,7 @@ mod tests {
             r.plies.truncate(n % 12);
             r.result.winner = [Some(Color::Red), None, Some(Color::Blue)][n % 3];
             let line = serde_json::to_vec(&r).unwrap();
-            light.push_digested(crate::run::manifest::Digested::from_line(line).unwrap()).unwrap();
+            light.push_digested(crate::record::Digested::from_line(line).unwrap()).unwrap();
             whole.push(r);
         }
         assert_eq!(light.rows, whole.rows, "the same rows");

@@ -98,7 +98,7 @@ impl LiveBoard {
         let Some(notices) = &self.notices else { return };
         let new: Vec<String> = notices.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect();
         for line in new {
-            self.recent.push_back(crate::terminal_text::clean(&line).into_owned());
+            self.recent.push_back(crate::text::clean(&line).into_owned());
         }
         while self.recent.len() > RECENT {
             self.recent.pop_front();

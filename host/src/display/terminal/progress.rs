@@ -182,7 +182,7 @@ pub fn game_line(n: u64, planned: Option<u64>, rec: &GameRecord) -> String {
         rec.duration_ms as f64 / 1000.0
     );
     if rec.result.reason.is_fault() || rec.result.reason == Reason::Resignation {
-        let _ = write!(line, " — {}", crate::terminal_text::clean(&rec.result.message));
+        let _ = write!(line, " — {}", crate::text::clean(&rec.result.message));
     }
     if let Some(faulty) = rec.result.faulty {
         line.push_str(&stderr_lines(&rec.bots[faulty].name, &rec.bots[faulty].stderr_tail));

@@ -438,11 +438,11 @@ impl Paint {
 }
 
 /// The words of a record that a replay shows, made safe for a terminal by
-/// [`crate::terminal_text::clean`] (a record is a file from anywhere: its names, game id
+/// [`crate::text::clean`] (a record is a file from anywhere: its names, game id
 /// or message may hold terminal controls).
 fn for_terminal(record: &mut GameRecord) {
     let clean = |s: &mut String| {
-        if let std::borrow::Cow::Owned(c) = crate::terminal_text::clean(s) {
+        if let std::borrow::Cow::Owned(c) = crate::text::clean(s) {
             *s = c;
         }
     };
@@ -462,16 +462,16 @@ fn for_terminal(record: &mut GameRecord) {
 /// The file cannot be read or holds no records, a line is not a record, or no game has
 /// the id (the message lists the ids there are).
 pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<(GameRecord, usize), String> {
-    let file = if path.is_dir() { crate::run::manifest::records_path(path)? } else { path.to_owned() };
+    let file = if path.is_dir() { crate::record::records_path(path)? } else { path.to_owned() };
     if path.is_dir() && !file.exists() {
         return Err(format!("{}: a directory without games.jsonl", path.display()));
     }
     let mut records = if skip_bad_lines {
-        let (records, bad) = crate::run::manifest::read_records_skipping(&file)?;
-        crate::run::manifest::report_skipped(&file, &bad);
+        let (records, bad) = crate::record::read_records_skipping(&file)?;
+        crate::record::report_skipped(&file, &bad);
         records
     } else {
-        crate::run::manifest::read_records_file(&file).map_err(|e| crate::run::manifest::with_skip_hint(e, &file))?
+        crate::record::read_records_file(&file).map_err(|e| crate::record::with_skip_hint(e, &file))?
     };
     if records.is_empty() {
         return Err(format!("{}: no game records", file.display()));
@@ -481,9 +481,9 @@ pub fn load_with(path: &Path, id: Option<&str>, skip_bad_lines: bool) -> Result<
         if total > 1 {
             eprintln!(
                 "stratego-host replay: showing game {}, the first of the {total} games in {}; --game ID shows another (next: --game {})",
-                crate::terminal_text::clean(&records[0].game_id),
+                crate::text::clean(&records[0].game_id),
                 file.display(),
-                crate::terminal_text::clean(&records[1].game_id)
+                crate::text::clean(&records[1].game_id)
             );
         }
         return Ok((records.swap_remove(0), total));

@@ -651,7 +651,7 @@ impl State {
                     "bot": bot,
                     "color": color.name(),
                     "reason": reason.code(),
-                    "message": crate::session::json_session::clip(&message),
+                    "message": crate::text::clip(&message),
                 });
                 let fault = FaultRow { row, game: spec.game_id.clone(), pair: spec.pair, setups: spec.setups };
                 if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
