@@ -76,7 +76,10 @@ pub fn unknown_counts(rules: &Ruleset, turn: &Turn) -> PieceCounts {
 /// A piece that steps next to one of our pieces whose rank it knows most likely beats it
 /// (players rarely walk into a known stronger piece): the ranks that beat ours gain weight,
 /// the others lose some (bluffs happen). A piece that steps next to an unknown piece of
-/// ours is more likely one of the stronger ranks.
+/// ours is more likely one of the stronger ranks. Weaker evidence the same way: a piece
+/// that closes in on a known piece of ours from a few squares away ([`APPROACH_FACTOR`]),
+/// and a piece next to a known piece of ours that steps away from it ([`RETREAT_FACTOR`]:
+/// it most likely does not beat it).
 #[derive(Clone, Debug, Default)]
 pub struct Evidence {
     game_id: String,
@@ -107,6 +110,33 @@ impl Evidence {
                     };
                 }
             }
+            // Closing in on a known piece of ours from afar, or stepping away from one it
+            // stood next to, says less but the same way: players bring what beats a known
+            // piece and take away what it beats.
+            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.revealed) {
+                let Some(ours) = n.rank else { continue };
+                let (before, after) = (n.square.distance(ply.mv.from), n.square.distance(ply.mv.to));
+                let factor = |wins: bool| match () {
+                    _ if after > 1 && after <= APPROACH_SQUARES && after < before => {
+                        if wins {
+                            APPROACH_FACTOR
+                        } else {
+                            1.0 / APPROACH_FACTOR.sqrt()
+                        }
+                    }
+                    _ if before == 1 && after > 1 => {
+                        if wins {
+                            RETREAT_FACTOR
+                        } else {
+                            1.0 / RETREAT_FACTOR.sqrt()
+                        }
+                    }
+                    _ => 1.0,
+                };
+                for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
+                    f[r.index()] *= factor(Combat::resolve(*r, ours).result == CombatResult::AttackerWins);
+                }
+            }
             let e = self.factors.entry(theirs.origin).or_insert([1.0; 12]);
             for (a, b) in e.iter_mut().zip(f) {
                 // Bounded: a long chase must not make a rank certain.
@@ -121,6 +151,20 @@ impl Evidence {
         self.factors.get(&origin).copied().unwrap_or([1.0; 12])
     }
 }
+
+/// How far (in steps) from a known piece of ours an enemy piece's approach counts as
+/// evidence ([`APPROACH_FACTOR`]).
+pub const APPROACH_SQUARES: u8 = 3;
+
+/// Likelihood factor for the ranks that beat a known piece of ours when an enemy piece
+/// steps closer to it from within [`APPROACH_SQUARES`] (the other ranks get its inverse
+/// square root).
+pub const APPROACH_FACTOR: f64 = 2.0;
+
+/// Likelihood factor for the ranks that beat a known piece of ours when an enemy piece
+/// next to it steps away (the other ranks get its inverse square root): a piece that
+/// could take ours does not flee from it.
+pub const RETREAT_FACTOR: f64 = 0.25;
 
 /// The most probability the setup prior gives one unmoved enemy piece of being a Bomb or
 /// the Flag while more pieces are unmoved than there are unseen Bombs and Flags.
