@@ -908,3 +908,164 @@ mod hunt_fade_tests {
         assert!(late.abs() <= 3.0 + 2.0, "{late}");
     }
 }
+
+#[cfg(test)]
+mod round3_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
+        PositionPiece { square: sq(s), color, rank, moved, revealed }
+    }
+
+    fn turn_with(pieces: &[PositionPiece]) -> Turn {
+        let game = Game::from_position(Ruleset::ucc2012(), pieces, Color::Red, 200, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        crate::tests::turn_of(&game, 0, legal_moves)
+    }
+
+    fn ranked_of(turn: &Turn, seed: u64) -> Vec<(f64, Move)> {
+        let mut rng = Rng::new(seed);
+        ranked_with(&Ruleset::ucc2012(), turn, &mut rng, &Evidence::default())
+    }
+
+    fn score(ranked: &[(f64, Move)], m: &str) -> f64 {
+        ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0
+    }
+
+    #[test]
+    fn suspicion_gives_the_ranks_that_beat_a_known_piece_at_least_the_floor() {
+        let mut d = [0.0; 12];
+        d[Rank::Marshal.index()] = 0.05;
+        d[Rank::Scout.index()] = 0.55;
+        d[Rank::Major.index()] = 0.4;
+        let s = suspect(Rank::General, &d, 0.3);
+        assert!((s[Rank::Marshal.index()] - 0.3).abs() < 1e-9, "{s:?}");
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert!((s[Rank::Scout.index()] / s[Rank::Major.index()] - 0.55 / 0.4).abs() < 1e-9);
+        // Already above the floor, or no unseen rank beats ours: unchanged.
+        assert_eq!(suspect(Rank::General, &d, 0.04), d);
+        let mut none = d;
+        none[Rank::Marshal.index()] = 0.0;
+        none[Rank::Scout.index()] = 0.6;
+        assert_eq!(suspect(Rank::General, &none, 0.3), none);
+    }
+
+    #[test]
+    fn a_known_general_keeps_away_from_unknown_pieces_the_enemy_brought_near() {
+        // Red's known General on e4 could step to e5, next to a moved unknown Blue piece on
+        // e6 (its army: the Marshal among 9 Scouts and a Sergeant still unseen).
+        let mut pieces = vec![
+            piece("e4", Color::Red, Rank::General, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("e6", Color::Blue, Rank::Marshal, true, false),
+            piece("a9", Color::Blue, Rank::Sergeant, true, false),
+        ];
+        for f in ["b", "c", "d", "e", "f", "g", "h", "i"] {
+            pieces.push(piece(&format!("{f}9"), Color::Blue, Rank::Scout, true, false));
+        }
+        let turn = turn_with(&pieces);
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let e6 = pos.at(sq("e6")).unwrap();
+        assert!(pos.dist(e6)[Rank::Marshal.index()] < 0.15, "{:?}", pos.dist(e6));
+        // Known to the enemy, the General on e5 risks the suspicion's share of itself at least.
+        let known = pos.danger(Rank::General, sq("e5"), sq("e4"), sq("e4"), true);
+        assert!(known >= 0.9 * KNOWN_SUSPICION_MOVED * value(Rank::General) - 1e-9, "{known}");
+        // Unknown, only what the odds say.
+        let unknown = pos.danger(Rank::General, sq("e5"), sq("e4"), sq("e4"), false);
+        assert!(unknown < 0.15 * value(Rank::General), "{unknown}");
+    }
+
+    #[test]
+    fn taking_a_piece_that_threatens_ours_counts_what_it_saves() {
+        // Blue's known Colonel on h9 stands next to our Captain on h8, which cannot move
+        // (our Scouts on g8 and h7, our Major on i8); our Colonel on g9 can trade with it.
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("h8", Color::Red, Rank::Captain, true, false),
+            piece("g8", Color::Red, Rank::Scout, false, false),
+            piece("h7", Color::Red, Rank::Scout, false, false),
+            piece("i8", Color::Red, Rank::Major, true, false),
+            piece("g9", Color::Red, Rank::Colonel, true, false),
+            piece("h9", Color::Blue, Rank::Colonel, true, true),
+            piece("a10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        let ranked = ranked_of(&turn, 1);
+        // A trade is worth nothing by itself; here it saves the Captain (0.8 of 100, the
+        // Colonel being known and the Captain not).
+        assert_eq!(ranked[0].1, "g9-h9".parse::<Move>().unwrap(), "{ranked:?}");
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let h9 = pos.at(sq("h9")).unwrap();
+        let relief = pos.relief(Rank::Colonel, h9, &pos.dist(h9), sq("g9"));
+        assert!((relief - 0.8 * value(Rank::Captain)).abs() < 1e-9, "{relief}");
+        // Our Major's attack, which loses, saves nothing.
+        assert_eq!(pos.relief(Rank::Major, h9, &pos.dist(h9), sq("i8")), 0.0);
+    }
+
+    #[test]
+    fn a_threatened_guard_leaves_its_post_and_an_unmoved_piece_its_hiding_place() {
+        // Our unmoved Captain on e3 guards our Flag on e1; Blue's known Colonel on e4 is next
+        // to it. Stepping aside to d3 or f3 (three squares from the Flag) beats staying.
+        let pieces = [
+            piece("e1", Color::Red, Rank::Flag, false, false),
+            piece("e2", Color::Red, Rank::Bomb, false, false),
+            piece("e3", Color::Red, Rank::Captain, false, false),
+            piece("a2", Color::Red, Rank::Scout, true, false),
+            piece("e4", Color::Blue, Rank::Colonel, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        for seed in 0..10 {
+            let ranked = ranked_of(&turn, seed);
+            assert_eq!(ranked[0].1.from, sq("e3"), "seed {seed}: {ranked:?}");
+            assert!(score(&ranked, "e3-d3") > 50.0, "seed {seed}: {ranked:?}");
+        }
+    }
+
+    #[test]
+    fn intruders_are_met_from_five_squares_by_the_pieces_that_beat_them_only() {
+        // Blue's known Lieutenant on a6, five squares from our Flag on a1, walks down the
+        // open file; our Captain on e2 and our Sergeant on c2 (which it beats).
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("e2", Color::Red, Rank::Captain, true, false),
+            piece("c2", Color::Red, Rank::Sergeant, true, false),
+            piece("a6", Color::Blue, Rank::Lieutenant, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        let ranked = ranked_of(&turn, 1);
+        // The Captain closes in (20 a step at five squares: a third of 60), the Sergeant not.
+        assert!(score(&ranked, "e2-d2") - score(&ranked, "e2-f2") >= 40.0 - 3.0, "{ranked:?}");
+        assert!((score(&ranked, "c2-b2") - score(&ranked, "c2-d2")).abs() <= 2.0, "{ranked:?}");
+        // Forward or sideways, the Captain's step towards it is the move.
+        assert_eq!(ranked[0].1.from, sq("e2"), "{ranked:?}");
+        assert!(ranked[0].1.to.distance(sq("a6")) < sq("e2").distance(sq("a6")), "{ranked:?}");
+    }
+
+    #[test]
+    fn the_spy_lurks_two_squares_from_the_known_marshal() {
+        let known = [(sq("e6"), Rank::Marshal)];
+        // From four squares to three, and from three to two: a step of the lurk each.
+        assert_eq!(chase(&known, Rank::Spy, sq("e2"), sq("e3"), 1.0), SPY_LURK);
+        assert_eq!(chase(&known, Rank::Spy, sq("e3"), sq("e4"), 1.0), SPY_LURK);
+        // Not next to it (the Marshal would take it), and the lurk fades with the hunt.
+        assert_eq!(chase(&known, Rank::Spy, sq("e4"), sq("e5"), 1.0), -SPY_LURK);
+        assert_eq!(chase(&known, Rank::Spy, sq("e2"), sq("e3"), 0.5), 0.5 * SPY_LURK);
+        // Other pieces still keep two squares away from a Marshal.
+        assert!(chase(&known, Rank::Major, sq("e3"), sq("e4"), 1.0) < 0.0);
+    }
+}

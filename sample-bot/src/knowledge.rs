@@ -416,3 +416,54 @@ mod prior_tests {
         assert_eq!(evidence.factors(blue.origin), [1.0; 12]);
     }
 }
+
+#[cfg(test)]
+mod approach_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, Move, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's revealed Colonel on e4; Blue plays `mv` with the unknown piece of `rank` on its
+    /// `from` square; the evidence factors of that piece afterwards.
+    fn factors_after(from: &str, mv: &str) -> [f64; 12] {
+        let piece =
+            |s: &str, color, rank, moved, revealed| PositionPiece { square: sq(s), color, rank, moved, revealed };
+        let pieces = [
+            piece("e4", Color::Red, Rank::Colonel, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j1", Color::Red, Rank::Scout, false, false),
+            piece(from, Color::Blue, Rank::Major, true, false),
+            piece("a10", Color::Blue, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Scout, true, false),
+        ];
+        let mut game = Game::from_position(Ruleset::classic(), &pieces, Color::Blue, 40, ByColor::default()).unwrap();
+        game.play(mv.parse::<Move>().unwrap()).unwrap();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = crate::tests::turn_of(&game, 1, moves);
+        let mut evidence = Evidence::default();
+        evidence.update(&turn);
+        evidence.factors(sq(from))
+    }
+
+    #[test]
+    fn closing_in_on_a_known_piece_suggests_a_rank_that_beats_it_and_stepping_away_one_that_does_not() {
+        let (general, major) = (Rank::General.index(), Rank::Major.index());
+        // From three squares to two (e7 to e6): the General and Marshal gain, the rest lose.
+        let f = factors_after("e7", "e7-e6");
+        assert!((f[general] - APPROACH_FACTOR).abs() < 1e-9, "{f:?}");
+        assert!((f[major] - 1.0 / APPROACH_FACTOR.sqrt()).abs() < 1e-9, "{f:?}");
+        // From four squares to three, too (the edge of the range); from five to four, nothing.
+        assert!(factors_after("e8", "e8-e7")[general] > 1.0);
+        assert_eq!(factors_after("e9", "e9-e8"), [1.0; 12]);
+        // Moving away from afar says nothing.
+        assert_eq!(factors_after("e6", "e6-e7"), [1.0; 12]);
+        // Stepping away from next to it: the ranks that beat it lose most.
+        let f = factors_after("e5", "e5-e6");
+        assert!((f[general] - RETREAT_FACTOR).abs() < 1e-9, "{f:?}");
+        assert!((f[major] - 1.0 / RETREAT_FACTOR.sqrt()).abs() < 1e-9, "{f:?}");
+    }
+}
