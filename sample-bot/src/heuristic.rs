@@ -9,9 +9,16 @@
 //!   where humans start it, and by what the piece's moves showed ([`Evidence`]: a piece that
 //!   steps next to a known piece of ours most likely beats it).
 //! - A piece that has just won a fight stands revealed: every neighbour that beats it,
-//!   moved or not, is a threat.
-//! - Known enemy pieces are hunted by the pieces that beat them (the Spy hunts only the
-//!   Marshal), and pieces keep two squares away from known pieces that beat them.
+//!   moved or not, is a threat, and an unknown neighbour is suspected of beating it
+//!   ([`suspect`]: the enemy brings what beats a known piece).
+//! - Known enemy pieces are hunted by the pieces that beat them, and pieces keep two
+//!   squares away from known pieces that beat them; the Spy lurks two squares from the
+//!   known Marshal ([`SPY_LURK`]).
+//! - An attack also counts the loss it spares our pieces next to its target; a piece
+//!   threatened where it stands may leave its post by the Flag or its hidden place
+//!   ([`THREATENED`]).
+//! - Enemy pieces that moved within [`INTRUDER_SQUARES`] of our Flag draw the pieces that
+//!   beat them, the more urgently the nearer they are to it.
 //! - Flag hunt: Miners (after ply 120), and late in the game the other lower pieces, walk
 //!   towards the unmoved enemy piece most likely to be the Flag; Miners clear the Bombs
 //!   around it.
