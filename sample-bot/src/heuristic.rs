@@ -9,9 +9,16 @@
 //!   where humans start it, and by what the piece's moves showed ([`Evidence`]: a piece that
 //!   steps next to a known piece of ours most likely beats it).
 //! - A piece that has just won a fight stands revealed: every neighbour that beats it,
-//!   moved or not, is a threat.
-//! - Known enemy pieces are hunted by the pieces that beat them (the Spy hunts only the
-//!   Marshal), and pieces keep two squares away from known pieces that beat them.
+//!   moved or not, is a threat, and an unknown neighbour is suspected of beating it
+//!   ([`suspect`]: the enemy brings what beats a known piece).
+//! - Known enemy pieces are hunted by the pieces that beat them, and pieces keep two
+//!   squares away from known pieces that beat them; the Spy lurks two squares from the
+//!   known Marshal ([`SPY_LURK`]).
+//! - An attack also counts the loss it spares our pieces next to its target; a piece
+//!   threatened where it stands may leave its post by the Flag or its hidden place
+//!   ([`THREATENED`]).
+//! - Enemy pieces that moved within [`INTRUDER_SQUARES`] of our Flag draw the pieces that
+//!   beat them, the more urgently the nearer they are to it.
 //! - Flag hunt: Miners (after ply 120), and late in the game the other lower pieces, walk
 //!   towards the unmoved enemy piece most likely to be the Flag; Miners clear the Bombs
 //!   around it.
@@ -123,12 +130,74 @@ pub const UNMOVED_COST: f64 = 30.0;
 /// The least probability that an unknown piece next to our known Marshal is the Spy.
 const SPY_SUSPICION: f64 = 0.3;
 
+/// The least probability that an unknown enemy piece that has moved, next to one of our
+/// known pieces, is of a rank that beats it (while any such rank is unseen). The enemy
+/// sees which of our pieces it can take and brings its strong pieces to them: against
+/// Demon of Ignorance our known Generals and Colonels stepped next to its hidden Marshal
+/// and General 22 times in 26 games, each time lost.
+pub const KNOWN_SUSPICION_MOVED: f64 = 0.3;
+
+/// [`KNOWN_SUSPICION_MOVED`] for an unknown enemy piece that never moved.
+pub const KNOWN_SUSPICION_STILL: f64 = 0.15;
+
+/// The rank distribution `d` of an unknown enemy piece next to our known `rank`, with the
+/// ranks that beat ours given at least `floor` in all (the others scaled down to make room).
+/// Unchanged when no unseen rank beats ours or they already have `floor`.
+pub fn suspect(rank: Rank, d: &[f64; 12], floor: f64) -> [f64; 12] {
+    let beats = |r: Rank| r.is_mobile() && Combat::resolve(r, rank).result == CombatResult::AttackerWins;
+    let s: f64 = Rank::ALL.iter().filter(|&&r| beats(r)).map(|r| d[r.index()]).sum();
+    if s <= 0.0 || s >= floor || s >= 1.0 {
+        return *d;
+    }
+    let (up, down) = (floor / s, (1.0 - floor) / (1.0 - s));
+    let mut out = *d;
+    for r in Rank::ALL {
+        out[r.index()] *= if beats(r) { up } else { down };
+    }
+    out
+}
+
 struct Position<'a> {
     turn: &'a Turn,
     knowledge: Knowledge,
 }
 
 impl Position<'_> {
+    /// What our `attacker` (leaving `from`) saves by attacking `target` (rank distribution
+    /// `d`): for each rank the target may be, if the attack removes it, the most it would
+    /// take from our other pieces next to it (weighted as in [`Position::danger`]).
+    fn relief(&self, attacker: Rank, target: &ViewPiece, d: &[f64; 12], from: Square) -> f64 {
+        let victims: Vec<&ViewPiece> = neighbours(target.square)
+            .filter(|&n| n != from)
+            .filter_map(|n| self.at(n))
+            .filter(|p| p.color == self.turn.color && p.rank.is_some())
+            .collect();
+        if victims.is_empty() {
+            return 0.0;
+        }
+        Rank::ALL
+            .iter()
+            .filter(|r| r.is_mobile() && d[r.index()] > 0.0)
+            .filter(|&&r| Combat::resolve(attacker, r).result != CombatResult::DefenderWins)
+            .map(|&r| {
+                let worst = victims
+                    .iter()
+                    .map(|q| {
+                        let w = if q.revealed {
+                            0.9
+                        } else if target.rank.is_none() && !target.moved {
+                            0.2
+                        } else {
+                            0.8
+                        };
+                        w * loss_when_attacked(r, q.rank.unwrap_or(Rank::Flag))
+                    })
+                    .fold(0.0, f64::max);
+                d[r.index()] * worst
+            })
+            .sum()
+    }
+
     /// The rank distribution of an enemy piece. (A human-placement prior made play against
     /// uniformly random setups worse, so the heuristic assumes nothing about placement.)
     fn dist(&self, p: &ViewPiece) -> [f64; 12] {
@@ -161,6 +230,10 @@ impl Position<'_> {
                 // can strike, so any unknown neighbour may well be it.
                 if rank == Rank::Marshal && revealed && p.rank.is_none() && d[Rank::Spy.index()] > 0.0 {
                     d[Rank::Spy.index()] = d[Rank::Spy.index()].max(SPY_SUSPICION);
+                } else if revealed && p.rank.is_none() {
+                    // Any other known piece: the enemy brings what beats it.
+                    let floor = if p.moved { KNOWN_SUSPICION_MOVED } else { KNOWN_SUSPICION_STILL };
+                    d = suspect(rank, &d, floor);
                 }
                 // An unmoved unknown piece rarely attacks: weigh it down.
                 let w = if revealed {
@@ -175,6 +248,16 @@ impl Position<'_> {
             .fold(0.0, f64::max)
     }
 }
+
+/// How far (in steps) from our Flag an enemy piece that moved counts as an intruder: the
+/// pieces that beat it close in, the more urgently the nearer it is to the Flag (PeternLewis
+/// walked a piece down an open file to our Flag in 4 moves, unopposed, in a fifth of the
+/// games it won).
+pub const INTRUDER_SQUARES: u8 = 5;
+
+/// The share of its value a piece must risk where it stands to count as threatened: it may
+/// then leave its post by the Flag or its hidden place in the army ([`UNMOVED_COST`]).
+pub const THREATENED: f64 = 0.25;
 
 /// Scores every legal move, best first: `(score, move)`, from the turn alone.
 pub fn ranked(rules: &Ruleset, turn: &Turn, rng: &mut Rng) -> Vec<(f64, Move)> {
@@ -201,13 +284,14 @@ fn ranked_weighted(
     let movable = turn.pieces.iter().filter(|p| p.color == turn.color && p.rank.is_some_and(Rank::is_mobile)).count();
     // With few movable pieces left, losing one may lose the game (no legal move).
     let caution = if movable <= 5 { 3.0 } else { 1.0 };
-    // Enemy pieces that came close to our Flag: intruders to hunt down.
-    let intruders: Vec<Square> = match our_flag {
+    // Enemy pieces that came close to our Flag: intruders to hunt down (each by the pieces
+    // that gain by attacking it).
+    let intruders: Vec<(Square, [f64; 12], f64)> = match our_flag {
         Some(f) => turn
             .pieces
             .iter()
-            .filter(|p| p.color != turn.color && p.moved && p.square.distance(f) <= 3)
-            .map(|p| p.square)
+            .filter(|p| p.color != turn.color && p.moved && p.square.distance(f) <= INTRUDER_SQUARES)
+            .map(|p| (p.square, pos.dist(p), f64::from(INTRUDER_SQUARES + 1 - p.square.distance(f)) / 3.0))
             .collect(),
         None => Vec::new(),
     };
@@ -274,8 +358,11 @@ fn ranked_weighted(
                     Some(1) => score += 500.0,
                     Some(2) => score += 250.0,
                     Some(3) if target.moved => score += 100.0,
+                    Some(4) if target.moved => score += 50.0,
                     _ => {}
                 }
+                // Taking the target away saves the pieces of ours it threatens.
+                score += pos.relief(rank, target, &d, m.from);
                 // A winner stays on the square: account for the danger there.
                 if d[Rank::Flag.index()] < 0.99 {
                     score -= 0.5 * pos.danger(rank, m.to, m.to, m.from, true);
@@ -299,12 +386,26 @@ fn ranked_weighted(
                 }
             }
             None => {
-                if guards <= 2 && is_guard(mine) && our_flag.is_some_and(|f| f.distance(m.to) > 2) {
+                // What the piece risks where it stands: a piece about to be taken there
+                // neither guards the Flag nor hides the army by staying.
+                let here = pos.danger(rank, m.from, m.to, m.from, mine.revealed);
+                let threatened = here >= THREATENED * value(rank);
+                if guards <= 2 && is_guard(mine) && our_flag.is_some_and(|f| f.distance(m.to) > 2) && !threatened {
                     score -= 150.0;
                 }
                 if !matches!(rank, Rank::Scout | Rank::Spy | Rank::Miner) {
-                    let closer = |sq: Square| intruders.iter().map(|&i| i.distance(sq)).min().unwrap_or(0);
-                    score += 60.0 * (f64::from(closer(m.from)) - f64::from(closer(m.to)));
+                    // Only towards an intruder it beats: a Major that walks up to a known
+                    // General near our Flag is lost, and the Flag no safer.
+                    // The intruder closest to our Flag it beats, the more urgently the closer
+                    // to the Flag it stands (an intruder walks to an open Flag in a few moves).
+                    let target = intruders
+                        .iter()
+                        .filter(|(_, d, _)| expected_attack(rank, d) > 0.0)
+                        .max_by(|a, b| a.2.total_cmp(&b.2));
+                    if let Some(&(i, _, urgency)) = target {
+                        let step = f64::from(i.distance(m.from)) - f64::from(i.distance(m.to));
+                        score += 60.0 * urgency * step;
+                    }
                 }
                 score += chase(&known, rank, m.from, m.to, hunt_weight);
                 if let Some((p_flag, t)) = flag_target {
@@ -313,13 +414,13 @@ fn ranked_weighted(
                 }
                 // A piece that never moved may be a Bomb for all the enemy knows: keep the
                 // army hidden and play with the pieces already shown.
-                if !mine.moved && !mine.revealed {
+                if !mine.moved && !mine.revealed && !threatened {
                     score -= UNMOVED_COST;
                 }
                 let progress = (m.to.rank() as i16 - m.from.rank() as i16) * forward;
                 score += 3.0 * f64::from(progress.signum());
                 score -= caution * pos.danger(rank, m.to, m.from, m.from, mine.revealed || m.from.distance(m.to) > 1);
-                score += 0.9 * pos.danger(rank, m.from, m.to, m.from, mine.revealed);
+                score += 0.9 * here;
                 if rank == Rank::Scout && m.from.distance(m.to) > 1 {
                     score -= 5.0; // a long move reveals the Scout
                 }
@@ -334,17 +435,26 @@ fn ranked_weighted(
     out
 }
 
+/// Worth of a step of our Spy towards lurking two squares from the known enemy Marshal.
+pub const SPY_LURK: f64 = 40.0;
+
 /// The worth of a quiet move of our `rank` from `from` to `to` against the known enemy
-/// pieces: closing in on the most valuable one it beats (the Spy only on the Marshal),
-/// weighted by `hunt_weight` ([`hunt_weight`]), and keeping two squares away from those
-/// that beat it.
+/// pieces: closing in on the most valuable one it beats, weighted by `hunt_weight`
+/// ([`hunt_weight`]), and keeping two squares away from those that beat it. The Spy,
+/// which takes the Marshal only by attacking it and is taken by it otherwise, lurks two
+/// squares from the known Marshal ([`SPY_LURK`] a step): one step from striking, out of
+/// its reach (it used to keep away, and took 15 Marshals in 200 games against
+/// PeternLewis, whose known Marshal took three of our pieces a game).
 fn chase(known: &[(Square, Rank)], rank: Rank, from: Square, to: Square, hunt_weight: f64) -> f64 {
     let mut score = 0.0;
     let mut prey: Option<(f64, Square)> = None;
     for &(sq, theirs) in known {
         let ours_wins = Combat::resolve(rank, theirs).result == CombatResult::AttackerWins;
         let theirs_wins = Combat::resolve(theirs, rank).result == CombatResult::AttackerWins;
-        if ours_wins && (rank != Rank::Spy || theirs == Rank::Marshal) && !theirs_wins {
+        if rank == Rank::Spy && theirs == Rank::Marshal {
+            let lurk = |s: Square| f64::from(s.distance(sq).abs_diff(2));
+            score += hunt_weight * SPY_LURK * (lurk(from) - lurk(to));
+        } else if ours_wins && (rank != Rank::Spy || theirs == Rank::Marshal) && !theirs_wins {
             let d = f64::from(sq.distance(from));
             let w = value(theirs) / (1.0 + 0.3 * d);
             if prey.is_none_or(|(b, _)| w > b) {
@@ -803,5 +913,166 @@ mod hunt_fade_tests {
         // After the fade only the step's progress (3 a rank) is left.
         let late = lead(QUIET_PLIES + HUNT_FADE_PLIES);
         assert!(late.abs() <= 3.0 + 2.0, "{late}");
+    }
+}
+
+#[cfg(test)]
+mod round3_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
+        PositionPiece { square: sq(s), color, rank, moved, revealed }
+    }
+
+    fn turn_with(pieces: &[PositionPiece]) -> Turn {
+        let game = Game::from_position(Ruleset::ucc2012(), pieces, Color::Red, 200, ByColor::default()).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        crate::tests::turn_of(&game, 0, legal_moves)
+    }
+
+    fn ranked_of(turn: &Turn, seed: u64) -> Vec<(f64, Move)> {
+        let mut rng = Rng::new(seed);
+        ranked_with(&Ruleset::ucc2012(), turn, &mut rng, &Evidence::default())
+    }
+
+    fn score(ranked: &[(f64, Move)], m: &str) -> f64 {
+        ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0
+    }
+
+    #[test]
+    fn suspicion_gives_the_ranks_that_beat_a_known_piece_at_least_the_floor() {
+        let mut d = [0.0; 12];
+        d[Rank::Marshal.index()] = 0.05;
+        d[Rank::Scout.index()] = 0.55;
+        d[Rank::Major.index()] = 0.4;
+        let s = suspect(Rank::General, &d, 0.3);
+        assert!((s[Rank::Marshal.index()] - 0.3).abs() < 1e-9, "{s:?}");
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert!((s[Rank::Scout.index()] / s[Rank::Major.index()] - 0.55 / 0.4).abs() < 1e-9);
+        // Already above the floor, or no unseen rank beats ours: unchanged.
+        assert_eq!(suspect(Rank::General, &d, 0.04), d);
+        let mut none = d;
+        none[Rank::Marshal.index()] = 0.0;
+        none[Rank::Scout.index()] = 0.6;
+        assert_eq!(suspect(Rank::General, &none, 0.3), none);
+    }
+
+    #[test]
+    fn a_known_general_keeps_away_from_unknown_pieces_the_enemy_brought_near() {
+        // Red's known General on e4 could step to e5, next to a moved unknown Blue piece on
+        // e6 (its army: the Marshal among 9 Scouts and a Sergeant still unseen).
+        let mut pieces = vec![
+            piece("e4", Color::Red, Rank::General, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("e6", Color::Blue, Rank::Marshal, true, false),
+            piece("a9", Color::Blue, Rank::Sergeant, true, false),
+        ];
+        for f in ["b", "c", "d", "e", "f", "g", "h", "i"] {
+            pieces.push(piece(&format!("{f}9"), Color::Blue, Rank::Scout, true, false));
+        }
+        let turn = turn_with(&pieces);
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let e6 = pos.at(sq("e6")).unwrap();
+        assert!(pos.dist(e6)[Rank::Marshal.index()] < 0.15, "{:?}", pos.dist(e6));
+        // Known to the enemy, the General on e5 risks the suspicion's share of itself at least.
+        let known = pos.danger(Rank::General, sq("e5"), sq("e4"), sq("e4"), true);
+        assert!(known >= 0.9 * KNOWN_SUSPICION_MOVED * value(Rank::General) - 1e-9, "{known}");
+        // Unknown, only what the odds say.
+        let unknown = pos.danger(Rank::General, sq("e5"), sq("e4"), sq("e4"), false);
+        assert!(unknown < 0.15 * value(Rank::General), "{unknown}");
+    }
+
+    #[test]
+    fn taking_a_piece_that_threatens_ours_counts_what_it_saves() {
+        // Blue's known Colonel on h9 stands next to our Captain on h8, which cannot move
+        // (our Scouts on g8 and h7, our Major on i8); our Colonel on g9 can trade with it.
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("h8", Color::Red, Rank::Captain, true, false),
+            piece("g8", Color::Red, Rank::Scout, false, false),
+            piece("h7", Color::Red, Rank::Scout, false, false),
+            piece("i8", Color::Red, Rank::Major, true, false),
+            piece("g9", Color::Red, Rank::Colonel, true, false),
+            piece("h9", Color::Blue, Rank::Colonel, true, true),
+            piece("a10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        let ranked = ranked_of(&turn, 1);
+        // A trade is worth nothing by itself; here it saves the Captain (0.8 of 100, the
+        // Colonel being known and the Captain not).
+        assert_eq!(ranked[0].1, "g9-h9".parse::<Move>().unwrap(), "{ranked:?}");
+        let pos = Position {
+            turn: &turn,
+            knowledge: Knowledge::with_setup_prior(&Ruleset::ucc2012(), &turn, &Evidence::default()),
+        };
+        let h9 = pos.at(sq("h9")).unwrap();
+        let relief = pos.relief(Rank::Colonel, h9, &pos.dist(h9), sq("g9"));
+        assert!((relief - 0.8 * value(Rank::Captain)).abs() < 1e-9, "{relief}");
+        // Our Major's attack, which loses, saves nothing.
+        assert_eq!(pos.relief(Rank::Major, h9, &pos.dist(h9), sq("i8")), 0.0);
+    }
+
+    #[test]
+    fn a_threatened_guard_leaves_its_post_and_an_unmoved_piece_its_hiding_place() {
+        // Our unmoved Captain on e3 guards our Flag on e1; Blue's known Colonel on e4 is next
+        // to it. Stepping aside to d3 or f3 (three squares from the Flag) beats staying.
+        let pieces = [
+            piece("e1", Color::Red, Rank::Flag, false, false),
+            piece("e2", Color::Red, Rank::Bomb, false, false),
+            piece("e3", Color::Red, Rank::Captain, false, false),
+            piece("a2", Color::Red, Rank::Scout, true, false),
+            piece("e4", Color::Blue, Rank::Colonel, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        for seed in 0..10 {
+            let ranked = ranked_of(&turn, seed);
+            assert_eq!(ranked[0].1.from, sq("e3"), "seed {seed}: {ranked:?}");
+            assert!(score(&ranked, "e3-d3") > 50.0, "seed {seed}: {ranked:?}");
+        }
+    }
+
+    #[test]
+    fn intruders_are_met_from_five_squares_by_the_pieces_that_beat_them_only() {
+        // Blue's known Lieutenant on a6, five squares from our Flag on a1, walks down the
+        // open file; our Captain on e2 and our Sergeant on c2 (which it beats).
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("e2", Color::Red, Rank::Captain, true, false),
+            piece("c2", Color::Red, Rank::Sergeant, true, false),
+            piece("a6", Color::Blue, Rank::Lieutenant, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+        ];
+        let turn = turn_with(&pieces);
+        let ranked = ranked_of(&turn, 1);
+        // The Captain closes in (20 a step at five squares: a third of 60), the Sergeant not.
+        assert!(score(&ranked, "e2-d2") - score(&ranked, "e2-f2") >= 40.0 - 3.0, "{ranked:?}");
+        assert!((score(&ranked, "c2-b2") - score(&ranked, "c2-d2")).abs() <= 2.0, "{ranked:?}");
+        // Forward or sideways, the Captain's step towards it is the move.
+        assert_eq!(ranked[0].1.from, sq("e2"), "{ranked:?}");
+        assert!(ranked[0].1.to.distance(sq("a6")) < sq("e2").distance(sq("a6")), "{ranked:?}");
+    }
+
+    #[test]
+    fn the_spy_lurks_two_squares_from_the_known_marshal() {
+        let known = [(sq("e6"), Rank::Marshal)];
+        // From four squares to three, and from three to two: a step of the lurk each.
+        assert_eq!(chase(&known, Rank::Spy, sq("e2"), sq("e3"), 1.0), SPY_LURK);
+        assert_eq!(chase(&known, Rank::Spy, sq("e3"), sq("e4"), 1.0), SPY_LURK);
+        // Not next to it (the Marshal would take it), and the lurk fades with the hunt.
+        assert_eq!(chase(&known, Rank::Spy, sq("e4"), sq("e5"), 1.0), -SPY_LURK);
+        assert_eq!(chase(&known, Rank::Spy, sq("e2"), sq("e3"), 0.5), 0.5 * SPY_LURK);
+        // Other pieces still keep two squares away from a Marshal.
+        assert!(chase(&known, Rank::Major, sq("e3"), sq("e4"), 1.0) < 0.0);
     }
 }

@@ -76,7 +76,10 @@ pub fn unknown_counts(rules: &Ruleset, turn: &Turn) -> PieceCounts {
 /// A piece that steps next to one of our pieces whose rank it knows most likely beats it
 /// (players rarely walk into a known stronger piece): the ranks that beat ours gain weight,
 /// the others lose some (bluffs happen). A piece that steps next to an unknown piece of
-/// ours is more likely one of the stronger ranks.
+/// ours is more likely one of the stronger ranks. Weaker evidence the same way: a piece
+/// that closes in on a known piece of ours from a few squares away ([`APPROACH_FACTOR`]),
+/// and a piece next to a known piece of ours that steps away from it ([`RETREAT_FACTOR`]:
+/// it most likely does not beat it).
 #[derive(Clone, Debug, Default)]
 pub struct Evidence {
     game_id: String,
@@ -107,6 +110,33 @@ impl Evidence {
                     };
                 }
             }
+            // Closing in on a known piece of ours from afar, or stepping away from one it
+            // stood next to, says less but the same way: players bring what beats a known
+            // piece and take away what it beats.
+            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.revealed) {
+                let Some(ours) = n.rank else { continue };
+                let (before, after) = (n.square.distance(ply.mv.from), n.square.distance(ply.mv.to));
+                let factor = |wins: bool| match () {
+                    _ if after > 1 && after <= APPROACH_SQUARES && after < before => {
+                        if wins {
+                            APPROACH_FACTOR
+                        } else {
+                            1.0 / APPROACH_FACTOR.sqrt()
+                        }
+                    }
+                    _ if before == 1 && after > 1 => {
+                        if wins {
+                            RETREAT_FACTOR
+                        } else {
+                            1.0 / RETREAT_FACTOR.sqrt()
+                        }
+                    }
+                    _ => 1.0,
+                };
+                for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
+                    f[r.index()] *= factor(Combat::resolve(*r, ours).result == CombatResult::AttackerWins);
+                }
+            }
             let e = self.factors.entry(theirs.origin).or_insert([1.0; 12]);
             for (a, b) in e.iter_mut().zip(f) {
                 // Bounded: a long chase must not make a rank certain.
@@ -121,6 +151,20 @@ impl Evidence {
         self.factors.get(&origin).copied().unwrap_or([1.0; 12])
     }
 }
+
+/// How far (in steps) from a known piece of ours an enemy piece's approach counts as
+/// evidence ([`APPROACH_FACTOR`]).
+pub const APPROACH_SQUARES: u8 = 3;
+
+/// Likelihood factor for the ranks that beat a known piece of ours when an enemy piece
+/// steps closer to it from within [`APPROACH_SQUARES`] (the other ranks get its inverse
+/// square root).
+pub const APPROACH_FACTOR: f64 = 2.0;
+
+/// Likelihood factor for the ranks that beat a known piece of ours when an enemy piece
+/// next to it steps away (the other ranks get its inverse square root): a piece that
+/// could take ours does not flee from it.
+pub const RETREAT_FACTOR: f64 = 0.25;
 
 /// The most probability the setup prior gives one unmoved enemy piece of being a Bomb or
 /// the Flag while more pieces are unmoved than there are unseen Bombs and Flags.
@@ -370,5 +414,56 @@ mod prior_tests {
         other.plies.clear();
         evidence.update(&other);
         assert_eq!(evidence.factors(blue.origin), [1.0; 12]);
+    }
+}
+
+#[cfg(test)]
+mod approach_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, Move, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's revealed Colonel on e4; Blue plays `mv` with the unknown piece of `rank` on its
+    /// `from` square; the evidence factors of that piece afterwards.
+    fn factors_after(from: &str, mv: &str) -> [f64; 12] {
+        let piece =
+            |s: &str, color, rank, moved, revealed| PositionPiece { square: sq(s), color, rank, moved, revealed };
+        let pieces = [
+            piece("e4", Color::Red, Rank::Colonel, true, true),
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j1", Color::Red, Rank::Scout, false, false),
+            piece(from, Color::Blue, Rank::Major, true, false),
+            piece("a10", Color::Blue, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Scout, true, false),
+        ];
+        let mut game = Game::from_position(Ruleset::classic(), &pieces, Color::Blue, 40, ByColor::default()).unwrap();
+        game.play(mv.parse::<Move>().unwrap()).unwrap();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = crate::tests::turn_of(&game, 1, moves);
+        let mut evidence = Evidence::default();
+        evidence.update(&turn);
+        evidence.factors(sq(from))
+    }
+
+    #[test]
+    fn closing_in_on_a_known_piece_suggests_a_rank_that_beats_it_and_stepping_away_one_that_does_not() {
+        let (general, major) = (Rank::General.index(), Rank::Major.index());
+        // From three squares to two (e7 to e6): the General and Marshal gain, the rest lose.
+        let f = factors_after("e7", "e7-e6");
+        assert!((f[general] - APPROACH_FACTOR).abs() < 1e-9, "{f:?}");
+        assert!((f[major] - 1.0 / APPROACH_FACTOR.sqrt()).abs() < 1e-9, "{f:?}");
+        // From four squares to three, too (the edge of the range); from five to four, nothing.
+        assert!(factors_after("e8", "e8-e7")[general] > 1.0);
+        assert_eq!(factors_after("e9", "e9-e8"), [1.0; 12]);
+        // Moving away from afar says nothing.
+        assert_eq!(factors_after("e6", "e6-e7"), [1.0; 12]);
+        // Stepping away from next to it: the ranks that beat it lose most.
+        let f = factors_after("e5", "e5-e6");
+        assert!((f[general] - RETREAT_FACTOR).abs() < 1e-9, "{f:?}");
+        assert!((f[major] - 1.0 / RETREAT_FACTOR.sqrt()).abs() < 1e-9, "{f:?}");
     }
 }
