@@ -226,7 +226,13 @@ fn kill_9_of_the_arena_loses_no_finished_game_and_the_restart_says_which_were_vo
 
     // The restart says so, counts it nowhere, and the ratings go on from every saved game.
     let mut second = Running::start(&db, &dir, "second", &["--no-sandbox", "-j", "2"]);
-    second.until("two more games", || saved(&db).len() >= after_kill.len() + 2);
+    // SIGINT while a game runs (one in the running list and not saved), so that the stop
+    // has a void game of its own to name.
+    let running_now = || {
+        let ids: HashSet<String> = saved(&db).into_iter().map(|g| g.id).collect();
+        std::fs::read_to_string(&list).unwrap_or_default().lines().any(|id| !ids.contains(id))
+    };
+    second.until("two more games, one running", || saved(&db).len() >= after_kill.len() + 2 && running_now());
     second.signal(libc::SIGINT);
     let (code, stdout, stderr) = second.wait();
     assert_eq!(code, Some(130), "{stderr}");
@@ -240,6 +246,16 @@ fn kill_9_of_the_arena_loses_no_finished_game_and_the_restart_says_which_were_vo
         assert!(all.iter().any(|a| a.id == g.id), "{} lost by the restart", g.id);
     }
     assert!(stdout.contains(&format!("{} games", all.len())), "{stdout}");
+    assert!(stderr.contains("running when it stopped is void (not counted)"), "{stderr}");
+
+    // A run stopped by SIGINT names the games it was playing void once, when it stops: the
+    // next start does not name them (or the game of the kill) again.
+    let mut third = Running::start(&db, &dir, "third", &["--no-sandbox", "-j", "2"]);
+    third.until("one more game", || saved(&db).len() > all.len());
+    third.signal(libc::SIGINT);
+    let (code, _, stderr) = third.wait();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(!stderr.contains("when the arena last stopped"), "{stderr}");
 }
 
 #[test]

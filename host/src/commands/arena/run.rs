@@ -348,7 +348,14 @@ impl ReportSink for ArenaReport {
         true
     }
 
+    /// The run is over: nothing runs now, so the running list is emptied (the games running
+    /// when it stopped are named void by [`ReportSink::end_message`], once; the next start
+    /// does not name them again), then the table is read.
     fn conclude(&mut self) -> Result<(), Failure> {
+        std::fs::write(&self.list, "").map_err(|e| Failure {
+            message: format!("arena: cannot write {}: {e}", self.list.display()),
+            code: crate::exit::FAILURE,
+        })?;
         let table = LadderTable::read(&self.arena.borrow())
             .map_err(|message| Failure { message, code: crate::exit::FAILURE })?;
         self.table = Some(table);
