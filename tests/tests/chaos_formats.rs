@@ -468,3 +468,66 @@ fn a_knockout_killed_mid_event_finishes_the_same_bracket_when_run_again() {
         assert_eq!(unique, b, "a game played twice in {}", dir.display());
     }
 }
+
+/// Issue #44 item 13: a `ladder play` started while another plays does not play the pair the
+/// other is playing, even when the tallies make that pair every runner's first choice (the
+/// pairs a run plays are claimed in the file as they are chosen).
+#[test]
+fn a_ladder_play_beside_another_leaves_it_the_pair_it_is_playing() {
+    let tmp = TempDir::new("formats-ladder-claims");
+    let db = tmp.join("ladder.db");
+    let added = |name: &str, command: &str| {
+        let out = stratego_tests::ladder(&db, &["add", name, command]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    };
+    added("a1", "sample-bot --name a1");
+    added("a2", "sample-bot --name a2 --strategy random");
+    let first = stratego_tests::ladder(&db, &["play", "--games", "2", "--seed", "3", "--max-plies", "6", "-q"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    // b1 and b2 have no games: b1 against b2 is every runner's first choice. b1 takes 4 s to
+    // start, so that the first runner is still playing it when the second chooses.
+    let sample = host_bin().with_file_name("sample-bot");
+    let slow = tmp.join("slow-b1.sh");
+    std::fs::write(&slow, format!("#!/bin/sh\nsleep 4\nexec '{}' --name b1\n", sample.display())).unwrap();
+    std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    added("b1", path(&slow));
+    added("b2", "sample-bot --name b2 --strategy random");
+
+    let play = |out: &Path| {
+        let mut c = Command::new(host_bin());
+        c.args(["ladder", "--db", path(&db), "play", "--games", "2", "--max-plies", "6", "-q", "--out", path(out)])
+            .args(CALM_CLOCK)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        c
+    };
+    let (out1, out2) = (tmp.join("out1"), tmp.join("out2"));
+    let runner1 = play(&out1).spawn().unwrap();
+    // The first runner's claim is in the file before the second starts.
+    let claims = || -> i64 {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+        c.query_row("SELECT count(*) FROM claims", [], |r| r.get(0)).unwrap()
+    };
+    let start = std::time::Instant::now();
+    while claims() == 0 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60), "the first runner claimed nothing");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let second = play(&out2).output().unwrap();
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    let first = runner1.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let pair = |dir: &Path| {
+        let records = records_of(dir);
+        assert_eq!(records.len(), 2, "one colour-swapped pair");
+        let mut p =
+            [records[0]["bots"]["red"]["name"].as_str().unwrap(), records[0]["bots"]["blue"]["name"].as_str().unwrap()]
+                .map(str::to_owned);
+        p.sort();
+        p
+    };
+    assert_eq!(pair(&out1), ["b1", "b2"], "the first runner plays the pair every runner would choose first");
+    assert_ne!(pair(&out2), ["b1", "b2"], "the second runner left the first its pair");
+    assert_eq!(claims(), 0, "both runs' claims went when they ended");
+}

@@ -52,7 +52,7 @@ fn records_are_stored_compressed_and_read_back_whole() {
     two_bots_and_games(&db, "4");
     let c = conn(&db);
     let version: i32 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let mut stmt = c
         .prepare(
             "SELECT g.game_id, typeof(r.record), r.record FROM games g JOIN records r ON r.game = g.id ORDER BY g.id",
@@ -159,7 +159,7 @@ fn a_ladder_of_schema_version_1_keeps_working_with_its_plain_records() {
     assert_eq!(t["bots"], expected["bots"], "the same table from the old file");
     let c = conn(&old);
     let version: i32 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 2, "brought to version 2 when opened");
+    assert_eq!(version, 3, "brought to version 3 (through 2) when opened");
     let kinds: Vec<String> = c
         .prepare("SELECT typeof(record) FROM records")
         .unwrap()
@@ -196,11 +196,11 @@ fn a_ladder_of_schema_version_1_keeps_working_with_its_plain_records() {
 
     // A version this host does not know is refused, and left alone.
     let future = dir.join("future.db");
-    rusqlite::Connection::open(&future).unwrap().execute_batch("PRAGMA user_version = 3;").unwrap();
+    rusqlite::Connection::open(&future).unwrap().execute_batch("PRAGMA user_version = 4;").unwrap();
     let out = ladder(&future, &["table"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("schema version 3"),
+        String::from_utf8_lossy(&out.stderr).contains("schema version 4"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -20,8 +20,13 @@
 //!   and `standings` (the same per bot), kept by a trigger on every insert into `games`:
 //!   the table and the pairings read these, not every game.
 //!
-//! The schema's version is `PRAGMA user_version` (2); a file of version 1 is brought to 2
-//! when opened ([`store::Ladder::open`]), a later version is refused.
+//! - table `claims` (version 3): the pairs each running `ladder play` is playing (run id,
+//!   pair, process, machine, when), so that runners started at once spread over the
+//!   pairings ([`store::Ladder::claim`]); a run's rows go when it ends, a gone process's
+//!   are dropped by the next run.
+//!
+//! The schema's version is `PRAGMA user_version` (3); a file of version 1 or 2 is brought to
+//! 3 when opened ([`store::Ladder::open`]), a later version is refused.
 //!
 //! The database runs in WAL mode with a busy timeout, and every write is one transaction:
 //! several `ladder play` processes may share a file, each finished game is committed as soon

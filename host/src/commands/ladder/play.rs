@@ -267,7 +267,7 @@ fn run_prefix() -> String {
 
 /// Plays `games` games (colour-swapped pairs) between the ladder's active bots, saving each
 /// as it finishes; the table afterwards is the output, the run's end the exit code.
-pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<Outcome, ConfigError> {
+pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Result<Outcome, ConfigError> {
     let all = ladder.bots().map_err(failure)?;
     let active: Vec<&LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
     if active.len() < 2 {
@@ -277,7 +277,22 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
     // of its own (its seed comes from the clock and the process id), so that concurrent
     // runners spread over the pairings.
     let tiebreak = (!run.seed_given).then_some(run.settings.match_seed);
-    let pairs = pairs_to_play_spread(&ladder, &active, games, tiebreak)?;
+    // The pairs are claimed in the file as they are chosen (one runner after the other), and
+    // an unseeded run counts the pairs other running `ladder play`s claimed as being played,
+    // so that runners started at once spread even when the tallies favour one pair; a seeded
+    // run plays what `ladder pairings` shows whatever runs beside it.
+    let prefix = run_prefix();
+    let position: HashMap<i64, usize> = active.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
+    let claimed = ladder.claim(
+        &prefix,
+        |ladder, others| {
+            let others: &[(i64, i64)] = if tiebreak.is_some() { others } else { &[] };
+            let pairs = pairs_to_play_claimed(ladder, &active, games, tiebreak, others)?;
+            Ok(pairs.into_iter().map(|(a, b)| (active[a].id, active[b].id)).collect())
+        },
+        db_error,
+    )?;
+    let pairs: Vec<(usize, usize)> = claimed.iter().map(|(a, b)| (position[a], position[b])).collect();
     // Only the bots that play are made entrants (their programs checked and hashed): a
     // ladder of a thousand bots plays a few of them a run.
     let mut playing: Vec<usize> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
@@ -292,7 +307,7 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
     let book = crate::commands::harness::load_book(run)?;
     let event = run.schedule_event(&bots, schedule::Format::RoundRobin, 2, book.as_ref().map(|b| b.len() as u32));
     let ids: Vec<i64> = active.iter().map(|b| b.id).collect();
-    let kind = LadderKind { ladder: Rc::new(RefCell::new(ladder)), pairs, prefix: run_prefix(), ids, versions };
+    let kind = LadderKind { ladder: Rc::new(RefCell::new(ladder)), pairs, prefix: prefix.clone(), ids, versions };
     // The records file is a copy of the ladder's games: no manifest, never resumed.
     if let (Some(dir), true) = (&run.out, run.compress) {
         crate::record::compress_allowed(dir).map_err(usage)?;
@@ -304,7 +319,12 @@ pub(super) fn play_games(ladder: Ladder, run: &RunConfig, games: u32) -> Result<
         ),
         None => None,
     };
-    crate::commands::harness::run_competition(run, &bots, &kind, event, book, records, None)
+    let outcome = crate::commands::harness::run_competition(run, &bots, &kind, event, book, records, None);
+    // The run is over: its claims go (a killed run's are dropped as stale by the next one).
+    if let Err(e) = kind.ladder.borrow().release(&prefix) {
+        tracing::warn!("ladder: the claims of run {prefix} stay in the file (they expire): {e}");
+    }
+    outcome
 }
 
 /// Each bot's program hash now, with a warning for a program that changed since it was added.
@@ -344,12 +364,39 @@ pub fn pairs_to_play_spread(
     games: u32,
     tiebreak: Option<u64>,
 ) -> Result<Vec<(usize, usize)>, ConfigError> {
+    pairs_to_play_claimed(ladder, active, games, tiebreak, &[])
+}
+
+/// [`pairs_to_play_spread`], the pairs in `claimed` (by bot id: other runs are playing
+/// them, two games each) counted as if played.
+///
+/// # Errors
+/// A database error.
+pub fn pairs_to_play_claimed(
+    ladder: &Ladder,
+    active: &[&LadderBot],
+    games: u32,
+    tiebreak: Option<u64>,
+    claimed: &[(i64, i64)],
+) -> Result<Vec<(usize, usize)>, ConfigError> {
     // Counts over every game, retired opponents included.
     let position: HashMap<i64, usize> = active.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
-    let totals = ladder.games_played().map_err(db_error)?;
+    let mut totals = ladder.games_played().map_err(db_error)?;
+    for &(a, b) in claimed {
+        *totals.entry(a).or_default() += 2;
+        *totals.entry(b).or_default() += 2;
+    }
     let played: Vec<u64> = active.iter().map(|b| totals.get(&b.id).copied().unwrap_or(0)).collect();
     let met_of = |i: usize| -> rusqlite::Result<HashMap<usize, u64>> {
-        let met = ladder.met(active[i].id)?;
+        let id = active[i].id;
+        let mut met = ladder.met(id)?;
+        for &(a, b) in claimed {
+            if a == id {
+                *met.entry(b).or_default() += 2;
+            } else if b == id {
+                *met.entry(a).or_default() += 2;
+            }
+        }
         Ok(met.into_iter().filter_map(|(id, n)| position.get(&id).map(|&j| (j, n))).collect())
     };
     let rank: Vec<u64> = match tiebreak {

@@ -19,9 +19,10 @@ use crate::run::plan::{ConfigError, usage};
 use crate::supervise::bot_spec::BotSpec;
 
 /// The schema version this host writes (`PRAGMA user_version`): 2 since the records moved
-/// out of `games` into `records`, compressed, with the tallies beside them. A file of
-/// version 1 is brought to version 2 when this host opens it ([`Ladder::open`]).
-pub const SCHEMA_VERSION: i32 = 2;
+/// out of `games` into `records`, compressed, with the tallies beside them; 3 since the
+/// `claims` of running `ladder play`s. A file of version 1 or 2 is brought to version 3 when
+/// this host opens it ([`Ladder::open`]).
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// How long a write waits for another process's transaction before it fails.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -158,6 +159,30 @@ CREATE TRIGGER games_fixed BEFORE UPDATE OF red_bot, blue_bot, result, played_un
 END;
 ";
 
+/// Version 3: the pairs each running `ladder play` is playing (its run id, the pair, the
+/// process and machine that claimed it, when), so that runners started at once on one file
+/// spread over the pairings ([`Ladder::claim`]). A row goes when its run ends; a claim of a
+/// process that is gone (on this machine) or older than a day is stale and dropped.
+const VERSION_3: &str = "
+CREATE TABLE claims (
+    run TEXT NOT NULL,
+    red_bot INTEGER NOT NULL,
+    blue_bot INTEGER NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    claimed_unix INTEGER NOT NULL
+);
+";
+
+/// How long a claim counts at most: a run on another machine that was killed leaves its
+/// claims for this long.
+const CLAIM_LIFETIME_S: i64 = 24 * 3600;
+
+/// This machine's name, as claims record it.
+fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned()).unwrap_or_default()
+}
+
 /// Version 1 to 2, in the transaction that opens the file: the records move as they are
 /// (plain JSON text) into `records`, the column goes, the tallies are counted from every
 /// game.
@@ -224,8 +249,13 @@ fn schema_of(conn: &Connection) -> rusqlite::Result<Vec<SchemaItem>> {
 /// The schema a ladder of [`SCHEMA_VERSION`] has: made in memory from the statements
 /// that make a new file.
 fn expected_schema() -> Result<Vec<SchemaItem>, String> {
+    expected_schema_of(&[BOTS, GAMES, RECORDS, VERSION_2, VERSION_3])
+}
+
+/// The schema the statements `parts` make, in memory.
+fn expected_schema_of(parts: &[&str]) -> Result<Vec<SchemaItem>, String> {
     let conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
-    for part in [BOTS, GAMES, RECORDS, VERSION_2] {
+    for part in parts {
         conn.execute_batch(part).map_err(|e| e.to_string())?;
     }
     schema_of(&conn).map_err(|e| e.to_string())
@@ -298,9 +328,14 @@ impl Ladder {
                 if tables > 0 {
                     return Err("not a ladder file (it holds other tables)".into());
                 }
-                for part in [BOTS, GAMES, RECORDS, VERSION_2] {
+                for part in [BOTS, GAMES, RECORDS, VERSION_2, VERSION_3] {
                     tx.execute_batch(part).map_err(|e| e.to_string())?;
                 }
+            }
+            2 => {
+                check_schema(&tx, &expected_schema_of(&[BOTS, GAMES, RECORDS, VERSION_2])?)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                tx.execute_batch(VERSION_3).map_err(|e| format!("bringing the ladder from version 2 to 3: {e}"))?;
             }
             1 => {
                 // Version 1 had no triggers or views: one there would run in the move below.
@@ -323,7 +358,7 @@ impl Ladder {
                     "{}: a ladder of schema version 1 ({games} games): moving its records to the version-2 `records` table (as plain JSON; new games are stored compressed)",
                     path.display()
                 );
-                for part in [RECORDS, MIGRATE_1_TO_2, VERSION_2, COUNT_TALLIES] {
+                for part in [RECORDS, MIGRATE_1_TO_2, VERSION_2, COUNT_TALLIES, VERSION_3] {
                     tx.execute_batch(part).map_err(|e| format!("bringing the ladder from version 1 to 2: {e}"))?;
                 }
             }
@@ -572,6 +607,72 @@ impl Ladder {
         )?;
         tx.execute("INSERT INTO records (game, record) VALUES (?1, ?2)", params![tx.last_insert_rowid(), frame])?;
         tx.commit()
+    }
+
+    /// Claims pairs for the run `run` in one transaction that no other writer shares:
+    /// drops stale claims (of a process gone from this machine, or older than a day), then
+    /// calls `choose` with the pairs other runs have claimed (by bot id, as claimed) and
+    /// records what it returns as this run's claims. Runners started at once on one file
+    /// thus choose one after the other, each seeing the others' pairs.
+    ///
+    /// # Errors
+    /// A database error (as `db` makes it), or `choose`'s.
+    pub fn claim<E>(
+        &mut self,
+        run: &str,
+        choose: impl FnOnce(&Ladder, &[(i64, i64)]) -> Result<Vec<(i64, i64)>, E>,
+        db: impl Fn(rusqlite::Error) -> E,
+    ) -> Result<Vec<(i64, i64)>, E> {
+        let here = machine();
+        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(&db)?;
+        let chosen = (|| {
+            let now = now_unix();
+            let claims: Vec<(String, i64, i64, i64, String, i64)> = {
+                let mut stmt = self
+                    .conn
+                    .prepare("SELECT run, red_bot, blue_bot, pid, host, claimed_unix FROM claims")
+                    .map_err(&db)?;
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
+                    .map_err(&db)?
+            };
+            let mut others = Vec::new();
+            for (claim_run, red, blue, pid, host, at) in claims {
+                let gone = host == here && !Path::new(&format!("/proc/{pid}")).exists();
+                if gone || now - at > CLAIM_LIFETIME_S {
+                    self.conn.execute("DELETE FROM claims WHERE run = ?1", [&claim_run]).map_err(&db)?;
+                } else if claim_run != run {
+                    others.push((red, blue));
+                }
+            }
+            let chosen = choose(self, &others)?;
+            for &(red, blue) in &chosen {
+                self.conn.execute(
+                    "INSERT INTO claims (run, red_bot, blue_bot, pid, host, claimed_unix) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![run, red, blue, i64::from(std::process::id()), here, now],
+                )
+                .map_err(&db)?;
+            }
+            Ok(chosen)
+        })();
+        match chosen {
+            Ok(chosen) => {
+                self.conn.execute_batch("COMMIT").map_err(&db)?;
+                Ok(chosen)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// Drops the claims of the run `run` (it has ended).
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn release(&self, run: &str) -> rusqlite::Result<()> {
+        self.conn.execute("DELETE FROM claims WHERE run = ?1", [run]).map(|_| ())
     }
 
     /// Whether a game of id `game_id` is saved.
@@ -846,6 +947,72 @@ mod tests {
         drop(l);
         let l = Ladder::open(&path).unwrap();
         assert_eq!(l.bots().unwrap().len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_version_2_file_gains_the_claims_and_claims_of_a_gone_process_are_dropped() {
+        let dir = std::env::temp_dir().join(format!("ladder-unit-claims-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("l.db");
+        let _ = std::fs::remove_file(&path);
+        let c = Connection::open(&path).unwrap();
+        for part in [BOTS, GAMES, RECORDS, VERSION_2] {
+            c.execute_batch(part).unwrap();
+        }
+        c.execute_batch("PRAGMA user_version = 2;").unwrap();
+        drop(c);
+        let mut l = Ladder::open(&path).unwrap();
+        let version: i32 = l.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, 3);
+        // A claim of this process is seen by another run; one of a process that is gone is not.
+        let db = |e: rusqlite::Error| e.to_string();
+        l.claim(
+            "one",
+            |_, others| {
+                Ok::<_, String>({
+                    assert!(others.is_empty());
+                    vec![(1, 2)]
+                })
+            },
+            db,
+        )
+        .unwrap();
+        l.claim(
+            "two",
+            |_, others| {
+                Ok::<_, String>({
+                    assert_eq!(others, &[(1, 2)]);
+                    vec![(3, 4)]
+                })
+            },
+            db,
+        )
+        .unwrap();
+        l.conn.execute("UPDATE claims SET pid = 999999999 WHERE run = 'one'", []).unwrap();
+        l.claim(
+            "three",
+            |_, others| {
+                Ok::<_, String>({
+                    assert_eq!(others, &[(3, 4)]);
+                    Vec::new()
+                })
+            },
+            db,
+        )
+        .unwrap();
+        l.release("two").unwrap();
+        l.claim(
+            "four",
+            |_, others| {
+                Ok::<_, String>({
+                    assert!(others.is_empty());
+                    Vec::new()
+                })
+            },
+            db,
+        )
+        .unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
