@@ -488,6 +488,35 @@ pub fn connect_from(from: std::net::Ipv4Addr, addr: &str, limit: std::time::Dura
 /// Remote bots' end-to-end helpers: a host listening for them on 127.0.0.1, `connect`
 /// clients, tokens (shared by remote.rs and chaos_remote.rs).
 pub mod remote {
+    /// One WebSocket frame from the front of `buf`, if it is whole: its length in bytes, its
+    /// opcode and its payload (unmasked).
+    pub fn frame(buf: &[u8]) -> Option<(usize, u8, Vec<u8>)> {
+        if buf.len() < 2 {
+            return None;
+        }
+        let opcode = buf[0] & 0x0f;
+        let masked = buf[1] & 0x80 != 0;
+        let (len, mut at) = match buf[1] & 0x7f {
+            126 => (u16::from_be_bytes(buf.get(2..4)?.try_into().ok()?) as usize, 4),
+            127 => (u64::from_be_bytes(buf.get(2..10)?.try_into().ok()?) as usize, 10),
+            n => (n as usize, 2),
+        };
+        let mask = if masked {
+            let m: [u8; 4] = buf.get(at..at + 4)?.try_into().ok()?;
+            at += 4;
+            Some(m)
+        } else {
+            None
+        };
+        let mut payload = buf.get(at..at + len)?.to_vec();
+        if let Some(m) = mask {
+            for (i, b) in payload.iter_mut().enumerate() {
+                *b ^= m[i % 4];
+            }
+        }
+        Some((at + len, opcode, payload))
+    }
+
     use std::io::{BufRead, BufReader, Read};
     use std::path::{Path, PathBuf};
     use std::process::{Child, Command, Stdio};

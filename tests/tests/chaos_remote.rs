@@ -9,37 +9,8 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use stratego_tests::remote::{Client, book, raw_reply, remote_match, remote_spec, sample_bot, token};
+use stratego_tests::remote::{Client, book, frame, raw_reply, remote_match, remote_spec, sample_bot, token};
 use stratego_tests::{TempDir, records};
-
-/// One WebSocket frame from the front of `buf`, if it is whole: its length in bytes, its
-/// opcode and its payload (unmasked).
-fn frame(buf: &[u8]) -> Option<(usize, u8, Vec<u8>)> {
-    if buf.len() < 2 {
-        return None;
-    }
-    let opcode = buf[0] & 0x0f;
-    let masked = buf[1] & 0x80 != 0;
-    let (len, mut at) = match buf[1] & 0x7f {
-        126 => (u16::from_be_bytes(buf.get(2..4)?.try_into().ok()?) as usize, 4),
-        127 => (u64::from_be_bytes(buf.get(2..10)?.try_into().ok()?) as usize, 10),
-        n => (n as usize, 2),
-    };
-    let mask = if masked {
-        let m: [u8; 4] = buf.get(at..at + 4)?.try_into().ok()?;
-        at += 4;
-        Some(m)
-    } else {
-        None
-    };
-    let mut payload = buf.get(at..at + len)?.to_vec();
-    if let Some(m) = mask {
-        for (i, b) in payload.iter_mut().enumerate() {
-            *b ^= m[i % 4];
-        }
-    }
-    Some((at + len, opcode, payload))
-}
 
 /// Where a [`LateAnswerProxy`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
