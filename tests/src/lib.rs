@@ -485,6 +485,23 @@ pub fn connect_from(from: std::net::Ipv4Addr, addr: &str, limit: std::time::Dura
     }
 }
 
+/// Everything a child's pipe says, collected by a thread of its own as it comes (read the
+/// text at any time; a test polls it while the child runs).
+pub fn collect_pipe(mut pipe: impl std::io::Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let into = text.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            into.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    text
+}
+
 /// Remote bots' end-to-end helpers: a host listening for them on 127.0.0.1, `connect`
 /// clients, tokens (shared by remote.rs and chaos_remote.rs).
 pub mod remote {

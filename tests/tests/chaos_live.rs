@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use stratego_host::display::web::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
-use stratego_tests::{CALM_CLOCK, TempDir, connect_from, host_bin, scripted_bot, wait_for};
+use stratego_tests::{CALM_CLOCK, TempDir, collect_pipe, connect_from, host_bin, scripted_bot, wait_for};
 
 /// The longest any wait here may take before the test fails.
 const LIMIT: Duration = Duration::from_secs(90);
@@ -41,21 +41,6 @@ struct Host {
     stderr: Arc<Mutex<String>>,
 }
 
-fn copy(mut pipe: impl Read + Send + 'static) -> Arc<Mutex<String>> {
-    let text = Arc::new(Mutex::new(String::new()));
-    let into = text.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            into.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
-    text
-}
-
 impl Host {
     fn start(args: &[String], serve: bool) -> Host {
         let mut command = Command::new(host_bin());
@@ -64,8 +49,8 @@ impl Host {
             command.args(["--serve", "127.0.0.1:0"]);
         }
         let mut child = command.spawn().expect("start the host");
-        let stdout = copy(child.stdout.take().unwrap());
-        let stderr = copy(child.stderr.take().unwrap());
+        let stdout = collect_pipe(child.stdout.take().unwrap());
+        let stderr = collect_pipe(child.stderr.take().unwrap());
         let mut host = Host { child, addr: None, stdout, stderr };
         if serve {
             let mut addr = None;

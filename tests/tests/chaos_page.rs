@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stratego_tests::{CALM_CLOCK, TempDir, host_bin, scripted_bot, wait_for};
+use stratego_tests::{CALM_CLOCK, TempDir, collect_pipe, host_bin, scripted_bot, wait_for};
 
 /// The longest any wait here may take before the test fails.
 const LIMIT: Duration = Duration::from_secs(150);
@@ -42,21 +42,6 @@ struct Host {
     stderr: Arc<Mutex<String>>,
 }
 
-fn copy(mut pipe: impl Read + Send + 'static) -> Arc<Mutex<String>> {
-    let text = Arc::new(Mutex::new(String::new()));
-    let into = text.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            into.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
-    text
-}
-
 impl Host {
     /// Starts the host with `args` and the calm clock, serving on a free port.
     fn start(args: &[String]) -> Host {
@@ -68,8 +53,8 @@ impl Host {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start the host");
-        let stdout = copy(child.stdout.take().unwrap());
-        let stderr = copy(child.stderr.take().unwrap());
+        let stdout = collect_pipe(child.stdout.take().unwrap());
+        let stderr = collect_pipe(child.stderr.take().unwrap());
         let mut addr = None;
         let found = wait_for(LIMIT, || {
             let text = stderr.lock().unwrap().clone();
