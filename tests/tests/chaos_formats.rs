@@ -486,9 +486,11 @@ fn a_ladder_play_beside_another_leaves_it_the_pair_it_is_playing() {
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     // b1 and b2 have no games: b1 against b2 is every runner's first choice. b1 takes 4 s to
     // start, so that the first runner is still playing it when the second chooses.
-    let sample = host_bin().with_file_name("sample-bot");
+    // The host binary's built-in sample bot: `cargo test` builds the host's binary, not the
+    // sample-bot crate's.
     let slow = tmp.join("slow-b1.sh");
-    std::fs::write(&slow, format!("#!/bin/sh\nsleep 4\nexec '{}' --name b1\n", sample.display())).unwrap();
+    std::fs::write(&slow, format!("#!/bin/sh\nsleep 4\nexec '{}' sample-bot --name b1\n", host_bin().display()))
+        .unwrap();
     std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     added("b1", path(&slow));
     added("b2", "sample-bot --name b2 --strategy random");
