@@ -92,6 +92,14 @@ impl Pool {
         self.entrants[i].retired = true;
     }
 
+    /// Entrant `i` plays on as a new version (a rating line of its own): its games,
+    /// colours and meetings so far are not its line's.
+    pub fn renew(&mut self, i: usize) {
+        let e = &mut self.entrants[i];
+        (e.games, e.balance, e.last) = (0, 0, None);
+        self.met.retain(|&(a, b), _| a != i && b != i);
+    }
+
     /// Entrants playing now.
     pub fn busy(&self) -> usize {
         self.entrants.iter().filter(|e| e.busy).count()

@@ -18,13 +18,13 @@
 //!   ([`void_games`]) and starts the list anew.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use stratego_rules::ByColor;
+use stratego_rules::{ByColor, Color};
 
 use super::pool::Pool;
 use crate::commands::Outcome;
@@ -83,6 +83,21 @@ struct ArenaSource {
     roster: Option<Roster>,
 }
 
+/// The rating line each entrant plays on now, shared by the [`Roster`] and the
+/// [`ArenaReport`]: a remote entrant that declares a new version (`ready.version`) moves to
+/// a line of its own ([`ArenaReport::follow_version`]).
+#[derive(Debug, Default)]
+struct Lines {
+    /// Database id of each executor id's line.
+    ids: Vec<i64>,
+    /// Name of each executor id's line.
+    names: Vec<String>,
+    /// The version each executor id's line holds (a remote entrant's declared one).
+    versions: Vec<Option<String>>,
+    /// Bots known: those of the file at the start, and those added or said since.
+    known: HashSet<i64>,
+}
+
 /// The arena's entrants as its file says while it runs: `arena retire` takes effect at once
 /// (the entrant is paired no more), an entrant added is said to join at the next start.
 struct Roster {
@@ -90,10 +105,8 @@ struct Roster {
     conn: rusqlite::Connection,
     /// When it was last read.
     read: std::time::Instant,
-    /// Database id of each executor id.
-    ids: Vec<i64>,
-    /// Bots known: those of the file at the start, and those said since.
-    known: HashSet<i64>,
+    /// Each entrant's rating line, and the bots known.
+    lines: Arc<Mutex<Lines>>,
     /// Executor ids retired since the start.
     retired: HashSet<usize>,
 }
@@ -101,13 +114,13 @@ struct Roster {
 impl Roster {
     /// Opens the file read-only; `None` (with a warning) when it cannot be: retiring then
     /// takes effect at the next start.
-    fn open(file: &Path, ids: Vec<i64>, known: HashSet<i64>) -> Option<Roster> {
+    fn open(file: &Path, lines: Arc<Mutex<Lines>>) -> Option<Roster> {
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = rusqlite::Connection::open_with_flags(file, flags)
             .and_then(|c| c.execute_batch("PRAGMA trusted_schema = OFF;").map(|()| c))
             .and_then(|c| c.busy_timeout(std::time::Duration::from_secs(1)).map(|()| c));
         match conn {
-            Ok(conn) => Some(Roster { conn, read: std::time::Instant::now(), ids, known, retired: HashSet::new() }),
+            Ok(conn) => Some(Roster { conn, read: std::time::Instant::now(), lines, retired: HashSet::new() }),
             Err(e) => {
                 crate::notice::warn(format_args!(
                     "arena: {}: {e}: an entrant retired while the arena runs plays on until it starts again",
@@ -130,9 +143,10 @@ impl Roster {
             .prepare_cached("SELECT id, name, retired_unix FROM bots")
             .and_then(|mut stmt| stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect());
         let Ok(rows) = rows else { return };
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         for (id, name, retired) in rows {
             let name = crate::text::clean(&name).into_owned();
-            if let (Some(i), Some(_)) = (self.ids.iter().position(|&x| x == id), retired) {
+            if let (Some(i), Some(_)) = (lines.ids.iter().position(|&x| x == id), retired) {
                 if self.retired.insert(i) {
                     pool.retire(i);
                     crate::notice::say(
@@ -140,7 +154,7 @@ impl Roster {
                         format!("stratego-host: arena: {name} retired: it is paired no more"),
                     );
                 }
-            } else if retired.is_none() && self.known.insert(id) {
+            } else if retired.is_none() && lines.known.insert(id) {
                 crate::notice::say(
                     crate::notice::Level::Always,
                     format!("stratego-host: arena: {name} added: it joins when the arena starts again"),
@@ -183,10 +197,12 @@ struct ArenaKind {
     arena: Rc<RefCell<Ladder>>,
     source: RefCell<Option<ArenaSource>>,
     pool: Arc<Mutex<Pool>>,
-    /// Database id of each executor bot id.
-    ids: Vec<i64>,
+    /// Each executor bot id's rating line.
+    lines: Arc<Mutex<Lines>>,
     /// Program hash of each executor bot id, now (remote entrants: none).
     versions: Vec<Option<String>>,
+    /// Whether each executor bot id is a remote entrant.
+    remote: Vec<bool>,
     /// The running list.
     list: PathBuf,
 }
@@ -220,8 +236,9 @@ impl Competition for ArenaKind {
         Box::new(ArenaReport {
             arena: self.arena.clone(),
             pool: self.pool.clone(),
-            ids: self.ids.clone(),
+            lines: self.lines.clone(),
             versions: self.versions.clone(),
+            remote: self.remote.clone(),
             list: self.list.clone(),
             running: HashSet::new(),
             saved: 0,
@@ -242,8 +259,9 @@ impl Competition for ArenaKind {
 struct ArenaReport {
     arena: Rc<RefCell<Ladder>>,
     pool: Arc<Mutex<Pool>>,
-    ids: Vec<i64>,
+    lines: Arc<Mutex<Lines>>,
     versions: Vec<Option<String>>,
+    remote: Vec<bool>,
     list: PathBuf,
     /// Games started and not finished.
     running: HashSet<String>,
@@ -261,9 +279,12 @@ impl Sink for ArenaReport {
             Event::GameFinished { spec, record } => {
                 let seats = spec.seats;
                 self.running.remove(&spec.game_id);
-                let ids = ByColor::new(self.ids[seats.red], self.ids[seats.blue]);
-                let versions = ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
-                let saved = self.arena.borrow_mut().insert_game(record, ids, versions);
+                let (record, ids, declared) = self.lines_of(seats, record);
+                let versions = ByColor::new_with(|c| match &declared[c] {
+                    Some(v) => Some(v.as_str()),
+                    None => self.versions[seats[c]].as_deref(),
+                });
+                let saved = self.arena.borrow_mut().insert_game(&record, ids, versions);
                 let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
                 match saved {
                     Ok(()) => {
@@ -287,6 +308,98 @@ impl Sink for ArenaReport {
 }
 
 impl ArenaReport {
+    /// The lines a finished game of `seats` is saved on (a remote entrant's declared version
+    /// followed first: [`ArenaReport::follow_version`]): the record (its bots named as
+    /// their lines), the lines' database ids, and the remote entrants' declared versions.
+    fn lines_of(
+        &mut self,
+        seats: ByColor<usize>,
+        record: &crate::record::GameRecord,
+    ) -> (crate::record::GameRecord, ByColor<i64>, ByColor<Option<String>>) {
+        let mut record = record.clone();
+        let mut declared = ByColor::new(None, None);
+        for color in Color::ALL {
+            let i = seats[color];
+            if !self.remote[i] {
+                continue;
+            }
+            let version = record.bots[color].version.as_deref().map(|v| crate::text::clean(v.trim()).into_owned());
+            if let Some(v) = version.filter(|v| !v.is_empty() && v.len() <= MAX_VERSION) {
+                self.follow_version(i, &v);
+                declared[color] = Some(v);
+            }
+        }
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        for color in Color::ALL {
+            record.bots[color].name.clone_from(&lines.names[seats[color]]);
+        }
+        (record, ByColor::new(lines.ids[seats.red], lines.ids[seats.blue]), declared)
+    }
+
+    /// Remote entrant `i` declared `version` in its `ready`: when its line holds another
+    /// (and has games), it plays on as `BASE@VERSION` (BASE: its name up to an `@`), a
+    /// rating line of its own added to the file now (or that line again, when the same
+    /// token declared that version before); the old line keeps its games and its place in
+    /// the table. A line without games (or without a version yet) just records it.
+    fn follow_version(&mut self, i: usize, version: &str) {
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if lines.versions[i].as_deref() == Some(version) {
+            return;
+        }
+        let mut arena = self.arena.borrow_mut();
+        let followed = (|| -> Result<Option<String>, String> {
+            let bots = arena.bots()?;
+            let Some(line) = bots.iter().find(|b| b.id == lines.ids[i]).cloned() else { return Ok(None) };
+            let games = arena.games_played().map_err(|e| e.to_string())?.get(&line.id).copied().unwrap_or(0);
+            if games == 0 {
+                arena.set_version(line.id, version).map_err(|e| e.to_string())?;
+                lines.versions[i] = Some(version.to_owned());
+                return Ok(None);
+            }
+            let base = line.name.split('@').next().unwrap_or(&line.name);
+            let name = format!("{base}@{version}");
+            let same_token = |b: &&LadderBot| b.spec.remote && b.spec.tokens == line.spec.tokens;
+            let id = match bots
+                .iter()
+                .filter(same_token)
+                .find(|b| b.name == name || b.version.as_deref() == Some(version))
+            {
+                Some(b) => b.id,
+                None => {
+                    arena.add_spec(&name, line.spec.clone()).map_err(|e| e.message)?;
+                    let id = arena.bot_id(&name).map_err(|e| e.message)?;
+                    arena.set_version(id, version).map_err(|e| e.to_string())?;
+                    id
+                }
+            };
+            let name = bots.iter().find(|b| b.id == id).map_or(name, |b| b.name.clone());
+            lines.known.insert(id);
+            lines.ids[i] = id;
+            lines.names[i] = crate::text::clean(&name).into_owned();
+            lines.versions[i] = Some(version.to_owned());
+            Ok(Some(format!(
+                "stratego-host: arena: {} declares version {version} (its line's: {}): it plays as {}, a rating line of its own; {} keeps its games and its place in the table",
+                crate::text::clean(&line.name),
+                line.version.as_deref().unwrap_or("none"),
+                lines.names[i],
+                crate::text::clean(&line.name)
+            )))
+        })();
+        match followed {
+            Ok(Some(message)) => {
+                drop(lines);
+                self.pool.lock().unwrap_or_else(|e| e.into_inner()).renew(i);
+                crate::notice::say(crate::notice::Level::Always, message);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                // Its games go on on its line: said, not fatal.
+                lines.versions[i] = Some(version.to_owned());
+                crate::notice::warn(format_args!("arena: the version {version} a remote entrant declared: {e}"));
+            }
+        }
+    }
+
     /// Writes the running list anew (a new file renamed over the old: a kill leaves one or
     /// the other whole): the games running now.
     fn write_list(&self) -> Flow {
@@ -380,6 +493,9 @@ impl ReportSink for ArenaReport {
     }
 }
 
+/// The longest declared version a rating line is named after (a longer one is not followed).
+const MAX_VERSION: usize = 40;
+
 /// Makes an arena bot an entrant, as `match` does (its name cleaned for a terminal).
 fn entrant(bot: &LadderBot, run: &RunConfig) -> Result<Entrant, ConfigError> {
     let mut spec = bot.spec.clone();
@@ -448,10 +564,10 @@ fn new_versions(arena: &mut Ladder) -> Result<HashSet<i64>, ConfigError> {
     Ok(superseded)
 }
 
-/// `arena run`: says which games of the last run are void, then plays until stopped.
-pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<Outcome, ConfigError> {
-    let list = running_list(file);
-    let void = void_games(&arena, &list).map_err(|e| usage(format!("arena: {e}")))?;
+/// Names the games of the running list `list` that were running when the arena last
+/// stopped (void), then starts the list anew.
+fn name_void(arena: &Ladder, list: &Path) -> Result<(), ConfigError> {
+    let void = void_games(arena, list).map_err(|e| usage(format!("arena: {e}")))?;
     if !void.is_empty() {
         eprintln!(
             "stratego-host: arena: {} running when the arena last stopped {} void (not counted): {}",
@@ -460,12 +576,32 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
             crate::text::clean(&void.join(", "))
         );
     }
-    std::fs::write(&list, "").map_err(|e| usage(format!("arena: {}: {e}", list.display())))?;
-    let mut arena = arena;
-    let superseded = new_versions(&mut arena)?;
+    std::fs::write(list, "").map_err(|e| usage(format!("arena: {}: {e}", list.display())))
+}
+
+/// The file's bots, and those that play in this run: the active ones, less the local
+/// entrants superseded by a new version ([`new_versions`]) and, of the remote lines of one
+/// token, all but the last added (a declared version's line: [`ArenaReport::follow_version`]).
+fn entrants_of(arena: &mut Ladder) -> Result<(Vec<LadderBot>, Vec<LadderBot>), ConfigError> {
+    let superseded = new_versions(arena)?;
     let all = arena.bots().map_err(|e| usage(format!("arena: {e}")))?;
-    let active: Vec<&LadderBot> =
-        all.iter().filter(|b| b.retired_unix.is_none() && !superseded.contains(&b.id)).collect();
+    let mut active: Vec<LadderBot> =
+        all.iter().filter(|b| b.retired_unix.is_none() && !superseded.contains(&b.id)).cloned().collect();
+    let mut last: HashMap<Vec<crate::remote::token::TokenHash>, i64> = HashMap::new();
+    for b in active.iter().filter(|b| b.spec.remote) {
+        let id = last.entry(b.spec.tokens.clone()).or_insert(b.id);
+        *id = (*id).max(b.id);
+    }
+    active.retain(|b| !b.spec.remote || last.get(&b.spec.tokens) == Some(&b.id));
+    Ok((all, active))
+}
+
+/// `arena run`: says which games of the last run are void, then plays until stopped.
+pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<Outcome, ConfigError> {
+    let list = running_list(file);
+    name_void(&arena, &list)?;
+    let mut arena = arena;
+    let (all, active) = entrants_of(&mut arena)?;
     if active.len() < 2 {
         return Err(usage(format!(
             "arena: {} active entrants; `arena add FILE NAME COMMAND` or `arena token FILE NAME` at least two",
@@ -501,8 +637,13 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         remote.len(),
         run.concurrency
     );
-    let known: HashSet<i64> = all.iter().map(|b| b.id).collect();
-    let roster = Roster::open(file, ids.clone(), known);
+    let lines = Arc::new(Mutex::new(Lines {
+        ids,
+        names: bots.iter().map(|b| b.spec.name.clone()).collect(),
+        versions: active.iter().map(|b| b.version.clone().filter(|_| b.spec.remote)).collect(),
+        known: all.iter().map(|b| b.id).collect(),
+    }));
+    let roster = Roster::open(file, lines.clone());
     let source = ArenaSource {
         pool: pool.clone(),
         event: event.clone(),
@@ -516,8 +657,9 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         arena: Rc::new(RefCell::new(arena)),
         source: RefCell::new(Some(source)),
         pool,
-        ids,
+        lines,
         versions,
+        remote: bots.iter().map(|b| b.spec.remote).collect(),
         list,
     };
     if let (Some(dir), true) = (&run.out, run.compress) {

@@ -284,6 +284,14 @@ impl Ladder {
         Ok(message)
     }
 
+    /// Records `version` as bot `id`'s version (a remote entrant's declared one: the arena).
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn set_version(&mut self, id: i64, version: &str) -> rusqlite::Result<()> {
+        self.conn.execute("UPDATE bots SET version = ?1 WHERE id = ?2", params![version, id]).map(|_| ())
+    }
+
     /// `ladder retire`.
     ///
     /// # Errors
