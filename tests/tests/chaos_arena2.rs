@@ -99,11 +99,9 @@ fn a_version_a_remote_entrant_declares_starts_a_rating_line_of_its_own_and_the_o
     // The same token, another version: a new line, remo@2.0; remo keeps its games.
     let second = Client::start(&host.url(), &token, &declaring("2.0"));
     assert!(wait_for(limit, || games_of(&db, "remo@2.0") >= 1), "{}", host.stderr());
-    assert!(
-        host.stderr().contains("arena: remo declares version 2.0 (its line's: 1.0): it plays as remo@2.0"),
-        "{}",
-        host.stderr()
-    );
+    // Said before that game is saved (its line in the stderr reader a moment later).
+    let said = "arena: remo declares version 2.0 (its line's: 1.0): it plays as remo@2.0";
+    assert!(wait_for(Duration::from_secs(30), || host.stderr().contains(said)), "{}", host.stderr());
     let old = games_of(&db, "remo");
     assert!(old >= 2, "remo's games stay: {old}");
     let new = games_of(&db, "remo@2.0");

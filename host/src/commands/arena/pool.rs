@@ -223,4 +223,15 @@ mod tests {
         let g = pool.choose().unwrap();
         assert_eq!(key(g.red, g.blue), (0, 2));
     }
+
+    #[test]
+    fn a_renewed_entrant_is_paired_as_one_without_games() {
+        // 0 and 1 met often; 2 is new. Renewed, 0 has no games: it plays first, and its
+        // meetings with 1 no longer count (it may meet 1).
+        let mut pool = Pool::new(&[1, 2, 3], &[true, true, true], &[tally(1, 2, 5, 100), tally(2, 3, 5, 90)]);
+        pool.renew(0);
+        let g = pool.choose().unwrap();
+        assert!(g.red == 0 || g.blue == 0, "{g:?}");
+        assert_eq!(pool.met.keys().filter(|&&(a, b)| a == 0 || b == 0).count(), 0);
+    }
 }
