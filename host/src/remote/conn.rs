@@ -170,7 +170,7 @@ fn kernel_min_rtt(fd: std::os::fd::RawFd) -> Option<Duration> {
 /// that delays its pongs gains no lag credit by it).
 #[allow(clippy::too_many_arguments)]
 pub async fn serve(
-    mut ws: WebSocketStream<Box<dyn Io>>,
+    ws: WebSocketStream<Box<dyn Io>>,
     fd: std::os::fd::RawFd,
     mut out_rx: mpsc::Receiver<Outgoing>,
     in_tx: mpsc::Sender<Incoming>,
@@ -180,168 +180,230 @@ pub async fn serve(
 ) -> String {
     let mut heartbeat = tokio::time::interval(options.heartbeat);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_seen = Instant::now();
-    let mut seq: u64 = 0;
-    // The ping out, when it was sent and whether the bot was thinking then.
-    let mut ping_out: Option<(u64, Instant, bool)> = None;
-    let gone = |why: String| {
-        let _ = in_tx.try_send(Incoming::Gone(why.clone()));
-        why
-    };
-    let write_limit = options.silence;
+    let mut c = Served { ws, fd, in_tx, stats, limits: *options, last_seen: Instant::now(), seq: 0, ping_out: None };
     loop {
-        tokio::select! {
-            frame = ws.next() => {
-                let now = Instant::now();
-                last_seen = now;
-                match frame {
-                    None => return gone("the connection closed".to_owned()),
-                    Some(Ok(Message::Text(t))) => {
-                        stats.bytes_received.fetch_add(t.len() as u64 + 1, Ordering::Relaxed);
-                        let text = t.as_str();
-                        let line = text.strip_suffix('\n').unwrap_or(text);
-                        let line = line.strip_suffix('\r').unwrap_or(line);
-                        if line.contains('\n') {
-                            let f = Fault::new(
-                                Reason::MalformedJson,
-                                "it sent a frame of several lines (one protocol line per text frame)",
-                            );
-                            let _ = in_tx.try_send(Incoming::Fault(f));
-                            let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: "one protocol line per text frame".into() })).await;
-                            return gone("it sent a frame of several lines".to_owned());
-                        }
-                        if line.starts_with(STDERR_TAIL_LINE) {
-                            // Its connect client's, not the bot's: the game's stderr tail.
-                            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
-                                let game = v["game_id"].as_str().unwrap_or_default().to_owned();
-                                let text = v["text"].as_str().unwrap_or_default().to_owned();
-                                *stats.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()) = Some((game, text));
-                            }
-                            continue;
-                        }
-                        if let Err(e) = in_tx.try_send(Incoming::Line(line.to_owned(), now)) {
-                            if matches!(e, mpsc::error::TrySendError::Closed(_)) {
-                                return "the event is over".to_owned();
-                            }
-                            let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: format!("more than {INBOX} lines nobody asked for").into() })).await;
-                            return gone(format!("it sent more than {INBOX} lines that nobody asked for"));
-                        }
-                        // A ping right after each line from the bot (an answer: it thinks no
-                        // more), ahead of its next request: the round trip of the network.
-                        seq += 1;
-                        match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
-                            Ok(Ok(())) => ping_out = Some((seq, Instant::now(), false)),
-                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                        }
-                    }
-                    Some(Ok(Message::Binary(b))) => {
-                        stats.bytes_received.fetch_add(b.len() as u64, Ordering::Relaxed);
-                        let f = Fault::new(
-                            Reason::MalformedJson,
-                            "it sent a binary frame (protocol lines go in text frames, one line a frame)",
-                        );
-                        let _ = in_tx.try_send(Incoming::Fault(f));
-                        let _ = ws.close(Some(CloseFrame { code: CloseCode::Unsupported, reason: "binary frames are not protocol lines".into() })).await;
-                        return gone("it sent a binary frame".to_owned());
-                    }
-                    Some(Ok(Message::Ping(_))) => {
-                        // tungstenite queued the pong (one at most); send it now. A client
-                        // that pings without reading its pongs is gone once they cannot go.
-                        match tokio::time::timeout(write_limit, ws.flush()).await {
-                            Ok(Ok(())) => {}
-                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                        }
-                    }
-                    Some(Ok(Message::Pong(p))) => {
-                        if let Some((s, sent, thinking)) = ping_out {
-                            if p.as_ref() == &s.to_be_bytes()[..] {
-                                ping_out = None;
-                                // Only pings sent outside the bot's thinking measure the
-                                // network (they go ahead of its next request).
-                                if !thinking {
-                                    let mut rtt = now - sent;
-                                    if let Some(kernel) = kernel_min_rtt(fd) {
-                                        rtt = rtt.min(kernel);
-                                    }
-                                    stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(rtt);
-                                }
-                            }
-                        }
-                    }
-                    Some(Ok(Message::Close(frame))) => {
-                        // `connect` says in its close frame when the bot lost its game on the
-                        // entrant's side (its program died, or wrote a forbidden line).
-                        if let Some(f) = frame.as_ref().and_then(|f| client_fault(u16::from(f.code), &f.reason)) {
-                            let why = f.message.clone();
-                            let _ = in_tx.try_send(Incoming::Fault(f));
-                            return gone(why);
-                        }
-                        let why = frame
-                            .map(|f| format!(" ({}: {})", u16::from(f.code), crate::text::clean(&f.reason)))
-                            .unwrap_or_default();
-                        return gone(format!("the bot's side closed the connection{why}"));
-                    }
-                    Some(Ok(Message::Frame(_))) => {}
-                    Some(Err(WsError::Capacity(e))) => {
-                        let f = Fault::new(
-                            Reason::LineTooLong,
-                            format!("it sent a frame longer than the limit of {} bytes ({e})", options.max_line),
-                        );
-                        let _ = in_tx.try_send(Incoming::Fault(f));
-                        let _ = ws.close(Some(CloseFrame { code: CloseCode::Size, reason: "frame too long".into() })).await;
-                        return gone(format!("it sent a frame longer than {} bytes", options.max_line));
-                    }
-                    Some(Err(WsError::Utf8(_))) => {
-                        let f = Fault::new(Reason::InvalidUtf8, "it sent a text frame that is not valid UTF-8");
-                        let _ = in_tx.try_send(Incoming::Fault(f));
-                        return gone("it sent a text frame that is not valid UTF-8".to_owned());
-                    }
-                    Some(Err(e)) => return gone(format!("{e}")),
-                }
-            }
-            out = out_rx.recv() => {
-                let Some(Outgoing { line, written }) = out else {
-                    // Nobody holds the connection any more (the run ends).
-                    let _ = ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "the event is over".into() })).await;
-                    return "the event is over".to_owned();
-                };
-                let n = line.len() as u64 + 1;
-                match tokio::time::timeout(write_limit, ws.send(Message::text(line))).await {
-                    Ok(Ok(())) => {
-                        stats.bytes_sent.fetch_add(n, Ordering::Relaxed);
-                        if let Some(w) = written {
-                            let _ = w.send(Instant::now());
-                        }
-                    }
-                    Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                    Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                }
-            }
+        let ended = tokio::select! {
+            frame = c.ws.next() => c.on_frame(frame).await,
+            out = out_rx.recv() => c.on_outgoing(out).await,
             () = async { let _ = closing.wait_for(|&c| c).await; } => {
                 let _ = tokio::time::timeout(
                     Duration::from_secs(1),
-                    ws.close(Some(CloseFrame { code: CloseCode::Normal, reason: "the event is over".into() })),
+                    c.ws.close(Some(CloseFrame { code: CloseCode::Normal, reason: "the event is over".into() })),
                 )
                 .await;
-                return "the event is over".to_owned();
+                Some("the event is over".to_owned())
             }
-            _ = heartbeat.tick() => {
-                let now = Instant::now();
-                if now.duration_since(last_seen) >= options.silence {
-                    let _ = ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "silent too long".into() })).await;
-                    return gone(format!("nothing came for {:.1} s (heartbeats unanswered)", options.silence.as_secs_f64()));
-                }
-                seq += 1;
-                let thinking = stats.thinking.load(Ordering::SeqCst);
-                match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
-                    Ok(Ok(())) => ping_out = Some((seq, Instant::now(), thinking)),
-                    Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                    Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                }
-            }
+            _ = heartbeat.tick() => c.on_heartbeat().await,
+        };
+        if let Some(why) = ended {
+            return why;
         }
+    }
+}
+
+/// What [`serve`] keeps of a connection between its events.
+struct Served {
+    ws: WebSocketStream<Box<dyn Io>>,
+    fd: std::os::fd::RawFd,
+    in_tx: mpsc::Sender<Incoming>,
+    stats: Arc<ConnStats>,
+    limits: ConnLimits,
+    last_seen: Instant,
+    seq: u64,
+    /// The ping out, when it was sent and whether the bot was thinking then.
+    ping_out: Option<(u64, Instant, bool)>,
+}
+
+/// Why a write that failed or waited too long ends the connection.
+fn write_failed(result: Result<Result<(), WsError>, tokio::time::error::Elapsed>, limit: Duration) -> Option<String> {
+    match result {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(format!("writing to it failed: {e}")),
+        Err(_) => Some(format!("it read nothing for {} s", limit.as_secs_f64())),
+    }
+}
+
+impl Served {
+    /// The connection is gone: its session is told why.
+    fn gone(&self, why: String) -> Option<String> {
+        let _ = self.in_tx.try_send(Incoming::Gone(why.clone()));
+        Some(why)
+    }
+
+    /// A frame came (or the stream ended): `Some(why)` when the connection ends.
+    async fn on_frame(&mut self, frame: Option<Result<Message, WsError>>) -> Option<String> {
+        let now = Instant::now();
+        self.last_seen = now;
+        let max_line = self.limits.max_line;
+        match frame {
+            None => self.gone("the connection closed".to_owned()),
+            Some(Ok(Message::Text(t))) => self.on_text(t.as_str(), now).await,
+            Some(Ok(Message::Binary(b))) => {
+                self.stats.bytes_received.fetch_add(b.len() as u64, Ordering::Relaxed);
+                let f = Fault::new(
+                    Reason::MalformedJson,
+                    "it sent a binary frame (protocol lines go in text frames, one line a frame)",
+                );
+                let _ = self.in_tx.try_send(Incoming::Fault(f));
+                let _ = self
+                    .ws
+                    .close(Some(CloseFrame {
+                        code: CloseCode::Unsupported,
+                        reason: "binary frames are not protocol lines".into(),
+                    }))
+                    .await;
+                self.gone("it sent a binary frame".to_owned())
+            }
+            Some(Ok(Message::Ping(_))) => {
+                // tungstenite queued the pong (one at most); send it now. A client that
+                // pings without reading its pongs is gone once they cannot go.
+                let limit = self.limits.silence;
+                let why = write_failed(tokio::time::timeout(limit, self.ws.flush()).await, limit)?;
+                self.gone(why)
+            }
+            Some(Ok(Message::Pong(p))) => {
+                self.on_pong(p.as_ref(), now);
+                None
+            }
+            Some(Ok(Message::Close(frame))) => {
+                // `connect` says in its close frame when the bot lost its game on the
+                // entrant's side (its program died, or wrote a forbidden line).
+                if let Some(f) = frame.as_ref().and_then(|f| client_fault(u16::from(f.code), &f.reason)) {
+                    let why = f.message.clone();
+                    let _ = self.in_tx.try_send(Incoming::Fault(f));
+                    return self.gone(why);
+                }
+                let why = frame
+                    .map(|f| format!(" ({}: {})", u16::from(f.code), crate::text::clean(&f.reason)))
+                    .unwrap_or_default();
+                self.gone(format!("the bot's side closed the connection{why}"))
+            }
+            Some(Ok(Message::Frame(_))) => None,
+            Some(Err(WsError::Capacity(e))) => {
+                let f = Fault::new(
+                    Reason::LineTooLong,
+                    format!("it sent a frame longer than the limit of {max_line} bytes ({e})"),
+                );
+                let _ = self.in_tx.try_send(Incoming::Fault(f));
+                let _ =
+                    self.ws.close(Some(CloseFrame { code: CloseCode::Size, reason: "frame too long".into() })).await;
+                self.gone(format!("it sent a frame longer than {max_line} bytes"))
+            }
+            Some(Err(WsError::Utf8(_))) => {
+                let f = Fault::new(Reason::InvalidUtf8, "it sent a text frame that is not valid UTF-8");
+                let _ = self.in_tx.try_send(Incoming::Fault(f));
+                self.gone("it sent a text frame that is not valid UTF-8".to_owned())
+            }
+            Some(Err(e)) => self.gone(format!("{e}")),
+        }
+    }
+
+    /// A text frame: one protocol line for the session (or its client's stderr tail).
+    async fn on_text(&mut self, text: &str, now: Instant) -> Option<String> {
+        self.stats.bytes_received.fetch_add(text.len() as u64 + 1, Ordering::Relaxed);
+        let line = text.strip_suffix('\n').unwrap_or(text);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.contains('\n') {
+            let f = Fault::new(
+                Reason::MalformedJson,
+                "it sent a frame of several lines (one protocol line per text frame)",
+            );
+            let _ = self.in_tx.try_send(Incoming::Fault(f));
+            let _ = self
+                .ws
+                .close(Some(CloseFrame { code: CloseCode::Policy, reason: "one protocol line per text frame".into() }))
+                .await;
+            return self.gone("it sent a frame of several lines".to_owned());
+        }
+        if line.starts_with(STDERR_TAIL_LINE) {
+            // Its connect client's, not the bot's: the game's stderr tail.
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                let game = v["game_id"].as_str().unwrap_or_default().to_owned();
+                let text = v["text"].as_str().unwrap_or_default().to_owned();
+                *self.stats.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()) = Some((game, text));
+            }
+            return None;
+        }
+        if let Err(e) = self.in_tx.try_send(Incoming::Line(line.to_owned(), now)) {
+            if matches!(e, mpsc::error::TrySendError::Closed(_)) {
+                return Some("the event is over".to_owned());
+            }
+            let _ = self
+                .ws
+                .close(Some(CloseFrame {
+                    code: CloseCode::Policy,
+                    reason: format!("more than {INBOX} lines nobody asked for").into(),
+                }))
+                .await;
+            return self.gone(format!("it sent more than {INBOX} lines that nobody asked for"));
+        }
+        // A ping right after each line from the bot (an answer: it thinks no more), ahead of
+        // its next request: the round trip of the network.
+        self.ping(false).await
+    }
+
+    /// Sends the next ping; `thinking`: whether the bot thinks now (its round trip is then
+    /// not taken).
+    async fn ping(&mut self, thinking: bool) -> Option<String> {
+        self.seq += 1;
+        let limit = self.limits.silence;
+        let sent =
+            tokio::time::timeout(limit, self.ws.send(Message::Ping(self.seq.to_be_bytes().to_vec().into()))).await;
+        match write_failed(sent, limit) {
+            None => {
+                self.ping_out = Some((self.seq, Instant::now(), thinking));
+                None
+            }
+            Some(why) => self.gone(why),
+        }
+    }
+
+    /// A pong: the round trip of the ping it answers, when that went out while the bot was
+    /// not thinking (at most the kernel's estimate).
+    fn on_pong(&mut self, payload: &[u8], now: Instant) {
+        let Some((s, sent, thinking)) = self.ping_out else { return };
+        if payload != &s.to_be_bytes()[..] {
+            return;
+        }
+        self.ping_out = None;
+        // Only pings sent outside the bot's thinking measure the network (they go ahead of
+        // its next request).
+        if !thinking {
+            let mut rtt = now - sent;
+            if let Some(kernel) = kernel_min_rtt(self.fd) {
+                rtt = rtt.min(kernel);
+            }
+            self.stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(rtt);
+        }
+    }
+
+    /// A line for the bot (or `None`: nobody holds the connection any more, the run ends).
+    async fn on_outgoing(&mut self, out: Option<Outgoing>) -> Option<String> {
+        let Some(Outgoing { line, written }) = out else {
+            let _ = self.ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "the event is over".into() })).await;
+            return Some("the event is over".to_owned());
+        };
+        let n = line.len() as u64 + 1;
+        let limit = self.limits.silence;
+        if let Some(why) = write_failed(tokio::time::timeout(limit, self.ws.send(Message::text(line))).await, limit) {
+            return self.gone(why);
+        }
+        self.stats.bytes_sent.fetch_add(n, Ordering::Relaxed);
+        if let Some(w) = written {
+            let _ = w.send(Instant::now());
+        }
+        None
+    }
+
+    /// The heartbeat: gone after [`ConnLimits::silence`] without a frame, else a ping.
+    async fn on_heartbeat(&mut self) -> Option<String> {
+        let silence = self.limits.silence;
+        if Instant::now().duration_since(self.last_seen) >= silence {
+            let _ = self.ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "silent too long".into() })).await;
+            return self.gone(format!("nothing came for {:.1} s (heartbeats unanswered)", silence.as_secs_f64()));
+        }
+        let thinking = self.stats.thinking.load(Ordering::SeqCst);
+        self.ping(thinking).await
     }
 }
 

@@ -203,6 +203,10 @@ struct Pending {
     evict: oneshot::Sender<()>,
 }
 
+/// A connection through its handshake: the socket, the bot's index, its measurements and
+/// the game its client's process was in (see [`Link::resume`]).
+type Handshaken = (tokio_tungstenite::WebSocketStream<Box<dyn Io>>, usize, Arc<ConnStats>, Option<(String, u64)>);
+
 /// Why a handshake was refused: the HTTP status and the reason in words.
 struct Refusal(StatusCode, String);
 
@@ -506,31 +510,45 @@ impl Hub {
         }
     }
 
-    async fn connection_inner(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr, id: u64) {
-        // The socket, for the kernel's round-trip estimate (see `conn::kernel_min_rtt`): valid
-        // while `serve` owns the stream.
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
-        let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
-        // One listener for the bots and the live page: a request that is not a WebSocket
-        // upgrade goes to the page (read without taking it from the socket).
-        if let Some(http) = self.options.page.http.get() {
-            match sniff(&stream, deadline).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.handshake_done(peer, id);
-                    match stream.into_std() {
-                        Ok(s) => http(s),
-                        Err(e) => tracing::warn!("live page: {peer}: {e}"),
-                    }
-                    return;
+    /// On a port shared with the live page: a request that is not a WebSocket upgrade goes
+    /// to the page (its head read without taking it from the socket), and a connection that
+    /// sends no whole head by `deadline` is closed. The stream back when it is a bot's.
+    async fn route_page(
+        &self,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        id: u64,
+        deadline: tokio::time::Instant,
+    ) -> Option<tokio::net::TcpStream> {
+        let Some(http) = self.options.page.http.get() else { return Some(stream) };
+        match sniff(&stream, deadline).await {
+            Ok(true) => Some(stream),
+            Ok(false) => {
+                self.handshake_done(peer, id);
+                match stream.into_std() {
+                    Ok(s) => http(s),
+                    Err(e) => tracing::warn!("live page: {peer}: {e}"),
                 }
-                Err(why) => {
-                    self.handshake_done(peer, id);
-                    self.refuse("no request", peer, format!("remote bots: {peer}: closed: {why}"));
-                    return;
-                }
+                None
+            }
+            Err(why) => {
+                self.handshake_done(peer, id);
+                self.refuse("no request", peer, format!("remote bots: {peer}: closed: {why}"));
+                None
             }
         }
+    }
+
+    /// The TLS and WebSocket handshakes with the token check, until `deadline`: the socket,
+    /// the bot it authenticated as, the connection's measurements and what its client said
+    /// in its `X-Stratego-Resume` header; `None` (refused, and logged) else.
+    async fn handshake(
+        self: &Arc<Hub>,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        id: u64,
+        deadline: tokio::time::Instant,
+    ) -> Option<Handshaken> {
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
         let stats = Arc::new(ConnStats::default());
         let resume: Arc<Mutex<Option<(String, u64)>>> = Arc::default();
@@ -592,19 +610,30 @@ impl Hub {
                         self.options.handshake_timeout.as_millis()
                     ),
                 );
-                return;
+                return None;
             }
             (Ok(Ok(ws)), Some(Ok(bot))) => (ws, bot),
             (Ok(_), Some(Err(Refusal(status, why)))) => {
                 self.refuse("refused token", peer, format!("remote bots: {peer}: refused ({status}): {why}"));
-                return;
+                return None;
             }
             (Ok(Err(e)), _) => {
                 self.refuse("bad handshake", peer, format!("remote bots: {peer}: closed: {e}"));
-                return;
+                return None;
             }
-            (Ok(Ok(_)), None) => return,
+            (Ok(Ok(_)), None) => return None,
         };
+        let resume = resume.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Some((ws, bot, stats, resume))
+    }
+
+    async fn connection_inner(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr, id: u64) {
+        // The socket, for the kernel's round-trip estimate (see `conn::kernel_min_rtt`): valid
+        // while `serve` owns the stream.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
+        let Some(stream) = self.route_page(stream, peer, id, deadline).await else { return };
+        let Some((ws, bot, stats, resume)) = self.handshake(stream, peer, id, deadline).await else { return };
         let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
@@ -616,7 +645,6 @@ impl Hub {
                 s.live = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
-                let resume = resume.lock().unwrap_or_else(|e| e.into_inner()).take();
                 // The games that ended while it was away: their ends first (its client
                 // says them to the entrant, and passes each to a process that was in it).
                 if stats.resumable.load(Ordering::SeqCst) {
