@@ -530,5 +530,8 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         ),
         None => None,
     };
+    if run.serve.is_some() {
+        super::page::offer(file);
+    }
     crate::commands::harness::run_competition(&run, &bots, &kind, event, book, records, None)
 }

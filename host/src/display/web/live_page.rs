@@ -613,6 +613,9 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
         "/" | "/index.html" => full(StatusCode::OK, "text/html; charset=utf-8", assets.page.clone()),
         "/events" => return events(state),
         "/viewer.wasm" => return assets.wasm(req),
+        _ if path == "/arena/version" || path.starts_with("/bots/") || path.starts_with("/arena/games/") => {
+            arena_page(path, state)
+        }
         _ => {
             let n = path.strip_prefix("/games/").and_then(|p| p.strip_suffix(".html")).and_then(|n| {
                 // Digits only: `/games/007.html` names no game.
@@ -647,6 +650,72 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
 
 /// The event stream: a snapshot, then the deltas; a snapshot again when the client fell
 /// more than [`QUEUE`] messages behind.
+/// The arena's pages (`arena run --serve`): `/bots/NAME` (a bot's page),
+/// `/arena/games/ID.html` (a stored game's viewer page, held back as a finished game's is
+/// while a running game plays one of its setups), `/arena/version` (what the bot pages poll).
+fn arena_page(path: &str, state: &Shared) -> Response<Body> {
+    use crate::display::web::bot_page;
+    let (pages, title) = {
+        let s = lock(state);
+        (s.arena.clone(), s.title.clone())
+    };
+    let Some(pages) = pages else {
+        return text(StatusCode::NOT_FOUND, "not found: pages per bot are an arena's (arena run --serve)");
+    };
+    let failed = |e: String| text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot read the arena: {e}"));
+    if path == "/arena/version" {
+        return match pages.version() {
+            Ok(v) => {
+                let running = lock(state).running_ids();
+                full(StatusCode::OK, "text/plain; charset=utf-8", format!("{v};{running}"))
+            }
+            Err(e) => failed(e),
+        };
+    }
+    if let Some(name) = path.strip_prefix("/bots/") {
+        let Some(name) = bot_page::decode_name(name) else {
+            return text(StatusCode::NOT_FOUND, "not found: a bot's page is /bots/NAME");
+        };
+        return match pages.bot(&name) {
+            Ok(Some(page)) => {
+                let running = lock(state).running_of(&name);
+                full(StatusCode::OK, "text/html; charset=utf-8", bot_page::bot_page_html(&page, &running, &title))
+            }
+            Ok(None) => text(StatusCode::NOT_FOUND, "no such bot in this arena"),
+            Err(e) => failed(e),
+        };
+    }
+    let id = path
+        .strip_prefix("/arena/games/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .filter(|id| bot_page::plain_game_id(id));
+    let Some(id) = id else {
+        return text(StatusCode::NOT_FOUND, "not found: a stored game's page is /arena/games/ID.html");
+    };
+    let record = match pages.record(id) {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return text(
+                StatusCode::NOT_FOUND,
+                "no such finished game in this arena (a running game is not stored yet)",
+            );
+        }
+        Err(e) => return failed(e),
+    };
+    if let Some(running) = lock(state).shows_through(&record.game_id, record.pair, record.book_setups) {
+        return text(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "held back while game {running} is running: it plays a setup this game's page shows; it is served once no running game does"
+            ),
+        );
+    }
+    match crate::display::files::viewer::export_html(std::slice::from_ref(&record), &format!("{title}: game {id}")) {
+        Ok(html) => full(StatusCode::OK, "text/html; charset=utf-8", html),
+        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot show the game: {e}")),
+    }
+}
+
 fn events(state: &Shared) -> Response<Body> {
     let (rx, first, over) = {
         let mut s = lock(state);

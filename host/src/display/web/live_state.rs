@@ -166,6 +166,8 @@ pub(crate) struct State {
     pub(crate) overload: crate::run::overload::Overload,
     /// The host's notices, newest first.
     pub(crate) notices: VecDeque<Value>,
+    /// The arena's pages per bot (`arena run --serve`), when offered.
+    pub(crate) arena: Option<Arc<dyn crate::display::web::bot_page::ArenaPages>>,
 }
 
 /// A remote bot's lag, from its moves' records.
@@ -227,6 +229,7 @@ impl State {
                 &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
             ),
             notices: VecDeque::new(),
+            arena: crate::display::web::bot_page::take_offered(),
         };
         state.standings = state.score_html();
         state
@@ -274,6 +277,7 @@ impl State {
             "overload": self.overload,
             "notices": self.notices,
             "over": self.over,
+            "bot_pages": self.arena.is_some(),
         })
     }
 
@@ -406,6 +410,34 @@ impl State {
     /// other game of its pair (`pair`), or one that plays one of its setup book entries
     /// (`setups`; with a book smaller than the pairs, sequential order wraps and random
     /// draws repeat). While it runs, what shows `game`'s setups is held back.
+    /// The running games of bot `name`, as its arena page names them (never their boards).
+    pub(crate) fn running_of(&self, name: &str) -> Vec<crate::display::web::bot_page::RunningGame> {
+        let bot = |id: usize| self.bots.get(id).map_or("?", |b| b.name.as_str());
+        self.running
+            .iter()
+            .filter_map(|g| {
+                let (color, opponent) = if bot(g.seats.red) == name {
+                    ("red", bot(g.seats.blue))
+                } else if bot(g.seats.blue) == name {
+                    ("blue", bot(g.seats.red))
+                } else {
+                    return None;
+                };
+                Some(crate::display::web::bot_page::RunningGame {
+                    game_id: g.id.clone(),
+                    opponent: opponent.to_owned(),
+                    color: color.to_owned(),
+                    ply: g.shown,
+                })
+            })
+            .collect()
+    }
+
+    /// The ids of the running games, for the arena pages' version.
+    pub(crate) fn running_ids(&self) -> String {
+        self.running.iter().map(|g| g.id.as_str()).collect::<Vec<_>>().join(",")
+    }
+
     pub(crate) fn shows_through(&self, game: &str, pair: u32, setups: ByColor<Option<u32>>) -> Option<&str> {
         let used = |e: Option<u32>| e.is_some_and(|e| setups.red == Some(e) || setups.blue == Some(e));
         self.running
