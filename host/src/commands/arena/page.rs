@@ -38,6 +38,21 @@ pub fn offer(file: &Path) {
     crate::display::web::bot_page::offer(Arc::new(StorePages { file: file.to_owned(), conn: Mutex::new(None) }));
 }
 
+/// The live page's standings of an arena: how many games this run saved and plays now, then
+/// the ladder's table (`<table id="ranking">`, a row per entrant with `data-bot`: the live
+/// page links each name to the entrant's page).
+pub fn standings_html(arena: &crate::commands::ladder::store::Ladder, saved: u64, running: usize) -> String {
+    let head = format!("{} saved in this run, {running} playing now", stratego_stats::plural(saved, "game"));
+    match crate::commands::ladder::table::LadderTable::read(arena) {
+        Ok(t) => format!("<p class=\"arena-head\">{}</p>{}", crate::text::html_escape(&head), t.table_html()),
+        Err(e) => format!(
+            "<pre>{}\nthe table cannot be read: {}</pre>",
+            crate::text::html_escape(&head),
+            crate::text::html_escape(&e)
+        ),
+    }
+}
+
 /// One saved game, as the rating over time reads it.
 struct Row {
     game_id: String,

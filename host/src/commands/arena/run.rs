@@ -348,6 +348,10 @@ impl ReportSink for ArenaReport {
         true
     }
 
+    fn live_html(&self, _done: u64) -> String {
+        super::page::standings_html(&self.arena.borrow(), u64::from(self.saved), self.running.len())
+    }
+
     /// The run is over: nothing runs now, so the running list is emptied (the games running
     /// when it stopped are named void by [`ReportSink::end_message`], once; the next start
     /// does not name them again), then the table is read.
