@@ -702,7 +702,7 @@ fn arena_page(path: &str, state: &Shared) -> Response<Body> {
         }
         Err(e) => return failed(e),
     };
-    if let Some(running) = lock(state).shows_through(&record.game_id, record.pair, record.book_setups) {
+    if let Some(running) = lock(state).shows_through_stored(&record) {
         return text(
             StatusCode::FORBIDDEN,
             &format!(
@@ -914,6 +914,34 @@ mod tests {
         assert!(!sent.contains("cannot move 0"), "its message is not shown: {sent}");
         assert!(rx.try_recv().is_err(), "only it");
         assert_eq!(st.faults.len(), 1);
+    }
+
+    #[test]
+    fn a_stored_game_is_held_by_its_runs_pair_and_by_any_runs_book_setups() {
+        let mut st = state();
+        let running = |id: &str, pair: u32, book: Option<u32>| Running {
+            id: id.into(),
+            pair,
+            setups: ByColor::new(book, None),
+            seats: ByColor::new(0, 1),
+            board: None,
+            queue: VecDeque::new(),
+            shown: 0,
+            played: 0,
+            pending: Vec::new(),
+            moved: false,
+            last_us: ByColor::default(),
+            bank_us: ByColor::default(),
+        };
+        st.running.push(running("arena-1-aa-1", 0, None));
+        let mut r = crate::display::files::game_page::tests::played_record(4);
+        (r.game_id, r.pair) = ("arena-1-aa-7".into(), 0);
+        assert_eq!(st.shows_through_stored(&r), Some("arena-1-aa-1"), "the other game of its pair, this run");
+        r.game_id = "arena-0-bb-7".into();
+        assert_eq!(st.shows_through_stored(&r), None, "pair 0 of an earlier run is another pair");
+        r.book_setups = ByColor::new(None, Some(3));
+        st.running.push(running("arena-1-aa-2", 1, Some(3)));
+        assert_eq!(st.shows_through_stored(&r), Some("arena-1-aa-2"), "a book entry it played, in any run");
     }
 
     #[test]

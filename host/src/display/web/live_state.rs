@@ -438,6 +438,24 @@ impl State {
         self.running.iter().map(|g| g.id.as_str()).collect::<Vec<_>>().join(",")
     }
 
+    /// As [`State::shows_through`] for a game stored by an earlier run too (an arena's): a
+    /// pair number is a run's own, so the pair rule holds only between games of one run
+    /// (their ids alike up to the last `-`); the setup book rule holds across runs.
+    pub(crate) fn shows_through_stored(&self, record: &GameRecord) -> Option<&str> {
+        let run = |id: &str| id.rsplit_once('-').map_or(id, |(r, _)| r).to_owned();
+        let used =
+            |e: Option<u32>| e.is_some_and(|e| record.book_setups.red == Some(e) || record.book_setups.blue == Some(e));
+        self.running
+            .iter()
+            .filter(|g| g.id != record.game_id)
+            .find(|g| {
+                (g.pair == record.pair && run(&g.id) == run(&record.game_id))
+                    || used(g.setups.red)
+                    || used(g.setups.blue)
+            })
+            .map(|g| g.id.as_str())
+    }
+
     pub(crate) fn shows_through(&self, game: &str, pair: u32, setups: ByColor<Option<u32>>) -> Option<&str> {
         let used = |e: Option<u32>| e.is_some_and(|e| setups.red == Some(e) || setups.blue == Some(e));
         self.running
