@@ -44,7 +44,11 @@ pub fn offer(file: &Path) {
 pub fn standings_html(arena: &crate::commands::ladder::store::Ladder, saved: u64, running: usize) -> String {
     let head = format!("{} saved in this run, {running} playing now", stratego_stats::plural(saved, "game"));
     match crate::commands::ladder::table::LadderTable::read(arena) {
-        Ok(t) => format!("<p class=\"arena-head\">{}</p>{}", crate::text::html_escape(&head), t.table_html()),
+        Ok(t) => format!(
+            "<p class=\"arena-head\">{}</p><div class=\"arena-table\">{}</div>",
+            crate::text::html_escape(&head),
+            t.table_html()
+        ),
         Err(e) => format!(
             "<pre>{}\nthe table cannot be read: {}</pre>",
             crate::text::html_escape(&head),
