@@ -36,27 +36,24 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
 use hyper::body::Frame;
 use hyper::{Method, Request, Response, StatusCode};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, broadcast};
 
 use crate::display::files::viewer::html_escape;
+pub use crate::display::web::http::{MAX_CONNECTIONS, WRITE_STALL};
+use crate::display::web::http::{PerAddress, Refusal, Stalls, address_key, refuse, set_send_buffer};
 use crate::display::web::live_state::{GamePage, State, Update, sse};
 pub use crate::display::web::live_state::{
     KEEP_FINISHED, KEEP_NOTICES, LiveBot, LivePageOptions, QUEUE, STANDINGS_EVERY,
 };
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 
-/// Most connections open at once.
-pub const MAX_CONNECTIONS: usize = 32;
 /// Most connections open at once from one address by default (an IPv6 address's /56 counts
 /// as one; `--serve-per-address` sets it):
 /// one client cannot take the connections of the others (a browser opens at most 6 to a
@@ -66,15 +63,10 @@ pub const MAX_PER_ADDRESS: usize = 8;
 pub const MAX_REQUEST_BYTES: usize = 8192;
 /// Time a client has to send its request head.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
-/// A response that cannot be written for this long closes its connection.
-pub const WRITE_STALL: Duration = Duration::from_secs(10);
 /// Shortest time between two `boards` messages.
 pub const PUSH_EVERY: Duration = Duration::from_millis(100);
 /// A comment on an idle event stream this often, so that a dead client is found.
 const KEEPALIVE: Duration = Duration::from_secs(15);
-/// Kernel send buffer of a connection, bytes: with [`WRITE_STALL`], what one client that
-/// does not read can hold.
-const SEND_BUFFER: usize = 64 * 1024;
 
 const TEMPLATE: &str = include_str!("live_page.html");
 const STYLE: &str = include_str!("live_page.css");
@@ -445,100 +437,6 @@ async fn next_connection(
     }
 }
 
-/// Why a connection is refused.
-#[derive(Clone, Copy, Debug)]
-enum Refusal {
-    /// [`MAX_CONNECTIONS`] are open.
-    Full,
-    /// The per-address limit (this many) is open from the client's address.
-    Address(usize),
-}
-
-/// The address a connection counts against: an IPv4 address (also when mapped into IPv6),
-/// or an IPv6 address's /56 (one client usually has a /64 and often a /56 or a /48: a
-/// /64 apiece let one client open four times the limit).
-fn address_key(ip: std::net::IpAddr) -> std::net::IpAddr {
-    use std::net::{IpAddr, Ipv6Addr};
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !(u128::MAX >> 56))),
-        },
-    }
-}
-
-/// The connections open from each address, and the most one may have open
-/// ([`LivePageOptions::per_address`]).
-#[derive(Clone)]
-struct PerAddress {
-    counts: Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
-    limit: usize,
-}
-
-/// One connection counted against its address, until dropped.
-struct AddressSlot {
-    counts: PerAddress,
-    address: std::net::IpAddr,
-}
-
-impl PerAddress {
-    /// Counts a connection from `address`, unless the limit is open from it.
-    fn take(&self, address: std::net::IpAddr) -> Result<AddressSlot, Refusal> {
-        let mut counts = self.counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let n = counts.entry(address).or_default();
-        if *n >= self.limit {
-            return Err(Refusal::Address(self.limit));
-        }
-        *n += 1;
-        Ok(AddressSlot { counts: self.clone(), address })
-    }
-}
-
-impl Drop for AddressSlot {
-    fn drop(&mut self) {
-        let mut counts = self.counts.counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(n) = counts.get_mut(&self.address) {
-            *n -= 1;
-            if *n == 0 {
-                counts.remove(&self.address);
-            }
-        }
-    }
-}
-
-/// Tells a client refused (past [`MAX_CONNECTIONS`], or [`MAX_PER_ADDRESS`] from its
-/// address) so, and closes.
-async fn refuse(mut stream: tokio::net::TcpStream, why: Refusal) {
-    use tokio::io::AsyncWriteExt as _;
-    let body = match why {
-        Refusal::Full => format!("too many connections (at most {MAX_CONNECTIONS})\n"),
-        Refusal::Address(n) => format!("too many connections from your address (at most {n})\n"),
-    };
-    let reply = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(reply.as_bytes())).await;
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.shutdown()).await;
-}
-
-/// Bounds the kernel's send buffer of a connection ([`SEND_BUFFER`]).
-fn set_send_buffer(stream: &tokio::net::TcpStream) {
-    use std::os::fd::AsRawFd as _;
-    let size = SEND_BUFFER as libc::c_int;
-    // SAFETY: a valid socket descriptor, and a pointer to an int of the size given.
-    let _ = unsafe {
-        libc::setsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_SNDBUF,
-            (&raw const size).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-}
-
 fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<Body> {
     let mut r = Response::new(Full::new(body.into()).boxed_unsync());
     *r.status_mut() = status;
@@ -779,60 +677,6 @@ fn page_html(title: &str, version: &str) -> String {
         .replace("{{TITLE}}", &html_escape(title))
 }
 
-/// A connection whose writes fail once they have been blocked for [`WRITE_STALL`] (a
-/// client that stopped reading).
-struct Stalls {
-    inner: tokio::net::TcpStream,
-    blocked: Option<Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl Stalls {
-    fn new(inner: tokio::net::TcpStream) -> Stalls {
-        Stalls { inner, blocked: None }
-    }
-
-    fn check<T>(&mut self, cx: &mut Context<'_>, poll: Poll<std::io::Result<T>>) -> Poll<std::io::Result<T>> {
-        match poll {
-            Poll::Ready(r) => {
-                self.blocked = None;
-                Poll::Ready(r)
-            }
-            Poll::Pending => {
-                let timer = self.blocked.get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_STALL)));
-                match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        "the client has not read for too long",
-                    ))),
-                    Poll::Pending => Poll::Pending,
-                }
-            }
-        }
-    }
-}
-
-impl AsyncRead for Stalls {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Stalls {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.check(cx, poll)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let poll = Pin::new(&mut self.inner).poll_flush(cx);
-        self.check(cx, poll)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -942,17 +786,6 @@ mod tests {
         r.book_setups = ByColor::new(None, Some(3));
         st.running.push(running("arena-1-aa-2", 1, Some(3)));
         assert_eq!(st.shows_through_stored(&r), Some("arena-1-aa-2"), "a book entry it played, in any run");
-    }
-
-    #[test]
-    fn an_ipv6_56_is_one_address() {
-        let key = |s: &str| address_key(s.parse().unwrap());
-        // Four /64s of one /56 (a client's usual delegation): one address.
-        assert_eq!(key("2001:db8:0:100::1"), key("2001:db8:0:1ff::2"));
-        assert_eq!(key("2001:db8:0:100::1"), key("2001:db8:0:1a0:ffff::9"));
-        // Another /56: another address.
-        assert_ne!(key("2001:db8:0:100::1"), key("2001:db8:0:200::1"));
-        assert_eq!(key("::ffff:127.0.0.2"), key("127.0.0.2"));
     }
 
     #[test]
