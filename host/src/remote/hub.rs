@@ -13,28 +13,20 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot};
-use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
-use crate::reason::{Fault, Reason};
 use crate::remote::client::{RESUME_HEADER, STDERR_TAIL_HEADER};
-use crate::remote::lag::RttWindow;
+pub use crate::remote::conn::{Answer, ConnStats, INBOX, Incoming, Link, OWED, Outgoing, Owed, addr_key, load_tls};
+use crate::remote::conn::{ConnLimits, Io, serve, sniff};
 use crate::remote::token::{self, TokenHash};
-
-/// Lines a connection holds that its session has not read yet; a bot that sends more
-/// without being asked is disconnected (its memory on the host stays bounded).
-pub const INBOX: usize = 256;
 
 /// How the host listens for remote bots (`--listen` and the flags beside it).
 #[derive(Clone)]
@@ -111,30 +103,6 @@ impl std::fmt::Debug for ListenOptions {
     }
 }
 
-/// Loads a certificate chain and its private key (PEM files) into a TLS server config.
-///
-/// # Errors
-/// A file that cannot be read or holds no certificate or key, or a key that does not fit.
-pub fn load_tls(cert: &std::path::Path, key: &std::path::Path) -> Result<tokio_rustls::rustls::ServerConfig, String> {
-    use tokio_rustls::rustls::pki_types::pem::PemObject;
-    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-        .map_err(|e| format!("--tls-cert {}: {e}", cert.display()))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("--tls-cert {}: {e}", cert.display()))?;
-    if certs.is_empty() {
-        return Err(format!("--tls-cert {}: no certificate in it", cert.display()));
-    }
-    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| format!("--tls-key {}: {e}", key.display()))?;
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS: {e}"))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| format!("--tls-cert/--tls-key: {e}"))
-}
-
 /// A remote bot the hub admits: its name and the hashes of its tokens.
 #[derive(Clone, Debug)]
 pub struct RemoteBot {
@@ -144,105 +112,9 @@ pub struct RemoteBot {
     pub tokens: Vec<TokenHash>,
 }
 
-/// What a connection tells its session.
-#[derive(Debug)]
-pub enum Incoming {
-    /// A protocol line (one text frame) and when it arrived.
-    Line(String, Instant),
-    /// A frame that breaks the rules (the connection is closed after it).
-    Fault(Fault),
-    /// The connection is gone, and why.
-    Gone(String),
-}
-
-/// A line for the bot, and where to say when it was written.
-#[derive(Debug)]
-pub struct Outgoing {
-    /// The protocol line, without its line ending.
-    pub line: String,
-    /// Told the moment the frame went into the socket.
-    pub written: Option<oneshot::Sender<Instant>>,
-}
-
-/// What a connection measures, shared with its session.
-#[derive(Debug, Default)]
-pub struct ConnStats {
-    /// A request is out (the bot thinks): round trips measured now are not taken.
-    pub thinking: AtomicBool,
-    /// Recent round trips.
-    pub rtt: Mutex<RttWindow>,
-    /// Bytes of frames sent and received.
-    pub bytes_sent: AtomicU64,
-    /// Bytes of frames received.
-    pub bytes_received: AtomicU64,
-    /// Its `connect` client shares the bot's stderr tail (it sent the header
-    /// `X-Stratego-Stderr-Tail: shared`): one comes after each `game_over`.
-    pub shares_stderr: AtomicBool,
-    /// Its client sent the header `X-Stratego-Resume` (a `connect` client that takes up a
-    /// game again and is told of the games that ended while it was away).
-    pub resumable: AtomicBool,
-    /// The last stderr tail it sent (`{"type":"stderr_tail",…}`): the game's id and the text.
-    pub stderr_tail: Mutex<Option<(String, String)>>,
-}
-
-/// One live connection of a bot, as a session holds it.
-#[derive(Debug)]
-pub struct Link {
-    /// Which connection (counts up over the run).
-    pub id: u64,
-    /// Where it comes from.
-    pub peer: SocketAddr,
-    /// Lines to the bot.
-    pub tx: mpsc::Sender<Outgoing>,
-    /// Lines from the bot.
-    pub rx: mpsc::Receiver<Incoming>,
-    /// Its measurements.
-    pub stats: Arc<ConnStats>,
-    /// Requests sent on this connection whose answer has not come yet, oldest first (at
-    /// most [`OWED`]): an answer that comes later for one of them (one past its deadline,
-    /// or for a game that has ended) is tied to it and dropped, never taken for the answer
-    /// to a later request. A new connection owes nothing (its `connect` client drops what
-    /// the bot wrote while it was not connected, unless the connection is resumed).
-    pub owed: VecDeque<Owed>,
-    /// What its `connect` client said in its `X-Stratego-Resume` header: the game its
-    /// bot's process (still running from a lost connection) was in, and how many of that
-    /// game's lines it had read. `None`: no such process.
-    pub resume: Option<(String, u64)>,
-}
-
 /// Games that ended while a bot was away whose `game_over` a hub keeps for its next
 /// connection.
 pub const MISSED: usize = 4;
-
-/// How a stderr tail line of a `connect` client starts (see
-/// [`crate::remote::client::STDERR_TAIL`]).
-const STDERR_TAIL_LINE: &str = r#"{"type":"stderr_tail""#;
-
-/// Requests a connection remembers as unanswered (see [`Link::owed`]).
-pub const OWED: usize = 32;
-
-/// What answers a request: `ready` a `hello`, `setup` a `setup_request`, `move` (or
-/// `resign`) a `turn`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// `ready`.
-    Ready,
-    /// `setup`.
-    Setup,
-    /// `move` or `resign`.
-    Move,
-}
-
-/// A request sent and not answered yet (see [`Link::owed`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Owed {
-    /// What would answer it.
-    pub answer: Answer,
-    /// The game it was for.
-    pub game_id: String,
-    /// The turn's `ply`, for a turn.
-    pub ply: Option<u32>,
-}
 
 /// One remote bot's place in the hub.
 #[derive(Debug, Default)]
@@ -331,17 +203,9 @@ struct Pending {
     evict: oneshot::Sender<()>,
 }
 
-/// The address connections are counted by: an IPv4 address, or an IPv6 address's /64 (one
-/// subnet, what one machine or home is given), an IPv4-mapped IPv6 address as its IPv4.
-pub fn addr_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
-        },
-    }
-}
+/// A connection through its handshake: the socket, the bot's index, its measurements and
+/// the game its client's process was in (see [`Link::resume`]).
+type Handshaken = (tokio_tungstenite::WebSocketStream<Box<dyn Io>>, usize, Arc<ConnStats>, Option<(String, u64)>);
 
 /// Why a handshake was refused: the HTTP status and the reason in words.
 struct Refusal(StatusCode, String);
@@ -646,31 +510,45 @@ impl Hub {
         }
     }
 
-    async fn connection_inner(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr, id: u64) {
-        // The socket, for the kernel's round-trip estimate (see [`kernel_min_rtt`]): valid
-        // while `serve` owns the stream.
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
-        let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
-        // One listener for the bots and the live page: a request that is not a WebSocket
-        // upgrade goes to the page (read without taking it from the socket).
-        if let Some(http) = self.options.page.http.get() {
-            match sniff(&stream, deadline).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.handshake_done(peer, id);
-                    match stream.into_std() {
-                        Ok(s) => http(s),
-                        Err(e) => tracing::warn!("live page: {peer}: {e}"),
-                    }
-                    return;
+    /// On a port shared with the live page: a request that is not a WebSocket upgrade goes
+    /// to the page (its head read without taking it from the socket), and a connection that
+    /// sends no whole head by `deadline` is closed. The stream back when it is a bot's.
+    async fn route_page(
+        &self,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        id: u64,
+        deadline: tokio::time::Instant,
+    ) -> Option<tokio::net::TcpStream> {
+        let Some(http) = self.options.page.http.get() else { return Some(stream) };
+        match sniff(&stream, deadline).await {
+            Ok(true) => Some(stream),
+            Ok(false) => {
+                self.handshake_done(peer, id);
+                match stream.into_std() {
+                    Ok(s) => http(s),
+                    Err(e) => tracing::warn!("live page: {peer}: {e}"),
                 }
-                Err(why) => {
-                    self.handshake_done(peer, id);
-                    self.refuse("no request", peer, format!("remote bots: {peer}: closed: {why}"));
-                    return;
-                }
+                None
+            }
+            Err(why) => {
+                self.handshake_done(peer, id);
+                self.refuse("no request", peer, format!("remote bots: {peer}: closed: {why}"));
+                None
             }
         }
+    }
+
+    /// The TLS and WebSocket handshakes with the token check, until `deadline`: the socket,
+    /// the bot it authenticated as, the connection's measurements and what its client said
+    /// in its `X-Stratego-Resume` header; `None` (refused, and logged) else.
+    async fn handshake(
+        self: &Arc<Hub>,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        id: u64,
+        deadline: tokio::time::Instant,
+    ) -> Option<Handshaken> {
         let chosen: Arc<Mutex<Option<Result<usize, Refusal>>>> = Arc::new(Mutex::new(None));
         let stats = Arc::new(ConnStats::default());
         let resume: Arc<Mutex<Option<(String, u64)>>> = Arc::default();
@@ -732,19 +610,30 @@ impl Hub {
                         self.options.handshake_timeout.as_millis()
                     ),
                 );
-                return;
+                return None;
             }
             (Ok(Ok(ws)), Some(Ok(bot))) => (ws, bot),
             (Ok(_), Some(Err(Refusal(status, why)))) => {
                 self.refuse("refused token", peer, format!("remote bots: {peer}: refused ({status}): {why}"));
-                return;
+                return None;
             }
             (Ok(Err(e)), _) => {
                 self.refuse("bad handshake", peer, format!("remote bots: {peer}: closed: {e}"));
-                return;
+                return None;
             }
-            (Ok(Ok(_)), None) => return,
+            (Ok(Ok(_)), None) => return None,
         };
+        let resume = resume.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Some((ws, bot, stats, resume))
+    }
+
+    async fn connection_inner(self: Arc<Hub>, stream: tokio::net::TcpStream, peer: SocketAddr, id: u64) {
+        // The socket, for the kernel's round-trip estimate (see `conn::kernel_min_rtt`): valid
+        // while `serve` owns the stream.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
+        let Some(stream) = self.route_page(stream, peer, id, deadline).await else { return };
+        let Some((ws, bot, stats, resume)) = self.handshake(stream, peer, id, deadline).await else { return };
         let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
@@ -756,7 +645,6 @@ impl Hub {
                 s.live = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
-                let resume = resume.lock().unwrap_or_else(|e| e.into_inner()).take();
                 // The games that ended while it was away: their ends first (its client
                 // says them to the entrant, and passes each to a process that was in it).
                 if stats.resumable.load(Ordering::SeqCst) {
@@ -792,7 +680,12 @@ impl Hub {
         );
         notify.notify_waiters();
         self.authenticated.fetch_add(1, Ordering::SeqCst);
-        let why = serve(ws, fd, out_rx, in_tx, stats, &self.options, self.closing.subscribe()).await;
+        let limits = ConnLimits {
+            heartbeat: self.options.heartbeat,
+            silence: self.options.silence,
+            max_line: self.options.max_line,
+        };
+        let why = serve(ws, fd, out_rx, in_tx, stats, &limits, self.closing.subscribe()).await;
         self.authenticated.fetch_sub(1, Ordering::SeqCst);
         {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
@@ -962,284 +855,5 @@ impl Hub {
             ));
         }
         Ok(i)
-    }
-}
-
-/// Reads (without taking it from the socket) a request's head until it is whole, at most
-/// 8 KiB, until `deadline`: whether it asks for a WebSocket upgrade (`Upgrade: websocket`),
-/// or why nothing usable came.
-async fn sniff(stream: &tokio::net::TcpStream, deadline: tokio::time::Instant) -> Result<bool, String> {
-    let mut buf = vec![0u8; 8192];
-    let mut seen = 0;
-    loop {
-        let n = match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {
-            Err(_) => return Err("no request head within the handshake limit".to_owned()),
-            Ok(Err(e)) => return Err(format!("reading its request: {e}")),
-            Ok(Ok(0)) => return Err("closed before its request".to_owned()),
-            Ok(Ok(n)) => n,
-        };
-        let head = &buf[..n];
-        if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
-            return Ok(is_upgrade(&head[..end]));
-        }
-        if n == buf.len() {
-            // Too long a head for either: the page answers it (431).
-            return Ok(false);
-        }
-        if n == seen {
-            // Nothing new yet: peek returns at once while anything is waiting.
-            if tokio::time::timeout_at(deadline, tokio::time::sleep(Duration::from_millis(10))).await.is_err() {
-                return Err("no whole request head within the handshake limit".to_owned());
-            }
-        }
-        seen = n;
-    }
-}
-
-/// Whether a request head has the header `Upgrade: websocket`.
-fn is_upgrade(head: &[u8]) -> bool {
-    String::from_utf8_lossy(head).split("\r\n").skip(1).any(|line| {
-        line.split_once(':').is_some_and(|(name, value)| {
-            name.trim().eq_ignore_ascii_case("upgrade")
-                && value.split(',').any(|v| v.trim().eq_ignore_ascii_case("websocket"))
-        })
-    })
-}
-
-/// The fault a `connect` client reports in its close frame (see
-/// [`crate::remote::client::CLOSE_CRASH`]), if the code is one of its.
-fn client_fault(code: u16, reason: &str) -> Option<Fault> {
-    use crate::remote::client::{CLOSE_CRASH, CLOSE_INVALID_UTF8, CLOSE_LINE_TOO_LONG};
-    let reason_code = match code {
-        CLOSE_CRASH => Reason::Crash,
-        CLOSE_LINE_TOO_LONG => Reason::LineTooLong,
-        CLOSE_INVALID_UTF8 => Reason::InvalidUtf8,
-        _ => return None,
-    };
-    let said = crate::text::clean(reason);
-    Some(Fault::new(reason_code, format!("on the entrant's side (its connect client says): {said}")))
-}
-
-/// The streams a connection may run over (plain TCP, or TLS over it).
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-/// The kernel's smallest round trip measured on TCP socket `fd` (`tcpi_min_rtt` of
-/// `TCP_INFO`, else its smoothed `tcpi_rtt`): from the acknowledgements of the entrant's
-/// kernel, which the bot cannot delay as it can its pongs. `None` when not available.
-fn kernel_min_rtt(fd: std::os::fd::RawFd) -> Option<Duration> {
-    // struct tcp_info (linux/tcp.h): tcpi_rtt at byte 68, tcpi_min_rtt at byte 148 (Linux
-    // 4.9 and later; a shorter answer means an older kernel).
-    const RTT: usize = 68;
-    const MIN_RTT: usize = 148;
-    let mut buf = [0u8; 256];
-    let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `len` bytes into `buf` and the length into `len`.
-    let r = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, buf.as_mut_ptr().cast(), &raw mut len) };
-    if r != 0 {
-        return None;
-    }
-    let field = |at: usize| -> Option<u32> {
-        (len as usize >= at + 4).then(|| u32::from_ne_bytes(buf[at..at + 4].try_into().expect("4 bytes")))
-    };
-    let us = field(MIN_RTT).filter(|&v| v != 0 && v != u32::MAX).or_else(|| field(RTT).filter(|&v| v != 0))?;
-    Some(Duration::from_micros(u64::from(us)))
-}
-
-/// Serves an authenticated connection until it is gone; returns why. A round trip
-/// measured by a ping and its pong counts at most the kernel's own estimate on `fd` (a bot
-/// that delays its pongs gains no lag credit by it).
-#[allow(clippy::too_many_arguments)]
-async fn serve(
-    mut ws: WebSocketStream<Box<dyn Io>>,
-    fd: std::os::fd::RawFd,
-    mut out_rx: mpsc::Receiver<Outgoing>,
-    in_tx: mpsc::Sender<Incoming>,
-    stats: Arc<ConnStats>,
-    options: &ListenOptions,
-    mut closing: tokio::sync::watch::Receiver<bool>,
-) -> String {
-    let mut heartbeat = tokio::time::interval(options.heartbeat);
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_seen = Instant::now();
-    let mut seq: u64 = 0;
-    // The ping out, when it was sent and whether the bot was thinking then.
-    let mut ping_out: Option<(u64, Instant, bool)> = None;
-    let gone = |why: String| {
-        let _ = in_tx.try_send(Incoming::Gone(why.clone()));
-        why
-    };
-    let write_limit = options.silence;
-    loop {
-        tokio::select! {
-            frame = ws.next() => {
-                let now = Instant::now();
-                last_seen = now;
-                match frame {
-                    None => return gone("the connection closed".to_owned()),
-                    Some(Ok(Message::Text(t))) => {
-                        stats.bytes_received.fetch_add(t.len() as u64 + 1, Ordering::Relaxed);
-                        let text = t.as_str();
-                        let line = text.strip_suffix('\n').unwrap_or(text);
-                        let line = line.strip_suffix('\r').unwrap_or(line);
-                        if line.contains('\n') {
-                            let f = Fault::new(
-                                Reason::MalformedJson,
-                                "it sent a frame of several lines (one protocol line per text frame)",
-                            );
-                            let _ = in_tx.try_send(Incoming::Fault(f));
-                            let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: "one protocol line per text frame".into() })).await;
-                            return gone("it sent a frame of several lines".to_owned());
-                        }
-                        if line.starts_with(STDERR_TAIL_LINE) {
-                            // Its connect client's, not the bot's: the game's stderr tail.
-                            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
-                                let game = v["game_id"].as_str().unwrap_or_default().to_owned();
-                                let text = v["text"].as_str().unwrap_or_default().to_owned();
-                                *stats.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()) = Some((game, text));
-                            }
-                            continue;
-                        }
-                        if let Err(e) = in_tx.try_send(Incoming::Line(line.to_owned(), now)) {
-                            if matches!(e, mpsc::error::TrySendError::Closed(_)) {
-                                return "the event is over".to_owned();
-                            }
-                            let _ = ws.close(Some(CloseFrame { code: CloseCode::Policy, reason: format!("more than {INBOX} lines nobody asked for").into() })).await;
-                            return gone(format!("it sent more than {INBOX} lines that nobody asked for"));
-                        }
-                        // A ping right after each line from the bot (an answer: it thinks no
-                        // more), ahead of its next request: the round trip of the network.
-                        seq += 1;
-                        match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
-                            Ok(Ok(())) => ping_out = Some((seq, Instant::now(), false)),
-                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                        }
-                    }
-                    Some(Ok(Message::Binary(b))) => {
-                        stats.bytes_received.fetch_add(b.len() as u64, Ordering::Relaxed);
-                        let f = Fault::new(
-                            Reason::MalformedJson,
-                            "it sent a binary frame (protocol lines go in text frames, one line a frame)",
-                        );
-                        let _ = in_tx.try_send(Incoming::Fault(f));
-                        let _ = ws.close(Some(CloseFrame { code: CloseCode::Unsupported, reason: "binary frames are not protocol lines".into() })).await;
-                        return gone("it sent a binary frame".to_owned());
-                    }
-                    Some(Ok(Message::Ping(_))) => {
-                        // tungstenite queued the pong (one at most); send it now. A client
-                        // that pings without reading its pongs is gone once they cannot go.
-                        match tokio::time::timeout(write_limit, ws.flush()).await {
-                            Ok(Ok(())) => {}
-                            Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                            Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                        }
-                    }
-                    Some(Ok(Message::Pong(p))) => {
-                        if let Some((s, sent, thinking)) = ping_out {
-                            if p.as_ref() == &s.to_be_bytes()[..] {
-                                ping_out = None;
-                                // Only pings sent outside the bot's thinking measure the
-                                // network (they go ahead of its next request).
-                                if !thinking {
-                                    let mut rtt = now - sent;
-                                    if let Some(kernel) = kernel_min_rtt(fd) {
-                                        rtt = rtt.min(kernel);
-                                    }
-                                    stats.rtt.lock().unwrap_or_else(|e| e.into_inner()).push(rtt);
-                                }
-                            }
-                        }
-                    }
-                    Some(Ok(Message::Close(frame))) => {
-                        // `connect` says in its close frame when the bot lost its game on the
-                        // entrant's side (its program died, or wrote a forbidden line).
-                        if let Some(f) = frame.as_ref().and_then(|f| client_fault(u16::from(f.code), &f.reason)) {
-                            let why = f.message.clone();
-                            let _ = in_tx.try_send(Incoming::Fault(f));
-                            return gone(why);
-                        }
-                        let why = frame
-                            .map(|f| format!(" ({}: {})", u16::from(f.code), crate::text::clean(&f.reason)))
-                            .unwrap_or_default();
-                        return gone(format!("the bot's side closed the connection{why}"));
-                    }
-                    Some(Ok(Message::Frame(_))) => {}
-                    Some(Err(WsError::Capacity(e))) => {
-                        let f = Fault::new(
-                            Reason::LineTooLong,
-                            format!("it sent a frame longer than the limit of {} bytes ({e})", options.max_line),
-                        );
-                        let _ = in_tx.try_send(Incoming::Fault(f));
-                        let _ = ws.close(Some(CloseFrame { code: CloseCode::Size, reason: "frame too long".into() })).await;
-                        return gone(format!("it sent a frame longer than {} bytes", options.max_line));
-                    }
-                    Some(Err(WsError::Utf8(_))) => {
-                        let f = Fault::new(Reason::InvalidUtf8, "it sent a text frame that is not valid UTF-8");
-                        let _ = in_tx.try_send(Incoming::Fault(f));
-                        return gone("it sent a text frame that is not valid UTF-8".to_owned());
-                    }
-                    Some(Err(e)) => return gone(format!("{e}")),
-                }
-            }
-            out = out_rx.recv() => {
-                let Some(Outgoing { line, written }) = out else {
-                    // Nobody holds the connection any more (the run ends).
-                    let _ = ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "the event is over".into() })).await;
-                    return "the event is over".to_owned();
-                };
-                let n = line.len() as u64 + 1;
-                match tokio::time::timeout(write_limit, ws.send(Message::text(line))).await {
-                    Ok(Ok(())) => {
-                        stats.bytes_sent.fetch_add(n, Ordering::Relaxed);
-                        if let Some(w) = written {
-                            let _ = w.send(Instant::now());
-                        }
-                    }
-                    Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                    Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                }
-            }
-            () = async { let _ = closing.wait_for(|&c| c).await; } => {
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(1),
-                    ws.close(Some(CloseFrame { code: CloseCode::Normal, reason: "the event is over".into() })),
-                )
-                .await;
-                return "the event is over".to_owned();
-            }
-            _ = heartbeat.tick() => {
-                let now = Instant::now();
-                if now.duration_since(last_seen) >= options.silence {
-                    let _ = ws.close(Some(CloseFrame { code: CloseCode::Away, reason: "silent too long".into() })).await;
-                    return gone(format!("nothing came for {:.1} s (heartbeats unanswered)", options.silence.as_secs_f64()));
-                }
-                seq += 1;
-                let thinking = stats.thinking.load(Ordering::SeqCst);
-                match tokio::time::timeout(write_limit, ws.send(Message::Ping(seq.to_be_bytes().to_vec().into()))).await {
-                    Ok(Ok(())) => ping_out = Some((seq, Instant::now(), thinking)),
-                    Ok(Err(e)) => return gone(format!("writing to it failed: {e}")),
-                    Err(_) => return gone(format!("it read nothing for {} s", write_limit.as_secs_f64())),
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn connections_are_counted_by_ipv4_address_and_by_ipv6_64() {
-        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        assert_eq!(addr_key(ip("127.0.0.2")), ip("127.0.0.2"));
-        assert_ne!(addr_key(ip("127.0.0.2")), addr_key(ip("127.0.0.3")));
-        // One /64: one address, whatever its last 64 bits.
-        assert_eq!(addr_key(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
-        assert_eq!(addr_key(ip("2001:db8:1:2:ffff:1:2:3")), addr_key(ip("2001:db8:1:2::9")));
-        assert_ne!(addr_key(ip("2001:db8:1:2::1")), addr_key(ip("2001:db8:1:3::1")));
-        // An IPv4 client on a dual-stack listener is its IPv4 address.
-        assert_eq!(addr_key(ip("::ffff:10.1.2.3")), ip("10.1.2.3"));
     }
 }

@@ -5,6 +5,8 @@
 //! Module structure:
 //! - [`hub`]: the organiser's `--listen` listener and the registry that hands each game its
 //!   bot's connection.
+//! - [`conn`]: one bot's connection once authenticated (frames, pings, limits), and the
+//!   look at a request's head that tells a bot from a page on a shared port.
 //! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`).
 //! - [`token`]: tokens and their SHA-256.
 //! - [`lag`]: the network lag and the credit it earns.
@@ -12,6 +14,7 @@
 //! Imports `game` and below; prints nothing (notices); async, spawns a task per connection.
 
 pub mod client;
+pub mod conn;
 pub mod hub;
 pub mod lag;
 pub mod token;

@@ -12,10 +12,12 @@
 //! the next `arena run` reads it, says which of them are void (running when the arena
 //! stopped: not counted), and starts it anew.
 //!
-//! Module structure: `mod.rs` (the plan and the admin commands), [`pool`] (who can play and
+//! Module structure: `mod.rs` (the plan and the admin commands), [`page`] (the data of
+//! the live page's pages per bot), [`pool`] (who can play and
 //! the next pairing; pure), [`run`] (`arena run`: its competition, game source and report
 //! sink, through [`crate::commands::harness::run_competition`]).
 
+pub mod page;
 pub mod pool;
 pub mod run;
 

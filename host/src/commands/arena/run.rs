@@ -461,6 +461,10 @@ impl ReportSink for ArenaReport {
         true
     }
 
+    fn live_html(&self, _done: u64) -> String {
+        super::page::standings_html(&self.arena.borrow(), u64::from(self.saved), self.running.len())
+    }
+
     /// The run is over: nothing runs now, so the running list is emptied (the games running
     /// when it stopped are named void by [`ReportSink::end_message`], once; the next start
     /// does not name them again), then the table is read.
@@ -672,5 +676,8 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         ),
         None => None,
     };
+    if run.serve.is_some() {
+        super::page::offer(file);
+    }
     crate::commands::harness::run_competition(&run, &bots, &kind, event, book, records, None)
 }

@@ -385,7 +385,22 @@
   function setStandings(html) {
     // Made and escaped by the host.
     $('standings').innerHTML = html;
+    if (page.botPages) linkBots();
     markOverloaded();
+  }
+
+  // An arena's standings: each bot's name links to its page (/bots/NAME).
+  function linkBots() {
+    [].forEach.call(document.querySelectorAll('#standings tr[data-bot]'), function (tr) {
+      var name = tr.getAttribute('data-bot');
+      var cell = [].find.call(tr.cells, function (td) { return td.textContent === name; });
+      if (!cell) return;
+      var a = document.createElement('a');
+      a.href = '/bots/' + encodeURIComponent(name);
+      a.className = 'bot-page';
+      a.textContent = name;
+      cell.replaceChildren(a);
+    });
   }
 
   // Marks the standings' rows of the bots the machine was overloaded for.
@@ -414,6 +429,7 @@
     page.done = s.done;
     page.planned = s.planned;
     page.over = s.over;
+    page.botPages = !!s.bot_pages;
     Object.keys(page.games).forEach(function (id) { dropBoard(page.games[id]); });
     page.games = {};
     $('live').replaceChildren();

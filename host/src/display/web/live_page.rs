@@ -34,30 +34,26 @@
 //! [`QUEUE`] messages: a client that falls behind it is sent a fresh snapshot instead of
 //! what it missed, so a client that does not read costs no memory.
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
 use hyper::body::Frame;
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::{Value, json};
-use stratego_protocol::record::{GameRecord, RecordPly};
-use stratego_rules::{ByColor, Color, Ruleset};
-use stratego_viewer_wasm::live::{LivePly, SpectatorBoard};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, broadcast};
 
 use crate::display::files::viewer::html_escape;
+pub use crate::display::web::http::{MAX_CONNECTIONS, WRITE_STALL};
+use crate::display::web::http::{PerAddress, Refusal, Stalls, address_key, refuse, set_send_buffer};
+use crate::display::web::live_state::{GamePage, State, Update, sse};
+pub use crate::display::web::live_state::{
+    KEEP_FINISHED, KEEP_NOTICES, LiveBot, LivePageOptions, QUEUE, STANDINGS_EVERY,
+};
 use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 
-/// Most connections open at once.
-pub const MAX_CONNECTIONS: usize = 32;
 /// Most connections open at once from one address by default (an IPv6 address's /56 counts
 /// as one; `--serve-per-address` sets it):
 /// one client cannot take the connections of the others (a browser opens at most 6 to a
@@ -67,84 +63,18 @@ pub const MAX_PER_ADDRESS: usize = 8;
 pub const MAX_REQUEST_BYTES: usize = 8192;
 /// Time a client has to send its request head.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
-/// A response that cannot be written for this long closes its connection.
-pub const WRITE_STALL: Duration = Duration::from_secs(10);
 /// Shortest time between two `boards` messages.
 pub const PUSH_EVERY: Duration = Duration::from_millis(100);
-/// Shortest time between two `standings` messages.
-pub const STANDINGS_EVERY: Duration = Duration::from_secs(1);
-/// Finished games whose viewer pages are kept.
-pub const KEEP_FINISHED: usize = 100;
-/// Faults listed.
-const KEEP_FAULTS: usize = 50;
-/// The longest notice shown, characters (the rest is cut, with `…`).
-const NOTICE_CHARS: usize = 600;
-/// Notices listed (what the host told the person running it: [`crate::notice`]).
-pub const KEEP_NOTICES: usize = crate::notice::KEEP;
-/// Messages every client's stream may be behind before it is sent a snapshot instead.
-pub const QUEUE: usize = 64;
 /// A comment on an idle event stream this often, so that a dead client is found.
 const KEEPALIVE: Duration = Duration::from_secs(15);
-/// Kernel send buffer of a connection, bytes: with [`WRITE_STALL`], what one client that
-/// does not read can hold.
-const SEND_BUFFER: usize = 64 * 1024;
 
 const TEMPLATE: &str = include_str!("live_page.html");
 const STYLE: &str = include_str!("live_page.css");
 const SCRIPT: &str = include_str!("live_page.js");
 
-/// A bot as the page names it.
-#[derive(Clone, Debug)]
-pub struct LiveBot {
-    /// Its name.
-    pub name: String,
-    /// Its clocks.
-    pub time_control: stratego_protocol::TimeControl,
-}
-
-/// What the page shows and where it is served.
-pub struct LivePageOptions {
-    /// Where to listen (`127.0.0.1:8080`, `[::1]:0`…).
-    pub addr: String,
-    /// `--serve-delay`: plies a running game is shown behind.
-    pub delay: u32,
-    /// The page's title.
-    pub title: String,
-    /// The rules of the event's games.
-    pub rules: Arc<Ruleset>,
-    /// The bots, by id.
-    pub bots: Vec<LiveBot>,
-    /// Games planned, when known.
-    pub planned: Option<u64>,
-    /// The run's remote bots' listener (`--listen`), when it has remote bots: the page shows
-    /// their connections and lag, and, when `addr` is its address too, gets its HTTP
-    /// connections from it instead of listening itself (one listener for both).
-    pub remote: Option<Arc<crate::remote::hub::ListenOptions>>,
-    /// Which bots (by id) are remote.
-    pub remote_bots: Vec<bool>,
-    /// Most connections open at once from one address (`--serve-per-address`, default
-    /// [`MAX_PER_ADDRESS`]; at most [`MAX_CONNECTIONS`]).
-    pub per_address: usize,
-}
-
-/// Lag figures kept per remote bot (its last moves').
-const KEEP_LAGS: usize = 1000;
-
 /// Gives the standings as HTML (escaped: it is inserted into the page as it is) after the
 /// given number of finished games; `true` once the event is over (the report is final).
 pub type StandingsFn = Box<dyn FnMut(u64, bool) -> String>;
-
-/// What the sink hands the server thread.
-enum Update {
-    Event(Event),
-    History(Event),
-    Standings(String),
-    /// Whether the page counts the standings itself.
-    OwnStandings(bool),
-    /// A notice of the host's ([`crate::notice`]).
-    Notice(crate::notice::Notice),
-    Over,
-}
 
 /// What the sink hands the server thread, taken every [`PUSH_EVERY`] (no wake-up a ply: a
 /// thread woken for each would cost the run more than all the rest), at once for the end.
@@ -375,601 +305,6 @@ impl Drop for LivePage {
 
 // ---- the event's state --------------------------------------------------------------------
 
-/// A running game.
-struct Running {
-    id: String,
-    /// Its colour-swapped pair: the other game of a pair plays the same book setups.
-    pair: u32,
-    /// The setup book entries it plays (`None`: the bot's own setup).
-    setups: ByColor<Option<u32>>,
-    seats: ByColor<usize>,
-    /// The spectator's board at the ply shown (from the setups on).
-    board: Option<SpectatorBoard>,
-    /// Plies played but not shown yet (`--serve-delay`).
-    queue: VecDeque<RecordPly>,
-    shown: u32,
-    played: u32,
-    /// Plies shown since the last `boards` message (the board has them already).
-    pending: Vec<LivePly>,
-    /// Plies played since the last `boards` message.
-    moved: bool,
-    /// Think time of each side's last move shown, µs.
-    last_us: ByColor<u64>,
-    /// Each side's bank left at the ply shown, µs (with a bank).
-    bank_us: ByColor<Option<i64>>,
-}
-
-/// A finished game kept for its viewer page.
-struct Finished {
-    n: u64,
-    record: Arc<GameRecord>,
-}
-
-/// A fault's row, with its game's pair and setup book entries: its message can tell where a
-/// piece of those setups stood (`the Bomb on a4 cannot move`), so it is held back while
-/// another game that plays one of them runs ([`State::shows_through`]).
-struct FaultRow {
-    row: Value,
-    game: String,
-    pair: u32,
-    setups: ByColor<Option<u32>>,
-}
-
-/// What `/games/N.html` answers for a kept finished game.
-enum GamePage {
-    /// Its viewer page.
-    Page(String),
-    /// Held back while the running game named would show through it.
-    Held(String),
-    /// The page could not be made (why).
-    Error(String),
-}
-
-/// The event as the page shows it.
-struct State {
-    title: String,
-    delay: u32,
-    rules: Arc<Ruleset>,
-    bots: Vec<LiveBot>,
-    /// Square names by board index (`rank * width + file`) and the lakes' indices.
-    squares: Vec<String>,
-    lakes: Vec<usize>,
-    planned: Option<u64>,
-    done: u64,
-    running: Vec<Running>,
-    finished: VecDeque<Finished>,
-    finished_rows: VecDeque<Value>,
-    /// The faults shown, newest first.
-    faults: VecDeque<FaultRow>,
-    /// Faults not shown yet: a running game plays a setup of theirs.
-    held_faults: VecDeque<FaultRow>,
-    standings: String,
-    /// With no standings from the command: each bot's wins, draws, losses.
-    own_score: Option<Vec<[u32; 3]>>,
-    standings_dirty: bool,
-    last_standings: Option<Instant>,
-    over: bool,
-    tx: broadcast::Sender<Arc<str>>,
-    /// The remote bots' listener (their connection states).
-    remote: Option<Arc<crate::remote::hub::ListenOptions>>,
-    /// Per bot, when remote: the lag of its last moves and the credit given.
-    lags: Vec<Option<RemoteLag>>,
-    /// The `remote` table last sent.
-    remote_sent: Value,
-    last_remote: Option<Instant>,
-    /// Whether the machine was overloaded, from the finished games' stall credit.
-    overload: crate::run::overload::Overload,
-    /// The host's notices, newest first.
-    notices: VecDeque<Value>,
-}
-
-/// A remote bot's lag, from its moves' records.
-#[derive(Default)]
-struct RemoteLag {
-    /// The measured one-way lag at each of its last [`KEEP_LAGS`] moves, µs.
-    lag_us: VecDeque<u64>,
-    moves: u64,
-    credit_us: u64,
-}
-
-/// One server-sent event.
-fn sse(name: &str, data: &Value) -> Arc<str> {
-    format!("event: {name}\ndata: {data}\n\n").into()
-}
-
-impl State {
-    fn new(options: &LivePageOptions) -> State {
-        let rules = options.rules.clone();
-        let (w, h) = (usize::from(rules.width()), usize::from(rules.height()));
-        let mut squares = vec![String::new(); w * h];
-        let mut lakes = Vec::new();
-        for rank in 0..rules.height() {
-            for file in 0..rules.width() {
-                let sq = stratego_rules::Square::new(file, rank).expect("a square of the board");
-                let i = usize::from(rank) * w + usize::from(file);
-                squares[i] = sq.to_string();
-                if rules.is_lake(sq) {
-                    lakes.push(i);
-                }
-            }
-        }
-        let (tx, _) = broadcast::channel(QUEUE);
-        let mut state = State {
-            title: options.title.clone(),
-            delay: options.delay,
-            rules,
-            bots: options.bots.clone(),
-            squares,
-            lakes,
-            planned: options.planned,
-            done: 0,
-            running: Vec::new(),
-            finished: VecDeque::new(),
-            finished_rows: VecDeque::new(),
-            faults: VecDeque::new(),
-            held_faults: VecDeque::new(),
-            standings: String::new(),
-            own_score: Some(vec![[0; 3]; options.bots.len()]),
-            standings_dirty: false,
-            last_standings: None,
-            over: false,
-            tx,
-            remote: options.remote.clone(),
-            lags: options.remote_bots.iter().map(|&r| r.then(RemoteLag::default)).collect(),
-            remote_sent: Value::Null,
-            last_remote: None,
-            overload: crate::run::overload::Overload::new(
-                &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
-            ),
-            notices: VecDeque::new(),
-        };
-        state.standings = state.score_html();
-        state
-    }
-
-    fn send(&self, name: &str, data: &Value) {
-        // No receivers is fine: nobody is watching.
-        let _ = self.tx.send(sse(name, data));
-    }
-
-    fn game_json(&self, g: &Running) -> Value {
-        let name = |id: usize| self.bots.get(id).map_or("?", |b| b.name.as_str()).to_owned();
-        let tc = |id: usize| self.bots.get(id).map(|b| b.time_control);
-        json!({
-            "id": g.id,
-            "red": name(g.seats.red),
-            "blue": name(g.seats.blue),
-            "shown": g.shown,
-            "played": g.played,
-            "board": g.board.as_ref().map(SpectatorBoard::cells),
-            "to_move": g.board.as_ref().map(|b| b.to_move().name()),
-            "clocks": clocks_json(g, tc(g.seats.red), tc(g.seats.blue)),
-        })
-    }
-
-    /// Everything, as it is now. The plies not yet sent go out first (to the clients already
-    /// reading), so that the boards of the snapshot are those of the last `boards` message:
-    /// subscribe a new client after this, not before.
-    fn snapshot(&mut self) -> Value {
-        self.flush_boards();
-        json!({
-            "title": self.title,
-            "delay": self.delay,
-            "planned": self.planned,
-            "done": self.done,
-            "width": self.rules.width(),
-            "height": self.rules.height(),
-            "squares": self.squares,
-            "lakes": self.lakes,
-            "games": self.running.iter().map(|g| self.game_json(g)).collect::<Vec<_>>(),
-            "finished": self.finished_rows,
-            "faults": self.faults.iter().map(|f| self.fault_json(f)).collect::<Vec<_>>(),
-            "standings": self.standings,
-            "remote": self.remote_json(),
-            "overload": self.overload,
-            "notices": self.notices,
-            "over": self.over,
-        })
-    }
-
-    fn apply(&mut self, update: Update) {
-        match update {
-            Update::Event(e) => self.on_event(e, false),
-            Update::History(e) => self.on_event(e, true),
-            Update::Standings(html) => {
-                self.standings = html;
-                self.send("standings", &json!({ "html": self.standings, "done": self.done }));
-            }
-            Update::OwnStandings(own) => {
-                self.own_score = own.then(|| vec![[0; 3]; self.bots.len()]);
-                self.standings = self.score_html();
-            }
-            Update::Notice(n) => self.notice(&n),
-            Update::Over => {
-                self.flush_boards();
-                self.flush_standings(true);
-                self.flush_remote(true);
-                self.over = true;
-                self.send("over", &json!({ "done": self.done }));
-            }
-        }
-    }
-
-    fn on_event(&mut self, event: Event, history: bool) {
-        match event {
-            Event::GameStarted { spec } => {
-                let bank =
-                    |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
-                let g = Running {
-                    id: spec.game_id.clone(),
-                    pair: spec.pair,
-                    setups: spec.setups,
-                    seats: spec.seats,
-                    board: None,
-                    queue: VecDeque::new(),
-                    shown: 0,
-                    played: 0,
-                    pending: Vec::new(),
-                    moved: false,
-                    last_us: ByColor::new(0, 0),
-                    bank_us: ByColor::new(bank(spec.seats.red), bank(spec.seats.blue)),
-                };
-                self.send("game", &self.game_json(&g));
-                self.running.push(g);
-            }
-            Event::GameSetups { game_id, deployments } => {
-                let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
-                // The referee checked the setups: every piece on its square, no rank public.
-                self.running[i].board = Some(SpectatorBoard::start(&self.rules, &deployments.red, &deployments.blue));
-                let data = self.game_json(&self.running[i]);
-                self.send("game", &data);
-            }
-            Event::Ply { game_id, ply } => {
-                let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
-                self.running[i].played += 1;
-                self.running[i].moved = true;
-                let bot = self.running[i].seats[ply.ply.color];
-                if let Some(Some(l)) = self.lags.get_mut(bot) {
-                    if let Some(lag) = ply.lag_us {
-                        if l.lag_us.len() == KEEP_LAGS {
-                            l.lag_us.pop_front();
-                        }
-                        l.lag_us.push_back(lag);
-                    }
-                    l.moves += 1;
-                    l.credit_us += ply.lag_credit_us;
-                }
-                self.running[i].queue.push_back(ply);
-                while self.running[i].queue.len() > self.delay as usize {
-                    self.show_next(i);
-                }
-            }
-            Event::Fault { spec, color, reason, message } => {
-                let bot = self.bots.get(spec.seats[color]).map_or("?", |b| b.name.as_str()).to_owned();
-                let row = json!({
-                    "game": spec.game_id,
-                    "bot": bot,
-                    "color": color.name(),
-                    "reason": reason.code(),
-                    "message": crate::text::clip(&message),
-                });
-                let fault = FaultRow { row, game: spec.game_id.clone(), pair: spec.pair, setups: spec.setups };
-                if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
-                    self.hold_fault(fault);
-                } else {
-                    self.publish_fault(fault);
-                }
-            }
-            Event::GameFinished { spec, record } => {
-                self.done += 1;
-                self.running.retain(|g| g.id != spec.game_id);
-                if let Some(score) = self.own_score.as_mut() {
-                    for color in [Color::Red, Color::Blue] {
-                        let k = match record.result.winner {
-                            None => 1,
-                            Some(w) if w == color => 0,
-                            Some(_) => 2,
-                        };
-                        if let Some(s) = score.get_mut(spec.seats[color]) {
-                            s[k] += 1;
-                        }
-                    }
-                    self.standings_dirty = true;
-                }
-                let was = self.overload.overloaded;
-                self.overload.add(spec.seats, &record);
-                if !history && (was || self.overload.overloaded) {
-                    self.send("overload", &json!(self.overload));
-                }
-                let n = self.done;
-                let row = finished_row(n, &record);
-                self.finished.push_front(Finished { n, record });
-                self.finished.truncate(KEEP_FINISHED);
-                self.finished_rows.push_front(row.clone());
-                self.finished_rows.truncate(KEEP_FINISHED);
-                if !history {
-                    self.send("finished", &json!({ "row": row, "done": self.done }));
-                }
-                // After the game's end is sent: a client sees the game gone, then the faults
-                // it held back.
-                self.release_faults();
-            }
-        }
-    }
-
-    /// The running game (other than `game` itself) that plays a setup `game` played: the
-    /// other game of its pair (`pair`), or one that plays one of its setup book entries
-    /// (`setups`; with a book smaller than the pairs, sequential order wraps and random
-    /// draws repeat). While it runs, what shows `game`'s setups is held back.
-    fn shows_through(&self, game: &str, pair: u32, setups: ByColor<Option<u32>>) -> Option<&str> {
-        let used = |e: Option<u32>| e.is_some_and(|e| setups.red == Some(e) || setups.blue == Some(e));
-        self.running
-            .iter()
-            .filter(|g| g.id != game)
-            .find(|g| g.pair == pair || used(g.setups.red) || used(g.setups.blue))
-            .map(|g| g.id.as_str())
-    }
-
-    /// A fault as sent: its message left out while a running game plays one of its game's
-    /// setups (it may have been shown before that game started).
-    fn fault_json(&self, f: &FaultRow) -> Value {
-        let mut row = f.row.clone();
-        if let Some(running) = self.shows_through(&f.game, f.pair, f.setups) {
-            row["message"] =
-                Value::String(format!("(held back while game {running} is running: it plays a setup of this game's)"));
-            row["held"] = Value::Bool(true);
-        }
-        row
-    }
-
-    /// Shows a notice of the host's: listed (newest first, the last [`KEEP_NOTICES`]) and
-    /// sent, its `stratego-host: ` prefix left out; not the page's own address (the page is
-    /// there).
-    fn notice(&mut self, n: &crate::notice::Notice) {
-        let text = n.text.strip_prefix("stratego-host: ").unwrap_or(&n.text);
-        if text.starts_with("live page: http://") {
-            return;
-        }
-        let row = json!({
-            "level": match n.level {
-                crate::notice::Level::Always => "always",
-                crate::notice::Level::Info => "info",
-            },
-            "warning": text.starts_with("warning: "),
-            "text": match text.char_indices().nth(NOTICE_CHARS) {
-                Some((end, _)) => format!("{}…", &text[..end]),
-                None => text.to_owned(),
-            },
-        });
-        self.send("notice", &row);
-        self.notices.push_front(row);
-        self.notices.truncate(KEEP_NOTICES);
-    }
-
-    /// Holds a fault back until no running game plays its game's setups. No fault is dropped
-    /// unsent: past [`KEEP_FAULTS`] held, the oldest is sent now with its message withheld
-    /// for good (it may tell a setup a running game plays).
-    fn hold_fault(&mut self, fault: FaultRow) {
-        if self.held_faults.len() >= KEEP_FAULTS {
-            let Some(mut oldest) = self.held_faults.pop_front() else { return };
-            oldest.row["message"] = Value::String(format!(
-                "(withheld: more than {KEEP_FAULTS} faults were waiting for running games that play their games' setups)"
-            ));
-            oldest.row["held"] = Value::Bool(true);
-            self.publish_fault(oldest);
-        }
-        self.held_faults.push_back(fault);
-    }
-
-    /// Shows a fault: sent, and listed.
-    fn publish_fault(&mut self, fault: FaultRow) {
-        self.send("fault", &fault.row);
-        self.faults.push_front(fault);
-        self.faults.truncate(KEEP_FAULTS);
-    }
-
-    /// Shows the held faults that no running game shows through any more, oldest first.
-    fn release_faults(&mut self) {
-        for fault in std::mem::take(&mut self.held_faults) {
-            if self.shows_through(&fault.game, fault.pair, fault.setups).is_some() {
-                self.held_faults.push_back(fault);
-            } else {
-                self.publish_fault(fault);
-            }
-        }
-    }
-
-    /// Shows the next ply of running game `i`.
-    fn show_next(&mut self, i: usize) {
-        let Some(ply) = self.running[i].queue.pop_front() else { return };
-        let g = &mut self.running[i];
-        let Some(board) = g.board.as_mut() else { return };
-        let mover = board.to_move();
-        let live = LivePly::of(&ply.ply);
-        if let Err(e) = board.apply(&live, &mut Vec::new()) {
-            tracing::warn!("--serve: game {}: {e}", g.id);
-            return;
-        }
-        g.pending.push(live);
-        g.shown += 1;
-        g.last_us[mover] = ply.time_us;
-        let inc = self.bots.get(g.seats[mover]).map_or(0, |b| b.time_control.increment_ms as i64 * 1000);
-        if let Some(left) = g.bank_us[mover].as_mut() {
-            *left = *left - ply.time_us as i64 + inc;
-        }
-    }
-
-    /// One `boards` message with the plies shown since the last one (nothing is made when
-    /// nobody is watching).
-    fn flush_boards(&mut self) {
-        let watched = self.tx.receiver_count() > 0;
-        let tc = |id: usize| self.bots.get(id).map(|b| b.time_control);
-        let mut list = Vec::new();
-        for g in &mut self.running {
-            if !g.moved || g.board.is_none() {
-                continue;
-            }
-            g.moved = false;
-            let plies = std::mem::take(&mut g.pending);
-            if watched {
-                list.push(json!({
-                    "id": g.id,
-                    "shown": g.shown,
-                    "played": g.played,
-                    "plies": plies,
-                    "to_move": g.board.as_ref().map(|b| b.to_move().name()),
-                    "clocks": clocks_json(g, tc(g.seats.red), tc(g.seats.blue)),
-                }));
-            }
-        }
-        if !list.is_empty() {
-            self.send("boards", &json!({ "games": list }));
-        }
-    }
-
-    fn flush_standings(&mut self, force: bool) {
-        if !self.standings_dirty {
-            return;
-        }
-        if !force && self.last_standings.is_some_and(|t| t.elapsed() < STANDINGS_EVERY) {
-            return;
-        }
-        self.standings = self.score_html();
-        self.standings_dirty = false;
-        self.last_standings = Some(Instant::now());
-        self.send("standings", &json!({ "html": self.standings, "done": self.done }));
-    }
-
-    /// The remote bots' table: each one's connection and the lag of its moves (median and
-    /// 90th percentile of its last moves' measured one-way lag, and the credit given).
-    fn remote_json(&self) -> Value {
-        let status = self
-            .remote
-            .as_ref()
-            .and_then(|l| l.page.hub.get())
-            .and_then(std::sync::Weak::upgrade)
-            .map(|h| h.status())
-            .unwrap_or_default();
-        let rows: Vec<Value> = self
-            .lags
-            .iter()
-            .enumerate()
-            .filter_map(|(id, l)| Some((id, l.as_ref()?)))
-            .map(|(id, l)| {
-                let name = self.bots.get(id).map_or("?", |b| b.name.as_str());
-                let st = status.iter().find(|s| s.name == name);
-                let mut sorted: Vec<u64> = l.lag_us.iter().copied().collect();
-                sorted.sort_unstable();
-                // Nearest rank.
-                let pct = |p: usize| (!sorted.is_empty()).then(|| sorted[(p * sorted.len()).div_ceil(100).max(1) - 1]);
-                json!({
-                    "name": name,
-                    "connected": st.is_some_and(|s| s.connected),
-                    "connections": st.map_or(0, |s| s.connections),
-                    "lag_now_us": st.and_then(|s| s.one_way_lag).map(|d| d.as_micros() as u64),
-                    "moves": l.moves,
-                    "lag_median_us": pct(50),
-                    "lag_p90_us": pct(90),
-                    "credit_us": l.credit_us,
-                })
-            })
-            .collect();
-        Value::Array(rows)
-    }
-
-    /// A `remote` message when the table changed, at most once every [`STANDINGS_EVERY`]
-    /// (`force`: now, at the end).
-    fn flush_remote(&mut self, force: bool) {
-        if self.remote.is_none() || (!force && self.last_remote.is_some_and(|t| t.elapsed() < STANDINGS_EVERY)) {
-            return;
-        }
-        self.last_remote = Some(Instant::now());
-        let table = self.remote_json();
-        if table != self.remote_sent {
-            self.send("remote", &json!({ "bots": table }));
-            self.remote_sent = table;
-        }
-    }
-
-    /// The page's own score table (wins, draws, losses, points), best first.
-    fn score_html(&self) -> String {
-        let Some(score) = &self.own_score else { return String::new() };
-        let mut rows: Vec<(usize, [u32; 3])> = score.iter().copied().enumerate().collect();
-        rows.sort_by(|a, b| {
-            let points = |s: [u32; 3]| 2 * s[0] + s[1];
-            points(b.1).cmp(&points(a.1)).then(a.0.cmp(&b.0))
-        });
-        let mut out = String::from(
-            "<table class=\"score\"><thead><tr><th>Bot</th><th>Games</th><th>Won</th><th>Drawn</th><th>Lost</th><th>Points</th></tr></thead><tbody>",
-        );
-        for (id, [w, d, l]) in rows {
-            let name = self.bots.get(id).map_or("?", |b| b.name.as_str());
-            out.push_str(&format!(
-                "<tr data-bot=\"{0}\"><td>{0}</td><td>{1}</td><td>{w}</td><td>{d}</td><td>{l}</td><td>{2}</td></tr>",
-                html_escape(name),
-                w + d + l,
-                f64::from(w) + f64::from(d) / 2.0
-            ));
-        }
-        out.push_str("</tbody></table>");
-        out
-    }
-
-    /// The viewer page of the `n`-th finished game: `None` when it is not kept.
-    ///
-    /// Held back ([`GamePage::Held`]) while a running game plays one of its setups (the
-    /// other game of its colour-swapped pair, or any game that plays one of its setup book
-    /// entries, see [`State::shows_through`]): the page shows every rank of both setups.
-    fn viewer_page(&self, n: u64) -> Option<GamePage> {
-        let f = self.finished.iter().find(|f| f.n == n)?;
-        let record = &f.record;
-        if let Some(running) = self.shows_through(&record.game_id, record.pair, record.book_setups) {
-            return Some(GamePage::Held(running.to_owned()));
-        }
-        let title = format!("{}: game {}", self.title, record.game_id);
-        Some(match crate::display::files::viewer::export_html(std::slice::from_ref(&**record), &title) {
-            Ok(html) => GamePage::Page(html),
-            Err(e) => GamePage::Error(e),
-        })
-    }
-}
-
-/// Each side's clock at the ply shown: its last think time and, with a bank, what is left.
-fn clocks_json(
-    g: &Running,
-    red: Option<stratego_protocol::TimeControl>,
-    blue: Option<stratego_protocol::TimeControl>,
-) -> Value {
-    let side = |c: Color, tc: Option<stratego_protocol::TimeControl>| {
-        json!({
-            "last_us": g.last_us[c],
-            "bank_us": g.bank_us[c],
-            "move_ms": tc.and_then(|t| t.move_ms),
-        })
-    };
-    json!({ "red": side(Color::Red, red), "blue": side(Color::Blue, blue) })
-}
-
-/// A finished game's row: its number, id, bots, result and viewer page.
-fn finished_row(n: u64, r: &GameRecord) -> Value {
-    let score = match r.result.winner {
-        Some(Color::Red) => "1-0",
-        Some(Color::Blue) => "0-1",
-        None => "½-½",
-    };
-    json!({
-        "n": n,
-        "id": r.game_id,
-        "red": r.bots.red.name,
-        "blue": r.bots.blue.name,
-        "result": format!("{score} {}", r.result.reason.code()),
-        "plies": r.plies.len(),
-        "href": format!("/games/{n}.html"),
-    })
-}
-
-// ---- the server ---------------------------------------------------------------------------
-
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 type Shared = Arc<Mutex<State>>;
 
@@ -1102,100 +437,6 @@ async fn next_connection(
     }
 }
 
-/// Why a connection is refused.
-#[derive(Clone, Copy, Debug)]
-enum Refusal {
-    /// [`MAX_CONNECTIONS`] are open.
-    Full,
-    /// The per-address limit (this many) is open from the client's address.
-    Address(usize),
-}
-
-/// The address a connection counts against: an IPv4 address (also when mapped into IPv6),
-/// or an IPv6 address's /56 (one client usually has a /64 and often a /56 or a /48: a
-/// /64 apiece let one client open four times the limit).
-fn address_key(ip: std::net::IpAddr) -> std::net::IpAddr {
-    use std::net::{IpAddr, Ipv6Addr};
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !(u128::MAX >> 56))),
-        },
-    }
-}
-
-/// The connections open from each address, and the most one may have open
-/// ([`LivePageOptions::per_address`]).
-#[derive(Clone)]
-struct PerAddress {
-    counts: Arc<Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
-    limit: usize,
-}
-
-/// One connection counted against its address, until dropped.
-struct AddressSlot {
-    counts: PerAddress,
-    address: std::net::IpAddr,
-}
-
-impl PerAddress {
-    /// Counts a connection from `address`, unless the limit is open from it.
-    fn take(&self, address: std::net::IpAddr) -> Result<AddressSlot, Refusal> {
-        let mut counts = self.counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let n = counts.entry(address).or_default();
-        if *n >= self.limit {
-            return Err(Refusal::Address(self.limit));
-        }
-        *n += 1;
-        Ok(AddressSlot { counts: self.clone(), address })
-    }
-}
-
-impl Drop for AddressSlot {
-    fn drop(&mut self) {
-        let mut counts = self.counts.counts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(n) = counts.get_mut(&self.address) {
-            *n -= 1;
-            if *n == 0 {
-                counts.remove(&self.address);
-            }
-        }
-    }
-}
-
-/// Tells a client refused (past [`MAX_CONNECTIONS`], or [`MAX_PER_ADDRESS`] from its
-/// address) so, and closes.
-async fn refuse(mut stream: tokio::net::TcpStream, why: Refusal) {
-    use tokio::io::AsyncWriteExt as _;
-    let body = match why {
-        Refusal::Full => format!("too many connections (at most {MAX_CONNECTIONS})\n"),
-        Refusal::Address(n) => format!("too many connections from your address (at most {n})\n"),
-    };
-    let reply = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(reply.as_bytes())).await;
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.shutdown()).await;
-}
-
-/// Bounds the kernel's send buffer of a connection ([`SEND_BUFFER`]).
-fn set_send_buffer(stream: &tokio::net::TcpStream) {
-    use std::os::fd::AsRawFd as _;
-    let size = SEND_BUFFER as libc::c_int;
-    // SAFETY: a valid socket descriptor, and a pointer to an int of the size given.
-    let _ = unsafe {
-        libc::setsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_SNDBUF,
-            (&raw const size).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-}
-
 fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<Body> {
     let mut r = Response::new(Full::new(body.into()).boxed_unsync());
     *r.status_mut() = status;
@@ -1270,6 +511,9 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
         "/" | "/index.html" => full(StatusCode::OK, "text/html; charset=utf-8", assets.page.clone()),
         "/events" => return events(state),
         "/viewer.wasm" => return assets.wasm(req),
+        _ if path == "/arena/version" || path.starts_with("/bots/") || path.starts_with("/arena/games/") => {
+            arena_page(path, state)
+        }
         _ => {
             let n = path.strip_prefix("/games/").and_then(|p| p.strip_suffix(".html")).and_then(|n| {
                 // Digits only: `/games/007.html` names no game.
@@ -1304,6 +548,72 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
 
 /// The event stream: a snapshot, then the deltas; a snapshot again when the client fell
 /// more than [`QUEUE`] messages behind.
+/// The arena's pages (`arena run --serve`): `/bots/NAME` (a bot's page),
+/// `/arena/games/ID.html` (a stored game's viewer page, held back as a finished game's is
+/// while a running game plays one of its setups), `/arena/version` (what the bot pages poll).
+fn arena_page(path: &str, state: &Shared) -> Response<Body> {
+    use crate::display::web::bot_page;
+    let (pages, title) = {
+        let s = lock(state);
+        (s.arena.clone(), s.title.clone())
+    };
+    let Some(pages) = pages else {
+        return text(StatusCode::NOT_FOUND, "not found: pages per bot are an arena's (arena run --serve)");
+    };
+    let failed = |e: String| text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot read the arena: {e}"));
+    if path == "/arena/version" {
+        return match pages.version() {
+            Ok(v) => {
+                let running = lock(state).running_ids();
+                full(StatusCode::OK, "text/plain; charset=utf-8", format!("{v};{running}"))
+            }
+            Err(e) => failed(e),
+        };
+    }
+    if let Some(name) = path.strip_prefix("/bots/") {
+        let Some(name) = bot_page::decode_name(name) else {
+            return text(StatusCode::NOT_FOUND, "not found: a bot's page is /bots/NAME");
+        };
+        return match pages.bot(&name) {
+            Ok(Some(page)) => {
+                let running = lock(state).running_of(&name);
+                full(StatusCode::OK, "text/html; charset=utf-8", bot_page::bot_page_html(&page, &running, &title))
+            }
+            Ok(None) => text(StatusCode::NOT_FOUND, "no such bot in this arena"),
+            Err(e) => failed(e),
+        };
+    }
+    let id = path
+        .strip_prefix("/arena/games/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .filter(|id| bot_page::plain_game_id(id));
+    let Some(id) = id else {
+        return text(StatusCode::NOT_FOUND, "not found: a stored game's page is /arena/games/ID.html");
+    };
+    let record = match pages.record(id) {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return text(
+                StatusCode::NOT_FOUND,
+                "no such finished game in this arena (a running game is not stored yet)",
+            );
+        }
+        Err(e) => return failed(e),
+    };
+    if let Some(running) = lock(state).shows_through_stored(&record) {
+        return text(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "held back while game {running} is running: it plays a setup this game's page shows; it is served once no running game does"
+            ),
+        );
+    }
+    match crate::display::files::viewer::export_html(std::slice::from_ref(&record), &format!("{title}: game {id}")) {
+        Ok(html) => full(StatusCode::OK, "text/html; charset=utf-8", html),
+        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot show the game: {e}")),
+    }
+}
+
 fn events(state: &Shared) -> Response<Body> {
     let (rx, first, over) = {
         let mut s = lock(state);
@@ -1367,63 +677,13 @@ fn page_html(title: &str, version: &str) -> String {
         .replace("{{TITLE}}", &html_escape(title))
 }
 
-/// A connection whose writes fail once they have been blocked for [`WRITE_STALL`] (a
-/// client that stopped reading).
-struct Stalls {
-    inner: tokio::net::TcpStream,
-    blocked: Option<Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl Stalls {
-    fn new(inner: tokio::net::TcpStream) -> Stalls {
-        Stalls { inner, blocked: None }
-    }
-
-    fn check<T>(&mut self, cx: &mut Context<'_>, poll: Poll<std::io::Result<T>>) -> Poll<std::io::Result<T>> {
-        match poll {
-            Poll::Ready(r) => {
-                self.blocked = None;
-                Poll::Ready(r)
-            }
-            Poll::Pending => {
-                let timer = self.blocked.get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_STALL)));
-                match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        "the client has not read for too long",
-                    ))),
-                    Poll::Pending => Poll::Pending,
-                }
-            }
-        }
-    }
-}
-
-impl AsyncRead for Stalls {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Stalls {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.check(cx, poll)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let poll = Pin::new(&mut self.inner).poll_flush(cx);
-        self.check(cx, poll)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::display::web::live_state::{FaultRow, KEEP_FAULTS, Running};
+    use serde_json::json;
+    use std::collections::VecDeque;
+    use stratego_rules::{ByColor, Ruleset};
 
     fn state() -> State {
         let options = LivePageOptions {
@@ -1501,14 +761,31 @@ mod tests {
     }
 
     #[test]
-    fn an_ipv6_56_is_one_address() {
-        let key = |s: &str| address_key(s.parse().unwrap());
-        // Four /64s of one /56 (a client's usual delegation): one address.
-        assert_eq!(key("2001:db8:0:100::1"), key("2001:db8:0:1ff::2"));
-        assert_eq!(key("2001:db8:0:100::1"), key("2001:db8:0:1a0:ffff::9"));
-        // Another /56: another address.
-        assert_ne!(key("2001:db8:0:100::1"), key("2001:db8:0:200::1"));
-        assert_eq!(key("::ffff:127.0.0.2"), key("127.0.0.2"));
+    fn a_stored_game_is_held_by_its_runs_pair_and_by_any_runs_book_setups() {
+        let mut st = state();
+        let running = |id: &str, pair: u32, book: Option<u32>| Running {
+            id: id.into(),
+            pair,
+            setups: ByColor::new(book, None),
+            seats: ByColor::new(0, 1),
+            board: None,
+            queue: VecDeque::new(),
+            shown: 0,
+            played: 0,
+            pending: Vec::new(),
+            moved: false,
+            last_us: ByColor::default(),
+            bank_us: ByColor::default(),
+        };
+        st.running.push(running("arena-1-aa-1", 0, None));
+        let mut r = crate::display::files::game_page::tests::played_record(4);
+        (r.game_id, r.pair) = ("arena-1-aa-7".into(), 0);
+        assert_eq!(st.shows_through_stored(&r), Some("arena-1-aa-1"), "the other game of its pair, this run");
+        r.game_id = "arena-0-bb-7".into();
+        assert_eq!(st.shows_through_stored(&r), None, "pair 0 of an earlier run is another pair");
+        r.book_setups = ByColor::new(None, Some(3));
+        st.running.push(running("arena-1-aa-2", 1, Some(3)));
+        assert_eq!(st.shows_through_stored(&r), Some("arena-1-aa-2"), "a book entry it played, in any run");
     }
 
     #[test]
