@@ -4,6 +4,7 @@
 //! - [`bot_spec`]: a bot's spec (command, directory, limits, sandbox), its name.
 //! - [`program_files`]: what a bot's command loads (class path, jar, module), for its hash.
 //! - [`process`]: the bot's process: spawn, messages, the bounded line reader, kills.
+//!   `process/exit.rs`: how it ended, as the fault it loses with (a crash or a limit).
 //! - [`pipe_wait`]: the stdin pipe's size and reads, whole writes, the deadline `timerfd`.
 //! - [`stderr_tail`]: the bot's stderr kept for its record.
 //! - [`supervisor`]: the registry of bot processes, the kill sequence, signals, sandbox masks.
