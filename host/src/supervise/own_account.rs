@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::supervise::stall_watch::Checkpoints;
 
+/// The last look at a bot's own scheduler account.
 #[derive(Clone, Debug)]
 pub(super) struct Own {
     pub(super) at: Instant,
@@ -441,8 +442,6 @@ pub(super) fn settle(credit: Duration, overcount: Duration, uncredited: &mut Dur
     *uncredited -= absorbed;
     (credit + earned).saturating_sub(overcount - absorbed)
 }
-
-/// The least the stall credit of a request may reach, whatever its limit: a virtual
 
 /// How long the host looks again, past the deadline, at a bot that is runnable but may be
 /// waiting for its CPU (its account shows a wait only once the wait is over).

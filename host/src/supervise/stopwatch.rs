@@ -59,7 +59,7 @@ pub struct Stopwatch {
     at_write: Option<crate::supervise::os::OwnAccount>,
 }
 
-/// The last look at a bot's own scheduler account.
+/// The least the stall credit of a request may reach, whatever its limit: a virtual
 /// machine's stalls can last 100 ms (BENCHMARKS.md), longer than a 20 ms move's limit.
 pub const CREDIT_CAP_FLOOR: Duration = Duration::from_millis(250);
 
