@@ -14,7 +14,8 @@
 //! - [`tempo`]: when that machinery runs.
 //! - [`observe`]: watching a bot that did not say `single_threaded`.
 //! - [`sandbox`], [`sandbox_paths`], [`seccomp`]: `--sandbox` (bubblewrap, cgroups and the
-//!   launch; what the bot sees of the host's files; the seccomp filter).
+//!   launch; what the bot sees of the host's files; the seccomp filter); `sandbox/cgroup.rs`:
+//!   the controllers this host can use, and one bot's cgroups.
 //! - [`os`]: the raw system calls.
 //!
 //! Imports `remote` and below; prints nothing; blocks and spawns (threads, processes).
