@@ -16,7 +16,8 @@
 //! - [`sandbox`], [`sandbox_paths`], [`seccomp`]: `--sandbox` (bubblewrap, cgroups and the
 //!   launch; what the bot sees of the host's files; the seccomp filter); `sandbox/cgroup.rs`:
 //!   the controllers this host can use, and one bot's cgroups.
-//! - [`os`]: the raw system calls.
+//! - [`os`]: the raw system calls; `os/account.rs`: a process's scheduler account, threads and
+//!   children, read from `/proc`.
 //!
 //! Imports `remote` and below; prints nothing; blocks and spawns (threads, processes).
 
