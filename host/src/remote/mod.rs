@@ -5,7 +5,9 @@
 //! Module structure:
 //! - [`hub`]: the organiser's `--listen` listener and the registry that hands each game its
 //!   bot's connection.
-//! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`).
+//! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`);
+//!   `client/guardian.rs`: the process that kills its bot groups once it is gone;
+//!   `client/games.rs`: the games it saw and its report.
 //! - [`token`]: tokens and their SHA-256.
 //! - [`lag`]: the network lag and the credit it earns.
 //!
