@@ -6,7 +6,8 @@
 //! Module structure:
 //! - `mod.rs`: [`BotSession`] and what passes through it.
 //! - [`json_session`]: protocol.md over a [`crate::supervise::process::Process`].
-//! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]).
+//! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]);
+//!   `remote_session/resume.rs`: a lost connection waited for and the game taken up again.
 //! - [`info`]: one game's `info` lines as the record keeps them.
 //! - [`messages`]: every message of protocol.md to a bot, built once for both JSON sessions.
 //! - [`ucc_session`]: the UCC 2012 line protocol.
