@@ -21,7 +21,8 @@ use crate::remote::hub::{Hub, RemoteBot};
 use crate::run::events::{Event, Flow, RunEnd, Sink};
 use crate::run::referee::{GameSettings, Seat, play_game};
 use crate::run::schedule::GameSpec;
-use crate::session::json_session::{JsonSession, SessionOptions};
+use crate::session::SessionOptions;
+use crate::session::json_session::JsonSession;
 use crate::session::remote_session::RemoteSession;
 use crate::session::ucc_session::UccSession;
 use crate::session::{

@@ -23,11 +23,13 @@ use stratego_rules::{Game, Ply};
 use crate::reason::{Fault, Reason};
 use crate::remote::hub::{Answer, Hub, Incoming, LeaseError, Link, OWED, Outgoing, Owed};
 use crate::remote::lag::LagQuota;
-use crate::session::json_session::{SessionOptions, parse_bot_message};
-use crate::session::messages::{self, InfoLines, TurnBuffers, keep_info, note_unrequested, unexpected};
+use crate::session::messages::{
+    self, InfoLines, TurnBuffers, keep_info, note_unrequested, parse_bot_message, unexpected,
+};
 use crate::session::protocol_log::Direction;
 use crate::session::{
-    BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionReport, Timed, TurnRequest,
+    BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionOptions, SessionReport, Timed,
+    TurnRequest,
 };
 use crate::text::clip;
 
