@@ -9,7 +9,7 @@
 //! - [`stderr_tail`]: the bot's stderr kept for its record.
 //! - [`supervisor`]: the registry of bot processes, the kill sequence, signals, sandbox masks.
 //! - [`stopwatch`]: one request's stopwatch: when the bot's time starts, its deadline, credit.
-//! - [`own_account`]: the looks at a bot's own scheduler account and the stall credit they earn.
+//! - [`account_looks`]: the looks at a bot's own scheduler account and the stall credit they earn.
 //! - [`stall_watch`]: the real-time watchdog per CPU.
 //! - [`tempo`]: when that machinery runs.
 //! - [`observe`]: watching a bot that did not say `single_threaded`.
@@ -21,10 +21,10 @@
 //!
 //! Imports `remote` and below; prints nothing; blocks and spawns (threads, processes).
 
+pub(crate) mod account_looks;
 pub mod bot_spec;
 pub(crate) mod observe;
 pub mod os;
-pub(crate) mod own_account;
 pub(crate) mod pipe_wait;
 pub mod process;
 pub(crate) mod program_files;

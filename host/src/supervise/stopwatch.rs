@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::supervise::own_account::{MainThread, Own, PROBE, SleepCheck};
+use crate::supervise::account_looks::{MainThread, Own, PROBE, SleepCheck};
 use crate::supervise::stall_watch::{Demand, StallWatch};
 use crate::supervise::tempo::{ESCALATE_AFTER, Tempo};
 
