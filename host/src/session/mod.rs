@@ -6,6 +6,7 @@
 //! Module structure:
 //! - `mod.rs`: [`BotSession`] and what passes through it; [`SessionOptions`], how every
 //!   session starts its bot.
+//! - [`any_session`]: a session in whichever protocol its bot speaks (the executor's pools).
 //! - [`json_session`]: protocol.md over a [`crate::supervise::process::Process`].
 //! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]);
 //!   `remote_session/resume.rs`: a lost connection waited for and the game taken up again.
@@ -18,6 +19,7 @@
 //! Imports `supervise` and below; prints nothing (notices); async, runs on the game's event
 //! loop.
 
+pub(crate) mod any_session;
 pub mod info;
 pub mod json_session;
 pub mod messages;
