@@ -37,7 +37,7 @@ use tokio_util::codec::{FramedRead, LinesCodec};
 mod games;
 mod guardian;
 use games::Tally;
-pub use games::{GameSeen, Outcome, Report};
+pub use games::{Ending, GameSeen, Report};
 pub use guardian::Guardian;
 
 /// What `connect` was told.

@@ -12,12 +12,12 @@ pub struct GameSeen {
     /// The bot's colour.
     pub color: String,
     /// What came of it.
-    pub outcome: Outcome,
+    pub ending: Ending,
 }
 
 /// The end of a game for this bot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Ending {
     /// The host's `game_over`.
     Ended {
         /// `won`, `lost` or `draw`.
@@ -41,13 +41,13 @@ impl GameSeen {
     /// The line `connect` says for it.
     pub fn line(&self) -> String {
         let vs = self.opponent.as_deref().map(|o| format!(" vs {o}")).unwrap_or_default();
-        let what = match &self.outcome {
-            Outcome::Ended { result, reason, message, forfeit } => {
+        let what = match &self.ending {
+            Ending::Ended { result, reason, message, forfeit } => {
                 let how = if *forfeit && !message.is_empty() { format!(": {message}") } else { String::new() };
                 format!("{result} ({reason}{how})")
             }
-            Outcome::FailedHere(why) => format!("lost on this side ({why})"),
-            Outcome::Unseen => {
+            Ending::FailedHere(why) => format!("lost on this side ({why})"),
+            Ending::Unseen => {
                 "no result seen (the connection was lost during it; the organiser's records have it)".to_owned()
             }
         };
@@ -56,12 +56,12 @@ impl GameSeen {
 
     /// Won, drawn, lost (by a fault or not), unseen.
     pub(super) fn counts(&self) -> (u32, u32, u32, u32, u32) {
-        match &self.outcome {
-            Outcome::Ended { result: "won", .. } => (1, 0, 0, 0, 0),
-            Outcome::Ended { result: "draw", .. } => (0, 1, 0, 0, 0),
-            Outcome::Ended { forfeit: true, .. } | Outcome::FailedHere(_) => (0, 0, 1, 1, 0),
-            Outcome::Ended { .. } => (0, 0, 1, 0, 0),
-            Outcome::Unseen => (0, 0, 0, 0, 1),
+        match &self.ending {
+            Ending::Ended { result: "won", .. } => (1, 0, 0, 0, 0),
+            Ending::Ended { result: "draw", .. } => (0, 1, 0, 0, 0),
+            Ending::Ended { forfeit: true, .. } | Ending::FailedHere(_) => (0, 0, 1, 1, 0),
+            Ending::Ended { .. } => (0, 0, 1, 0, 0),
+            Ending::Unseen => (0, 0, 0, 0, 1),
         }
     }
 }
@@ -120,7 +120,7 @@ impl Tally {
             game_id: id,
             opponent: m["opponent"].as_str().map(|o| crate::text::clean(o).into_owned()),
             color: m["color"].as_str().unwrap_or("?").to_owned(),
-            outcome: Outcome::Unseen,
+            ending: Ending::Unseen,
         });
         self.ended = false;
     }
@@ -147,7 +147,7 @@ impl Tally {
         let fault = serde_json::from_value::<crate::reason::Reason>(serde_json::Value::String(reason.clone()))
             .is_ok_and(crate::reason::Reason::is_fault);
         let message = crate::text::clean(m["message"].as_str().unwrap_or_default()).into_owned();
-        g.outcome = Outcome::Ended { result, reason, message, forfeit: fault && result == "lost" };
+        g.ending = Ending::Ended { result, reason, message, forfeit: fault && result == "lost" };
         crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
         self.ended = true;
     }
@@ -163,7 +163,7 @@ impl Tally {
             return;
         }
         if let Some(g) = self.games.last_mut() {
-            g.outcome = Outcome::FailedHere(why.to_owned());
+            g.ending = Ending::FailedHere(why.to_owned());
             crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
         }
         self.ended = true;
