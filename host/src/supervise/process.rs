@@ -80,6 +80,24 @@ pub struct Process {
     deadline_timer: std::sync::OnceLock<DeadlineTimer>,
 }
 
+/// Drains a bot's `stderr` all the time, so a chatty bot never blocks on a full pipe: its
+/// tail, and the task that keeps it (it ends at the pipe's end).
+fn drain_stderr(mut stderr: tokio::process::ChildStderr) -> (Arc<Mutex<StderrTail>>, tokio::task::JoinHandle<()>) {
+    let tail = Arc::new(Mutex::new(StderrTail::default()));
+    let tail2 = tail.clone();
+    let task = tokio::spawn(async move {
+        let mut buf = vec![0u8; 16 * 1024];
+        while let Ok(n) = stderr.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
+        }
+        tail2.lock().unwrap_or_else(|e| e.into_inner()).finish();
+    });
+    (tail, task)
+}
+
 /// What went wrong when reading a message.
 #[derive(Debug)]
 pub enum RecvError {
@@ -151,20 +169,7 @@ impl Process {
         let stdin_capacity = os::pipe_size(stdin.as_raw_fd()).unwrap_or(PAGE);
         let stdin = pipe::Sender::from_owned_fd(stdin)?;
         let stdout = child.stdout.take().expect("piped stdout");
-        let mut stderr = child.stderr.take().expect("piped stderr");
-        let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let tail2 = tail.clone();
-        // Drain stderr all the time, so a chatty bot never blocks on a full pipe.
-        let stderr_task = tokio::spawn(async move {
-            let mut buf = vec![0u8; 16 * 1024];
-            while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                tail2.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
-            }
-            tail2.lock().unwrap_or_else(|e| e.into_inner()).finish();
-        });
+        let (tail, stderr_task) = drain_stderr(child.stderr.take().expect("piped stderr"));
         // The limits in force: a sandbox without a memory cgroup applies its memory limit (the
         // default one too) as RLIMIT_AS, which the fault of a process that ran into it names.
         let mut spec = spec.clone();

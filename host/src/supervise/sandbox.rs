@@ -496,19 +496,7 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>, reg: &Masks) -> std::io::Resul
     let binds = own_binds(spec);
     let cwd = bot_cwd(spec);
     if spec.dir.is_some() {
-        // A bot sees its whole dir: one that holds another bot would show that bot's files
-        // beside its program (its notes, its setups), which no mask can know of.
-        for (name, paths) in reg.bots.iter().filter(|(n, _)| n != &spec.name) {
-            if let Some(p) = paths.iter().find(|p| p.starts_with(&cwd)) {
-                return Err(std::io::Error::other(format!(
-                    "--sandbox: the dir of bot {} ({}) holds bot {name}'s {}: in the sandbox a bot sees its whole dir, \
-                     so each bot needs a directory of its own",
-                    spec.name,
-                    cwd.display(),
-                    p.display()
-                )));
-            }
-        }
+        no_other_bot_in(&cwd, spec, reg)?;
     }
     // The directories above its own paths, made in the sandbox's root and open to every
     // user (bwrap would copy the modes of the host's: `/root` is closed to `nobody`).
@@ -569,6 +557,36 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>, reg: &Masks) -> std::io::Resul
         args.extend([prlimit.into_os_string(), format!("--nproc={n}:{n}").into(), "--".into()]);
     }
     args.extend(spec.command.iter().map(OsString::from));
+    let env = sandbox_env(spec);
+    let cgroup = make_cgroup(&settings, cpu)?;
+    let mut limits = spec.limits;
+    limits.memory_bytes = match settings.memory.1 {
+        Enforced::Cgroup(_) => None,
+        _ => Some(settings.memory.0),
+    };
+    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, inherited: vec![args_file, seccomp_file] })
+}
+
+/// A bot sees its whole dir (`cwd`): one that holds another bot would show that bot's files
+/// beside its program (its notes, its setups), which no mask can know of.
+fn no_other_bot_in(cwd: &Path, spec: &BotSpec, reg: &Masks) -> std::io::Result<()> {
+    for (name, paths) in reg.bots.iter().filter(|(n, _)| n != &spec.name) {
+        if let Some(p) = paths.iter().find(|p| p.starts_with(cwd)) {
+            return Err(std::io::Error::other(format!(
+                "--sandbox: the dir of bot {} ({}) holds bot {name}'s {}: in the sandbox a bot sees its whole dir, \
+                 so each bot needs a directory of its own",
+                spec.name,
+                cwd.display(),
+                p.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A sandboxed bot's environment: the host's variables it keeps ([`KEPT_ENV`], the locale),
+/// `HOME` and `TMPDIR` in its `/tmp`, and its spec's `env`.
+fn sandbox_env(spec: &BotSpec) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = Vec::new();
     for (k, v) in std::env::vars() {
         if KEPT_ENV.contains(&k.as_str()) || k.starts_with("LC_") {
@@ -578,13 +596,7 @@ pub fn launch(spec: &BotSpec, cpu: Option<usize>, reg: &Masks) -> std::io::Resul
     env.push(("HOME".into(), "/tmp".into()));
     env.push(("TMPDIR".into(), "/tmp".into()));
     env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let cgroup = make_cgroup(&settings, cpu)?;
-    let mut limits = spec.limits;
-    limits.memory_bytes = match settings.memory.1 {
-        Enforced::Cgroup(_) => None,
-        _ => Some(settings.memory.0),
-    };
-    Ok(Launch { program: bwrap.path.clone(), args, env, cgroup, limits, inherited: vec![args_file, seccomp_file] })
+    env
 }
 
 /// bwrap's options, NUL-separated, in an anonymous file read from its start.

@@ -46,24 +46,7 @@ impl RemoteSession {
         let Some(link) = self.hub.relink(self.bot, old, until).await else {
             self.failed = true;
             self.charge_away(lost_at);
-            let what = if game_left <= event_left {
-                format!(
-                    "its time away in this game (--reconnect-s {:.1} s)",
-                    self.hub.options().reconnect.as_secs_f64()
-                )
-            } else {
-                format!(
-                    "its time away in the event (--reconnect-event-s {:.1} s)",
-                    self.hub.options().reconnect_event.as_secs_f64()
-                )
-            };
-            return Err(SessionError::Fault(Fault::new(
-                Reason::Disconnected,
-                format!(
-                    "its connection was lost ({why}) and it did not come back within {what}: {:.1} s were left",
-                    until.saturating_duration_since(lost_at).as_secs_f64()
-                ),
-            )));
+            return Err(self.not_back(&why, game_left <= event_left, until.saturating_duration_since(lost_at)));
         };
         // Its process still runs, in this game, and has read every line up to the first it
         // may not have read (those kept): resumed.
@@ -124,6 +107,26 @@ impl RemoteSession {
             }
         }
         Ok((until, None))
+    }
+
+    /// The fault of a bot whose connection, lost (`why`), did not come back within the
+    /// time `left` it had away: the game's (`in_game`) or the event's.
+    fn not_back(&self, why: &str, in_game: bool, left: Duration) -> SessionError {
+        let what = if in_game {
+            format!("its time away in this game (--reconnect-s {:.1} s)", self.hub.options().reconnect.as_secs_f64())
+        } else {
+            format!(
+                "its time away in the event (--reconnect-event-s {:.1} s)",
+                self.hub.options().reconnect_event.as_secs_f64()
+            )
+        };
+        SessionError::Fault(Fault::new(
+            Reason::Disconnected,
+            format!(
+                "its connection was lost ({why}) and it did not come back within {what}: {:.1} s were left",
+                left.as_secs_f64()
+            ),
+        ))
     }
 
     /// The time since `lost_at` was time away: taken from the game's and the event's.
