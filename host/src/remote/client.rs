@@ -267,37 +267,8 @@ impl Bot {
         }
         let mut child = cmd.spawn().map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-        if let Some(mut err) = child.stderr.take() {
-            let (file, tail) = (sinks.stderr.clone(), sinks.tail.clone());
-            tokio::spawn(async move {
-                use std::io::Write;
-                use tokio::io::AsyncReadExt;
-                let mut buf = vec![0u8; 8192];
-                let mut line = Vec::new();
-                while let Ok(n) = err.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let bytes = &buf[..n];
-                    if let Some(t) = &tail {
-                        t.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
-                    }
-                    match &file {
-                        Some(f) => {
-                            let _ = f.lock().unwrap_or_else(|e| e.into_inner()).write_all(bytes);
-                        }
-                        None => {
-                            // No file: its lines go where connect's own go.
-                            line.extend_from_slice(bytes);
-                            while let Some(i) = line.iter().position(|&b| b == b'\n') {
-                                let l: Vec<u8> = line.drain(..=i).collect();
-                                let text = String::from_utf8_lossy(&l[..i]).into_owned();
-                                crate::notice::say(crate::notice::Level::Always, text);
-                            }
-                        }
-                    }
-                }
-            });
+        if let Some(err) = child.stderr.take() {
+            relay_stderr(err, sinks);
         }
         let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
@@ -337,6 +308,41 @@ impl Bot {
             guardian: guardian.cloned(),
         })
     }
+}
+
+/// Relays the bot's stderr as it comes: to the `--bot-stderr` file, else where `connect`'s
+/// own lines go, and into the tail shared with the host when it is.
+fn relay_stderr(mut err: tokio::process::ChildStderr, sinks: &Sinks) {
+    let (file, tail) = (sinks.stderr.clone(), sinks.tail.clone());
+    tokio::spawn(async move {
+        use std::io::Write;
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 8192];
+        let mut line = Vec::new();
+        while let Ok(n) = err.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let bytes = &buf[..n];
+            if let Some(t) = &tail {
+                t.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
+            }
+            match &file {
+                Some(f) => {
+                    let _ = f.lock().unwrap_or_else(|e| e.into_inner()).write_all(bytes);
+                }
+                None => {
+                    // No file: its lines go where connect's own go.
+                    line.extend_from_slice(bytes);
+                    while let Some(i) = line.iter().position(|&b| b == b'\n') {
+                        let l: Vec<u8> = line.drain(..=i).collect();
+                        let text = String::from_utf8_lossy(&l[..i]).into_owned();
+                        crate::notice::say(crate::notice::Level::Always, text);
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// Runs `connect` until the host ends the event (closes with "the event is over"), the

@@ -284,13 +284,7 @@ impl RemoteSession {
             return Err(self.gone_error("writing to it failed"));
         };
         let d = *deadline.get_or_insert(written + limit);
-        let owed = Owed { answer: expect, game_id: self.game_id.clone(), ply: expect_ply };
-        if let Some(link) = self.link.as_mut() {
-            if link.owed.len() == OWED {
-                link.owed.pop_front();
-            }
-            link.owed.push_back(owed);
-        }
+        self.owe(Owed { answer: expect, game_id: self.game_id.clone(), ply: expect_ply });
         loop {
             let link = self.link.as_mut().expect("sent on it");
             let next = tokio::time::timeout_at(d.into(), link.rx.recv()).await;
@@ -353,6 +347,17 @@ impl RemoteSession {
                     }
                 }
             }
+        }
+    }
+
+    /// The request just sent is `owed` an answer on the connection (the oldest of [`OWED`]
+    /// owed is forgotten).
+    fn owe(&mut self, owed: Owed) {
+        if let Some(link) = self.link.as_mut() {
+            if link.owed.len() == OWED {
+                link.owed.pop_front();
+            }
+            link.owed.push_back(owed);
         }
     }
 
@@ -423,57 +428,16 @@ impl RemoteSession {
                 let lost_at = Instant::now();
                 let (until, kept) = self.resume(why, lost_at, request_index).await?;
                 if let Some(read) = kept {
-                    // Its process kept: the lines it had not read were sent again. A request
-                    // it had read before the loss was in its hands all along (it may have
-                    // thought on it): its clock ran while it was away. One it had not read
-                    // waited with it: its clock was paused.
-                    let away = lost_at.elapsed();
-                    self.charge_away(lost_at);
-                    if let Some(i) = request_index {
+                    if self.charge_kept(lost_at, request_index, read, &mut used, &mut left)? {
                         wait_only = true;
-                        if i <= read {
-                            used += away;
-                            left = left.saturating_sub(away);
-                            if left.is_zero() {
-                                self.failed = true;
-                                return Err(SessionError::Timeout {
-                                    stall_credit: Duration::ZERO,
-                                    late: Duration::ZERO,
-                                    note: Some(format!(
-                                        "its connection was lost for {:.2} s after it had the request (its process kept it), and its time ran out meanwhile",
-                                        away.as_secs_f64()
-                                    )),
-                                });
-                            }
-                        }
                     }
                 } else if let Some(f) = resend {
                     let again = f(self);
-                    if let Some(setup) = again.setup {
-                        let r = self
-                            .exchange(Some(&setup), &mut Some(until), Duration::ZERO, (Answer::Setup, None), true)
-                            .await;
-                        match r {
-                            Ok((BotMessage::Setup(_), _, _)) => {}
-                            Ok((other, _, _)) => {
-                                self.failed = true;
-                                self.charge_away(lost_at);
-                                return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
-                            }
-                            // Lost again: resumed at the top of the loop.
-                            Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
-                                self.charge_away(lost_at);
-                                continue;
-                            }
-                            Err(e) => {
-                                self.failed = true;
-                                self.charge_away(lost_at);
-                                return Err(e);
-                            }
-                        }
+                    match self.send_again(again, until, lost_at).await? {
+                        Some(request) => resent = Some(request),
+                        // Lost again: resumed at the top of the loop.
+                        None => continue,
                     }
-                    resent = Some(again.request);
-                    self.charge_away(lost_at);
                 } else {
                     self.charge_away(lost_at);
                 }
@@ -499,13 +463,8 @@ impl RemoteSession {
             match result {
                 Ok((answer, written, at)) => {
                     let raw = used + at.saturating_duration_since(written);
-                    let (took, lag) = if paced {
-                        let credit = self.quota.credit(allowance, raw);
-                        (raw - credit, Some(LagCredit { lag: one_way.unwrap_or_default(), credit }))
-                    } else {
-                        (raw, None)
-                    };
-                    return Ok(Timed { value: answer, took, stall_credit: Duration::ZERO, lag });
+                    let lag = paced.then(|| (allowance, one_way.unwrap_or_default()));
+                    return Ok(self.timed(answer, raw, lag));
                 }
                 // Lost: resumed at the top of the loop, with what the clock had left then
                 // (the time since the write was out on a connection: charged).
@@ -530,6 +489,88 @@ impl RemoteSession {
                 }
             }
         }
+    }
+
+    /// After a connection resumed with its process kept, which had read the game's lines up
+    /// to `read` (the lines it had not read were sent again): the time since `lost_at` is
+    /// charged as time away. A request it had read before the loss (`request_index`) was in
+    /// its hands all along (it may have thought on it): its clock ran while it was away
+    /// (`used` and `left`), and a timeout when that ran out. One it had not read waited
+    /// with it: its clock was paused. True when the request is out already, to be waited for.
+    fn charge_kept(
+        &mut self,
+        lost_at: Instant,
+        request_index: Option<u64>,
+        read: u64,
+        used: &mut Duration,
+        left: &mut Duration,
+    ) -> Result<bool, SessionError> {
+        let away = lost_at.elapsed();
+        self.charge_away(lost_at);
+        let Some(i) = request_index else { return Ok(false) };
+        if i <= read {
+            *used += away;
+            *left = left.saturating_sub(away);
+            if left.is_zero() {
+                self.failed = true;
+                return Err(SessionError::Timeout {
+                    stall_credit: Duration::ZERO,
+                    late: Duration::ZERO,
+                    note: Some(format!(
+                        "its connection was lost for {:.2} s after it had the request (its process kept it), and its time ran out meanwhile",
+                        away.as_secs_f64()
+                    )),
+                });
+            }
+        }
+        Ok(true)
+    }
+
+    /// After a connection taken up again with a fresh process: its own setup sent back as
+    /// fixed when `again` has one (its answer checked), then the request to send again;
+    /// `None` when the connection was lost again meanwhile. The time since `lost_at` is
+    /// charged as time away either way.
+    async fn send_again(
+        &mut self,
+        again: Resend,
+        until: Instant,
+        lost_at: Instant,
+    ) -> Result<Option<HostMessage>, SessionError> {
+        if let Some(setup) = again.setup {
+            let r = self.exchange(Some(&setup), &mut Some(until), Duration::ZERO, (Answer::Setup, None), true).await;
+            match r {
+                Ok((BotMessage::Setup(_), _, _)) => {}
+                Ok((other, _, _)) => {
+                    self.failed = true;
+                    self.charge_away(lost_at);
+                    return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
+                }
+                Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
+                    self.charge_away(lost_at);
+                    return Ok(None);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    self.charge_away(lost_at);
+                    return Err(e);
+                }
+            }
+        }
+        self.charge_away(lost_at);
+        Ok(Some(again.request))
+    }
+
+    /// An answer that took `raw` on the wire, less the lag credit when the request was paced
+    /// (`lag`: its allowance and the one-way lag measured when it was sent).
+    fn timed(&mut self, answer: BotMessage, raw: Duration, lag: Option<(Duration, Duration)>) -> Timed<BotMessage> {
+        let (took, lag) = match lag {
+            Some((allowance, one_way)) => {
+                let credit = self.quota.credit(allowance, raw);
+                (raw - credit, Some(LagCredit { lag: one_way, credit }))
+            }
+            None => (raw, None),
+        };
+        Timed { value: answer, took, stall_credit: Duration::ZERO, lag }
     }
 
     fn full_view(&self) -> bool {
