@@ -48,6 +48,6 @@ pub mod run;
 pub(crate) mod session;
 /// How the host reads one line of a bot's output (a message, or a fault with its reason);
 /// public for the fuzz target in `host/fuzz`, which feeds it arbitrary bytes.
-pub use session::json_session::parse_bot_message;
+pub use session::messages::parse_bot_message;
 pub mod supervise;
 pub mod text;

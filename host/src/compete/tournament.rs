@@ -360,6 +360,33 @@ impl TournamentReport {
                 b.losses,
             );
         }
+        self.render_crosstable(&mut s, width);
+        self.render_pairings(&mut s);
+        if self.time_margin_ms > 0 {
+            let used: Vec<String> = self
+                .ranking
+                .iter()
+                .filter(|b| b.margin_moves > 0)
+                .map(|b| format!("{} {}", b.name, b.margin_moves))
+                .collect();
+            let used = if used.is_empty() { "none".to_owned() } else { used.join(", ") };
+            let _ = writeln!(s, "  time margin {} ms past each limit; moves that used it: {used}", self.time_margin_ms);
+        }
+        let remote: Vec<String> =
+            self.ranking.iter().filter(|b| !b.lag.is_empty()).map(|b| b.lag.describe(&b.name)).collect();
+        if !remote.is_empty() {
+            let _ = writeln!(s, "  remote bots' network: {}", remote.join("; "));
+        }
+        let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
+        if let Some(r) = &self.records {
+            let _ = writeln!(s, "  records: {r}");
+        }
+        s
+    }
+
+    /// The crosstable: the points of each row's bot against each column's, over the games
+    /// they played (`width`: the names' column).
+    fn render_crosstable(&self, s: &mut String, width: usize) {
         let _ = writeln!(s, "\n  Crosstable (points of the row's bot against the column's / games):");
         let cell = 9;
         let mut header = format!("  {:>3}  {:width$} ", "", "");
@@ -378,6 +405,11 @@ impl TournamentReport {
             }
             let _ = writeln!(s, "{}", line.trim_end());
         }
+    }
+
+    /// The pairings (at most 45 of them): wins, draws and losses of the first, the draw
+    /// ratio, the pentanomial pairs and the Elo difference.
+    fn render_pairings(&self, s: &mut String) {
         if !self.pairings.is_empty() && self.pairings.len() <= 45 {
             let _ = writeln!(s, "\n  Pairings (W/D/L of the first; draw ratio; pairs LL LD WL+DD WD WW):");
             for p in &self.pairings {
@@ -400,26 +432,6 @@ impl TournamentReport {
                 );
             }
         }
-        if self.time_margin_ms > 0 {
-            let used: Vec<String> = self
-                .ranking
-                .iter()
-                .filter(|b| b.margin_moves > 0)
-                .map(|b| format!("{} {}", b.name, b.margin_moves))
-                .collect();
-            let used = if used.is_empty() { "none".to_owned() } else { used.join(", ") };
-            let _ = writeln!(s, "  time margin {} ms past each limit; moves that used it: {used}", self.time_margin_ms);
-        }
-        let remote: Vec<String> =
-            self.ranking.iter().filter(|b| !b.lag.is_empty()).map(|b| b.lag.describe(&b.name)).collect();
-        if !remote.is_empty() {
-            let _ = writeln!(s, "  remote bots' network: {}", remote.join("; "));
-        }
-        let _ = writeln!(s, "  wall {:.1} s", self.wall_s);
-        if let Some(r) = &self.records {
-            let _ = writeln!(s, "  records: {r}");
-        }
-        s
     }
 }
 

@@ -34,6 +34,12 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_util::codec::{FramedRead, LinesCodec};
 
+mod games;
+mod guardian;
+use games::Tally;
+pub use games::{Ending, GameSeen, Report};
+pub use guardian::Guardian;
+
 /// What `connect` was told.
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
@@ -118,110 +124,6 @@ enum ConnectError {
 /// # Safety
 /// It must make only async-signal-safe calls.
 pub type ChildSetup = unsafe fn(i32) -> std::io::Result<()>;
-
-/// The watcher of `connect`'s bot groups: a process forked by [`Guardian::start`] that kills
-/// every group it was told of ([`Guardian::watch`]) once `connect` is gone (the end of a
-/// pipe whose writing end only `connect` holds), whatever ended it.
-#[derive(Debug)]
-pub struct Guardian {
-    pipe: std::os::fd::OwnedFd,
-}
-
-/// The most bot groups a guardian keeps (`connect` runs one bot at a time).
-const GUARDED: usize = 64;
-
-impl Guardian {
-    /// Forks the guardian. Must be called while the process has one thread (before a
-    /// runtime starts): the child runs only async-signal-safe calls anyway.
-    ///
-    /// # Errors
-    /// No pipe or no fork.
-    pub fn start() -> std::io::Result<Guardian> {
-        use std::os::fd::FromRawFd;
-        let mut fds = [0i32; 2];
-        // SAFETY: pipe2 writes two descriptors into the array it is given.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let [read_end, write_end] = fds;
-        // SAFETY: the child makes only async-signal-safe calls (signal, close, read, kill,
-        // _exit) and never returns.
-        match unsafe { libc::fork() } {
-            -1 => {
-                let e = std::io::Error::last_os_error();
-                // SAFETY: both descriptors are ours.
-                unsafe {
-                    libc::close(read_end);
-                    libc::close(write_end);
-                }
-                Err(e)
-            }
-            // SAFETY: see above.
-            0 => unsafe { guard(read_end, write_end) },
-            _ => {
-                // SAFETY: the read end is ours, and closed once; the write end is owned.
-                unsafe { libc::close(read_end) };
-                Ok(Guardian { pipe: unsafe { std::os::fd::OwnedFd::from_raw_fd(write_end) } })
-            }
-        }
-    }
-
-    /// The group `pgid` is to be killed when `connect` ends (positive), or no more
-    /// (negative: it is gone).
-    fn tell(&self, pgid: i32) {
-        use std::os::fd::AsRawFd;
-        let bytes = pgid.to_ne_bytes();
-        // SAFETY: writes 4 bytes from a live array to a descriptor we own (a pipe: 4 bytes
-        // go whole).
-        let _ = unsafe { libc::write(self.pipe.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
-    }
-}
-
-/// The guardian's life: remembers the groups it is told of until the pipe ends, then kills
-/// them all.
-///
-/// # Safety
-/// Only in the child of a fork, with the pipe's two ends.
-unsafe fn guard(read_end: i32, write_end: i32) -> ! {
-    // SAFETY: async-signal-safe calls on plain integers and a stack array.
-    unsafe {
-        libc::close(write_end);
-        // It writes nothing: it holds no one's output open.
-        for fd in 0..=2 {
-            libc::close(fd);
-        }
-        // A Ctrl-C or a kill of connect's process group must not end the guardian first.
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
-            libc::signal(sig, libc::SIG_IGN);
-        }
-        let mut groups = [0i32; GUARDED];
-        let mut buf = [0u8; 4];
-        loop {
-            let n = libc::read(read_end, buf.as_mut_ptr().cast(), 4);
-            if n == 4 {
-                let g = i32::from_ne_bytes(buf);
-                if g > 0 {
-                    if let Some(slot) = groups.iter_mut().find(|s| **s == 0) {
-                        *slot = g;
-                    }
-                } else if let Some(slot) = groups.iter_mut().find(|s| **s == -g) {
-                    *slot = 0;
-                }
-                continue;
-            }
-            if n < 0 && *libc::__errno_location() == libc::EINTR {
-                continue;
-            }
-            break;
-        }
-        for g in groups {
-            if g > 0 {
-                libc::kill(-g, libc::SIGKILL);
-            }
-        }
-        libc::_exit(0)
-    }
-}
 
 /// The bot's process and its output lines.
 struct Bot {
@@ -365,37 +267,8 @@ impl Bot {
         }
         let mut child = cmd.spawn().map_err(|e| format!("cannot start the bot {:?}: {e}", command[0]))?;
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-        if let Some(mut err) = child.stderr.take() {
-            let (file, tail) = (sinks.stderr.clone(), sinks.tail.clone());
-            tokio::spawn(async move {
-                use std::io::Write;
-                use tokio::io::AsyncReadExt;
-                let mut buf = vec![0u8; 8192];
-                let mut line = Vec::new();
-                while let Ok(n) = err.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let bytes = &buf[..n];
-                    if let Some(t) = &tail {
-                        t.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
-                    }
-                    match &file {
-                        Some(f) => {
-                            let _ = f.lock().unwrap_or_else(|e| e.into_inner()).write_all(bytes);
-                        }
-                        None => {
-                            // No file: its lines go where connect's own go.
-                            line.extend_from_slice(bytes);
-                            while let Some(i) = line.iter().position(|&b| b == b'\n') {
-                                let l: Vec<u8> = line.drain(..=i).collect();
-                                let text = String::from_utf8_lossy(&l[..i]).into_owned();
-                                crate::notice::say(crate::notice::Level::Always, text);
-                            }
-                        }
-                    }
-                }
-            });
+        if let Some(err) = child.stderr.take() {
+            relay_stderr(err, sinks);
         }
         let max = max_line;
         let stdin = child.stdin.take().expect("piped stdin");
@@ -437,179 +310,39 @@ impl Bot {
     }
 }
 
-/// How one game went for this bot, as `connect` saw it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameSeen {
-    /// The game's id.
-    pub game_id: String,
-    /// The opponent's name, when the host said it.
-    pub opponent: Option<String>,
-    /// The bot's colour.
-    pub color: String,
-    /// What came of it.
-    pub outcome: Outcome,
-}
-
-/// The end of a game for this bot.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The host's `game_over`.
-    Ended {
-        /// `won`, `lost` or `draw`.
-        result: &'static str,
-        /// Its reason code.
-        reason: String,
-        /// The host's message (sanitised).
-        message: String,
-        /// The bot lost by a fault of its own (a forfeit).
-        forfeit: bool,
-    },
-    /// Lost on this side: the bot's program ended mid-game, or wrote a line the protocol
-    /// forbids (`connect` told the host so).
-    FailedHere(String),
-    /// No result came: the connection was lost and the game went on without it (the
-    /// organiser's records have its result).
-    Unseen,
-}
-
-impl GameSeen {
-    /// The line `connect` says for it.
-    pub fn line(&self) -> String {
-        let vs = self.opponent.as_deref().map(|o| format!(" vs {o}")).unwrap_or_default();
-        let what = match &self.outcome {
-            Outcome::Ended { result, reason, message, forfeit } => {
-                let how = if *forfeit && !message.is_empty() { format!(": {message}") } else { String::new() };
-                format!("{result} ({reason}{how})")
+/// Relays the bot's stderr as it comes: to the `--bot-stderr` file, else where `connect`'s
+/// own lines go, and into the tail shared with the host when it is.
+fn relay_stderr(mut err: tokio::process::ChildStderr, sinks: &Sinks) {
+    let (file, tail) = (sinks.stderr.clone(), sinks.tail.clone());
+    tokio::spawn(async move {
+        use std::io::Write;
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 8192];
+        let mut line = Vec::new();
+        while let Ok(n) = err.read(&mut buf).await {
+            if n == 0 {
+                break;
             }
-            Outcome::FailedHere(why) => format!("lost on this side ({why})"),
-            Outcome::Unseen => {
-                "no result seen (the connection was lost during it; the organiser's records have it)".to_owned()
+            let bytes = &buf[..n];
+            if let Some(t) = &tail {
+                t.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
             }
-        };
-        format!("game {}{vs} as {}: {what}", self.game_id, self.color)
-    }
-
-    /// Won, drawn, lost (by a fault or not), unseen.
-    fn counts(&self) -> (u32, u32, u32, u32, u32) {
-        match &self.outcome {
-            Outcome::Ended { result: "won", .. } => (1, 0, 0, 0, 0),
-            Outcome::Ended { result: "draw", .. } => (0, 1, 0, 0, 0),
-            Outcome::Ended { forfeit: true, .. } | Outcome::FailedHere(_) => (0, 0, 1, 1, 0),
-            Outcome::Ended { .. } => (0, 0, 1, 0, 0),
-            Outcome::Unseen => (0, 0, 0, 0, 1),
-        }
-    }
-}
-
-/// What `connect` returns: its exit code and the games it saw.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// The exit code ([`EXIT_CLEAN`], [`EXIT_FAULTS`], [`EXIT_UNREACHABLE`], [`EXIT_REFUSED`]).
-    pub code: i32,
-    /// The games, in the order they began.
-    pub games: Vec<GameSeen>,
-    /// Why `connect` ended, in words.
-    pub ended: String,
-}
-
-impl Report {
-    /// The summary at the end: the games and the tally.
-    pub fn summary(&self) -> String {
-        let (mut w, mut d, mut l, mut f, mut u) = (0, 0, 0, 0, 0);
-        for g in &self.games {
-            let c = g.counts();
-            (w, d, l, f, u) = (w + c.0, d + c.1, l + c.2, f + c.3, u + c.4);
-        }
-        let mut s = format!(
-            "{} games: {w} won, {d} drawn, {l} lost ({f} by a fault of the bot), {u} without a result seen; {}\n",
-            self.games.len(),
-            self.ended
-        );
-        for g in &self.games {
-            s.push_str("  ");
-            s.push_str(&g.line());
-            s.push('\n');
-        }
-        s
-    }
-}
-
-/// The games as `connect` sees them go by.
-#[derive(Debug, Default)]
-struct Tally {
-    games: Vec<GameSeen>,
-    /// The current game has its end.
-    ended: bool,
-}
-
-impl Tally {
-    /// A `hello` from the host: a new game (the same game's again after a reconnection
-    /// is not). The game before it, if no end came, is one without a result seen.
-    fn hello(&mut self, m: &serde_json::Value) {
-        let id = m["game_id"].as_str().unwrap_or_default().to_owned();
-        if self.games.last().is_some_and(|g| g.game_id == id) {
-            return;
-        }
-        self.unseen();
-        self.games.push(GameSeen {
-            game_id: id,
-            opponent: m["opponent"].as_str().map(|o| crate::text::clean(o).into_owned()),
-            color: m["color"].as_str().unwrap_or("?").to_owned(),
-            outcome: Outcome::Unseen,
-        });
-        self.ended = false;
-    }
-
-    /// The current game ended without a result seen (said once).
-    fn unseen(&mut self) {
-        if !self.ended {
-            if let Some(g) = self.games.last() {
-                crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
+            match &file {
+                Some(f) => {
+                    let _ = f.lock().unwrap_or_else(|e| e.into_inner()).write_all(bytes);
+                }
+                None => {
+                    // No file: its lines go where connect's own go.
+                    line.extend_from_slice(bytes);
+                    while let Some(i) = line.iter().position(|&b| b == b'\n') {
+                        let l: Vec<u8> = line.drain(..=i).collect();
+                        let text = String::from_utf8_lossy(&l[..i]).into_owned();
+                        crate::notice::say(crate::notice::Level::Always, text);
+                    }
+                }
             }
-            self.ended = true;
         }
-    }
-
-    /// The host's `game_over` for the current game.
-    fn game_over(&mut self, m: &serde_json::Value) {
-        let Some(g) = self.games.last_mut().filter(|g| m["game_id"] == g.game_id.as_str()) else { return };
-        let reason = m["reason"].as_str().unwrap_or_default().to_owned();
-        let result = match (m["winner"].as_str(), m["result"].as_str()) {
-            (Some(w), _) if w == g.color => "won",
-            (Some(_), _) => "lost",
-            (None, _) => "draw",
-        };
-        let fault = serde_json::from_value::<crate::reason::Reason>(serde_json::Value::String(reason.clone()))
-            .is_ok_and(crate::reason::Reason::is_fault);
-        let message = crate::text::clean(m["message"].as_str().unwrap_or_default()).into_owned();
-        g.outcome = Outcome::Ended { result, reason, message, forfeit: fault && result == "lost" };
-        crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
-        self.ended = true;
-    }
-
-    /// The id of the last game begun.
-    fn current(&self) -> Option<&str> {
-        self.games.last().map(|g| g.game_id.as_str())
-    }
-
-    /// The bot lost its game on this side.
-    fn failed_here(&mut self, why: &str) {
-        if self.ended {
-            return;
-        }
-        if let Some(g) = self.games.last_mut() {
-            g.outcome = Outcome::FailedHere(why.to_owned());
-            crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {}", g.line()));
-        }
-        self.ended = true;
-    }
-
-    fn report(mut self, code: i32, ended: &str) -> Report {
-        self.unseen();
-        let faults = self.games.iter().any(|g| g.counts().3 > 0 || g.counts().4 > 0);
-        let code = if code == EXIT_CLEAN && faults { EXIT_FAULTS } else { code };
-        Report { code, games: self.games, ended: ended.to_owned() }
-    }
+    });
 }
 
 /// Runs `connect` until the host ends the event (closes with "the event is over"), the

@@ -7,7 +7,9 @@
 //!   bot's connection.
 //! - [`conn`]: one bot's connection once authenticated (frames, pings, limits), and the
 //!   look at a request's head that tells a bot from a page on a shared port.
-//! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`).
+//! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`);
+//!   `client/guardian.rs`: the process that kills its bot groups once it is gone;
+//!   `client/games.rs`: the games it saw and its report.
 //! - [`token`]: tokens and their SHA-256.
 //! - [`lag`]: the network lag and the credit it earns.
 //!

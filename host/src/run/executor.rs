@@ -21,12 +21,9 @@ use crate::remote::hub::{Hub, RemoteBot};
 use crate::run::events::{Event, Flow, RunEnd, Sink};
 use crate::run::referee::{GameSettings, Seat, play_game};
 use crate::run::schedule::GameSpec;
-use crate::session::json_session::{JsonSession, SessionOptions};
+use crate::session::any_session::AnySession;
 use crate::session::remote_session::RemoteSession;
-use crate::session::ucc_session::UccSession;
-use crate::session::{
-    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
-};
+use crate::session::{BotSession, GameStart, PostGame, SessionReport};
 use crate::supervise::bot_spec::{BotSpec, Protocol};
 use crate::supervise::supervisor::{Cancel, Supervisor};
 
@@ -145,11 +142,7 @@ impl Executor {
                 self.supervisor.kill_all();
                 feed_history(&mut history, sinks, &mut end, None);
                 end.wall = started.elapsed();
-                for sink in sinks.iter_mut() {
-                    if let Err(e) = sink.finish(&end) {
-                        end.failed.get_or_insert(e);
-                    }
-                }
+                finish_sinks(sinks, &mut end);
                 return end;
             }
         }
@@ -161,11 +154,7 @@ impl Executor {
             Err(f) => {
                 end.failed = Some(f);
                 end.wall = started.elapsed();
-                for sink in sinks.iter_mut() {
-                    if let Err(e) = sink.finish(&end) {
-                        end.failed.get_or_insert(e);
-                    }
-                }
+                finish_sinks(sinks, &mut end);
                 return end;
             }
         };
@@ -204,52 +193,24 @@ impl Executor {
         drop(tx);
         // The history, while the first games play: their events wait in the channel.
         feed_history(&mut history, sinks, &mut end, Some(&cancel));
-        loop {
-            if end.failed.is_some() || end.cancelled {
-                break;
-            }
-            let report = tokio::select! {
-                biased;
-                () = cancel.cancelled(), if !end.cancelled => {
-                    end.cancelled = true;
-                    break;
-                }
-                r = rx.recv() => r,
-            };
-            let Some(event) = report else { break };
-            if matches!(event, Event::GameFinished { .. }) {
-                end.finished += 1;
-            }
-            let mut flow = Flow::Continue;
-            for sink in sinks.iter_mut() {
-                match sink.on_event(&event) {
-                    Flow::Continue => {}
-                    // A sink that fails keeps the event from the sinks after it: a game that
-                    // is not saved (or not a game: a bot that never started) is not counted.
-                    f @ Flow::Fail(_) => {
-                        flow = f;
-                        break;
-                    }
-                    f => {
-                        if flow == Flow::Continue {
-                            flow = f;
-                        }
-                    }
-                }
-            }
-            match flow {
-                Flow::Continue => {}
-                Flow::Stop => {
-                    end.stopped = true;
-                    break;
-                }
-                Flow::Fail(e) => {
-                    end.failed = Some(e);
-                    break;
-                }
-            }
-        }
+        relay_events(&mut rx, sinks, &mut end, &mut cancel).await;
         stop.store(true, Ordering::SeqCst);
+        self.wind_down(workers, &abort_tx, &end).await;
+        if let Some(h) = &hub {
+            h.shutdown().await;
+        }
+        let (cpu_us, rss_kib) = crate::supervise::os::self_usage();
+        end.wall = started.elapsed();
+        end.host_cpu_us = cpu_us;
+        end.host_peak_rss_kib = rss_kib;
+        finish_sinks(sinks, &mut end);
+        end
+    }
+
+    /// Stops the slots when the run ended early (`end`: cancelled, stopped by a sink, or
+    /// failed): their running games are not counted, their bots are killed. Then waits for
+    /// every slot to end.
+    async fn wind_down(&self, workers: Vec<Worker>, abort_tx: &tokio::sync::watch::Sender<bool>, end: &RunEnd) {
         if end.cancelled || end.stopped || end.failed.is_some() {
             // Games still running are not counted: stop them and kill their bots.
             let _ = abort_tx.send(true);
@@ -270,19 +231,6 @@ impl Executor {
                 }
             }
         }
-        if let Some(h) = &hub {
-            h.shutdown().await;
-        }
-        let (cpu_us, rss_kib) = crate::supervise::os::self_usage();
-        end.wall = started.elapsed();
-        end.host_cpu_us = cpu_us;
-        end.host_peak_rss_kib = rss_kib;
-        for sink in sinks.iter_mut() {
-            if let Err(e) = sink.finish(&end) {
-                end.failed.get_or_insert(e);
-            }
-        }
-        end
     }
 
     #[allow(clippy::too_many_arguments)] // one slot's whole context, passed once
@@ -310,59 +258,20 @@ impl Executor {
             }
             let (spec, replays) = match again.take() {
                 Some(a) => a,
-                None => {
-                    let next = {
-                        let mut source = source.lock().unwrap_or_else(|e| e.into_inner());
-                        source.next_game().ok_or_else(|| source.ends_when_empty())
-                    };
-                    let spec = match next {
-                        Ok(spec) => spec,
-                        Err(true) => break,
-                        Err(false) => {
-                            // None yet (the arena's entrants are busy or away): the game held
-                            // for its kept processes is reported now (the source may wait for
-                            // its end to pair its bots again), then ask again.
-                            if let Some(h) = held.take() {
-                                if !self.release(h, &mut pool, &tx).await {
-                                    break;
-                                }
-                            }
-                            tokio::time::sleep(ASK_AGAIN).await;
-                            continue;
-                        }
-                    };
-                    let _ = tx.send(Event::GameStarted { spec: spec.clone() });
-                    (spec, 0)
-                }
+                None => match self.next_game(&source, &mut held, &mut pool, &tx).await {
+                    Next::Play(spec) => (spec, 0),
+                    Next::Wait => continue,
+                    Next::End => break,
+                },
             };
             if let Some(h) = held.as_mut() {
-                // A kept process this game does not seat ends now: its last words and exit
-                // go to the game it played.
-                for color in Color::ALL {
-                    let Some((id, _)) = &h.waiting[color] else { continue };
-                    let id = *id;
-                    if spec.seats.red != id && spec.seats.blue != id {
-                        h.waiting[color] = None;
-                        if let Some(s) = pool[id].pop() {
-                            let (exit, report) = s.close(self.settings.grace).await;
-                            h.closed(color, exit, report);
-                        }
-                    }
-                }
+                self.close_unseated(h, &spec, &mut pool).await;
             }
             let mut seats = ByColor::new_with(|color| Seat {
                 share_cpu: share.clone(),
                 ..self.seat(&spec, color, &mut pool, cpu, hub.as_ref())
             });
-            // Remote bots' connections, taken in the order of their ids (two games that
-            // each wait for the other's bot would wait for ever).
-            let mut colors = Color::ALL;
-            colors.sort_by_key(|&c| spec.seats[c]);
-            for color in colors {
-                if let Ok(AnySession::Remote(r)) = &mut seats[color].session {
-                    r.attach(&spec.game_id).await;
-                }
-            }
+            attach_remotes(&mut seats, &spec).await;
             let on_ply = |update: crate::run::referee::LiveUpdate<'_>| {
                 let game_id = spec.game_id.clone();
                 let _ = tx.send(match update {
@@ -383,16 +292,7 @@ impl Executor {
                     None => true,
                 }
             });
-            let ByColor { red, blue } = kept;
-            let mut h = Held { spec, record, waiting: ByColor::default() };
-            for (color, session) in [(Color::Red, red), (Color::Blue, blue)] {
-                if let Some(mut s) = session {
-                    let (to, from) = tokio::sync::oneshot::channel();
-                    s.send_post_game_to(to);
-                    h.waiting[color] = Some((h.spec.seats[color], from));
-                    pool[h.spec.seats[color]].push(s);
-                }
-            }
+            let h = hold(spec, record, kept, &mut pool);
             if !sent {
                 break;
             }
@@ -422,6 +322,56 @@ impl Executor {
         }
         for s in pool.into_iter().flatten() {
             crate::session::BotSession::shutdown(s, self.settings.grace).await;
+        }
+    }
+
+    /// The next game from `source`, announced (its `GameStarted`); when the source has none
+    /// yet (the arena's entrants are busy or away), the game `held` for its kept processes
+    /// is reported now (the source may wait for its end to pair its bots again), and the
+    /// slot waits a moment to ask again. `Next::End` once the source is done, or nobody
+    /// listens anymore.
+    async fn next_game(
+        &self,
+        source: &Mutex<Box<dyn GameSource>>,
+        held: &mut Option<Held>,
+        pool: &mut [Vec<AnySession>],
+        tx: &mpsc::UnboundedSender<Event>,
+    ) -> Next {
+        let next = {
+            let mut source = source.lock().unwrap_or_else(|e| e.into_inner());
+            source.next_game().ok_or_else(|| source.ends_when_empty())
+        };
+        match next {
+            Ok(spec) => {
+                let _ = tx.send(Event::GameStarted { spec: spec.clone() });
+                Next::Play(spec)
+            }
+            Err(true) => Next::End,
+            Err(false) => {
+                if let Some(h) = held.take() {
+                    if !self.release(h, pool, tx).await {
+                        return Next::End;
+                    }
+                }
+                tokio::time::sleep(ASK_AGAIN).await;
+                Next::Wait
+            }
+        }
+    }
+
+    /// A kept process of the held game `h` that game `spec` does not seat ends now: its
+    /// last words and exit go to the game it played.
+    async fn close_unseated(&self, h: &mut Held, spec: &GameSpec, pool: &mut [Vec<AnySession>]) {
+        for color in Color::ALL {
+            let Some((id, _)) = &h.waiting[color] else { continue };
+            let id = *id;
+            if spec.seats.red != id && spec.seats.blue != id {
+                h.waiting[color] = None;
+                if let Some(s) = pool[id].pop() {
+                    let (exit, report) = s.close(self.settings.grace).await;
+                    h.closed(color, exit, report);
+                }
+            }
         }
     }
 
@@ -562,6 +512,122 @@ impl Executor {
             .map(|b| b.spec.remote.then(|| RemoteBot { name: b.spec.name.clone(), tokens: b.spec.tokens.clone() }))
             .collect();
         Hub::start(options.clone(), bots).await.map(Some).map_err(fail)
+    }
+}
+
+/// What a slot does next (see [`Executor::next_game`]).
+enum Next {
+    /// Play this game.
+    Play(GameSpec),
+    /// Ask the source again.
+    Wait,
+    /// End the slot.
+    End,
+}
+
+/// Takes the connections of the game's remote bots, in the order of their ids (two games
+/// that each wait for the other's bot would wait for ever).
+async fn attach_remotes(seats: &mut ByColor<Seat<AnySession>>, spec: &GameSpec) {
+    let mut colors = Color::ALL;
+    colors.sort_by_key(|&c| spec.seats[c]);
+    for color in colors {
+        if let Ok(AnySession::Remote(r)) = &mut seats[color].session {
+            r.attach(&spec.game_id).await;
+        }
+    }
+}
+
+/// The game `spec` just played, held for the sessions it `kept` for another game: each is
+/// told to report what its process writes until its next `hello`, and goes back to `pool`.
+fn hold(
+    spec: GameSpec,
+    record: crate::record::GameRecord,
+    kept: ByColor<Option<AnySession>>,
+    pool: &mut [Vec<AnySession>],
+) -> Held {
+    let ByColor { red, blue } = kept;
+    let mut h = Held { spec, record, waiting: ByColor::default() };
+    for (color, session) in [(Color::Red, red), (Color::Blue, blue)] {
+        if let Some(mut s) = session {
+            let (to, from) = tokio::sync::oneshot::channel();
+            s.send_post_game_to(to);
+            h.waiting[color] = Some((h.spec.seats[color], from));
+            pool[h.spec.seats[color]].push(s);
+        }
+    }
+    h
+}
+
+/// Gives the slots' events (`rx`) to the sinks as they come, counting the finished games,
+/// until every slot is done, a sink stops or fails the run, or `cancel` fires (`end` says
+/// which).
+async fn relay_events(
+    rx: &mut mpsc::UnboundedReceiver<Event>,
+    sinks: &mut [&mut dyn Sink],
+    end: &mut RunEnd,
+    cancel: &mut Cancel,
+) {
+    loop {
+        if end.failed.is_some() || end.cancelled {
+            break;
+        }
+        let report = tokio::select! {
+            biased;
+            () = cancel.cancelled(), if !end.cancelled => {
+                end.cancelled = true;
+                break;
+            }
+            r = rx.recv() => r,
+        };
+        let Some(event) = report else { break };
+        if matches!(event, Event::GameFinished { .. }) {
+            end.finished += 1;
+        }
+        let flow = to_sinks(sinks, &event);
+        match flow {
+            Flow::Continue => {}
+            Flow::Stop => {
+                end.stopped = true;
+                break;
+            }
+            Flow::Fail(e) => {
+                end.failed = Some(e);
+                break;
+            }
+        }
+    }
+}
+
+/// Gives `event` to every sink in turn: how the run goes on (the first sink's stop or
+/// failure; a failure keeps the event from the sinks after it).
+fn to_sinks(sinks: &mut [&mut dyn Sink], event: &Event) -> Flow {
+    let mut flow = Flow::Continue;
+    for sink in sinks.iter_mut() {
+        match sink.on_event(event) {
+            Flow::Continue => {}
+            // A sink that fails keeps the event from the sinks after it: a game that
+            // is not saved (or not a game: a bot that never started) is not counted.
+            f @ Flow::Fail(_) => {
+                flow = f;
+                break;
+            }
+            f => {
+                if flow == Flow::Continue {
+                    flow = f;
+                }
+            }
+        }
+    }
+    flow
+}
+
+/// Each sink's [`Sink::finish`] with how the run ended (`end`); the first that fails
+/// fails the run, unless it had failed already.
+fn finish_sinks(sinks: &mut [&mut dyn Sink], end: &mut RunEnd) {
+    for sink in sinks.iter_mut() {
+        if let Err(e) = sink.finish(end) {
+            end.failed.get_or_insert(e);
+        }
     }
 }
 
@@ -711,131 +777,6 @@ fn spawn_slot_thread(
                     w.await;
                 }
             }))
-        }
-    }
-}
-
-/// A session in the protocol its bot speaks (its spec's `protocol`).
-#[allow(clippy::large_enum_variant)] // a handful per worker, moved once per game
-pub enum AnySession {
-    /// The JSON protocol of protocol.md.
-    Json(JsonSession),
-    /// The 2012 line protocol (ucc2012.md).
-    Ucc(UccSession),
-    /// The JSON protocol over a remote bot's connection.
-    Remote(RemoteSession),
-}
-
-impl AnySession {
-    /// See [`JsonSession::send_post_game_to`] (a legacy-protocol process plays one game).
-    pub fn send_post_game_to(&mut self, to: tokio::sync::oneshot::Sender<PostGame>) {
-        if let AnySession::Json(s) = self {
-            s.send_post_game_to(to);
-        }
-    }
-
-    /// Starts the bot's process, to be spoken to in its protocol.
-    ///
-    /// # Errors
-    /// The operating system's error when the program cannot be started.
-    pub fn spawn(spec: &BotSpec, options: &SessionOptions, supervisor: &Supervisor) -> std::io::Result<AnySession> {
-        Ok(match spec.protocol {
-            Protocol::Json => AnySession::Json(JsonSession::spawn(spec, options, supervisor)?),
-            Protocol::Ucc2012 => AnySession::Ucc(UccSession::spawn(spec, options, supervisor)?),
-        })
-    }
-}
-
-impl BotSession for AnySession {
-    fn single_threaded(&self) -> bool {
-        match self {
-            AnySession::Json(s) => s.single_threaded(),
-            AnySession::Ucc(s) => s.single_threaded(),
-            AnySession::Remote(s) => s.single_threaded(),
-        }
-    }
-
-    fn share_cpu(&mut self, cpu: Option<usize>, all: &[usize]) {
-        match self {
-            AnySession::Json(s) => s.share_cpu(cpu, all),
-            AnySession::Ucc(s) => s.share_cpu(cpu, all),
-            AnySession::Remote(s) => s.share_cpu(cpu, all),
-        }
-    }
-
-    async fn start_game(&mut self, start: &GameStart<'_>) -> Result<Timed<()>, SessionError> {
-        match self {
-            AnySession::Json(s) => s.start_game(start).await,
-            AnySession::Ucc(s) => s.start_game(start).await,
-            AnySession::Remote(s) => s.start_game(start).await,
-        }
-    }
-
-    async fn setup(
-        &mut self,
-        start: &GameStart<'_>,
-        fixed: Option<&Deployment>,
-    ) -> Result<Timed<String>, SessionError> {
-        match self {
-            AnySession::Json(s) => s.setup(start, fixed).await,
-            AnySession::Ucc(s) => s.setup(start, fixed).await,
-            AnySession::Remote(s) => s.setup(start, fixed).await,
-        }
-    }
-
-    async fn turn(&mut self, req: &TurnRequest<'_>) -> Result<Timed<Decision>, SessionError> {
-        match self {
-            AnySession::Json(s) => s.turn(req).await,
-            AnySession::Ucc(s) => s.turn(req).await,
-            AnySession::Remote(s) => s.turn(req).await,
-        }
-    }
-
-    async fn played(&mut self, game: &stratego_rules::Game, ply: &stratego_rules::Ply) {
-        match self {
-            AnySession::Json(s) => s.played(game, ply).await,
-            AnySession::Ucc(s) => s.played(game, ply).await,
-            AnySession::Remote(s) => s.played(game, ply).await,
-        }
-    }
-
-    async fn game_over(&mut self, end: &GameEnd<'_>) {
-        match self {
-            AnySession::Json(s) => s.game_over(end).await,
-            AnySession::Ucc(s) => s.game_over(end).await,
-            AnySession::Remote(s) => s.game_over(end).await,
-        }
-    }
-
-    fn report(&self) -> SessionReport {
-        match self {
-            AnySession::Json(s) => s.report(),
-            AnySession::Ucc(s) => s.report(),
-            AnySession::Remote(s) => s.report(),
-        }
-    }
-
-    fn reusable(&self) -> bool {
-        match self {
-            AnySession::Json(s) => s.reusable(),
-            AnySession::Ucc(s) => s.reusable(),
-            AnySession::Remote(s) => s.reusable(),
-        }
-    }
-
-    async fn shutdown(self, grace: std::time::Duration) -> String {
-        match self {
-            AnySession::Json(s) => s.shutdown(grace).await,
-            AnySession::Ucc(s) => s.shutdown(grace).await,
-            AnySession::Remote(s) => s.shutdown(grace).await,
-        }
-    }
-
-    async fn close(self, grace: std::time::Duration) -> (String, SessionReport) {
-        match self {
-            AnySession::Json(s) => s.close(grace).await,
-            AnySession::Ucc(s) => s.close(grace).await,
-            AnySession::Remote(s) => s.close(grace).await,
         }
     }
 }

@@ -50,8 +50,8 @@ pub struct GameSettings {
 
 impl GameSettings {
     /// How sessions start their bots' processes (pinned to `cpu` when given).
-    pub fn session_options(&self, cpu: Option<usize>) -> crate::session::json_session::SessionOptions {
-        crate::session::json_session::SessionOptions {
+    pub fn session_options(&self, cpu: Option<usize>) -> crate::session::SessionOptions {
+        crate::session::SessionOptions {
             max_line: self.max_line,
             cpu,
             read_grace: self.read_grace,

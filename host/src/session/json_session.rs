@@ -10,32 +10,18 @@ use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready};
 use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
-use crate::session::messages::{self, InfoLines, TurnBuffers, keep_info, note_unrequested, unexpected};
-use crate::session::protocol_log::{Direction, ProtocolLog};
+use crate::session::messages::{
+    self, InfoLines, TurnBuffers, keep_info, note_unrequested, parse_bot_message, unexpected,
+};
+use crate::session::protocol_log::Direction;
 use crate::session::{
-    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionReport, Timed, TurnRequest,
+    BotSession, Decision, GameEnd, GameStart, PostGame, SessionError, SessionOptions, SessionReport, Timed, TurnRequest,
 };
 use crate::supervise::bot_spec::BotSpec;
 use crate::supervise::observe::Observer;
 use crate::supervise::process::{Process, RecvError};
 use crate::supervise::stopwatch::Stopwatch;
 use crate::supervise::supervisor::Supervisor;
-use crate::text::clip;
-
-/// How a session starts (and restarts) its bot's process.
-#[derive(Clone, Debug)]
-pub struct SessionOptions {
-    /// Longest line the bot may send.
-    pub max_line: usize,
-    /// Pin the process to this CPU.
-    pub cpu: Option<usize>,
-    /// See [`crate::run::referee::GameSettings::read_grace`].
-    pub read_grace: Duration,
-    /// Time a bot has to exit after `quit`, and to take `game_over`.
-    pub grace: Duration,
-    /// `--log-protocol`.
-    pub log: Option<Arc<ProtocolLog>>,
-}
 
 /// A bot process spoken to in the JSON protocol.
 pub struct JsonSession {
@@ -594,109 +580,4 @@ fn log_stderr(proc: &Process, options: &SessionOptions, bot: &str, game: &Arc<st
         let game = game.lock().unwrap_or_else(|e| e.into_inner()).clone();
         log.line(&bot, &game, Direction::Stderr, line);
     }));
-}
-
-/// The move messages bots send most, exactly as `serde_json` writes them:
-/// `{"type":"move","move":"X"}` and `{"type":"move","move":"X","ply":N}`, where X has no
-/// quote or backslash and N is a `u32` without leading zeros. Anything else is left to
-/// serde (same value for these lines, without its buffering of internally tagged enums).
-fn plain_move(line: &str) -> Option<BotMessage> {
-    let rest = line.strip_prefix(r#"{"type":"move","move":""#)?;
-    let end = rest.find('"')?;
-    let (mv, tail) = (&rest[..end], &rest[end + 1..]);
-    if mv.contains('\\') {
-        return None;
-    }
-    let ply = match tail {
-        "}" => None,
-        _ => {
-            let digits = tail.strip_prefix(r#","ply":"#)?.strip_suffix('}')?;
-            if digits.is_empty()
-                || !digits.bytes().all(|b| b.is_ascii_digit())
-                || (digits.len() > 1 && digits.starts_with('0'))
-            {
-                return None;
-            }
-            Some(digits.parse::<u32>().ok()?)
-        }
-    };
-    Some(BotMessage::Move(stratego_protocol::MoveAnswer { mv: mv.to_owned(), ply }))
-}
-
-/// Decodes one line from a bot, classifying what is wrong with a bad one.
-///
-/// # Errors
-/// `malformed_json` for text that is not JSON, `unexpected_message` for a message without
-/// a known `type`, `malformed_message` for a known type with wrong fields.
-pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
-    if let Some(m) = plain_move(line) {
-        return Ok(m);
-    }
-    match serde_json::from_str::<BotMessage>(line) {
-        Ok(m) => Ok(m),
-        Err(e) => {
-            let value: serde_json::Value = match serde_json::from_str(line) {
-                Ok(v) => v,
-                Err(e) => {
-                    return Err(Fault::new(
-                        Reason::MalformedJson,
-                        format!("it sent a line that is not JSON ({e}): {}", clip(&crate::text::clean(line))),
-                    ));
-                }
-            };
-            let ty = value.get("type").and_then(|t| t.as_str());
-            match ty {
-                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
-                    Reason::MalformedMessage,
-                    format!("its {t:?} message is malformed ({e}): {}", clip(&crate::text::clean(line))),
-                )),
-                Some(t) => {
-                    Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
-                }
-                None => Err(Fault::new(
-                    Reason::UnexpectedMessage,
-                    format!("it sent a message without a \"type\": {}", clip(&crate::text::clean(line))),
-                )),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_moves_parse_as_serde_parses_them() {
-        for line in [
-            r#"{"type":"move","move":"e4-e5"}"#,
-            r#"{"type":"move","move":"a10-a9","ply":0}"#,
-            r#"{"type":"move","move":"b1-b2","ply":4294967295}"#,
-            r#"{"type":"move","move":"","ply":12}"#,
-            r#"{"type":"move","move":"not a move","ply":7}"#,
-        ] {
-            let fast = plain_move(line).unwrap_or_else(|| panic!("not taken: {line}"));
-            assert_eq!(fast, serde_json::from_str::<BotMessage>(line).unwrap(), "{line}");
-        }
-        // Other shapes go to serde, which judges them (some are fine, some are faults).
-        for line in [
-            r#"{"type":"move","move":"e4-e5","ply":4294967296}"#,
-            r#"{"type":"move","move":"e4-e5","ply":007}"#,
-            r#"{"type":"move","move":"e4-e5","ply":-1}"#,
-            r#"{"type":"move","move":"e4-e5","ply":}"#,
-            r#"{"type":"move","move":"e4\"-e5"}"#,
-            r#"{"type":"move","move":"e4\u002de5"}"#,
-            r#"{"type":"move","move":"e4-e5"} "#,
-            r#"{"type":"move","move":"e4-e5","extra":1}"#,
-            r#"{"move":"e4-e5","type":"move"}"#,
-            r#"{ "type": "move", "move": "e4-e5" }"#,
-            r#"{"type":"move","move":"e4-e5""#,
-        ] {
-            assert!(plain_move(line).is_none(), "taken: {line}");
-        }
-        assert_eq!(
-            parse_bot_message(r#"{"type":"move","move":"e4\u002de5"}"#).unwrap(),
-            BotMessage::Move(stratego_protocol::MoveAnswer { mv: "e4-e5".into(), ply: None })
-        );
-    }
 }

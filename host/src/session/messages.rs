@@ -1,7 +1,8 @@
 //! The protocol's messages to a bot (protocol.md), built in one place for every session
 //! that speaks the JSON protocol: a local process ([`crate::session::json_session`]) and a
 //! remote connection ([`crate::session::remote_session`]) send the same bytes for the same
-//! game. Also what both sessions say of a wrong answer and keep of `info` lines.
+//! game; and the one reader of a bot's line ([`parse_bot_message`]), so that both judge the
+//! same line alike. Also what both sessions say of a wrong answer and keep of `info` lines.
 
 use stratego_protocol::{
     BotMessage, GameOver, GameResult, Hello, HostMessage, Placement, PlyNotice, SetupRequest, Turn,
@@ -10,6 +11,7 @@ use stratego_rules::{Deployment, Game, Move, Ply, ViewPiece};
 
 use crate::reason::{Fault, Reason};
 use crate::session::{Decision, GameEnd, GameStart, SessionError, TurnRequest};
+use crate::text::clip;
 
 pub use crate::session::info::{InfoLines, MAX_INFO_LINES};
 
@@ -156,6 +158,72 @@ pub fn note_unrequested(unrequested: &mut Vec<String>, bot: &str, game_id: &str,
     }
 }
 
+/// The move messages bots send most, exactly as `serde_json` writes them:
+/// `{"type":"move","move":"X"}` and `{"type":"move","move":"X","ply":N}`, where X has no
+/// quote or backslash and N is a `u32` without leading zeros. Anything else is left to
+/// serde (same value for these lines, without its buffering of internally tagged enums).
+fn plain_move(line: &str) -> Option<BotMessage> {
+    let rest = line.strip_prefix(r#"{"type":"move","move":""#)?;
+    let end = rest.find('"')?;
+    let (mv, tail) = (&rest[..end], &rest[end + 1..]);
+    if mv.contains('\\') {
+        return None;
+    }
+    let ply = match tail {
+        "}" => None,
+        _ => {
+            let digits = tail.strip_prefix(r#","ply":"#)?.strip_suffix('}')?;
+            if digits.is_empty()
+                || !digits.bytes().all(|b| b.is_ascii_digit())
+                || (digits.len() > 1 && digits.starts_with('0'))
+            {
+                return None;
+            }
+            Some(digits.parse::<u32>().ok()?)
+        }
+    };
+    Some(BotMessage::Move(stratego_protocol::MoveAnswer { mv: mv.to_owned(), ply }))
+}
+
+/// Decodes one line from a bot, classifying what is wrong with a bad one.
+///
+/// # Errors
+/// `malformed_json` for text that is not JSON, `unexpected_message` for a message without
+/// a known `type`, `malformed_message` for a known type with wrong fields.
+pub fn parse_bot_message(line: &str) -> Result<BotMessage, Fault> {
+    if let Some(m) = plain_move(line) {
+        return Ok(m);
+    }
+    match serde_json::from_str::<BotMessage>(line) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let value: serde_json::Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Err(Fault::new(
+                        Reason::MalformedJson,
+                        format!("it sent a line that is not JSON ({e}): {}", clip(&crate::text::clean(line))),
+                    ));
+                }
+            };
+            let ty = value.get("type").and_then(|t| t.as_str());
+            match ty {
+                Some(t @ ("ready" | "setup" | "move" | "resign" | "info")) => Err(Fault::new(
+                    Reason::MalformedMessage,
+                    format!("its {t:?} message is malformed ({e}): {}", clip(&crate::text::clean(line))),
+                )),
+                Some(t) => {
+                    Err(Fault::new(Reason::UnexpectedMessage, format!("it sent a message of unknown type {t:?}")))
+                }
+                None => Err(Fault::new(
+                    Reason::UnexpectedMessage,
+                    format!("it sent a message without a \"type\": {}", clip(&crate::text::clean(line))),
+                )),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -281,5 +349,39 @@ mod tests {
                 assert_eq!((t.ply, t.plies), (8, plies.clone()));
             }
         }
+    }
+
+    #[test]
+    fn plain_moves_parse_as_serde_parses_them() {
+        for line in [
+            r#"{"type":"move","move":"e4-e5"}"#,
+            r#"{"type":"move","move":"a10-a9","ply":0}"#,
+            r#"{"type":"move","move":"b1-b2","ply":4294967295}"#,
+            r#"{"type":"move","move":"","ply":12}"#,
+            r#"{"type":"move","move":"not a move","ply":7}"#,
+        ] {
+            let fast = plain_move(line).unwrap_or_else(|| panic!("not taken: {line}"));
+            assert_eq!(fast, serde_json::from_str::<BotMessage>(line).unwrap(), "{line}");
+        }
+        // Other shapes go to serde, which judges them (some are fine, some are faults).
+        for line in [
+            r#"{"type":"move","move":"e4-e5","ply":4294967296}"#,
+            r#"{"type":"move","move":"e4-e5","ply":007}"#,
+            r#"{"type":"move","move":"e4-e5","ply":-1}"#,
+            r#"{"type":"move","move":"e4-e5","ply":}"#,
+            r#"{"type":"move","move":"e4\"-e5"}"#,
+            r#"{"type":"move","move":"e4\u002de5"}"#,
+            r#"{"type":"move","move":"e4-e5"} "#,
+            r#"{"type":"move","move":"e4-e5","extra":1}"#,
+            r#"{"move":"e4-e5","type":"move"}"#,
+            r#"{ "type": "move", "move": "e4-e5" }"#,
+            r#"{"type":"move","move":"e4-e5""#,
+        ] {
+            assert!(plain_move(line).is_none(), "taken: {line}");
+        }
+        assert_eq!(
+            parse_bot_message(r#"{"type":"move","move":"e4\u002de5"}"#).unwrap(),
+            BotMessage::Move(stratego_protocol::MoveAnswer { mv: "e4-e5".into(), ply: None })
+        );
     }
 }

@@ -4,17 +4,22 @@
 //! implementation, and the referee does not change. Tests implement it in memory.
 //!
 //! Module structure:
-//! - `mod.rs`: [`BotSession`] and what passes through it.
+//! - `mod.rs`: [`BotSession`] and what passes through it; [`SessionOptions`], how every
+//!   session starts its bot.
+//! - [`any_session`]: a session in whichever protocol its bot speaks (the executor's pools).
 //! - [`json_session`]: protocol.md over a [`crate::supervise::process::Process`].
-//! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]).
+//! - [`remote_session`]: protocol.md over a remote bot's connection ([`crate::remote::hub`]);
+//!   `remote_session/resume.rs`: a lost connection waited for and the game taken up again.
 //! - [`info`]: one game's `info` lines as the record keeps them.
-//! - [`messages`]: every message of protocol.md to a bot, built once for both JSON sessions.
+//! - [`messages`]: every message of protocol.md to a bot, built once for both JSON sessions,
+//!   and the one reader of a bot's line ([`messages::parse_bot_message`]).
 //! - [`ucc_session`]: the UCC 2012 line protocol.
 //! - [`protocol_log`]: the log of `--log-protocol`.
 //!
 //! Imports `supervise` and below; prints nothing (notices); async, runs on the game's event
 //! loop.
 
+pub(crate) mod any_session;
 pub mod info;
 pub mod json_session;
 pub mod messages;
@@ -30,6 +35,22 @@ use stratego_rules::{Color, Deployment, Game, Ply, Ruleset, Square};
 use crate::game::clock::TimeControl;
 use crate::reason::Fault;
 use crate::record::RecordResult;
+use crate::session::protocol_log::ProtocolLog;
+
+/// How a session starts (and restarts) its bot's process.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// Longest line the bot may send.
+    pub max_line: usize,
+    /// Pin the process to this CPU.
+    pub cpu: Option<usize>,
+    /// See [`crate::run::referee::GameSettings::read_grace`].
+    pub read_grace: Duration,
+    /// Time a bot has to exit after `quit`, and to take `game_over`.
+    pub grace: Duration,
+    /// `--log-protocol`.
+    pub log: Option<std::sync::Arc<ProtocolLog>>,
+}
 
 /// An answer and the time it took, as charged to the bot.
 #[derive(Clone, Debug, PartialEq, Eq)]

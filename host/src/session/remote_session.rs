@@ -21,16 +21,19 @@ use stratego_protocol::{BotMessage, HostMessage, Info, Quit, Ready, SetupRequest
 use stratego_rules::{Game, Ply};
 
 use crate::reason::{Fault, Reason};
-use crate::remote::client::RESUME;
 use crate::remote::hub::{Answer, Hub, Incoming, LeaseError, Link, OWED, Outgoing, Owed};
 use crate::remote::lag::LagQuota;
-use crate::session::json_session::{SessionOptions, parse_bot_message};
-use crate::session::messages::{self, InfoLines, TurnBuffers, keep_info, note_unrequested, unexpected};
+use crate::session::messages::{
+    self, InfoLines, TurnBuffers, keep_info, note_unrequested, parse_bot_message, unexpected,
+};
 use crate::session::protocol_log::Direction;
 use crate::session::{
-    BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionReport, Timed, TurnRequest,
+    BotSession, Decision, GameEnd, GameStart, LagCredit, SessionError, SessionOptions, SessionReport, Timed,
+    TurnRequest,
 };
 use crate::text::clip;
+
+mod resume;
 
 /// A remote bot spoken to in the JSON protocol over its connection.
 pub struct RemoteSession {
@@ -241,125 +244,6 @@ impl RemoteSession {
         Some(at)
     }
 
-    /// The connection was lost: waits for the bot to come back, at most the time away it
-    /// has left (in this game, `--reconnect-s`, and in the event, `--reconnect-event-s`),
-    /// then takes up the game again: when its `connect` client still runs the process that
-    /// played it and says how many of the game's lines that process has read (its
-    /// `X-Stratego-Resume` header), the connection is resumed (a `resume` line to the
-    /// client, then the lines it has not read, sent again as they were: the process keeps
-    /// its state); else the bot is greeted again for this game (`hello`, as for a fresh
-    /// process). Returns when the time away ends (the deadline of what follows) and, for a
-    /// resumed connection, the number of the game's lines the process had read; or the
-    /// fault when it does not come back.
-    async fn resume(
-        &mut self,
-        why: String,
-        lost_at: Instant,
-        request: Option<u64>,
-    ) -> Result<(Instant, Option<u64>), SessionError> {
-        let game_left = self.hub.options().reconnect.saturating_sub(self.away);
-        let event_left = self.hub.away_left(self.bot);
-        let until = lost_at + game_left.min(event_left);
-        let old = self.link.take().map(|l| l.id).unwrap_or(0);
-        crate::notice::say(
-            crate::notice::Level::Info,
-            format!(
-                "stratego-host: game {}: remote bot {} lost its connection ({why}); waiting {:.1} s for it to come back (its time away)",
-                self.game_id,
-                self.name,
-                until.saturating_duration_since(lost_at).as_secs_f64()
-            ),
-        );
-        let Some(link) = self.hub.relink(self.bot, old, until).await else {
-            self.failed = true;
-            self.charge_away(lost_at);
-            let what = if game_left <= event_left {
-                format!(
-                    "its time away in this game (--reconnect-s {:.1} s)",
-                    self.hub.options().reconnect.as_secs_f64()
-                )
-            } else {
-                format!(
-                    "its time away in the event (--reconnect-event-s {:.1} s)",
-                    self.hub.options().reconnect_event.as_secs_f64()
-                )
-            };
-            return Err(SessionError::Fault(Fault::new(
-                Reason::Disconnected,
-                format!(
-                    "its connection was lost ({why}) and it did not come back within {what}: {:.1} s were left",
-                    until.saturating_duration_since(lost_at).as_secs_f64()
-                ),
-            )));
-        };
-        // Its process still runs, in this game, and has read every line up to the first it
-        // may not have read (those kept): resumed.
-        let kept = link.resume.as_ref().and_then(|(game, read)| {
-            let first = self.unanswered.first().map_or(self.sent_lines + 1, |(i, _)| *i);
-            (*game == self.game_id && *read + 1 >= first && *read <= self.sent_lines).then_some(*read)
-        });
-        self.link = Some(link);
-        self.lost = None;
-        if let Some(read) = kept {
-            self.notes.push(format!(
-                "connection lost ({why}); back after {:.2} s, its process kept: resumed after its line {read}, {} line(s) sent again",
-                lost_at.elapsed().as_secs_f64(),
-                self.sent_lines - read
-            ));
-            // A request its process had read is waited for: its answer, if it was on its
-            // way when the connection went, is sent again by the client.
-            let waiting = request.is_some_and(|i| i <= read);
-            // Its `type` first, as in every host line (the client reads it from the start).
-            let game = serde_json::Value::String(self.game_id.clone());
-            let resume = format!(r#"{{"type":"{RESUME}","game_id":{game},"read":{read},"resend_answer":{waiting}}}"#);
-            let again: Vec<String> =
-                self.unanswered.iter().filter(|(i, _)| *i > read).map(|(_, l)| l.clone()).collect();
-            for line in std::iter::once(resume).chain(again) {
-                self.log(Direction::ToBot, line.as_bytes());
-                if self.write_line(line, until).await.is_none() {
-                    self.lost.get_or_insert_with(|| "writing to it failed".to_owned());
-                    self.charge_away(lost_at);
-                    return Err(self.gone_error("writing to it failed"));
-                }
-            }
-            return Ok((until, Some(read)));
-        }
-        self.notes.push(format!(
-            "connection lost ({why}); back after {:.2} s (time away, not on its clock), game state and request sent again",
-            lost_at.elapsed().as_secs_f64()
-        ));
-        // Greet it again for this game (a fresh process behind it knows nothing), then the
-        // pending request follows.
-        self.sent_lines = 0;
-        self.unanswered.clear();
-        if let Some(hello) = self.hello.clone() {
-            let mut d = Some(until);
-            let r = self.exchange(Some(&hello), &mut d, Duration::ZERO, (Answer::Ready, None), true).await;
-            let r = match r {
-                Ok(r) => r,
-                Err(e) => {
-                    self.charge_away(lost_at);
-                    return Err(e);
-                }
-            };
-            if let BotMessage::Ready(r) = r.0 {
-                self.ready = Some(r);
-            } else {
-                self.failed = true;
-                self.charge_away(lost_at);
-                return Err(unexpected(&r.0, "\"ready\""));
-            }
-        }
-        Ok((until, None))
-    }
-
-    /// The time since `lost_at` was time away: taken from the game's and the event's.
-    fn charge_away(&mut self, lost_at: Instant) {
-        let away = lost_at.elapsed();
-        self.away += away;
-        self.hub.charge_away(self.bot, away);
-    }
-
     /// Sends `msg` (answered by `expect`), then waits for its answer until `deadline`,
     /// which, when not set yet, is set to `limit` after the end of this write. Returns the
     /// answer and the moments the request was written and the answer came.
@@ -400,13 +284,7 @@ impl RemoteSession {
             return Err(self.gone_error("writing to it failed"));
         };
         let d = *deadline.get_or_insert(written + limit);
-        let owed = Owed { answer: expect, game_id: self.game_id.clone(), ply: expect_ply };
-        if let Some(link) = self.link.as_mut() {
-            if link.owed.len() == OWED {
-                link.owed.pop_front();
-            }
-            link.owed.push_back(owed);
-        }
+        self.owe(Owed { answer: expect, game_id: self.game_id.clone(), ply: expect_ply });
         loop {
             let link = self.link.as_mut().expect("sent on it");
             let next = tokio::time::timeout_at(d.into(), link.rx.recv()).await;
@@ -469,6 +347,17 @@ impl RemoteSession {
                     }
                 }
             }
+        }
+    }
+
+    /// The request just sent is `owed` an answer on the connection (the oldest of [`OWED`]
+    /// owed is forgotten).
+    fn owe(&mut self, owed: Owed) {
+        if let Some(link) = self.link.as_mut() {
+            if link.owed.len() == OWED {
+                link.owed.pop_front();
+            }
+            link.owed.push_back(owed);
         }
     }
 
@@ -539,57 +428,16 @@ impl RemoteSession {
                 let lost_at = Instant::now();
                 let (until, kept) = self.resume(why, lost_at, request_index).await?;
                 if let Some(read) = kept {
-                    // Its process kept: the lines it had not read were sent again. A request
-                    // it had read before the loss was in its hands all along (it may have
-                    // thought on it): its clock ran while it was away. One it had not read
-                    // waited with it: its clock was paused.
-                    let away = lost_at.elapsed();
-                    self.charge_away(lost_at);
-                    if let Some(i) = request_index {
+                    if self.charge_kept(lost_at, request_index, read, &mut used, &mut left)? {
                         wait_only = true;
-                        if i <= read {
-                            used += away;
-                            left = left.saturating_sub(away);
-                            if left.is_zero() {
-                                self.failed = true;
-                                return Err(SessionError::Timeout {
-                                    stall_credit: Duration::ZERO,
-                                    late: Duration::ZERO,
-                                    note: Some(format!(
-                                        "its connection was lost for {:.2} s after it had the request (its process kept it), and its time ran out meanwhile",
-                                        away.as_secs_f64()
-                                    )),
-                                });
-                            }
-                        }
                     }
                 } else if let Some(f) = resend {
                     let again = f(self);
-                    if let Some(setup) = again.setup {
-                        let r = self
-                            .exchange(Some(&setup), &mut Some(until), Duration::ZERO, (Answer::Setup, None), true)
-                            .await;
-                        match r {
-                            Ok((BotMessage::Setup(_), _, _)) => {}
-                            Ok((other, _, _)) => {
-                                self.failed = true;
-                                self.charge_away(lost_at);
-                                return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
-                            }
-                            // Lost again: resumed at the top of the loop.
-                            Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
-                                self.charge_away(lost_at);
-                                continue;
-                            }
-                            Err(e) => {
-                                self.failed = true;
-                                self.charge_away(lost_at);
-                                return Err(e);
-                            }
-                        }
+                    match self.send_again(again, until, lost_at).await? {
+                        Some(request) => resent = Some(request),
+                        // Lost again: resumed at the top of the loop.
+                        None => continue,
                     }
-                    resent = Some(again.request);
-                    self.charge_away(lost_at);
                 } else {
                     self.charge_away(lost_at);
                 }
@@ -615,13 +463,8 @@ impl RemoteSession {
             match result {
                 Ok((answer, written, at)) => {
                     let raw = used + at.saturating_duration_since(written);
-                    let (took, lag) = if paced {
-                        let credit = self.quota.credit(allowance, raw);
-                        (raw - credit, Some(LagCredit { lag: one_way.unwrap_or_default(), credit }))
-                    } else {
-                        (raw, None)
-                    };
-                    return Ok(Timed { value: answer, took, stall_credit: Duration::ZERO, lag });
+                    let lag = paced.then(|| (allowance, one_way.unwrap_or_default()));
+                    return Ok(self.timed(answer, raw, lag));
                 }
                 // Lost: resumed at the top of the loop, with what the clock had left then
                 // (the time since the write was out on a connection: charged).
@@ -646,6 +489,88 @@ impl RemoteSession {
                 }
             }
         }
+    }
+
+    /// After a connection resumed with its process kept, which had read the game's lines up
+    /// to `read` (the lines it had not read were sent again): the time since `lost_at` is
+    /// charged as time away. A request it had read before the loss (`request_index`) was in
+    /// its hands all along (it may have thought on it): its clock ran while it was away
+    /// (`used` and `left`), and a timeout when that ran out. One it had not read waited
+    /// with it: its clock was paused. True when the request is out already, to be waited for.
+    fn charge_kept(
+        &mut self,
+        lost_at: Instant,
+        request_index: Option<u64>,
+        read: u64,
+        used: &mut Duration,
+        left: &mut Duration,
+    ) -> Result<bool, SessionError> {
+        let away = lost_at.elapsed();
+        self.charge_away(lost_at);
+        let Some(i) = request_index else { return Ok(false) };
+        if i <= read {
+            *used += away;
+            *left = left.saturating_sub(away);
+            if left.is_zero() {
+                self.failed = true;
+                return Err(SessionError::Timeout {
+                    stall_credit: Duration::ZERO,
+                    late: Duration::ZERO,
+                    note: Some(format!(
+                        "its connection was lost for {:.2} s after it had the request (its process kept it), and its time ran out meanwhile",
+                        away.as_secs_f64()
+                    )),
+                });
+            }
+        }
+        Ok(true)
+    }
+
+    /// After a connection taken up again with a fresh process: its own setup sent back as
+    /// fixed when `again` has one (its answer checked), then the request to send again;
+    /// `None` when the connection was lost again meanwhile. The time since `lost_at` is
+    /// charged as time away either way.
+    async fn send_again(
+        &mut self,
+        again: Resend,
+        until: Instant,
+        lost_at: Instant,
+    ) -> Result<Option<HostMessage>, SessionError> {
+        if let Some(setup) = again.setup {
+            let r = self.exchange(Some(&setup), &mut Some(until), Duration::ZERO, (Answer::Setup, None), true).await;
+            match r {
+                Ok((BotMessage::Setup(_), _, _)) => {}
+                Ok((other, _, _)) => {
+                    self.failed = true;
+                    self.charge_away(lost_at);
+                    return Err(unexpected(&other, "\"setup\" (its own setup, sent again as fixed)"));
+                }
+                Err(SessionError::Fault(f)) if f.reason == Reason::Disconnected && self.lost.is_some() => {
+                    self.charge_away(lost_at);
+                    return Ok(None);
+                }
+                Err(e) => {
+                    self.failed = true;
+                    self.charge_away(lost_at);
+                    return Err(e);
+                }
+            }
+        }
+        self.charge_away(lost_at);
+        Ok(Some(again.request))
+    }
+
+    /// An answer that took `raw` on the wire, less the lag credit when the request was paced
+    /// (`lag`: its allowance and the one-way lag measured when it was sent).
+    fn timed(&mut self, answer: BotMessage, raw: Duration, lag: Option<(Duration, Duration)>) -> Timed<BotMessage> {
+        let (took, lag) = match lag {
+            Some((allowance, one_way)) => {
+                let credit = self.quota.credit(allowance, raw);
+                (raw - credit, Some(LagCredit { lag: one_way, credit }))
+            }
+            None => (raw, None),
+        };
+        Timed { value: answer, took, stall_credit: Duration::ZERO, lag }
     }
 
     fn full_view(&self) -> bool {

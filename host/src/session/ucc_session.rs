@@ -30,7 +30,7 @@ use stratego_rules::{
 };
 
 use crate::reason::{Fault, Reason};
-use crate::session::json_session::SessionOptions;
+use crate::session::SessionOptions;
 use crate::session::protocol_log::{Direction, ProtocolLog};
 use crate::session::{BotSession, Decision, GameEnd, GameStart, SessionError, SessionReport, Timed, TurnRequest};
 use crate::supervise::bot_spec::BotSpec;

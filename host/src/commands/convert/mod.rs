@@ -249,24 +249,7 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
         let ply = game.play(mv).map_err(|e| Problem::error(format!("ply {} {mv} is illegal: {e}", i + 1)))?;
         plies.push(RecordPly { ply, time_us: 0, stall_us: 0, over_us: 0, lag_us: None, lag_credit_us: 0 });
     }
-    let winner = match result.winner {
-        1 => Some(Color::Red),
-        2 => Some(Color::Blue),
-        3 => None,
-        w => return Err(Problem::error(format!("result winner {w}: expected 1, 2 or 3"))),
-    };
-    let (reason, what) = match result.kind {
-        0 => (Reason::NoLegalMoves, "the loser could not move".to_owned()),
-        1 => (Reason::FlagCaptured, "flag captured".to_owned()),
-        2 => (Reason::NeitherCanMove, "neither side could move".to_owned()),
-        3 => (Reason::Resignation, "resignation".to_owned()),
-        4 => match rules_draw {
-            Some(o) => (Reason::from(o.reason), format!("{} (by the rules)", o.reason)),
-            None => (Reason::Resignation, "draw agreed".to_owned()),
-        },
-        k @ 10..=14 => (Reason::MoveTimeout, format!("absence or clock (code {k})")),
-        k => return Err(Problem::error(format!("result type {k}: not a Gravon result type (0-4, 10-14)"))),
-    };
+    let (winner, reason, what) = gravon_ending(result, rules_draw)?;
     let faulty = if reason == Reason::MoveTimeout { winner.map(|w| !w) } else { None };
     let who = match winner {
         Some(c) => format!("{c} wins"),
@@ -303,6 +286,36 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
             faulty,
         },
     })
+}
+
+/// A Gravon `result`'s winner, the reason it ended and that reason in words; a type 4 (a
+/// draw) that the rules made (`rules_draw`) is that draw, not an agreed one.
+///
+/// # Errors
+/// A winner or a result type that Gravon does not have.
+fn gravon_ending(
+    result: GravonResult,
+    rules_draw: Option<stratego_rules::Outcome>,
+) -> Result<(Option<Color>, Reason, String), Problem> {
+    let winner = match result.winner {
+        1 => Some(Color::Red),
+        2 => Some(Color::Blue),
+        3 => None,
+        w => return Err(Problem::error(format!("result winner {w}: expected 1, 2 or 3"))),
+    };
+    let (reason, what) = match result.kind {
+        0 => (Reason::NoLegalMoves, "the loser could not move".to_owned()),
+        1 => (Reason::FlagCaptured, "flag captured".to_owned()),
+        2 => (Reason::NeitherCanMove, "neither side could move".to_owned()),
+        3 => (Reason::Resignation, "resignation".to_owned()),
+        4 => match rules_draw {
+            Some(o) => (Reason::from(o.reason), format!("{} (by the rules)", o.reason)),
+            None => (Reason::Resignation, "draw agreed".to_owned()),
+        },
+        k @ 10..=14 => (Reason::MoveTimeout, format!("absence or clock (code {k})")),
+        k => return Err(Problem::error(format!("result type {k}: not a Gravon result type (0-4, 10-14)"))),
+    };
+    Ok((winner, reason, what))
 }
 
 fn unsupported_type(t: &str) -> Problem {
