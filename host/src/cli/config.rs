@@ -8,7 +8,8 @@
 //! move_time = 0.1                # seconds; also tc = "60+0.5", setup_time, startup_time
 //! time_margin_ms = 2             # how far past a limit an answer is still in time
 //! event = "Winter Cup"           # and every other flag of the run: max_plies, setups_order,
-//! compress = true                # setups_start, no_html, report_every, recover, anchor, …
+//! compress = true                # setups_start, no_html, report_every, recover, anchor,
+//! names_from_commands = true     # names_from_commands, …: bots named by their commands only
 //!
 //! [each]                         # every bot's options, as --each: a bot's own table wins
 //! memory = "1G"
@@ -110,6 +111,9 @@ pub struct TournamentFile {
     pub draw_after_no_capture: Option<i64>,
     /// `adjudicate_material`: a win for a material lead held N plies (`--adjudicate-material`).
     pub adjudicate_material: Option<i64>,
+    /// `names_from_commands`: every bot not given a name is named after its command, not
+    /// after its `ready.name` (`--names-from-commands`).
+    pub names_from_commands: Option<bool>,
     /// `[each]`: options of every bot, as a bot's keys (`--each`; see [`crate::cli::each`]).
     pub each: Option<RawSpec>,
     /// The `[[bot]]` tables.
@@ -205,6 +209,8 @@ pub struct FileFlags {
     pub draw_after_no_capture: Option<u32>,
     /// `adjudicate_material`: at least 1.
     pub adjudicate_material: Option<u32>,
+    /// `names_from_commands = true`.
+    pub names_from_commands: bool,
     /// `[each]`: what every bot gets when its `[[bot]]` table does not say.
     pub each: Option<crate::cli::each::Each>,
 }
@@ -451,7 +457,7 @@ mod tests {
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, each, bot)"
+             draw_after_no_capture, adjudicate_material, names_from_commands, each, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -560,7 +566,7 @@ mod tests {
              tournament.toml: line 2: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, each, bot)\n\
+             draw_after_no_capture, adjudicate_material, names_from_commands, each, bot)\n\
              tournament.toml: line 3, move_time: \"fast\" is not a number of seconds\n\
              tournament.toml: line 4, no_html: invalid type: string \"yes\", expected a boolean\n\
              tournament.toml: line 10, bot[2].memory: \"lots\" is not a size like 512M\n\

@@ -26,8 +26,9 @@ use crate::run::executor::{BookLookup, Entrant, Executor};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, EventPlan, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
-use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
+use crate::supervise::supervisor::Supervisor;
 
+mod names;
 mod out_dir;
 
 pub use out_dir::Versions;
@@ -82,6 +83,15 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
         // Re-running the same command resumes: without --seed, the directory's seed.
         plan.run.settings.match_seed = m.plan.event.seed;
     }
+    // Bots not given a name are named by their `ready.name` when the event begins, and keep
+    // it: a rerun on the directory takes the names from its manifest (issue #44, item 14).
+    let asked = match (&existing, &plan.run.out) {
+        (Some(m), Some(dir)) => {
+            names::from_manifest(&plan.run, &mut plan.bots, &m.plan.bots, dir);
+            None
+        }
+        _ => names::ask(&plan.run, &mut plan.bots),
+    };
     let competition = competition::of(&plan.kind);
     if let (Some(why), Some(_)) = (competition.open_ended(), plan.run.shard) {
         return Err(usage(format!("--shard: {why} and cannot be sharded")));
@@ -109,7 +119,12 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
         ),
         None => None,
     };
-    let outcome = run_competition(&plan.run, &plan.bots, &*competition, event, book, records, resumed);
+    let (supervisor, preflown) = match asked {
+        Some(a) => (Some(a.supervisor), a.preflown),
+        None => (None, Vec::new()),
+    };
+    let extras = Extras { records, history: Vec::new(), resumed, watch: None, live_page: None, preflown };
+    let outcome = compete(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor);
     drop(lock);
     outcome
 }
@@ -154,6 +169,22 @@ pub fn run_competition(
     records: Option<RecordWriter>,
     resumed: Option<Resumed>,
 ) -> Result<Outcome, ConfigError> {
+    let extras = Extras { records, history: Vec::new(), resumed, watch: None, live_page: None, preflown: Vec::new() };
+    compete(run, bots, competition, event, book, extras, None)
+}
+
+/// [`run_competition`] with `extras` (its records and resumed directory; the board and the
+/// live page are opened here), and the run's `supervisor` when it was started already (to
+/// ask the bots their names: [`names::ask`]).
+fn compete(
+    run: &RunConfig,
+    bots: &[Entrant],
+    competition: &dyn Competition,
+    event: schedule::EventSpec,
+    book: Option<Arc<SetupBook>>,
+    mut extras: Extras,
+    supervisor: Option<Supervisor>,
+) -> Result<Outcome, ConfigError> {
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
@@ -169,15 +200,10 @@ pub fn run_competition(
     let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
     let live_page = crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
-    let supervisor = Supervisor::start(SupervisorOptions {
-        priority: run.host_priority,
-        stall_credit: run.stall_credit,
-        pin_host: run.pin && run.concurrency == 1,
-    })
-    .with_masks(run.masks(bots));
+    let supervisor = supervisor.unwrap_or_else(|| names::supervisor_of(run, bots));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let before = crate::notice::set_listener(Some(notices_of(run, watch.as_ref())));
-    let extras = Extras { records, history: Vec::new(), resumed, watch, live_page };
+    (extras.watch, extras.live_page) = (watch, live_page);
     let outcome = runtime.block_on(play(run, bots, competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
@@ -345,6 +371,9 @@ pub struct Extras {
     pub watch: Option<crate::display::terminal::live_board::LiveBoard>,
     /// The live page (`--serve`).
     pub live_page: Option<crate::display::web::live_page::LivePage>,
+    /// Bots started once already, before the run (asked their names), and how that went
+    /// ([`Executor::preflown`]).
+    pub preflown: Vec<Option<Result<(), Failure>>>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -373,11 +402,11 @@ pub async fn play(
     extras: Extras,
     supervisor: Supervisor,
 ) -> Outcome {
-    let Extras { records, history, resumed, mut watch, mut live_page } = extras;
+    let Extras { records, history, resumed, mut watch, mut live_page, preflown } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
     let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
     let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
-    let executor = executor_of(run, bots, book, &supervisor);
+    let executor = executor_of(run, bots, book, &supervisor, preflown);
     let cancel = supervisor.cancel_on_signals();
     let mut records = match records {
         // A bot's new version is recorded once a game of it is saved (by the writer).
@@ -462,6 +491,7 @@ fn executor_of(
     bots: &[Entrant],
     book: Option<Arc<crate::game::setup_book::SetupBook>>,
     supervisor: &Supervisor,
+    preflown: Vec<Option<Result<(), Failure>>>,
 ) -> Executor {
     let lookup: Option<BookLookup> =
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
@@ -473,6 +503,7 @@ fn executor_of(
         pin: run.pin,
         auto_pin: run.auto_pin,
         supervisor: supervisor.clone(),
+        preflown,
     }
 }
 

@@ -49,7 +49,25 @@ pub struct BotSpec {
     /// records name no token).
     #[serde(default, rename = "token_sha256", skip_serializing_if = "Vec::is_empty", with = "hex_hashes")]
     pub tokens: Vec<crate::remote::token::TokenHash>,
+    /// Whether the name was given (a spec's `name`) rather than derived from the command:
+    /// a bot named by its command may be named by its own `ready.name` instead (see
+    /// [`crate::supervise::naming::ready_name`]).
+    #[serde(skip)]
+    pub name_given: NameGiven,
 }
+
+/// Whether a bot's name was given ([`BotSpec::name_given`]). Not part of what a bot is:
+/// two specs that differ only in it are equal, and it is not saved.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NameGiven(pub bool);
+
+impl PartialEq for NameGiven {
+    fn eq(&self, _other: &NameGiven) -> bool {
+        true
+    }
+}
+
+impl Eq for NameGiven {}
 
 /// Token hashes as lists of hex strings.
 mod hex_hashes {
@@ -452,6 +470,7 @@ impl RawSpec {
             protocol: Protocol::Json,
             remote: true,
             tokens,
+            name_given: NameGiven(true),
         };
         Ok((spec, true))
     }
@@ -516,6 +535,7 @@ impl RawSpec {
             protocol: self.protocol,
             remote: false,
             tokens: Vec::new(),
+            name_given: NameGiven(explicit),
         };
         Ok((spec, explicit))
     }
@@ -567,6 +587,7 @@ impl BotSpec {
                 protocol,
                 remote: false,
                 tokens: Vec::new(),
+                name_given: NameGiven(false),
             };
             return Ok((spec, false));
         };
@@ -590,6 +611,7 @@ impl BotSpec {
             protocol: Protocol::Json,
             remote: false,
             tokens: Vec::new(),
+            name_given: NameGiven(false),
         }
     }
 

@@ -240,6 +240,62 @@ fn differing_dir<'a>(other: &str, path: &'a str) -> Option<&'a str> {
     path.rsplit('/').skip(1).find(|d| theirs.next() != Some(*d)).filter(|d| !d.is_empty() && !d.starts_with('.'))
 }
 
+/// Most characters of a name a bot gives itself (`ready.name`) that the host takes for it.
+pub const MAX_READY_NAME: usize = 40;
+
+/// A bot's `ready.name` as its name in an event: trimmed; refused, saying why, when it is
+/// empty, longer than [`MAX_READY_NAME`] characters, or holds a character that
+/// [`crate::text::clean`] (the one sanitiser of text from bots) would escape: a control
+/// character, DEL, a bidirectional override.
+///
+/// # Errors
+/// Why the name is refused.
+pub fn ready_name(answer: &str) -> Result<String, String> {
+    let name = answer.trim();
+    let length = name.chars().count();
+    if name.is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    if length > MAX_READY_NAME {
+        return Err(format!("{length} characters, more than {MAX_READY_NAME}"));
+    }
+    if crate::text::clean(name) != name {
+        return Err("it holds control or bidirectional characters".to_owned());
+    }
+    Ok(name.to_owned())
+}
+
+/// The names an event's bots take from their own `ready.name`: `current[i]` is bot `i`'s
+/// name now (given or derived from its command, unique), `answers[i]` its `ready.name` when
+/// it was asked and answered. For each bot: `None` when it gave no answer; `Some(Ok(name))`
+/// when it takes its answer; `Some(Err(why))` when it keeps its name, because the answer is
+/// refused by [`ready_name`], is also another bot's answer (each of them keeps its name), or
+/// is another bot's name now. So a bot's name never depends on the order of the answers.
+pub fn names_from_answers(current: &[String], answers: &[Option<String>]) -> Vec<Option<Result<String, String>>> {
+    let checked: Vec<Option<Result<String, String>>> = answers.iter().map(|a| a.as_deref().map(ready_name)).collect();
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for name in checked.iter().flatten().flatten() {
+        *count.entry(name.as_str()).or_default() += 1;
+    }
+    let shown = |a: &Option<String>| crate::text::clip(&crate::text::clean(a.as_deref().unwrap_or_default()));
+    checked
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Some(match c.as_ref()? {
+                Err(why) => Err(format!("its ready.name \"{}\" is refused: {why}", shown(&answers[i]))),
+                Ok(name) if count[name.as_str()] > 1 => {
+                    Err(format!("its ready.name \"{name}\" is another bot's answer too"))
+                }
+                Ok(name) if current.iter().enumerate().any(|(j, n)| j != i && n == name) => {
+                    Err(format!("its ready.name \"{name}\" is another bot's name"))
+                }
+                Ok(name) => Ok(name.clone()),
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,5 +374,22 @@ mod tests {
         assert!(BotSpec::parse_with_name_given(r#"{"name": "a", "command": "x"}"#).unwrap().1);
         assert!(!BotSpec::parse_with_name_given("x").unwrap().1);
         assert!(assign_unique_names(&mut bots, &[true, true]).is_err());
+    }
+
+    #[test]
+    fn ready_names_are_taken_when_free_and_valid() {
+        let current: Vec<String> = ["bot", "bot-javascript", "sample-bot-random", "x"].map(String::from).to_vec();
+        let answers = [Some("python-example".to_owned()), Some("  twin ".to_owned()), Some("twin".to_owned()), None];
+        let got = names_from_answers(&current, &answers);
+        assert_eq!(got[0], Some(Ok("python-example".to_owned())));
+        assert!(got[1].as_ref().unwrap().as_ref().unwrap_err().contains("another bot's answer too"), "{got:?}");
+        assert!(got[2].as_ref().unwrap().is_err());
+        assert_eq!(got[3], None);
+        let taken = names_from_answers(&current, &[None, Some("bot".to_owned()), None, None]);
+        assert_eq!(taken[1], Some(Err("its ready.name \"bot\" is another bot's name".to_owned())));
+        assert_eq!(ready_name("\u{1b}[2Jevil").unwrap_err(), "it holds control or bidirectional characters");
+        assert_eq!(ready_name(&"x".repeat(41)).unwrap_err(), "41 characters, more than 40");
+        assert_eq!(ready_name(" ").unwrap_err(), "it is empty");
+        assert_eq!(ready_name(&"é".repeat(40)).unwrap(), "é".repeat(40));
     }
 }

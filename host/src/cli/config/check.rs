@@ -193,6 +193,7 @@ impl Context<'_> {
             anchor,
             draw_after_no_capture,
             adjudicate_material,
+            names_from_commands: raw.names_from_commands.unwrap_or(false),
             each: None,
         })
     }
