@@ -654,11 +654,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_complete_file_loads_into_its_config() {
-        let tmp = TempDir::new();
-        std::fs::write(tmp.0.join("book.txt"), "").unwrap();
-        let text = r#"
+    /// A tournament file with every key.
+    const COMPLETE_FILE: &str = r#"
             format = "gauntlet"
             games = 4
             seeds = ["new-build"]
@@ -682,6 +679,7 @@ mod tests {
             report_every = 10
             recover = true
             anchor = "new-build=1500"
+            names_from_commands = true
 
             [[bot]]
             name = "heuristic"
@@ -708,6 +706,12 @@ mod tests {
             name = "new-build"
             command = "sample-bot --strategy search --worlds 8"
         "#;
+
+    #[test]
+    fn a_complete_file_loads_into_its_config() {
+        let tmp = TempDir::new();
+        std::fs::write(tmp.0.join("book.txt"), "").unwrap();
+        let text = COMPLETE_FILE;
         std::fs::write(tmp.0.join("tournament.toml"), text).unwrap();
         let config = load(&tmp.0.join("tournament.toml")).unwrap();
         let secs = Duration::from_secs_f64;
@@ -780,6 +784,7 @@ mod tests {
                 report_every: Some(10),
                 recover: true,
                 anchor: Some("new-build=1500".to_owned()),
+                names_from_commands: true,
                 ..FileFlags::default()
             },
         };

@@ -93,7 +93,11 @@ pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant]) -> Option<Asked> {
         let source = match (&taken[i], not_asked(run, &executor.bots, &same, i)) {
             (Some(Ok(name)), _) => {
                 let was = std::mem::replace(&mut bot.spec.name, name.clone());
-                format!("its ready.name; its command names it {was}")
+                if was == *name {
+                    "its ready.name, its command's too".to_owned()
+                } else {
+                    format!("its ready.name; its command names it {was}")
+                }
             }
             (Some(Err(why)), _) => format!("from its command: {why}"),
             (None, Some(why)) => why.to_owned(),
