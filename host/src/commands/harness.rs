@@ -200,7 +200,12 @@ fn compete(
     let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
     let live_page = crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
-    let supervisor = supervisor.unwrap_or_else(|| names::supervisor_of(run, bots));
+    // A supervisor that asked the bots their names masks again: the masks name the bots
+    // (a bot's own directory is told from another bot's by its name).
+    let supervisor = match supervisor {
+        Some(s) => s.with_masks(run.masks(bots)),
+        None => names::supervisor_of(run, bots),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let before = crate::notice::set_listener(Some(notices_of(run, watch.as_ref())));
     (extras.watch, extras.live_page) = (watch, live_page);
