@@ -94,8 +94,9 @@ for line in sys.stdin:
     let out = host_match(&[&bot, "sample-bot --strategy random", "--games", "2", "--seed", "1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "it was ready once: the match goes on: {err}");
-    assert!(err.contains("late_crash (Red) forfeits: the process exited with status 1"), "{err}");
-    assert!(err.contains("    late_crash's stderr (last "), "{err}");
+    // Named by its ready.name, `late` (its command's name is `late_crash`).
+    assert!(err.contains("late (Red) forfeits: the process exited with status 1"), "{err}");
+    assert!(err.contains("    late's stderr (last "), "{err}");
     assert!(err.contains("    | ValueError: bad index 6"), "{err}");
 }
 
@@ -162,7 +163,7 @@ for line in sys.stdin:
     assert_eq!(records.len(), 3);
     for (i, r) in records.iter().enumerate() {
         assert!(!r.result.reason.is_fault(), "game {i}: {:?}", r.result);
-        let me = if r.bots.red.name == "one_shot" { &r.bots.red } else { &r.bots.blue };
+        let me = if r.bots.red.name == "one-shot" { &r.bots.red } else { &r.bots.blue };
         match i {
             // (Its note may say that it was seen to be single-threaded.)
             0 => assert!(

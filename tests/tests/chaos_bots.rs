@@ -69,7 +69,10 @@ fn a_changed_class_file_in_the_class_path_is_noticed() {
     let out = tmp.join("run");
     let play = || {
         Command::new(host_bin())
-            .args(["match", "java -cp classes Bot", "sample-bot", "--games", "2", "--seed", "5", "-q", "--out"])
+            // About the bot named Bot (its command's name; as the sample bot, its ready.name
+            // is sample-bot-random).
+            .args(["match", "java -cp classes Bot", "sample-bot", "--games", "2", "--seed", "5", "-q"])
+            .args(["--names-from-commands", "--out"])
             .arg(&out)
             .args(["--max-plies", "40"])
             .args(CALM_CLOCK)

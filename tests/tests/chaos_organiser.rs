@@ -51,10 +51,23 @@ fn env_is_skipped_and_two_bots_of_one_file_name_are_told_apart_by_their_director
     {
         let out = tmp.join(&format!("out{i}"));
         let run = host(
-            &["match", red, blue, "--games", "2", "--max-plies", "2", "--seed", "3", "--no-html", "--out"]
-                .into_iter()
-                .chain([out.to_str().unwrap()])
-                .collect::<Vec<_>>(),
+            &[
+                "match",
+                red,
+                blue,
+                "--games",
+                "2",
+                "--max-plies",
+                "2",
+                "--seed",
+                "3",
+                "--no-html",
+                "--names-from-commands",
+                "--out",
+            ]
+            .into_iter()
+            .chain([out.to_str().unwrap()])
+            .collect::<Vec<_>>(),
         );
         assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
         assert_eq!(names_in(&out), ["bot", "bot-javascript"], "{red} / {blue}: {}", text(&run.stdout));

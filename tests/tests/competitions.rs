@@ -57,7 +57,8 @@ fn a_round_robin_of_four_bots_with_a_setup_book_adds_up() {
     assert_eq!(report["planned"], 12);
     let names: HashSet<String> =
         report["ranking"].as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap().to_owned()).collect();
-    let want: HashSet<String> = ["sample-bot-random", "sample-bot-heuristic", "sample-bot-search", "bot"]
+    // The Python example goes by its ready.name (its command names it `bot`).
+    let want: HashSet<String> = ["sample-bot-random", "sample-bot-heuristic", "sample-bot-search", "python-example"]
         .iter()
         .map(|s| s.to_string())
         .collect();

@@ -438,7 +438,8 @@ fn what_a_kept_process_writes_after_game_over_is_recorded_with_that_game() {
     assert_eq!(recs.len(), 3);
     let ids: Vec<String> = recs.iter().map(|r| r["game_id"].as_str().unwrap().to_owned()).collect();
     for (i, r) in recs.iter().enumerate() {
-        let me = if r["bots"]["red"]["name"] == "scripted_bot" { &r["bots"]["red"] } else { &r["bots"]["blue"] };
+        let me =
+            if r["bots"]["blue"]["name"] == "sample-bot-heuristic" { &r["bots"]["red"] } else { &r["bots"]["blue"] };
         let info: Vec<&str> =
             me["info"].as_array().map(|a| a.iter().map(|v| v.as_str().unwrap()).collect()).unwrap_or_default();
         let tail = me["stderr_tail"].as_str().unwrap();

@@ -120,6 +120,8 @@ fn script_tournament(out: &Path, extra: &[&str]) -> Vec<String> {
         "--seed",
         "9",
         "-q",
+        // About versions of the bot named `bot` (its command's name; its ready.name is `scripted`).
+        "--names-from-commands",
         "--out",
         out.to_str().unwrap(),
     ]

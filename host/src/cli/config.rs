@@ -8,7 +8,8 @@
 //! move_time = 0.1                # seconds; also tc = "60+0.5", setup_time, startup_time
 //! time_margin_ms = 2             # how far past a limit an answer is still in time
 //! event = "Winter Cup"           # and every other flag of the run: max_plies, setups_order,
-//! compress = true                # setups_start, no_html, report_every, recover, anchor, …
+//! compress = true                # setups_start, no_html, report_every, recover, anchor,
+//! names_from_commands = true     # names_from_commands, …: bots named by their commands only
 //!
 //! [each]                         # every bot's options, as --each: a bot's own table wins
 //! memory = "1G"
@@ -41,22 +42,19 @@
 //! `tournament.toml: line 14, bot[2].move_time: "fast" is not a number of seconds`. Bots are
 //! counted from 1 in file order (`bot[1]` is the first `[[bot]]` table).
 
-use std::collections::HashSet;
 use std::fmt;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use stratego_rules::Ruleset;
-use toml::Spanned;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
-use crate::game::clock::parse_seconds;
 use crate::run::plan::FileDefaults;
-use crate::supervise::bot_spec::{
-    BotSpec, NumOrText, RawSpec, assign_unique_names, parse_bank, parse_positive_seconds,
-};
+use crate::supervise::bot_spec::{BotSpec, NumOrText, RawSpec};
+
+mod check;
+mod locations;
+
+use locations::{Locations, Node, known_keys_hint, line_at, plain_types};
 
 /// The tournament file as written, before its values are checked (see [`parse`]).
 #[derive(Debug, Default, Deserialize)]
@@ -113,6 +111,9 @@ pub struct TournamentFile {
     pub draw_after_no_capture: Option<i64>,
     /// `adjudicate_material`: a win for a material lead held N plies (`--adjudicate-material`).
     pub adjudicate_material: Option<i64>,
+    /// `names_from_commands`: every bot not given a name is named after its command, not
+    /// after its `ready.name` (`--names-from-commands`).
+    pub names_from_commands: Option<bool>,
     /// `[each]`: options of every bot, as a bot's keys (`--each`; see [`crate::cli::each`]).
     pub each: Option<RawSpec>,
     /// The `[[bot]]` tables.
@@ -208,6 +209,8 @@ pub struct FileFlags {
     pub draw_after_no_capture: Option<u32>,
     /// `adjudicate_material`: at least 1.
     pub adjudicate_material: Option<u32>,
+    /// `names_from_commands = true`.
+    pub names_from_commands: bool,
     /// `[each]`: what every bot gets when its `[[bot]]` table does not say.
     pub each: Option<crate::cli::each::Each>,
 }
@@ -408,440 +411,13 @@ impl Context<'_> {
         let next = String::from_utf8(bytes).ok()?;
         (next != self.text && toml::from_str::<Node>(&next).is_ok()).then(|| (path.to_owned(), next))
     }
-
-    fn resolve(&self, path: &Path) -> PathBuf {
-        if path.is_absolute() || self.base.as_os_str().is_empty() { path.to_owned() } else { self.base.join(path) }
-    }
-
-    /// Checks every value, pushing each problem onto `errors`; `None` when there was one.
-    fn check(&self, mut raw: TournamentFile, errors: &mut Vec<ConfigFileError>) -> Option<TournamentConfig> {
-        let each = raw.each.take().map(|e| {
-            crate::cli::each::Each::from_raw(e).map_err(|(key, message)| self.error(&format!("each.{key}"), message))
-        });
-        let each = keep(errors, each.transpose());
-        let knockout = raw.format.as_deref() == Some("knockout");
-        let round_robin = match raw.format.as_deref() {
-            None | Some("round-robin" | "knockout") => Some(true),
-            Some("gauntlet") => Some(false),
-            Some(other) => {
-                errors.push(
-                    self.error("format", format!("{other:?} is not a format (round-robin, gauntlet or knockout)")),
-                );
-                None
-            }
-        };
-        let games_per_pairing = keep(
-            errors,
-            match raw.games.unwrap_or(2) {
-                g if g < 1 => Err(self.error("games", "must be at least 2 (one colour-swapped pair)")),
-                g if g % 2 == 1 => Err(self.error("games", "must be even (games are played in colour-swapped pairs)")),
-                g => u32::try_from(g).map_err(|_| self.error("games", format!("{g} is too many"))),
-            },
-        );
-        let flags = self.check_flags(&raw, errors);
-        let rules = keep(errors, raw.rules.map(|r| self.check_rules(&r)).transpose());
-        let seed = keep(
-            errors,
-            raw.seed
-                .map(|s| {
-                    s.0.trim()
-                        .parse::<u64>()
-                        .map_err(|_| self.error("seed", format!("{:?} is not a whole number 0 or more", s.0)))
-                })
-                .transpose(),
-        );
-        let concurrency = keep(
-            errors,
-            raw.concurrency
-                .map(|c| {
-                    usize::try_from(c)
-                        .ok()
-                        .filter(|&c| c > 0)
-                        .ok_or_else(|| self.error("concurrency", "must be at least 1"))
-                })
-                .transpose(),
-        );
-        let seconds = |key: &str, v: Option<NumOrText>, parse: fn(&str) -> Result<Duration, String>| {
-            v.map(|t| parse(&t.0).map_err(|e| self.error(key, e))).transpose()
-        };
-        let move_time = keep(errors, seconds("move_time", raw.move_time, parse_positive_seconds));
-        let tc = keep(errors, raw.tc.map(|t| parse_bank(&t.0).map_err(|e| self.error("tc", e))).transpose());
-        let setup_time = keep(errors, seconds("setup_time", raw.setup_time, parse_seconds));
-        let startup_time = keep(errors, seconds("startup_time", raw.startup_time, parse_seconds));
-        let setups = keep(errors, raw.setups.map(|s| self.check_setups(&s)).transpose());
-        let out = raw.out.map(|o| self.resolve(&o));
-        let strikes = keep(
-            errors,
-            raw.strikes
-                .map(|s| u32::try_from(s).map_err(|_| self.error("strikes", "must be a whole number, 0 or more")))
-                .transpose(),
-        );
-        let time_margin = keep(
-            errors,
-            raw.time_margin_ms
-                .map(|m| {
-                    u64::try_from(m).ok().filter(|&m| m <= 60_000).map(Duration::from_millis).ok_or_else(|| {
-                        self.error("time_margin_ms", "must be a whole number of milliseconds, 0 to 60000")
-                    })
-                })
-                .transpose(),
-        );
-        let bots = self.check_bots(raw.bot, errors);
-        let format = match (round_robin, &bots) {
-            (Some(true), _) if raw.seeds.is_some() => {
-                errors.push(self.error("seeds", "only a gauntlet has seeds (format = \"gauntlet\")"));
-                None
-            }
-            (Some(true), _) if knockout => Some(Format::Knockout),
-            (Some(true), _) => Some(Format::RoundRobin),
-            (Some(false), Some(bots)) => {
-                keep(errors, self.check_seeds(raw.seeds, bots)).map(|seeds| Format::Gauntlet { seeds })
-            }
-            (Some(false), None) | (None, _) => None,
-        };
-        Some(TournamentConfig {
-            bots: bots?,
-            format: format?,
-            games_per_pairing: games_per_pairing?,
-            settings: FileDefaults {
-                rules: rules?,
-                seed: seed?,
-                concurrency: concurrency?,
-                move_time: move_time?,
-                tc: tc?,
-                setup_time: setup_time?,
-                startup_time: startup_time?,
-                setups: setups?,
-                out,
-                strikes: strikes?,
-                time_margin: time_margin?,
-            },
-            flags: FileFlags { each: each?, ..flags? },
-        })
-    }
-
-    /// The keys that stand for the other flags: `event`, `max_plies`, `setups_order`,
-    /// `setups_start`, `no_html`, `compress`, `report_every`, `recover`, `anchor`.
-    fn check_flags(&self, raw: &TournamentFile, errors: &mut Vec<ConfigFileError>) -> Option<FileFlags> {
-        let before = errors.len();
-        let mut at_least_1 = |key: &str, v: Option<i64>| {
-            let checked = v
-                .map(|n| u32::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| self.error(key, "must be at least 1")))
-                .transpose();
-            keep(errors, checked).flatten()
-        };
-        let max_plies = at_least_1("max_plies", raw.max_plies);
-        let report_every = at_least_1("report_every", raw.report_every).map(u64::from);
-        let draw_after_no_capture = at_least_1("draw_after_no_capture", raw.draw_after_no_capture);
-        let adjudicate_material = at_least_1("adjudicate_material", raw.adjudicate_material);
-        let setups_start = match raw.setups_start {
-            Some(n) if n < 1 => {
-                errors.push(self.error("setups_start", "book entries are numbered from 1"));
-                None
-            }
-            n => at_least_1("setups_start", n),
-        };
-        let event = match raw.event.as_deref() {
-            Some(e) if e.trim().is_empty() => {
-                errors.push(self.error("event", "the name must not be empty"));
-                None
-            }
-            e => e.map(str::to_owned),
-        };
-        let setups_order = match raw.setups_order.as_deref() {
-            None => None,
-            Some("random") => Some(crate::run::schedule::BookOrder::Random),
-            Some("sequential") => Some(crate::run::schedule::BookOrder::Sequential),
-            Some(other) => {
-                errors.push(self.error("setups_order", format!("{other:?} is not an order (random or sequential)")));
-                None
-            }
-        };
-        let anchor = match raw.anchor.as_deref() {
-            Some(a) if a.trim().is_empty() => {
-                errors.push(self.error("anchor", "must name a bot (NAME or NAME=ELO)"));
-                None
-            }
-            a => a.map(str::to_owned),
-        };
-        (errors.len() == before).then(|| FileFlags {
-            event,
-            max_plies,
-            setups_order,
-            setups_start,
-            no_html: raw.no_html.unwrap_or(false),
-            compress: raw.compress.unwrap_or(false),
-            report_every,
-            recover: raw.recover.unwrap_or(false),
-            anchor,
-            draw_after_no_capture,
-            adjudicate_material,
-            each: None,
-        })
-    }
-
-    /// A preset stays a name; a file becomes a path from the host's working directory.
-    fn check_rules(&self, rules: &str) -> Result<String, ConfigFileError> {
-        if Ruleset::preset(rules).is_ok() {
-            return Ok(rules.to_owned());
-        }
-        let path = self.resolve(Path::new(rules));
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            let shown = path.display();
-            self.error(
-                "rules",
-                format!("{rules:?} is not a preset (classic, isf, barrage, ucc2012) nor a readable file: {shown}: {e}"),
-            )
-        })?;
-        Ruleset::from_json(&text).map_err(|e| self.error("rules", format!("{}: {e}", path.display())))?;
-        Ok(path.display().to_string())
-    }
-
-    fn check_setups(&self, setups: &Path) -> Result<PathBuf, ConfigFileError> {
-        let path = self.resolve(setups);
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_file() => Ok(path),
-            Ok(_) => Err(self.error("setups", format!("{} is not a file", path.display()))),
-            Err(e) => Err(self.error("setups", format!("{}: {e}", path.display()))),
-        }
-    }
-
-    fn check_bots(&self, raw: Vec<RawSpec>, errors: &mut Vec<ConfigFileError>) -> Option<Vec<BotSpec>> {
-        let tables = raw.len();
-        let mut bots = Vec::with_capacity(raw.len());
-        let mut explicit = Vec::with_capacity(raw.len());
-        for (i, mut r) in raw.into_iter().enumerate() {
-            // A token file sits next to the tournament file, as a bot's dir does.
-            r.token_file = r.token_file.map(|p| self.resolve(&p));
-            let built = r.build().map_err(|e| self.error(&format!("bot[{}].{}", i + 1, e.key), e.message));
-            let Some((mut spec, named)) = keep(errors, built) else { continue };
-            spec.dir = match spec.dir.take() {
-                Some(dir) => Some(self.resolve(&dir)),
-                None if self.base.as_os_str().is_empty() || spec.remote => None,
-                None => Some(self.base.to_owned()),
-            };
-            bots.push(spec.resolve_builtin());
-            explicit.push(named);
-        }
-        if tables < 2 {
-            let has = match tables {
-                0 => "none".to_owned(),
-                n => n.to_string(),
-            };
-            errors.push(ConfigFileError {
-                file: self.file.to_owned(),
-                line: None,
-                key: None,
-                message: format!("a tournament needs at least 2 bots ([[bot]] tables); this file has {has}"),
-                also: Vec::new(),
-            });
-            return None;
-        }
-        if bots.len() < tables {
-            return None;
-        }
-        let named = assign_unique_names(&mut bots, &explicit).map_err(|d| {
-            let message = format!("the name {:?} is used by bot[{}] too", d.name, d.first + 1);
-            self.error(&format!("bot[{}].name", d.second + 1), message)
-        });
-        keep(errors, named).map(|()| bots)
-    }
-
-    fn check_seeds(&self, seeds: Option<Names>, bots: &[BotSpec]) -> Result<Vec<String>, ConfigFileError> {
-        let seeds = seeds.map(|n| n.0).unwrap_or_default();
-        if seeds.is_empty() {
-            // Point at `format`, the line that asked for a gauntlet.
-            let line =
-                self.locations.line_of("seeds", self.text).or_else(|| self.locations.line_of("format", self.text));
-            return Err(self.error_at("seeds", line, "a gauntlet needs seeds, the bots that play all the others"));
-        }
-        let mut seen = HashSet::new();
-        for (i, seed) in seeds.iter().enumerate() {
-            let line = self.locations.line_of(&format!("seeds[{}]", i + 1), self.text);
-            if !bots.iter().any(|b| &b.name == seed) {
-                let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
-                let message = format!("{seed:?} is not a bot of this file (its bots: {})", names.join(", "));
-                return Err(self.error_at("seeds", line, message));
-            }
-            if !seen.insert(seed) {
-                return Err(self.error_at("seeds", line, format!("{seed:?} is listed twice")));
-            }
-        }
-        if seeds.len() == bots.len() {
-            return Err(self.error("seeds", "every bot is a seed; a gauntlet needs at least one bot that is not"));
-        }
-        Ok(seeds)
-    }
-}
-
-/// Line number (from 1) of a byte offset.
-fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
-}
-
-/// " (did you mean "format"?)" for a near miss, else the keys serde says are allowed.
-fn known_keys_hint(field: &str, serde_message: &str) -> String {
-    let known: Vec<&str> = serde_message.split('`').skip(3).step_by(2).collect();
-    if let Some(close) = known.iter().filter(|k| edit_distance(field, k) <= 2).min_by_key(|k| edit_distance(field, k)) {
-        return format!(" (did you mean {close:?}?)");
-    }
-    if known.is_empty() { String::new() } else { format!(" (known keys: {})", known.join(", ")) }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
-/// serde names Rust types ("expected i64"); people read "a whole number".
-fn plain_types(message: &str) -> String {
-    let mut m = message.to_owned();
-    for (rust, plain) in [
-        ("expected i64", "expected a whole number"),
-        ("expected i32", "expected a whole number"),
-        ("expected u64", "expected a whole number, 0 or more"),
-        ("expected u32", "expected a whole number, 0 or more"),
-    ] {
-        m = m.replace(rust, plain);
-    }
-    m
-}
-
-/// Where every key and value of the file is, by path (`bot[2].move_time`), found by a
-/// second, untyped parse: toml's errors and the typed structs carry byte offsets at best,
-/// and neither says which key an offset belongs to.
-#[derive(Default)]
-struct Locations(Vec<Location>);
-
-struct Location {
-    path: String,
-    key: Option<Range<usize>>,
-    value: Range<usize>,
-}
-
-/// A TOML value, kept only for the positions of its keys and values.
-enum Node {
-    Leaf,
-    Table(Vec<(Spanned<String>, Spanned<Node>)>),
-    Array(Vec<Spanned<Node>>),
-}
-
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Node;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any TOML value")
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(key) = map.next_key::<Spanned<String>>()? {
-                    entries.push((key, map.next_value::<Spanned<Node>>()?));
-                }
-                Ok(Node::Table(entries))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<Spanned<Node>>()? {
-                    items.push(item);
-                }
-                Ok(Node::Array(items))
-            }
-        }
-        deserializer.deserialize_any(V)
-    }
-}
-
-impl Locations {
-    fn of(text: &str) -> Locations {
-        let mut locations = Locations::default();
-        if let Ok(root) = toml::from_str::<Node>(text) {
-            locations.walk(root, "");
-        }
-        locations
-    }
-
-    fn walk(&mut self, node: Node, path: &str) {
-        match node {
-            Node::Leaf => {}
-            Node::Table(entries) => {
-                for (key, value) in entries {
-                    let child =
-                        if path.is_empty() { key.get_ref().clone() } else { format!("{path}.{}", key.get_ref()) };
-                    self.0.push(Location { path: child.clone(), key: Some(key.span()), value: value.span() });
-                    self.walk(value.into_inner(), &child);
-                }
-            }
-            Node::Array(items) => {
-                for (i, item) in items.into_iter().enumerate() {
-                    // Counted from 1, like the bot[N] of error messages.
-                    let child = format!("{path}[{}]", i + 1);
-                    self.0.push(Location { path: child.clone(), key: None, value: item.span() });
-                    self.walk(item.into_inner(), &child);
-                }
-            }
-        }
-    }
-
-    /// The line of `path`, or of the nearest enclosing key that is in the file (a missing
-    /// `bot[2].command` is reported at `bot[2]`).
-    fn line_of(&self, path: &str, text: &str) -> Option<usize> {
-        let mut path = path;
-        loop {
-            if let Some(l) = self.0.iter().find(|l| l.path == path) {
-                return Some(line_at(text, l.key.as_ref().map_or(l.value.start, |k| k.start)));
-            }
-            path = &path[..path.rfind(['.', '['])?];
-        }
-    }
-
-    /// The path of the key written at `offset`.
-    fn key_at(&self, offset: usize) -> Option<&str> {
-        self.0.iter().find(|l| l.key.as_ref().is_some_and(|k| k.contains(&offset))).map(|l| l.path.as_str())
-    }
-
-    /// The path of the innermost key or value at `offset`.
-    fn path_at(&self, offset: usize) -> Option<&str> {
-        self.key_at(offset).or_else(|| {
-            self.0
-                .iter()
-                .filter(|l| l.value.contains(&offset) || l.value.start == offset)
-                .min_by_key(|l| (l.value.len(), usize::MAX - l.path.len()))
-                .map(|l| l.path.as_str())
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
 
     use super::*;
     use crate::supervise::bot_spec::{Limits, TimeControlOverride};
@@ -881,7 +457,7 @@ mod tests {
             "tournament.toml: line 1: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, each, bot)"
+             draw_after_no_capture, adjudicate_material, names_from_commands, each, bot)"
         );
         assert_eq!(
             error(&format!("{TWO_BOTS}\n[[bot]]\ncommand = \"x\"\nnmae = \"y\"\n")),
@@ -990,7 +566,7 @@ mod tests {
              tournament.toml: line 2: unknown key \"colour\" (known keys: format, games, seeds, rules, seed, \
              concurrency, move_time, tc, setup_time, startup_time, setups, out, strikes, time_margin_ms, event, \
              max_plies, setups_order, setups_start, no_html, compress, report_every, recover, anchor, \
-             draw_after_no_capture, adjudicate_material, each, bot)\n\
+             draw_after_no_capture, adjudicate_material, names_from_commands, each, bot)\n\
              tournament.toml: line 3, move_time: \"fast\" is not a number of seconds\n\
              tournament.toml: line 4, no_html: invalid type: string \"yes\", expected a boolean\n\
              tournament.toml: line 10, bot[2].memory: \"lots\" is not a size like 512M\n\
@@ -1078,11 +654,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_complete_file_loads_into_its_config() {
-        let tmp = TempDir::new();
-        std::fs::write(tmp.0.join("book.txt"), "").unwrap();
-        let text = r#"
+    /// A tournament file with every key.
+    const COMPLETE_FILE: &str = r#"
             format = "gauntlet"
             games = 4
             seeds = ["new-build"]
@@ -1106,6 +679,7 @@ mod tests {
             report_every = 10
             recover = true
             anchor = "new-build=1500"
+            names_from_commands = true
 
             [[bot]]
             name = "heuristic"
@@ -1132,6 +706,12 @@ mod tests {
             name = "new-build"
             command = "sample-bot --strategy search --worlds 8"
         "#;
+
+    #[test]
+    fn a_complete_file_loads_into_its_config() {
+        let tmp = TempDir::new();
+        std::fs::write(tmp.0.join("book.txt"), "").unwrap();
+        let text = COMPLETE_FILE;
         std::fs::write(tmp.0.join("tournament.toml"), text).unwrap();
         let config = load(&tmp.0.join("tournament.toml")).unwrap();
         let secs = Duration::from_secs_f64;
@@ -1204,6 +784,7 @@ mod tests {
                 report_every: Some(10),
                 recover: true,
                 anchor: Some("new-build=1500".to_owned()),
+                names_from_commands: true,
                 ..FileFlags::default()
             },
         };

@@ -311,6 +311,10 @@ pub struct RunFlags {
     /// manifest only; `stratego-host export` makes pages later).
     #[arg(long)]
     pub no_html: bool,
+    /// Name every bot not given a name after its command (`bot`, `StarterBot`) only; by
+    /// default a new event asks each such bot its `ready.name` and takes it when it is free.
+    #[arg(long)]
+    pub names_from_commands: bool,
     /// Every N finished games, print an interim report to stdout: the score (match), the
     /// standings (tournament), the LLR and its bounds (sprt); for logs off a terminal.
     #[arg(long, value_name = "N")]
@@ -494,6 +498,7 @@ impl RunFlags {
             compress: self.compress,
             event: self.event.clone(),
             no_html: self.no_html,
+            names_from_commands: self.names_from_commands,
             book_order,
             book_start,
             report_every: match self.report_every {
@@ -808,6 +813,7 @@ impl TournamentArgs {
         run.setups_order = run.setups_order.or(file.setups_order);
         run.setups_start = run.setups_start.or(file.setups_start);
         run.no_html |= file.no_html;
+        run.names_from_commands |= file.names_from_commands;
         run.compress |= file.compress;
         run.report_every = run.report_every.or(file.report_every);
         run.recover |= file.recover;

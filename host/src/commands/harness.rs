@@ -11,11 +11,10 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
-use stratego_rules::Color;
 
 use crate::commands::Outcome;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
-use crate::compete::sinks::{RecordsSink, StartupGuard, failed_to_start, with_overload};
+use crate::compete::sinks::{RecordsSink, StartupGuard, with_overload};
 use crate::display::terminal::live_board::LiveBoard;
 use crate::display::terminal::progress::{Interim, Progress, game_line};
 use crate::display::terminal::style::Style;
@@ -27,7 +26,13 @@ use crate::run::executor::{BookLookup, Entrant, Executor};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, EventPlan, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
-use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
+use crate::supervise::supervisor::Supervisor;
+
+mod names;
+mod out_dir;
+
+pub use out_dir::Versions;
+use out_dir::open_out_dir;
 
 /// The report sink, shared with the progress line and the interim reports (which read it).
 struct Shared(Rc<RefCell<Box<dyn ReportSink>>>);
@@ -39,11 +44,6 @@ impl Sink for Shared {
     fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         self.0.borrow_mut().finish(end)
     }
-}
-
-/// `shard 2/3`, or `the whole plan`.
-fn describe_shard(shard: Option<manifest::Shard>) -> String {
-    shard.map_or_else(|| "the whole plan".to_owned(), |s| format!("shard {}/{}", s.index, s.count))
 }
 
 /// Runs the event to its end (or interruption) and returns what to print. With `--out DIR`
@@ -83,6 +83,15 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
         // Re-running the same command resumes: without --seed, the directory's seed.
         plan.run.settings.match_seed = m.plan.event.seed;
     }
+    // Bots not given a name are named by their `ready.name` when the event begins, and keep
+    // it: a rerun on the directory takes the names from its manifest (issue #44, item 14).
+    let asked = match (&existing, &plan.run.out) {
+        (Some(m), Some(dir)) => {
+            names::from_manifest(&plan.run, &mut plan.bots, &m.plan.bots, dir);
+            None
+        }
+        _ => names::ask(&plan.run, &mut plan.bots),
+    };
     let competition = competition::of(&plan.kind);
     if let (Some(why), Some(_)) = (competition.open_ended(), plan.run.shard) {
         return Err(usage(format!("--shard: {why} and cannot be sharded")));
@@ -110,7 +119,12 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
         ),
         None => None,
     };
-    let outcome = run_competition(&plan.run, &plan.bots, &*competition, event, book, records, resumed);
+    let (supervisor, preflown) = match asked {
+        Some(a) => (Some(a.supervisor), a.preflown),
+        None => (None, Vec::new()),
+    };
+    let extras = Extras { records, history: Vec::new(), resumed, watch: None, live_page: None, preflown };
+    let outcome = compete(&plan.run, &plan.bots, &*competition, event, book, extras, supervisor);
     drop(lock);
     outcome
 }
@@ -155,6 +169,22 @@ pub fn run_competition(
     records: Option<RecordWriter>,
     resumed: Option<Resumed>,
 ) -> Result<Outcome, ConfigError> {
+    let extras = Extras { records, history: Vec::new(), resumed, watch: None, live_page: None, preflown: Vec::new() };
+    compete(run, bots, competition, event, book, extras, None)
+}
+
+/// [`run_competition`] with `extras` (its records and resumed directory; the board and the
+/// live page are opened here), and the run's `supervisor` when it was started already (to
+/// ask the bots their names: [`names::ask`]).
+fn compete(
+    run: &RunConfig,
+    bots: &[Entrant],
+    competition: &dyn Competition,
+    event: schedule::EventSpec,
+    book: Option<Arc<SetupBook>>,
+    mut extras: Extras,
+    supervisor: Option<Supervisor>,
+) -> Result<Outcome, ConfigError> {
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
@@ -170,15 +200,15 @@ pub fn run_competition(
     let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
     let live_page = crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
-    let supervisor = Supervisor::start(SupervisorOptions {
-        priority: run.host_priority,
-        stall_credit: run.stall_credit,
-        pin_host: run.pin && run.concurrency == 1,
-    })
-    .with_masks(run.masks(bots));
+    // A supervisor that asked the bots their names masks again: the masks name the bots
+    // (a bot's own directory is told from another bot's by its name).
+    let supervisor = match supervisor {
+        Some(s) => s.with_masks(run.masks(bots)),
+        None => names::supervisor_of(run, bots),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let before = crate::notice::set_listener(Some(notices_of(run, watch.as_ref())));
-    let extras = Extras { records, history: Vec::new(), resumed, watch, live_page };
+    (extras.watch, extras.live_page) = (watch, live_page);
     let outcome = runtime.block_on(play(run, bots, competition, event, book, extras, supervisor.clone()));
     drop(runtime);
     supervisor.kill_all();
@@ -201,253 +231,6 @@ fn notices_of(run: &RunConfig, watch: Option<&LiveBoard>) -> crate::notice::List
             None => eprintln!("{}", n.text),
         }
     })
-}
-
-/// With `--out DIR`: checks the plan against the directory's manifest (`existing`), finds the
-/// games an earlier run of it finished (warning about games recorded twice), and writes the
-/// manifest of this run. Returns the finished games' ids (their records are read as the
-/// run goes: [`Resumed`]) and the bots whose program changed since ([`Versions`]).
-///
-/// A version of a bot counts only once a game was played with it (issue #41, item 4): a bot
-/// that played no game in the directory yet (its start-up check failed, say) takes its
-/// program's hash now, with no change on record; one that played games keeps the hash of
-/// the version that played them until the new version finishes a game ([`Versions`]), so
-/// that a rerun that plays nothing with it (a finished directory) records no change.
-fn open_out_dir(
-    dir: &std::path::Path,
-    plan: &EventPlan,
-    mplan: manifest::Plan,
-    existing: Option<&manifest::Manifest>,
-) -> Result<(Vec<String>, Versions), ConfigError> {
-    let mut history = Vec::new();
-    // One hash per distinct command (several bots are often one program).
-    type Command = (Vec<String>, Option<std::path::PathBuf>);
-    let mut seen: std::collections::HashMap<Command, Option<(String, String)>> = std::collections::HashMap::new();
-    let mut changed = Vec::new();
-    let mut pending = Vec::new();
-    let executables: Vec<_> = plan
-        .bots
-        .iter()
-        .map(|b| {
-            seen.entry((b.spec.command.clone(), b.spec.dir.clone()))
-                .or_insert_with(|| manifest::executable_hash(&b.spec.command, b.spec.dir.as_deref()))
-                .clone()
-        })
-        .collect();
-    // What the manifest says now: a bot's new version replaces the old one's here only once
-    // it has played a game (see `Versions`).
-    let mut recorded = executables.clone();
-    match existing {
-        Some(m) => {
-            if !mplan.has_hash(&m.plan_hash) {
-                let diffs = m.plan.differences(&mplan).join("\n  ");
-                return Err(usage(format!(
-                    "--out {}: the directory holds another plan (use another directory, or the same command):\n  {diffs}",
-                    dir.display()
-                )));
-            }
-            if m.shard != plan.run.shard {
-                return Err(usage(format!(
-                    "--out {}: the directory holds {}, this command plays {}",
-                    dir.display(),
-                    describe_shard(m.shard),
-                    describe_shard(plan.run.shard)
-                )));
-            }
-            history = crate::record::scan_finished(dir).map_err(usage)?;
-            changed = m.changed.clone();
-            // Games per bot name, counted only when a bot changed (the records are read).
-            let mut played_by: Option<std::collections::HashMap<String, usize>> = None;
-            for (i, (old, new)) in m.executables.iter().zip(&executables).enumerate() {
-                let hash = |v: &Option<(String, String)>| v.as_ref().map(|(_, h)| h.clone());
-                if hash(old) != hash(new) {
-                    let (what, was, now) = manifest::describe_change(old, new);
-                    let name = &plan.bots[i].spec.name;
-                    let counts = match &mut played_by {
-                        Some(c) => c,
-                        None => played_by.insert(games_by_bot(dir).map_err(usage)?),
-                    };
-                    let played = counts.get(name).copied().unwrap_or(0);
-                    if played == 0 {
-                        // No game was played with the old version: nothing mixes.
-                        tracing::info!("bot {name}: {what} is now {now} (it was {was}, with which no game was played)");
-                        continue;
-                    }
-                    recorded[i] = old.clone();
-                    pending.push(VersionChange {
-                        bot: i,
-                        warning: format!(
-                            "bot {name}: {what} changed since the run in {} began (content hash {was} then, {now} now): its {played} game{} so far were played by the old version, the rest will be played by the new one",
-                            dir.display(),
-                            if played == 1 { "" } else { "s" }
-                        ),
-                        changed: format!(
-                            "{name}: {what} {was} -> {now} after {}",
-                            stratego_stats::plural(played as u64, "game")
-                        ),
-                        unplayed: format!(
-                            "bot {name}: {what} changed since its {} in {dir} were played (content hash {was} then, {now} now), and no game of the plan is left to play: the report is of the old version's games; to play the new version, give another --out directory (or remove {dir})",
-                            stratego_stats::plural(played as u64, "game"),
-                            dir = dir.display()
-                        ),
-                        new: new.clone(),
-                        warned: false,
-                    });
-                }
-            }
-            let mut seen = std::collections::HashSet::new();
-            let dups: Vec<&String> = history.iter().filter(|id| !seen.insert(id.as_str())).collect();
-            if !dups.is_empty() {
-                eprintln!(
-                    "stratego-host: warning: {}: games recorded twice (the first is kept): {}",
-                    dir.display(),
-                    crate::text::clean(&dups.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
-                );
-            }
-            eprintln!(
-                "stratego-host: resuming {}: {} already finished",
-                dir.display(),
-                stratego_stats::plural(history.len() as u64, "game")
-            );
-        }
-        None => {
-            if !crate::record::scan_finished(dir).map_err(usage)?.is_empty() {
-                return Err(usage(format!(
-                    "--out {}: the directory holds game records but no manifest.json (a run of an older host?): use another directory",
-                    dir.display()
-                )));
-            }
-        }
-    }
-    let m = manifest::Manifest {
-        manifest_version: 1,
-        plan_hash: mplan.hash(),
-        host_version: env!("CARGO_PKG_VERSION").to_owned(),
-        plan: mplan,
-        shard: plan.run.shard,
-        executables: recorded,
-        event: plan.run.event.clone(),
-        changed,
-    };
-    manifest::write(dir, &m).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?;
-    Ok((history, Versions { dir: dir.to_owned(), manifest: m, pending, saved: Default::default() }))
-}
-
-/// A bot whose program changed since its games in the directory were played.
-#[derive(Debug)]
-struct VersionChange {
-    /// Its id.
-    bot: usize,
-    /// Said (even with `-q`) when its first game of the new version starts.
-    warning: String,
-    /// The manifest's `changed` entry, once a game of the new version is finished.
-    changed: String,
-    /// Said (even with `-q`) when no game is left to play: the new version plays none.
-    unplayed: String,
-    /// The new version's hash, for the manifest's `executables`.
-    new: Option<(String, String)>,
-    /// Whether the warning was said.
-    warned: bool,
-}
-
-/// Bots whose program changed since their games in an `--out` directory were played: a
-/// sink (before the records) that says so when a game of such a bot starts, and records the
-/// change in the manifest (`changed`, and the new hash in `executables`) once that game is
-/// finished: the record writer's thread writes the manifest just before it writes the
-/// game's record ([`Versions::after_write`]), so a host killed in between leaves a manifest
-/// that names the new version and counts the old one's games right, and the game unsaved
-/// (a resume plays it again, with the new version). A version counts
-/// only once a game was played with it: a rerun that plays no game with the changed bot
-/// (or only games it lost before it said `ready`) leaves the manifest as it was, and
-/// `merge` accepts the directory.
-pub struct Versions {
-    dir: std::path::PathBuf,
-    manifest: manifest::Manifest,
-    pending: Vec<VersionChange>,
-    /// Changes of finished games (by id), for the writer once it saved their records.
-    saved: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<VersionChange>>>>,
-}
-
-impl Versions {
-    /// What the record writer runs just before it saves a record: the changes that game made
-    /// are recorded in the manifest.
-    fn after_write(&self) -> crate::compete::sinks::AfterWrite {
-        let saved = self.saved.clone();
-        let dir = self.dir.clone();
-        let mut manifest = self.manifest.clone();
-        Box::new(move |record| {
-            let Some(now) = saved.lock().unwrap_or_else(|e| e.into_inner()).remove(&record.game_id) else {
-                return Ok(());
-            };
-            for c in now {
-                manifest.executables[c.bot] = c.new;
-                manifest.changed.push(c.changed);
-            }
-            manifest::write(&dir, &manifest).map_err(|e| {
-                format!("cannot record a bot's new version in {}: {e}", dir.join("manifest.json").display())
-            })
-        })
-    }
-}
-
-impl Sink for Versions {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        match event {
-            Event::GameStarted { spec } => {
-                for c in self
-                    .pending
-                    .iter_mut()
-                    .filter(|c| !c.warned && (spec.seats.red == c.bot || spec.seats.blue == c.bot))
-                {
-                    // Said even with -q: the games are about to mix two versions.
-                    eprintln!("stratego-host: warning: {}", c.warning);
-                    c.warned = true;
-                }
-                Flow::Continue
-            }
-            Event::GameFinished { spec, record } => {
-                // A game the bot lost before it said `ready` (under `--recover`) was not
-                // played by its new version.
-                let played = |c: &VersionChange| {
-                    [Color::Red, Color::Blue].into_iter().any(|k| spec.seats[k] == c.bot && !failed_to_start(record, k))
-                };
-                let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(played);
-                self.pending = later;
-                if !now.is_empty() {
-                    // Recorded by the writer once the game's record is saved.
-                    self.saved.lock().unwrap_or_else(|e| e.into_inner()).insert(spec.game_id.clone(), now);
-                }
-                Flow::Continue
-            }
-            _ => Flow::Continue,
-        }
-    }
-
-    fn on_history(&mut self, _event: &Event) {}
-}
-
-/// Finished games per bot name in the records of `dir` (read one at a time): the games a
-/// bot played, so not those it lost before it said `ready` ([`failed_to_start`], a game
-/// lost under `--recover`): no version of it played there.
-fn games_by_bot(dir: &std::path::Path) -> Result<std::collections::HashMap<String, usize>, String> {
-    let mut counts = std::collections::HashMap::new();
-    let mut seen = std::collections::HashSet::new();
-    for r in crate::record::records_iter(dir)? {
-        let r = r?;
-        if seen.insert(r.game_id.clone()) {
-            let played: Vec<&str> = [Color::Red, Color::Blue]
-                .into_iter()
-                .filter(|&c| !failed_to_start(&r, c))
-                .map(|c| r.bots[c].name.as_str())
-                .collect();
-            for (i, name) in played.iter().enumerate() {
-                if !played[..i].contains(name) {
-                    *counts.entry((*name).to_owned()).or_default() += 1;
-                }
-            }
-        }
-    }
-    Ok(counts)
 }
 
 /// Finished games for the sinks, read as the run goes.
@@ -593,6 +376,9 @@ pub struct Extras {
     pub watch: Option<crate::display::terminal::live_board::LiveBoard>,
     /// The live page (`--serve`).
     pub live_page: Option<crate::display::web::live_page::LivePage>,
+    /// Bots started once already, before the run (asked their names), and how that went
+    /// ([`Executor::preflown`]).
+    pub preflown: Vec<Option<Result<(), Failure>>>,
 }
 
 /// Plays `competition` between `bots` (by id, as in `event`) under `run` and returns what to
@@ -621,21 +407,11 @@ pub async fn play(
     extras: Extras,
     supervisor: Supervisor,
 ) -> Outcome {
-    let Extras { records, history, resumed, mut watch, mut live_page } = extras;
+    let Extras { records, history, resumed, mut watch, mut live_page, preflown } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
     let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
     let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
-    let lookup: Option<BookLookup> =
-        book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
-    let executor = Executor {
-        settings: Arc::new(run.settings.clone()),
-        bots: Arc::new(bots.to_vec()),
-        book: lookup,
-        concurrency: run.concurrency,
-        pin: run.pin,
-        auto_pin: run.auto_pin,
-        supervisor: supervisor.clone(),
-    };
+    let executor = executor_of(run, bots, book, &supervisor, preflown);
     let cancel = supervisor.cancel_on_signals();
     let mut records = match records {
         // A bot's new version is recorded once a game of it is saved (by the writer).
@@ -648,7 +424,6 @@ pub async fn play(
         None => None,
     };
     let records_path = records.as_ref().map(|r| r.path().to_owned());
-    let style = Style::stdout();
     let mut startup = StartupGuard::default();
     startup.recover = run.recover;
     // A game lost under --recover is said in plain words, even with -q.
@@ -660,57 +435,9 @@ pub async fn play(
         rules: run.settings.rules.name().to_owned(),
         records: records_path.clone(),
     };
-    // Whether the finished games already settle the competition (a decided SPRT): then
-    // nothing is played, and the run is the report of those games (issue #41, item 3).
-    let mut settled = false;
-    let resumed_dir = resumed.as_ref().map(|r| r.dir.clone());
-    let mut versions = None;
-    // Games finished before this run (a resumed directory's, the ladder's history).
-    let earlier: usize;
-    let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
-        Some(r) if history.is_empty() => {
-            versions = Some(r.versions);
-            let (planned, todo, finished) = remaining_ids(competition.games(&event), run.shard, &r.ids);
-            earlier = finished.len();
-            if competition.open_ended().is_some() && !finished.is_empty() {
-                let mut probe = competition.report_sink(&header_of(planned));
-                settled = settled_by_records(&mut *probe, &r.dir, &finished);
-            }
-            (planned, todo, history_of(&r.dir, finished))
-        }
-        _ => {
-            let (planned, todo, past) = remaining(competition.games(&event), run.shard, history);
-            earlier = past.len();
-            if competition.open_ended().is_some() && !past.is_empty() {
-                let mut probe = competition.report_sink(&header_of(planned));
-                for e in &past {
-                    probe.on_history(e);
-                }
-                settled = probe.decided();
-            }
-            (planned, todo, Box::new(past.into_iter().map(Ok)))
-        }
-    };
-    if let (Some(dir), true) = (&resumed_dir, run.live != crate::run::plan::Live::Quiet) {
-        if settled {
-            eprintln!(
-                "stratego-host: {}: its finished games already decide the {}: nothing more is played; the report follows",
-                dir.display(),
-                competition.name()
-            );
-        } else if todo.is_empty() {
-            eprintln!(
-                "stratego-host: {}: every game of the plan is finished: nothing is played; the report follows",
-                dir.display()
-            );
-        }
-    }
-    if settled || todo.is_empty() {
-        // A bot edited since its games here: a rerun would silently report the old ones.
-        for change in versions.iter().flat_map(|v| &v.pending) {
-            eprintln!("stratego-host: warning: {}", change.unplayed);
-        }
-    }
+    let Start { planned, todo, history, earlier, settled, versions } =
+        start_from(run, competition, &event, resumed, history, &header_of);
+    let mut versions = versions;
     let source = if settled { competition::Games::List(VecDeque::new()) } else { competition.source(&event, todo) };
     let header = header_of(planned);
     // Every report says when the machine was overloaded (issue #41, item 11(a)).
@@ -760,6 +487,41 @@ pub async fn play(
         replay_saved(&mut *again, &saved, &end);
         *report.borrow_mut() = again;
     }
+    report_outcome(run, &report, &end, earlier, records_path.as_deref())
+}
+
+/// The executor of a run of `bots` under `run`, with the setup book `book`.
+fn executor_of(
+    run: &RunConfig,
+    bots: &[Entrant],
+    book: Option<Arc<crate::game::setup_book::SetupBook>>,
+    supervisor: &Supervisor,
+    preflown: Vec<Option<Result<(), Failure>>>,
+) -> Executor {
+    let lookup: Option<BookLookup> =
+        book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
+    Executor {
+        settings: Arc::new(run.settings.clone()),
+        bots: Arc::new(bots.to_vec()),
+        book: lookup,
+        concurrency: run.concurrency,
+        pin: run.pin,
+        auto_pin: run.auto_pin,
+        supervisor: supervisor.clone(),
+        preflown,
+    }
+}
+
+/// The end of a run that ended as `end`, `earlier` games finished before it: the report
+/// concluded, its text (or JSON) for stdout, the index page of `--out`, the end message
+/// and the exit code ([`finish`]).
+fn report_outcome(
+    run: &RunConfig,
+    report: &RefCell<Box<dyn ReportSink>>,
+    end: &RunEnd,
+    earlier: usize,
+    records_path: Option<&str>,
+) -> Outcome {
     if let Err(f) = report.borrow_mut().conclude() {
         eprintln!("stratego-host: {}", f.message);
         return Outcome { stdout: String::new(), code: f.code };
@@ -775,7 +537,7 @@ pub async fn play(
     } else if nothing {
         String::new()
     } else {
-        report.text(style)
+        report.text(Style::stdout())
     };
     let page = report.page();
     // A report without a page of its own (an SPRT's) gets no index.
@@ -783,7 +545,84 @@ pub async fn play(
         Some(html) => write_index(run, &page.title, html, &page.extra),
         None => Ok(()),
     };
-    with_index(finish(text, &end, &**report, records_path.as_deref()), index)
+    with_index(finish(text, end, &**report, records_path), index)
+}
+
+/// Where a run starts: the games of its plan in its shard (`planned`), those left to play
+/// (`todo`), the finished ones for the sinks, how many (`earlier`), whether they already
+/// settle the competition, and a resumed directory's changed bots.
+struct Start {
+    planned: u32,
+    todo: VecDeque<GameSpec>,
+    history: History,
+    earlier: usize,
+    settled: bool,
+    versions: Option<Versions>,
+}
+
+/// The [`Start`] of `competition`'s `event` from a `resumed` directory or the finished
+/// games of `history` (`header_of` makes the header of a probe of the report), said on
+/// stderr when nothing is left to play.
+fn start_from(
+    run: &RunConfig,
+    competition: &dyn Competition,
+    event: &schedule::EventSpec,
+    resumed: Option<Resumed>,
+    history: Vec<crate::record::GameRecord>,
+    header_of: &dyn Fn(u32) -> Header,
+) -> Start {
+    // Whether the finished games already settle the competition (a decided SPRT): then
+    // nothing is played, and the run is the report of those games (issue #41, item 3).
+    let mut settled = false;
+    let resumed_dir = resumed.as_ref().map(|r| r.dir.clone());
+    let mut versions = None;
+    // Games finished before this run (a resumed directory's, the ladder's history).
+    let earlier: usize;
+    let (planned, todo, history): (u32, VecDeque<GameSpec>, History) = match resumed {
+        Some(r) if history.is_empty() => {
+            versions = Some(r.versions);
+            let (planned, todo, finished) = remaining_ids(competition.games(event), run.shard, &r.ids);
+            earlier = finished.len();
+            if competition.open_ended().is_some() && !finished.is_empty() {
+                let mut probe = competition.report_sink(&header_of(planned));
+                settled = settled_by_records(&mut *probe, &r.dir, &finished);
+            }
+            (planned, todo, history_of(&r.dir, finished))
+        }
+        _ => {
+            let (planned, todo, past) = remaining(competition.games(event), run.shard, history);
+            earlier = past.len();
+            if competition.open_ended().is_some() && !past.is_empty() {
+                let mut probe = competition.report_sink(&header_of(planned));
+                for e in &past {
+                    probe.on_history(e);
+                }
+                settled = probe.decided();
+            }
+            (planned, todo, Box::new(past.into_iter().map(Ok)))
+        }
+    };
+    if let (Some(dir), true) = (&resumed_dir, run.live != crate::run::plan::Live::Quiet) {
+        if settled {
+            eprintln!(
+                "stratego-host: {}: its finished games already decide the {}: nothing more is played; the report follows",
+                dir.display(),
+                competition.name()
+            );
+        } else if todo.is_empty() {
+            eprintln!(
+                "stratego-host: {}: every game of the plan is finished: nothing is played; the report follows",
+                dir.display()
+            );
+        }
+    }
+    if settled || todo.is_empty() {
+        // A bot edited since its games here: a rerun would silently report the old ones.
+        for change in versions.iter().flat_map(|v| &v.pending) {
+            eprintln!("stratego-host: warning: {}", change.unplayed);
+        }
+    }
+    Start { planned, todo, history, earlier, settled, versions }
 }
 
 /// After a game record could not be written (a full disk): the games of `games` that the

@@ -205,6 +205,7 @@ fn play_tie(
         run.shard = None;
         run.seed_given = true;
         run.report_every = 0;
+        run.names_from_commands = true; // the bracket's names: each tie is a match of its own
         run.settings.match_seed =
             stratego_protocol::Rng::derive(seed, (round as u64) << 32 | (tie as u64) << 8 | u64::from(extra));
         let sub = EventPlan {

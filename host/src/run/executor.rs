@@ -100,6 +100,10 @@ pub struct Executor {
     pub auto_pin: bool,
     /// The run's supervisor.
     pub supervisor: Supervisor,
+    /// Bots already started once before the run (to ask their `ready.name`:
+    /// [`Executor::ready_names`]), by id, and how that went: the pre-flight takes it as its
+    /// own start of them instead of starting them again. Empty: none.
+    pub preflown: Vec<Option<Result<(), crate::run::events::Failure>>>,
 }
 
 impl Executor {
@@ -402,12 +406,22 @@ impl Executor {
         let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
         for (id, e) in self.bots.iter().enumerate() {
             let key = BotSpec { name: String::new(), ..e.spec.clone() };
+            if let Some(Some(started)) = self.preflown.get(id) {
+                // Started once already, when it was asked its name.
+                started.clone()?;
+                distinct.push((id, key));
+                continue;
+            }
             // Remote bots connect when their entrants start them: their games wait for them.
             if e.spec.protocol == Protocol::Json && !e.spec.remote && !distinct.iter().any(|(_, k)| *k == key) {
                 distinct.push((id, key));
             }
         }
-        let ids: Vec<usize> = distinct.into_iter().map(|(id, _)| id).collect();
+        let ids: Vec<usize> = distinct
+            .into_iter()
+            .map(|(id, _)| id)
+            .filter(|&id| self.preflown.get(id).is_none_or(Option::is_none))
+            .collect();
         for chunk in ids.chunks(2 * self.concurrency.max(1)) {
             let checks = chunk.iter().map(|&id| {
                 let color = Color::ALL.into_iter().find(|&c| first.seats[c] == id).unwrap_or(Color::Red);
@@ -422,6 +436,25 @@ impl Executor {
 
     /// [`Executor::preflight`] of bot `id`, told it plays `color`.
     async fn preflight_one(&self, id: usize, color: Color) -> Result<(), crate::run::events::Failure> {
+        self.start_once(id, color).await.map(|_| ())
+    }
+
+    /// Starts bots `ids` once each, as the pre-flight does (the same `hello`, game id
+    /// `preflight`, as red; `ready` within the start-up limit; `quit`), a few at a time, and
+    /// returns each one's `ready.name`, or why it did not start: the outcome of its
+    /// pre-flight ([`Executor::preflown`]).
+    pub async fn ready_names(&self, ids: &[usize]) -> Vec<Result<String, crate::run::events::Failure>> {
+        let mut all = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(2 * self.concurrency.max(1)) {
+            let starts = chunk.iter().map(|&id| self.start_once(id, Color::Red));
+            all.extend(futures_util::future::join_all(starts).await);
+        }
+        all
+    }
+
+    /// Starts bot `id` once, told it plays `color`, to its `ready`; returns the name it
+    /// gave there.
+    async fn start_once(&self, id: usize, color: Color) -> Result<String, crate::run::events::Failure> {
         let entrant = &self.bots[id];
         let name = &entrant.spec.name;
         let cannot = |why: String, stderr: &str| crate::run::events::Failure {
@@ -449,7 +482,7 @@ impl Executor {
         let judged =
             crate::run::referee::judge(answer, tc.startup, tc.margin, Reason::StartupTimeout, "ready", &mut late);
         let (_, report) = session.close(self.settings.grace).await;
-        judged.map(|_| ()).map_err(|f| cannot(f.message, &report.stderr_tail))
+        judged.map(|_| report.reported_name.unwrap_or_default()).map_err(|f| cannot(f.message, &report.stderr_tail))
     }
 
     /// Seats a bot: a kept session of it, or a new process.

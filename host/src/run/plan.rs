@@ -102,6 +102,9 @@ pub struct RunConfig {
     pub event: Option<String>,
     /// `--no-html`.
     pub no_html: bool,
+    /// `--names-from-commands`: a new event does not ask its bots their `ready.name`
+    /// ([`crate::supervise::naming::names_from_answers`]).
+    pub names_from_commands: bool,
     /// `--setups-order`.
     pub book_order: crate::run::schedule::BookOrder,
     /// `--setups-start`, 0-based.
