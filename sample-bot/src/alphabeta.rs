@@ -26,10 +26,10 @@
 use std::time::{Duration, Instant};
 
 use stratego_protocol::{Rng, Turn};
-use stratego_rules::{Combat, CombatResult, Game, Move, Ruleset};
+use stratego_rules::{Combat, CombatResult, Game, Move, Ruleset, Square};
 
 use crate::heuristic::{ranked_quiet, value};
-use crate::knowledge::Evidence;
+use crate::knowledge::{Evidence, Knowledge};
 use crate::search::{evaluate, sample_world};
 
 /// Settings of the `alphabeta` strategy.
@@ -48,11 +48,22 @@ pub struct AlphaBetaConfig {
     pub time_share: f64,
     /// Fixed node budget instead of one computed from the clock (reproducible on any clock).
     pub nodes: Option<u64>,
+    /// Most nodes a move when the budget comes from the clock (a long move time would
+    /// otherwise buy seconds of search a move).
+    pub max_nodes: u64,
 }
 
 impl Default for AlphaBetaConfig {
     fn default() -> AlphaBetaConfig {
-        AlphaBetaConfig { candidates: 10, worlds: 12, max_depth: 6, nodes_per_ms: 600.0, time_share: 0.4, nodes: None }
+        AlphaBetaConfig {
+            candidates: 10,
+            worlds: 12,
+            max_depth: 6,
+            nodes_per_ms: 600.0,
+            time_share: 0.4,
+            nodes: None,
+            max_nodes: 400_000,
+        }
     }
 }
 
@@ -63,6 +74,9 @@ pub const HEURISTIC_WEIGHT: f64 = 0.5;
 /// repetitive.
 const NOISE: f64 = 5.0;
 
+/// Probability from which an enemy piece's rank counts as known to the search.
+const CERTAIN: f64 = 0.99;
+
 /// Plies of captures the quiescence search follows past the nominal depth.
 const QUIESCENCE_PLIES: u32 = 6;
 
@@ -72,6 +86,58 @@ const WIN: f64 = 5_000.0;
 
 /// What each ply costs a win (see [`WIN`]).
 const WIN_PLY: f64 = 50.0;
+
+/// The squares whose piece's rank its opponent knows (by square index): below the root,
+/// a side attacks only pieces it knows. Without this each world's search attacks exactly
+/// the hidden pieces it beats in that world, which no player can do, and every square next
+/// to hidden enemy pieces looks good (strategy fusion).
+#[derive(Clone, Copy)]
+struct Known([u64; 4]);
+
+impl Known {
+    fn get(&self, sq: Square) -> bool {
+        self.0[sq.index() / 64] & (1 << (sq.index() % 64)) != 0
+    }
+
+    fn set(&mut self, sq: Square, on: bool) {
+        let (w, b) = (sq.index() / 64, 1u64 << (sq.index() % 64));
+        if on {
+            self.0[w] |= b;
+        } else {
+            self.0[w] &= !b;
+        }
+    }
+
+    /// The pieces whose ranks are known in `turn`: ours revealed, the enemy's with a rank
+    /// or whose rank is certain ([`CERTAIN`]) from what we know (the last unmoved piece
+    /// when only the Flag is unseen among the immobile ranks, say).
+    fn of(rules: &Ruleset, turn: &Turn, evidence: &Evidence) -> Known {
+        let mut k = Known([0; 4]);
+        let knowledge = Knowledge::with_setup_prior(rules, turn, evidence);
+        for p in &turn.pieces {
+            let known = if p.color == turn.color {
+                p.revealed
+            } else {
+                p.rank.is_some() || knowledge.distribution(p).iter().any(|&x| x >= CERTAIN)
+            };
+            if known {
+                k.set(p.square, true);
+            }
+        }
+        k
+    }
+
+    /// After `m` is played in `before`: a piece that fought or ran (a Scout's long move)
+    /// is known where it stands.
+    fn after(&self, before: &Game, m: Move) -> Known {
+        let mut k = *self;
+        let fought = before.piece_at(m.to).is_some();
+        let mover_known = k.get(m.from) || fought || m.from.distance(m.to) > 1;
+        k.set(m.from, false);
+        k.set(m.to, mover_known);
+        k
+    }
+}
 
 /// What a search of one world returns per candidate move.
 struct Searcher {
@@ -91,7 +157,7 @@ impl Searcher {
     }
 
     /// Negamax value of `game` for the side to move, `depth` plies deep then quiescence.
-    fn negamax(&mut self, game: &Game, depth: u32, mut alpha: f64, beta: f64, ply: u32) -> f64 {
+    fn negamax(&mut self, game: &Game, known: &Known, depth: u32, mut alpha: f64, beta: f64, ply: u32) -> f64 {
         if self.tick() {
             return 0.0;
         }
@@ -99,14 +165,15 @@ impl Searcher {
             return v;
         }
         if depth == 0 {
-            return self.quiesce(game, alpha, beta, ply, QUIESCENCE_PLIES);
+            return self.quiesce(game, known, alpha, beta, ply, QUIESCENCE_PLIES);
         }
-        let moves = ordered_moves(game, false);
+        let moves = ordered_moves(game, known, false);
         let mut best = f64::NEG_INFINITY;
         for (_, m) in moves {
             let mut child = game.clone();
+            let k = known.after(game, m);
             child.play_unchecked(m);
-            let v = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            let v = -self.negamax(&child, &k, depth - 1, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0.0;
             }
@@ -116,26 +183,29 @@ impl Searcher {
                 break;
             }
         }
-        best
+        // Every move attacks a hidden piece: standing still is not possible, but the
+        // search does not guess which hidden piece a real player would attack.
+        if best == f64::NEG_INFINITY { self.quiesce(game, known, alpha, beta, ply, 0) } else { best }
     }
 
     /// Stand pat or resolve the attacks that do not lose the attacker.
-    fn quiesce(&mut self, game: &Game, mut alpha: f64, beta: f64, ply: u32, left: u32) -> f64 {
+    fn quiesce(&mut self, game: &Game, known: &Known, mut alpha: f64, beta: f64, ply: u32, left: u32) -> f64 {
         let stand = evaluate(game, game.to_move());
         if stand >= beta || left == 0 {
             return stand;
         }
         alpha = alpha.max(stand);
         let mut best = stand;
-        for (_, m) in ordered_moves(game, true) {
+        for (_, m) in ordered_moves(game, known, true) {
             if self.tick() {
                 return 0.0;
             }
             let mut child = game.clone();
+            let k = known.after(game, m);
             child.play_unchecked(m);
             let v = match terminal(&child, ply + 1) {
                 Some(t) => -t,
-                None => -self.quiesce(&child, -beta, -alpha, ply + 1, left - 1),
+                None => -self.quiesce(&child, &k, -beta, -alpha, ply + 1, left - 1),
             };
             if self.stopped {
                 return 0.0;
@@ -160,15 +230,17 @@ fn terminal(game: &Game, ply: u32) -> Option<f64> {
     })
 }
 
-/// Legal moves, attacks first (the best trade first); with `attacks_only`, only the attacks
-/// that do not lose the attacker.
-fn ordered_moves(game: &Game, attacks_only: bool) -> Vec<(f64, Move)> {
+/// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
+/// attacker does not know; with `attacks_only`, only the attacks that do not lose the
+/// attacker.
+fn ordered_moves(game: &Game, known: &Known, attacks_only: bool) -> Vec<(f64, Move)> {
     let mut buf = Vec::with_capacity(64);
     game.legal_moves(&mut buf);
     let mut out = Vec::with_capacity(buf.len());
     for m in buf {
         let Some((_, mine)) = game.piece_at(m.from) else { continue };
         match game.piece_at(m.to) {
+            Some(_) if !known.get(m.to) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
@@ -253,8 +325,9 @@ pub fn choose_with_report(
         return report(fallback, 0, 0, 0, Vec::new());
     }
     let move_ms = turn.clock.move_ms as f64 * config.time_share;
-    let node_limit = config.nodes.unwrap_or((move_ms * config.nodes_per_ms) as u64);
+    let node_limit = config.nodes.unwrap_or(((move_ms * config.nodes_per_ms) as u64).min(config.max_nodes));
     let deadline = started + Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
+    let known = Known::of(rules, turn, evidence);
     let mut searcher = Searcher { nodes: 0, node_limit, deadline, stopped: false };
     // The candidates' summed values at the last depth completed in every world.
     let mut done: Option<(u32, Vec<f64>)> = None;
@@ -274,10 +347,11 @@ pub fn choose_with_report(
                     continue;
                 }
                 let mut g = world.clone();
+                let k = known.after(world, m);
                 g.play_unchecked(m);
                 let v = match terminal(&g, 1) {
                     Some(t) => -t,
-                    None => -searcher.negamax(&g, depth - 1, f64::NEG_INFINITY, f64::INFINITY, 1),
+                    None => -searcher.negamax(&g, &k, depth - 1, f64::NEG_INFINITY, f64::INFINITY, 1),
                 };
                 if searcher.stopped {
                     break 'worlds;
