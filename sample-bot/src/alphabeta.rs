@@ -26,7 +26,7 @@
 use std::time::{Duration, Instant};
 
 use stratego_protocol::{Rng, Turn};
-use stratego_rules::{Combat, CombatResult, Game, Move, Ruleset, Square};
+use stratego_rules::{Combat, CombatResult, Game, Move, Rank, Ruleset, Square};
 
 use crate::heuristic::{ranked_quiet, value};
 use crate::knowledge::{Evidence, Knowledge};
@@ -88,7 +88,7 @@ const WIN: f64 = 5_000.0;
 const WIN_PLY: f64 = 50.0;
 
 /// The squares whose piece's rank its opponent knows (by square index): below the root,
-/// a side attacks only pieces it knows. Without this each world's search attacks exactly
+/// a side attacks only pieces it knows, and the Flag. Without this each world's search attacks exactly
 /// the hidden pieces it beats in that world, which no player can do, and every square next
 /// to hidden enemy pieces looks good (strategy fusion).
 #[derive(Clone, Copy)]
@@ -231,7 +231,9 @@ fn terminal(game: &Game, ply: u32) -> Option<f64> {
 }
 
 /// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
-/// attacker does not know; with `attacks_only`, only the attacks that do not lose the
+/// attacker does not know, except on the Flag (a player attacks the pieces likeliest to
+/// be the Flag: the search defends its own Flag against every enemy piece in reach, and
+/// counts a reachable enemy Flag by the share of the worlds that put it there); with `attacks_only`, only the attacks that do not lose the
 /// attacker.
 fn ordered_moves(game: &Game, known: &Known, attacks_only: bool) -> Vec<(f64, Move)> {
     let mut buf = Vec::with_capacity(64);
@@ -240,7 +242,7 @@ fn ordered_moves(game: &Game, known: &Known, attacks_only: bool) -> Vec<(f64, Mo
     for m in buf {
         let Some((_, mine)) = game.piece_at(m.from) else { continue };
         match game.piece_at(m.to) {
-            Some(_) if !known.get(m.to) => {}
+            Some((_, theirs)) if theirs != Rank::Flag && !known.get(m.to) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
