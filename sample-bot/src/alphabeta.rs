@@ -26,7 +26,7 @@
 use std::time::{Duration, Instant};
 
 use stratego_protocol::{Rng, Turn};
-use stratego_rules::{Combat, CombatResult, Game, Move, Rank, Ruleset, Square};
+use stratego_rules::{Color, Combat, CombatResult, Game, Move, Rank, Ruleset, Square};
 
 use crate::heuristic::{ranked_quiet, value};
 use crate::knowledge::{Evidence, Knowledge};
@@ -74,6 +74,10 @@ pub const HEURISTIC_WEIGHT: f64 = 0.5;
 /// repetitive.
 const NOISE: f64 = 5.0;
 
+/// Value of taking a hidden piece that turns out to be the Flag, at the root (as the
+/// heuristic's prize for a possible Flag).
+const HIDDEN_FLAG_PRIZE: f64 = 600.0;
+
 /// Probability from which an enemy piece's rank counts as known to the search.
 const CERTAIN: f64 = 0.99;
 
@@ -88,7 +92,7 @@ const WIN: f64 = 5_000.0;
 const WIN_PLY: f64 = 50.0;
 
 /// The squares whose piece's rank its opponent knows (by square index): below the root,
-/// a side attacks only pieces it knows, and the Flag. Without this each world's search attacks exactly
+/// a side attacks only pieces it knows (and the enemy our Flag). Without this each world's search attacks exactly
 /// the hidden pieces it beats in that world, which no player can do, and every square next
 /// to hidden enemy pieces looks good (strategy fusion).
 #[derive(Clone, Copy)]
@@ -141,6 +145,8 @@ impl Known {
 
 /// What a search of one world returns per candidate move.
 struct Searcher {
+    /// The side the search is for.
+    me: Color,
     nodes: u64,
     node_limit: u64,
     deadline: Instant,
@@ -167,7 +173,7 @@ impl Searcher {
         if depth == 0 {
             return self.quiesce(game, known, alpha, beta, ply, QUIESCENCE_PLIES);
         }
-        let moves = ordered_moves(game, known, false);
+        let moves = ordered_moves(game, known, self.me, false);
         let mut best = f64::NEG_INFINITY;
         for (_, m) in moves {
             let mut child = game.clone();
@@ -196,7 +202,7 @@ impl Searcher {
         }
         alpha = alpha.max(stand);
         let mut best = stand;
-        for (_, m) in ordered_moves(game, known, true) {
+        for (_, m) in ordered_moves(game, known, self.me, true) {
             if self.tick() {
                 return 0.0;
             }
@@ -231,18 +237,19 @@ fn terminal(game: &Game, ply: u32) -> Option<f64> {
 }
 
 /// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
-/// attacker does not know, except on the Flag (a player attacks the pieces likeliest to
-/// be the Flag: the search defends its own Flag against every enemy piece in reach, and
-/// counts a reachable enemy Flag by the share of the worlds that put it there); with `attacks_only`, only the attacks that do not lose the
+/// attacker does not know, except the enemy's on our Flag (`me`'s: a player attacks the
+/// pieces likeliest to be the Flag, and the search defends its own Flag against every
+/// enemy piece in reach); with `attacks_only`, only the attacks that do not lose the
 /// attacker.
-fn ordered_moves(game: &Game, known: &Known, attacks_only: bool) -> Vec<(f64, Move)> {
+fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> Vec<(f64, Move)> {
+    let enemy_to_move = game.to_move() != me;
     let mut buf = Vec::with_capacity(64);
     game.legal_moves(&mut buf);
     let mut out = Vec::with_capacity(buf.len());
     for m in buf {
         let Some((_, mine)) = game.piece_at(m.from) else { continue };
         match game.piece_at(m.to) {
-            Some((_, theirs)) if theirs != Rank::Flag && !known.get(m.to) => {}
+            Some((_, theirs)) if !known.get(m.to) && !(enemy_to_move && theirs == Rank::Flag) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
@@ -330,7 +337,7 @@ pub fn choose_with_report(
     let node_limit = config.nodes.unwrap_or(((move_ms * config.nodes_per_ms) as u64).min(config.max_nodes));
     let deadline = started + Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
     let known = Known::of(rules, turn, evidence);
-    let mut searcher = Searcher { nodes: 0, node_limit, deadline, stopped: false };
+    let mut searcher = Searcher { me: turn.color, nodes: 0, node_limit, deadline, stopped: false };
     // The candidates' summed values at the last depth completed in every world.
     let mut done: Option<(u32, Vec<f64>)> = None;
     let mut last_cost = 0u64;
@@ -350,8 +357,15 @@ pub fn choose_with_report(
                 }
                 let mut g = world.clone();
                 let k = known.after(world, m);
+                let hidden = world.piece_at(m.to).is_some_and(|_| !known.get(m.to));
                 g.play_unchecked(m);
                 let v = match terminal(&g, 1) {
+                    // The attack of a hidden piece that is the Flag in this world: worth
+                    // a prize, not the game (counted as the game, every unmoved piece with
+                    // a few per cent of Flag is worth a General's risk on a Bomb).
+                    Some(_) if hidden && g.outcome().is_some_and(|o| o.winner == Some(turn.color)) => {
+                        now + HIDDEN_FLAG_PRIZE
+                    }
                     Some(t) => -t,
                     None => -searcher.negamax(&g, &k, depth - 1, f64::NEG_INFINITY, f64::INFINITY, 1),
                 };

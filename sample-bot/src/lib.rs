@@ -3,8 +3,13 @@
 //! - `random`: a uniformly random legal setup and uniformly random legal moves.
 //! - `heuristic` (default): a setup with the Flag on the back rank behind its Bombs, and
 //!   moves chosen by what the bot knows of each enemy piece (see [`heuristic`]).
+//! - `search`: determinized Monte Carlo over the heuristic's best moves (see [`search`]).
+//! - `alphabeta`: a determinised alpha-beta search with quiescence on captures over
+//!   sampled worlds, the heuristic's score as a prior (see [`alphabeta`]).
 //!
-//! Every strategy is deterministic for the seed the host sends.
+//! Every strategy is deterministic for the seed the host sends (`search` only with
+//! `--worlds N`; `alphabeta` unless the machine is too slow for its node budget, see
+//! [`alphabeta`]).
 
 pub mod alphabeta;
 pub mod heuristic;
