@@ -249,7 +249,7 @@ fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> V
     for m in buf {
         let Some((_, mine)) = game.piece_at(m.from) else { continue };
         match game.piece_at(m.to) {
-            Some((_, theirs)) if !known.get(m.to) && !(enemy_to_move && theirs == Rank::Flag) => {}
+            Some((_, theirs)) if !(known.get(m.to) || (enemy_to_move && theirs == Rank::Flag)) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
