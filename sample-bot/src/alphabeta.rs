@@ -59,8 +59,8 @@ impl Default for AlphaBetaConfig {
             candidates: 10,
             worlds: 12,
             max_depth: 6,
-            nodes_per_ms: 600.0,
-            time_share: 0.4,
+            nodes_per_ms: 800.0,
+            time_share: 0.3,
             nodes: None,
             max_nodes: 400_000,
         }
@@ -441,12 +441,19 @@ mod tests {
         (rules, game)
     }
 
+    /// `turn` with a move time no load can use up: the node budget, not the deadline,
+    /// ends the search.
+    fn calm(mut turn: Turn) -> Turn {
+        turn.clock.move_ms = 600_000;
+        turn
+    }
+
     #[test]
     fn the_search_finds_a_forced_capture_of_the_flag_in_two_moves() {
         let (rules, game) = flag_in_two();
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);
-        let turn = crate::tests::turn_of(&game, 0, moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
         let config = AlphaBetaConfig { worlds: 2, nodes: Some(200_000), ..AlphaBetaConfig::default() };
         let r = choose_with_report(&rules, &turn, &mut Rng::new(1), &config, 0, &Evidence::default());
         assert!(r.depth >= 3, "{r:?}");
@@ -545,7 +552,7 @@ mod tests {
         let (rules, game) = flag_in_two();
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);
-        let turn = crate::tests::turn_of(&game, 0, moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
         let config = AlphaBetaConfig { worlds: 4, nodes: Some(20_000), ..AlphaBetaConfig::default() };
         let run = || {
             let r = choose_with_report(&rules, &turn, &mut Rng::new(7), &config, 0, &Evidence::default());
