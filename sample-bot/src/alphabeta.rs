@@ -59,8 +59,8 @@ impl Default for AlphaBetaConfig {
             candidates: 10,
             worlds: 12,
             max_depth: 6,
-            nodes_per_ms: 800.0,
-            time_share: 0.3,
+            nodes_per_ms: 1200.0,
+            time_share: 0.2,
             nodes: None,
             max_nodes: 400_000,
         }

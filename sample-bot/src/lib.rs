@@ -35,7 +35,7 @@ pub enum Strategy {
     /// the README's strength table).
     Search,
     /// Determinised alpha-beta: sampled worlds consistent with what the bot knows, each
-    /// searched with iterative deepening and quiescence on captures, within 30 % of each
+    /// searched with iterative deepening and quiescence on captures, within 20 % of each
     /// move's time (see [`alphabeta`]).
     Alphabeta,
 }
