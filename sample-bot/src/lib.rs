@@ -3,9 +3,15 @@
 //! - `random`: a uniformly random legal setup and uniformly random legal moves.
 //! - `heuristic` (default): a setup with the Flag on the back rank behind its Bombs, and
 //!   moves chosen by what the bot knows of each enemy piece (see [`heuristic`]).
+//! - `search`: determinized Monte Carlo over the heuristic's best moves (see [`search`]).
+//! - `alphabeta`: a determinised alpha-beta search with quiescence on captures over
+//!   sampled worlds, the heuristic's score as a prior (see [`alphabeta`]).
 //!
-//! Every strategy is deterministic for the seed the host sends.
+//! Every strategy is deterministic for the seed the host sends (`search` only with
+//! `--worlds N`; `alphabeta` unless the machine is too slow for its node budget, see
+//! [`alphabeta`]).
 
+pub mod alphabeta;
 pub mod heuristic;
 pub mod knowledge;
 pub mod search;
@@ -28,6 +34,10 @@ pub enum Strategy {
     /// time less 3 ms. It beats the heuristic head to head, but not the 2012 agents (see
     /// the README's strength table).
     Search,
+    /// Determinised alpha-beta: sampled worlds consistent with what the bot knows, each
+    /// searched with iterative deepening and quiescence on captures, within 20 % of each
+    /// move's time (see [`alphabeta`]).
+    Alphabeta,
 }
 
 /// The sample bot's command line.
@@ -55,6 +65,13 @@ pub struct Args {
     /// search: rollout length in plies.
     #[arg(long, value_name = "PLIES", default_value_t = 10)]
     pub depth: u32,
+    /// alphabeta: search exactly N nodes a move (all iterations together) instead of a
+    /// budget computed from the move's time.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// alphabeta: worlds sampled a move.
+    #[arg(long, value_name = "N", default_value_t = alphabeta::AlphaBetaConfig::default().worlds)]
+    pub ab_worlds: u32,
 }
 
 /// The bot.
@@ -62,6 +79,7 @@ pub struct SampleBot {
     strategy: Strategy,
     name: String,
     search: search::SearchConfig,
+    alphabeta: alphabeta::AlphaBetaConfig,
     /// Ask for full turns whatever the strategy.
     pub full_view: bool,
     quiet: QuietPlies,
@@ -100,11 +118,13 @@ impl SampleBot {
             Strategy::Random => "sample-bot-random",
             Strategy::Heuristic => "sample-bot-heuristic",
             Strategy::Search => "sample-bot-search",
+            Strategy::Alphabeta => "sample-bot-alphabeta",
         };
         SampleBot {
             strategy,
             name: name.unwrap_or_else(|| default.to_owned()),
             search: search::SearchConfig::default(),
+            alphabeta: alphabeta::AlphaBetaConfig::default(),
             full_view: false,
             quiet: QuietPlies::default(),
             evidence: knowledge::Evidence::default(),
@@ -134,7 +154,7 @@ impl Bot for SampleBot {
     fn setup(&mut self, game: &mut Game, _request: &SetupRequest) -> String {
         match self.strategy {
             Strategy::Random => bot::random_setup(game),
-            Strategy::Heuristic | Strategy::Search => {
+            Strategy::Heuristic | Strategy::Search | Strategy::Alphabeta => {
                 setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules)
             }
         }
@@ -153,6 +173,14 @@ impl Bot for SampleBot {
             Strategy::Search => {
                 Action::Move(search::choose(&game.rules, turn, &mut game.rng, &self.search, quiet, &self.evidence))
             }
+            Strategy::Alphabeta => Action::Move(alphabeta::choose(
+                &game.rules,
+                turn,
+                &mut game.rng,
+                &self.alphabeta,
+                quiet,
+                &self.evidence,
+            )),
         }
     }
 }
@@ -169,6 +197,8 @@ pub fn main_with_args(argv: Vec<String>) -> i32 {
     let mut bot = SampleBot::new(args.strategy, args.name);
     bot.search.worlds = args.worlds;
     bot.search.depth = args.depth;
+    bot.alphabeta.nodes = args.nodes;
+    bot.alphabeta.worlds = args.ab_worlds.max(1);
     bot.full_view = args.full_view;
     match bot::run(bot) {
         Ok(()) => 0,

@@ -53,7 +53,7 @@ const PRIOR_WEIGHT: f64 = 1.0;
 const NOISE: f64 = 30.0;
 
 /// Samples one full-information world consistent with the turn.
-fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Option<Game> {
+pub(crate) fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence) -> Option<Game> {
     let me = turn.color;
     let mut pool: Vec<Rank> =
         unknown_counts(rules, turn).iter().flat_map(|(r, n)| std::iter::repeat_n(r, usize::from(n))).collect();
@@ -117,7 +117,7 @@ fn sample_world(rules: &Ruleset, turn: &Turn, rng: &mut Rng, evidence: &Evidence
 }
 
 /// Material of `color` minus the opponent's, with the ending counted big.
-fn evaluate(game: &Game, color: Color) -> f64 {
+pub(crate) fn evaluate(game: &Game, color: Color) -> f64 {
     if let Some(o) = game.outcome() {
         return match o.winner {
             Some(w) if w == color => 5_000.0,

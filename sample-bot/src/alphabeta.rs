@@ -1,0 +1,563 @@
+//! The `alphabeta` strategy: a determinised alpha-beta search.
+//!
+//! 1. The heuristic ([`ranked_quiet`]) scores every legal move; the best
+//!    [`AlphaBetaConfig::candidates`] of them and every attack are searched.
+//! 2. The bot deals [`AlphaBetaConfig::worlds`] full-information worlds consistent with what
+//!    it knows ([`sample_world`]: revealed ranks stay, a piece that moved is no Bomb or Flag, a
+//!    Scout that ran is a Scout, the ranks of pieces that moved weighted by what their moves
+//!    showed, the Flag and Bombs where the Gravon setups put them).
+//! 3. In each world, each candidate is searched by negamax alpha-beta to the same depth,
+//!    captures resolved at the leaves (a quiescence search over the attacks that do not lose
+//!    the attacker), material ([`crate::search::evaluate`]) at the leaves. Iterative deepening:
+//!    depth 1, 2, 3, ... while the node budget lasts; the values of the last depth completed
+//!    in every world are used.
+//! 4. A candidate's value is its mean over the worlds (an expectation over the ranks the
+//!    hidden pieces may have: the attack of an unknown piece counts every rank it may be),
+//!    less the position's value now, plus [`HEURISTIC_WEIGHT`] times the heuristic's score
+//!    (its positional knowledge: Flag defence, probing after a quiet stretch, the hunt of
+//!    known pieces), plus a little seeded noise.
+//!
+//! The budget is a number of nodes ([`AlphaBetaConfig::nodes_per_ms`] times the share of the
+//! move's time), so that play is deterministic for the seed whatever the machine's load. A
+//! deadline at [`AlphaBetaConfig::time_share`] of the move's time stops the search early on a
+//! machine too slow for that budget (the last depth completed is used then): the bot never
+//! loses on time, at the cost of reproducibility on such a machine.
+
+use std::time::{Duration, Instant};
+
+use stratego_protocol::{Rng, Turn};
+use stratego_rules::{Color, Combat, CombatResult, Game, Move, Rank, Ruleset, Square};
+
+use crate::heuristic::{ranked_quiet, value};
+use crate::knowledge::{Evidence, Knowledge};
+use crate::search::{evaluate, sample_world};
+
+/// Settings of the `alphabeta` strategy.
+#[derive(Clone, Copy, Debug)]
+pub struct AlphaBetaConfig {
+    /// Quiet candidate moves searched (the heuristic's best); attacks are always searched.
+    pub candidates: usize,
+    /// Worlds sampled per move.
+    pub worlds: u32,
+    /// Deepest iteration, in plies (the quiescence search goes further).
+    pub max_depth: u32,
+    /// Nodes searched per millisecond of the move's time used (the deterministic budget).
+    pub nodes_per_ms: f64,
+    /// Share of the move's time the node budget is computed for, and after which the search
+    /// stops whatever the budget.
+    pub time_share: f64,
+    /// Fixed node budget instead of one computed from the clock (reproducible on any clock).
+    pub nodes: Option<u64>,
+    /// Most nodes a move when the budget comes from the clock (a long move time would
+    /// otherwise buy seconds of search a move).
+    pub max_nodes: u64,
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> AlphaBetaConfig {
+        AlphaBetaConfig {
+            candidates: 10,
+            worlds: 12,
+            max_depth: 6,
+            nodes_per_ms: 1200.0,
+            time_share: 0.2,
+            nodes: None,
+            max_nodes: 400_000,
+        }
+    }
+}
+
+/// Weight of the heuristic's score of a move beside the search's value of it.
+pub const HEURISTIC_WEIGHT: f64 = 0.5;
+
+/// Random spread added to each candidate's value (seeded): exact ties otherwise make play
+/// repetitive.
+const NOISE: f64 = 5.0;
+
+/// Value of taking a hidden piece that turns out to be the Flag, at the root (as the
+/// heuristic's prize for a possible Flag).
+const HIDDEN_FLAG_PRIZE: f64 = 600.0;
+
+/// Probability from which an enemy piece's rank counts as known to the search.
+const CERTAIN: f64 = 0.99;
+
+/// Plies of captures the quiescence search follows past the nominal depth.
+const QUIESCENCE_PLIES: u32 = 6;
+
+/// Value of a won game, less [`WIN_PLY`] a ply to reach it (a quicker win is better, a
+/// later loss less bad).
+const WIN: f64 = 5_000.0;
+
+/// What each ply costs a win (see [`WIN`]).
+const WIN_PLY: f64 = 50.0;
+
+/// The squares whose piece's rank its opponent knows (by square index): below the root,
+/// a side attacks only pieces it knows (and the enemy our Flag). Without this each world's search attacks exactly
+/// the hidden pieces it beats in that world, which no player can do, and every square next
+/// to hidden enemy pieces looks good (strategy fusion).
+#[derive(Clone, Copy)]
+struct Known([u64; 4]);
+
+impl Known {
+    fn get(&self, sq: Square) -> bool {
+        self.0[sq.index() / 64] & (1 << (sq.index() % 64)) != 0
+    }
+
+    fn set(&mut self, sq: Square, on: bool) {
+        let (w, b) = (sq.index() / 64, 1u64 << (sq.index() % 64));
+        if on {
+            self.0[w] |= b;
+        } else {
+            self.0[w] &= !b;
+        }
+    }
+
+    /// The pieces whose ranks are known in `turn`: ours revealed, the enemy's with a rank
+    /// or whose rank is certain ([`CERTAIN`]) from what we know (the last unmoved piece
+    /// when only the Flag is unseen among the immobile ranks, say).
+    fn of(rules: &Ruleset, turn: &Turn, evidence: &Evidence) -> Known {
+        let mut k = Known([0; 4]);
+        let knowledge = Knowledge::with_setup_prior(rules, turn, evidence);
+        for p in &turn.pieces {
+            let known = if p.color == turn.color {
+                p.revealed
+            } else {
+                p.rank.is_some() || knowledge.distribution(p).iter().any(|&x| x >= CERTAIN)
+            };
+            if known {
+                k.set(p.square, true);
+            }
+        }
+        k
+    }
+
+    /// After `m` is played in `before`: a piece that fought or ran (a Scout's long move)
+    /// is known where it stands.
+    fn after(&self, before: &Game, m: Move) -> Known {
+        let mut k = *self;
+        let fought = before.piece_at(m.to).is_some();
+        let mover_known = k.get(m.from) || fought || m.from.distance(m.to) > 1;
+        k.set(m.from, false);
+        k.set(m.to, mover_known);
+        k
+    }
+}
+
+/// What a search of one world returns per candidate move.
+struct Searcher {
+    /// The side the search is for.
+    me: Color,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Instant,
+    stopped: bool,
+}
+
+impl Searcher {
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.node_limit || (self.nodes & 127 == 0 && Instant::now() >= self.deadline) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Negamax value of `game` for the side to move, `depth` plies deep then quiescence.
+    fn negamax(&mut self, game: &Game, known: &Known, depth: u32, mut alpha: f64, beta: f64, ply: u32) -> f64 {
+        if self.tick() {
+            return 0.0;
+        }
+        if let Some(v) = terminal(game, ply) {
+            return v;
+        }
+        if depth == 0 {
+            return self.quiesce(game, known, alpha, beta, ply, QUIESCENCE_PLIES);
+        }
+        let moves = ordered_moves(game, known, self.me, false);
+        let mut best = f64::NEG_INFINITY;
+        for (_, m) in moves {
+            let mut child = game.clone();
+            let k = known.after(game, m);
+            child.play_unchecked(m);
+            let v = -self.negamax(&child, &k, depth - 1, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0.0;
+            }
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        // Every move attacks a hidden piece: standing still is not possible, but the
+        // search does not guess which hidden piece a real player would attack.
+        if best == f64::NEG_INFINITY { self.quiesce(game, known, alpha, beta, ply, 0) } else { best }
+    }
+
+    /// Stand pat or resolve the attacks that do not lose the attacker.
+    fn quiesce(&mut self, game: &Game, known: &Known, mut alpha: f64, beta: f64, ply: u32, left: u32) -> f64 {
+        let stand = evaluate(game, game.to_move());
+        if stand >= beta || left == 0 {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        let mut best = stand;
+        for (_, m) in ordered_moves(game, known, self.me, true) {
+            if self.tick() {
+                return 0.0;
+            }
+            let mut child = game.clone();
+            let k = known.after(game, m);
+            child.play_unchecked(m);
+            let v = match terminal(&child, ply + 1) {
+                Some(t) => -t,
+                None => -self.quiesce(&child, &k, -beta, -alpha, ply + 1, left - 1),
+            };
+            if self.stopped {
+                return 0.0;
+            }
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// The value of a finished game for the side to move, `None` while it goes on.
+fn terminal(game: &Game, ply: u32) -> Option<f64> {
+    let o = game.outcome()?;
+    Some(match o.winner {
+        Some(w) if w == game.to_move() => WIN - WIN_PLY * f64::from(ply),
+        Some(_) => -(WIN - WIN_PLY * f64::from(ply)),
+        None => 0.0,
+    })
+}
+
+/// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
+/// attacker does not know, except the enemy's on our Flag (`me`'s: a player attacks the
+/// pieces likeliest to be the Flag, and the search defends its own Flag against every
+/// enemy piece in reach); with `attacks_only`, only the attacks that do not lose the
+/// attacker.
+fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> Vec<(f64, Move)> {
+    let enemy_to_move = game.to_move() != me;
+    let mut buf = Vec::with_capacity(64);
+    game.legal_moves(&mut buf);
+    let mut out = Vec::with_capacity(buf.len());
+    for m in buf {
+        let Some((_, mine)) = game.piece_at(m.from) else { continue };
+        match game.piece_at(m.to) {
+            Some((_, theirs)) if !(known.get(m.to) || (enemy_to_move && theirs == Rank::Flag)) => {}
+            Some((_, theirs)) => {
+                let gain = match Combat::resolve(mine, theirs).result {
+                    CombatResult::AttackerWins => value(theirs),
+                    CombatResult::BothRemoved => value(theirs) - value(mine),
+                    CombatResult::DefenderWins if attacks_only => continue,
+                    CombatResult::DefenderWins => -value(mine),
+                };
+                out.push((gain + 1_000.0, m));
+            }
+            None if attacks_only => {}
+            None => out.push((0.0, m)),
+        }
+    }
+    // Stable: quiet moves keep the rules' order.
+    out.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out
+}
+
+/// What [`choose_with_report`] found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The move chosen.
+    pub mv: Move,
+    /// The deepest iteration completed in every world (0: none, the heuristic's choice).
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Worlds searched.
+    pub worlds: u32,
+    /// Each candidate with its search value (the mean over the worlds, less the value now).
+    pub values: Vec<(Move, f64)>,
+}
+
+/// Chooses a move; `quiet` is the number of plies since the last fight.
+pub fn choose(
+    rules: &Ruleset,
+    turn: &Turn,
+    rng: &mut Rng,
+    config: &AlphaBetaConfig,
+    quiet: u32,
+    evidence: &Evidence,
+) -> Move {
+    choose_with_report(rules, turn, rng, config, quiet, evidence).mv
+}
+
+/// [`choose`], with what the search found.
+pub fn choose_with_report(
+    rules: &Ruleset,
+    turn: &Turn,
+    rng: &mut Rng,
+    config: &AlphaBetaConfig,
+    quiet: u32,
+    evidence: &Evidence,
+) -> Report {
+    let started = Instant::now();
+    let ranked = ranked_quiet(rules, turn, rng, evidence, quiet);
+    let fallback = ranked.first().map_or(turn.legal_moves[0], |&(_, m)| m);
+    let report = |mv, depth, nodes, worlds, values| Report { mv, depth, nodes, worlds, values };
+    if ranked.len() <= 1 {
+        return report(fallback, 0, 0, 0, Vec::new());
+    }
+    // The candidates: the heuristic's best quiet moves and every attack.
+    let enemy_at = |m: &Move| turn.pieces.iter().any(|p| p.square == m.to && p.color != turn.color);
+    let (prior, candidates): (Vec<f64>, Vec<Move>) = ranked
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, m))| *i < config.candidates || enemy_at(m))
+        .map(|(_, &(s, m))| (s, m))
+        .unzip();
+    let worlds: Vec<Game> = {
+        let mut w = Vec::with_capacity(config.worlds as usize);
+        let mut tries = 0;
+        while w.len() < config.worlds as usize && tries < 3 * config.worlds {
+            tries += 1;
+            if let Some(g) = sample_world(rules, turn, rng, evidence) {
+                w.push(g);
+            }
+        }
+        w
+    };
+    if worlds.is_empty() {
+        return report(fallback, 0, 0, 0, Vec::new());
+    }
+    let move_ms = turn.clock.move_ms as f64 * config.time_share;
+    let node_limit = config.nodes.unwrap_or(((move_ms * config.nodes_per_ms) as u64).min(config.max_nodes));
+    let deadline = started + Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
+    let known = Known::of(rules, turn, evidence);
+    let mut searcher = Searcher { me: turn.color, nodes: 0, node_limit, deadline, stopped: false };
+    // The candidates' summed values at the last depth completed in every world.
+    let mut done: Option<(u32, Vec<f64>)> = None;
+    let mut last_cost = 0u64;
+    for depth in 1..=config.max_depth {
+        // Stop before an iteration that would not finish: each costs several times the last.
+        let before = searcher.nodes;
+        if depth > 2 && before + last_cost.saturating_mul(3) > node_limit {
+            break;
+        }
+        let mut totals = vec![0.0; candidates.len()];
+        'worlds: for world in &worlds {
+            let now = evaluate(world, turn.color);
+            for (i, &m) in candidates.iter().enumerate() {
+                if world.check_move(m).is_err() {
+                    totals[i] -= WIN;
+                    continue;
+                }
+                let mut g = world.clone();
+                let k = known.after(world, m);
+                let hidden = world.piece_at(m.to).is_some_and(|_| !known.get(m.to));
+                g.play_unchecked(m);
+                let v = match terminal(&g, 1) {
+                    // The attack of a hidden piece that is the Flag in this world: worth
+                    // a prize, not the game (counted as the game, every unmoved piece with
+                    // a few per cent of Flag is worth a General's risk on a Bomb).
+                    Some(_) if hidden && g.outcome().is_some_and(|o| o.winner == Some(turn.color)) => {
+                        now + HIDDEN_FLAG_PRIZE
+                    }
+                    Some(t) => -t,
+                    None => -searcher.negamax(&g, &k, depth - 1, f64::NEG_INFINITY, f64::INFINITY, 1),
+                };
+                if searcher.stopped {
+                    break 'worlds;
+                }
+                totals[i] += v - now;
+            }
+        }
+        if searcher.stopped {
+            break;
+        }
+        last_cost = searcher.nodes - before;
+        done = Some((depth, totals));
+    }
+    let Some((depth, totals)) = done else {
+        return report(fallback, 0, searcher.nodes, worlds.len() as u32, Vec::new());
+    };
+    let n = worlds.len() as f64;
+    let noise: Vec<f64> = (0..candidates.len()).map(|_| rng.unit() * NOISE).collect();
+    let score = |i: usize| totals[i] / n + HEURISTIC_WEIGHT * prior[i] + noise[i];
+    let mut best = 0;
+    for i in 1..candidates.len() {
+        if score(i) > score(best) + 1e-9 {
+            best = i;
+        }
+    }
+    let values = candidates.iter().zip(&totals).map(|(&m, t)| (m, t / n)).collect();
+    report(candidates[best], depth, searcher.nodes, worlds.len() as u32, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::Evidence;
+    use crate::setup;
+    use stratego_rules::{ByColor, Color, PieceCounts, PositionPiece, Rank, Square};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// A game from `pieces`, each side having lost what its army lacks on the board (the
+    /// counts the bot's beliefs start from).
+    fn game_of(rules: &Ruleset, pieces: &[PositionPiece], to_move: Color, ply: u32) -> Game {
+        let captured = ByColor::new_with(|c| {
+            let mut n: PieceCounts = *rules.pieces();
+            for p in pieces.iter().filter(|p| p.color == c) {
+                n[p.rank] -= 1;
+            }
+            n
+        });
+        Game::from_position(rules.clone(), pieces, to_move, ply, captured).unwrap()
+    }
+
+    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
+        PositionPiece { square: sq(s), color, rank, moved, revealed }
+    }
+
+    /// Red's Marshal (e4) reaches the enemy Flag (the last unmoved Blue piece, on e6) in two
+    /// moves whatever Blue does; a Captain (j4) could take a known Scout (j5) at once.
+    fn flag_in_two() -> (Ruleset, Game) {
+        let rules = Ruleset::classic();
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("e4", Color::Red, Rank::Marshal, true, false),
+            piece("j4", Color::Red, Rank::Captain, true, false),
+            piece("e6", Color::Blue, Rank::Flag, false, false),
+            piece("j5", Color::Blue, Rank::Scout, true, true),
+            piece("j9", Color::Blue, Rank::Sergeant, true, false),
+        ];
+        let game = game_of(&rules, &pieces, Color::Red, 100);
+        (rules, game)
+    }
+
+    /// `turn` with a move time no load can use up: the node budget, not the deadline,
+    /// ends the search.
+    fn calm(mut turn: Turn) -> Turn {
+        turn.clock.move_ms = 600_000;
+        turn
+    }
+
+    #[test]
+    fn the_search_finds_a_forced_capture_of_the_flag_in_two_moves() {
+        let (rules, game) = flag_in_two();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let config = AlphaBetaConfig { worlds: 2, nodes: Some(200_000), ..AlphaBetaConfig::default() };
+        let r = choose_with_report(&rules, &turn, &mut Rng::new(1), &config, 0, &Evidence::default());
+        assert!(r.depth >= 3, "{r:?}");
+        assert_eq!(r.mv, "e4-e5".parse().unwrap(), "{r:?}");
+        let (_, v) = r.values.iter().find(|(m, _)| *m == r.mv).unwrap();
+        assert!(*v > WIN / 2.0, "the win is seen: {r:?}");
+        // One ply short, the search cannot see it: the capture of the Scout looks as good.
+        let shallow = AlphaBetaConfig { max_depth: 1, ..config };
+        let r1 = choose_with_report(&rules, &turn, &mut Rng::new(1), &shallow, 0, &Evidence::default());
+        assert!(r1.values.iter().all(|(_, v)| *v < WIN / 2.0), "{r1:?}");
+    }
+
+    /// Plays `games` games of the heuristic (Red) against this strategy (Blue) on a small
+    /// node budget; every move either picks is legal and every world the bot samples agrees
+    /// with what it knows. Returns the worlds checked.
+    fn play(rules: Ruleset, games: u64, plies: u32) -> u32 {
+        let config = AlphaBetaConfig { worlds: 3, nodes: Some(1_500), ..AlphaBetaConfig::default() };
+        let mut checked = 0;
+        for seed in 0..games {
+            let mut rng = Rng::new(seed);
+            let red = setup::human_like(&rules, Color::Red, &mut rng);
+            let blue = setup::human_like(&rules, Color::Blue, &mut rng);
+            let mut game = Game::new(rules.clone(), &red, &blue).unwrap();
+            let mut quiet = [crate::QuietPlies::default(), crate::QuietPlies::default()];
+            let mut evidence = [Evidence::default(), Evidence::default()];
+            let mut moves = Vec::new();
+            while !game.is_over() && game.ply_count() < plies {
+                game.legal_moves(&mut moves);
+                let side = game.to_move();
+                let turn = crate::tests::turn_of(&game, 2, moves.clone());
+                let q = quiet[side.index()].update(&turn);
+                evidence[side.index()].update(&turn);
+                if game.ply_count() % 7 == 0 {
+                    checked += check_worlds(&rules, &game, &turn, &evidence[side.index()], &mut rng);
+                }
+                let m = if side == Color::Red {
+                    crate::heuristic::choose(&rules, &turn, &mut rng, &evidence[0], q)
+                } else {
+                    choose(&rules, &turn, &mut rng, &config, q, &evidence[1])
+                };
+                assert!(moves.contains(&m), "seed {seed} ply {}: {m} is not legal", turn.ply);
+                game.play(m).unwrap();
+            }
+        }
+        checked
+    }
+
+    /// Samples worlds for `turn` and checks each against the true game and the view.
+    fn check_worlds(rules: &Ruleset, truth: &Game, turn: &Turn, evidence: &Evidence, rng: &mut Rng) -> u32 {
+        let me = turn.color;
+        let mut n = 0;
+        for _ in 0..4 {
+            let world = sample_world(rules, turn, rng, evidence).expect("a world consistent with a real game exists");
+            // The same squares occupied by the same sides; our pieces as they are.
+            let world_pieces: Vec<(Square, Color, Rank)> = world.board_pieces().collect();
+            assert_eq!(world_pieces.len(), turn.pieces.len());
+            let mut counts: ByColor<PieceCounts> = ByColor::default();
+            for (s, c, r) in world_pieces {
+                let view = turn.pieces.iter().find(|p| p.square == s).expect("a piece the view shows");
+                assert_eq!(view.color, c, "{s}");
+                counts[c][r] += 1;
+                if c == me {
+                    assert_eq!(truth.piece_at(s), Some((c, r)), "our own piece on {s}");
+                    continue;
+                }
+                if let Some(known) = view.rank {
+                    assert_eq!(known, r, "a revealed rank stays ({s})");
+                }
+                if view.moved {
+                    assert!(r.is_mobile(), "a piece that moved is no {r:?} ({s})");
+                }
+            }
+            // The enemy's army: what it has on the board and what it lost.
+            let lost = turn.captured.unwrap_or_default()[!me];
+            for r in Rank::ALL {
+                assert_eq!(counts[!me][r] + lost[r], rules.pieces()[r], "{r:?}");
+            }
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn sampled_worlds_agree_with_the_view_and_every_move_is_legal_classic() {
+        assert!(play(Ruleset::classic(), 2, 160) > 80);
+    }
+
+    #[test]
+    fn sampled_worlds_agree_with_the_view_and_every_move_is_legal_barrage() {
+        let n = play(Ruleset::barrage(), 6, 160);
+        assert!(n > 40, "{n}");
+    }
+
+    #[test]
+    fn the_node_budget_makes_play_reproducible() {
+        let (rules, game) = flag_in_two();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let config = AlphaBetaConfig { worlds: 4, nodes: Some(20_000), ..AlphaBetaConfig::default() };
+        let run = || {
+            let r = choose_with_report(&rules, &turn, &mut Rng::new(7), &config, 0, &Evidence::default());
+            (r.mv, r.depth, r.nodes, r.values)
+        };
+        assert_eq!(run(), run());
+    }
+}
