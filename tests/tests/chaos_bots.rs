@@ -499,6 +499,9 @@ fn game_ids_of_a_records_directory_reach_the_terminal_escaped() {
             "1",
             "--max-plies",
             "20",
+            // A seed whose game reaches the ply limit (convert names only such games below).
+            "--seed",
+            "1",
             "-q",
             "--out",
             dir.0.to_str().unwrap(),
@@ -507,6 +510,7 @@ fn game_ids_of_a_records_directory_reach_the_terminal_escaped() {
     let first = play();
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let mut rec = records(&dir.0).remove(0);
+    assert_eq!(rec["result"]["reason"], "ply_limit", "the game must reach the ply limit: {}", rec["result"]);
     rec["game_id"] = HOSTILE_TEXT.into();
     let line = serde_json::to_string(&rec).unwrap() + "\n";
     let mut file = std::fs::OpenOptions::new().append(true).open(dir.join("games.jsonl")).unwrap();

@@ -199,7 +199,9 @@ fn compete(
     };
     let title = competition.title(&bots.iter().map(|b| b.spec.name.as_str()).collect::<Vec<_>>());
     let planned = Some(competition.games(&event).len() as u64);
-    let live_page = crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned).map_err(usage)?;
+    let live_page =
+        crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned, competition.bot_pages())
+            .map_err(usage)?;
     // A supervisor that asked the bots their names masks again: the masks name the bots
     // (a bot's own directory is told from another bot's by its name).
     let supervisor = match supervisor {

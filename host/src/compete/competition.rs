@@ -50,6 +50,12 @@ pub trait Competition {
         None
     }
 
+    /// Pages per bot its live page serves (`/bots/NAME`, `/arena/games/ID.html`): an arena's,
+    /// read from its file. `None` (the default): the live page has none.
+    fn bot_pages(&self) -> Option<std::sync::Arc<dyn crate::display::web::bot_page::ArenaPages>> {
+        None
+    }
+
     /// Every game of its plan for `event`, in schedule order (open-ended: every game it may
     /// play). By default the schedule's plan.
     fn games(&self, event: &schedule::EventSpec) -> Vec<GameSpec> {

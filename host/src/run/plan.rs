@@ -103,7 +103,7 @@ pub struct RunConfig {
     /// `--no-html`.
     pub no_html: bool,
     /// `--names-from-commands`: a new event does not ask its bots their `ready.name`
-    /// ([`crate::supervise::naming::names_from_answers`]).
+    /// ([`crate::supervise::bot_spec::naming::names_from_answers`]).
     pub names_from_commands: bool,
     /// `--setups-order`.
     pub book_order: crate::run::schedule::BookOrder,

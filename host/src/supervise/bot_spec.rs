@@ -9,7 +9,8 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::game::clock::{TimeControl, parse_seconds};
-pub use crate::supervise::naming::{DuplicateName, assign_unique_names, default_name, is_builtin, script_index};
+pub mod naming;
+pub use naming::{DuplicateName, assign_unique_names, default_name, is_builtin, script_index};
 
 /// How to start a bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,7 +52,7 @@ pub struct BotSpec {
     pub tokens: Vec<crate::remote::token::TokenHash>,
     /// Whether the name was given (a spec's `name`) rather than derived from the command:
     /// a bot named by its command may be named by its own `ready.name` instead (see
-    /// [`crate::supervise::naming::ready_name`]).
+    /// [`crate::supervise::bot_spec::naming::ready_name`]).
     #[serde(skip)]
     pub name_given: NameGiven,
 }

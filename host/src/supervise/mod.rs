@@ -2,7 +2,8 @@
 //!
 //! Module structure:
 //! - [`bot_spec`]: a bot's spec (command, directory, limits, sandbox).
-//! - [`naming`]: the name a bot goes by when its spec gives none, made unique in an event.
+//!   `bot_spec/naming.rs`: the name a bot goes by when its spec gives none, made unique in an
+//!   event.
 //! - [`program_files`]: what a bot's command loads (class path, jar, module), for its hash.
 //! - [`process`]: the bot's process: spawn, messages, the bounded line reader, kills.
 //!   `process/exit.rs`: how it ended, as the fault it loses with (a crash or a limit).
@@ -24,7 +25,6 @@
 
 pub(crate) mod account_looks;
 pub mod bot_spec;
-pub mod naming;
 pub(crate) mod observe;
 pub mod os;
 pub(crate) mod pipe_wait;

@@ -32,10 +32,10 @@ pub struct StorePages {
     conn: Mutex<Option<Connection>>,
 }
 
-/// Offers the pages per bot of the arena in `file` to the run's live page (one line in
-/// `arena run`; the live page takes them when `--serve` starts it).
-pub fn offer(file: &Path) {
-    crate::display::web::bot_page::offer(Arc::new(StorePages { file: file.to_owned(), conn: Mutex::new(None) }));
+/// The pages per bot of the arena in `file`, for the run's live page (`arena run --serve`
+/// hands them to it through [`crate::compete::competition::Competition::bot_pages`]).
+pub fn pages(file: &Path) -> Arc<dyn crate::display::web::bot_page::ArenaPages> {
+    Arc::new(StorePages { file: file.to_owned(), conn: Mutex::new(None) })
 }
 
 /// The live page's standings of an arena: how many games this run saved and plays now, then

@@ -205,6 +205,8 @@ struct ArenaKind {
     remote: Vec<bool>,
     /// The running list.
     list: PathBuf,
+    /// The pages per bot its live page serves (with `--serve`).
+    pages: Option<Arc<dyn crate::display::web::bot_page::ArenaPages>>,
 }
 
 impl Competition for ArenaKind {
@@ -214,6 +216,10 @@ impl Competition for ArenaKind {
 
     fn pairing(&self) -> (schedule::Format, u32) {
         (schedule::Format::RoundRobin, 2)
+    }
+
+    fn bot_pages(&self) -> Option<Arc<dyn crate::display::web::bot_page::ArenaPages>> {
+        self.pages.clone()
     }
 
     fn open_ended(&self) -> Option<&'static str> {
@@ -665,6 +671,7 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         versions,
         remote: bots.iter().map(|b| b.spec.remote).collect(),
         list,
+        pages: run.serve.as_ref().map(|_| super::page::pages(file)),
     };
     if let (Some(dir), true) = (&run.out, run.compress) {
         crate::record::compress_allowed(dir).map_err(usage)?;
@@ -676,8 +683,5 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         ),
         None => None,
     };
-    if run.serve.is_some() {
-        super::page::offer(file);
-    }
     crate::commands::harness::run_competition(&run, &bots, &kind, event, book, records, None)
 }

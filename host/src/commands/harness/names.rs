@@ -13,7 +13,7 @@ use crate::run::executor::{Entrant, Executor};
 use crate::run::manifest::PlanBot;
 use crate::run::plan::{Live, RunConfig, same_program};
 use crate::supervise::bot_spec::Protocol;
-use crate::supervise::naming::names_from_answers;
+use crate::supervise::bot_spec::naming::names_from_answers;
 use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
 
 /// The bots asked their names: the run's supervisor, which started them, and each bot's

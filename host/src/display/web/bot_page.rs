@@ -7,7 +7,6 @@
 //! `/arena/version` (cheap) to reload a bot's page when a game ended or started.
 
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
 
 use stratego_protocol::record::GameRecord;
 
@@ -105,20 +104,6 @@ pub trait ArenaPages: Send + Sync {
     /// # Errors
     /// The file cannot be read.
     fn version(&self) -> Result<String, String>;
-}
-
-/// The pages a command offered for the next live page (see [`offer`]).
-static OFFERED: Mutex<Option<Arc<dyn ArenaPages>>> = Mutex::new(None);
-
-/// Offers the pages per bot to the live page the run starts next (`arena run` offers its
-/// file's before it runs; the live page takes them when it starts, and serves them).
-pub fn offer(pages: Arc<dyn ArenaPages>) {
-    *OFFERED.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(pages);
-}
-
-/// The pages offered, taken (by the live page as it starts).
-pub fn take_offered() -> Option<Arc<dyn ArenaPages>> {
-    OFFERED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
 }
 
 /// `name` for a URL path segment (every byte but ASCII letters, digits, `-`, `_`, `.` as

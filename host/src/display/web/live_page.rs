@@ -195,7 +195,8 @@ impl LivePage {
     }
 
     /// With `--serve` in `run`: the live page of an event of `bots` titled `title` (an
-    /// event's name, when `--event` gave one, comes first), else `None`.
+    /// event's name, when `--event` gave one, comes first), serving `bot_pages` when given
+    /// (an arena's pages per bot), else `None`.
     ///
     /// # Errors
     /// As [`LivePage::start`].
@@ -204,6 +205,7 @@ impl LivePage {
         bots: &[crate::run::executor::Entrant],
         title: &str,
         planned: Option<u64>,
+        bot_pages: Option<Arc<dyn crate::display::web::bot_page::ArenaPages>>,
     ) -> Result<Option<LivePage>, String> {
         let Some(addr) = &run.serve else { return Ok(None) };
         let title = match &run.event {
@@ -223,6 +225,7 @@ impl LivePage {
             remote: run.settings.listen.clone().filter(|_| bots.iter().any(|b| b.spec.remote)),
             remote_bots: bots.iter().map(|b| b.spec.remote).collect(),
             per_address: run.serve_per_address,
+            bot_pages,
         };
         LivePage::start(options).map(Some)
     }
@@ -696,6 +699,7 @@ mod tests {
             remote: None,
             remote_bots: vec![],
             per_address: MAX_PER_ADDRESS,
+            bot_pages: None,
         };
         State::new(&options)
     }

@@ -63,6 +63,9 @@ pub struct LivePageOptions {
     /// [`crate::display::web::live_page::MAX_PER_ADDRESS`]; at most
     /// [`crate::display::web::live_page::MAX_CONNECTIONS`]).
     pub per_address: usize,
+    /// An arena's pages per bot (`arena run --serve`): `/bots/NAME`, `/arena/games/ID.html`,
+    /// `/arena/version`; `None` for every other run.
+    pub bot_pages: Option<Arc<dyn crate::display::web::bot_page::ArenaPages>>,
 }
 
 /// Lag figures kept per remote bot (its last moves').
@@ -166,7 +169,7 @@ pub(crate) struct State {
     pub(crate) overload: crate::run::overload::Overload,
     /// The host's notices, newest first.
     pub(crate) notices: VecDeque<Value>,
-    /// The arena's pages per bot (`arena run --serve`), when offered.
+    /// The arena's pages per bot (`arena run --serve`), when the run has them.
     pub(crate) arena: Option<Arc<dyn crate::display::web::bot_page::ArenaPages>>,
 }
 
@@ -229,7 +232,7 @@ impl State {
                 &options.bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
             ),
             notices: VecDeque::new(),
-            arena: crate::display::web::bot_page::take_offered(),
+            arena: options.bot_pages.clone(),
         };
         state.standings = state.score_html();
         state

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
-use crate::supervise::bot_spec::{BotSpec, SAMPLE_BOT};
+use super::{BotSpec, SAMPLE_BOT};
 
 /// Interpreters, without version suffix (`python3.12` is `python`): for these the script,
 /// not the interpreter, names the bot.
