@@ -35,6 +35,8 @@ impl Running {
         let child = Command::new(host_bin())
             .args(["arena", "run", db.to_str().unwrap(), "--no-sandbox", "-j", "1", "--max-plies", "40", "-q"])
             .args(CALM_CLOCK)
+            // A start no load can make late (the held bot is Python).
+            .args(["--startup-time", "60"])
             .args(extra)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&stderr).unwrap())
@@ -95,7 +97,10 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     assert_eq!(first.stop(), Some(130));
     // The held bot joins; with the fewest games it plays first, and holds at its 2nd turn.
     let gate = dir.join("gate");
-    let held = scripted_bot(&dir, &[&format!("hold=2:{}", gate.display())]);
+    // `back=1`: its Flag on its back rank, so that no game of it ends before its hold (with
+    // the request's order its Flag could stand in front, taken before its 2nd turn in one
+    // run in three: the hold then came in its next game, against beta).
+    let held = scripted_bot(&dir, &[&format!("hold=2:{}", gate.display()), "back=1"]);
     ok(&arena(&["add", file, "held", &held]));
     let before = games(&db);
     let run = Running::start(&db, &dir, "second", &["--serve", "127.0.0.1:0"]);

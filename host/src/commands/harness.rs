@@ -85,19 +85,20 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
     }
     // Bots not given a name are named by their `ready.name` when the event begins, and keep
     // it: a rerun on the directory takes the names from its manifest (issue #44, item 14).
-    let asked = match (&existing, &plan.run.out) {
-        (Some(m), Some(dir)) => {
-            names::from_manifest(&plan.run, &mut plan.bots, &m.plan.bots, dir);
-            None
-        }
-        _ => names::ask(&plan.run, &mut plan.bots),
-    };
     let competition = competition::of(&plan.kind);
     if let (Some(why), Some(_)) = (competition.open_ended(), plan.run.shard) {
         return Err(usage(format!("--shard: {why} and cannot be sharded")));
     }
     let (format, games_per_pairing) = competition.pairing();
+    // The schedule depends on the bots' programs, not their names.
     let event = plan.run.schedule_event(&plan.bots, format, games_per_pairing, book.as_ref().map(|b| b.len() as u32));
+    let asked = match (&existing, &plan.run.out) {
+        (Some(m), Some(dir)) => {
+            names::from_manifest(&plan.run, &mut plan.bots, &m.plan.bots, dir);
+            None
+        }
+        _ => names::ask(&plan.run, &mut plan.bots, competition.games(&event).first()),
+    };
     let mplan = manifest::Plan::new(
         competition.name(),
         competition.sprt(),
@@ -202,10 +203,10 @@ fn compete(
     let live_page =
         crate::display::web::live_page::LivePage::for_run(run, bots, &title, planned, competition.bot_pages())
             .map_err(usage)?;
-    // A supervisor that asked the bots their names masks again: the masks name the bots
-    // (a bot's own directory is told from another bot's by its name).
+    // A supervisor that asked the bots their names has its masks renamed already
+    // ([`names::ask`]).
     let supervisor = match supervisor {
-        Some(s) => s.with_masks(run.masks(bots)),
+        Some(s) => s,
         None => names::supervisor_of(run, bots),
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");

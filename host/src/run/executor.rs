@@ -440,13 +440,13 @@ impl Executor {
     }
 
     /// Starts bots `ids` once each, as the pre-flight does (the same `hello`, game id
-    /// `preflight`, as red; `ready` within the start-up limit; `quit`), a few at a time, and
+    /// `preflight`, told the colour given with its id; `ready` within the start-up limit; `quit`), a few at a time, and
     /// returns each one's `ready.name`, or why it did not start: the outcome of its
     /// pre-flight ([`Executor::preflown`]).
-    pub async fn ready_names(&self, ids: &[usize]) -> Vec<Result<String, crate::run::events::Failure>> {
+    pub async fn ready_names(&self, ids: &[(usize, Color)]) -> Vec<Result<String, crate::run::events::Failure>> {
         let mut all = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(2 * self.concurrency.max(1)) {
-            let starts = chunk.iter().map(|&id| self.start_once(id, Color::Red));
+            let starts = chunk.iter().map(|&(id, color)| self.start_once(id, color));
             all.extend(futures_util::future::join_all(starts).await);
         }
         all

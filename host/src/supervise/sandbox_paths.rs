@@ -57,6 +57,21 @@ impl Masks {
         self.hidden.insert(absolute(path));
     }
 
+    /// These masks with the bots named `from[i]` named `to[i]` (their paths as they were
+    /// noted: the paths are a bot's own, whoever it is named after; noting them again after
+    /// the bots ran would add the files they made, such as a pid file another bot's command
+    /// names inside a sandboxed bot's dir).
+    #[must_use]
+    pub fn renamed(&self, from: &[String], to: &[String]) -> Masks {
+        let mut masks = self.clone();
+        for (name, _) in &mut masks.bots {
+            if let Some(i) = from.iter().position(|f| f == name) {
+                name.clone_from(&to[i]);
+            }
+        }
+        masks
+    }
+
     /// Registers a bot's own paths, so that other bots' sandboxes mask them. Every bot of a run
     /// is registered (sandboxed or not) before its first game.
     pub fn note_bot(&mut self, spec: &BotSpec) {

@@ -8,10 +8,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use stratego_rules::Color;
+
 use crate::run::events::Failure;
 use crate::run::executor::{Entrant, Executor};
 use crate::run::manifest::PlanBot;
 use crate::run::plan::{Live, RunConfig, same_program};
+use crate::run::schedule::GameSpec;
 use crate::supervise::bot_spec::Protocol;
 use crate::supervise::bot_spec::naming::names_from_answers;
 use crate::supervise::supervisor::{Supervisor, SupervisorOptions};
@@ -58,7 +61,10 @@ fn not_asked(run: &RunConfig, bots: &[Entrant], same: &[(usize, usize)], i: usiz
 /// each within its start-up limit), and renames those whose answer is valid and free. Says
 /// on stderr, one line a bot (not with `-q`), where each name came from. `None` when
 /// `--names-from-commands` or no bot is asked.
-pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant]) -> Option<Asked> {
+///
+/// Each bot is told the colour it plays in `first`, the event's first game (red when it is
+/// not in it), as the pre-flight start it stands for always did.
+pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant], first: Option<&GameSpec>) -> Option<Asked> {
     if run.names_from_commands {
         return None;
     }
@@ -79,7 +85,13 @@ pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant]) -> Option<Asked> {
         preflown: Vec::new(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
-    let results = runtime.block_on(executor.ready_names(&ids));
+    let colored: Vec<(usize, Color)> = ids
+        .iter()
+        .map(|&id| {
+            (id, Color::ALL.into_iter().find(|&c| first.is_some_and(|g| g.seats[c] == id)).unwrap_or(Color::Red))
+        })
+        .collect();
+    let results = runtime.block_on(executor.ready_names(&colored));
     drop(runtime);
     let mut answers = vec![None; bots.len()];
     let mut preflown = vec![None; bots.len()];
@@ -107,7 +119,12 @@ pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant]) -> Option<Asked> {
             eprintln!("stratego-host: bot {}: \"{}\" ({source})", i + 1, bot.spec.name);
         }
     }
-    Some(Asked { supervisor, preflown })
+    // The masks name the bots (a bot's own directory is told from another bot's by its
+    // name): the names they were noted under, renamed; their paths as noted before the bots
+    // ran.
+    let now: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
+    let masks = supervisor.masks().renamed(&current, &now);
+    Some(Asked { supervisor: supervisor.with_masks(masks), preflown })
 }
 
 /// A rerun on `dir`, whose manifest names the bots `planned`: each bot whose name was not
