@@ -50,6 +50,8 @@ def test_a_game_played_in_process_equals_the_hosts_record(host, tmp_path, rules)
     run_host(
         host, "match", *CALM_CLOCK, bot_command(EXAMPLES / "bot.py"), bot_command(EXAMPLES / "random_bot.py"),
         "--rules", rules, "--games", "2", "--seed", "11", "--out", str(out), "-q",
+        # BOTS maps the bots by their command names (not their ready.name).
+        "--names-from-commands",
     )
     records = list(read_records(out))
     assert len(records) == 2

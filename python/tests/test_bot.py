@@ -168,6 +168,8 @@ def test_views_in_a_real_match_with_a_setup_book_are_the_rules_view(host, tmp_pa
     run_host(
         host, "match", *CALM_CLOCK, bot_command(VIEW_BOT, view), "sample-bot", "--games", "2", "--seed", "3",
         "--setups", str(SETUP_BOOK), "--out", str(out), "-q",
+        # The view bot is told by its command's name (not its ready.name).
+        "--names-from-commands",
     )
     records = list(read_records(out))
     assert len(records) == 2
