@@ -704,6 +704,24 @@ mod tests {
         State::new(&options)
     }
 
+    /// A running game `id` of pair `pair`, red's setup book entry `book`, not yet shown.
+    fn running(id: &str, pair: u32, book: Option<u32>) -> Running {
+        Running {
+            id: id.into(),
+            pair,
+            setups: ByColor::new(book, None),
+            seats: ByColor::new(0, 1),
+            board: None,
+            queue: VecDeque::new(),
+            shown: 0,
+            played: 0,
+            pending: Vec::new(),
+            moved: false,
+            last_us: ByColor::default(),
+            bank_us: ByColor::default(),
+        }
+    }
+
     async fn next_text(body: &mut Body) -> String {
         let frame = body.frame().await.expect("a frame").expect("no error");
         String::from_utf8(frame.into_data().expect("data").to_vec()).expect("UTF-8")
@@ -735,20 +753,7 @@ mod tests {
         let mut st = state();
         let mut rx = st.tx.subscribe();
         // A running game that plays book entry 0: every fault of a game with that entry is held.
-        st.running.push(Running {
-            id: "run".into(),
-            pair: 999,
-            setups: ByColor::new(Some(0), None),
-            seats: ByColor::new(0, 1),
-            board: None,
-            queue: VecDeque::new(),
-            shown: 0,
-            played: 0,
-            pending: Vec::new(),
-            moved: false,
-            last_us: ByColor::default(),
-            bank_us: ByColor::default(),
-        });
+        st.running.push(running("run", 999, Some(0)));
         for i in 0..=KEEP_FAULTS {
             let row = json!({ "game": format!("g{i}"), "message": format!("the Bomb on a4 cannot move {i}") });
             let fault = FaultRow { row, game: format!("g{i}"), pair: i as u32, setups: ByColor::new(Some(0), None) };
@@ -767,20 +772,6 @@ mod tests {
     #[test]
     fn a_stored_game_is_held_by_its_runs_pair_and_by_any_runs_book_setups() {
         let mut st = state();
-        let running = |id: &str, pair: u32, book: Option<u32>| Running {
-            id: id.into(),
-            pair,
-            setups: ByColor::new(book, None),
-            seats: ByColor::new(0, 1),
-            board: None,
-            queue: VecDeque::new(),
-            shown: 0,
-            played: 0,
-            pending: Vec::new(),
-            moved: false,
-            last_us: ByColor::default(),
-            bank_us: ByColor::default(),
-        };
         st.running.push(running("arena-1-aa-1", 0, None));
         let mut r = crate::display::files::game_page::tests::played_record(4);
         (r.game_id, r.pair) = ("arena-1-aa-7".into(), 0);
