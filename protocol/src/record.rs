@@ -4,8 +4,6 @@
 //! They live here, beside the protocol's types, so that a viewer or an analysis tool can
 //! read and replay records with only serde and the rules crate (no tokio, libc or clap).
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 use stratego_rules::{ByColor, Color, Deployment, Game, Outcome, Ply, Ruleset, RulesetSpec};
 
@@ -269,22 +267,4 @@ impl GameRecord {
         }
         Ok(game.outcome())
     }
-}
-
-/// Reads every record of a plain JSON Lines file, strictly: every line that is not blank
-/// must be a record, the last one too (a whole last record without its newline is one, as
-/// RECORDS.md says; a torn last line is an error here, not dropped). For tests and tools
-/// that have only this crate: the host reads records files with `stratego-records` (the one
-/// reader, both forms, the torn-tail rule), which depends on this crate and so cannot be
-/// called from it.
-///
-/// # Errors
-/// The file cannot be read, or a line is not a record (with its line number).
-pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
-        .collect()
 }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use stratego_host::record::read_records;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, host_bin, wait_for};
 
 fn repo() -> PathBuf {

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use stratego_host::commands::convert::read_gravon;
-use stratego_protocol::record::{GameRecord, read_records};
+use stratego_protocol::record::GameRecord;
 use stratego_rules::Color;
 use stratego_rules::gravon::{GravonGame, Replay};
+use stratego_tests::read_records;
 use stratego_tests::{TempDir, host_bin, run_match};
 
 fn convert(args: &[&str]) -> Output {

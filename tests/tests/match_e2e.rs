@@ -1,7 +1,8 @@
 //! Whole matches through the real binary between real bot processes.
 
-use stratego_host::record::{GameRecord, read_records};
+use stratego_host::record::GameRecord;
 use stratego_rules::Color;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, host_bin, run_match, wait_for};
 
 #[test]
