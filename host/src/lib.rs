@@ -32,7 +32,7 @@
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
 //! `run::referee`, which talks to each bot through `session::BotSession` (`session::json_session`
 //! over a `supervise::process`, or `session::remote_session` over a `remote::hub` connection)
-//! → `run::events` → `compete::sinks` (records, report) and `display` (progress, board, pages).
+//! → `run::happenings` → `compete::sinks` (records, report) and `display` (progress, board, pages).
 
 pub mod cli;
 pub mod commands;
