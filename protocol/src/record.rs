@@ -2,7 +2,7 @@
 //! as soon as the game ends. RECORDS.md documents every field.
 //!
 //! They live here, beside the protocol's types, so that a viewer or an analysis tool can
-//! read and replay records with only serde and the rules crate (no tokio, libc or clap).
+//! read records and play them through the rules with only serde and the rules crate (no tokio, libc or clap).
 
 use serde::{Deserialize, Serialize};
 use stratego_rules::{ByColor, Color, Deployment, Game, Outcome, Ply, Ruleset, RulesetSpec};
@@ -245,13 +245,14 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// Replays the record with the rules crate: every ply must be legal and have the
+    /// Plays the record through the rules crate (a check, not a display: showing a record is
+    /// `stratego-host replay`'s): every ply must be legal and have the
     /// recorded fight, and the rules' outcome is returned (`None` when the rules had not
     /// ended the game, e.g. a forfeit or resignation).
     ///
     /// # Errors
-    /// What does not replay.
-    pub fn replay(&self) -> Result<Option<Outcome>, String> {
+    /// What does not play through: a bad setup, or the first illegal or misrecorded ply.
+    pub fn play_through(&self) -> Result<Option<Outcome>, String> {
         let rules = Ruleset::try_from(self.ruleset.clone()).map_err(|e| e.to_string())?;
         let (Some(r), Some(b)) = (&self.deployments.red, &self.deployments.blue) else {
             return if self.plies.is_empty() { Ok(None) } else { Err("plies without both setups".into()) };
