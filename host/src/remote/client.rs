@@ -36,9 +36,11 @@ use tokio_util::codec::{FramedRead, LinesCodec};
 
 mod games;
 mod guardian;
+mod relay;
 use games::Tally;
 pub use games::{Ending, GameSeen, Report};
 pub use guardian::Guardian;
+use relay::relay;
 
 /// What `connect` was told.
 #[derive(Clone, Debug)]
@@ -466,230 +468,6 @@ fn is_type(line: &str, t: &str) -> bool {
     line.strip_prefix(r#"{"type":""#).and_then(|r| r.strip_prefix(t)).is_some_and(|r| r.starts_with('"'))
 }
 
-/// Carries lines both ways over one connection.
-async fn relay(
-    mut ws: Ws,
-    state: &mut State,
-    opts: &ConnectOptions,
-    setup: ChildSetup,
-    guardian: Option<&Arc<Guardian>>,
-    offered: bool,
-) -> Ended {
-    let mut heartbeat = tokio::time::interval(opts.heartbeat);
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_seen = Instant::now();
-    let State { bot, tally, sinks, held } = state;
-    // With a resume offered, the bot's lines wait for the host's first word: `resume`
-    // (they go on, in order) or anything else (they answered requests made again: dropped).
-    let mut gate = offered;
-    loop {
-        let bot_line = async {
-            match bot.as_mut().filter(|_| !gate) {
-                Some(b) => b.lines.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            frame = ws.next() => {
-                last_seen = Instant::now();
-                match frame {
-                    Some(Ok(Message::Text(t))) => {
-                        let line = t.as_str();
-                        sinks.log("host>bot", line);
-                        if std::mem::take(&mut gate) {
-                            if is_type(line, RESUME) {
-                                // Resumed: the answer the host waits for, if the bot gave it
-                                // (it may have been lost with the connection), then what
-                                // the bot wrote meanwhile.
-                                let waiting = serde_json::from_str::<serde_json::Value>(line)
-                                    .is_ok_and(|m| m["resend_answer"] == true);
-                                let answer = bot.as_ref().and_then(|b| b.answer.clone()).filter(|_| waiting);
-                                // A held answer the host no longer waits for is dropped (it
-                                // would be taken for the next request's).
-                                let held_line = held.take().filter(|l| {
-                                    Some(l) != answer.as_ref()
-                                        && !matches!(bot_type(l).as_deref(), Some("ready" | "setup" | "move" | "resign"))
-                                });
-                                for l in answer.into_iter().chain(held_line) {
-                                    sinks.log("bot>host", &l);
-                                    if let Err(e) = ws.send(Message::text(l)).await {
-                                        return Ended::Lost(format!("writing to the host failed: {e}"));
-                                    }
-                                }
-                                continue;
-                            }
-                            *held = None;
-                            if let Some(b) = bot.as_mut() {
-                                while b.lines.try_recv().is_ok() {}
-                            }
-                        }
-                        let hello = is_type(line, "hello");
-                        let over = is_type(line, "game_over");
-                        let parsed = (hello || over)
-                            .then(|| serde_json::from_str::<serde_json::Value>(line).unwrap_or_default());
-                        let game = parsed.as_ref().and_then(|m| m["game_id"].as_str().map(str::to_owned));
-                        if over && !bot.as_ref().is_some_and(|b| !b.over && b.game == game) {
-                            // The end of a game that went on without it (its connection was
-                            // lost): said, and passed to no process.
-                            if let Some(m) = &parsed {
-                                tally.game_over(m);
-                            }
-                            continue;
-                        }
-                        // A bot told to quit, or at a new game's hello one whose game is
-                        // over and that plays one game a process, or one whose game never
-                        // ended for it (its connection was lost and the game went on
-                        // without it), ends before the next game's first line.
-                        let done = |b: &Bot| {
-                            b.quitting
-                                || (hello && b.over && !b.multi_game)
-                                || (hello && !b.over && b.game.is_some() && b.game != game)
-                        };
-                        if let Some(mut old) = bot.take_if(|b| done(b)) {
-                            drop(old.stdin.take());
-                            if tokio::time::timeout(Duration::from_secs(2), old.child.wait()).await.is_err() {
-                                let _ = old.child.start_kill();
-                                let _ = old.child.wait().await;
-                            }
-                            // What it said after quit (info lines) goes to the host.
-                            while let Ok(Ok(l)) = old.lines.try_recv() {
-                                sinks.log("bot>host", &l);
-                                let _ = ws.send(Message::text(l)).await;
-                            }
-                        }
-                        if let Some(m) = &parsed {
-                            if hello {
-                                tally.hello(m);
-                                if let Some(t) = &sinks.tail {
-                                    t.lock().unwrap_or_else(|e| e.into_inner()).take();
-                                }
-                            }
-                        }
-                        if bot.is_none() {
-                            match Bot::spawn(&opts.command, opts.max_line, setup, guardian, sinks) {
-                                Ok(b) => *bot = Some(b),
-                                Err(e) => {
-                                    crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {e}"));
-                                    tally.failed_here(&e);
-                                    return fail_game(ws, CLOSE_CRASH, e, sinks, tally.current()).await;
-                                }
-                            }
-                        }
-                        let b = bot.as_mut().expect("started above");
-                        if is_type(line, "quit") {
-                            b.quitting = true;
-                        } else if is_type(line, "game_over") {
-                            b.over = true;
-                        } else if hello {
-                            // The same game's hello again (after a reconnection), or the next.
-                            b.over = false;
-                            b.game = game;
-                            b.read = 0;
-                        }
-                        b.read += 1;
-                        if hello || is_type(line, "setup_request") || is_type(line, "turn") {
-                            b.answer = None;
-                        }
-                        let mut bytes = Vec::with_capacity(line.len() + 1);
-                        bytes.extend_from_slice(line.as_bytes());
-                        bytes.push(b'\n');
-                        if let Some(stdin) = b.stdin.as_mut() {
-                            if let Err(e) = stdin.write_all(&bytes).await {
-                                // Its exit is seen next.
-                                tracing::debug!("writing to the bot: {e}");
-                            }
-                        }
-                        if let Some(m) = parsed.as_ref().filter(|_| !hello) {
-                            tally.game_over(m);
-                            if let Some(tail) = &sinks.tail {
-                                // Its stderr so far in this game, for the organiser's records
-                                // (--share-stderr-tail): a moment for its last words first.
-                                tokio::time::sleep(Duration::from_millis(50)).await;
-                                let text = tail.lock().unwrap_or_else(|e| e.into_inner()).take();
-                                let frame = tail_line(m["game_id"].as_str().unwrap_or_default(), &text);
-                                sinks.log("connect", &frame);
-                                if let Err(e) = ws.send(Message::text(frame)).await {
-                                    return Ended::Lost(format!("writing to the host failed: {e}"));
-                                }
-                            }
-                        }
-                    }
-                    Some(Ok(Message::Ping(_))) => {
-                        let _ = ws.flush().await;
-                    }
-                    Some(Ok(Message::Close(frame))) => {
-                        // The host's words, shown in this terminal: sanitised.
-                        let why = frame.map(|f| crate::text::clean(&f.reason).into_owned()).unwrap_or_default();
-                        if why == "the event is over" {
-                            return Ended::Over;
-                        }
-                        return Ended::Lost(format!("the host closed the connection ({why})"));
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(e)) => return Ended::Lost(crate::text::clean(&e.to_string()).into_owned()),
-                    None => return Ended::Lost("the connection closed".to_owned()),
-                }
-            }
-            line = bot_line => {
-                match line {
-                    Some(Ok(line)) => {
-                        sinks.log("bot>host", &line);
-                        let t = bot_type(&line);
-                        if let Some(b) = bot.as_mut() {
-                            if t.as_deref() == Some("ready") {
-                                b.multi_game = serde_json::from_str::<serde_json::Value>(&line)
-                                    .is_ok_and(|m| m["multi_game"] == true);
-                            }
-                            if matches!(t.as_deref(), Some("ready" | "setup" | "move" | "resign")) {
-                                b.answer = Some(line.clone());
-                            }
-                        }
-                        if let Err(e) = ws.send(Message::text(line.clone())).await {
-                            // Kept for a resumed connection.
-                            *held = Some(line);
-                            return Ended::Lost(format!("writing to the host failed: {e}"));
-                        }
-                    }
-                    Some(Err((code, why))) => {
-                        crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}; the bot is stopped"));
-                        *bot = None;
-                        tally.failed_here(&why);
-                        return fail_game(ws, code, why, sinks, tally.current()).await;
-                    }
-                    // Its output closed: its exit comes next.
-                    None => {
-                        if let Some(b) = bot.as_mut() {
-                            let status = match tokio::time::timeout(Duration::from_secs(2), b.child.wait()).await {
-                                Ok(s) => s.ok(),
-                                Err(_) => {
-                                    let _ = b.child.start_kill();
-                                    b.child.wait().await.ok()
-                                }
-                            };
-                            let expected = b.quitting || b.over;
-                            *bot = None;
-                            if !expected {
-                                let why = format!("the bot's program ended mid-game ({})", describe(status));
-                                crate::notice::say(crate::notice::Level::Always, format!("stratego-host connect: {why}"));
-                                tally.failed_here(&why);
-                                return fail_game(ws, CLOSE_CRASH, why, sinks, tally.current()).await;
-                            }
-                        }
-                    }
-                }
-            }
-            _ = heartbeat.tick() => {
-                if last_seen.elapsed() >= opts.silence {
-                    return Ended::Lost(format!("nothing from the host for {:.1} s", opts.silence.as_secs_f64()));
-                }
-                if let Err(e) = ws.send(Message::Ping(Vec::new().into())).await {
-                    return Ended::Lost(format!("writing to the host failed: {e}"));
-                }
-            }
-        }
-    }
-}
-
 /// The `type` of the line `connect` sends the host after a `game_over` when the entrant
 /// shares its bot's stderr (`--share-stderr-tail`): `{"type":"stderr_tail","game_id":…,
 /// "text":…}`, the last [`SHARED_TAIL`] bytes the bot wrote to stderr in that game. The
@@ -710,7 +488,7 @@ fn bot_type(line: &str) -> Option<String> {
 
 /// The bot failed its game: the host is told why in the close frame (it records the game
 /// as lost with the matching reason), and `connect` connects again for the next game.
-async fn fail_game(mut ws: Ws, code: u16, why: String, sinks: &Sinks, game: Option<&str>) -> Ended {
+async fn fail_game(ws: &mut Ws, code: u16, why: String, sinks: &Sinks, game: Option<&str>) -> Ended {
     sinks.log("connect", &format!("# the game is lost on this side ({code}): {why}"));
     if let (Some(tail), Some(game)) = (&sinks.tail, game) {
         // Its last words, for the organiser's record of the game (--share-stderr-tail):

@@ -9,7 +9,8 @@
 //!   look at a request's head that tells a bot from a page on a shared port.
 //! - [`client`]: the entrant's side of `connect` (the command is `commands/connect.rs`);
 //!   `client/guardian.rs`: the process that kills its bot groups once it is gone;
-//!   `client/games.rs`: the games it saw and its report.
+//!   `client/games.rs`: the games it saw and its report; `client/relay.rs`: one
+//!   connection's relay, a method per event (host frame, bot line, bot gone, heartbeat).
 //! - [`token`]: tokens and their SHA-256.
 //! - [`lag`]: the network lag and the credit it earns.
 //!
