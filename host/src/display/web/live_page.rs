@@ -46,8 +46,8 @@ use hyper::{Method, Request, Response, StatusCode};
 use tokio::sync::{Notify, broadcast};
 
 use crate::display::files::viewer::html_escape;
+use crate::display::web::http::{AddressSlot, PerAddress, Refusal, Stalls, address_key, refuse, set_send_buffer};
 pub use crate::display::web::http::{MAX_CONNECTIONS, WRITE_STALL};
-use crate::display::web::http::{PerAddress, Refusal, Stalls, address_key, refuse, set_send_buffer};
 use crate::display::web::live_state::{GamePage, State, Update, sse};
 pub use crate::display::web::live_state::{
     KEEP_FINISHED, KEEP_NOTICES, LiveBot, LivePageOptions, QUEUE, STANDINGS_EVERY,
@@ -387,31 +387,7 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
                         continue;
                     }
                 };
-                set_send_buffer(&stream);
-                let (state, assets, closing) = (state.clone(), assets.clone(), closing.clone());
-                tokio::spawn(async move {
-                    let io = hyper_util::rt::TokioIo::new(Stalls::new(stream));
-                    let service = hyper::service::service_fn(move |req| {
-                        let (state, assets) = (state.clone(), assets.clone());
-                        async move { Ok::<_, Infallible>(respond(&req, &state, &assets)) }
-                    });
-                    let mut http = hyper::server::conn::http1::Builder::new();
-                    http.keep_alive(false)
-                        .max_buf_size(MAX_REQUEST_BYTES)
-                        .timer(hyper_util::rt::TokioTimer::new())
-                        .header_read_timeout(HEADER_TIMEOUT);
-                    let conn = http.serve_connection(io, service);
-                    tokio::pin!(conn);
-                    tokio::select! {
-                        _ = conn.as_mut() => {}
-                        _ = closing.cancelled() => {
-                            conn.as_mut().graceful_shutdown();
-                            let _ = tokio::time::timeout(Duration::from_millis(500), conn).await;
-                        }
-                    }
-                    drop(permit);
-                    drop(slot);
-                });
+                spawn_connection(stream, (state.clone(), assets.clone(), closing.clone()), (permit, slot));
             }
         }
     }
@@ -422,6 +398,39 @@ async fn serve(source: Source, options: LivePageOptions, rx: Arc<Inbox>) {
     while permits.available_permits() < MAX_CONNECTIONS && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Serves one admitted connection on a task of its own, until it ends or the page closes
+/// (a graceful shutdown, half a second at most); its places are given back then.
+fn spawn_connection(
+    stream: tokio::net::TcpStream,
+    (state, assets, closing): (Shared, Arc<Assets>, tokio_util::sync::CancellationToken),
+    (permit, slot): (tokio::sync::OwnedSemaphorePermit, AddressSlot),
+) {
+    set_send_buffer(&stream);
+    tokio::spawn(async move {
+        let io = hyper_util::rt::TokioIo::new(Stalls::new(stream));
+        let service = hyper::service::service_fn(move |req| {
+            let (state, assets) = (state.clone(), assets.clone());
+            async move { Ok::<_, Infallible>(respond(&req, &state, &assets)) }
+        });
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.keep_alive(false)
+            .max_buf_size(MAX_REQUEST_BYTES)
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(HEADER_TIMEOUT);
+        let conn = http.serve_connection(io, service);
+        tokio::pin!(conn);
+        tokio::select! {
+            _ = conn.as_mut() => {}
+            _ = closing.cancelled() => {
+                conn.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(Duration::from_millis(500), conn).await;
+            }
+        }
+        drop(permit);
+        drop(slot);
+    });
 }
 
 /// The next connection: from the page's own listener, or handed over by the `--listen` one.
