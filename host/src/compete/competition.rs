@@ -147,6 +147,24 @@ impl GameSource for Games {
             source.hub_started(hub);
         }
     }
+
+    fn admit(&mut self) -> Vec<crate::run::executor::Entrant> {
+        match self {
+            Games::Other(source) => source.admit(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn admitted(
+        &mut self,
+        id: usize,
+        entrant: &crate::run::executor::Entrant,
+        check: Result<(), crate::run::events::Failure>,
+    ) {
+        if let Games::Other(source) = self {
+            source.admitted(id, entrant, check);
+        }
+    }
 }
 
 /// The competition of a validated plan's kind.

@@ -45,6 +45,14 @@ pub enum Event {
         /// In words.
         message: String,
     },
+    /// A bot joined the run while it goes on (an entrant admitted by a running arena): it
+    /// is bot `id` from now on, before any game seats it.
+    Joined {
+        /// Its bot id.
+        id: usize,
+        /// The bot.
+        entrant: crate::run::executor::Entrant,
+    },
     /// A game is over; its record is complete.
     GameFinished {
         /// The game.

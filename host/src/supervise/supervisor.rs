@@ -39,7 +39,9 @@ struct Registry {
 #[derive(Clone, Debug)]
 pub struct Supervisor {
     registry: Arc<Registry>,
-    masks: Arc<Masks>,
+    /// What the sandboxes mask: the run's, grown when an arena admits an entrant
+    /// ([`Supervisor::note_bot`]).
+    masks: Arc<std::sync::RwLock<Arc<Masks>>>,
     stalls: Option<Arc<StallWatch>>,
     priority: HostPriority,
     tempo: Arc<Tempo>,
@@ -110,13 +112,23 @@ impl Supervisor {
     /// see [`Masks`]); without it, a sandbox masks only what it masks for every run.
     #[must_use]
     pub fn with_masks(mut self, masks: Masks) -> Supervisor {
-        self.masks = Arc::new(masks);
+        self.masks = Arc::new(std::sync::RwLock::new(Arc::new(masks)));
         self
     }
 
-    /// What the run's sandboxes mask besides their own rules.
-    pub fn masks(&self) -> &Masks {
-        &self.masks
+    /// What the run's sandboxes mask besides their own rules, now.
+    pub fn masks(&self) -> Arc<Masks> {
+        self.masks.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// A bot joins the run (an entrant admitted while an arena runs): its own paths are
+    /// masked in every sandbox started from now on ([`Masks::note_bot`]), and its sandbox
+    /// masks every other bot's.
+    pub fn note_bot(&self, spec: &crate::supervise::bot_spec::BotSpec) {
+        let mut masks = self.masks.write().unwrap_or_else(|e| e.into_inner());
+        let mut grown = Masks::clone(&masks);
+        grown.note_bot(spec);
+        *masks = Arc::new(grown);
     }
 
     /// The run's tempo (when the fair-clock machinery runs).

@@ -87,6 +87,17 @@ impl Pool {
         self.entrants[i].present = present;
     }
 
+    /// Entrant `i` joins (added while the arena runs; ids between the last one and `i` not
+    /// admitted yet are not paired until they are): `present` as for [`Pool::new`]; not
+    /// `playable` (its program could not start), it is never paired.
+    pub fn admit(&mut self, i: usize, present: bool, playable: bool) {
+        if self.entrants.len() <= i {
+            let waiting = Entrant { busy: false, present: false, retired: true, games: 0, balance: 0, last: None };
+            self.entrants.resize(i + 1, waiting);
+        }
+        self.entrants[i] = Entrant { busy: false, present, retired: !playable, games: 0, balance: 0, last: None };
+    }
+
     /// Entrant `i` was retired: it is paired no more (its game now, if any, ends as usual).
     pub fn retire(&mut self, i: usize) {
         self.entrants[i].retired = true;

@@ -255,7 +255,7 @@ impl Sink for LiveBoard {
                     g.plies.push(ply.clone());
                 }
             }
-            Event::Fault { .. } => {}
+            Event::Fault { .. } | Event::Joined { .. } => {}
             Event::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.spec.game_id != spec.game_id);
