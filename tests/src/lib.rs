@@ -895,6 +895,8 @@ pub mod arena {
         pub blue: String,
         /// Red's score (1, 0.5, 0).
         pub red_score: f64,
+        /// How it ended (a reason's code: `ply_limit`, `crash`, …).
+        pub reason: String,
     }
 
     /// The games the file `db` holds, in the order they were saved.
@@ -903,14 +905,16 @@ pub mod arena {
         conn.busy_timeout(Duration::from_secs(30)).unwrap();
         let mut stmt = conn
             .prepare(
-                "SELECT g.game_id, r.name, b.name, g.result FROM games g JOIN bots r ON r.id = g.red_bot
+                "SELECT g.game_id, r.name, b.name, g.result, g.reason FROM games g JOIN bots r ON r.id = g.red_bot
                  JOIN bots b ON b.id = g.blue_bot ORDER BY g.id",
             )
             .unwrap();
-        stmt.query_map([], |r| Ok(Saved { id: r.get(0)?, red: r.get(1)?, blue: r.get(2)?, red_score: r.get(3)? }))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        stmt.query_map([], |r| {
+            Ok(Saved { id: r.get(0)?, red: r.get(1)?, blue: r.get(2)?, red_score: r.get(3)?, reason: r.get(4)? })
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
     }
 
     /// The games of `name` among `games`.

@@ -18,7 +18,7 @@ fn entrants_added_and_tokens_made_while_the_arena_runs_join_it_without_a_restart
         ok(&arena(&["add", file, name, "sample-bot"]));
     }
     // Sandboxed (the default): a local entrant admitted later gets its sandbox too.
-    let mut args = vec!["-j", "2", "--listen", "127.0.0.1:0"];
+    let mut args = vec!["-j", "2", "--listen", "127.0.0.1:0", "--serve", "127.0.0.1:0"];
     args.extend(CALM_CLOCK);
     args.extend(SHORT);
     let mut run = Arena::start(&db, &dir, "join", &args);
@@ -41,6 +41,12 @@ fn entrants_added_and_tokens_made_while_the_arena_runs_join_it_without_a_restart
     assert!(stderr.contains("stratego-host: arena: gamma added: it joins now"), "{stderr}");
     assert!(stderr.contains("no such model file"), "the end of broken's stderr is shown: {stderr}");
     assert!(!stderr.contains("joins when the arena starts again"), "{stderr}");
+    // The live page names the new entrant on the boards of its running games (a game's
+    // keys in order: "blue", "board", …, "red", "shown"; a finished row's "red" is followed
+    // by "result").
+    let page = stderr.split("live page: http://").nth(1).and_then(|r| r.split('/').next()).unwrap().to_owned();
+    let named = ["\"blue\":\"gamma\",\"board\"", "\"red\":\"gamma\",\"shown\""];
+    assert!(page_streams(&page, &named), "the live page never named gamma on a board: {stderr}");
 
     // The remote entrant joins once its `connect` is connected.
     let client = Client::start(&format!("ws://127.0.0.1:{port}"), &token, &sample_bot());
@@ -60,7 +66,93 @@ fn entrants_added_and_tokens_made_while_the_arena_runs_join_it_without_a_restart
     assert!(stderr.contains("arena stopped:"), "{stderr}");
 }
 
+/// Whether the live page at `addr` streams one of `texts` (its `/events`) within 60 s.
+fn page_streams(addr: &str, texts: &[&str]) -> bool {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(1))).unwrap();
+    write!(stream, "GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let (mut seen, mut buf) = (Vec::new(), [0u8; 65536]);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < until {
+        match stream.read(&mut buf) {
+            Ok(0) => return false,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+        if texts.iter().any(|t| String::from_utf8_lossy(&seen).contains(t)) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether the arena's stderr (`DIR/join.stderr`) holds `text`.
 fn run_says(dir: &TempDir, text: &str) -> bool {
     std::fs::read_to_string(dir.join("join.stderr")).unwrap_or_default().contains(text)
+}
+
+/// A Python bot that says `multi_game`: at each `hello` it appends its pid to `PIDS`; its
+/// setup is the squares in order, its move the last legal one; at the first turn of the
+/// third game of a process it exits (a crash).
+const MULTI_BOT: &str = r#"import json, os, sys
+pids, games = sys.argv[1], 0
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        games += 1
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        print(json.dumps({"type": "ready", "name": "multi", "multi_game": True}), flush=True)
+    elif t == "setup_request":
+        army = [r for r, n in m["pieces"].items() for _ in range(n)]
+        print(json.dumps({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(m["squares"], army))}), flush=True)
+    elif t == "turn":
+        if games == 3:
+            sys.exit(1)
+        print(json.dumps({"type": "move", "move": m["legal_moves"][-1]}), flush=True)
+    elif t == "quit":
+        break
+"#;
+
+#[test]
+fn a_multi_game_local_entrant_keeps_its_process_across_its_arena_games_and_a_dead_one_is_replaced() {
+    let dir = TempDir::new("arena3-multi");
+    let db = dir.join("arena.db");
+    let file = db.to_str().unwrap();
+    let script = dir.join("multi.py");
+    std::fs::write(&script, MULTI_BOT).unwrap();
+    let pids = dir.join("multi.pids");
+    let command = format!("python3 {} {}", script.display(), pids.display());
+    ok(&arena(&["add", file, "multi", &command]));
+    ok(&arena(&["add", file, "single", "sample-bot"]));
+    let mut args = vec!["--no-sandbox", "-j", "1", "-q", "--startup-time", "60"];
+    args.extend(CALM_CLOCK);
+    args.extend(SHORT);
+    let mut run = Arena::start(&db, &dir, "multi", &args);
+    run.until("multi plays five games", || games_of(&saved(&db), "multi") >= 5);
+    let (code, _, stderr) = run.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+
+    // The hellos by process, in order: the start-up check's process (one hello), then the
+    // first game process (three games: it dies in its third), then its replacement.
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let mut processes: Vec<(String, usize)> = Vec::new();
+    for pid in text.lines() {
+        match processes.last_mut() {
+            Some((p, n)) if p == pid => *n += 1,
+            _ => processes.push((pid.to_owned(), 1)),
+        }
+    }
+    assert!(processes.len() >= 3, "{processes:?}: {stderr}");
+    assert_eq!(processes[0].1, 1, "the start-up check: {processes:?}");
+    assert_eq!(processes[1].1, 3, "one process, three games: {processes:?}: {stderr}");
+    // The game it died in is lost with the reason; the next game is a new process's.
+    let games = saved(&db);
+    let of_multi: Vec<_> = games.iter().filter(|g| g.red == "multi" || g.blue == "multi").collect();
+    let third = of_multi[2];
+    let lost = if third.red == "multi" { third.red_score == 0.0 } else { third.red_score == 1.0 };
+    assert!(lost && third.reason == "crash", "{third:?}: {stderr}");
+    assert!(of_multi[..2].iter().chain(&of_multi[3..5]).all(|g| g.reason != "crash"), "{of_multi:?}");
 }

@@ -127,6 +127,16 @@ impl GameSource for Games {
         }
     }
 
+    fn next_game_after(
+        &mut self,
+        held: Option<stratego_rules::ByColor<usize>>,
+    ) -> Option<crate::run::schedule::GameSpec> {
+        match self {
+            Games::Other(source) => source.next_game_after(held),
+            _ => self.next_game(),
+        }
+    }
+
     fn most(&self) -> Option<usize> {
         match self {
             Games::List(games) => games.most(),

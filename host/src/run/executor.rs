@@ -32,6 +32,15 @@ pub trait GameSource: Send {
     /// The next game to play, if any.
     fn next_game(&mut self) -> Option<GameSpec>;
 
+    /// The next game for a worker slot that holds its last game, of bots `held` (played;
+    /// reported once the multi-game processes it keeps answer their next `hello`, or are
+    /// closed): a source that pairs as it goes (the arena), whose bots are busy until their
+    /// game is reported, may seat them again in this slot, so that a multi-game bot plays
+    /// on in its process, as in a match. By default [`GameSource::next_game`].
+    fn next_game_after(&mut self, _held: Option<ByColor<usize>>) -> Option<GameSpec> {
+        self.next_game()
+    }
+
     /// The most games it can still give, when it knows (`None`: no bound known). The run
     /// starts no more worker slots than this: `concurrency = 1000000` for 2 games starts 2.
     fn most(&self) -> Option<usize> {
@@ -400,9 +409,10 @@ impl Executor {
         if pool.len() < self.bots.len() {
             pool.resize_with(self.bots.len(), Vec::new);
         }
+        let last = held.as_ref().map(|h| h.spec.seats);
         let next = {
             let mut source = source.lock().unwrap_or_else(|e| e.into_inner());
-            source.next_game().ok_or_else(|| source.ends_when_empty())
+            source.next_game_after(last).ok_or_else(|| source.ends_when_empty())
         };
         match next {
             Ok(spec) => {
@@ -858,6 +868,10 @@ struct Prepended<S> {
 impl<S: GameSource> GameSource for Prepended<S> {
     fn next_game(&mut self) -> Option<GameSpec> {
         self.first.take().or_else(|| self.rest.next_game())
+    }
+
+    fn next_game_after(&mut self, held: Option<ByColor<usize>>) -> Option<GameSpec> {
+        self.first.take().or_else(|| self.rest.next_game_after(held))
     }
 
     fn most(&self) -> Option<usize> {

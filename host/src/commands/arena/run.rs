@@ -199,6 +199,12 @@ impl Roster {
 
 impl GameSource for ArenaSource {
     fn next_game(&mut self) -> Option<GameSpec> {
+        self.next_game_after(None)
+    }
+
+    /// A pairing of idle entrants; the entrants of the slot's held game (`held`) are idle
+    /// to it: paired again, a multi-game one plays on in its process.
+    fn next_game_after(&mut self, held: Option<ByColor<usize>>) -> Option<GameSpec> {
         let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(roster) = self.roster.as_mut() {
             roster.refresh(&mut pool);
@@ -208,7 +214,7 @@ impl GameSource for ArenaSource {
                 pool.set_present(i, hub.connected(i));
             }
         }
-        let seats = pool.choose()?;
+        let seats = pool.choose_after(held)?;
         drop(pool);
         let n = self.next;
         self.next += 1;
