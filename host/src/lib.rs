@@ -8,7 +8,7 @@
 //! 2. [`commands`]: one file per subcommand; each runs a plan and returns what to print and its exit code.
 //! 3. [`compete`]: competitions: what tells match, tournament and SPRT apart, their reports and sinks.
 //! 4. [`display`]: what people see, by audience: the terminal (progress, `--watch` board, replay), files (HTML pages), the web (live page).
-//! 5. [`run`]: a plan turned into played games (schedule, executor, referee, events, manifest).
+//! 5. [`run`]: a plan turned into played games (schedule, executor, referee, happenings, manifest).
 //! 6. [`session`]: the seam between the referee and a bot, and the protocols behind it.
 //! 7. [`supervise`]: bot processes and everything done to the operating system for them.
 //! 8. [`remote`]: remote bots' connections: the `--listen` hub, the `connect` client, tokens, lag.
@@ -32,7 +32,7 @@
 //! → `run::schedule` lists the games → `run::executor` starts bot sessions and runs each game's
 //! `run::referee`, which talks to each bot through `session::BotSession` (`session::json_session`
 //! over a `supervise::process`, or `session::remote_session` over a `remote::hub` connection)
-//! → `run::events` → `compete::sinks` (records, report) and `display` (progress, board, pages).
+//! → `run::happenings` → `compete::sinks` (records, report) and `display` (progress, board, pages).
 
 pub mod cli;
 pub mod commands;

@@ -1,7 +1,7 @@
 //! Game records: the types and their replay are [`stratego_protocol::record`] (usable without
 //! the host); reading and writing them at rest is the records crate's
 //! ([`stratego_records`], the one reader and the one writer). This module adds what is the
-//! host's: which file of an `--out` directory is written ([`RecordWriter`]), and the
+//! host's: which file of an `--out` directory is written ([`OutDirWriter`]), and the
 //! warnings a read gives (a torn tail dropped, lines skipped), through [`crate::notice`].
 //! Every part of the host reads records through the functions here.
 
@@ -14,15 +14,16 @@ pub use stratego_records::{Digested, Position, digests_iter, records_iter, recor
 /// already holds its records in the compact form, `DIR/games.jsonl.zst`, one zstd frame
 /// per record: a resumed run goes on in the form it has). The writing is the records
 /// crate's ([`stratego_records::RecordWriter`], the one writer of records files); this adds
-/// which file of an `--out` directory it is.
-pub struct RecordWriter {
+/// which file of an `--out` directory it is (hence its name: the host's writer of an `--out`
+/// directory, over the records crate's `RecordWriter` of one file).
+pub struct OutDirWriter {
     file: stratego_records::RecordWriter,
 }
 
 /// Refuses `--compress` for the `--out` directory `dir` when it holds plain records
 /// (`games.jsonl`) of an earlier run: a directory keeps the form it was started with. Every
 /// command that writes records asks this before it writes anything (`match` before its
-/// manifest, `ladder play` before its records file; [`RecordWriter::open`] asks it too, so
+/// manifest, `ladder play` before its records file; [`OutDirWriter::open`] asks it too, so
 /// no caller can miss it).
 ///
 /// # Errors
@@ -38,7 +39,7 @@ pub fn compress_allowed(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-impl RecordWriter {
+impl OutDirWriter {
     /// Opens (creating) `dir/games.jsonl` for appending; `dir/games.jsonl.zst` instead
     /// when it exists (and `games.jsonl` does not), or when `compress` and the directory
     /// holds no records yet: a directory keeps the form it was started with.
@@ -46,7 +47,7 @@ impl RecordWriter {
     /// # Errors
     /// The directory or file cannot be created, the directory holds both files, or
     /// `compress` is asked of a directory whose records are plain.
-    pub fn open(dir: &Path, compress: bool) -> std::io::Result<RecordWriter> {
+    pub fn open(dir: &Path, compress: bool) -> std::io::Result<OutDirWriter> {
         std::fs::create_dir_all(dir)?;
         let existing = stratego_records::records_file(dir).map_err(std::io::Error::other)?;
         if compress {
@@ -57,7 +58,7 @@ impl RecordWriter {
             None => compress,
         };
         let form = if compact { stratego_records::Form::Compact } else { stratego_records::Form::Plain };
-        Ok(RecordWriter { file: stratego_records::RecordWriter::open_in(dir, form)? })
+        Ok(OutDirWriter { file: stratego_records::RecordWriter::open_in(dir, form)? })
     }
 
     /// The file written.
@@ -188,7 +189,7 @@ pub fn report_skipped(path: &Path, bad: &[Position]) {
 
 #[cfg(test)]
 mod compress_tests {
-    use super::{RecordWriter, compress_allowed};
+    use super::{OutDirWriter, compress_allowed};
 
     /// A fresh directory under the system's temporary directory, removed at the end.
     fn dir(name: &str) -> std::path::PathBuf {
@@ -206,11 +207,11 @@ mod compress_tests {
         std::fs::write(plain.join("games.jsonl"), "{}\n").unwrap();
         let refused = compress_allowed(&plain).expect_err("plain records: refused");
         assert!(refused.starts_with("--compress: ") && refused.contains(&plain.display().to_string()), "{refused}");
-        let Err(e) = RecordWriter::open(&plain, true) else { panic!("the writer must refuse it too") };
+        let Err(e) = OutDirWriter::open(&plain, true) else { panic!("the writer must refuse it too") };
         assert_eq!(e.to_string(), refused, "one refusal, one text");
         assert_eq!(std::fs::read_to_string(plain.join("games.jsonl")).unwrap(), "{}\n", "the plain records are kept");
         assert!(!plain.join("games.jsonl.zst").exists(), "no compact file was started beside them");
-        assert!(RecordWriter::open(&plain, false).is_ok(), "without --compress the plain records are appended to");
+        assert!(OutDirWriter::open(&plain, false).is_ok(), "without --compress the plain records are appended to");
         let _ = std::fs::remove_dir_all(&empty);
         let _ = std::fs::remove_dir_all(&plain);
     }
@@ -304,7 +305,7 @@ mod read_tests {
         assert_eq!(read_back(&dir).unwrap().len(), 2);
         assert_eq!(std::fs::read(&file).unwrap(), whole, "the torn frame is cut off");
         // The writer goes on in the compact form; the plain file is not made.
-        let w = crate::record::RecordWriter::open(&dir, false).unwrap();
+        let w = crate::record::OutDirWriter::open(&dir, false).unwrap();
         assert_eq!(w.path(), file);
         w.append(&rec).unwrap();
         assert!(!dir.join("games.jsonl").exists());

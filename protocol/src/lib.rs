@@ -5,7 +5,7 @@
 //!   may send. One JSON object per line, with a `"type"` field.
 //! - [`schema`]: the JSON Schema of both, committed as `protocol/schema/protocol.schema.json`.
 //! - [`bot`]: a small loop so a Rust bot is one function from turn to move.
-//! - [`record`]: the game record format (RECORDS.md) and its replay; [`reason`]: why a game
+//! - [`record`]: the game record format (RECORDS.md) and its playthrough (`GameRecord::play_through`); [`reason`]: why a game
 //!   ended.
 //! - [`Rng`]: SplitMix64, the named generator bots and the host use for seeded choices.
 

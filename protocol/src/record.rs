@@ -2,9 +2,7 @@
 //! as soon as the game ends. RECORDS.md documents every field.
 //!
 //! They live here, beside the protocol's types, so that a viewer or an analysis tool can
-//! read and replay records with only serde and the rules crate (no tokio, libc or clap).
-
-use std::path::Path;
+//! read records and play them through the rules with only serde and the rules crate (no tokio, libc or clap).
 
 use serde::{Deserialize, Serialize};
 use stratego_rules::{ByColor, Color, Deployment, Game, Outcome, Ply, Ruleset, RulesetSpec};
@@ -247,13 +245,14 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// Replays the record with the rules crate: every ply must be legal and have the
+    /// Plays the record through the rules crate (a check, not a display: showing a record is
+    /// `stratego-host replay`'s): every ply must be legal and have the
     /// recorded fight, and the rules' outcome is returned (`None` when the rules had not
     /// ended the game, e.g. a forfeit or resignation).
     ///
     /// # Errors
-    /// What does not replay.
-    pub fn replay(&self) -> Result<Option<Outcome>, String> {
+    /// What does not play through: a bad setup, or the first illegal or misrecorded ply.
+    pub fn play_through(&self) -> Result<Option<Outcome>, String> {
         let rules = Ruleset::try_from(self.ruleset.clone()).map_err(|e| e.to_string())?;
         let (Some(r), Some(b)) = (&self.deployments.red, &self.deployments.blue) else {
             return if self.plies.is_empty() { Ok(None) } else { Err("plies without both setups".into()) };
@@ -269,22 +268,4 @@ impl GameRecord {
         }
         Ok(game.outcome())
     }
-}
-
-/// Reads every record of a plain JSON Lines file, strictly: every line that is not blank
-/// must be a record, the last one too (a whole last record without its newline is one, as
-/// RECORDS.md says; a torn last line is an error here, not dropped). For tests and tools
-/// that have only this crate: the host reads records files with `stratego-records` (the one
-/// reader, both forms, the torn-tail rule), which depends on this crate and so cannot be
-/// called from it.
-///
-/// # Errors
-/// The file cannot be read, or a line is not a record (with its line number).
-pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
-        .collect()
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use stratego_protocol::record::GameRecord;
-use stratego_rules::gravon::{GravonGame, GravonResult, Replay};
+use stratego_rules::gravon::{GravonGame, GravonResult, Playthrough};
 use stratego_rules::{Color, Deployment, Game, Ruleset};
 
 use crate::convert::{color_str, move_obj};
@@ -188,7 +188,7 @@ impl PyRecord {
     /// forfeit or resignation). Raises `RecordError` for what does not replay.
     fn replay(&self) -> PyResult<Option<PyOutcome>> {
         self.record
-            .replay()
+            .play_through()
             .map(|o| o.map(|outcome| PyOutcome { outcome }))
             .map_err(|e| RecordError::new_err(format!("record {}: {e}", self.record.game_id)))
     }
@@ -277,9 +277,9 @@ impl PyGravonGame {
         let (r, b) = self.game.deployments(&rules).map_err(gravon_err)?;
         Ok(PyGame::wrap(Game::new(rules, &r, &b).map_err(game_err)?))
     }
-    /// Replays the game under its ruleset (the rules crate's `gravon::Replay`).
+    /// Replays the game under its ruleset (the rules crate's `gravon::Playthrough`).
     fn replay(&self) -> PyResult<PyGravonReplay> {
-        Ok(PyGravonReplay { replay: Replay::run(&self.game).map_err(gravon_err)? })
+        Ok(PyGravonReplay { replay: Playthrough::run(&self.game).map_err(gravon_err)? })
     }
     /// The game as Gravon XML.
     fn to_xml(&self) -> String {
@@ -308,7 +308,7 @@ type IllegalAt<'py> = (usize, Bound<'py, crate::types::PyMove>, &'static str, St
 /// How a Gravon game replayed.
 #[pyclass(frozen, name = "GravonReplay", module = "stratego")]
 pub struct PyGravonReplay {
-    replay: Replay,
+    replay: Playthrough,
 }
 
 #[pymethods]

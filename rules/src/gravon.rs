@@ -292,21 +292,21 @@ pub fn ruleset_for_type(game_type: &str) -> Option<Ruleset> {
     }
 }
 
-/// How a replay of a Gravon game went.
+/// How a playthrough of a Gravon game went.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Replay {
-    /// Plies replayed without error.
+pub struct Playthrough {
+    /// Plies played through without error.
     pub plies: usize,
     /// The first illegal move: ply number (1-based), the move and why.
     pub illegal: Option<(usize, Move, crate::IllegalMove)>,
     /// How the rules ended the game, if they did.
     pub outcome: Option<Outcome>,
-    /// Whether the recorded result agrees with the replay (see [`Replay::agrees`]).
+    /// Whether the recorded result agrees with the playthrough (see [`Playthrough::agrees`]).
     pub agrees: bool,
 }
 
-impl Replay {
-    /// Replays `g` under its game type's ruleset.
+impl Playthrough {
+    /// Plays `g` through its game type's ruleset (its moves checked, its result compared).
     ///
     /// Agreement: type 1 needs a flag capture by the recorded winner; type 0 the loser
     /// without a legal move; type 2 neither side able to move; every other type (resignation,
@@ -314,7 +314,7 @@ impl Replay {
     ///
     /// # Errors
     /// An unknown game type or an invalid field.
-    pub fn run(g: &GravonGame) -> Result<Replay, GravonError> {
+    pub fn run(g: &GravonGame) -> Result<Playthrough, GravonError> {
         let rules =
             g.ruleset().ok_or_else(|| GravonError::Format(format!("no ruleset for game type {:?}", g.game_type)))?;
         let (red, blue) = g.deployments(&rules)?;
@@ -346,6 +346,6 @@ impl Replay {
             (None, _) => true,
             (Some(_), Some(_)) => false,
         };
-        Ok(Replay { plies, illegal, outcome, agrees })
+        Ok(Playthrough { plies, illegal, outcome, agrees })
     }
 }

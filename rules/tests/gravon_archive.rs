@@ -72,7 +72,7 @@ fn every_full_archive_game_replays_legally_and_its_result_agrees() {
 fn duell_games_replay_under_the_duell_ruleset() {
     // The stored months hold no duell game: play one under the duell ruleset, write it as
     // Gravon XML, and check that it reads back and replays to the same result.
-    use stratego_rules::gravon::{GravonGame, GravonResult, Replay, ruleset_for_type};
+    use stratego_rules::gravon::{GravonGame, GravonResult, Playthrough, ruleset_for_type};
     use stratego_rules::{Color, Deployment, Game};
     let rules = ruleset_for_type("duell").unwrap();
     assert_eq!(rules.pieces().total(), 10);
@@ -99,7 +99,7 @@ fn duell_games_replay_under_the_duell_ruleset() {
     };
     let xml = GravonGame::from_game("duell", &game, Some(GravonResult { kind, winner })).to_xml();
     let back = GravonGame::parse(&xml).unwrap();
-    let replay = Replay::run(&back).unwrap();
+    let replay = Playthrough::run(&back).unwrap();
     assert_eq!(replay.illegal, None);
     assert_eq!(replay.plies, game.ply_count() as usize);
     assert_eq!(replay.outcome, Some(o));
@@ -112,12 +112,15 @@ fn duell_games_replay_under_the_duell_ruleset() {
 fn only_free_training_games_may_lack_a_flag() {
     // Gravon's classicfree training boards could leave out a Flag (one archive game does);
     // any other game type, like every arena game, must place it.
-    use stratego_rules::gravon::{GravonGame, Replay};
+    use stratego_rules::gravon::{GravonGame, Playthrough};
     let field = "ABLKEDDCAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA__AA__AAAA__AA__AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAYNXWQPPOAA";
     let xml = |ty: &str| format!(r#"<stratego><game type="{ty}"><field content="{field}"/></game></stratego>"#);
     let free = GravonGame::parse(&xml("classicfree")).unwrap();
-    let replay = Replay::run(&free).unwrap();
+    let replay = Playthrough::run(&free).unwrap();
     assert_eq!((replay.plies, replay.illegal), (0, None));
     let barrage = GravonGame::parse(&xml("barrage")).unwrap();
-    assert_eq!(Replay::run(&barrage).unwrap_err().to_string(), "field: Red places no flag; the ruleset requires 1");
+    assert_eq!(
+        Playthrough::run(&barrage).unwrap_err().to_string(),
+        "field: Red places no flag; the ruleset requires 1"
+    );
 }

@@ -922,3 +922,14 @@ pub mod arena {
         games.iter().filter(|g| g.red == name || g.blue == name).count()
     }
 }
+
+/// Every record of the records file `path` (plain or compact), read strictly by the host's one
+/// reader of records (`stratego-records`, issue #43 item 4): a torn last line or frame is an
+/// error here (a finished test run leaves none), as is any line that is not a record.
+pub fn read_records(path: &Path) -> Result<Vec<stratego_protocol::record::GameRecord>, String> {
+    let (records, torn) = stratego_records::read_file(path)?;
+    match torn {
+        Some(torn) => Err(format!("{}: {} is torn ({} bytes)", path.display(), torn.position, torn.bytes)),
+        None => Ok(records),
+    }
+}

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use stratego_host::record::read_records;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, calm_bot, host_bin};
 
 fn host(args: &[&str]) -> Output {

@@ -444,7 +444,7 @@ fn the_viewer_shows_a_64_bit_seed_exactly_in_a_browser() {
         "--out",
         out.to_str().unwrap(),
     ]));
-    let mut records = stratego_protocol::record::read_records(&out.join("games.jsonl")).unwrap();
+    let mut records = stratego_tests::read_records(&out.join("games.jsonl")).unwrap();
     let seed: u64 = 18_446_744_073_709_242_422;
     records[0].seed = seed;
     let html = stratego_host::display::files::viewer::export_html(&records, "seed").unwrap();

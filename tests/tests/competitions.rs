@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use stratego_host::record::read_records;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, host_bin, wait_for};
 
 fn repo() -> PathBuf {
@@ -97,7 +97,7 @@ fn a_round_robin_of_four_bots_with_a_setup_book_adds_up() {
     for r in &records {
         assert!(want.contains(&r.bots.red.name) && want.contains(&r.bots.blue.name), "{}", r.bots.red.name);
         assert!(r.book_setups.red.is_some() && r.book_setups.blue.is_some());
-        r.replay().unwrap_or_else(|e| panic!("{}: {e}", r.game_id));
+        r.play_through().unwrap_or_else(|e| panic!("{}: {e}", r.game_id));
         pairs.entry(r.pair).or_default().push(r);
     }
     assert_eq!(pairs.len(), 6);

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use stratego_host::commands::convert::read_gravon;
-use stratego_protocol::record::{GameRecord, read_records};
+use stratego_protocol::record::GameRecord;
 use stratego_rules::Color;
-use stratego_rules::gravon::{GravonGame, Replay};
+use stratego_rules::gravon::{GravonGame, Playthrough};
+use stratego_tests::read_records;
 use stratego_tests::{TempDir, host_bin, run_match};
 
 fn convert(args: &[&str]) -> Output {
@@ -52,11 +53,11 @@ fn round_trip(archive: &Path, tmp: &TempDir) -> RoundTrip {
         .collect();
     for r in &records {
         let g = &originals[&r.game_id];
-        let replay = Replay::run(g).unwrap();
+        let replay = Playthrough::run(g).unwrap();
         assert_eq!(r.plies.len(), g.moves.len(), "{}", r.game_id);
         assert!(r.plies.iter().zip(&g.moves).all(|(p, m)| p.ply.mv == *m), "{}: the moves", r.game_id);
         // The record replays by itself to the rules' ending of the original game.
-        assert_eq!(r.replay().unwrap_or_else(|e| panic!("{}: {e}", r.game_id)), replay.outcome, "{}", r.game_id);
+        assert_eq!(r.play_through().unwrap_or_else(|e| panic!("{}: {e}", r.game_id)), replay.outcome, "{}", r.game_id);
         let res = g.result.unwrap();
         let winner = match res.winner {
             1 => Some(Color::Red),

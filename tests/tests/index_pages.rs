@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use stratego_protocol::record::read_records;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, CALM_MOVE_TIME, TempDir, host_bin};
 
 /// Every `href="…"` of a page.

@@ -29,8 +29,8 @@ use std::time::Duration;
 use serde_json::Value;
 use stratego_host::display::web::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
 use stratego_protocol::record::GameRecord;
-use stratego_protocol::record::read_records;
 use stratego_rules::Color;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, connect_from, expected_board, host_bin, scripted_bot, wait_for};
 
 const MISSING: &str = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";

@@ -1,7 +1,8 @@
 //! Whole matches through the real binary between real bot processes.
 
-use stratego_host::record::{GameRecord, read_records};
+use stratego_host::record::GameRecord;
 use stratego_rules::Color;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, host_bin, run_match, wait_for};
 
 #[test]
@@ -17,7 +18,7 @@ fn a_full_game_between_sample_bots_is_recorded_and_replays_to_the_same_result() 
     assert!(!r.plies.is_empty());
     assert_eq!(summary["plies"], r.plies.len());
     assert!(!r.result.reason.is_fault(), "{:?}", r.result);
-    let outcome = r.replay().unwrap().expect("the rules ended the game");
+    let outcome = r.play_through().unwrap().expect("the rules ended the game");
     assert_eq!(outcome.winner, r.result.winner);
     assert_eq!(stratego_host::reason::Reason::from(outcome.reason), r.result.reason);
     assert!(r.deployments.red.is_some() && r.deployments.blue.is_some());
@@ -52,7 +53,7 @@ fn a_ten_game_match_alternates_colours_and_every_record_replays() {
         let a_red = r.index % 2 == 0;
         let red_name = &r.bots.red.name;
         assert_eq!(red_name == "sample-bot-random", a_red, "game {}: colours alternate", r.index);
-        let outcome = r.replay().unwrap_or_else(|e| panic!("game {}: {e}", r.index));
+        let outcome = r.play_through().unwrap_or_else(|e| panic!("game {}: {e}", r.index));
         if let Some(o) = outcome {
             assert_eq!(o.winner, r.result.winner);
         } else {
@@ -124,6 +125,6 @@ fn records_survive_a_kill_of_the_host() {
     assert!(text.lines().count() >= 3 && text.ends_with('\n'), "no half-written record");
     for line in text.lines() {
         let r: GameRecord = serde_json::from_str(line).expect("every line is a whole record");
-        r.replay().unwrap();
+        r.play_through().unwrap();
     }
 }

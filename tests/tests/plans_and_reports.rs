@@ -152,7 +152,7 @@ fn a_changed_script_is_reported_in_plain_words_even_with_q_and_stays_on_record()
     // the new version plays it, so the change is on record).
     std::fs::write(tmp.join("bot.py"), format!("{SCRIPTED_BOT}\n# tuned\n")).unwrap();
     drop_last_record_of(&out, "bot");
-    let played = stratego_host::record::read_records(&out.join("games.jsonl"))
+    let played = stratego_tests::read_records(&out.join("games.jsonl"))
         .unwrap()
         .iter()
         .filter(|r| r.bots.red.name == "bot" || r.bots.blue.name == "bot")
@@ -428,7 +428,7 @@ fn replay_without_game_says_which_game_it_shows_and_how_to_pick_another() {
         &["match", "sample-bot", "sample-bot --strategy random", "--games", "3", "--seed", "8", "-q", "--out", d],
     );
     assert_eq!(out.status.code(), Some(0));
-    let recs = stratego_host::record::read_records(&dir.join("games.jsonl")).unwrap();
+    let recs = stratego_tests::read_records(&dir.join("games.jsonl")).unwrap();
     let out = host(&tmp.0, &["replay", d, "--ply", "0"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");

@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use stratego_host::record::read_records;
 use stratego_protocol::HostMessage;
 use stratego_rules::{Color, Deployment, Rank, Ruleset, Square};
+use stratego_tests::read_records;
 use stratego_tests::{TempDir, misbehaving, run_match};
 
 /// Replays the true game and yields, before each ply, which opponent origins each side

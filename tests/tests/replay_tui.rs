@@ -186,7 +186,7 @@ fn play_game(dir: &Path) -> GameRecord {
         dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut records = stratego_protocol::record::read_records(&dir.join("games.jsonl")).unwrap();
+    let mut records = stratego_tests::read_records(&dir.join("games.jsonl")).unwrap();
     assert_eq!(records.len(), 1);
     let record = records.remove(0);
     assert!(record.plies.len() > 10, "the game is long enough to step through");
@@ -377,7 +377,7 @@ fn match_watch_draws_the_running_game_live_on_the_terminal() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).expect("stdout is the JSON");
     assert_eq!(summary["games"], 1);
-    let record = stratego_protocol::record::read_records(&dir.join("run/games.jsonl")).unwrap().remove(0);
+    let record = stratego_tests::read_records(&dir.join("run/games.jsonl")).unwrap().remove(0);
     let total = record.plies.len();
     // Live frames at several plies, each the rules' position at the ply it says (a capture
     // taken in the middle of a redraw could mix two frames: those are allowed to differ,

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use stratego_host::record::read_records;
+use stratego_tests::read_records;
 use stratego_tests::{CALM_CLOCK, TempDir, host_bin};
 
 /// Deterministic bots (the sample bot's play depends only on the seed the host sends), each

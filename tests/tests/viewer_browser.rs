@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 use stratego_host::display::files::viewer::export_html;
-use stratego_protocol::record::read_records;
 use stratego_rules::Color;
+use stratego_tests::read_records;
 use stratego_tests::{TempDir, expected_board, run_match};
 
 const MISSING: &str = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";

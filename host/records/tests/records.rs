@@ -72,7 +72,7 @@ fn the_real_records_are_whole_games() {
     let plies: Vec<usize> = records.iter().map(|r| r.plies.len()).collect();
     assert_eq!(plies, [2000, 547, 38, 946]);
     for r in &records {
-        r.replay().unwrap_or_else(|e| panic!("{}: {e}", r.game_id));
+        r.play_through().unwrap_or_else(|e| panic!("{}: {e}", r.game_id));
     }
 }
 

@@ -34,8 +34,8 @@ use stratego_rules::Ruleset;
 
 use crate::game::clock::{TimeControl, parse_seconds};
 use crate::run::plan::{
-    ConfigError, DEFAULT_READ_GRACE_MS, DEFAULT_TIME_MARGIN_MS, EventKind, EventPlan, FileDefaults, Live, RunConfig,
-    entrant, load_rules, parse_anchor, usage,
+    ConfigError, DEFAULT_READ_GRACE_MS, DEFAULT_TIME_MARGIN_MS, EventKind, EventPlan, FileDefaults, ProgressMode,
+    RunConfig, entrant, load_rules, parse_anchor, usage,
 };
 use crate::run::referee::GameSettings;
 use crate::supervise::bot_spec::BotSpec;
@@ -487,7 +487,7 @@ impl RunFlags {
             out: self.out.clone().or_else(|| file.out.clone()),
             setups: self.setups.clone().or_else(|| file.setups.clone()),
             json: self.json,
-            live: if self.quiet { Live::Quiet } else { Live::Lines },
+            progress: if self.quiet { ProgressMode::Quiet } else { ProgressMode::Lines },
             log_level: self.log_level(),
             seed_given,
             shard,

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 use stratego_rules::{ByColor, Color, Deployment, Game, Ruleset};
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::game::clock::TimeControl;
 use crate::reason::Reason;
 use crate::record::GameRecord;
@@ -106,7 +106,7 @@ pub struct CheckPlan {
 /// report (text, or JSON) with exit code 0 when every check passed, 3 when the bot could
 /// not be started (it never answered its first `hello` with `ready`: as `match`'s start-up
 /// check), 4 when a check failed.
-pub fn run(plan: &CheckPlan) -> Outcome {
+pub fn run(plan: &CheckPlan) -> CommandOutput {
     let supervisor = Supervisor::plain().with_masks(plan.masks.clone());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let (results, never_ready) = runtime.block_on(run_battery(plan, &supervisor));
@@ -121,7 +121,7 @@ pub fn run(plan: &CheckPlan) -> Outcome {
     } else {
         crate::exit::OK
     };
-    Outcome { stdout, code }
+    CommandOutput { stdout, code }
 }
 
 fn settings(plan: &CheckPlan, rules: &Ruleset) -> GameSettings {
@@ -225,8 +225,8 @@ fn stage_of(rec: &GameRecord, color: Color, reused: bool) -> Stage {
     }
 }
 
-/// The game the record ends on, rebuilt with the rules crate (as `GameRecord::replay` does).
-fn replay_to_end(rec: &GameRecord) -> Option<Game> {
+/// The game the record ends on, rebuilt with the rules crate (as `GameRecord::play_through` does).
+fn play_through_to_end(rec: &GameRecord) -> Option<Game> {
     let rules = Ruleset::try_from(rec.ruleset.clone()).ok()?;
     let (Some(red), Some(blue)) = (&rec.deployments.red, &rec.deployments.blue) else { return None };
     let red = Deployment::parse(&rules, Color::Red, red).ok()?;
@@ -242,7 +242,7 @@ fn replay_to_end(rec: &GameRecord) -> Option<Game> {
 /// `ply` field), the side to move and the first of its legal moves.
 fn turn_sent(rec: &GameRecord) -> String {
     let ply = rec.plies.len();
-    let Some(game) = replay_to_end(rec).filter(|g| !g.is_over()) else { return format!("turn at ply {ply}") };
+    let Some(game) = play_through_to_end(rec).filter(|g| !g.is_over()) else { return format!("turn at ply {ply}") };
     let mut legal = Vec::new();
     game.legal_moves(&mut legal);
     let shown: Vec<String> = legal.iter().take(SHOWN_MOVES).map(ToString::to_string).collect();

@@ -1,7 +1,7 @@
 //! `stratego-host connect`: runs a bot on this machine for an organiser's `--listen` host
 //! (the client itself is [`crate::remote::client`]).
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::remote::client::ConnectOptions;
 use crate::run::plan::ConfigError;
 
@@ -15,7 +15,7 @@ use crate::run::plan::ConfigError;
 ///
 /// # Errors
 /// None so far (the options were checked by the command line).
-pub fn run(options: ConnectOptions) -> Result<Outcome, ConfigError> {
+pub fn run(options: ConnectOptions) -> Result<CommandOutput, ConfigError> {
     // Forked first, while this process has one thread: it kills the bot's process group
     // once connect is gone, however (an engine a launcher script started included).
     let guardian = match crate::remote::client::Guardian::start() {
@@ -28,5 +28,5 @@ pub fn run(options: ConnectOptions) -> Result<Outcome, ConfigError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let report = runtime.block_on(crate::remote::client::run(options, crate::supervise::os::die_with_parent, guardian));
     // The games' lines went out as they ended (stderr); the summary is the command's output.
-    Ok(Outcome { stdout: report.summary(), code: report.code })
+    Ok(CommandOutput { stdout: report.summary(), code: report.code })
 }

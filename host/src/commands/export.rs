@@ -4,7 +4,7 @@
 
 use stratego_protocol::record::GameRecord;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::display::files::viewer::export_html;
 use crate::run::plan::{ConfigError, usage};
 
@@ -35,7 +35,7 @@ pub struct ExportOptions {
 /// # Errors
 /// Exit 2 for a bad file, an unknown game id or an output it may not replace; 1 when the
 /// page cannot be written.
-pub fn run(args: ExportOptions) -> Result<Outcome, ConfigError> {
+pub fn run(args: ExportOptions) -> Result<CommandOutput, ConfigError> {
     if let Some(pgn) = &args.pgn {
         if !args.game.is_empty() || args.title.is_some() {
             return Err(usage("--pgn: exports every game of RECORDS; --game and --title are for --html"));
@@ -82,5 +82,5 @@ pub fn run(args: ExportOptions) -> Result<Outcome, ConfigError> {
     std::fs::write(html_path, html)
         .map_err(|e| ConfigError { message: format!("{}: {e}", html_path.display()), code: crate::exit::FAILURE })?;
     eprintln!("stratego-host: wrote {} ({})", html_path.display(), stratego_stats::plural(chosen.len() as u64, "game"));
-    Ok(Outcome { stdout: String::new(), code: crate::exit::OK })
+    Ok(CommandOutput { stdout: String::new(), code: crate::exit::OK })
 }

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use stratego_protocol::record::GameRecord;
 use stratego_rules::Color;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::run::plan::{ConfigError, usage};
 
 /// The games of `records` (files or `--out` directories, in order; a game id met twice is
@@ -35,7 +35,7 @@ use crate::run::plan::{ConfigError, usage};
 /// # Errors
 /// Exit 2 for a file that cannot be read or an output that may not be replaced (anything
 /// but a PGN file, unless `force`); 1 when the file cannot be written.
-pub fn run(records: &[PathBuf], out: &Path, force: bool, skip_bad_lines: bool) -> Result<Outcome, ConfigError> {
+pub fn run(records: &[PathBuf], out: &Path, force: bool, skip_bad_lines: bool) -> Result<CommandOutput, ConfigError> {
     may_write_pgn(out, force, records).map_err(usage)?;
     let mut games: Vec<(Option<String>, GameRecord)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -76,7 +76,7 @@ pub fn run(records: &[PathBuf], out: &Path, force: bool, skip_bad_lines: bool) -
         ));
     }
     eprintln!("stratego-host: wrote {} ({})", out.display(), stratego_stats::plural(games.len() as u64, "game"));
-    Ok(Outcome { stdout: String::new(), code: crate::exit::OK })
+    Ok(CommandOutput { stdout: String::new(), code: crate::exit::OK })
 }
 
 /// One game's PGN: its tags, an empty line, the result and an empty line.

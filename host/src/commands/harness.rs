@@ -12,17 +12,17 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::compete::competition::{self, Competition, Header, ReportSink};
 use crate::compete::sinks::{RecordsSink, StartupGuard, with_overload};
-use crate::display::terminal::live_board::LiveBoard;
 use crate::display::terminal::progress::{Interim, Progress, game_line};
 use crate::display::terminal::style::Style;
+use crate::display::terminal::watch_board::WatchBoard;
 use crate::game::setup_book::SetupBook;
 use crate::notice::{Level, Notice};
-use crate::record::RecordWriter;
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::record::OutDirWriter;
 use crate::run::executor::{BookLookup, Entrant, Executor};
+use crate::run::happenings::{Failure, Flow, Happening, RunEnd, Sink};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, EventPlan, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
@@ -38,8 +38,8 @@ use out_dir::open_out_dir;
 struct Shared(Rc<RefCell<Box<dyn ReportSink>>>);
 
 impl Sink for Shared {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        self.0.borrow_mut().on_event(event)
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        self.0.borrow_mut().on_happening(happening)
     }
     fn finish(&mut self, end: &RunEnd) -> Result<(), Failure> {
         self.0.borrow_mut().finish(end)
@@ -53,7 +53,7 @@ impl Sink for Shared {
 /// # Errors
 /// A configuration problem found only now (the setup book, a directory that holds another
 /// plan), with its exit code.
-pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
+pub fn run_event(mut plan: EventPlan) -> Result<CommandOutput, ConfigError> {
     if let (Some(shard), false) = (plan.run.shard, plan.run.seed_given) {
         // Each shard would draw its own seed from the clock: a different plan each, found
         // out only by `merge`, after all the games.
@@ -116,7 +116,7 @@ pub fn run_event(mut plan: EventPlan) -> Result<Outcome, ConfigError> {
     };
     let records = match &plan.run.out {
         Some(dir) => Some(
-            RecordWriter::open(dir, plan.run.compress).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
+            OutDirWriter::open(dir, plan.run.compress).map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
         ),
         None => None,
     };
@@ -167,9 +167,9 @@ pub fn run_competition(
     competition: &dyn Competition,
     event: schedule::EventSpec,
     book: Option<Arc<SetupBook>>,
-    records: Option<RecordWriter>,
+    records: Option<OutDirWriter>,
     resumed: Option<Resumed>,
-) -> Result<Outcome, ConfigError> {
+) -> Result<CommandOutput, ConfigError> {
     let extras = Extras { records, history: Vec::new(), resumed, watch: None, live_page: None, preflown: Vec::new() };
     compete(run, bots, competition, event, book, extras, None)
 }
@@ -185,7 +185,7 @@ fn compete(
     book: Option<Arc<SetupBook>>,
     mut extras: Extras,
     supervisor: Option<Supervisor>,
-) -> Result<Outcome, ConfigError> {
+) -> Result<CommandOutput, ConfigError> {
     if let Some(log) = &run.settings.protocol_log {
         tracing::info!("protocol log: {}", log.describe());
     }
@@ -194,7 +194,7 @@ fn compete(
             bots.iter().map(|b| (b.spec.name.clone(), b.spec.command.clone(), b.time_control.to_wire())).collect();
         let planned = competition.games(&event).len() as u64;
         let rules = run.settings.rules.spec().clone();
-        Some(crate::display::terminal::live_board::LiveBoard::open(rules, bots, Some(planned)).map_err(usage)?)
+        Some(crate::display::terminal::watch_board::WatchBoard::open(rules, bots, Some(planned)).map_err(usage)?)
     } else {
         None
     };
@@ -222,9 +222,9 @@ fn compete(
 /// Where the notices of the layers below go while a competition plays: on stderr, the
 /// [`Level::Info`] ones left out with `-q`; with `--watch` drawn on stderr, under the board
 /// instead (a line on stderr would write over it).
-fn notices_of(run: &RunConfig, watch: Option<&LiveBoard>) -> crate::notice::Listener {
-    let quiet = run.live == crate::run::plan::Live::Quiet;
-    let board = watch.and_then(LiveBoard::notices);
+fn notices_of(run: &RunConfig, watch: Option<&WatchBoard>) -> crate::notice::Listener {
+    let quiet = run.progress == crate::run::plan::ProgressMode::Quiet;
+    let board = watch.and_then(WatchBoard::notices);
     Arc::new(move |n: &Notice| {
         if quiet && n.level == Level::Info {
             return;
@@ -237,7 +237,7 @@ fn notices_of(run: &RunConfig, watch: Option<&LiveBoard>) -> crate::notice::List
 }
 
 /// Finished games for the sinks, read as the run goes.
-type History = Box<dyn Iterator<Item = Result<Event, Failure>>>;
+type History = Box<dyn Iterator<Item = Result<Happening, Failure>>>;
 
 /// A resumed `--out` directory: the ids of its finished games (found before the run), whose
 /// records the run's sinks read one at a time while the first games play.
@@ -312,7 +312,7 @@ fn history_of(dir: &std::path::Path, mut finished: std::collections::HashMap<Str
                     }
                     Ok(record) => finished
                         .remove(&record.game_id)
-                        .map(|spec| Ok(Event::GameFinished { spec, record: Arc::new(record) })),
+                        .map(|spec| Ok(Happening::GameFinished { spec, record: Arc::new(record) })),
                 })
             })
             .flatten(),
@@ -325,7 +325,7 @@ fn remaining(
     games: Vec<GameSpec>,
     shard: Option<manifest::Shard>,
     history: Vec<crate::record::GameRecord>,
-) -> (u32, VecDeque<GameSpec>, Vec<Event>) {
+) -> (u32, VecDeque<GameSpec>, Vec<Happening>) {
     let games: Vec<GameSpec> =
         games.into_iter().filter(|g| shard.is_none_or(|s| schedule::in_shard(g.pair, s.index, s.count))).collect();
     let planned = games.len() as u32;
@@ -337,7 +337,7 @@ fn remaining(
     let mut todo = VecDeque::new();
     for g in games {
         match done.remove(&g.game_id) {
-            Some(record) => past.push(Event::GameFinished { spec: g, record: Arc::new(record) }),
+            Some(record) => past.push(Happening::GameFinished { spec: g, record: Arc::new(record) }),
             None => todo.push_back(g),
         }
     }
@@ -370,13 +370,13 @@ fn settled_by_records(
 /// What a run adds to the games it plays, each optional.
 pub struct Extras {
     /// Where the finished games' records are appended (`--out`).
-    pub records: Option<RecordWriter>,
+    pub records: Option<OutDirWriter>,
     /// Games of the same plan an earlier run finished: counted first, not played again.
     pub history: Vec<crate::record::GameRecord>,
     /// Or those of a resumed directory, read as the run goes (with `history` empty).
     pub resumed: Option<Resumed>,
-    /// The live board (`--watch`).
-    pub watch: Option<crate::display::terminal::live_board::LiveBoard>,
+    /// The watch board (`--watch`).
+    pub watch: Option<crate::display::terminal::watch_board::WatchBoard>,
     /// The live page (`--serve`).
     pub live_page: Option<crate::display::web::live_page::LivePage>,
     /// Bots started once already, before the run (asked their names), and how that went
@@ -409,10 +409,10 @@ pub async fn play(
     book: Option<Arc<crate::game::setup_book::SetupBook>>,
     extras: Extras,
     supervisor: Supervisor,
-) -> Outcome {
+) -> CommandOutput {
     let Extras { records, history, resumed, mut watch, mut live_page, preflown } = extras;
     // With --watch, the finished games' lines are shown under the board instead.
-    let live = if watch.is_some() { crate::run::plan::Live::Quiet } else { run.live };
+    let progress_mode = if watch.is_some() { crate::run::plan::ProgressMode::Quiet } else { run.progress };
     let names: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
     let executor = executor_of(run, bots, book, &supervisor, preflown);
     let cancel = supervisor.cancel_on_signals();
@@ -421,7 +421,10 @@ pub async fn play(
         Some(w) => match RecordsSink::start_with(w, resumed.as_ref().map(|r| r.versions.after_write())) {
             Ok(s) => Some(s),
             Err(e) => {
-                return Outcome { stdout: String::new(), code: fail(&format!("cannot start the record writer: {e}")) };
+                return CommandOutput {
+                    stdout: String::new(),
+                    code: fail(&format!("cannot start the record writer: {e}")),
+                };
             }
         },
         None => None,
@@ -450,8 +453,12 @@ pub async fn play(
     // is a limit, not the length of the run, so no bar and no ETA against it (issue #44,
     // item 15).
     let bar_length = competition.open_ended().is_none().then_some(u64::from(planned));
-    let mut progress =
-        Progress::new(live, bar_length, move |e| e.finished().and_then(|_| status.borrow().progress()), game_line);
+    let mut progress = Progress::new(
+        progress_mode,
+        bar_length,
+        move |e| e.finished().and_then(|_| status.borrow().progress()),
+        game_line,
+    );
     let mut shared = Shared(report.clone());
     let now = report.clone();
     let mut interim = Interim::new(run.report_every, run.json, move |done| now.borrow().interim(done));
@@ -487,7 +494,7 @@ pub async fn play(
     };
     if let Some(saved) = remade {
         let mut again = with_overload(competition.report_sink(&header), &header.names);
-        replay_saved(&mut *again, &saved, &end);
+        feed_saved(&mut *again, &saved, &end);
         *report.borrow_mut() = again;
     }
     report_outcome(run, &report, &end, earlier, records_path.as_deref())
@@ -524,10 +531,10 @@ fn report_outcome(
     end: &RunEnd,
     earlier: usize,
     records_path: Option<&str>,
-) -> Outcome {
+) -> CommandOutput {
     if let Err(f) = report.borrow_mut().conclude() {
         eprintln!("stratego-host: {}", f.message);
-        return Outcome { stdout: String::new(), code: f.code };
+        return CommandOutput { stdout: String::new(), code: f.code };
     }
     let report = report.borrow();
     // A bot that cannot start before any game is finished (exit 3) leaves no table to show:
@@ -605,7 +612,7 @@ fn start_from(
             (planned, todo, Box::new(past.into_iter().map(Ok)))
         }
     };
-    if let (Some(dir), true) = (&resumed_dir, run.live != crate::run::plan::Live::Quiet) {
+    if let (Some(dir), true) = (&resumed_dir, run.progress != crate::run::plan::ProgressMode::Quiet) {
         if settled {
             eprintln!(
                 "stratego-host: {}: its finished games already decide the {}: nothing more is played; the report follows",
@@ -637,7 +644,7 @@ fn saved_after_failure(
     records: Option<&RecordsSink>,
     games: Vec<GameSpec>,
     end: &mut RunEnd,
-) -> Option<Vec<Event>> {
+) -> Option<Vec<Happening>> {
     let (Some(dir), true) = (&run.out, records.is_some_and(RecordsSink::failed)) else { return None };
     let saved = match crate::record::read_back(dir) {
         Ok(r) => r,
@@ -660,7 +667,7 @@ fn saved_after_failure(
 }
 
 /// Feeds the saved games to a fresh summary sink, and closes it.
-fn replay_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Event], end: &RunEnd) {
+fn feed_saved<S: Sink + ?Sized>(sink: &mut S, saved: &[Happening], end: &RunEnd) {
     for e in saved {
         sink.on_history(e);
     }
@@ -718,7 +725,7 @@ fn write_index(
         crate::display::files::viewer::MAX_VIEWER_PAGES,
         &options,
     )?;
-    if run.live != crate::run::plan::Live::Quiet {
+    if run.progress != crate::run::plan::ProgressMode::Quiet {
         eprintln!(
             "stratego-host: wrote {} ({}; {} viewer pages in {}, {:.2} MB, and their script, {:.0} KB)",
             index.display(),
@@ -733,7 +740,7 @@ fn write_index(
 }
 
 /// An index that could not be written fails a run that otherwise succeeded (exit 1).
-fn with_index(mut outcome: Outcome, index: Result<(), String>) -> Outcome {
+fn with_index(mut outcome: CommandOutput, index: Result<(), String>) -> CommandOutput {
     if let Err(e) = index {
         eprintln!("stratego-host: cannot write the index page: {e}");
         if outcome.code == crate::exit::OK {
@@ -751,17 +758,17 @@ fn fail(message: &str) -> i32 {
 /// The outcome for how the run ended: a failed sink says why and exits with its code, an
 /// interruption says so ([`ReportSink::end_message`]: where the finished games are) and
 /// exits 130, else the report's end message if any, and its code.
-fn finish(stdout: String, end: &RunEnd, report: &dyn ReportSink, records: Option<&str>) -> Outcome {
+fn finish(stdout: String, end: &RunEnd, report: &dyn ReportSink, records: Option<&str>) -> CommandOutput {
     if let Some(f) = &end.failed {
         eprintln!("stratego-host: {}", f.message);
         // A run that stopped before any game finished (a bot that cannot start) has no
         // summary: an empty table would only stand before the error.
         let stdout = if end.finished == 0 { String::new() } else { stdout };
-        return Outcome { stdout, code: f.code };
+        return CommandOutput { stdout, code: f.code };
     }
     if let Some(message) = report.end_message(end, records) {
         eprintln!("stratego-host: {message}");
     }
     let code = if end.cancelled { crate::exit::INTERRUPTED } else { report.code() };
-    Outcome { stdout, code }
+    CommandOutput { stdout, code }
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use stratego_rules::Color;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::commands::harness;
 use crate::run::plan::{ConfigError, EventKind, EventPlan, usage};
 
@@ -90,7 +90,7 @@ pub fn bracket_order(size: usize) -> Vec<usize> {
 /// # Errors
 /// No `--out`, `--shard`, a directory holding another knockout, or a tie that cannot be
 /// started, with its exit code.
-pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
+pub fn run(plan: EventPlan) -> Result<CommandOutput, ConfigError> {
     let EventKind::Knockout { games } = plan.kind else { return Err(usage("a knockout plan")) };
     let Some(out) = plan.run.out.clone() else {
         return Err(usage(
@@ -165,7 +165,7 @@ pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
                         Ok(tie) => tie,
                         Err(stopped) => {
                             bracket.rounds.push(ties);
-                            return Ok(Outcome { stdout: render(&bracket, &plan), code: stopped.code });
+                            return Ok(CommandOutput { stdout: render(&bracket, &plan), code: stopped.code });
                         }
                     }
                 }
@@ -177,7 +177,7 @@ pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
         places = next;
     }
     bracket.winner = places.first().copied().flatten().map(|w| names[w].clone());
-    Ok(Outcome { stdout: render(&bracket, &plan), code: crate::exit::OK })
+    Ok(CommandOutput { stdout: render(&bracket, &plan), code: crate::exit::OK })
 }
 
 /// Plays the tie of `high` and `low` (bot ids) in `dir`, and its extra pairs while level;
@@ -190,7 +190,7 @@ fn play_tie(
     high: usize,
     low: usize,
     games: u32,
-) -> Result<Result<Tie, Outcome>, ConfigError> {
+) -> Result<Result<Tie, CommandOutput>, ConfigError> {
     let names = (plan.bots[high].spec.name.clone(), plan.bots[low].spec.name.clone());
     let mut score = (0.0, 0.0);
     let mut played = 0;

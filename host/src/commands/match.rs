@@ -1,7 +1,7 @@
 //! `stratego-host match`: two bots, N games (the competition is [`crate::compete::competition`]'s).
 //! Played by the harness every playing command shares ([`crate::commands::harness`]).
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::commands::harness;
 use crate::run::plan::{ConfigError, EventKind, EventPlan};
 
@@ -10,7 +10,7 @@ use crate::run::plan::{ConfigError, EventKind, EventPlan};
 ///
 /// # Errors
 /// A configuration problem found only now, with its exit code.
-pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
+pub fn run(plan: EventPlan) -> Result<CommandOutput, ConfigError> {
     debug_assert!(matches!(plan.kind, EventKind::Match { .. }), "a match plan");
     harness::run_event(plan)
 }

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::compete::competition::{self, Header};
 use crate::display::files::viewer::IndexCollector;
 use crate::display::terminal::style::Style;
-use crate::run::events::{Event, RunEnd};
+use crate::run::happenings::{Happening, RunEnd};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, usage};
 
@@ -46,7 +46,7 @@ pub struct MergeOptions {
 ///
 /// # Errors
 /// A directory without a manifest, or directories of different plans (exit 2).
-pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
+pub fn run_merge(args: MergeOptions) -> Result<CommandOutput, ConfigError> {
     check_directories(&args)?;
     let (manifests, event) = read_manifests(&args)?;
     let first = &manifests[0];
@@ -114,7 +114,7 @@ pub fn run_merge(args: MergeOptions) -> Result<Outcome, ConfigError> {
     if !name_games(&missing, &duplicated, &strangers, args.missing_list.is_some()) {
         code = crate::exit::FAILURE;
     }
-    Ok(Outcome { stdout, code })
+    Ok(CommandOutput { stdout, code })
 }
 
 /// Reads the directories' records one at a time, each given to `report` (its first copy)
@@ -165,7 +165,7 @@ fn read_games(
             }
             // A report that reads whole records.
             let record = Arc::new(whole(d)?);
-            report.on_history(&Event::GameFinished { spec: games[i].clone(), record: record.clone() });
+            report.on_history(&Happening::GameFinished { spec: games[i].clone(), record: record.clone() });
             if let Some(index) = index.as_mut() {
                 index.push(Arc::try_unwrap(record).unwrap_or_else(|r| (*r).clone()));
             }

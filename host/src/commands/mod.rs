@@ -1,6 +1,6 @@
 //! The subcommands, one file each, named after it: each takes what [`crate::cli`] validated,
 //! does the work through the layers below, and returns what to print and the exit code
-//! ([`Outcome`]); `main.rs` prints it and exits.
+//! ([`CommandOutput`]); `main.rs` prints it and exits.
 //!
 //! Module structure:
 //! - `r#match` (`match.rs`), [`tournament`], [`sprt`]: the three playing commands, each a
@@ -33,10 +33,11 @@ pub mod sprt;
 pub mod token;
 pub mod tournament;
 
-/// What a subcommand prints on stdout, and its exit code: every subcommand returns
-/// `Result<Outcome, ConfigError>`, and `main.rs` turns it into output and an exit code.
+/// What a subcommand prints on stdout, and its exit code (not a game's outcome, which is
+/// `stratego_rules::Outcome`): every subcommand returns
+/// `Result<CommandOutput, ConfigError>`, and `main.rs` turns it into output and an exit code.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct CommandOutput {
     /// The report (a table, or JSON with `--json`); may be empty.
     pub stdout: String,
     /// The process's exit code.

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::display::terminal::replay::{Replay, Viewer, colour_wanted, load_with, tui};
 use crate::exit;
 use crate::run::plan::ConfigError;
@@ -33,9 +33,9 @@ pub struct ReplayOptions {
 ///
 /// # Errors
 /// The message (after `replay: `) and exit code 2.
-pub fn run(args: ReplayOptions) -> Result<Outcome, ConfigError> {
+pub fn run(args: ReplayOptions) -> Result<CommandOutput, ConfigError> {
     run_inner(&args)
-        .map(|stdout| Outcome { stdout, code: exit::OK })
+        .map(|stdout| CommandOutput { stdout, code: exit::OK })
         // The message may quote the file's game ids and names.
         .map_err(|e| ConfigError { message: format!("replay: {}", crate::text::clean_lines(&e)), code: exit::USAGE })
 }

@@ -2,7 +2,7 @@
 //! competition and its exit codes are [`crate::compete::competition`]'s).
 //! Played by the harness every playing command shares ([`crate::commands::harness`]).
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::commands::harness;
 use crate::run::plan::{ConfigError, EventKind, EventPlan};
 
@@ -11,7 +11,7 @@ use crate::run::plan::{ConfigError, EventKind, EventPlan};
 ///
 /// # Errors
 /// A configuration problem found only now, with its exit code.
-pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
+pub fn run(plan: EventPlan) -> Result<CommandOutput, ConfigError> {
     debug_assert!(matches!(plan.kind, EventKind::Sprt { .. }), "a sprt plan");
     harness::run_event(plan)
 }

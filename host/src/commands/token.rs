@@ -5,7 +5,7 @@ use std::os::unix::fs::OpenOptionsExt;
 
 use std::path::Path;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::remote::token;
 use crate::run::plan::{ConfigError, usage};
 
@@ -14,7 +14,7 @@ use crate::run::plan::{ConfigError, usage};
 ///
 /// # Errors
 /// No randomness, or `--out` names a file that exists or cannot be created.
-pub fn token(out: Option<&Path>) -> Result<Outcome, ConfigError> {
+pub fn token(out: Option<&Path>) -> Result<CommandOutput, ConfigError> {
     let t = token::new_token().map_err(usage)?;
     let sha = token::hex(&token::hash(&t));
     let stdout = match out {
@@ -43,5 +43,5 @@ pub fn token(out: Option<&Path>) -> Result<Outcome, ConfigError> {
             format!("token = \"{t}\"\ntoken_sha256 = \"{sha}\"\n")
         }
     };
-    Ok(Outcome { stdout, code: crate::exit::OK })
+    Ok(CommandOutput { stdout, code: crate::exit::OK })
 }

@@ -2,7 +2,7 @@
 //! crosstable and ratings (the competition is [`crate::compete::competition`]'s).
 //! Played by the harness every playing command shares ([`crate::commands::harness`]).
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::commands::harness;
 use crate::run::plan::{ConfigError, EventKind, EventPlan};
 
@@ -11,7 +11,7 @@ use crate::run::plan::{ConfigError, EventKind, EventPlan};
 ///
 /// # Errors
 /// A configuration problem found only now, with its exit code.
-pub fn run(plan: EventPlan) -> Result<Outcome, ConfigError> {
+pub fn run(plan: EventPlan) -> Result<CommandOutput, ConfigError> {
     if matches!(plan.kind, EventKind::Knockout { .. }) {
         return crate::commands::knockout::run(plan);
     }

@@ -21,8 +21,8 @@ use crate::compete::sinks::MatchSummary;
 use crate::compete::sprt::{PairSource, SprtSink};
 use crate::compete::tournament::TournamentSink;
 use crate::display::terminal::style::Style;
-use crate::run::events::DigestSink;
 use crate::run::executor::GameSource;
+use crate::run::happenings::DigestSink;
 use crate::run::manifest;
 use crate::run::plan::EventKind;
 use crate::run::schedule::{self, GameSpec};
@@ -169,7 +169,7 @@ impl GameSource for Games {
         &mut self,
         id: usize,
         entrant: &crate::run::executor::Entrant,
-        check: Result<(), crate::run::events::Failure>,
+        check: Result<(), crate::run::happenings::Failure>,
     ) {
         if let Games::Other(source) = self {
             source.admitted(id, entrant, check);
@@ -469,7 +469,7 @@ mod tests {
 
     use super::*;
     use crate::record::GameRecord;
-    use crate::run::events::{Event, RunEnd};
+    use crate::run::happenings::{Happening, RunEnd};
     use crate::run::schedule::{BookOrder, EventSpec, Format};
 
     /// A record for `spec` whose result and plies vary with `n`: wins, draws and faults of
@@ -551,7 +551,7 @@ mod tests {
             for (n, spec) in games.iter().enumerate() {
                 let rec = varied(spec, n);
                 let line = serde_json::to_string(&rec).unwrap();
-                whole.on_history(&Event::GameFinished { spec: spec.clone(), record: Arc::new(rec) });
+                whole.on_history(&Happening::GameFinished { spec: spec.clone(), record: Arc::new(rec) });
                 let digest = stratego_records::GameDigest::parse(&line).unwrap();
                 light.digest_sink().expect("a report of digests").on_digest(spec, &digest);
             }

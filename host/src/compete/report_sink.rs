@@ -2,7 +2,7 @@
 //! its index page ([`Page`]).
 
 use crate::display::terminal::style::Style;
-use crate::run::events::{DigestSink, Sink};
+use crate::run::happenings::{DigestSink, Sink};
 
 /// The sink a competition's games fill, and what it shows once they are in.
 pub trait ReportSink: Sink {
@@ -60,7 +60,7 @@ pub trait ReportSink: Sink {
     ///
     /// # Errors
     /// What could not be read.
-    fn conclude(&mut self) -> Result<(), crate::run::events::Failure> {
+    fn conclude(&mut self) -> Result<(), crate::run::happenings::Failure> {
         Ok(())
     }
 
@@ -68,7 +68,7 @@ pub trait ReportSink: Sink {
     /// fail: interrupted (`end.cancelled`), where its finished games are (`records`: the
     /// records file, if any); else, anything the report does not say itself. By default
     /// the interruption only.
-    fn end_message(&self, end: &crate::run::events::RunEnd, records: Option<&str>) -> Option<String> {
+    fn end_message(&self, end: &crate::run::happenings::RunEnd, records: Option<&str>) -> Option<String> {
         end.cancelled.then(|| {
             let saved = match records {
                 Some(path) => format!("the summary and {path}"),

@@ -11,9 +11,9 @@ use crate::compete::report::{Overload, Summary};
 use crate::compete::report_sink::{Page, ReportSink};
 use crate::display::terminal::style::Style;
 use crate::reason::Reason;
-use crate::record::{GameRecord, RecordWriter};
-use crate::run::events::stderr_lines;
-use crate::run::events::{DigestSink, Event, Failure, Flow, RunEnd, Sink};
+use crate::record::{GameRecord, OutDirWriter};
+use crate::run::happenings::stderr_lines;
+use crate::run::happenings::{DigestSink, Failure, Flow, Happening, RunEnd, Sink};
 
 /// Run by the record writer's thread for each finished game just before its record is
 /// appended: what must be on disk before the game's record is (a bot's new version in the
@@ -39,7 +39,7 @@ impl RecordsSink {
     ///
     /// # Errors
     /// The thread cannot be started.
-    pub fn start_with(writer: RecordWriter, mut after: Option<AfterWrite>) -> std::io::Result<RecordsSink> {
+    pub fn start_with(writer: OutDirWriter, mut after: Option<AfterWrite>) -> std::io::Result<RecordsSink> {
         let (tx, rx) = std::sync::mpsc::channel::<Arc<GameRecord>>();
         let failed = Arc::new(AtomicBool::new(false));
         let path = writer.path().display().to_string();
@@ -83,8 +83,8 @@ impl RecordsSink {
 }
 
 impl Sink for RecordsSink {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        if let Event::GameFinished { record, .. } = event {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        if let Happening::GameFinished { record, .. } = happening {
             if self.failed.load(Ordering::SeqCst) {
                 // Results that cannot be saved are lost: stop the run.
                 return Flow::Fail(self.close().err().unwrap_or_else(|| Failure {
@@ -99,7 +99,7 @@ impl Sink for RecordsSink {
         Flow::Continue
     }
 
-    fn on_history(&mut self, _event: &Event) {
+    fn on_history(&mut self, _happening: &Happening) {
         // Already in the file.
     }
 
@@ -165,8 +165,8 @@ pub fn failed_to_start(record: &GameRecord, color: Color) -> bool {
 }
 
 impl Sink for StartupGuard {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        let Event::GameFinished { spec, record } = event else { return Flow::Continue };
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        let Happening::GameFinished { spec, record } = happening else { return Flow::Continue };
         for color in [Color::Red, Color::Blue] {
             if !failed_to_start(record, color) {
                 continue;
@@ -218,8 +218,8 @@ impl Sink for StartupGuard {
 
     /// A game of the directory a run resumes: only which bots were ready (a game lost by a
     /// bot that could not start was recorded under `--recover`, and stays so).
-    fn on_history(&mut self, event: &Event) {
-        if let Event::GameFinished { spec, record } = event {
+    fn on_history(&mut self, happening: &Happening) {
+        if let Happening::GameFinished { spec, record } = happening {
             self.note_ready(spec, record);
         }
     }
@@ -241,8 +241,8 @@ impl MatchSummary {
 }
 
 impl Sink for MatchSummary {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        if let Event::GameFinished { spec, record } = event {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        if let Happening::GameFinished { spec, record } = happening {
             self.on_digest(spec, &stratego_records::GameDigest::of(record));
         }
         Flow::Continue
@@ -291,26 +291,26 @@ pub fn with_overload(report: Box<dyn ReportSink>, names: &[String]) -> Box<dyn R
 }
 
 impl WithOverload {
-    fn count(&mut self, event: &Event) {
-        if let Event::GameFinished { spec, record } = event {
+    fn count(&mut self, happening: &Happening) {
+        if let Happening::GameFinished { spec, record } = happening {
             self.overload.add(spec.seats, record);
         }
     }
 }
 
 impl Sink for WithOverload {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        let flow = self.inner.on_event(event);
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        let flow = self.inner.on_happening(happening);
         // A game the report refused (the ladder's database) is not counted.
         if !matches!(flow, Flow::Fail(_)) {
-            self.count(event);
+            self.count(happening);
         }
         flow
     }
 
-    fn on_history(&mut self, event: &Event) {
-        self.count(event);
-        self.inner.on_history(event);
+    fn on_history(&mut self, happening: &Happening) {
+        self.count(happening);
+        self.inner.on_history(happening);
     }
 
     fn wants_plies(&self) -> bool {

@@ -10,8 +10,8 @@ use serde::Serialize;
 use stratego_rules::Color;
 
 use crate::display::terminal::style::Style;
-use crate::run::events::{DigestSink, Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::GameSource;
+use crate::run::happenings::{DigestSink, Failure, Flow, Happening, RunEnd, Sink};
 use crate::run::schedule::{self, GameSpec};
 use stratego_stats::{Hypothesis, Pentanomial, Sprt};
 
@@ -218,8 +218,8 @@ impl SprtSink {
 }
 
 impl Sink for SprtSink {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        let Event::GameFinished { spec, record } = event else { return Flow::Continue };
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        let Happening::GameFinished { spec, record } = happening else { return Flow::Continue };
         self.add(spec, &record.result)
     }
 
@@ -388,7 +388,7 @@ mod tests {
                 let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
                 let winner = if pair % 4 == 0 && spec.seats.red == 1 { None } else { Some(new_color) };
                 let record = crate::record::tests_support::record(winner);
-                let flow = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record) });
+                let flow = sink.on_happening(&Happening::GameFinished { spec, record: Arc::new(record) });
                 flows.push(flow.clone());
                 if flow == Flow::Stop {
                     break;
@@ -431,7 +431,7 @@ mod tests {
             for spec in schedule::pair_games(&event, pair, 0, 1) {
                 let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
                 let record = crate::record::tests_support::record(Some(new_color));
-                let _ = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record) });
+                let _ = sink.on_happening(&Happening::GameFinished { spec, record: Arc::new(record) });
             }
             pair += 1;
         }
@@ -440,7 +440,7 @@ mod tests {
             for spec in schedule::pair_games(&event, pair, 0, 1) {
                 let new_color = if spec.seats.red == 0 { Color::Red } else { Color::Blue };
                 let record = crate::record::tests_support::record(Some(!new_color));
-                let flow = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record) });
+                let flow = sink.on_happening(&Happening::GameFinished { spec, record: Arc::new(record) });
                 assert_eq!(flow, Flow::Stop, "a decided test stays decided");
             }
             pair += 1;

@@ -10,7 +10,7 @@ use stratego_rules::Color;
 
 use crate::display::files::viewer::{ExtraPage, run_line};
 use crate::display::terminal::style::Style;
-use crate::run::events::{DigestSink, Event, Failure, Flow, RunEnd, Sink};
+use crate::run::happenings::{DigestSink, Failure, Flow, Happening, RunEnd, Sink};
 use crate::run::schedule::GameSpec;
 use crate::text::{half, html_escape};
 use stratego_stats::{self as stats, Pentanomial, Rating};
@@ -291,8 +291,8 @@ fn rating_key(r: &Rating, s: &Standing) -> f64 {
 }
 
 impl Sink for TournamentSink {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        if let Event::GameFinished { spec, record } = event {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        if let Happening::GameFinished { spec, record } = happening {
             self.on_digest(spec, &stratego_records::GameDigest::of(record));
         }
         Flow::Continue
@@ -582,7 +582,8 @@ mod tests {
             let games = schedule::plan(&event);
             let mut sink = TournamentSink::new(names, games.len() as u32, 1, "classic".into(), None);
             for spec in games.into_iter().take(10) {
-                let _ = sink.on_event(&Event::GameFinished { spec, record: Arc::new(record_with_fault(None, None)) });
+                let _ = sink
+                    .on_happening(&Happening::GameFinished { spec, record: Arc::new(record_with_fault(None, None)) });
             }
             sink.finish(&RunEnd { finished: 10, ..RunEnd::default() }).unwrap();
             let summary = tournament_html(&sink.report);
@@ -629,7 +630,7 @@ mod tests {
             };
             let faulty = (red == 1 && blue == 2).then_some(Color::Red);
             let rec = record_with_fault(winner, faulty);
-            assert_eq!(sink.on_event(&Event::GameFinished { spec, record: Arc::new(rec) }), Flow::Continue);
+            assert_eq!(sink.on_happening(&Happening::GameFinished { spec, record: Arc::new(rec) }), Flow::Continue);
         }
         sink.finish(&RunEnd { finished: 6, ..RunEnd::default() }).unwrap();
         let r = &sink.report;

@@ -121,12 +121,12 @@ pub const MISSED: usize = 4;
 struct Slot {
     /// The connection, while no game holds it.
     idle: Option<Link>,
-    /// The live connection's measurements.
+    /// The current connection's measurements.
     stats: Option<Arc<ConnStats>>,
     /// Times it connected.
     connections: u64,
-    /// The id of its live connection, if any.
-    live: Option<u64>,
+    /// The id of its connection while it is connected.
+    connected_id: Option<u64>,
     /// A game holds its connection (or waits to get it back after a loss).
     leased: bool,
     /// Time away (its connection lost while a game waited for it) over the event so far.
@@ -325,7 +325,7 @@ impl Hub {
 
     /// Whether remote bot `bot` (the executor's bot id) is connected now.
     pub fn connected(&self, bot: usize) -> bool {
-        self.entry(bot).is_some_and(|e| e.slot.lock().unwrap_or_else(|e| e.into_inner()).live.is_some())
+        self.entry(bot).is_some_and(|e| e.slot.lock().unwrap_or_else(|e| e.into_inner()).connected_id.is_some())
     }
 
     /// Each remote bot's connection now, in the event's order of bots.
@@ -340,12 +340,12 @@ impl Hub {
                 let s = slot.lock().unwrap_or_else(|e| e.into_inner());
                 RemoteStatus {
                     name: bot.name.clone(),
-                    connected: s.live.is_some(),
+                    connected: s.connected_id.is_some(),
                     connections: s.connections,
                     one_way_lag: s
                         .stats
                         .as_ref()
-                        .filter(|_| s.live.is_some())
+                        .filter(|_| s.connected_id.is_some())
                         .and_then(|st| st.rtt.lock().unwrap_or_else(|e| e.into_inner()).one_way()),
                 }
             })
@@ -676,10 +676,10 @@ impl Hub {
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
         let taken = {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
-            if s.live.is_some() {
+            if s.connected_id.is_some() {
                 false
             } else {
-                s.live = Some(id);
+                s.connected_id = Some(id);
                 s.connections += 1;
                 s.stats = Some(stats.clone());
                 // The games that ended while it was away: their ends first (its client
@@ -726,8 +726,8 @@ impl Hub {
         self.authenticated.fetch_sub(1, Ordering::SeqCst);
         {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
-            if s.live == Some(id) {
-                s.live = None;
+            if s.connected_id == Some(id) {
+                s.connected_id = None;
             }
             if s.idle.as_ref().is_some_and(|l| l.id == id) {
                 s.idle = None;
@@ -772,7 +772,7 @@ impl Hub {
                         return Ok(link);
                     }
                 }
-                s.live.is_some()
+                s.connected_id.is_some()
             };
             if let Some(f) = on_wait.take() {
                 f(connected);
@@ -782,7 +782,7 @@ impl Hub {
                 notified.await;
             } else if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 let s = slot.lock().unwrap_or_else(|e| e.into_inner());
-                if s.live.is_none() {
+                if s.connected_id.is_none() {
                     return Err(LeaseError::NotConnected(connect_timeout));
                 }
             }
@@ -847,7 +847,7 @@ impl Hub {
         {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             s.leased = false;
-            if let Some(link) = link.filter(|l| !l.tx.is_closed() && s.live == Some(l.id)) {
+            if let Some(link) = link.filter(|l| !l.tx.is_closed() && s.connected_id == Some(l.id)) {
                 s.idle = Some(link);
             }
         }
@@ -889,7 +889,7 @@ impl Hub {
             ));
         };
         let HubBot { bot, slot, .. } = &**bots[i].as_ref().expect("found above");
-        if slot.lock().unwrap_or_else(|e| e.into_inner()).live.is_some() {
+        if slot.lock().unwrap_or_else(|e| e.into_inner()).connected_id.is_some() {
             return Err(Refusal(
                 StatusCode::CONFLICT,
                 format!("bot {} is connected already: one connection per token (this one is refused)", bot.name),

@@ -1,10 +1,10 @@
 //! The executor: plays the games a [`GameSource`] hands out, up to `concurrency` at once,
-//! and sends every [`Event`] to the run's [`Sink`]s.
+//! and sends every [`Happening`] to the run's [`Sink`]s.
 //!
 //! Each worker slot keeps a pool of bot sessions keyed by bot id, so a bot that can play
 //! several games in one process (`ready.multi_game`) keeps its process between its games;
 //! a bot whose process died, exited or faulted gets a fresh one for its next game. A
-//! [`Cancel`] (SIGINT/SIGTERM) or a sink's [`Flow::Stop`] stops the run between events:
+//! [`Cancel`] (SIGINT/SIGTERM) or a sink's [`Flow::Stop`] stops the run between happenings:
 //! games still running are stopped, their bots killed, and what finished is kept.
 
 use std::collections::VecDeque;
@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use crate::game::clock::TimeControl;
 use crate::reason::{Fault, Reason};
 use crate::remote::hub::{Hub, RemoteBot};
-use crate::run::events::{Event, Flow, RunEnd, Sink};
+use crate::run::happenings::{Flow, Happening, RunEnd, Sink};
 use crate::run::referee::{GameSettings, Seat, play_game};
 use crate::run::schedule::GameSpec;
 use crate::session::any_session::AnySession;
@@ -71,7 +71,7 @@ pub trait GameSource: Send {
     /// Bot `entrant`, from [`GameSource::admit`], is bot `id` from now on; `check` is how
     /// its start-up check went (a local bot that could not start: why). Its games may be
     /// handed out from now on (not those of a bot whose check failed).
-    fn admitted(&mut self, _id: usize, _entrant: &Entrant, _check: Result<(), crate::run::events::Failure>) {}
+    fn admitted(&mut self, _id: usize, _entrant: &Entrant, _check: Result<(), crate::run::happenings::Failure>) {}
 }
 
 /// The bots of a run, by id: fixed for an event; an arena admits entrants while it runs
@@ -125,7 +125,7 @@ impl GameSource for VecDeque<GameSpec> {
 
 /// How often a game aborted before its first move (a remote bot's connection lost, see
 /// [`crate::session::remote_session`]) is played again before it counts as forfeited.
-pub const MAX_REPLAYS: u32 = 3;
+pub const MAX_RESTARTS: u32 = 3;
 
 /// A setup book entry placed for a side.
 pub type BookLookup = Arc<dyn Fn(u32, Color) -> Deployment + Send + Sync>;
@@ -162,23 +162,23 @@ pub struct Executor {
     /// Bots already started once before the run (to ask their `ready.name`:
     /// [`Executor::ready_names`]), by id, and how that went: the pre-flight takes it as its
     /// own start of them instead of starting them again. Empty: none.
-    pub preflown: Vec<Option<Result<(), crate::run::events::Failure>>>,
+    pub preflown: Vec<Option<Result<(), crate::run::happenings::Failure>>>,
 }
 
 impl Executor {
     /// Runs games from `source` until it is empty, a sink stops the run, or `cancel` fires.
-    /// Every sink sees every event, in order; at the end each sink's
+    /// Every sink sees every happening, in order; at the end each sink's
     /// [`Sink::finish`] is called with how the run ended.
     ///
     /// `history` holds the games an earlier run of the same plan finished (resume), read as
     /// it goes (a resumed directory's records, one at a time): the first games start before
-    /// it is read, and the sinks see it whole ([`Sink::on_history`]) before any event of
-    /// this run (the games' events wait). A history item that is an error (a record that
+    /// it is read, and the sinks see it whole ([`Sink::on_history`]) before any happening of
+    /// this run (the games' happenings wait). A history item that is an error (a record that
     /// cannot be read) stops the run with it.
     pub async fn run_with_history(
         &self,
         source: impl GameSource + 'static,
-        history: impl Iterator<Item = Result<Event, crate::run::events::Failure>>,
+        history: impl Iterator<Item = Result<Happening, crate::run::happenings::Failure>>,
         sinks: &mut [&mut dyn Sink],
         mut cancel: Cancel,
     ) -> RunEnd {
@@ -237,7 +237,7 @@ impl Executor {
         let source: Arc<Mutex<Box<dyn GameSource>>> = Arc::new(Mutex::new(Box::new(source)));
         let stop = Arc::new(AtomicBool::new(false));
         let want_plies = sinks.iter().any(|s| s.wants_plies());
-        let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Happening>();
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let mut workers = Vec::new();
         // With more than one slot, each plays on a thread of its own (its own event loop):
@@ -258,9 +258,9 @@ impl Executor {
             });
         }
         drop(tx);
-        // The history, while the first games play: their events wait in the channel.
+        // The history, while the first games play: their happenings wait in the channel.
         feed_history(&mut history, sinks, &mut end, Some(&cancel));
-        relay_events(&mut rx, sinks, &mut end, &mut cancel).await;
+        relay_happenings(&mut rx, sinks, &mut end, &mut cancel).await;
         stop.store(true, Ordering::SeqCst);
         self.wind_down(workers, &abort_tx, &end).await;
         if let Some(h) = &hub {
@@ -305,7 +305,7 @@ impl Executor {
         self,
         source: Arc<Mutex<Box<dyn GameSource>>>,
         stop: Arc<AtomicBool>,
-        tx: mpsc::UnboundedSender<Event>,
+        tx: mpsc::UnboundedSender<Happening>,
         cpu: Option<usize>,
         share: Option<crate::run::placement::ShareCpu>,
         want_plies: bool,
@@ -323,7 +323,7 @@ impl Executor {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            let (spec, replays) = match again.take() {
+            let (spec, restarts) = match again.take() {
                 Some(a) => a,
                 None => match self.next_game(&source, &mut held, &mut pool, &tx, hub.as_ref()).await {
                     Next::Play(spec) => (spec, 0),
@@ -339,16 +339,16 @@ impl Executor {
                 ..self.seat(&spec, color, &mut pool, cpu, hub.as_ref())
             });
             attach_remotes(&mut seats, &spec).await;
-            let on_ply = |update: crate::run::referee::LiveUpdate<'_>| {
+            let on_ply = |update: crate::run::referee::PlyUpdate<'_>| {
                 let game_id = spec.game_id.clone();
                 let _ = tx.send(match update {
-                    crate::run::referee::LiveUpdate::Started(game) => {
-                        Event::GameSetups { game_id, deployments: game.deployments().clone() }
+                    crate::run::referee::PlyUpdate::Started(game) => {
+                        Happening::GameSetups { game_id, deployments: game.deployments().clone() }
                     }
-                    crate::run::referee::LiveUpdate::Ply(ply) => Event::Ply { game_id, ply: ply.clone() },
+                    crate::run::referee::PlyUpdate::Ply(ply) => Happening::Ply { game_id, ply: ply.clone() },
                 });
             };
-            let on_ply: Option<&(dyn Fn(crate::run::referee::LiveUpdate<'_>) + Sync)> =
+            let on_ply: Option<&(dyn Fn(crate::run::referee::PlyUpdate<'_>) + Sync)> =
                 if want_plies { Some(&on_ply) } else { None };
             // The last game is reported once its kept processes have answered this game's
             // hello (what they wrote until then is its), while this game plays.
@@ -363,7 +363,7 @@ impl Executor {
             if !sent {
                 break;
             }
-            if h.record.result.reason == Reason::Disconnected && h.record.plies.is_empty() && replays < MAX_REPLAYS {
+            if h.record.result.reason == Reason::Disconnected && h.record.plies.is_empty() && restarts < MAX_RESTARTS {
                 // Nobody had moved: the game is aborted and played again, not forfeited.
                 crate::notice::say(
                     crate::notice::Level::Info,
@@ -372,7 +372,7 @@ impl Executor {
                         h.spec.game_id, h.record.result.message
                     ),
                 );
-                again = Some((h.spec, replays + 1));
+                again = Some((h.spec, restarts + 1));
                 continue;
             }
             if h.waiting.red.is_none() && h.waiting.blue.is_none() {
@@ -402,7 +402,7 @@ impl Executor {
         source: &Mutex<Box<dyn GameSource>>,
         held: &mut Option<Held>,
         pool: &mut Vec<Vec<AnySession>>,
-        tx: &mpsc::UnboundedSender<Event>,
+        tx: &mpsc::UnboundedSender<Happening>,
         hub: Option<&Arc<Hub>>,
     ) -> Next {
         self.admit(source, hub, tx).await;
@@ -416,7 +416,7 @@ impl Executor {
         };
         match next {
             Ok(spec) => {
-                let _ = tx.send(Event::GameStarted { spec: spec.clone() });
+                let _ = tx.send(Happening::GameStarted { spec: spec.clone() });
                 Next::Play(spec)
             }
             Err(true) => Next::End,
@@ -434,20 +434,20 @@ impl Executor {
 
     /// Admits the bots `source` has for it ([`GameSource::admit`]): each takes the next bot
     /// id and is masked in every sandbox from now on, the sinks are told
-    /// ([`Event::Joined`]), a remote one's tokens go to the hub and a local one (of the JSON
+    /// ([`Happening::Joined`]), a remote one's tokens go to the hub and a local one (of the JSON
     /// protocol) is started once to its `ready`, as the pre-flight starts every bot; then
     /// the source is told how that went.
     async fn admit(
         &self,
         source: &Mutex<Box<dyn GameSource>>,
         hub: Option<&Arc<Hub>>,
-        tx: &mpsc::UnboundedSender<Event>,
+        tx: &mpsc::UnboundedSender<Happening>,
     ) {
         let new = source.lock().unwrap_or_else(|e| e.into_inner()).admit();
         for entrant in new {
             self.supervisor.note_bot(&entrant.spec);
             let id = self.bots.push(entrant.clone());
-            let _ = tx.send(Event::Joined { id, entrant: entrant.clone() });
+            let _ = tx.send(Happening::Joined { id, entrant: Box::new(entrant.clone()) });
             let check = if entrant.spec.remote {
                 match hub {
                     Some(hub) => {
@@ -457,7 +457,7 @@ impl Executor {
                         );
                         Ok(())
                     }
-                    None => Err(crate::run::events::Failure {
+                    None => Err(crate::run::happenings::Failure {
                         message: format!("remote bot {}: the host does not listen (--listen)", entrant.spec.name),
                         code: crate::exit::USAGE,
                     }),
@@ -489,7 +489,7 @@ impl Executor {
 
     /// Closes the kept processes of the held game `h` (their last words and exit go to it)
     /// and reports it. False when nobody listens anymore.
-    async fn release(&self, mut h: Held, pool: &mut [Vec<AnySession>], tx: &mpsc::UnboundedSender<Event>) -> bool {
+    async fn release(&self, mut h: Held, pool: &mut [Vec<AnySession>], tx: &mpsc::UnboundedSender<Happening>) -> bool {
         for color in Color::ALL {
             if let Some((id, _)) = h.waiting[color].take() {
                 if let Some(s) = pool[id].pop() {
@@ -510,7 +510,7 @@ impl Executor {
     /// # Errors
     /// The first bot that could not be started or did not say `ready`: exit code 3, with
     /// the fault and the last lines of its stderr.
-    async fn preflight(&self, first: &GameSpec) -> Result<(), crate::run::events::Failure> {
+    async fn preflight(&self, first: &GameSpec) -> Result<(), crate::run::happenings::Failure> {
         let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
         for (id, e) in self.bots.all().iter().enumerate() {
             let key = BotSpec { name: String::new(), ..e.spec.clone() };
@@ -543,7 +543,7 @@ impl Executor {
     }
 
     /// [`Executor::preflight`] of bot `id`, told it plays `color`.
-    async fn preflight_one(&self, id: usize, color: Color) -> Result<(), crate::run::events::Failure> {
+    async fn preflight_one(&self, id: usize, color: Color) -> Result<(), crate::run::happenings::Failure> {
         self.start_once(id, color).await.map(|_| ())
     }
 
@@ -551,7 +551,7 @@ impl Executor {
     /// `preflight`, told the colour given with its id; `ready` within the start-up limit; `quit`), a few at a time, and
     /// returns each one's `ready.name`, or why it did not start: the outcome of its
     /// pre-flight ([`Executor::preflown`]).
-    pub async fn ready_names(&self, ids: &[(usize, Color)]) -> Vec<Result<String, crate::run::events::Failure>> {
+    pub async fn ready_names(&self, ids: &[(usize, Color)]) -> Vec<Result<String, crate::run::happenings::Failure>> {
         let mut all = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(2 * self.concurrency.max(1)) {
             let starts = chunk.iter().map(|&(id, color)| self.start_once(id, color));
@@ -562,14 +562,14 @@ impl Executor {
 
     /// Starts bot `id` once, told it plays `color`, to its `ready`; returns the name it
     /// gave there.
-    async fn start_once(&self, id: usize, color: Color) -> Result<String, crate::run::events::Failure> {
+    async fn start_once(&self, id: usize, color: Color) -> Result<String, crate::run::happenings::Failure> {
         let bots = self.bots.all();
         let entrant = &bots[id];
         let name = &entrant.spec.name;
-        let cannot = |why: String, stderr: &str| crate::run::events::Failure {
+        let cannot = |why: String, stderr: &str| crate::run::happenings::Failure {
             message: format!(
                 "bot {name} cannot start (started once before the first game, to its \"ready\"): {why}{}",
-                crate::run::events::stderr_lines(name, stderr)
+                crate::run::happenings::stderr_lines(name, stderr)
             ),
             code: crate::exit::BOT_NOT_STARTABLE,
         };
@@ -645,12 +645,13 @@ impl Executor {
     /// Remote bots without `--listen`, or an address that cannot be bound (exit 2).
     /// With `open` (the source may admit bots while it runs: an arena), the hub is started
     /// whenever `--listen` is given, for the remote bots admitted later.
-    async fn start_hub(&self, open: bool) -> Result<Option<Arc<Hub>>, crate::run::events::Failure> {
+    async fn start_hub(&self, open: bool) -> Result<Option<Arc<Hub>>, crate::run::happenings::Failure> {
         let bots = self.bots.all();
-        if !bots.iter().any(|b| b.spec.remote) && !(open && self.settings.listen.is_some()) {
+        let wanted = bots.iter().any(|b| b.spec.remote) || (open && self.settings.listen.is_some());
+        if !wanted {
             return Ok(None);
         }
-        let fail = |message: String| crate::run::events::Failure { message, code: crate::exit::USAGE };
+        let fail = |message: String| crate::run::happenings::Failure { message, code: crate::exit::USAGE };
         let Some(options) = self.settings.listen.as_deref() else {
             return Err(fail("the event has remote bots: give --listen ADDR".to_owned()));
         };
@@ -705,11 +706,11 @@ fn hold(
     h
 }
 
-/// Gives the slots' events (`rx`) to the sinks as they come, counting the finished games,
+/// Gives the slots' happenings (`rx`) to the sinks as they come, counting the finished games,
 /// until every slot is done, a sink stops or fails the run, or `cancel` fires (`end` says
 /// which).
-async fn relay_events(
-    rx: &mut mpsc::UnboundedReceiver<Event>,
+async fn relay_happenings(
+    rx: &mut mpsc::UnboundedReceiver<Happening>,
     sinks: &mut [&mut dyn Sink],
     end: &mut RunEnd,
     cancel: &mut Cancel,
@@ -726,11 +727,11 @@ async fn relay_events(
             }
             r = rx.recv() => r,
         };
-        let Some(event) = report else { break };
-        if matches!(event, Event::GameFinished { .. }) {
+        let Some(happening) = report else { break };
+        if matches!(happening, Happening::GameFinished { .. }) {
             end.finished += 1;
         }
-        let flow = to_sinks(sinks, &event);
+        let flow = to_sinks(sinks, &happening);
         match flow {
             Flow::Continue => {}
             Flow::Stop => {
@@ -745,14 +746,14 @@ async fn relay_events(
     }
 }
 
-/// Gives `event` to every sink in turn: how the run goes on (the first sink's stop or
-/// failure; a failure keeps the event from the sinks after it).
-fn to_sinks(sinks: &mut [&mut dyn Sink], event: &Event) -> Flow {
+/// Gives `happening` to every sink in turn: how the run goes on (the first sink's stop or
+/// failure; a failure keeps the happening from the sinks after it).
+fn to_sinks(sinks: &mut [&mut dyn Sink], happening: &Happening) -> Flow {
     let mut flow = Flow::Continue;
     for sink in sinks.iter_mut() {
-        match sink.on_event(event) {
+        match sink.on_happening(happening) {
             Flow::Continue => {}
-            // A sink that fails keeps the event from the sinks after it: a game that
+            // A sink that fails keeps the happening from the sinks after it: a game that
             // is not saved (or not a game: a bot that never started) is not counted.
             f @ Flow::Fail(_) => {
                 flow = f;
@@ -782,17 +783,17 @@ fn finish_sinks(sinks: &mut [&mut dyn Sink], end: &mut RunEnd) {
 /// a history item that is an error fails the run (`end.failed`), and `cancel` firing
 /// stops the reading (checked every 256 items).
 fn feed_history(
-    history: &mut impl Iterator<Item = Result<Event, crate::run::events::Failure>>,
+    history: &mut impl Iterator<Item = Result<Happening, crate::run::happenings::Failure>>,
     sinks: &mut [&mut dyn Sink],
     end: &mut RunEnd,
     cancel: Option<&Cancel>,
 ) {
-    for (n, event) in history.enumerate() {
+    for (n, happening) in history.enumerate() {
         if n % 256 == 255 && cancel.is_some_and(Cancel::is_cancelled) {
             end.cancelled = true;
             return;
         }
-        let event = match event {
+        let happening = match happening {
             Ok(e) => e,
             Err(f) => {
                 end.failed.get_or_insert(f);
@@ -800,9 +801,9 @@ fn feed_history(
             }
         };
         for sink in sinks.iter_mut() {
-            sink.on_history(&event);
+            sink.on_history(&happening);
         }
-        if matches!(event, Event::GameFinished { .. }) {
+        if matches!(happening, Happening::GameFinished { .. }) {
             end.finished += 1;
         }
     }
@@ -830,7 +831,7 @@ impl Held {
 
     /// Waits for the post-game output of the processes still out, adds it to the record,
     /// and reports the game (its fault, then its end). False when nobody listens anymore.
-    async fn report(mut self, tx: &mpsc::UnboundedSender<Event>) -> bool {
+    async fn report(mut self, tx: &mpsc::UnboundedSender<Happening>) -> bool {
         for color in Color::ALL {
             let Some((_, from)) = self.waiting[color].take() else { continue };
             // A session dropped before its next hello sends nothing: the record stays.
@@ -848,14 +849,14 @@ impl Held {
         }
         let Held { spec, record, .. } = self;
         if let Some(faulty) = record.result.faulty {
-            let _ = tx.send(Event::Fault {
+            let _ = tx.send(Happening::Fault {
                 spec: spec.clone(),
                 color: faulty,
                 reason: record.result.reason,
                 message: record.result.message.clone(),
             });
         }
-        tx.send(Event::GameFinished { spec, record: Arc::new(record) }).is_ok()
+        tx.send(Happening::GameFinished { spec, record: Arc::new(record) }).is_ok()
     }
 }
 
@@ -890,7 +891,7 @@ impl<S: GameSource> GameSource for Prepended<S> {
         self.rest.admit()
     }
 
-    fn admitted(&mut self, id: usize, entrant: &Entrant, check: Result<(), crate::run::events::Failure>) {
+    fn admitted(&mut self, id: usize, entrant: &Entrant, check: Result<(), crate::run::happenings::Failure>) {
         self.rest.admitted(id, entrant, check);
     }
 }

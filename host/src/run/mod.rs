@@ -3,11 +3,11 @@
 //! Module structure:
 //! - [`plan`]: the plan's types (what `cli` validated), `ConfigError`.
 //! - [`schedule`]: the games of an event, a pure function of it.
-//! - [`executor`]: runs up to `-j` games at once, keeps bot sessions, sends events to sinks.
+//! - [`executor`]: runs up to `-j` games at once, keeps bot sessions, sends happenings to sinks.
 //! - [`referee`]: one game over two [`crate::session::BotSession`]s; `judge` decides "too late" (asking [`crate::game::clock::in_time`]).
 //! - [`placement`]: which CPU a game's bots share.
-//! - [`events`]: what a run emits ([`events::Event`]) and who takes it ([`events::Sink`],
-//!   [`events::DigestSink`]).
+//! - [`happenings`]: what a run emits ([`happenings::Happening`]) and who takes it ([`happenings::Sink`],
+//!   [`happenings::DigestSink`]).
 //! - [`manifest`]: a run directory's manifest (the plan, its hash, bots' executable hashes), the directory lock; its records are read through [`crate::record`].
 //! - [`overload`]: whether the machine was overloaded for a bot.
 //! - [`output_file`]: outputs never replace what the host did not write.
@@ -16,8 +16,8 @@
 //! executor's slot threads.
 
 pub mod adjudicate;
-pub(crate) mod events;
 pub(crate) mod executor;
+pub(crate) mod happenings;
 pub mod manifest;
 pub(crate) mod output_file;
 pub(crate) mod overload;

@@ -21,9 +21,10 @@ pub const DEFAULT_READ_GRACE_MS: u64 = 10;
 /// time. See the README ("Clocks") for the measurement behind the figure.
 pub const DEFAULT_TIME_MARGIN_MS: u64 = 3;
 
-/// How much the live view shows.
+/// How much the progress on stderr shows (not the live page of `--serve`, which "live"
+/// names): nothing, or a line per finished game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Live {
+pub enum ProgressMode {
     /// Nothing (`-q`).
     Quiet,
     /// A line per finished game; on a terminal, a progress bar below them too.
@@ -31,8 +32,8 @@ pub enum Live {
 }
 
 /// Why a command cannot go on, and the exit code it maps to: a run's
-/// [`crate::run::events::Failure`] under the name the commands use.
-pub type ConfigError = crate::run::events::Failure;
+/// [`crate::run::happenings::Failure`] under the name the commands use.
+pub type ConfigError = crate::run::happenings::Failure;
 
 pub(crate) fn usage(message: impl Into<String>) -> ConfigError {
     ConfigError { message: message.into(), code: crate::exit::USAGE }
@@ -79,8 +80,8 @@ pub struct RunConfig {
     pub setups: Option<PathBuf>,
     /// Summary as JSON.
     pub json: bool,
-    /// The live view.
-    pub live: Live,
+    /// How much the progress on stderr shows (`-q`).
+    pub progress: ProgressMode,
     /// Log level for tracing (`warn`, `info`, `debug`, `error`).
     pub log_level: &'static str,
     /// Whether `--seed` (or the config file) gave the seed: a resumed run takes its

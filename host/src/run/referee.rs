@@ -154,9 +154,11 @@ pub fn judge<T>(
     }
 }
 
-/// What a live view is told while a game is played.
+/// What the referee's per-ply callback (`on_ply`) is told while a game is played: the start
+/// and each ply, which the executor turns into [`crate::run::happenings::Happening`]s for the
+/// `--watch` board and the live page.
 #[derive(Clone, Copy, Debug)]
-pub enum LiveUpdate<'a> {
+pub enum PlyUpdate<'a> {
     /// The setups are in and the game starts.
     Started(&'a Game),
     /// A ply was played.
@@ -165,12 +167,12 @@ pub enum LiveUpdate<'a> {
 
 /// Plays one game. Returns its record and the sessions fit for another game (the others
 /// are shut down).
-/// `on_ply`, when given, sees the start and each ply as it is played (live views).
+/// `on_ply`, when given, sees the start and each ply as it is played (for the `--watch` board and the live page).
 pub async fn play_game<S: BotSession>(
     settings: &GameSettings,
     spec: &GameSpec,
     seats: ByColor<Seat<S>>,
-    on_ply: Option<&(dyn Fn(LiveUpdate<'_>) + Sync)>,
+    on_ply: Option<&(dyn Fn(PlyUpdate<'_>) + Sync)>,
 ) -> (GameRecord, ByColor<Option<S>>) {
     let started = Instant::now();
     let started_unix_ms =
@@ -220,7 +222,7 @@ pub async fn play_game<S: BotSession>(
         match Game::new(settings.rules.clone(), r, b) {
             Ok(mut g) => {
                 if let Some(f) = on_ply {
-                    f(LiveUpdate::Started(&g));
+                    f(PlyUpdate::Started(&g));
                 }
                 let share = share.as_ref().filter(|_| !shared);
                 let ended = (&mut plies, &mut adjudged);
@@ -342,7 +344,7 @@ async fn moves<S: BotSession>(
     settings: &GameSettings,
     spec: &GameSpec,
     (plies, adjudged): (&mut Vec<RecordPly>, &mut Option<crate::run::adjudicate::Adjudged>),
-    on_ply: Option<&(dyn Fn(LiveUpdate<'_>) + Sync)>,
+    on_ply: Option<&(dyn Fn(PlyUpdate<'_>) + Sync)>,
     mut share: Option<&ShareCpu>,
 ) -> Option<Color> {
     let mut adjudicator = crate::run::adjudicate::Adjudicator::new(settings.adjudication);
@@ -420,7 +422,7 @@ async fn moves<S: BotSession>(
             lag_credit_us: lag.map_or(0, |l| l.credit.as_micros() as u64),
         });
         if let Some(f) = on_ply {
-            f(LiveUpdate::Ply(plies.last().expect("just pushed")));
+            f(PlyUpdate::Ply(plies.last().expect("just pushed")));
         }
         for c in Color::ALL {
             if let Some(s) = players[c].session.as_mut() {
@@ -762,11 +764,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_game_between_legal_movers_ends_by_the_rules_and_replays() {
+    async fn a_game_between_legal_movers_ends_by_the_rules_and_plays_through() {
         let s = settings(0);
         let ((red, rs), (blue, bs)) = (bot(Script::Random, 1), bot(Script::Random, 2));
         let (rec, kept) = play(&s, red, blue).await;
-        let outcome = rec.replay().expect("the record replays").expect("the rules ended the game");
+        let outcome = rec.play_through().expect("the record plays through").expect("the rules ended the game");
         assert_eq!(rec.result.winner, outcome.winner);
         assert_eq!(rec.result.reason, Reason::from(outcome.reason));
         // Both bots were told every ply and the result, then stopped (not multi-game).

@@ -432,8 +432,8 @@ impl RemoteSession {
                         wait_only = true;
                     }
                 } else if let Some(f) = resend {
-                    let again = f(self);
-                    match self.send_again(again, until, lost_at).await? {
+                    let what = f(self);
+                    match self.resend(what, until, lost_at).await? {
                         Some(request) => resent = Some(request),
                         // Lost again: resumed at the top of the loop.
                         None => continue,
@@ -527,16 +527,16 @@ impl RemoteSession {
     }
 
     /// After a connection taken up again with a fresh process: its own setup sent back as
-    /// fixed when `again` has one (its answer checked), then the request to send again;
+    /// fixed when `what` has one (its answer checked), then the request to send again;
     /// `None` when the connection was lost again meanwhile. The time since `lost_at` is
     /// charged as time away either way.
-    async fn send_again(
+    async fn resend(
         &mut self,
-        again: Resend,
+        what: Resend,
         until: Instant,
         lost_at: Instant,
     ) -> Result<Option<HostMessage>, SessionError> {
-        if let Some(setup) = again.setup {
+        if let Some(setup) = what.setup {
             let r = self.exchange(Some(&setup), &mut Some(until), Duration::ZERO, (Answer::Setup, None), true).await;
             match r {
                 Ok((BotMessage::Setup(_), _, _)) => {}
@@ -557,7 +557,7 @@ impl RemoteSession {
             }
         }
         self.charge_away(lost_at);
-        Ok(Some(again.request))
+        Ok(Some(what.request))
     }
 
     /// An answer that took `raw` on the wire, less the lag credit when the request was paced

@@ -168,8 +168,8 @@ impl Supervisor {
         // A bot started after the scan is not among `children`; one started before it is
         // registered by the time this lock is ours.
         let _spawning = self.spawn_guard();
-        let live = self.registry.groups.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        os::kill_and_reap_children(children.into_iter().filter(|pid| !live.contains(pid)))
+        let alive = self.registry.groups.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        os::kill_and_reap_children(children.into_iter().filter(|pid| !alive.contains(pid)))
     }
 
     /// The one kill sequence for the end of a run or an interruption: SIGKILL to every live

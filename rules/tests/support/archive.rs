@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use stratego_rules::gravon::{GravonGame, Replay};
+use stratego_rules::gravon::{GravonGame, Playthrough};
 
 /// Every `.xml` game in the zip archives and XML files under `dir` (recursively), as
 /// `(name, text)`, sorted by name.
@@ -81,7 +81,7 @@ pub fn check(games: &[(String, String)]) -> Report {
             *report.skipped.entry(g.game_type.clone()).or_default() += 1;
             continue;
         }
-        let replay = match Replay::run(&g) {
+        let replay = match Playthrough::run(&g) {
             Ok(r) => r,
             Err(e) => {
                 report.unreadable.push(format!("{name}: {e}"));

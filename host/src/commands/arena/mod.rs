@@ -23,7 +23,7 @@ pub mod run;
 
 use std::path::PathBuf;
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::commands::ladder::store::Ladder;
 use crate::run::plan::{ConfigError, RunConfig, usage};
 
@@ -75,9 +75,9 @@ fn failure(message: impl Into<String>) -> ConfigError {
 /// # Errors
 /// The first problem, with its exit code: 2 (usage), 3 (a bot cannot be started), 1 (the
 /// database).
-pub fn run(plan: ArenaPlan) -> Result<Outcome, ConfigError> {
+pub fn run(plan: ArenaPlan) -> Result<CommandOutput, ConfigError> {
     let mut arena = Ladder::open(&plan.file).map_err(|e| failure(format!("{}: {e}", plan.file.display())))?;
-    let ok = |stdout: String| Ok(Outcome { stdout, code: crate::exit::OK });
+    let ok = |stdout: String| Ok(CommandOutput { stdout, code: crate::exit::OK });
     match plan.action {
         ArenaAction::Add { name, command } => {
             let message = arena.add(&name, &command)?;
@@ -96,7 +96,7 @@ pub fn run(plan: ArenaPlan) -> Result<Outcome, ConfigError> {
 
 /// `arena token`: a new token (through `stratego-host token`'s code) and a remote entrant
 /// NAME that takes it. A name already taken is refused before any token is made or written.
-fn token(arena: &mut Ladder, name: &str, out: Option<&std::path::Path>) -> Result<Outcome, ConfigError> {
+fn token(arena: &mut Ladder, name: &str, out: Option<&std::path::Path>) -> Result<CommandOutput, ConfigError> {
     if arena.bots().map_err(failure)?.iter().any(|b| b.name == name) {
         return Err(usage(format!(
             "arena: {name} is taken (a name is never reused): make the new token's entrant under a new name, e.g. {name}-v2, and retire the old one"

@@ -31,15 +31,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use stratego_rules::{ByColor, Color};
 
 use super::pool::Pool;
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::commands::ladder::store::{Ladder, LadderBot};
 use crate::commands::ladder::table::LadderTable;
 use crate::compete::competition::{Competition, Games, Header, Page, ReportSink};
 use crate::compete::report::json;
 use crate::display::terminal::style::Style;
 use crate::remote::hub::Hub;
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::{Entrant, GameSource};
+use crate::run::happenings::{Failure, Flow, Happening, RunEnd, Sink};
 use crate::run::plan::{ConfigError, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
 
@@ -374,13 +374,13 @@ struct ArenaReport {
 }
 
 impl Sink for ArenaReport {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        match event {
-            Event::GameStarted { spec } => {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        match happening {
+            Happening::GameStarted { spec } => {
                 self.running.insert(spec.game_id.clone());
                 self.write_list()
             }
-            Event::GameFinished { spec, record } => {
+            Happening::GameFinished { spec, record } => {
                 let seats = spec.seats;
                 self.running.remove(&spec.game_id);
                 let (record, ids, declared) = self.lines_of(seats, record);
@@ -706,7 +706,7 @@ fn entrants_of(arena: &mut Ladder) -> Result<(Vec<LadderBot>, Vec<LadderBot>), C
 }
 
 /// `arena run`: says which games of the last run are void, then plays until stopped.
-pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<Outcome, ConfigError> {
+pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<CommandOutput, ConfigError> {
     let list = running_list(file);
     name_void(&arena, &list)?;
     let mut arena = arena;
@@ -779,7 +779,7 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
     }
     let records = match &run.out {
         Some(dir) => Some(
-            crate::record::RecordWriter::open(dir, run.compress)
+            crate::record::OutDirWriter::open(dir, run.compress)
                 .map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
         ),
         None => None,

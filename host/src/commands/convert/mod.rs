@@ -34,10 +34,10 @@ use serde::Serialize;
 use stratego_protocol::TimeControl;
 use stratego_protocol::reason::Reason;
 use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
-use stratego_rules::gravon::{GravonGame, GravonResult, Replay, ruleset_for_type};
+use stratego_rules::gravon::{GravonGame, GravonResult, Playthrough, ruleset_for_type};
 use stratego_rules::{ByColor, Color, Deployment, EndReason, Game, Ruleset};
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 
 mod gravon_archive;
 use crate::exit;
@@ -225,7 +225,7 @@ pub fn gravon_to_record(name: &str, xml: &str, index: u32) -> Result<GameRecord,
             });
         }
     }
-    let replay = Replay::run(&g).map_err(|e| Problem::error(e.to_string()))?;
+    let replay = Playthrough::run(&g).map_err(|e| Problem::error(e.to_string()))?;
     if let Some((ply, mv, why)) = &replay.illegal {
         return Err(Problem::error(format!("ply {ply} {mv} is illegal: {why}")));
     }
@@ -730,10 +730,10 @@ fn unique(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
 ///
 /// # Errors
 /// A usage problem (exit 2), its message after `convert: `.
-pub fn run(args: ConvertOptions) -> Result<Outcome, ConfigError> {
+pub fn run(args: ConvertOptions) -> Result<CommandOutput, ConfigError> {
     let summary = convert(&args).map_err(|e| ConfigError { message: format!("convert: {e}"), code: exit::USAGE })?;
     let stdout = if args.json { crate::compete::report::json(&summary) } else { summary.render() };
-    Ok(Outcome { stdout, code: if summary.errors > 0 { exit::FAILURE } else { exit::OK } })
+    Ok(CommandOutput { stdout, code: if summary.errors > 0 { exit::FAILURE } else { exit::OK } })
 }
 
 #[cfg(test)]
@@ -759,7 +759,7 @@ mod tests {
         let rec = gravon_to_record("z.zip:barrage-1.xml", &text, 0).unwrap();
         assert_eq!(rec.game_id, "barrage-1");
         assert_eq!(rec.plies.len(), 2);
-        assert_eq!(rec.replay().unwrap(), None);
+        assert_eq!(rec.play_through().unwrap(), None);
         assert_eq!((rec.result.winner, rec.result.reason), (Some(Color::Blue), Reason::Resignation));
         let back = record_to_gravon(&rec).unwrap();
         assert_eq!(back, GravonGame::parse(&text).unwrap());

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use stratego_rules::Color;
 
-use crate::run::events::Failure;
 use crate::run::executor::{Entrant, Executor};
+use crate::run::happenings::Failure;
 use crate::run::manifest::PlanBot;
-use crate::run::plan::{Live, RunConfig, same_program};
+use crate::run::plan::{ProgressMode, RunConfig, same_program};
 use crate::run::schedule::GameSpec;
 use crate::supervise::bot_spec::Protocol;
 use crate::supervise::bot_spec::naming::names_from_answers;
@@ -116,7 +116,7 @@ pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant], first: Option<&GameSpec
             (None, Some(why)) => why.to_owned(),
             (None, None) => "from its command: it did not start".to_owned(),
         };
-        if run.live != Live::Quiet {
+        if run.progress != ProgressMode::Quiet {
             eprintln!("stratego-host: bot {}: \"{}\" ({source})", i + 1, bot.spec.name);
         }
     }
@@ -145,7 +145,7 @@ pub(super) fn from_manifest(run: &RunConfig, bots: &mut [Entrant], planned: &[Pl
             continue;
         }
         bots[i].spec.name = kept.name.clone();
-        if run.live != Live::Quiet {
+        if run.progress != ProgressMode::Quiet {
             eprintln!(
                 "stratego-host: bot {}: \"{}\" (kept from {}: the name it gave when the event began)",
                 i + 1,

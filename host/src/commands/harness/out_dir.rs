@@ -6,7 +6,7 @@ use std::sync::Arc;
 use stratego_rules::Color;
 
 use crate::compete::sinks::failed_to_start;
-use crate::run::events::{Event, Flow, Sink};
+use crate::run::happenings::{Flow, Happening, Sink};
 use crate::run::manifest;
 use crate::run::plan::{ConfigError, EventPlan, usage};
 
@@ -219,9 +219,9 @@ impl Versions {
 }
 
 impl Sink for Versions {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        match event {
-            Event::GameStarted { spec } => {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        match happening {
+            Happening::GameStarted { spec } => {
                 for c in self
                     .pending
                     .iter_mut()
@@ -233,7 +233,7 @@ impl Sink for Versions {
                 }
                 Flow::Continue
             }
-            Event::GameFinished { spec, record } => {
+            Happening::GameFinished { spec, record } => {
                 // A game the bot lost before it said `ready` (under `--recover`) was not
                 // played by its new version.
                 let played = |c: &VersionChange| {
@@ -251,7 +251,7 @@ impl Sink for Versions {
         }
     }
 
-    fn on_history(&mut self, _event: &Event) {}
+    fn on_history(&mut self, _happening: &Happening) {}
 }
 
 /// Finished games per bot name in the records of `dir` (read one at a time): the games a

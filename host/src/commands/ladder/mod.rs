@@ -50,7 +50,7 @@ pub mod table;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::compete::report::json;
 use crate::run::plan::{ConfigError, RunConfig, usage};
 
@@ -166,9 +166,9 @@ fn db_error(e: rusqlite::Error) -> ConfigError {
 /// # Errors
 /// The first problem, with its exit code: 2 (usage), 3 (a bot cannot be started), 1 (the
 /// database).
-pub fn run(plan: LadderPlan) -> Result<Outcome, ConfigError> {
+pub fn run(plan: LadderPlan) -> Result<CommandOutput, ConfigError> {
     let mut ladder = Ladder::open(&plan.db).map_err(|e| failure(format!("{}: {e}", plan.db.display())))?;
-    let ok = |stdout: String| Ok(Outcome { stdout, code: crate::exit::OK });
+    let ok = |stdout: String| Ok(CommandOutput { stdout, code: crate::exit::OK });
     match plan.action {
         LadderAction::Add { name, command } => {
             let message = ladder.add(&name, &command)?;
@@ -226,14 +226,14 @@ pub fn run(plan: LadderPlan) -> Result<Outcome, ConfigError> {
 
 /// `ladder pairings`: the pairs the next `ladder play -n GAMES` would play, as the play
 /// chooses them (each pair plays two games, colours swapped).
-fn pairings(ladder: &Ladder, games: u32, as_json: bool) -> Result<Outcome, ConfigError> {
+fn pairings(ladder: &Ladder, games: u32, as_json: bool) -> Result<CommandOutput, ConfigError> {
     let all = ladder.bots().map_err(failure)?;
     let active: Vec<&store::LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
     let pairs = play::pairs_to_play(ladder, &active, games)?;
     let named: Vec<[&str; 2]> =
         pairs.iter().map(|&(a, b)| [active[a].name.as_str(), active[b].name.as_str()]).collect();
     let stdout = if as_json { json(&named) } else { named.iter().map(|[a, b]| format!("{a}\t{b}\n")).collect() };
-    Ok(Outcome { stdout, code: crate::exit::OK })
+    Ok(CommandOutput { stdout, code: crate::exit::OK })
 }
 
 /// Writes the stored records of `games` to the new file `out` (the compact form when its
@@ -272,7 +272,7 @@ fn prune(
     keep: Keep,
     archive: Option<&Path>,
     no_vacuum: bool,
-) -> Result<Outcome, ConfigError> {
+) -> Result<CommandOutput, ConfigError> {
     let which = match keep {
         Keep::Days(days) => {
             let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
@@ -309,7 +309,7 @@ fn prune(
         size() as f64 / 1e6,
         if no_vacuum { " (no VACUUM: the free pages are reused by new games)" } else { "" }
     );
-    Ok(Outcome { stdout: String::new(), code: crate::exit::OK })
+    Ok(CommandOutput { stdout: String::new(), code: crate::exit::OK })
 }
 
 /// `ladder table --html OUT.html`: the page with the latest games below the table, and a

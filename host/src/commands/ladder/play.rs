@@ -42,12 +42,12 @@ use stratego_rules::ByColor;
 use super::store::{Ladder, LadderBot};
 use super::table::LadderTable;
 use super::{db_error, failure};
-use crate::commands::Outcome;
+use crate::commands::CommandOutput;
 use crate::compete::competition::{Competition, Header, Page, ReportSink};
 use crate::compete::report::json;
 use crate::display::terminal::style::Style;
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
 use crate::run::executor::Entrant;
+use crate::run::happenings::{Failure, Flow, Happening, RunEnd, Sink};
 use crate::run::plan::{ConfigError, RunConfig, usage};
 use crate::run::schedule::{self, GameSpec};
 
@@ -181,8 +181,8 @@ struct LadderReport {
 }
 
 impl Sink for LadderReport {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        let Some((seats, record)) = event.finished() else { return Flow::Continue };
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        let Some((seats, record)) = happening.finished() else { return Flow::Continue };
         let ids = ByColor::new(self.ids[seats.red], self.ids[seats.blue]);
         let versions = ByColor::new(self.versions[seats.red].as_deref(), self.versions[seats.blue].as_deref());
         match self.ladder.borrow_mut().insert_game(record, ids, versions) {
@@ -267,7 +267,7 @@ fn run_prefix() -> String {
 
 /// Plays `games` games (colour-swapped pairs) between the ladder's active bots, saving each
 /// as it finishes; the table afterwards is the output, the run's end the exit code.
-pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Result<Outcome, ConfigError> {
+pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Result<CommandOutput, ConfigError> {
     let all = ladder.bots().map_err(failure)?;
     let active: Vec<&LadderBot> = all.iter().filter(|b| b.retired_unix.is_none()).collect();
     if active.len() < 2 {
@@ -314,7 +314,7 @@ pub(super) fn play_games(mut ladder: Ladder, run: &RunConfig, games: u32) -> Res
     }
     let records = match &run.out {
         Some(dir) => Some(
-            crate::record::RecordWriter::open(dir, run.compress)
+            crate::record::OutDirWriter::open(dir, run.compress)
                 .map_err(|e| usage(format!("--out {}: {e}", dir.display())))?,
         ),
         None => None,

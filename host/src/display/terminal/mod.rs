@@ -2,13 +2,13 @@
 //!
 //! Module structure:
 //! - [`progress`]: the progress bar or a line per finished game, and `--report-every`.
-//! - [`live_board`]: `--watch`, one running game drawn live, the run's notices under it.
+//! - [`watch_board`]: `--watch`, one running game drawn as it is played, the run's notices under it.
 //! - [`replay`]: the replay board (`replay`, and the frames `--watch` draws).
 //! - [`style`]: colours, when the terminal wants them.
 //!
 //! May print (stdout for reports and replays, stderr for progress and the board).
 
-pub(crate) mod live_board;
 pub(crate) mod progress;
 pub(crate) mod replay;
 pub(crate) mod style;
+pub(crate) mod watch_board;

@@ -8,20 +8,20 @@ use stratego_rules::Color;
 
 use crate::reason::Reason;
 use crate::record::GameRecord;
-use crate::run::events::stderr_lines;
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
-use crate::run::plan::Live;
+use crate::run::happenings::stderr_lines;
+use crate::run::happenings::{Failure, Flow, Happening, RunEnd, Sink};
+use crate::run::plan::ProgressMode;
 
 /// Gives the progress bar's message after an event (None: unchanged).
-pub type StatusFn = Box<dyn FnMut(&Event) -> Option<String>>;
+pub type StatusFn = Box<dyn FnMut(&Happening) -> Option<String>>;
 /// Gives the line for a finished game: its number, the games planned, its record.
 pub type LineFn = Box<dyn FnMut(u64, Option<u64>, &GameRecord) -> String>;
 
-/// The live view on stderr: a line per finished game, and on a terminal an `indicatif`
+/// The progress on stderr: a line per finished game, and on a terminal an `indicatif`
 /// progress bar with the games done, a status (running W/D/L, the leader, the LLR: given
 /// by the command) and the ETA. Hidden when stderr is not a terminal.
 pub struct Progress {
-    live: Live,
+    mode: ProgressMode,
     bar: Option<indicatif::ProgressBar>,
     done: u64,
     planned: Option<u64>,
@@ -36,16 +36,16 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A live view for `planned` games (unknown for an open-ended run). `status` gives the
+    /// The progress of `planned` games (unknown for an open-ended run). `status` gives the
     /// bar's message after an event (None: unchanged); `line` the line for a finished game
     /// (number, planned, record).
     pub fn new(
-        live: Live,
+        mode: ProgressMode,
         planned: Option<u64>,
-        status: impl FnMut(&Event) -> Option<String> + 'static,
+        status: impl FnMut(&Happening) -> Option<String> + 'static,
         line: impl FnMut(u64, Option<u64>, &GameRecord) -> String + 'static,
     ) -> Progress {
-        let bar = (live != Live::Quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = (mode != ProgressMode::Quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = match planned {
                 Some(n) => indicatif::ProgressBar::new(n),
                 None => indicatif::ProgressBar::no_length(),
@@ -63,7 +63,7 @@ impl Progress {
             bar
         });
         Progress {
-            live,
+            mode,
             bar,
             done: 0,
             planned,
@@ -98,8 +98,8 @@ impl Sink for Progress {
         self.bar.is_some()
     }
 
-    fn on_history(&mut self, event: &Event) {
-        if matches!(event, Event::GameFinished { .. }) {
+    fn on_history(&mut self, happening: &Happening) {
+        if matches!(happening, Happening::GameFinished { .. }) {
             self.done += 1;
             if let Some(bar) = &self.bar {
                 bar.set_position(self.done);
@@ -107,21 +107,21 @@ impl Sink for Progress {
         }
     }
 
-    fn on_event(&mut self, event: &Event) -> Flow {
-        if self.live == Live::Quiet {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        if self.mode == ProgressMode::Quiet {
             return Flow::Continue;
         }
-        match event {
-            Event::GameStarted { spec } => {
+        match happening {
+            Happening::GameStarted { spec } => {
                 self.running.insert(spec.index, 0);
                 self.running_ids.insert(spec.game_id.clone(), spec.index);
             }
-            Event::Ply { game_id, .. } => {
+            Happening::Ply { game_id, .. } => {
                 if let Some(plies) = self.running_ids.get(game_id).and_then(|i| self.running.get_mut(i)) {
                     *plies += 1;
                 }
             }
-            Event::GameFinished { spec, .. } => {
+            Happening::GameFinished { spec, .. } => {
                 self.running.remove(&spec.index);
                 self.running_ids.remove(&spec.game_id);
             }
@@ -129,11 +129,11 @@ impl Sink for Progress {
         }
         // The bar's count, status and running games are updated before a finished game's
         // line is printed: printing redraws the bar, which then shows this game counted.
-        let finished = matches!(event, Event::GameFinished { .. });
+        let finished = matches!(happening, Happening::GameFinished { .. });
         if finished {
             self.done += 1;
         }
-        if let Some(status) = (self.status)(event) {
+        if let Some(status) = (self.status)(happening) {
             self.last_status = status;
         }
         if let Some(bar) = &self.bar {
@@ -142,7 +142,7 @@ impl Sink for Progress {
                 bar.set_position(self.done);
             }
         }
-        if let Event::GameFinished { record, .. } = event {
+        if let Happening::GameFinished { record, .. } = happening {
             let line = (self.line)(self.done, self.planned, record);
             match &self.bar {
                 Some(bar) => bar.println(line),
@@ -210,8 +210,8 @@ impl<F: FnMut(u64) -> String> Interim<F> {
 }
 
 impl<F: FnMut(u64) -> String> Sink for Interim<F> {
-    fn on_event(&mut self, event: &Event) -> Flow {
-        if let Event::GameFinished { .. } = event {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        if let Happening::GameFinished { .. } = happening {
             self.done += 1;
             if self.every > 0 && self.done % self.every == 0 {
                 use std::io::Write as _;
@@ -227,8 +227,8 @@ impl<F: FnMut(u64) -> String> Sink for Interim<F> {
         Flow::Continue
     }
 
-    fn on_history(&mut self, event: &Event) {
-        if let Event::GameFinished { .. } = event {
+    fn on_history(&mut self, happening: &Happening) {
+        if let Happening::GameFinished { .. } = happening {
             self.done += 1;
         }
     }

@@ -63,12 +63,12 @@ pub struct Replay {
     record: GameRecord,
     rules: Arc<Ruleset>,
     setups: ByColor<Option<Deployment>>,
-    /// A game still being played ([`Replay::live`]): no result to show yet.
-    live: bool,
+    /// A game still being played ([`Replay::running`]): no result to show yet.
+    running: bool,
 }
 
 impl Replay {
-    /// Checks that the record replays by the rules.
+    /// Checks that the record plays through the rules ([`GameRecord::play_through`]).
     ///
     /// # Errors
     /// An invalid ruleset or setup, or the first ply that does not replay (its number, its
@@ -83,11 +83,11 @@ impl Replay {
     ///
     /// # Errors
     /// An invalid ruleset or setup.
-    pub fn live(record: GameRecord) -> Result<Replay, String> {
+    pub fn running(record: GameRecord) -> Result<Replay, String> {
         Replay::build(record, true)
     }
 
-    fn build(record: GameRecord, live: bool) -> Result<Replay, String> {
+    fn build(record: GameRecord, running: bool) -> Result<Replay, String> {
         let id = record.game_id.clone();
         let fail = |e: String| format!("game {id} does not replay: {e}");
         let rules = Arc::new(Ruleset::try_from(record.ruleset.clone()).map_err(|e| fail(e.to_string()))?);
@@ -102,12 +102,12 @@ impl Replay {
             if !record.plies.is_empty() {
                 return Err(fail("plies without both setups".into()));
             }
-        } else if !live {
-            record.replay().map_err(fail)?;
+        } else if !running {
+            record.play_through().map_err(fail)?;
         }
         let mut record = record;
         for_terminal(&mut record);
-        Ok(Replay { record, rules, setups, live })
+        Ok(Replay { record, rules, setups, running })
     }
 
     /// The record.
@@ -191,7 +191,7 @@ impl Replay {
             }
         }
         if ply == self.plies() {
-            lines.push(if self.live { "Playing…".to_owned() } else { self.result_line() });
+            lines.push(if self.running { "Playing…".to_owned() } else { self.result_line() });
         }
         lines
     }
@@ -265,7 +265,7 @@ impl Replay {
             || tc.move_ms.is_some()
             || tc.bank_ms.is_some()
             || tc.startup_ms > 0
-            || self.live
+            || self.running
     }
 
     /// `Ply N/M: Red e4-e5 …` for ply `n` (1-based), or the start for 0.

@@ -52,7 +52,7 @@ use crate::display::web::live_state::{GamePage, State, Update, sse};
 pub use crate::display::web::live_state::{
     KEEP_FINISHED, KEEP_NOTICES, LiveBot, LivePageOptions, QUEUE, STANDINGS_EVERY,
 };
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::happenings::{Failure, Flow, Happening, RunEnd, Sink};
 
 /// Most connections open at once from one address by default (an IPv6 address's /56 counts
 /// as one; `--serve-per-address` sets it):
@@ -266,20 +266,20 @@ impl Sink for LivePage {
         true
     }
 
-    fn on_history(&mut self, event: &Event) {
-        if matches!(event, Event::GameFinished { .. }) {
+    fn on_history(&mut self, happening: &Happening) {
+        if matches!(happening, Happening::GameFinished { .. }) {
             self.dirty = true;
             self.done += 1;
-            let _ = self.tx.send(Update::History(event.clone()));
+            let _ = self.tx.send(Update::History(happening.clone()));
         }
     }
 
-    fn on_event(&mut self, event: &Event) -> Flow {
-        if matches!(event, Event::GameFinished { .. }) {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
+        if matches!(happening, Happening::GameFinished { .. }) {
             self.dirty = true;
             self.done += 1;
         }
-        let _ = self.tx.send(Update::Event(event.clone()));
+        let _ = self.tx.send(Update::Happening(happening.clone()));
         self.push_standings(false);
         Flow::Continue
     }
@@ -512,7 +512,7 @@ fn respond<B>(req: &Request<B>, state: &Shared, assets: &Assets) -> Response<Bod
     let path = req.uri().path();
     let mut r = match path {
         "/" | "/index.html" => full(StatusCode::OK, "text/html; charset=utf-8", assets.page.clone()),
-        "/events" => return events(state),
+        "/events" => return sse_stream(state),
         "/viewer.wasm" => return assets.wasm(req),
         _ if path == "/arena/version" || path.starts_with("/bots/") || path.starts_with("/arena/games/") => {
             arena_page(path, state)
@@ -617,7 +617,9 @@ fn arena_page(path: &str, state: &Shared) -> Response<Body> {
     }
 }
 
-fn events(state: &Shared) -> Response<Body> {
+/// `GET /events`: the stream of server-sent events (a web term; the page's updates, not the
+/// competition "event" names).
+fn sse_stream(state: &Shared) -> Response<Body> {
     let (rx, first, over) = {
         let mut s = lock(state);
         // Subscribed under the lock, after the snapshot: every message after it reaches the
@@ -730,7 +732,7 @@ mod tests {
     #[tokio::test]
     async fn a_client_that_falls_behind_gets_a_snapshot_not_the_backlog() {
         let shared: Shared = Arc::new(Mutex::new(state()));
-        let mut body = events(&shared).into_body();
+        let mut body = sse_stream(&shared).into_body();
         assert!(next_text(&mut body).await.starts_with("event: snapshot\n"));
         lock(&shared).send("standings", &json!({ "html": "first", "done": 0 }));
         assert!(next_text(&mut body).await.contains("first"), "a delta follows the snapshot");

@@ -15,7 +15,7 @@ use stratego_viewer_wasm::live::{LivePly, SpectatorBoard};
 use tokio::sync::broadcast;
 
 use crate::display::files::viewer::html_escape;
-use crate::run::events::Event;
+use crate::run::happenings::Happening;
 
 /// Shortest time between two `standings` messages.
 pub const STANDINGS_EVERY: Duration = Duration::from_secs(1);
@@ -73,8 +73,9 @@ const KEEP_LAGS: usize = 1000;
 
 /// What the sink hands the server thread.
 pub(crate) enum Update {
-    Event(Event),
-    History(Event),
+    /// A happening of this run.
+    Happening(Happening),
+    History(Happening),
     Standings(String),
     /// Whether the page counts the standings itself.
     OwnStandings(bool),
@@ -286,8 +287,8 @@ impl State {
 
     pub(crate) fn apply(&mut self, update: Update) {
         match update {
-            Update::Event(e) => self.on_event(e, false),
-            Update::History(e) => self.on_event(e, true),
+            Update::Happening(e) => self.on_happening(e, false),
+            Update::History(e) => self.on_happening(e, true),
             Update::Standings(html) => {
                 self.standings = html;
                 self.send("standings", &json!({ "html": self.standings, "done": self.done }));
@@ -307,9 +308,9 @@ impl State {
         }
     }
 
-    pub(crate) fn on_event(&mut self, event: Event, history: bool) {
-        match event {
-            Event::Joined { id, entrant } => {
+    pub(crate) fn on_happening(&mut self, happening: Happening, history: bool) {
+        match happening {
+            Happening::Joined { id, entrant } => {
                 // An entrant a running arena admitted: the page names it from now on.
                 let bot = LiveBot { name: entrant.spec.name.clone(), time_control: entrant.time_control.to_wire() };
                 if self.bots.len() <= id {
@@ -323,7 +324,7 @@ impl State {
                 self.overload.name_bot(id, &bot.name);
                 self.bots[id] = bot;
             }
-            Event::GameStarted { spec } => {
+            Happening::GameStarted { spec } => {
                 let bank =
                     |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
                 let g = Running {
@@ -343,14 +344,14 @@ impl State {
                 self.send("game", &self.game_json(&g));
                 self.running.push(g);
             }
-            Event::GameSetups { game_id, deployments } => {
+            Happening::GameSetups { game_id, deployments } => {
                 let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
                 // The referee checked the setups: every piece on its square, no rank public.
                 self.running[i].board = Some(SpectatorBoard::start(&self.rules, &deployments.red, &deployments.blue));
                 let data = self.game_json(&self.running[i]);
                 self.send("game", &data);
             }
-            Event::Ply { game_id, ply } => {
+            Happening::Ply { game_id, ply } => {
                 let Some(i) = self.running.iter().position(|g| g.id == game_id) else { return };
                 self.running[i].played += 1;
                 self.running[i].moved = true;
@@ -370,7 +371,7 @@ impl State {
                     self.show_next(i);
                 }
             }
-            Event::Fault { spec, color, reason, message } => {
+            Happening::Fault { spec, color, reason, message } => {
                 let bot = self.bots.get(spec.seats[color]).map_or("?", |b| b.name.as_str()).to_owned();
                 let row = json!({
                     "game": spec.game_id,
@@ -386,7 +387,7 @@ impl State {
                     self.publish_fault(fault);
                 }
             }
-            Event::GameFinished { spec, record } => {
+            Happening::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.id != spec.game_id);
                 if let Some(score) = self.own_score.as_mut() {

@@ -68,9 +68,9 @@ impl RemoteSession {
             // Its `type` first, as in every host line (the client reads it from the start).
             let game = serde_json::Value::String(self.game_id.clone());
             let resume = format!(r#"{{"type":"{RESUME}","game_id":{game},"read":{read},"resend_answer":{waiting}}}"#);
-            let again: Vec<String> =
+            let unread: Vec<String> =
                 self.unanswered.iter().filter(|(i, _)| *i > read).map(|(_, l)| l.clone()).collect();
-            for line in std::iter::once(resume).chain(again) {
+            for line in std::iter::once(resume).chain(unread) {
                 self.log(Direction::ToBot, line.as_bytes());
                 if self.write_line(line, until).await.is_none() {
                     self.lost.get_or_insert_with(|| "writing to it failed".to_owned());

@@ -1,6 +1,7 @@
-//! `--watch`: one running game drawn live on the terminal as it is played.
+//! `--watch`: one running game drawn on the terminal as it is played (the watch board; "live"
+//! names the live page of `--serve`).
 //!
-//! [`LiveBoard`] is a sink that asks the executor for plies ([`Sink::wants_plies`]: without
+//! [`WatchBoard`] is a sink that asks the executor for plies ([`Sink::wants_plies`]: without
 //! `--watch` no sink does, and plies cost nothing). It keeps the setups and plies of every
 //! running game and draws one of them with [`Replay::frame`] (the same board as `replay`)
 //! on stderr, or on `/dev/tty` when stderr is not a terminal; stdout stays the summary.
@@ -20,7 +21,7 @@ use stratego_protocol::record::{BotInfo, GameRecord, RecordPly, RecordResult};
 use stratego_rules::{ByColor, RulesetSpec};
 
 use crate::display::terminal::replay::{Replay, Viewer};
-use crate::run::events::{Event, Failure, Flow, RunEnd, Sink};
+use crate::run::happenings::{Failure, Flow, Happening, RunEnd, Sink};
 use crate::run::schedule::GameSpec;
 
 /// Shortest time between two redraws of the same game.
@@ -31,7 +32,7 @@ pub const HOLD: Duration = Duration::from_millis(1500);
 const RECENT: usize = 4;
 
 /// A bot as the watch names it: name, command, time control.
-pub type LiveBoardBot = (String, Vec<String>, stratego_protocol::TimeControl);
+pub type WatchBoardBot = (String, Vec<String>, stratego_protocol::TimeControl);
 
 struct Running {
     spec: GameSpec,
@@ -39,12 +40,12 @@ struct Running {
     plies: Vec<RecordPly>,
 }
 
-/// The live view (see the module documentation).
-pub struct LiveBoard {
+/// The watch board of `--watch` (see the module documentation).
+pub struct WatchBoard {
     out: Box<dyn Write>,
     colour: bool,
     rules: RulesetSpec,
-    bots: Vec<LiveBoardBot>,
+    bots: Vec<WatchBoardBot>,
     planned: Option<u64>,
     running: Vec<Running>,
     watched: Option<String>,
@@ -54,21 +55,21 @@ pub struct LiveBoard {
     done: u64,
     recent: VecDeque<String>,
     failed: bool,
-    /// Notices said while the board is drawn on stderr ([`LiveBoard::notices`]), shown with
+    /// Notices said while the board is drawn on stderr ([`WatchBoard::notices`]), shown with
     /// the finished games' lines under it instead of over it.
     notices: Option<Notices>,
 }
 
-/// Lines to show under the board ([`LiveBoard::notices`]).
+/// Lines to show under the board ([`WatchBoard::notices`]).
 pub type Notices = std::sync::Arc<std::sync::Mutex<VecDeque<String>>>;
 
-impl LiveBoard {
+impl WatchBoard {
     /// A watch of a run under `rules` with `bots` (by id) and `planned` games, drawing on
     /// stderr when it is a terminal, else on `/dev/tty`.
     ///
     /// # Errors
     /// Neither is a terminal.
-    pub fn open(rules: RulesetSpec, bots: Vec<LiveBoardBot>, planned: Option<u64>) -> Result<LiveBoard, String> {
+    pub fn open(rules: RulesetSpec, bots: Vec<WatchBoardBot>, planned: Option<u64>) -> Result<WatchBoard, String> {
         let on_stderr = std::io::stderr().is_terminal();
         let out: Box<dyn Write> = if on_stderr {
             Box::new(std::io::stderr())
@@ -79,7 +80,7 @@ impl LiveBoard {
             }
         };
         let colour = crate::display::terminal::replay::colour_wanted(true, std::env::var_os("NO_COLOR"));
-        let mut board = LiveBoard::to_writer(out, colour, rules, bots, planned);
+        let mut board = WatchBoard::to_writer(out, colour, rules, bots, planned);
         if on_stderr {
             board.notices = Some(Notices::default());
         }
@@ -110,10 +111,10 @@ impl LiveBoard {
         out: Box<dyn Write>,
         colour: bool,
         rules: RulesetSpec,
-        bots: Vec<LiveBoardBot>,
+        bots: Vec<WatchBoardBot>,
         planned: Option<u64>,
-    ) -> LiveBoard {
-        LiveBoard {
+    ) -> WatchBoard {
+        WatchBoard {
             out,
             colour,
             rules,
@@ -130,7 +131,7 @@ impl LiveBoard {
         }
     }
 
-    /// The record of a game so far, for [`Replay::live`].
+    /// The record of a game so far, for [`Replay::running`].
     fn partial(&self, g: &Running) -> GameRecord {
         let bot = |id: usize| {
             let (name, command, _) = &self.bots[id];
@@ -194,7 +195,7 @@ impl LiveBoard {
     }
 
     /// Draws the watched game at its current ply.
-    fn draw_live(&mut self) {
+    fn draw_watched(&mut self) {
         let Some(g) = self.watched.as_ref().and_then(|id| self.running.iter().find(|g| &g.spec.game_id == id)) else {
             return;
         };
@@ -202,7 +203,7 @@ impl LiveBoard {
             return;
         }
         let record = self.partial(g);
-        match Replay::live(record) {
+        match Replay::running(record) {
             Ok(replay) => {
                 let lines = replay.frame(replay.plies(), Viewer::Spectator, self.colour);
                 self.draw(lines);
@@ -223,40 +224,40 @@ impl LiveBoard {
     }
 }
 
-impl Sink for LiveBoard {
+impl Sink for WatchBoard {
     fn wants_plies(&self) -> bool {
         true
     }
 
-    fn on_history(&mut self, event: &Event) {
-        if matches!(event, Event::GameFinished { .. }) {
+    fn on_history(&mut self, happening: &Happening) {
+        if matches!(happening, Happening::GameFinished { .. }) {
             self.done += 1;
         }
     }
 
-    fn on_event(&mut self, event: &Event) -> Flow {
+    fn on_happening(&mut self, happening: &Happening) -> Flow {
         if self.failed {
             return Flow::Continue;
         }
         let mut force = false;
-        match event {
-            Event::GameStarted { spec } => {
+        match happening {
+            Happening::GameStarted { spec } => {
                 self.running.push(Running { spec: spec.clone(), setups: None, plies: Vec::new() });
             }
-            Event::GameSetups { game_id, deployments } => {
+            Happening::GameSetups { game_id, deployments } => {
                 let rules = stratego_rules::Ruleset::try_from(self.rules.clone());
                 if let (Some(g), Ok(rules)) = (self.running.iter_mut().find(|g| &g.spec.game_id == game_id), rules) {
                     g.setups = Some(ByColor::new(deployments.red.to_rows(&rules), deployments.blue.to_rows(&rules)));
                 }
                 force = self.watched.is_none() || self.watched.as_ref() == Some(game_id);
             }
-            Event::Ply { game_id, ply } => {
+            Happening::Ply { game_id, ply } => {
                 if let Some(g) = self.running.iter_mut().find(|g| &g.spec.game_id == game_id) {
                     g.plies.push(ply.clone());
                 }
             }
-            Event::Fault { .. } | Event::Joined { .. } => {}
-            Event::GameFinished { spec, record } => {
+            Happening::Fault { .. } | Happening::Joined { .. } => {}
+            Happening::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.spec.game_id != spec.game_id);
                 self.recent.push_back(crate::display::terminal::progress::game_line(self.done, self.planned, record));
@@ -281,7 +282,7 @@ impl Sink for LiveBoard {
         self.pick();
         let due = self.last_draw.is_none_or(|t| t.elapsed() >= MIN_REDRAW);
         if force || due {
-            self.draw_live();
+            self.draw_watched();
         }
         Flow::Continue
     }
@@ -303,7 +304,7 @@ impl Sink for LiveBoard {
     }
 }
 
-impl Drop for LiveBoard {
+impl Drop for WatchBoard {
     fn drop(&mut self) {
         if self.last_draw.is_some() {
             let _ = self.out.write_all(b"\x1b[?25h").and_then(|()| self.out.flush());

@@ -1,5 +1,6 @@
-//! What the executor tells the rest of the host while a run goes on, and the [`Sink`]s that
-//! listen: the records file, the live progress, the summary tables, the statistics. `match`,
+//! What the executor tells the rest of the host while a run goes on (a [`Happening`]: a game
+//! started, a ply, a fault, a game finished; "event" is the competition an organiser runs, not
+//! this), and the [`Sink`]s that listen: the records file, the live progress, the summary tables, the statistics. `match`,
 //! `tournament` and `sprt` differ only in their schedule and their sinks.
 
 use std::sync::Arc;
@@ -11,9 +12,10 @@ use crate::reason::Reason;
 use crate::record::{GameRecord, RecordPly};
 use crate::run::schedule::GameSpec;
 
-/// Something that happened in a run.
+/// Something that happened in a run, as the executor sends it to the sinks (formerly
+/// `run::events::Event`: "event" names the competition, an [`crate::run::plan::EventPlan`]).
 #[derive(Clone, Debug)]
-pub enum Event {
+pub enum Happening {
     /// A game has begun (its bots are being started).
     GameStarted {
         /// The game.
@@ -34,7 +36,7 @@ pub enum Event {
         /// The ply, with its think time.
         ply: RecordPly,
     },
-    /// A bot lost a game by a fault (sent just before the game's [`Event::GameFinished`]).
+    /// A bot lost a game by a fault (sent just before the game's [`Happening::GameFinished`]).
     Fault {
         /// The game.
         spec: GameSpec,
@@ -51,7 +53,7 @@ pub enum Event {
         /// Its bot id.
         id: usize,
         /// The bot.
-        entrant: crate::run::executor::Entrant,
+        entrant: Box<crate::run::executor::Entrant>,
     },
     /// A game is over; its record is complete.
     GameFinished {
@@ -62,11 +64,11 @@ pub enum Event {
     },
 }
 
-impl Event {
+impl Happening {
     /// For a finished game: the bot ids by colour and the record.
     pub fn finished(&self) -> Option<(ByColor<usize>, &GameRecord)> {
         match self {
-            Event::GameFinished { spec, record } => Some((spec.seats, record)),
+            Happening::GameFinished { spec, record } => Some((spec.seats, record)),
             _ => None,
         }
     }
@@ -81,7 +83,7 @@ pub enum Flow {
     /// are stopped and not counted.
     Stop,
     /// Stop: the run cannot go on (a record cannot be saved, a bot cannot start). The
-    /// event is not given to the sinks after this one (the game is neither saved nor
+    /// happening is not given to the sinks after this one (the game is neither saved nor
     /// counted after a sink that refused it).
     Fail(Failure),
 }
@@ -116,19 +118,19 @@ pub struct RunEnd {
     pub host_peak_rss_kib: u64,
 }
 
-/// A listener of a run's events. Called on the executor's task, in order: keep it quick
+/// A listener of a run's happenings. Called on the executor's task, in order: keep it quick
 /// (a sink with slow work, like writing records, hands it to a thread of its own).
 pub trait Sink {
-    /// Takes one event.
-    fn on_event(&mut self, event: &Event) -> Flow;
+    /// Takes one happening.
+    fn on_happening(&mut self, happening: &Happening) -> Flow;
 
     /// Takes a game finished in an earlier run of the same plan (resume, merge), before the
-    /// run's own events. By default the same as [`Sink::on_event`].
-    fn on_history(&mut self, event: &Event) {
-        let _ = self.on_event(event);
+    /// run's own happenings. By default the same as [`Sink::on_happening`].
+    fn on_history(&mut self, happening: &Happening) {
+        let _ = self.on_happening(happening);
     }
 
-    /// Whether this sink wants [`Event::Ply`] (off by default: a ply event per move costs).
+    /// Whether this sink wants [`Happening::Ply`] (off by default: one per move costs).
     fn wants_plies(&self) -> bool {
         false
     }
