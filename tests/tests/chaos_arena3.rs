@@ -46,7 +46,7 @@ fn entrants_added_and_tokens_made_while_the_arena_runs_join_it_without_a_restart
     // by "result").
     let page = stderr.split("live page: http://").nth(1).and_then(|r| r.split('/').next()).unwrap().to_owned();
     let named = ["\"blue\":\"gamma\",\"board\"", "\"red\":\"gamma\",\"shown\""];
-    assert!(page_streams(&page, &named), "the live page never named gamma on a board: {stderr}");
+    assert!(page_streams(&page, &named, || false), "the live page never named gamma on a board: {stderr}");
 
     // The remote entrant joins once its `connect` is connected.
     let client = Client::start(&format!("ws://127.0.0.1:{port}"), &token, &sample_bot());
@@ -66,15 +66,16 @@ fn entrants_added_and_tokens_made_while_the_arena_runs_join_it_without_a_restart
     assert!(stderr.contains("arena stopped:"), "{stderr}");
 }
 
-/// Whether the live page at `addr` streams one of `texts` (its `/events`) within 60 s.
-fn page_streams(addr: &str, texts: &[&str]) -> bool {
+/// Whether the live page at `addr` streams one of `texts` (its `/events`) within 60 s,
+/// before `give_up` says so.
+fn page_streams(addr: &str, texts: &[&str], give_up: impl Fn() -> bool) -> bool {
     use std::io::{Read as _, Write as _};
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(std::time::Duration::from_secs(1))).unwrap();
     write!(stream, "GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
     let (mut seen, mut buf) = (Vec::new(), [0u8; 65536]);
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::time::Instant::now() < until {
+    while std::time::Instant::now() < until && !give_up() {
         match stream.read(&mut buf) {
             Ok(0) => return false,
             Ok(n) => seen.extend_from_slice(&buf[..n]),
@@ -155,4 +156,72 @@ fn a_multi_game_local_entrant_keeps_its_process_across_its_arena_games_and_a_dea
     let lost = if third.red == "multi" { third.red_score == 0.0 } else { third.red_score == 1.0 };
     assert!(lost && third.reason == "crash", "{third:?}: {stderr}");
     assert!(of_multi[..2].iter().chain(&of_multi[3..5]).all(|g| g.reason != "crash"), "{of_multi:?}");
+}
+
+/// Whether process `pid` has `path` open.
+fn has_open(pid: u32, path: &std::path::Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return false };
+    fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|p| p == path))
+}
+
+#[test]
+fn a_sigint_while_the_arena_hashes_its_programs_ends_it_with_its_stopped_line_and_130() {
+    let dir = TempDir::new("arena3-early");
+    let db = dir.join("arena.db");
+    let file = db.to_str().unwrap();
+    // A program of 256 MiB (sparse: no disk): hashing it takes the arena a while.
+    let big = dir.join("big.py");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(256 << 20).unwrap();
+    drop(f);
+    let big = std::fs::canonicalize(&big).unwrap();
+    ok(&arena(&["add", file, "big", &format!("python3 {}", big.display())]));
+    ok(&arena(&["add", file, "other", "sample-bot"]));
+    let mut args = vec!["--no-sandbox"];
+    args.extend(CALM_CLOCK);
+    let run = Arena::start(&db, &dir, "early", &args);
+    let pid = run.child.id();
+    assert!(
+        stratego_tests::wait_for(std::time::Duration::from_secs(60), || has_open(pid, &big)),
+        "the arena never read big.py: {}",
+        run.stderr()
+    );
+    let (code, _, stderr) = run.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("stratego-host: arena stopped: 0 games saved in this run"), "{stderr}");
+    assert!(saved(&db).is_empty());
+}
+
+#[test]
+fn the_live_page_says_how_many_games_play_now_while_they_play() {
+    let dir = TempDir::new("arena3-playing");
+    let db = dir.join("arena.db");
+    let file = db.to_str().unwrap();
+    // Games of about 2.4 s (40 plies of 60 ms) between bots of one game a process: the
+    // standings pushed as a game ends (at most once a second) said "0 playing now" for the
+    // whole of the next one.
+    let slow = stratego_tests::misbehaving("--think-ms 60");
+    ok(&arena(&["add", file, "slow", &slow]));
+    ok(&arena(&["add", file, "other", &slow]));
+    let mut args = vec!["--no-sandbox", "-j", "1", "--serve", "127.0.0.1:0", "--report-every", "1"];
+    args.extend(CALM_CLOCK);
+    args.extend(SHORT);
+    let mut run = Arena::start(&db, &dir, "playing", &args);
+    run.until("the live page's address", || run_says_in(&dir, "playing", "live page: http://"));
+    let stderr = run.stderr();
+    let page = stderr.split("live page: http://").nth(1).and_then(|r| r.split('/').next()).unwrap().to_owned();
+    let said = page_streams(&page, &["1 playing now"], || saved(&db).len() >= 3);
+    assert!(said, "the page never said a game plays, in 3 games: {}", run.stderr());
+    run.until("two games saved", || saved(&db).len() >= 2);
+    let (code, stdout, stderr) = run.stop();
+    assert_eq!(code, Some(130), "{stderr}");
+    // `--report-every`'s report is made as a game is saved: it counts the others (none here:
+    // the slot starts its next game after).
+    let report = format!("{stdout}{stderr}");
+    assert!(report.contains("1 game saved in this run, no other game running beside it"), "{report}");
+}
+
+/// Whether the arena's stderr (`DIR/TAG.stderr`) holds `text`.
+fn run_says_in(dir: &TempDir, tag: &str, text: &str) -> bool {
+    std::fs::read_to_string(dir.join(&format!("{tag}.stderr"))).unwrap_or_default().contains(text)
 }

@@ -191,6 +191,11 @@ impl Supervisor {
                 tracing::warn!("cannot handle SIGINT/SIGTERM: an interruption will lose the summary");
                 return;
             };
+            // A stop that came before these handlers (see `catch_signals_early`).
+            if INTERRUPTED_EARLY.load(std::sync::atomic::Ordering::SeqCst) {
+                let _ = tx.send(true);
+                std::future::pending::<()>().await;
+            }
             tokio::select! {
                 _ = int.recv() => {}
                 _ = term.recv() => {}
@@ -201,6 +206,34 @@ impl Supervisor {
             std::future::pending::<()>().await;
         });
         Cancel(rx)
+    }
+}
+
+/// Set by [`catch_signals_early`]'s handler: a SIGINT or SIGTERM came before the run's
+/// [`Supervisor::cancel_on_signals`] listened.
+static INTERRUPTED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn note_interrupt(_signal: libc::c_int) {
+    INTERRUPTED_EARLY.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// From now on SIGINT and SIGTERM no longer end the process at once: they are noted, and
+/// the run's [`Supervisor::cancel_on_signals`] fires as soon as it starts listening. For a
+/// command that works a while before its run starts (the arena hashes its programs), so
+/// that a stop then ends it as a stop during the run does (its end message, exit 130).
+pub fn catch_signals_early() {
+    // SAFETY: installs an async-signal-safe handler (one atomic store) for two signals;
+    // `sa_mask` is emptied before use.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = note_interrupt as extern "C" fn(libc::c_int) as usize;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                tracing::warn!("cannot catch signal {signal} early: a stop before the run starts ends it at once");
+            }
+        }
     }
 }
 

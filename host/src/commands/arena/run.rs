@@ -536,12 +536,15 @@ impl ReportSink for ArenaReport {
         None
     }
 
-    /// The table now, refitted from every game in the file (the live page's standings).
+    /// The table now, refitted from every game in the file (`--report-every`'s report, made
+    /// as a game is saved: the games running then are the others, the saved game's slot not
+    /// having started its next one yet).
     fn interim(&self, _done: u64) -> String {
+        let others = self.running.len();
         format!(
-            "{} saved in this run, {} playing now\n{}",
+            "{} saved in this run, {} running beside it\n{}",
             stratego_stats::plural(u64::from(self.saved), "game"),
-            self.running.len(),
+            if others == 0 { "no other game".to_owned() } else { stratego_stats::plural(others as u64, "other game") },
             self.table_now()
         )
     }
@@ -707,6 +710,9 @@ fn entrants_of(arena: &mut Ladder) -> Result<(Vec<LadderBot>, Vec<LadderBot>), C
 
 /// `arena run`: says which games of the last run are void, then plays until stopped.
 pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<CommandOutput, ConfigError> {
+    // Hashing the programs takes a while (seconds for a large one): a stop then ends the
+    // arena as a stop during its run does ("arena stopped: …", exit 130).
+    crate::supervise::supervisor::catch_signals_early();
     let list = running_list(file);
     name_void(&arena, &list)?;
     let mut arena = arena;
