@@ -917,6 +917,17 @@ pub mod arena {
         .collect()
     }
 
+    /// `games` in the order their runs started them (each id ends in its number in its run,
+    /// after its run's prefix; runs in the order of their prefixes' clock).
+    pub fn in_start_order(mut games: Vec<Saved>) -> Vec<Saved> {
+        let order = |id: &str| {
+            let (prefix, n) = id.rsplit_once('-').unwrap();
+            (prefix.to_owned(), n.parse::<u64>().unwrap())
+        };
+        games.sort_by_key(|g| order(&g.id));
+        games
+    }
+
     /// The games of `name` among `games`.
     pub fn games_of(games: &[Saved], name: &str) -> usize {
         games.iter().filter(|g| g.red == name || g.blue == name).count()

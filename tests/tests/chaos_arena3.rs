@@ -36,7 +36,9 @@ fn entrants_added_and_tokens_made_while_the_arena_runs_join_it_without_a_restart
     ok(&arena(&["token", file, "remo", "--out", token.to_str().unwrap()]));
 
     run.until("gamma plays two games", || games_of(&saved(&db), "gamma") >= 2);
-    run.until("broken is said not to be paired", || run_says(&dir, "arena: broken added, and it is not paired"));
+    run.until("broken is said not to be paired", || {
+        run_says_in(&dir, "join", "arena: broken added, and it is not paired")
+    });
     let stderr = run.stderr();
     assert!(stderr.contains("stratego-host: arena: gamma added: it joins now"), "{stderr}");
     assert!(stderr.contains("no such model file"), "the end of broken's stderr is shown: {stderr}");
@@ -86,11 +88,6 @@ fn page_streams(addr: &str, texts: &[&str], give_up: impl Fn() -> bool) -> bool 
         }
     }
     false
-}
-
-/// Whether the arena's stderr (`DIR/join.stderr`) holds `text`.
-fn run_says(dir: &TempDir, text: &str) -> bool {
-    std::fs::read_to_string(dir.join("join.stderr")).unwrap_or_default().contains(text)
 }
 
 /// A Python bot that says `multi_game`: at each `hello` it appends its pid to `PIDS`; its
