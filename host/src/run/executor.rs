@@ -447,7 +447,12 @@ impl Executor {
         for entrant in new {
             self.supervisor.note_bot(&entrant.spec);
             let id = self.bots.push(entrant.clone());
-            let _ = tx.send(Happening::Joined { id, entrant: Box::new(entrant.clone()) });
+            let _ = tx.send(Happening::Joined {
+                id,
+                name: entrant.spec.name.clone(),
+                time_control: entrant.time_control,
+                remote: entrant.spec.remote,
+            });
             let check = if entrant.spec.remote {
                 match hub {
                     Some(hub) => {

@@ -52,8 +52,12 @@ pub enum Happening {
     Joined {
         /// Its bot id.
         id: usize,
-        /// The bot.
-        entrant: Box<crate::run::executor::Entrant>,
+        /// Its name.
+        name: String,
+        /// Its clocks.
+        time_control: crate::game::clock::TimeControl,
+        /// Whether it is a remote bot.
+        remote: bool,
     },
     /// A game is over; its record is complete.
     GameFinished {

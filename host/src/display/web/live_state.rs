@@ -310,9 +310,9 @@ impl State {
 
     pub(crate) fn on_happening(&mut self, happening: Happening, history: bool) {
         match happening {
-            Happening::Joined { id, entrant } => {
+            Happening::Joined { id, name, time_control, remote } => {
                 // An entrant a running arena admitted: the page names it from now on.
-                let bot = LiveBot { name: entrant.spec.name.clone(), time_control: entrant.time_control.to_wire() };
+                let bot = LiveBot { name, time_control: time_control.to_wire() };
                 if self.bots.len() <= id {
                     self.bots.resize(id + 1, LiveBot { name: "?".to_owned(), ..bot.clone() });
                     self.lags.resize_with(id + 1, || None);
@@ -320,7 +320,7 @@ impl State {
                         score.resize(id + 1, [0; 3]);
                     }
                 }
-                self.lags[id] = entrant.spec.remote.then(RemoteLag::default);
+                self.lags[id] = remote.then(RemoteLag::default);
                 self.overload.name_bot(id, &bot.name);
                 self.bots[id] = bot;
             }
