@@ -250,6 +250,44 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_holding_its_last_game_pairs_its_entrants_again_and_no_other_slot_does() {
+        let mut pool = Pool::new(&[1, 2], &[true, true], &[]);
+        let first = pool.choose().unwrap();
+        // Played, not saved: busy for every slot but the one that holds it.
+        assert_eq!(pool.choose(), None);
+        let second = pool.choose_after(Some(first)).unwrap();
+        assert_eq!(key(second.red, second.blue), (0, 1));
+        // The first game saved: they still play the second.
+        pool.saved(first);
+        assert_eq!(pool.choose(), None);
+        pool.saved(second);
+        assert!(pool.choose().is_some());
+        // With a third present, the held pair counts as met last: not paired again.
+        let mut pool = Pool::new(&[1, 2, 3], &[true, true, true], &[]);
+        let first = pool.choose().unwrap();
+        let next = pool.choose_after(Some(first)).unwrap();
+        assert!(next.red == 2 || next.blue == 2, "{next:?}");
+    }
+
+    #[test]
+    fn an_entrant_admitted_while_the_arena_runs_is_paired_and_one_that_cannot_start_is_not() {
+        let mut pool = Pool::new(&[1], &[true], &[]);
+        assert_eq!(pool.choose(), None);
+        // Ids 1 and 3 admitted before 2 (two slots admitting at once); 3 cannot start.
+        pool.admit(3, true, false);
+        assert_eq!(pool.choose(), None);
+        pool.admit(1, true, true);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (0, 1));
+        pool.ended(g);
+        pool.admit(2, false, true);
+        pool.set_present(2, true);
+        pool.set_present(0, false);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (1, 2));
+    }
+
+    #[test]
     fn a_renewed_entrant_is_paired_as_one_without_games() {
         // 0 and 1 met often; 2 is new. Renewed, 0 has no games: it plays first, and its
         // meetings with 1 no longer count (it may meet 1).
