@@ -782,6 +782,158 @@ pub mod remote {
     }
 }
 
+/// `stratego-host arena` in the tests: its admin commands, an arena running in the
+/// background, and the games its file holds (one helper for every arena test file).
+pub mod arena {
+    use std::path::{Path, PathBuf};
+    use std::process::{Child, Command, Output, Stdio};
+    use std::time::Duration;
+
+    use crate::{TempDir, host_bin, wait_for};
+
+    /// `stratego-host arena ARGS`, run to its end.
+    pub fn arena(args: &[&str]) -> Output {
+        Command::new(host_bin()).arg("arena").args(args).output().expect("the host runs")
+    }
+
+    /// An `arena run` in the background, its stderr in a file.
+    pub struct Arena {
+        /// The arena's process.
+        pub child: Child,
+        stderr: PathBuf,
+    }
+
+    impl Arena {
+        /// Starts `stratego-host arena run DB ARGS` (stdout piped, stderr to `DIR/TAG.stderr`).
+        pub fn start(db: &Path, dir: &TempDir, tag: &str, args: &[&str]) -> Arena {
+            let stderr = dir.join(&format!("{tag}.stderr"));
+            let child = Command::new(host_bin())
+                .args(["arena", "run", db.to_str().unwrap()])
+                .args(args)
+                .stdout(Stdio::piped())
+                .stderr(std::fs::File::create(&stderr).unwrap())
+                .spawn()
+                .expect("the arena starts");
+            Arena { child, stderr }
+        }
+
+        /// What it wrote to stderr so far.
+        pub fn stderr(&self) -> String {
+            std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        }
+
+        /// Waits (at most 240 s) until `done`, failing at once with its stderr if the arena
+        /// exits first.
+        pub fn until(&mut self, what: &str, mut done: impl FnMut() -> bool) {
+            let mut exited = None;
+            let ok = wait_for(Duration::from_secs(240), || {
+                exited = self.child.try_wait().unwrap();
+                exited.is_some() || done()
+            });
+            assert!(exited.is_none(), "the arena exited ({exited:?}) before {what}: {}", self.stderr());
+            assert!(ok, "{what}: not within 240 s: {}", self.stderr());
+        }
+
+        /// The port it listens on for remote bots (`--listen 127.0.0.1:0`), once it says so.
+        pub fn port(&mut self) -> u16 {
+            let mut port = None;
+            let stderr = self.stderr.clone();
+            self.until("it listens", || {
+                let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+                port = text.split("on ws://127.0.0.1:").nth(1).and_then(|r| r.split_whitespace().next()?.parse().ok());
+                port.is_some()
+            });
+            port.unwrap()
+        }
+
+        /// Sends it `signal`.
+        pub fn signal(&self, signal: i32) {
+            // SAFETY: a signal to our own child.
+            unsafe { libc::kill(self.child.id() as i32, signal) };
+        }
+
+        /// Waits (at most 120 s) for it to exit: its exit code (None: killed by a signal),
+        /// stdout and stderr.
+        pub fn wait(mut self) -> (Option<i32>, String, String) {
+            use std::io::Read as _;
+            let limit = Duration::from_secs(120);
+            let mut status = None;
+            let exited = wait_for(limit, || {
+                status = self.child.try_wait().unwrap();
+                status.is_some()
+            });
+            assert!(exited, "the arena did not exit within {limit:?}: {}", self.stderr());
+            let mut out = String::new();
+            if let Some(mut stdout) = self.child.stdout.take() {
+                stdout.read_to_string(&mut out).unwrap();
+            }
+            (status.unwrap().code(), out, self.stderr())
+        }
+
+        /// SIGINT, then [`Arena::wait`].
+        pub fn stop(self) -> (Option<i32>, String, String) {
+            self.signal(libc::SIGINT);
+            self.wait()
+        }
+    }
+
+    impl Drop for Arena {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// One saved game of an arena's file.
+    #[derive(Debug, Clone)]
+    pub struct Saved {
+        /// Its id.
+        pub id: String,
+        /// Red's name (its rating line's).
+        pub red: String,
+        /// Blue's name.
+        pub blue: String,
+        /// Red's score (1, 0.5, 0).
+        pub red_score: f64,
+        /// How it ended (a reason's code: `ply_limit`, `crash`, …).
+        pub reason: String,
+    }
+
+    /// The games the file `db` holds, in the order they were saved.
+    pub fn saved(db: &Path) -> Vec<Saved> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.busy_timeout(Duration::from_secs(30)).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT g.game_id, r.name, b.name, g.result, g.reason FROM games g JOIN bots r ON r.id = g.red_bot
+                 JOIN bots b ON b.id = g.blue_bot ORDER BY g.id",
+            )
+            .unwrap();
+        stmt.query_map([], |r| {
+            Ok(Saved { id: r.get(0)?, red: r.get(1)?, blue: r.get(2)?, red_score: r.get(3)?, reason: r.get(4)? })
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    }
+
+    /// `games` in the order their runs started them (each id ends in its number in its run,
+    /// after its run's prefix; runs in the order of their prefixes' clock).
+    pub fn in_start_order(mut games: Vec<Saved>) -> Vec<Saved> {
+        let order = |id: &str| {
+            let (prefix, n) = id.rsplit_once('-').unwrap();
+            (prefix.to_owned(), n.parse::<u64>().unwrap())
+        };
+        games.sort_by_key(|g| order(&g.id));
+        games
+    }
+
+    /// The games of `name` among `games`.
+    pub fn games_of(games: &[Saved], name: &str) -> usize {
+        games.iter().filter(|g| g.red == name || g.blue == name).count()
+    }
+}
+
 /// Every record of the records file `path` (plain or compact), read strictly by the host's one
 /// reader of records (`stratego-records`, issue #43 item 4): a torn last line or frame is an
 /// error here (a finished test run leaves none), as is any line that is not a record.

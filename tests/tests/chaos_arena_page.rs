@@ -8,78 +8,31 @@
 //! until the driver creates a file: while it holds no other game runs, so what the file
 //! holds then is what the pages must show, exactly.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
+use stratego_tests::arena::{Arena, arena, saved};
 use stratego_tests::{CALM_CLOCK, TempDir, host_bin, ok, scripted_bot, wait_for};
 
 const MISSING: &str =
     "this test needs Debian's chromium and Node (tests/run.sh, the README's test command, installs them)";
 
-fn arena(args: &[&str]) -> Output {
-    Command::new(host_bin()).arg("arena").args(args).output().expect("the host runs")
+/// `arena run DB` in the background (no sandbox: the test's bots are its own; one game at
+/// a time, short and quiet), and `extra`.
+fn start(db: &Path, dir: &TempDir, tag: &str, extra: &[&str]) -> Arena {
+    let mut args = vec!["--no-sandbox", "-j", "1", "--max-plies", "40", "-q"];
+    args.extend(CALM_CLOCK);
+    // A start no load can make late (the held bot is Python).
+    args.extend(["--startup-time", "60"]);
+    args.extend(extra);
+    Arena::start(db, dir, tag, &args)
 }
 
-/// `arena run FILE` in the background (no sandbox: the test's bots are its own), its stderr
-/// in a file.
-struct Running {
-    child: Child,
-    stderr: PathBuf,
-}
-
-impl Running {
-    fn start(db: &Path, dir: &TempDir, tag: &str, extra: &[&str]) -> Running {
-        let stderr = dir.join(&format!("{tag}.stderr"));
-        let child = Command::new(host_bin())
-            .args(["arena", "run", db.to_str().unwrap(), "--no-sandbox", "-j", "1", "--max-plies", "40", "-q"])
-            .args(CALM_CLOCK)
-            // A start no load can make late (the held bot is Python).
-            .args(["--startup-time", "60"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).unwrap())
-            .spawn()
-            .expect("the arena starts");
-        Running { child, stderr }
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
-    }
-
-    /// SIGINT, and its exit code.
-    fn stop(mut self) -> Option<i32> {
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let mut status = None;
-        assert!(wait_for(Duration::from_secs(120), || {
-            status = self.child.try_wait().unwrap();
-            status.is_some()
-        }));
-        status.unwrap().code()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Every saved game: id, Red's name, Blue's name, Red's score.
-fn games(db: &Path) -> Vec<(String, String, String, f64)> {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.busy_timeout(Duration::from_secs(30)).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT g.game_id, r.name, b.name, g.result FROM games g JOIN bots r ON r.id = g.red_bot
-             JOIN bots b ON b.id = g.blue_bot ORDER BY g.played_unix, g.id",
-        )
-        .unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect()
+/// SIGINT, and its exit code.
+fn stop(run: Arena) -> Option<i32> {
+    run.stop().0
 }
 
 #[test]
@@ -92,9 +45,9 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     ok(&arena(&["add", file, "alpha", "sample-bot"]));
     ok(&arena(&["add", file, "beta", "sample-bot", "--strategy", "random"]));
     // A first run: alpha and beta play a few games.
-    let first = Running::start(&db, &dir, "first", &[]);
-    assert!(wait_for(Duration::from_secs(240), || games(&db).len() >= 5), "{}", first.stderr());
-    assert_eq!(first.stop(), Some(130));
+    let first = start(&db, &dir, "first", &[]);
+    assert!(wait_for(Duration::from_secs(240), || saved(&db).len() >= 5), "{}", first.stderr());
+    assert_eq!(stop(first), Some(130));
     // The held bot joins; with the fewest games it plays first, and holds at its 2nd turn.
     let gate = dir.join("gate");
     // `back=1`: its Flag on its back rank, so that no game of it ends before its hold (with
@@ -102,8 +55,8 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     // run in three: the hold then came in its next game, against beta).
     let held = scripted_bot(&dir, &[&format!("hold=2:{}", gate.display()), "back=1"]);
     ok(&arena(&["add", file, "held", &held]));
-    let before = games(&db);
-    let run = Running::start(&db, &dir, "second", &["--serve", "127.0.0.1:0"]);
+    let before = saved(&db);
+    let run = start(&db, &dir, "second", &["--serve", "127.0.0.1:0"]);
     let mut addr = String::new();
     assert!(
         wait_for(Duration::from_secs(60), || {
@@ -155,8 +108,8 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     let bot = &r["bot"];
     assert_eq!(bot["path"], "/bots/alpha");
     let (mut w, mut d, mut l) = (0, 0, 0);
-    for (_, red, _, score) in &before {
-        let mine = if red == "alpha" { *score } else { 1.0 - score };
+    for g in &before {
+        let mine = if g.red == "alpha" { g.red_score } else { 1.0 - g.red_score };
         match mine {
             1.0 => w += 1,
             0.0 => l += 1,
@@ -168,7 +121,7 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     let c = n.min(20);
     let checkpoints: Vec<u64> = (1..=c).map(|i| (i * n).div_ceil(c)).collect();
     assert_eq!(bot["points"], serde_json::json!(checkpoints), "one point per checkpoint of {n} games");
-    let newest = &before.last().unwrap().0;
+    let newest = &before.last().unwrap().id;
     assert_eq!(bot["recent"][0]["id"], newest.as_str(), "newest first: {bot}");
     assert_eq!(bot["recent"].as_array().unwrap().len(), before.len().min(20));
 
@@ -187,7 +140,7 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     let after = &r["after"];
     assert!(after["recent"].as_array().unwrap().iter().any(|g| g["id"] == held_id.as_str()), "{after}");
     assert!(after["updates"].as_u64().unwrap() >= 1, "updated in place: {after}");
-    assert_eq!(run.stop(), Some(130));
+    assert_eq!(stop(run), Some(130));
     let records = dir.join("held.jsonl");
     let written = Command::new(host_bin())
         .args(["ladder", "--db", file, "records", "--bot", "held", "--out", records.to_str().unwrap()])

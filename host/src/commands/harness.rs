@@ -512,7 +512,7 @@ fn executor_of(
         book.map(|b| Arc::new(move |i: u32, color| b.deployment(i as usize, color)) as BookLookup);
     Executor {
         settings: Arc::new(run.settings.clone()),
-        bots: Arc::new(bots.to_vec()),
+        bots: Arc::new(crate::run::executor::Bots::new(bots.to_vec())),
         book: lookup,
         concurrency: run.concurrency,
         pin: run.pin,

@@ -127,6 +127,16 @@ impl GameSource for Games {
         }
     }
 
+    fn next_game_after(
+        &mut self,
+        held: Option<stratego_rules::ByColor<usize>>,
+    ) -> Option<crate::run::schedule::GameSpec> {
+        match self {
+            Games::Other(source) => source.next_game_after(held),
+            _ => self.next_game(),
+        }
+    }
+
     fn most(&self) -> Option<usize> {
         match self {
             Games::List(games) => games.most(),
@@ -145,6 +155,24 @@ impl GameSource for Games {
     fn hub_started(&mut self, hub: &std::sync::Arc<crate::remote::hub::Hub>) {
         if let Games::Other(source) = self {
             source.hub_started(hub);
+        }
+    }
+
+    fn admit(&mut self) -> Vec<crate::run::executor::Entrant> {
+        match self {
+            Games::Other(source) => source.admit(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn admitted(
+        &mut self,
+        id: usize,
+        entrant: &crate::run::executor::Entrant,
+        check: Result<(), crate::run::happenings::Failure>,
+    ) {
+        if let Games::Other(source) = self {
+            source.admitted(id, entrant, check);
         }
     }
 }

@@ -145,10 +145,9 @@ pub enum LeaseError {
 
 /// The listener and the registry of remote bots' connections.
 pub struct Hub {
-    bots: Vec<Option<(RemoteBot, Mutex<Slot>, Notify)>>,
-    /// Where each remote bot's token hashes come from (its token files are read again at
-    /// each handshake: a revoked token admits nobody from then on).
-    sources: Vec<token::TokenSource>,
+    /// The remote bots by the executor's bot id (`None`: a local bot); an arena admits more
+    /// while it runs ([`Hub::admit`]).
+    bots: std::sync::RwLock<Vec<Option<Arc<HubBot>>>>,
     options: ListenOptions,
     local_addr: SocketAddr,
     next_id: AtomicU64,
@@ -168,6 +167,23 @@ pub struct Hub {
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hub").field("local_addr", &self.local_addr).finish_non_exhaustive()
+    }
+}
+
+/// A remote bot the hub admits, and its connection.
+struct HubBot {
+    bot: RemoteBot,
+    slot: Mutex<Slot>,
+    notify: Notify,
+    /// Where its token hashes come from (its token files are read again at each
+    /// handshake: a revoked token admits nobody from then on).
+    source: token::TokenSource,
+}
+
+impl HubBot {
+    fn new(bot: RemoteBot) -> Arc<HubBot> {
+        let source = token::TokenSource::of(&bot.tokens);
+        Arc::new(HubBot { bot, slot: Mutex::new(Slot::default()), notify: Notify::new(), source })
     }
 }
 
@@ -237,11 +253,8 @@ impl Hub {
                 if options.tls.is_some() { "wss" } else { "ws" }
             ),
         );
-        let sources =
-            bots.iter().map(|b| b.as_ref().map(|b| token::TokenSource::of(&b.tokens)).unwrap_or_default()).collect();
         let hub = Arc::new(Hub {
-            sources,
-            bots: bots.into_iter().map(|b| b.map(|b| (b, Mutex::new(Slot::default()), Notify::new()))).collect(),
+            bots: std::sync::RwLock::new(bots.into_iter().map(|b| b.map(HubBot::new)).collect()),
             options,
             local_addr,
             next_id: AtomicU64::new(1),
@@ -295,12 +308,35 @@ impl Hub {
         &self.options
     }
 
+    /// Remote bot `bot` (the executor's bot id), if it is one.
+    fn entry(&self, bot: usize) -> Option<Arc<HubBot>> {
+        self.bots.read().unwrap_or_else(|e| e.into_inner()).get(bot).cloned().flatten()
+    }
+
+    /// Takes remote bot `remote` as the executor's bot `id` while the event runs (an
+    /// entrant an arena admits: its token is taken from now on).
+    pub fn add_bot(&self, id: usize, remote: RemoteBot) {
+        let mut bots = self.bots.write().unwrap_or_else(|e| e.into_inner());
+        if bots.len() <= id {
+            bots.resize(id + 1, None);
+        }
+        bots[id] = Some(HubBot::new(remote));
+    }
+
+    /// Whether remote bot `bot` (the executor's bot id) is connected now.
+    pub fn connected(&self, bot: usize) -> bool {
+        self.entry(bot).is_some_and(|e| e.slot.lock().unwrap_or_else(|e| e.into_inner()).connected_id.is_some())
+    }
+
     /// Each remote bot's connection now, in the event's order of bots.
     pub fn status(&self) -> Vec<RemoteStatus> {
         self.bots
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
             .iter()
             .flatten()
-            .map(|(bot, slot, _)| {
+            .map(|e| {
+                let (bot, slot) = (&e.bot, &e.slot);
                 let s = slot.lock().unwrap_or_else(|e| e.into_inner());
                 RemoteStatus {
                     name: bot.name.clone(),
@@ -317,8 +353,8 @@ impl Hub {
     }
 
     /// The name of remote bot `bot`.
-    pub fn name(&self, bot: usize) -> &str {
-        self.bots.get(bot).and_then(Option::as_ref).map_or("?", |(b, _, _)| b.name.as_str())
+    pub fn name(&self, bot: usize) -> String {
+        self.entry(bot).map_or_else(|| "?".to_owned(), |e| e.bot.name.clone())
     }
 
     async fn accept_loop(self: Arc<Hub>, listener: tokio::net::TcpListener) {
@@ -634,7 +670,8 @@ impl Hub {
         let deadline = tokio::time::Instant::now() + self.options.handshake_timeout;
         let Some(stream) = self.route_page(stream, peer, id, deadline).await else { return };
         let Some((ws, bot, stats, resume)) = self.handshake(stream, peer, id, deadline).await else { return };
-        let Some((info, slot, notify)) = self.bots[bot].as_ref() else { return };
+        let Some(entry) = self.entry(bot) else { return };
+        let (info, slot, notify) = (&entry.bot, &entry.slot, &entry.notify);
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(4);
         let (in_tx, in_rx) = mpsc::channel::<Incoming>(INBOX);
         let taken = {
@@ -717,9 +754,10 @@ impl Hub {
         connect_timeout: Duration,
         on_wait: impl FnOnce(bool),
     ) -> Result<Link, LeaseError> {
-        let Some((_, slot, notify)) = self.bots.get(bot).and_then(Option::as_ref) else {
+        let Some(entry) = self.entry(bot) else {
             return Err(LeaseError::NotConnected(Duration::ZERO));
         };
+        let (slot, notify) = (&entry.slot, &entry.notify);
         let deadline = tokio::time::Instant::now() + connect_timeout;
         let mut on_wait = Some(on_wait);
         loop {
@@ -754,7 +792,8 @@ impl Hub {
     /// A game that holds bot `bot` lost its connection `lost`: waits until `deadline` for
     /// a new one (the bot reconnecting with its token).
     pub async fn relink(&self, bot: usize, lost: u64, deadline: Instant) -> Option<Link> {
-        let (_, slot, notify) = self.bots.get(bot).and_then(Option::as_ref)?;
+        let entry = self.entry(bot)?;
+        let (slot, notify) = (&entry.slot, &entry.notify);
         loop {
             let notified = notify.notified();
             tokio::pin!(notified);
@@ -775,24 +814,24 @@ impl Hub {
     /// The time away bot `bot` has left in the event (`--reconnect-event-s` less what its
     /// games have used).
     pub fn away_left(&self, bot: usize) -> Duration {
-        let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) else { return Duration::ZERO };
-        let used = slot.lock().unwrap_or_else(|e| e.into_inner()).away;
+        let Some(entry) = self.entry(bot) else { return Duration::ZERO };
+        let used = entry.slot.lock().unwrap_or_else(|e| e.into_inner()).away;
         self.options.reconnect_event.saturating_sub(used)
     }
 
     /// Bot `bot` was away `away` (a game waited that long for its connection): it is taken
     /// from its time away in the event.
     pub fn charge_away(&self, bot: usize, away: Duration) {
-        if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
-            slot.lock().unwrap_or_else(|e| e.into_inner()).away += away;
+        if let Some(entry) = self.entry(bot) {
+            entry.slot.lock().unwrap_or_else(|e| e.into_inner()).away += away;
         }
     }
 
     /// A game of bot `bot` ended while it was away: its `game_over` line goes to the bot's
     /// next connection (when its client takes such lines: see [`crate::remote::client::RESUME_HEADER`]).
     pub fn missed_game_over(&self, bot: usize, line: String) {
-        if let Some((_, slot, _)) = self.bots.get(bot).and_then(Option::as_ref) {
-            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = self.entry(bot) {
+            let mut s = entry.slot.lock().unwrap_or_else(|e| e.into_inner());
             if s.missed.len() == MISSED {
                 s.missed.pop_front();
             }
@@ -803,7 +842,8 @@ impl Hub {
     /// A game is done with bot `bot`'s connection: it goes back for the next game (when it
     /// is still alive).
     pub fn give_back(&self, bot: usize, link: Option<Link>) {
-        let Some((_, slot, notify)) = self.bots.get(bot).and_then(Option::as_ref) else { return };
+        let Some(entry) = self.entry(bot) else { return };
+        let (slot, notify) = (&entry.slot, &entry.notify);
         {
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             s.leased = false;
@@ -833,9 +873,10 @@ impl Hub {
         let h = token::hash(given);
         // Token files are read again now: an edit since the start (a token revoked or
         // added) applies to this connection.
-        let found = self.bots.iter().enumerate().find_map(|(i, b)| {
-            let (bot, _, _) = b.as_ref()?;
-            let (hashes, errors) = self.sources[i].current_hashes();
+        let bots: Vec<Option<Arc<HubBot>>> = self.bots.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let found = bots.iter().enumerate().find_map(|(i, b)| {
+            let HubBot { bot, source, .. } = &**b.as_ref()?;
+            let (hashes, errors) = source.current_hashes();
             for e in errors {
                 tracing::warn!("remote bots: {}: token_file: {e} (it admits nobody until it is fixed)", bot.name);
             }
@@ -847,7 +888,7 @@ impl Hub {
                 "invalid token: no remote bot of this event has it (revoked, or for another event?)".to_owned(),
             ));
         };
-        let (bot, slot, _) = self.bots[i].as_ref().expect("found above");
+        let HubBot { bot, slot, .. } = &**bots[i].as_ref().expect("found above");
         if slot.lock().unwrap_or_else(|e| e.into_inner()).connected_id.is_some() {
             return Err(Refusal(
                 StatusCode::CONFLICT,

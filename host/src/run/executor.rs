@@ -32,6 +32,15 @@ pub trait GameSource: Send {
     /// The next game to play, if any.
     fn next_game(&mut self) -> Option<GameSpec>;
 
+    /// The next game for a worker slot that holds its last game, of bots `held` (played;
+    /// reported once the multi-game processes it keeps answer their next `hello`, or are
+    /// closed): a source that pairs as it goes (the arena), whose bots are busy until their
+    /// game is reported, may seat them again in this slot, so that a multi-game bot plays
+    /// on in its process, as in a match. By default [`GameSource::next_game`].
+    fn next_game_after(&mut self, _held: Option<ByColor<usize>>) -> Option<GameSpec> {
+        self.next_game()
+    }
+
     /// The most games it can still give, when it knows (`None`: no bound known). The run
     /// starts no more worker slots than this: `concurrency = 1000000` for 2 games starts 2.
     fn most(&self) -> Option<usize> {
@@ -48,6 +57,56 @@ pub trait GameSource: Send {
     /// Told the run's `--listen` hub once it is started (the arena pairs only remote bots
     /// that are connected). By default nothing.
     fn hub_started(&mut self, _hub: &Arc<Hub>) {}
+
+    /// Bots to admit now, while the run goes on (an arena's entrants added since it
+    /// started); asked by a worker slot before each [`GameSource::next_game`]. The executor
+    /// gives each the next bot id ([`Bots::push`]), masks its paths in every sandbox,
+    /// tells the `--listen` hub its tokens (a remote bot) or starts it once to its `ready`
+    /// (a local one: its start-up check), then says how that went
+    /// ([`GameSource::admitted`]). By default none: an event's bots are fixed.
+    fn admit(&mut self) -> Vec<Entrant> {
+        Vec::new()
+    }
+
+    /// Bot `entrant`, from [`GameSource::admit`], is bot `id` from now on; `check` is how
+    /// its start-up check went (a local bot that could not start: why). Its games may be
+    /// handed out from now on (not those of a bot whose check failed).
+    fn admitted(&mut self, _id: usize, _entrant: &Entrant, _check: Result<(), crate::run::happenings::Failure>) {}
+}
+
+/// The bots of a run, by id: fixed for an event; an arena admits entrants while it runs
+/// ([`GameSource::admit`]), each taking the next id.
+#[derive(Debug, Default)]
+pub struct Bots(std::sync::RwLock<Vec<Entrant>>);
+
+impl Bots {
+    /// The bots `bots`, by id.
+    pub fn new(bots: Vec<Entrant>) -> Bots {
+        Bots(std::sync::RwLock::new(bots))
+    }
+
+    /// Bot `id`, if there is one.
+    pub fn get(&self, id: usize) -> Option<Entrant> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).get(id).cloned()
+    }
+
+    /// How many bots there are now.
+    #[allow(clippy::len_without_is_empty)] // never empty: an event has two bots at least
+    pub fn len(&self) -> usize {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Every bot now, by id.
+    pub fn all(&self) -> Vec<Entrant> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Adds `bot`; returns its id.
+    pub fn push(&self, bot: Entrant) -> usize {
+        let mut bots = self.0.write().unwrap_or_else(|e| e.into_inner());
+        bots.push(bot);
+        bots.len() - 1
+    }
 }
 
 /// How long a worker slot waits before it asks a source that had no game for one again
@@ -87,8 +146,8 @@ pub struct Entrant {
 pub struct Executor {
     /// Settings shared by every game.
     pub settings: Arc<GameSettings>,
-    /// The bots, by id.
-    pub bots: Arc<Vec<Entrant>>,
+    /// The bots, by id (an arena's grow while it runs).
+    pub bots: Arc<Bots>,
     /// The setup book, when the schedule uses one.
     pub book: Option<BookLookup>,
     /// Games at once.
@@ -152,7 +211,11 @@ impl Executor {
         }
         // Nothing to play (a finished plan, a decided test: a rerun is a report): no
         // address is bound for remote bots that would play no game.
-        let hub = if first.is_none() && source.ends_when_empty() { Ok(None) } else { self.start_hub().await };
+        let hub = if first.is_none() && source.ends_when_empty() {
+            Ok(None)
+        } else {
+            self.start_hub(!source.ends_when_empty()).await
+        };
         let hub = match hub {
             Ok(h) => h,
             Err(f) => {
@@ -262,7 +325,7 @@ impl Executor {
             }
             let (spec, restarts) = match again.take() {
                 Some(a) => a,
-                None => match self.next_game(&source, &mut held, &mut pool, &tx).await {
+                None => match self.next_game(&source, &mut held, &mut pool, &tx, hub.as_ref()).await {
                     Next::Play(spec) => (spec, 0),
                     Next::Wait => continue,
                     Next::End => break,
@@ -338,12 +401,18 @@ impl Executor {
         &self,
         source: &Mutex<Box<dyn GameSource>>,
         held: &mut Option<Held>,
-        pool: &mut [Vec<AnySession>],
+        pool: &mut Vec<Vec<AnySession>>,
         tx: &mpsc::UnboundedSender<Happening>,
+        hub: Option<&Arc<Hub>>,
     ) -> Next {
+        self.admit(source, hub, tx).await;
+        if pool.len() < self.bots.len() {
+            pool.resize_with(self.bots.len(), Vec::new);
+        }
+        let last = held.as_ref().map(|h| h.spec.seats);
         let next = {
             let mut source = source.lock().unwrap_or_else(|e| e.into_inner());
-            source.next_game().ok_or_else(|| source.ends_when_empty())
+            source.next_game_after(last).ok_or_else(|| source.ends_when_empty())
         };
         match next {
             Ok(spec) => {
@@ -360,6 +429,50 @@ impl Executor {
                 tokio::time::sleep(ASK_AGAIN).await;
                 Next::Wait
             }
+        }
+    }
+
+    /// Admits the bots `source` has for it ([`GameSource::admit`]): each takes the next bot
+    /// id and is masked in every sandbox from now on, the sinks are told
+    /// ([`Happening::Joined`]), a remote one's tokens go to the hub and a local one (of the JSON
+    /// protocol) is started once to its `ready`, as the pre-flight starts every bot; then
+    /// the source is told how that went.
+    async fn admit(
+        &self,
+        source: &Mutex<Box<dyn GameSource>>,
+        hub: Option<&Arc<Hub>>,
+        tx: &mpsc::UnboundedSender<Happening>,
+    ) {
+        let new = source.lock().unwrap_or_else(|e| e.into_inner()).admit();
+        for entrant in new {
+            self.supervisor.note_bot(&entrant.spec);
+            let id = self.bots.push(entrant.clone());
+            let _ = tx.send(Happening::Joined {
+                id,
+                name: entrant.spec.name.clone(),
+                time_control: entrant.time_control,
+                remote: entrant.spec.remote,
+            });
+            let check = if entrant.spec.remote {
+                match hub {
+                    Some(hub) => {
+                        hub.add_bot(
+                            id,
+                            RemoteBot { name: entrant.spec.name.clone(), tokens: entrant.spec.tokens.clone() },
+                        );
+                        Ok(())
+                    }
+                    None => Err(crate::run::happenings::Failure {
+                        message: format!("remote bot {}: the host does not listen (--listen)", entrant.spec.name),
+                        code: crate::exit::USAGE,
+                    }),
+                }
+            } else if entrant.spec.protocol == Protocol::Json {
+                self.start_once(id, Color::Red).await.map(|_| ())
+            } else {
+                Ok(())
+            };
+            source.lock().unwrap_or_else(|e| e.into_inner()).admitted(id, &entrant, check);
         }
     }
 
@@ -404,7 +517,7 @@ impl Executor {
     /// the fault and the last lines of its stderr.
     async fn preflight(&self, first: &GameSpec) -> Result<(), crate::run::happenings::Failure> {
         let mut distinct: Vec<(usize, BotSpec)> = Vec::new();
-        for (id, e) in self.bots.iter().enumerate() {
+        for (id, e) in self.bots.all().iter().enumerate() {
             let key = BotSpec { name: String::new(), ..e.spec.clone() };
             if let Some(Some(started)) = self.preflown.get(id) {
                 // Started once already, when it was asked its name.
@@ -455,7 +568,8 @@ impl Executor {
     /// Starts bot `id` once, told it plays `color`, to its `ready`; returns the name it
     /// gave there.
     async fn start_once(&self, id: usize, color: Color) -> Result<String, crate::run::happenings::Failure> {
-        let entrant = &self.bots[id];
+        let bots = self.bots.all();
+        let entrant = &bots[id];
         let name = &entrant.spec.name;
         let cannot = |why: String, stderr: &str| crate::run::happenings::Failure {
             message: format!(
@@ -467,7 +581,7 @@ impl Executor {
         let mut session = AnySession::spawn(&entrant.spec, &self.settings.session_options(None), &self.supervisor)
             .map_err(|e| cannot(format!("the program could not be started: {e}"), ""))?;
         let tc = entrant.time_control;
-        let opponent = self.bots.iter().enumerate().find(|&(i, _)| i != id).map(|(_, e)| e.spec.name.clone());
+        let opponent = bots.iter().enumerate().find(|&(i, _)| i != id).map(|(_, e)| e.spec.name.clone());
         let start = GameStart {
             game_id: "preflight",
             color,
@@ -490,12 +604,15 @@ impl Executor {
         &self,
         spec: &GameSpec,
         color: Color,
-        pool: &mut [Vec<AnySession>],
+        pool: &mut Vec<Vec<AnySession>>,
         cpu: Option<usize>,
         hub: Option<&Arc<Hub>>,
     ) -> Seat<AnySession> {
         let id = spec.seats[color];
-        let entrant = &self.bots[id];
+        let entrant = self.bots.get(id).expect("a game seats bots of the run");
+        if pool.len() <= id {
+            pool.resize_with(id + 1, Vec::new);
+        }
         let session = match pool[id].pop() {
             Some(s) => Ok(s),
             None if entrant.spec.remote => match hub {
@@ -531,16 +648,19 @@ impl Executor {
     ///
     /// # Errors
     /// Remote bots without `--listen`, or an address that cannot be bound (exit 2).
-    async fn start_hub(&self) -> Result<Option<Arc<Hub>>, crate::run::happenings::Failure> {
-        if !self.bots.iter().any(|b| b.spec.remote) {
+    /// With `open` (the source may admit bots while it runs: an arena), the hub is started
+    /// whenever `--listen` is given, for the remote bots admitted later.
+    async fn start_hub(&self, open: bool) -> Result<Option<Arc<Hub>>, crate::run::happenings::Failure> {
+        let bots = self.bots.all();
+        let wanted = bots.iter().any(|b| b.spec.remote) || (open && self.settings.listen.is_some());
+        if !wanted {
             return Ok(None);
         }
         let fail = |message: String| crate::run::happenings::Failure { message, code: crate::exit::USAGE };
         let Some(options) = self.settings.listen.as_deref() else {
             return Err(fail("the event has remote bots: give --listen ADDR".to_owned()));
         };
-        let bots = self
-            .bots
+        let bots = bots
             .iter()
             .map(|b| b.spec.remote.then(|| RemoteBot { name: b.spec.name.clone(), tokens: b.spec.tokens.clone() }))
             .collect();
@@ -756,6 +876,10 @@ impl<S: GameSource> GameSource for Prepended<S> {
         self.first.take().or_else(|| self.rest.next_game())
     }
 
+    fn next_game_after(&mut self, held: Option<ByColor<usize>>) -> Option<GameSpec> {
+        self.first.take().or_else(|| self.rest.next_game_after(held))
+    }
+
     fn most(&self) -> Option<usize> {
         Some(usize::from(self.first.is_some()) + self.rest.most()?)
     }
@@ -766,6 +890,14 @@ impl<S: GameSource> GameSource for Prepended<S> {
 
     fn hub_started(&mut self, hub: &Arc<Hub>) {
         self.rest.hub_started(hub);
+    }
+
+    fn admit(&mut self) -> Vec<Entrant> {
+        self.rest.admit()
+    }
+
+    fn admitted(&mut self, id: usize, entrant: &Entrant, check: Result<(), crate::run::happenings::Failure>) {
+        self.rest.admitted(id, entrant, check);
     }
 }
 

@@ -47,6 +47,18 @@ pub enum Happening {
         /// In words.
         message: String,
     },
+    /// A bot joined the run while it goes on (an entrant admitted by a running arena): it
+    /// is bot `id` from now on, before any game seats it.
+    Joined {
+        /// Its bot id.
+        id: usize,
+        /// Its name.
+        name: String,
+        /// Its clocks.
+        time_control: crate::game::clock::TimeControl,
+        /// Whether it is a remote bot.
+        remote: bool,
+    },
     /// A game is over; its record is complete.
     GameFinished {
         /// The game.

@@ -105,6 +105,15 @@ impl Overload {
         }
     }
 
+    /// Bot `id` is named `name` (a bot that joined the run: an arena's entrant admitted
+    /// while it runs).
+    pub fn name_bot(&mut self, id: usize, name: &str) {
+        if self.bots.len() <= id {
+            self.bots.resize_with(id + 1, BotOverload::default);
+        }
+        self.bots[id].name = name.to_owned();
+    }
+
     /// Counts a finished game, whose bots by colour are `seats` (ids).
     pub fn add(&mut self, seats: stratego_rules::ByColor<usize>, record: &GameRecord) {
         self.add_digest(seats, &GameDigest::of(record));

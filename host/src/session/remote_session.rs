@@ -86,7 +86,7 @@ impl RemoteSession {
     /// A session for remote bot `bot` (its connection is taken by [`RemoteSession::attach`]).
     pub fn new(hub: Arc<Hub>, bot: usize, options: &SessionOptions) -> RemoteSession {
         RemoteSession {
-            name: hub.name(bot).to_owned(),
+            name: hub.name(bot),
             hub,
             bot,
             options: options.clone(),

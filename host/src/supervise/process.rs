@@ -123,7 +123,7 @@ impl Process {
     ) -> std::io::Result<Process> {
         // In the sandbox, bwrap runs the command (see `crate::supervise::sandbox`).
         let launch = if spec.limits.sandbox == Some(true) {
-            Some(crate::supervise::sandbox::launch(spec, cpu, supervisor.masks())?)
+            Some(crate::supervise::sandbox::launch(spec, cpu, &supervisor.masks())?)
         } else {
             None
         };

@@ -39,7 +39,9 @@ struct Registry {
 #[derive(Clone, Debug)]
 pub struct Supervisor {
     registry: Arc<Registry>,
-    masks: Arc<Masks>,
+    /// What the sandboxes mask: the run's, grown when an arena admits an entrant
+    /// ([`Supervisor::note_bot`]).
+    masks: Arc<std::sync::RwLock<Arc<Masks>>>,
     stalls: Option<Arc<StallWatch>>,
     priority: HostPriority,
     tempo: Arc<Tempo>,
@@ -110,13 +112,23 @@ impl Supervisor {
     /// see [`Masks`]); without it, a sandbox masks only what it masks for every run.
     #[must_use]
     pub fn with_masks(mut self, masks: Masks) -> Supervisor {
-        self.masks = Arc::new(masks);
+        self.masks = Arc::new(std::sync::RwLock::new(Arc::new(masks)));
         self
     }
 
-    /// What the run's sandboxes mask besides their own rules.
-    pub fn masks(&self) -> &Masks {
-        &self.masks
+    /// What the run's sandboxes mask besides their own rules, now.
+    pub fn masks(&self) -> Arc<Masks> {
+        self.masks.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// A bot joins the run (an entrant admitted while an arena runs): its own paths are
+    /// masked in every sandbox started from now on ([`Masks::note_bot`]), and its sandbox
+    /// masks every other bot's.
+    pub fn note_bot(&self, spec: &crate::supervise::bot_spec::BotSpec) {
+        let mut masks = self.masks.write().unwrap_or_else(|e| e.into_inner());
+        let mut grown = Masks::clone(&masks);
+        grown.note_bot(spec);
+        *masks = Arc::new(grown);
     }
 
     /// The run's tempo (when the fair-clock machinery runs).
@@ -179,6 +191,11 @@ impl Supervisor {
                 tracing::warn!("cannot handle SIGINT/SIGTERM: an interruption will lose the summary");
                 return;
             };
+            // A stop that came before these handlers (see `catch_signals_early`).
+            if INTERRUPTED_EARLY.load(std::sync::atomic::Ordering::SeqCst) {
+                let _ = tx.send(true);
+                std::future::pending::<()>().await;
+            }
             tokio::select! {
                 _ = int.recv() => {}
                 _ = term.recv() => {}
@@ -189,6 +206,34 @@ impl Supervisor {
             std::future::pending::<()>().await;
         });
         Cancel(rx)
+    }
+}
+
+/// Set by [`catch_signals_early`]'s handler: a SIGINT or SIGTERM came before the run's
+/// [`Supervisor::cancel_on_signals`] listened.
+static INTERRUPTED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn note_interrupt(_signal: libc::c_int) {
+    INTERRUPTED_EARLY.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// From now on SIGINT and SIGTERM no longer end the process at once: they are noted, and
+/// the run's [`Supervisor::cancel_on_signals`] fires as soon as it starts listening. For a
+/// command that works a while before its run starts (the arena hashes its programs), so
+/// that a stop then ends it as a stop during the run does (its end message, exit 130).
+pub fn catch_signals_early() {
+    // SAFETY: installs an async-signal-safe handler (one atomic store) for two signals;
+    // `sa_mask` is emptied before use.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = note_interrupt as extern "C" fn(libc::c_int) as usize;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                tracing::warn!("cannot catch signal {signal} early: a stop before the run starts ends it at once");
+            }
+        }
     }
 }
 

@@ -13,8 +13,9 @@ use crate::commands::ladder::store::PairTally;
 /// One entrant, by executor id.
 #[derive(Clone, Debug)]
 struct Entrant {
-    /// Playing a game now.
-    busy: bool,
+    /// Its games not saved yet (one playing now; and the one before it while a kept
+    /// multi-game process of it answers its next `hello`: [`Pool::choose_after`]).
+    busy: u32,
     /// Can be paired: a local entrant always, a remote one while connected.
     present: bool,
     /// Retired while the arena runs: paired no more.
@@ -51,7 +52,7 @@ impl Pool {
         let at: HashMap<i64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
         let mut entrants: Vec<Entrant> = present
             .iter()
-            .map(|&p| Entrant { busy: false, present: p, retired: false, games: 0, balance: 0, last: None })
+            .map(|&p| Entrant { busy: 0, present: p, retired: false, games: 0, balance: 0, last: None })
             .collect();
         let mut met = HashMap::new();
         let mut latest: HashMap<usize, (i64, usize)> = HashMap::new();
@@ -87,6 +88,17 @@ impl Pool {
         self.entrants[i].present = present;
     }
 
+    /// Entrant `i` joins (added while the arena runs; ids between the last one and `i` not
+    /// admitted yet are not paired until they are): `present` as for [`Pool::new`]; not
+    /// `playable` (its program could not start), it is never paired.
+    pub fn admit(&mut self, i: usize, present: bool, playable: bool) {
+        if self.entrants.len() <= i {
+            let waiting = Entrant { busy: 0, present: false, retired: true, games: 0, balance: 0, last: None };
+            self.entrants.resize(i + 1, waiting);
+        }
+        self.entrants[i] = Entrant { busy: 0, present, retired: !playable, games: 0, balance: 0, last: None };
+    }
+
     /// Entrant `i` was retired: it is paired no more (its game now, if any, ends as usual).
     pub fn retire(&mut self, i: usize) {
         self.entrants[i].retired = true;
@@ -102,7 +114,7 @@ impl Pool {
 
     /// Entrants playing now.
     pub fn busy(&self) -> usize {
-        self.entrants.iter().filter(|e| e.busy).count()
+        self.entrants.iter().filter(|e| e.busy > 0).count()
     }
 
     /// Whether `a` and `b` played each other in the last game of either.
@@ -116,10 +128,20 @@ impl Pool {
     /// game is not paired again while a third entrant is present (busy or not: then they
     /// wait for it). Red is the one of the two that played Blue more often.
     pub fn choose(&mut self) -> Option<ByColor<usize>> {
+        self.choose_after(None)
+    }
+
+    /// [`Pool::choose`] for a game slot that holds its last game `held` (played, not saved
+    /// yet: it keeps a multi-game process of it, whose next `hello` ends it): that game's
+    /// entrants are idle to this slot (to no other), and they count as having met last.
+    pub fn choose_after(&mut self, held: Option<ByColor<usize>>) -> Option<ByColor<usize>> {
         let can = |e: &Entrant| e.present && !e.retired;
-        let mut idle: Vec<usize> =
-            (0..self.entrants.len()).filter(|&i| !self.entrants[i].busy && can(&self.entrants[i])).collect();
+        let holds = |i: usize| held.is_some_and(|h| h.red == i || h.blue == i);
+        let free = |i: usize| self.entrants[i].busy == 0 || (self.entrants[i].busy == 1 && holds(i));
+        let mut idle: Vec<usize> = (0..self.entrants.len()).filter(|&i| free(i) && can(&self.entrants[i])).collect();
         let present = self.entrants.iter().filter(|e| can(e)).count();
+        let just_met = |a: usize, b: usize| held.is_some_and(|h| key(h.red, h.blue) == key(a, b));
+        let blocked = |a: usize, b: usize| self.blocked(a, b) || just_met(a, b);
         while idle.len() >= 2 {
             let games: Vec<u64> = idle.iter().map(|&i| self.entrants[i].games).collect();
             let met_of = |k: usize| -> Result<HashMap<usize, u64>, ()> {
@@ -130,27 +152,28 @@ impl Pool {
                     .filter(|&(_, &b)| b != a)
                     .map(|(j, &b)| {
                         let met = self.met.get(&key(a, b)).copied().unwrap_or(0);
-                        (j, if self.blocked(a, b) && present > 2 { BLOCKED } else { met })
+                        (j, if blocked(a, b) && present > 2 { BLOCKED } else { met })
                     })
                     .collect())
             };
             let (k, j) = *choose_pairs(&games, met_of, 1).ok()?.first()?;
             let (a, b) = (idle[k], idle[j]);
-            if self.blocked(a, b) && present > 2 {
+            if blocked(a, b) && present > 2 {
                 // `a` has no other idle opponent now: it waits, the others may still play.
                 idle.remove(k);
                 continue;
             }
             let (ea, eb) = (&self.entrants[a], &self.entrants[b]);
             let seats = if (ea.balance, a) <= (eb.balance, b) { ByColor::new(a, b) } else { ByColor::new(b, a) };
-            self.entrants[a].busy = true;
-            self.entrants[b].busy = true;
+            self.entrants[a].busy += 1;
+            self.entrants[b].busy += 1;
             return Some(seats);
         }
         None
     }
 
-    /// A game of `seats` was saved: both are idle again and the tallies count it.
+    /// A game of `seats` was saved: both are idle again (unless playing their next game
+    /// already) and the tallies count it.
     pub fn saved(&mut self, seats: ByColor<usize>) {
         self.ended(seats);
         let (r, b) = (seats.red, seats.blue);
@@ -163,10 +186,12 @@ impl Pool {
         *self.met.entry(key(r, b)).or_default() += 1;
     }
 
-    /// A game of `seats` ended without being saved: both are idle again.
+    /// A game of `seats` ended without being saved: both are idle again (unless playing
+    /// their next game already).
     pub fn ended(&mut self, seats: ByColor<usize>) {
-        self.entrants[seats.red].busy = false;
-        self.entrants[seats.blue].busy = false;
+        for i in [seats.red, seats.blue] {
+            self.entrants[i].busy = self.entrants[i].busy.saturating_sub(1);
+        }
     }
 }
 
@@ -222,6 +247,44 @@ mod tests {
         pool.set_present(1, true);
         let g = pool.choose().unwrap();
         assert_eq!(key(g.red, g.blue), (0, 2));
+    }
+
+    #[test]
+    fn a_slot_holding_its_last_game_pairs_its_entrants_again_and_no_other_slot_does() {
+        let mut pool = Pool::new(&[1, 2], &[true, true], &[]);
+        let first = pool.choose().unwrap();
+        // Played, not saved: busy for every slot but the one that holds it.
+        assert_eq!(pool.choose(), None);
+        let second = pool.choose_after(Some(first)).unwrap();
+        assert_eq!(key(second.red, second.blue), (0, 1));
+        // The first game saved: they still play the second.
+        pool.saved(first);
+        assert_eq!(pool.choose(), None);
+        pool.saved(second);
+        assert!(pool.choose().is_some());
+        // With a third present, the held pair counts as met last: not paired again.
+        let mut pool = Pool::new(&[1, 2, 3], &[true, true, true], &[]);
+        let first = pool.choose().unwrap();
+        let next = pool.choose_after(Some(first)).unwrap();
+        assert!(next.red == 2 || next.blue == 2, "{next:?}");
+    }
+
+    #[test]
+    fn an_entrant_admitted_while_the_arena_runs_is_paired_and_one_that_cannot_start_is_not() {
+        let mut pool = Pool::new(&[1], &[true], &[]);
+        assert_eq!(pool.choose(), None);
+        // Ids 1 and 3 admitted before 2 (two slots admitting at once); 3 cannot start.
+        pool.admit(3, true, false);
+        assert_eq!(pool.choose(), None);
+        pool.admit(1, true, true);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (0, 1));
+        pool.ended(g);
+        pool.admit(2, false, true);
+        pool.set_present(2, true);
+        pool.set_present(0, false);
+        let g = pool.choose().unwrap();
+        assert_eq!(key(g.red, g.blue), (1, 2));
     }
 
     #[test]

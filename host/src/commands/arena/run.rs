@@ -5,7 +5,11 @@
 //!   `match` makes them, sandboxed unless `--no-sandbox`; remote ones by their token hashes,
 //!   present while connected to `--listen`);
 //! - the roster: [`Roster`] reads the file's entrants again at most once a second, so that
-//!   `arena retire` takes effect at once; an entrant added is said to join at the next start;
+//!   `arena retire` takes effect at once, and an entrant added (`arena add`, `arena token`)
+//!   joins at once: the source hands it to the executor ([`GameSource::admit`]), which gives
+//!   it the next bot id, its sandbox masks, its token to the hub, its start-up check, and
+//!   tells the sinks (the live page names it); a local one that cannot start is said and
+//!   not paired;
 //! - the games: [`ArenaSource`] asks the [`Pool`] for a pairing whenever a game slot is free
 //!   (`-j N` slots); when fewer than two entrants are idle and present it has none yet, and
 //!   the slot asks again a little later ([`crate::run::executor::GameSource::ends_when_empty`]);
@@ -77,10 +81,14 @@ struct ArenaSource {
     next: u32,
     /// The `--listen` hub, once started.
     hub: Option<Arc<Hub>>,
-    /// The remote entrants' executor ids, in order (the hub's status is in that order).
+    /// The remote entrants' executor ids.
     remote: Vec<usize>,
     /// The file's roster, read again at most once a second ([`Roster`]).
     roster: Option<Roster>,
+    /// The run's flags, to make an entrant added while it runs as the others were made.
+    run: RunConfig,
+    /// Entrants handed to the executor to admit, by name, not yet admitted.
+    admitting: HashMap<String, LadderBot>,
 }
 
 /// The rating line each entrant plays on now, shared by the [`Roster`] and the
@@ -94,12 +102,35 @@ struct Lines {
     names: Vec<String>,
     /// The version each executor id's line holds (a remote entrant's declared one).
     versions: Vec<Option<String>>,
+    /// The program's hash of each executor id (a local entrant's; remote ones: none).
+    hashes: Vec<Option<String>>,
+    /// Whether each executor id is a remote entrant.
+    remote: Vec<bool>,
     /// Bots known: those of the file at the start, and those added or said since.
     known: HashSet<i64>,
 }
 
+impl Lines {
+    /// Executor id `i` plays on bot `bot`'s line from now on (an entrant admitted while the
+    /// arena runs), the program's hash `hash`.
+    fn admit(&mut self, i: usize, bot: &LadderBot, hash: Option<String>) {
+        if self.ids.len() <= i {
+            self.ids.resize(i + 1, 0);
+            self.names.resize(i + 1, String::new());
+            self.versions.resize(i + 1, None);
+            self.hashes.resize(i + 1, None);
+            self.remote.resize(i + 1, false);
+        }
+        self.ids[i] = bot.id;
+        self.names[i] = crate::text::clean(&bot.name).into_owned();
+        self.versions[i] = bot.version.clone().filter(|_| bot.spec.remote);
+        self.hashes[i] = hash;
+        self.remote[i] = bot.spec.remote;
+    }
+}
+
 /// The arena's entrants as its file says while it runs: `arena retire` takes effect at once
-/// (the entrant is paired no more), an entrant added is said to join at the next start.
+/// (the entrant is paired no more), an entrant added joins at once ([`Roster::added`]).
 struct Roster {
     /// A read-only connection to the arena's file.
     conn: rusqlite::Connection,
@@ -109,6 +140,8 @@ struct Roster {
     lines: Arc<Mutex<Lines>>,
     /// Executor ids retired since the start.
     retired: HashSet<usize>,
+    /// Entrants added since the start, to admit.
+    added: Vec<LadderBot>,
 }
 
 impl Roster {
@@ -120,10 +153,16 @@ impl Roster {
             .and_then(|c| c.execute_batch("PRAGMA trusted_schema = OFF;").map(|()| c))
             .and_then(|c| c.busy_timeout(std::time::Duration::from_secs(1)).map(|()| c));
         match conn {
-            Ok(conn) => Some(Roster { conn, read: std::time::Instant::now(), lines, retired: HashSet::new() }),
+            Ok(conn) => Some(Roster {
+                conn,
+                read: std::time::Instant::now(),
+                lines,
+                retired: HashSet::new(),
+                added: Vec::new(),
+            }),
             Err(e) => {
                 crate::notice::warn(format_args!(
-                    "arena: {}: {e}: an entrant retired while the arena runs plays on until it starts again",
+                    "arena: {}: {e}: an entrant retired (or added) while the arena runs is paired (or joins) when it starts again",
                     file.display()
                 ));
                 None
@@ -132,20 +171,17 @@ impl Roster {
     }
 
     /// Reads the roster again if a second has passed: retires in `pool` the entrants
-    /// retired since, and says so, and says which entrants were added.
+    /// retired since, and says so, and keeps the entrants added since (`added`), to admit.
     fn refresh(&mut self, pool: &mut Pool) {
         if self.read.elapsed() < std::time::Duration::from_secs(1) {
             return;
         }
         self.read = std::time::Instant::now();
-        let rows: rusqlite::Result<Vec<(i64, String, Option<i64>)>> = self
-            .conn
-            .prepare_cached("SELECT id, name, retired_unix FROM bots")
-            .and_then(|mut stmt| stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect());
-        let Ok(rows) = rows else { return };
+        let Ok(rows) = Ladder::bots_of(&self.conn) else { return };
         let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        for (id, name, retired) in rows {
-            let name = crate::text::clean(&name).into_owned();
+        for bot in rows {
+            let (id, retired) = (bot.id, bot.retired_unix);
+            let name = crate::text::clean(&bot.name).into_owned();
             if let (Some(i), Some(_)) = (lines.ids.iter().position(|&x| x == id), retired) {
                 if self.retired.insert(i) {
                     pool.retire(i);
@@ -155,10 +191,7 @@ impl Roster {
                     );
                 }
             } else if retired.is_none() && lines.known.insert(id) {
-                crate::notice::say(
-                    crate::notice::Level::Always,
-                    format!("stratego-host: arena: {name} added: it joins when the arena starts again"),
-                );
+                self.added.push(bot);
             }
         }
     }
@@ -166,16 +199,22 @@ impl Roster {
 
 impl GameSource for ArenaSource {
     fn next_game(&mut self) -> Option<GameSpec> {
+        self.next_game_after(None)
+    }
+
+    /// A pairing of idle entrants; the entrants of the slot's held game (`held`) are idle
+    /// to it: paired again, a multi-game one plays on in its process.
+    fn next_game_after(&mut self, held: Option<ByColor<usize>>) -> Option<GameSpec> {
         let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(roster) = self.roster.as_mut() {
             roster.refresh(&mut pool);
         }
         if let Some(hub) = &self.hub {
-            for (&i, status) in self.remote.iter().zip(hub.status()) {
-                pool.set_present(i, status.connected);
+            for &i in &self.remote {
+                pool.set_present(i, hub.connected(i));
             }
         }
-        let seats = pool.choose()?;
+        let seats = pool.choose_after(held)?;
         drop(pool);
         let n = self.next;
         self.next += 1;
@@ -190,6 +229,73 @@ impl GameSource for ArenaSource {
     fn hub_started(&mut self, hub: &Arc<Hub>) {
         self.hub = Some(hub.clone());
     }
+
+    /// The entrants added to the file since the roster was last read, made entrants as those
+    /// of the start were (one that cannot be made is said, and left out).
+    fn admit(&mut self) -> Vec<Entrant> {
+        let Some(roster) = self.roster.as_mut() else { return Vec::new() };
+        roster.refresh(&mut self.pool.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut made = Vec::new();
+        for bot in std::mem::take(&mut roster.added) {
+            let name = crate::text::clean(&bot.name).into_owned();
+            if bot.spec.remote && self.run.settings.listen.is_none() {
+                crate::notice::warn(format_args!(
+                    "arena: {name} added, a remote entrant: it cannot join, the arena does not listen (--listen ADDR); it joins at the next start that does"
+                ));
+                continue;
+            }
+            match entrant(&bot, &self.run) {
+                Ok(e) => {
+                    self.admitting.insert(e.spec.name.clone(), bot);
+                    made.push(e);
+                }
+                Err(e) => crate::notice::warn(format_args!("arena: {name} added, and it cannot join: {}", e.message)),
+            }
+        }
+        made
+    }
+
+    /// An added entrant is bot `id`: its line, its place in the pool (present when local
+    /// and started, or remote and connected), its own setups; said. One that could not
+    /// start is not paired.
+    fn admitted(&mut self, id: usize, entrant: &Entrant, check: Result<(), Failure>) {
+        let Some(bot) = self.admitting.remove(&entrant.spec.name) else { return };
+        let hash = (!entrant.spec.remote)
+            .then(|| {
+                crate::run::manifest::executable_hash(&entrant.spec.command, entrant.spec.dir.as_deref())
+                    .map(|(_, h)| h)
+            })
+            .flatten();
+        if let Some(roster) = &self.roster {
+            roster.lines.lock().unwrap_or_else(|e| e.into_inner()).admit(id, &bot, hash);
+        }
+        if self.event.own_setup.len() <= id {
+            self.event.own_setup.resize(id + 1, false);
+        }
+        self.event.own_setup[id] = entrant.spec.own_setup;
+        if entrant.spec.remote {
+            self.remote.push(id);
+        }
+        let ok = check.is_ok();
+        self.pool.lock().unwrap_or_else(|e| e.into_inner()).admit(id, ok && !entrant.spec.remote, ok);
+        let name = &entrant.spec.name;
+        match check {
+            Ok(()) if entrant.spec.remote => crate::notice::say(
+                crate::notice::Level::Always,
+                format!(
+                    "stratego-host: arena: {name} added: it joins now (a remote entrant: it plays while connected)"
+                ),
+            ),
+            Ok(()) => crate::notice::say(
+                crate::notice::Level::Always,
+                format!("stratego-host: arena: {name} added: it joins now"),
+            ),
+            Err(f) => crate::notice::warn(format_args!(
+                "arena: {name} added, and it is not paired: {} (fix its program and `arena add` it under a new name; `arena retire {name}` keeps the next start from stopping on it)",
+                f.message
+            )),
+        }
+    }
 }
 
 /// `arena run` as the harness plays it.
@@ -199,10 +305,6 @@ struct ArenaKind {
     pool: Arc<Mutex<Pool>>,
     /// Each executor bot id's rating line.
     lines: Arc<Mutex<Lines>>,
-    /// Program hash of each executor bot id, now (remote entrants: none).
-    versions: Vec<Option<String>>,
-    /// Whether each executor bot id is a remote entrant.
-    remote: Vec<bool>,
     /// The running list.
     list: PathBuf,
     /// The pages per bot its live page serves (with `--serve`).
@@ -243,8 +345,6 @@ impl Competition for ArenaKind {
             arena: self.arena.clone(),
             pool: self.pool.clone(),
             lines: self.lines.clone(),
-            versions: self.versions.clone(),
-            remote: self.remote.clone(),
             list: self.list.clone(),
             running: HashSet::new(),
             saved: 0,
@@ -266,8 +366,6 @@ struct ArenaReport {
     arena: Rc<RefCell<Ladder>>,
     pool: Arc<Mutex<Pool>>,
     lines: Arc<Mutex<Lines>>,
-    versions: Vec<Option<String>>,
-    remote: Vec<bool>,
     list: PathBuf,
     /// Games started and not finished.
     running: HashSet<String>,
@@ -286,9 +384,10 @@ impl Sink for ArenaReport {
                 let seats = spec.seats;
                 self.running.remove(&spec.game_id);
                 let (record, ids, declared) = self.lines_of(seats, record);
+                let hashes = self.lines.lock().unwrap_or_else(|e| e.into_inner()).hashes.clone();
                 let versions = ByColor::new_with(|c| match &declared[c] {
                     Some(v) => Some(v.as_str()),
-                    None => self.versions[seats[c]].as_deref(),
+                    None => hashes.get(seats[c]).and_then(Option::as_deref),
                 });
                 let saved = self.arena.borrow_mut().insert_game(&record, ids, versions);
                 let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
@@ -326,7 +425,7 @@ impl ArenaReport {
         let mut declared = ByColor::new(None, None);
         for color in Color::ALL {
             let i = seats[color];
-            if !self.remote[i] {
+            if !self.lines.lock().unwrap_or_else(|e| e.into_inner()).remote.get(i).copied().unwrap_or(false) {
                 continue;
             }
             let version = record.bots[color].version.as_deref().map(|v| crate::text::clean(v.trim()).into_owned());
@@ -437,12 +536,15 @@ impl ReportSink for ArenaReport {
         None
     }
 
-    /// The table now, refitted from every game in the file (the live page's standings).
+    /// The table now, refitted from every game in the file (`--report-every`'s report, made
+    /// as a game is saved: the games running then are the others, the saved game's slot not
+    /// having started its next one yet).
     fn interim(&self, _done: u64) -> String {
+        let others = self.running.len();
         format!(
-            "{} saved in this run, {} playing now\n{}",
+            "{} saved in this run, {} running beside it\n{}",
             stratego_stats::plural(u64::from(self.saved), "game"),
-            self.running.len(),
+            if others == 0 { "no other game".to_owned() } else { stratego_stats::plural(others as u64, "other game") },
             self.table_now()
         )
     }
@@ -608,6 +710,9 @@ fn entrants_of(arena: &mut Ladder) -> Result<(Vec<LadderBot>, Vec<LadderBot>), C
 
 /// `arena run`: says which games of the last run are void, then plays until stopped.
 pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Result<CommandOutput, ConfigError> {
+    // Hashing the programs takes a while (seconds for a large one): a stop then ends the
+    // arena as a stop during its run does ("arena stopped: …", exit 130).
+    crate::supervise::supervisor::catch_signals_early();
     let list = running_list(file);
     name_void(&arena, &list)?;
     let mut arena = arena;
@@ -651,6 +756,8 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         ids,
         names: bots.iter().map(|b| b.spec.name.clone()).collect(),
         versions: active.iter().map(|b| b.version.clone().filter(|_| b.spec.remote)).collect(),
+        hashes: versions,
+        remote: bots.iter().map(|b| b.spec.remote).collect(),
         known: all.iter().map(|b| b.id).collect(),
     }));
     let roster = Roster::open(file, lines.clone());
@@ -662,14 +769,14 @@ pub(super) fn run_arena(arena: Ladder, file: &Path, mut run: RunConfig) -> Resul
         hub: None,
         remote,
         roster,
+        run: run.clone(),
+        admitting: HashMap::new(),
     };
     let kind = ArenaKind {
         arena: Rc::new(RefCell::new(arena)),
         source: RefCell::new(Some(source)),
         pool,
         lines,
-        versions,
-        remote: bots.iter().map(|b| b.spec.remote).collect(),
         list,
         pages: run.serve.as_ref().map(|_| super::page::pages(file)),
     };

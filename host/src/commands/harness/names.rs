@@ -76,7 +76,7 @@ pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant], first: Option<&GameSpec
     let supervisor = supervisor_of(run, bots);
     let executor = Executor {
         settings: Arc::new(run.settings.clone()),
-        bots: Arc::new(bots.to_vec()),
+        bots: Arc::new(crate::run::executor::Bots::new(bots.to_vec())),
         book: None,
         concurrency: run.concurrency,
         pin: false,
@@ -101,8 +101,9 @@ pub(super) fn ask(run: &RunConfig, bots: &mut [Entrant], first: Option<&GameSpec
     }
     let current: Vec<String> = bots.iter().map(|b| b.spec.name.clone()).collect();
     let taken = names_from_answers(&current, &answers);
+    let snapshot = executor.bots.all();
     for (i, bot) in bots.iter_mut().enumerate() {
-        let source = match (&taken[i], not_asked(run, &executor.bots, &same, i)) {
+        let source = match (&taken[i], not_asked(run, &snapshot, &same, i)) {
             (Some(Ok(name)), _) => {
                 let was = std::mem::replace(&mut bot.spec.name, name.clone());
                 if was == *name {

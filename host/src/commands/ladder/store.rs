@@ -174,9 +174,17 @@ impl Ladder {
     /// # Errors
     /// A database error or an unreadable stored spec.
     pub fn bots(&self) -> Result<Vec<LadderBot>, String> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, name, spec, version, retired_unix FROM bots ORDER BY id")
+        Self::bots_of(&self.conn)
+    }
+
+    /// [`Ladder::bots`] of the ladder file open as `conn` (a read-only connection of the
+    /// arena's, that reads its entrants again while it runs).
+    ///
+    /// # Errors
+    /// A database error, or a bot whose spec cannot be read.
+    pub fn bots_of(conn: &rusqlite::Connection) -> Result<Vec<LadderBot>, String> {
+        let mut stmt = conn
+            .prepare_cached("SELECT id, name, spec, version, retired_unix FROM bots ORDER BY id")
             .map_err(|e| e.to_string())?;
         let rows = stmt.query_map([], Self::bot_from_row).map_err(|e| e.to_string())?;
         rows.map(|r| r.map_err(|e| e.to_string()).and_then(Self::decode)).collect()

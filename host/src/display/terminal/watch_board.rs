@@ -256,7 +256,7 @@ impl Sink for WatchBoard {
                     g.plies.push(ply.clone());
                 }
             }
-            Happening::Fault { .. } => {}
+            Happening::Fault { .. } | Happening::Joined { .. } => {}
             Happening::GameFinished { spec, record } => {
                 self.done += 1;
                 self.running.retain(|g| g.spec.game_id != spec.game_id);

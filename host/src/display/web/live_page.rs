@@ -279,6 +279,11 @@ impl Sink for LivePage {
             self.dirty = true;
             self.done += 1;
         }
+        // Standings that count the games running (an arena's "N playing now") change when a
+        // game starts too: pushed once due, at the next happening (a ply, at the latest).
+        if matches!(happening, Happening::GameStarted { .. }) {
+            self.dirty = true;
+        }
         let _ = self.tx.send(Update::Happening(happening.clone()));
         self.push_standings(false);
         Flow::Continue

@@ -310,6 +310,20 @@ impl State {
 
     pub(crate) fn on_happening(&mut self, happening: Happening, history: bool) {
         match happening {
+            Happening::Joined { id, name, time_control, remote } => {
+                // An entrant a running arena admitted: the page names it from now on.
+                let bot = LiveBot { name, time_control: time_control.to_wire() };
+                if self.bots.len() <= id {
+                    self.bots.resize(id + 1, LiveBot { name: "?".to_owned(), ..bot.clone() });
+                    self.lags.resize_with(id + 1, || None);
+                    if let Some(score) = self.own_score.as_mut() {
+                        score.resize(id + 1, [0; 3]);
+                    }
+                }
+                self.lags[id] = remote.then(RemoteLag::default);
+                self.overload.name_bot(id, &bot.name);
+                self.bots[id] = bot;
+            }
             Happening::GameStarted { spec } => {
                 let bank =
                     |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
