@@ -310,20 +310,7 @@ impl State {
 
     pub(crate) fn on_happening(&mut self, happening: Happening, history: bool) {
         match happening {
-            Happening::Joined { id, name, time_control, remote } => {
-                // An entrant a running arena admitted: the page names it from now on.
-                let bot = LiveBot { name, time_control: time_control.to_wire() };
-                if self.bots.len() <= id {
-                    self.bots.resize(id + 1, LiveBot { name: "?".to_owned(), ..bot.clone() });
-                    self.lags.resize_with(id + 1, || None);
-                    if let Some(score) = self.own_score.as_mut() {
-                        score.resize(id + 1, [0; 3]);
-                    }
-                }
-                self.lags[id] = remote.then(RemoteLag::default);
-                self.overload.name_bot(id, &bot.name);
-                self.bots[id] = bot;
-            }
+            Happening::Joined { id, name, time_control, remote } => self.joined(id, name, time_control, remote),
             Happening::GameStarted { spec } => {
                 let bank =
                     |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
@@ -387,41 +374,60 @@ impl State {
                     self.publish_fault(fault);
                 }
             }
-            Happening::GameFinished { spec, record } => {
-                self.done += 1;
-                self.running.retain(|g| g.id != spec.game_id);
-                if let Some(score) = self.own_score.as_mut() {
-                    for color in [Color::Red, Color::Blue] {
-                        let k = match record.result.winner {
-                            None => 1,
-                            Some(w) if w == color => 0,
-                            Some(_) => 2,
-                        };
-                        if let Some(s) = score.get_mut(spec.seats[color]) {
-                            s[k] += 1;
-                        }
-                    }
-                    self.standings_dirty = true;
-                }
-                let was = self.overload.overloaded;
-                self.overload.add(spec.seats, &record);
-                if !history && (was || self.overload.overloaded) {
-                    self.send("overload", &json!(self.overload));
-                }
-                let n = self.done;
-                let row = finished_row(n, &record);
-                self.finished.push_front(Finished { n, record });
-                self.finished.truncate(KEEP_FINISHED);
-                self.finished_rows.push_front(row.clone());
-                self.finished_rows.truncate(KEEP_FINISHED);
-                if !history {
-                    self.send("finished", &json!({ "row": row, "done": self.done }));
-                }
-                // After the game's end is sent: a client sees the game gone, then the faults
-                // it held back.
-                self.release_faults();
+            Happening::GameFinished { spec, record } => self.game_finished(&spec, record, history),
+        }
+    }
+
+    /// An entrant a running arena admitted: the page names it from now on.
+    fn joined(&mut self, id: usize, name: String, time_control: crate::game::clock::TimeControl, remote: bool) {
+        let bot = LiveBot { name, time_control: time_control.to_wire() };
+        if self.bots.len() <= id {
+            self.bots.resize(id + 1, LiveBot { name: "?".to_owned(), ..bot.clone() });
+            self.lags.resize_with(id + 1, || None);
+            if let Some(score) = self.own_score.as_mut() {
+                score.resize(id + 1, [0; 3]);
             }
         }
+        self.lags[id] = remote.then(RemoteLag::default);
+        self.overload.name_bot(id, &bot.name);
+        self.bots[id] = bot;
+    }
+
+    /// A game is over: the tallies, the overload figures and the finished list, then the
+    /// faults it held back.
+    fn game_finished(&mut self, spec: &crate::run::schedule::GameSpec, record: Arc<GameRecord>, history: bool) {
+        self.done += 1;
+        self.running.retain(|g| g.id != spec.game_id);
+        if let Some(score) = self.own_score.as_mut() {
+            for color in [Color::Red, Color::Blue] {
+                let k = match record.result.winner {
+                    None => 1,
+                    Some(w) if w == color => 0,
+                    Some(_) => 2,
+                };
+                if let Some(s) = score.get_mut(spec.seats[color]) {
+                    s[k] += 1;
+                }
+            }
+            self.standings_dirty = true;
+        }
+        let was = self.overload.overloaded;
+        self.overload.add(spec.seats, &record);
+        if !history && (was || self.overload.overloaded) {
+            self.send("overload", &json!(self.overload));
+        }
+        let n = self.done;
+        let row = finished_row(n, &record);
+        self.finished.push_front(Finished { n, record });
+        self.finished.truncate(KEEP_FINISHED);
+        self.finished_rows.push_front(row.clone());
+        self.finished_rows.truncate(KEEP_FINISHED);
+        if !history {
+            self.send("finished", &json!({ "row": row, "done": self.done }));
+        }
+        // After the game's end is sent: a client sees the game gone, then the faults
+        // it held back.
+        self.release_faults();
     }
 
     /// The running game (other than `game` itself) that plays a setup `game` played: the
