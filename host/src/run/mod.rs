@@ -3,7 +3,8 @@
 //! Module structure:
 //! - [`plan`]: the plan's types (what `cli` validated), `ConfigError`.
 //! - [`schedule`]: the games of an event, a pure function of it.
-//! - [`executor`]: runs up to `-j` games at once, keeps bot sessions, sends happenings to sinks.
+//! - [`executor`]: runs up to `-j` games at once, keeps bot sessions, sends happenings to sinks;
+//!   `executor/source.rs`: what it plays (the game source, the growing bot table).
 //! - [`referee`]: one game over two [`crate::session::BotSession`]s; `judge` decides "too late" (asking [`crate::game::clock::in_time`]).
 //! - [`placement`]: which CPU a game's bots share.
 //! - [`happenings`]: what a run emits ([`happenings::Happening`]) and who takes it ([`happenings::Sink`],
