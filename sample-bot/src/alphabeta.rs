@@ -8,9 +8,14 @@
 //!    showed, the Flag and Bombs where the Gravon setups put them).
 //! 3. In each world, each candidate is searched by negamax alpha-beta to the same depth,
 //!    captures resolved at the leaves (a quiescence search over the attacks that do not lose
-//!    the attacker), material ([`crate::search::evaluate`]) at the leaves. Iterative deepening:
-//!    depth 1, 2, 3, ... while the node budget lasts; the values of the last depth completed
-//!    in every world are used.
+//!    the attacker), material ([`crate::search::evaluate`]) less what the pieces whose
+//!    ranks their opponents know cost ([`AlphaBetaConfig::reveal_share`]) at the leaves.
+//!    Below the root a side attacks the pieces whose ranks it knows, the enemy also our
+//!    Flag and, where that pays on average for the attacker's rank, our hidden pieces
+//!    ([`AlphaBetaConfig::blind_attacks`]). Iterative deepening: depth 1, 2, 3, ... while
+//!    the node budget lasts, moves ordered by what the earlier iterations found
+//!    ([`AlphaBetaConfig::ordering`]); the values of the last depth completed in every
+//!    world are used.
 //! 4. A candidate's value is its mean over the worlds (an expectation over the ranks the
 //!    hidden pieces may have: the attack of an unknown piece counts every rank it may be),
 //!    less the position's value now, plus [`HEURISTIC_WEIGHT`] times the heuristic's score
@@ -53,16 +58,16 @@ pub struct AlphaBetaConfig {
     pub max_nodes: u64,
     /// Order the moves below the root by what earlier searches found: the best move of a
     /// position from the last iteration (a table keyed by the position's hash), two killer
-    /// moves a ply and a history score a move ([`Ordering`]). Off, quiet moves keep the
+    /// moves a ply and a history score a move (`Ordering`). Off, quiet moves keep the
     /// rules' order. The values are the same either way (each candidate is searched with a
-    /// full window); ordering only prunes more, so the same budget reaches deeper.
+    /// full window); ordering only prunes more: the same depth in fewer nodes.
     pub ordering: bool,
     /// Share of a mobile piece's value it loses once its opponent knows its rank (at the
     /// leaves, for both sides): a known piece can be hunted, dodged and bluffed, a hidden
-    /// one cannot ([`reveal_cost`]). 0: material only.
+    /// one cannot (`reveal_cost`). 0: material only.
     pub reveal_share: f64,
     /// Below the root, the enemy also attacks our pieces it does not know, where such an
-    /// attack pays on average for the attacker's rank as the enemy sees it ([`Blind`]);
+    /// attack pays on average for the attacker's rank as the enemy sees it (`Blind`);
     /// off, it attacks only the pieces of ours it knows (and our Flag).
     pub blind_attacks: bool,
 }
