@@ -8,11 +8,12 @@
 //!    showed, the Flag and Bombs where the Gravon setups put them).
 //! 3. In each world, each candidate is searched by negamax alpha-beta to the same depth,
 //!    captures resolved at the leaves (a quiescence search over the attacks that do not lose
-//!    the attacker), material ([`crate::search::evaluate`]) less what the pieces whose
-//!    ranks their opponents know cost ([`AlphaBetaConfig::reveal_share`]) at the leaves.
-//!    Below the root a side attacks the pieces whose ranks it knows, the enemy also our
-//!    Flag and, where that pays on average for the attacker's rank, our hidden pieces
-//!    ([`AlphaBetaConfig::blind_attacks`]). Iterative deepening: depth 1, 2, 3, ... while
+//!    the attacker), material ([`crate::search::evaluate`]) at the leaves (optionally less
+//!    what the pieces whose ranks their opponents know cost:
+//!    [`AlphaBetaConfig::reveal_share`]). Below the root a side attacks the pieces whose
+//!    ranks it knows, the enemy also our Flag (and optionally, where that pays on average
+//!    for the attacker's rank, our hidden pieces: [`AlphaBetaConfig::blind_attacks`]).
+//!    Iterative deepening: depth 1, 2, 3, ... while
 //!    the node budget lasts, moves ordered by what the earlier iterations found
 //!    ([`AlphaBetaConfig::ordering`]); the values of the last depth completed in every
 //!    world are used.
@@ -64,11 +65,13 @@ pub struct AlphaBetaConfig {
     pub ordering: bool,
     /// Share of a mobile piece's value it loses once its opponent knows its rank (at the
     /// leaves, for both sides): a known piece can be hunted, dodged and bluffed, a hidden
-    /// one cannot (`reveal_cost`). 0: material only.
+    /// one cannot (`reveal_cost`). 0 (the default): material only. Measured at 0.1 in
+    /// issue #46's fifth round (BENCHMARKS.md) without a gain: off by default.
     pub reveal_share: f64,
     /// Below the root, the enemy also attacks our pieces it does not know, where such an
     /// attack pays on average for the attacker's rank as the enemy sees it (`Blind`);
-    /// off, it attacks only the pieces of ours it knows (and our Flag).
+    /// off (the default), it attacks only the pieces of ours it knows (and our Flag).
+    /// Measured with `reveal_share` 0.1 in issue #46's fifth round without a gain.
     pub blind_attacks: bool,
 }
 
@@ -83,8 +86,8 @@ impl Default for AlphaBetaConfig {
             nodes: None,
             max_nodes: 400_000,
             ordering: true,
-            reveal_share: REVEAL_SHARE,
-            blind_attacks: true,
+            reveal_share: 0.0,
+            blind_attacks: false,
         }
     }
 }
@@ -99,9 +102,6 @@ const NOISE: f64 = 5.0;
 /// Value of taking a hidden piece that turns out to be the Flag, at the root (as the
 /// heuristic's prize for a possible Flag).
 const HIDDEN_FLAG_PRIZE: f64 = 600.0;
-
-/// Default of [`AlphaBetaConfig::reveal_share`].
-pub const REVEAL_SHARE: f64 = 0.1;
 
 /// What the pieces whose ranks their opponents know cost `color` (ours count against us,
 /// the enemy's for us): [`AlphaBetaConfig::reveal_share`] of each one's value (mobile
@@ -878,7 +878,7 @@ mod tests {
 
     /// The cost of a revealed piece: material alone, taking the Sergeant with the General
     /// or with the Lieutenant is worth the same; with it, the General's capture (which
-    /// shows the General) is worth `reveal_share` of the General's value less than the
+    /// shows the General) is worth `reveal_share` (0.1) of the General's value less than the
     /// Lieutenant's (which shows a Lieutenant).
     #[test]
     fn a_capture_that_reveals_a_strong_piece_costs_what_the_enemy_learns() {
@@ -901,10 +901,10 @@ mod tests {
         let general = value_of(&material, "e4-f4");
         let lieutenant = value_of(&material, "g4-f4");
         assert!((general - lieutenant).abs() < 1e-9, "material only: {general} vs {lieutenant}");
-        let revealing = AlphaBetaConfig { reveal_share: REVEAL_SHARE, ..material };
+        let revealing = AlphaBetaConfig { reveal_share: 0.1, ..material };
         let general = value_of(&revealing, "e4-f4");
         let lieutenant = value_of(&revealing, "g4-f4");
-        let expected = REVEAL_SHARE * (value(Rank::General) - value(Rank::Lieutenant));
+        let expected = 0.1 * (value(Rank::General) - value(Rank::Lieutenant));
         assert!(
             (lieutenant - general - expected).abs() < 1e-9,
             "{general} vs {lieutenant}, expected a gap of {expected}"
@@ -949,6 +949,7 @@ mod tests {
             max_depth: 2,
             candidates: 30,
             nodes: Some(1_000_000),
+            blind_attacks: true,
             ..AlphaBetaConfig::default()
         };
         let (retreat, elsewhere) = values(&blind);
