@@ -8,9 +8,15 @@
 //!    showed, the Flag and Bombs where the Gravon setups put them).
 //! 3. In each world, each candidate is searched by negamax alpha-beta to the same depth,
 //!    captures resolved at the leaves (a quiescence search over the attacks that do not lose
-//!    the attacker), material ([`crate::search::evaluate`]) at the leaves. Iterative deepening:
-//!    depth 1, 2, 3, ... while the node budget lasts; the values of the last depth completed
-//!    in every world are used.
+//!    the attacker), material ([`crate::search::evaluate`]) at the leaves (optionally less
+//!    what the pieces whose ranks their opponents know cost:
+//!    [`AlphaBetaConfig::reveal_share`]). Below the root a side attacks the pieces whose
+//!    ranks it knows, the enemy also our Flag (and optionally, where that pays on average
+//!    for the attacker's rank, our hidden pieces: [`AlphaBetaConfig::blind_attacks`]).
+//!    Iterative deepening: depth 1, 2, 3, ... while
+//!    the node budget lasts, moves ordered by what the earlier iterations found
+//!    ([`AlphaBetaConfig::ordering`]); the values of the last depth completed in every
+//!    world are used.
 //! 4. A candidate's value is its mean over the worlds (an expectation over the ranks the
 //!    hidden pieces may have: the attack of an unknown piece counts every rank it may be),
 //!    less the position's value now, plus [`HEURISTIC_WEIGHT`] times the heuristic's score
@@ -51,6 +57,22 @@ pub struct AlphaBetaConfig {
     /// Most nodes a move when the budget comes from the clock (a long move time would
     /// otherwise buy seconds of search a move).
     pub max_nodes: u64,
+    /// Order the moves below the root by what earlier searches found: the best move of a
+    /// position from the last iteration (a table keyed by the position's hash), two killer
+    /// moves a ply and a history score a move (`Ordering`). Off, quiet moves keep the
+    /// rules' order. The values are the same either way (each candidate is searched with a
+    /// full window); ordering only prunes more: the same depth in fewer nodes.
+    pub ordering: bool,
+    /// Share of a mobile piece's value it loses once its opponent knows its rank (at the
+    /// leaves, for both sides): a known piece can be hunted, dodged and bluffed, a hidden
+    /// one cannot (`reveal_cost`). 0 (the default): material only. Measured at 0.1 in
+    /// issue #46's fifth round (BENCHMARKS.md) without a gain: off by default.
+    pub reveal_share: f64,
+    /// Below the root, the enemy also attacks our pieces it does not know, where such an
+    /// attack pays on average for the attacker's rank as the enemy sees it (`Blind`);
+    /// off (the default), it attacks only the pieces of ours it knows (and our Flag).
+    /// Measured with `reveal_share` 0.1 in issue #46's fifth round without a gain.
+    pub blind_attacks: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -63,6 +85,9 @@ impl Default for AlphaBetaConfig {
             time_share: 0.2,
             nodes: None,
             max_nodes: 400_000,
+            ordering: true,
+            reveal_share: 0.0,
+            blind_attacks: false,
         }
     }
 }
@@ -77,6 +102,22 @@ const NOISE: f64 = 5.0;
 /// Value of taking a hidden piece that turns out to be the Flag, at the root (as the
 /// heuristic's prize for a possible Flag).
 const HIDDEN_FLAG_PRIZE: f64 = 600.0;
+
+/// What the pieces whose ranks their opponents know cost `color` (ours count against us,
+/// the enemy's for us): [`AlphaBetaConfig::reveal_share`] of each one's value (mobile
+/// pieces only: a known Bomb or Flag moves no less).
+fn reveal_cost(game: &Game, known: &Known, color: Color, share: f64) -> f64 {
+    if share == 0.0 {
+        return 0.0;
+    }
+    let mut cost = 0.0;
+    for (sq, c, r) in game.board_pieces() {
+        if r.is_mobile() && known.get(sq) {
+            cost += if c == color { value(r) } else { -value(r) };
+        }
+    }
+    share * cost
+}
 
 /// Probability from which an enemy piece's rank counts as known to the search.
 const CERTAIN: f64 = 0.99;
@@ -96,9 +137,18 @@ const WIN_PLY: f64 = 50.0;
 /// the hidden pieces it beats in that world, which no player can do, and every square next
 /// to hidden enemy pieces looks good (strategy fusion).
 #[derive(Clone, Copy)]
-struct Known([u64; 4]);
+struct Known {
+    /// Whose rank the opponent knows.
+    known: Bits,
+    /// Which of our pieces have moved (for [`Blind`]).
+    moved: Bits,
+}
 
-impl Known {
+/// One bit a mailbox square.
+#[derive(Clone, Copy, Default)]
+struct Bits([u64; 4]);
+
+impl Bits {
     fn get(&self, sq: Square) -> bool {
         self.0[sq.index() / 64] & (1 << (sq.index() % 64)) != 0
     }
@@ -111,14 +161,31 @@ impl Known {
             self.0[w] &= !b;
         }
     }
+}
+
+impl Known {
+    fn get(&self, sq: Square) -> bool {
+        self.known.get(sq)
+    }
+
+    fn set(&mut self, sq: Square, on: bool) {
+        self.known.set(sq, on);
+    }
+
+    fn moved(&self, sq: Square) -> bool {
+        self.moved.get(sq)
+    }
 
     /// The pieces whose ranks are known in `turn`: ours revealed, the enemy's with a rank
     /// or whose rank is certain ([`CERTAIN`]) from what we know (the last unmoved piece
     /// when only the Flag is unseen among the immobile ranks, say).
     fn of(rules: &Ruleset, turn: &Turn, evidence: &Evidence) -> Known {
-        let mut k = Known([0; 4]);
+        let mut k = Known { known: Bits::default(), moved: Bits::default() };
         let knowledge = Knowledge::with_setup_prior(rules, turn, evidence);
         for p in &turn.pieces {
+            if p.color == turn.color && p.moved {
+                k.moved.set(p.square, true);
+            }
             let known = if p.color == turn.color {
                 p.revealed
             } else {
@@ -139,7 +206,60 @@ impl Known {
         let mover_known = k.get(m.from) || fought || m.from.distance(m.to) > 1;
         k.set(m.from, false);
         k.set(m.to, mover_known);
+        k.moved.set(m.from, false);
+        k.moved.set(m.to, true);
         k
+    }
+}
+
+/// Which enemy ranks attack a piece of ours they do not know (below the root, with
+/// [`AlphaBetaConfig::blind_attacks`]): those whose attack on one of our hidden pieces
+/// gains on average, over the ranks our hidden pieces have (split by whether the target
+/// has moved: a piece that moved is no Bomb or Flag), a Flag counted as
+/// [`HIDDEN_FLAG_PRIZE`]. The enemy then picks among those attacks as if it knew the
+/// outcome (pessimistic for us); the enemy ranks are those of each sampled world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Blind {
+    /// By attacker rank index: attacks an unmoved piece of ours, attacks a moved one.
+    attacks: [[bool; 2]; 12],
+}
+
+impl Blind {
+    /// No blind attacks (the enemy attacks only what it knows).
+    const NONE: Blind = Blind { attacks: [[false; 2]; 12] };
+
+    fn of(turn: &Turn) -> Blind {
+        let mut b = Blind::NONE;
+        for (moved, slot) in [(false, 0), (true, 1)] {
+            let pool: Vec<Rank> = turn
+                .pieces
+                .iter()
+                .filter(|p| p.color == turn.color && !p.revealed && p.moved == moved)
+                .filter_map(|p| p.rank)
+                .collect();
+            if pool.is_empty() {
+                continue;
+            }
+            for attacker in Rank::ALL.into_iter().filter(|r| r.is_mobile()) {
+                let gain: f64 = pool
+                    .iter()
+                    .map(|&r| {
+                        let prize = if r == Rank::Flag { HIDDEN_FLAG_PRIZE } else { value(r) };
+                        match Combat::resolve(attacker, r).result {
+                            CombatResult::AttackerWins => prize,
+                            CombatResult::BothRemoved => prize - value(attacker),
+                            CombatResult::DefenderWins => -value(attacker),
+                        }
+                    })
+                    .sum();
+                b.attacks[attacker.index()][slot] = gain > 0.0;
+            }
+        }
+        b
+    }
+
+    fn attacks(&self, attacker: Rank, target_moved: bool) -> bool {
+        self.attacks[attacker.index()][usize::from(target_moved)]
     }
 }
 
@@ -151,7 +271,107 @@ struct Searcher {
     node_limit: u64,
     deadline: Instant,
     stopped: bool,
+    /// [`AlphaBetaConfig::reveal_share`].
+    reveal_share: f64,
+    /// The enemy's attacks on our hidden pieces.
+    blind: Blind,
+    /// Move ordering, if on.
+    order: Option<Ordering>,
 }
+
+/// Slots of the table of best moves ([`Ordering::best`]), a power of two.
+const BEST_SLOTS: usize = 1 << 16;
+
+/// What earlier searches of this move found, to try the likeliest best move first below
+/// the root (alpha-beta prunes most when the best move comes first).
+struct Ordering {
+    /// The best move (or the one that cut off) of a position, keyed by the position's hash
+    /// and the world: filled by each iteration, tried first by the next.
+    best: Vec<(u64, Option<Move>)>,
+    /// Two quiet moves a ply that cut off a search at that ply (killer moves).
+    killers: Vec<[Option<Move>; 2]>,
+    /// How often, weighted by the depth left, a quiet move cut off a search (by from and
+    /// to square).
+    history: Vec<u32>,
+    /// The world being searched (part of the table's key).
+    world: u64,
+}
+
+impl Ordering {
+    fn new() -> Ordering {
+        Ordering { best: vec![(0, None); BEST_SLOTS], killers: Vec::new(), history: vec![0; 256 * 256], world: 0 }
+    }
+
+    fn key(&self, game: &Game) -> u64 {
+        game.position_hash() ^ self.world.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn best_move(&self, game: &Game) -> Option<Move> {
+        let key = self.key(game);
+        match self.best[key as usize & (BEST_SLOTS - 1)] {
+            (k, m) if k == key => m,
+            _ => None,
+        }
+    }
+
+    fn killers(&self, ply: u32) -> [Option<Move>; 2] {
+        self.killers.get(ply as usize).copied().unwrap_or([None, None])
+    }
+
+    fn history(m: Move) -> usize {
+        m.from.index() * 256 + m.to.index()
+    }
+
+    /// Notes that `m` was best in `game` (searched `depth` plies deep at `ply`); `quiet`:
+    /// it attacked nothing.
+    fn record(&mut self, game: &Game, m: Move, depth: u32, ply: u32, cutoff: bool, quiet: bool) {
+        let key = self.key(game);
+        self.best[key as usize & (BEST_SLOTS - 1)] = (key, Some(m));
+        if cutoff && quiet {
+            let i = ply as usize;
+            if self.killers.len() <= i {
+                self.killers.resize(i + 1, [None, None]);
+            }
+            let k = &mut self.killers[i];
+            if k[0] != Some(m) {
+                k[1] = k[0];
+                k[0] = Some(m);
+            }
+            let h = &mut self.history[Ordering::history(m)];
+            *h = h.saturating_add(depth * depth).min(HISTORY_MAX);
+        }
+    }
+
+    /// Sorts `moves` (from [`ordered_moves`]: attacks scored by their trade, quiet moves 0)
+    /// best first: the table's move, attacks that do not lose material, killer moves, the
+    /// other quiet moves by history, attacks that lose material.
+    fn sort(&self, game: &Game, ply: u32, moves: &mut [(f64, Move)]) {
+        let best = self.best_move(game);
+        let killers = self.killers(ply);
+        for (score, m) in moves.iter_mut() {
+            *score = if Some(*m) == best {
+                1e9
+            } else if *score >= ATTACK / 2.0 {
+                // Attacks: `ATTACK + gain`.
+                let gain = *score - ATTACK;
+                if gain >= 0.0 { 1e7 + gain } else { -1e7 + gain }
+            } else if killers[0] == Some(*m) {
+                2e6
+            } else if killers[1] == Some(*m) {
+                2e6 - 1.0
+            } else {
+                f64::from(self.history[Ordering::history(*m)])
+            };
+        }
+        moves.sort_by(|a, b| b.0.total_cmp(&a.0));
+    }
+}
+
+/// Cap of a history score (below the killers' place in [`Ordering::sort`]).
+const HISTORY_MAX: u32 = 1_000_000;
+
+/// What [`ordered_moves`] adds to an attack's trade value (attacks first).
+const ATTACK: f64 = 100_000.0;
 
 impl Searcher {
     fn tick(&mut self) -> bool {
@@ -173,21 +393,35 @@ impl Searcher {
         if depth == 0 {
             return self.quiesce(game, known, alpha, beta, ply, QUIESCENCE_PLIES);
         }
-        let moves = ordered_moves(game, known, self.me, false);
+        let mut moves = ordered_moves(game, known, self.me, &self.blind, false);
+        if let Some(o) = &self.order {
+            o.sort(game, ply, &mut moves);
+        }
         let mut best = f64::NEG_INFINITY;
+        let mut best_move = None;
         for (_, m) in moves {
             let mut child = game.clone();
             let k = known.after(game, m);
+            let quiet = game.piece_at(m.to).is_none();
             child.play_unchecked(m);
             let v = -self.negamax(&child, &k, depth - 1, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0.0;
             }
-            best = best.max(v);
+            if v > best {
+                best = v;
+                best_move = Some((m, quiet));
+            }
             alpha = alpha.max(v);
             if alpha >= beta {
-                break;
+                if let Some(o) = &mut self.order {
+                    o.record(game, m, depth, ply, true, quiet);
+                }
+                return best;
             }
+        }
+        if let (Some(o), Some((m, quiet))) = (&mut self.order, best_move) {
+            o.record(game, m, depth, ply, false, quiet);
         }
         // Every move attacks a hidden piece: standing still is not possible, but the
         // search does not guess which hidden piece a real player would attack.
@@ -196,13 +430,13 @@ impl Searcher {
 
     /// Stand pat or resolve the attacks that do not lose the attacker.
     fn quiesce(&mut self, game: &Game, known: &Known, mut alpha: f64, beta: f64, ply: u32, left: u32) -> f64 {
-        let stand = evaluate(game, game.to_move());
+        let stand = evaluate(game, game.to_move()) - reveal_cost(game, known, game.to_move(), self.reveal_share);
         if stand >= beta || left == 0 {
             return stand;
         }
         alpha = alpha.max(stand);
         let mut best = stand;
-        for (_, m) in ordered_moves(game, known, self.me, true) {
+        for (_, m) in ordered_moves(game, known, self.me, &self.blind, true) {
             if self.tick() {
                 return 0.0;
             }
@@ -239,9 +473,9 @@ fn terminal(game: &Game, ply: u32) -> Option<f64> {
 /// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
 /// attacker does not know, except the enemy's on our Flag (`me`'s: a player attacks the
 /// pieces likeliest to be the Flag, and the search defends its own Flag against every
-/// enemy piece in reach); with `attacks_only`, only the attacks that do not lose the
-/// attacker.
-fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> Vec<(f64, Move)> {
+/// enemy piece in reach) and the enemy's that `blind` lets it make; with `attacks_only`,
+/// only the attacks that do not lose the attacker.
+fn ordered_moves(game: &Game, known: &Known, me: Color, blind: &Blind, attacks_only: bool) -> Vec<(f64, Move)> {
     let enemy_to_move = game.to_move() != me;
     let mut buf = Vec::with_capacity(64);
     game.legal_moves(&mut buf);
@@ -249,7 +483,9 @@ fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> V
     for m in buf {
         let Some((_, mine)) = game.piece_at(m.from) else { continue };
         match game.piece_at(m.to) {
-            Some((_, theirs)) if !(known.get(m.to) || (enemy_to_move && theirs == Rank::Flag)) => {}
+            Some((_, theirs))
+                if !(known.get(m.to)
+                    || (enemy_to_move && (theirs == Rank::Flag || blind.attacks(mine, known.moved(m.to))))) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
@@ -257,7 +493,7 @@ fn ordered_moves(game: &Game, known: &Known, me: Color, attacks_only: bool) -> V
                     CombatResult::DefenderWins if attacks_only => continue,
                     CombatResult::DefenderWins => -value(mine),
                 };
-                out.push((gain + 1_000.0, m));
+                out.push((gain + ATTACK, m));
             }
             None if attacks_only => {}
             None => out.push((0.0, m)),
@@ -337,7 +573,17 @@ pub fn choose_with_report(
     let node_limit = config.nodes.unwrap_or(((move_ms * config.nodes_per_ms) as u64).min(config.max_nodes));
     let deadline = started + Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
     let known = Known::of(rules, turn, evidence);
-    let mut searcher = Searcher { me: turn.color, nodes: 0, node_limit, deadline, stopped: false };
+    let order = config.ordering.then(Ordering::new);
+    let mut searcher = Searcher {
+        me: turn.color,
+        nodes: 0,
+        node_limit,
+        deadline,
+        stopped: false,
+        reveal_share: config.reveal_share,
+        blind: if config.blind_attacks { Blind::of(turn) } else { Blind::NONE },
+        order,
+    };
     // The candidates' summed values at the last depth completed in every world.
     let mut done: Option<(u32, Vec<f64>)> = None;
     let mut last_cost = 0u64;
@@ -348,8 +594,11 @@ pub fn choose_with_report(
             break;
         }
         let mut totals = vec![0.0; candidates.len()];
-        'worlds: for world in &worlds {
-            let now = evaluate(world, turn.color);
+        'worlds: for (w, world) in worlds.iter().enumerate() {
+            if let Some(o) = &mut searcher.order {
+                o.world = w as u64 + 1;
+            }
+            let now = evaluate(world, turn.color) - reveal_cost(world, &known, turn.color, config.reveal_share);
             for (i, &m) in candidates.iter().enumerate() {
                 if world.check_move(m).is_err() {
                     totals[i] -= WIN;
@@ -559,5 +808,153 @@ mod tests {
             (r.mv, r.depth, r.nodes, r.values)
         };
         assert_eq!(run(), run());
+    }
+
+    /// Turns of real middlegames: the heuristic against itself from human-like setups,
+    /// a turn every 15 plies from ply 40 to ply 160 (with the evidence each side gathered).
+    fn middlegame_turns(seed: u64) -> Vec<(Ruleset, Turn, Evidence, u32)> {
+        let rules = Ruleset::classic();
+        let mut rng = Rng::new(seed);
+        let red = setup::human_like(&rules, Color::Red, &mut rng);
+        let blue = setup::human_like(&rules, Color::Blue, &mut rng);
+        let mut game = Game::new(rules.clone(), &red, &blue).unwrap();
+        let mut quiet = [crate::QuietPlies::default(), crate::QuietPlies::default()];
+        let mut evidence = [Evidence::default(), Evidence::default()];
+        let mut moves = Vec::new();
+        let mut out = Vec::new();
+        while !game.is_over() && game.ply_count() < 160 {
+            game.legal_moves(&mut moves);
+            let side = game.to_move().index();
+            let turn = calm(crate::tests::turn_of(&game, 2, moves.clone()));
+            let q = quiet[side].update(&turn);
+            evidence[side].update(&turn);
+            if game.ply_count() >= 40 && game.ply_count() % 15 == 0 {
+                out.push((rules.clone(), turn.clone(), evidence[side].clone(), q));
+            }
+            let m = crate::heuristic::choose(&rules, &turn, &mut rng, &evidence[side], q);
+            game.play(m).unwrap();
+        }
+        out
+    }
+
+    /// Ordering changes no value (each candidate is searched with a full window, the
+    /// table only suggests which move to try first) and prunes more: the same depth in
+    /// fewer nodes.
+    #[test]
+    fn move_ordering_keeps_every_value_and_searches_fewer_nodes() {
+        let (mut with, mut without) = (0, 0);
+        for (rules, turn, evidence, q) in middlegame_turns(3) {
+            let config =
+                AlphaBetaConfig { worlds: 2, max_depth: 4, nodes: Some(u64::MAX / 4), ..AlphaBetaConfig::default() };
+            let off = AlphaBetaConfig { ordering: false, ..config };
+            let a = choose_with_report(&rules, &turn, &mut Rng::new(9), &config, q, &evidence);
+            let b = choose_with_report(&rules, &turn, &mut Rng::new(9), &off, q, &evidence);
+            assert_eq!((a.depth, b.depth), (4, 4));
+            assert_eq!(a.values, b.values, "ply {}", turn.ply);
+            with += a.nodes;
+            without += b.nodes;
+        }
+        eprintln!("depth 4: ordered {with} nodes, unordered {without}");
+        assert!(without > 0 && with * 10 < without * 9, "ordered {with} nodes, unordered {without}");
+    }
+
+    /// A known enemy Sergeant (f4) that Red's hidden General (e4) and hidden Lieutenant
+    /// (g4) can both take; Blue's other pieces far away, Red's Flag behind two Bombs.
+    fn sergeant_between() -> (Ruleset, Game) {
+        let rules = Ruleset::classic();
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b1", Color::Red, Rank::Bomb, false, false),
+            piece("a2", Color::Red, Rank::Bomb, false, false),
+            piece("e4", Color::Red, Rank::General, true, false),
+            piece("g4", Color::Red, Rank::Lieutenant, true, false),
+            piece("f4", Color::Blue, Rank::Sergeant, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("i10", Color::Blue, Rank::Bomb, false, false),
+            piece("a10", Color::Blue, Rank::Scout, true, false),
+        ];
+        (rules.clone(), game_of(&rules, &pieces, Color::Red, 100))
+    }
+
+    /// The cost of a revealed piece: material alone, taking the Sergeant with the General
+    /// or with the Lieutenant is worth the same; with it, the General's capture (which
+    /// shows the General) is worth `reveal_share` (0.1) of the General's value less than the
+    /// Lieutenant's (which shows a Lieutenant).
+    #[test]
+    fn a_capture_that_reveals_a_strong_piece_costs_what_the_enemy_learns() {
+        let (rules, game) = sergeant_between();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let value_of = |config: &AlphaBetaConfig, m: &str| {
+            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
+            let m: Move = m.parse().unwrap();
+            r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
+        };
+        let material = AlphaBetaConfig {
+            worlds: 2,
+            max_depth: 3,
+            nodes: Some(1_000_000),
+            reveal_share: 0.0,
+            ..AlphaBetaConfig::default()
+        };
+        let general = value_of(&material, "e4-f4");
+        let lieutenant = value_of(&material, "g4-f4");
+        assert!((general - lieutenant).abs() < 1e-9, "material only: {general} vs {lieutenant}");
+        let revealing = AlphaBetaConfig { reveal_share: 0.1, ..material };
+        let general = value_of(&revealing, "e4-f4");
+        let lieutenant = value_of(&revealing, "g4-f4");
+        let expected = 0.1 * (value(Rank::General) - value(Rank::Lieutenant));
+        assert!(
+            (lieutenant - general - expected).abs() < 1e-9,
+            "{general} vs {lieutenant}, expected a gap of {expected}"
+        );
+        let r = choose_with_report(&rules, &turn, &mut Rng::new(3), &revealing, 0, &Evidence::default());
+        assert_eq!(r.mv, "g4-f4".parse().unwrap(), "{r:?}");
+    }
+
+    /// The enemy's attacks on pieces it does not know: a known enemy General (f4) next to
+    /// Red's hidden Captain (e4). Red's hidden pieces that moved are a Captain, a Sergeant
+    /// and a Lieutenant, so a General that attacks one of them wins on average: with blind
+    /// attacks, a move that leaves the Captain there loses it (the General takes it), the
+    /// Captain's retreat does not; without them, the search sees no danger at all.
+    #[test]
+    fn the_enemy_attacks_a_hidden_piece_where_that_pays_for_it_on_average() {
+        let rules = Ruleset::classic();
+        let pieces = [
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b1", Color::Red, Rank::Bomb, false, false),
+            piece("a2", Color::Red, Rank::Bomb, false, false),
+            piece("e4", Color::Red, Rank::Captain, true, false),
+            piece("h2", Color::Red, Rank::Sergeant, true, false),
+            piece("h3", Color::Red, Rank::Lieutenant, true, false),
+            piece("f4", Color::Blue, Rank::General, true, true),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("i10", Color::Blue, Rank::Bomb, false, false),
+        ];
+        let game = game_of(&rules, &pieces, Color::Red, 100);
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let values = |config: &AlphaBetaConfig| {
+            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
+            let v = |m: &str| {
+                let m: Move = m.parse().unwrap();
+                r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
+            };
+            (v("e4-e5"), v("h2-h1"))
+        };
+        let blind = AlphaBetaConfig {
+            worlds: 2,
+            max_depth: 2,
+            candidates: 30,
+            nodes: Some(1_000_000),
+            blind_attacks: true,
+            ..AlphaBetaConfig::default()
+        };
+        let (retreat, elsewhere) = values(&blind);
+        assert!(retreat - elsewhere >= 90.0, "retreat {retreat}, elsewhere {elsewhere}");
+        let (retreat, elsewhere) = values(&AlphaBetaConfig { blind_attacks: false, ..blind });
+        assert!((retreat - elsewhere).abs() < 1e-9, "retreat {retreat}, elsewhere {elsewhere}");
     }
 }

@@ -72,6 +72,23 @@ pub struct Args {
     /// alphabeta: worlds sampled a move.
     #[arg(long, value_name = "N", default_value_t = alphabeta::AlphaBetaConfig::default().worlds)]
     pub ab_worlds: u32,
+    /// alphabeta: share of a mobile piece's value it loses at the search's leaves once its
+    /// opponent knows its rank (0: material only; tried at 0.1, see BENCHMARKS.md).
+    #[arg(long, value_name = "SHARE", value_parser = parse_share,
+          default_value_t = alphabeta::AlphaBetaConfig::default().reveal_share)]
+    pub reveal_share: f64,
+    /// alphabeta: below the root, the enemy also attacks our hidden pieces where that pays
+    /// on average for its attacker's rank (tried, see BENCHMARKS.md).
+    #[arg(long)]
+    pub blind_attacks: bool,
+}
+
+/// A share of a piece's value: a number from 0 to 1.
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a share: give a number from 0 to 1 (0.1: a tenth)")),
+    }
 }
 
 /// The bot.
@@ -185,6 +202,19 @@ impl Bot for SampleBot {
     }
 }
 
+/// The bot the command line asks for.
+fn bot_of(args: Args) -> SampleBot {
+    let mut bot = SampleBot::new(args.strategy, args.name);
+    bot.search.worlds = args.worlds;
+    bot.search.depth = args.depth;
+    bot.alphabeta.nodes = args.nodes;
+    bot.alphabeta.worlds = args.ab_worlds.max(1);
+    bot.alphabeta.reveal_share = args.reveal_share;
+    bot.alphabeta.blind_attacks = args.blind_attacks;
+    bot.full_view = args.full_view;
+    bot
+}
+
 /// Runs the bot with a full argument list (program name first); returns the exit code.
 pub fn main_with_args(argv: Vec<String>) -> i32 {
     let args = match Args::try_parse_from(argv) {
@@ -194,13 +224,7 @@ pub fn main_with_args(argv: Vec<String>) -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    let mut bot = SampleBot::new(args.strategy, args.name);
-    bot.search.worlds = args.worlds;
-    bot.search.depth = args.depth;
-    bot.alphabeta.nodes = args.nodes;
-    bot.alphabeta.worlds = args.ab_worlds.max(1);
-    bot.full_view = args.full_view;
-    match bot::run(bot) {
+    match bot::run(bot_of(args)) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
@@ -334,5 +358,20 @@ mod random_game_tests {
     #[test]
     fn both_strategies_play_only_legal_moves_and_hold_consistent_beliefs_barrage() {
         assert!(play(Ruleset::barrage(), 10, 400) > 1_000);
+    }
+
+    /// `--reveal-share` and `--blind-attacks` reach the alphabeta level (both off by
+    /// default); a share outside 0..=1 is refused.
+    #[test]
+    fn the_alphabeta_modelling_flags_reach_its_config() {
+        let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
+        let plain = bot_of(parse(&["--strategy", "alphabeta"]).unwrap()).alphabeta;
+        assert_eq!((plain.reveal_share, plain.blind_attacks), (0.0, false));
+        let tried = bot_of(parse(&["--strategy", "alphabeta", "--reveal-share", "0.1", "--blind-attacks"]).unwrap());
+        assert_eq!((tried.alphabeta.reveal_share, tried.alphabeta.blind_attacks), (0.1, true));
+        for bad in ["2", "-0.5", "NaN", "a tenth"] {
+            let e = parse(&[&format!("--reveal-share={bad}")]).unwrap_err().to_string();
+            assert!(e.contains("is not a share"), "{bad}: {e}");
+        }
     }
 }
