@@ -24,10 +24,13 @@
 //!    known pieces), plus a little seeded noise.
 //!
 //! The budget is a number of nodes ([`AlphaBetaConfig::nodes_per_ms`] times the share of the
-//! move's time), so that play is deterministic for the seed whatever the machine's load. A
-//! deadline at [`AlphaBetaConfig::time_share`] of the move's time stops the search early on a
-//! machine too slow for that budget (the last depth completed is used then): the bot never
-//! loses on time, at the cost of reproducibility on such a machine.
+//! move's time), so that play is deterministic for the seed whatever the machine's load. Two
+//! deadlines stop the search early (the last depth completed is used then): the thread's
+//! CPU time at [`AlphaBetaConfig::time_share`] of the move's time (a machine too slow for
+//! the budget; a loaded machine that keeps the bot off its CPU does not count, so the bot
+//! searches as deep as on an idle one), and the wall time at
+//! [`AlphaBetaConfig::wall_share`] of it (a safety cap well inside the host's limit: the bot
+//! never loses on time, at the cost of reproducibility on a machine that slow).
 
 use std::time::{Duration, Instant};
 
@@ -49,7 +52,8 @@ pub struct AlphaBetaConfig {
     pub max_depth: u32,
     /// Nodes searched per millisecond of the move's time used (the deterministic budget).
     pub nodes_per_ms: f64,
-    /// Share of the move's time the node budget is computed for, and after which the search
+    /// Share of the move's time the node budget is computed for, and after which, in the
+    /// search thread's CPU time (wall time where the system has no such clock), the search
     /// stops whatever the budget.
     pub time_share: f64,
     /// Fixed node budget instead of one computed from the clock (reproducible on any clock).
@@ -73,6 +77,10 @@ pub struct AlphaBetaConfig {
     /// off (the default), it attacks only the pieces of ours it knows (and our Flag).
     /// Measured with `reveal_share` 0.1 in issue #46's fifth round without a gain.
     pub blind_attacks: bool,
+    /// Share of the move's time after which the search stops, in wall time, whatever the
+    /// budget and the CPU time used: the safety cap against a loss on time on a machine so
+    /// loaded that the bot waits longer for a CPU than the host credits.
+    pub wall_share: f64,
 }
 
 impl Default for AlphaBetaConfig {
@@ -88,6 +96,7 @@ impl Default for AlphaBetaConfig {
             ordering: true,
             reveal_share: 0.0,
             blind_attacks: false,
+            wall_share: 0.6,
         }
     }
 }
@@ -269,7 +278,12 @@ struct Searcher {
     me: Color,
     nodes: u64,
     node_limit: u64,
-    deadline: Instant,
+    /// The search's clock and when it stops.
+    clock: Box<dyn SearchClock>,
+    /// CPU time (of the search's thread) after which the search stops.
+    cpu_limit: Duration,
+    /// Wall time after which the search stops.
+    wall_limit: Duration,
     stopped: bool,
     /// [`AlphaBetaConfig::reveal_share`].
     reveal_share: f64,
@@ -376,7 +390,9 @@ const ATTACK: f64 = 100_000.0;
 impl Searcher {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes >= self.node_limit || (self.nodes & 127 == 0 && Instant::now() >= self.deadline) {
+        if self.nodes >= self.node_limit
+            || (self.nodes & 127 == 0 && (self.clock.cpu() >= self.cpu_limit || self.clock.wall() >= self.wall_limit))
+        {
             self.stopped = true;
         }
         self.stopped
@@ -540,7 +556,67 @@ pub fn choose_with_report(
     quiet: u32,
     evidence: &Evidence,
 ) -> Report {
-    let started = Instant::now();
+    choose_clocked(rules, turn, rng, config, quiet, evidence, Box::new(ThreadClock::start()))
+}
+
+/// The time a search has used: its thread's CPU time and the wall time, since it started.
+trait SearchClock {
+    /// CPU time the search's thread has used.
+    fn cpu(&mut self) -> Duration;
+    /// Wall time since the search started.
+    fn wall(&mut self) -> Duration;
+}
+
+/// The real clocks: `CLOCK_THREAD_CPUTIME_ID` on Linux, the wall clock for both elsewhere.
+struct ThreadClock {
+    started: Instant,
+    cpu_started: Option<Duration>,
+}
+
+impl ThreadClock {
+    fn start() -> ThreadClock {
+        ThreadClock { started: Instant::now(), cpu_started: thread_cpu_time() }
+    }
+}
+
+impl SearchClock for ThreadClock {
+    fn cpu(&mut self) -> Duration {
+        match (self.cpu_started, thread_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => self.started.elapsed(),
+        }
+    }
+
+    fn wall(&mut self) -> Duration {
+        self.started.elapsed()
+    }
+}
+
+/// CPU time the calling thread has used, where the system tells it.
+#[cfg(target_os = "linux")]
+fn thread_cpu_time() -> Option<Duration> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+/// CPU time the calling thread has used: not known here (the wall clock stands in).
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_time() -> Option<Duration> {
+    None
+}
+
+/// [`choose_with_report`] on the given clock.
+fn choose_clocked(
+    rules: &Ruleset,
+    turn: &Turn,
+    rng: &mut Rng,
+    config: &AlphaBetaConfig,
+    quiet: u32,
+    evidence: &Evidence,
+    clock: Box<dyn SearchClock>,
+) -> Report {
     let ranked = ranked_quiet(rules, turn, rng, evidence, quiet);
     let fallback = ranked.first().map_or(turn.legal_moves[0], |&(_, m)| m);
     let report = |mv, depth, nodes, worlds, values| Report { mv, depth, nodes, worlds, values };
@@ -571,14 +647,18 @@ pub fn choose_with_report(
     }
     let move_ms = turn.clock.move_ms as f64 * config.time_share;
     let node_limit = config.nodes.unwrap_or(((move_ms * config.nodes_per_ms) as u64).min(config.max_nodes));
-    let deadline = started + Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
+    let cpu_limit = Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
+    let wall_ms = turn.clock.move_ms as f64 * config.wall_share;
+    let wall_limit = Duration::from_secs_f64((wall_ms - 5.0).max(1.0) / 1000.0);
     let known = Known::of(rules, turn, evidence);
     let order = config.ordering.then(Ordering::new);
     let mut searcher = Searcher {
         me: turn.color,
         nodes: 0,
         node_limit,
-        deadline,
+        clock,
+        cpu_limit,
+        wall_limit,
         stopped: false,
         reveal_share: config.reveal_share,
         blind: if config.blind_attacks { Blind::of(turn) } else { Blind::NONE },
@@ -808,6 +888,73 @@ mod tests {
             (r.mv, r.depth, r.nodes, r.values)
         };
         assert_eq!(run(), run());
+    }
+
+    /// A clock that moves by fixed steps each time it is read: `cpu` of CPU time and
+    /// `wall` of wall time per look at both (the search looks every 128 nodes).
+    struct Stepping {
+        cpu: Duration,
+        wall: Duration,
+        cpu_now: Duration,
+        wall_now: Duration,
+    }
+
+    impl Stepping {
+        fn boxed(cpu_us: u64, wall_us: u64) -> Box<dyn SearchClock> {
+            Box::new(Stepping {
+                cpu: Duration::from_micros(cpu_us),
+                wall: Duration::from_micros(wall_us),
+                cpu_now: Duration::ZERO,
+                wall_now: Duration::ZERO,
+            })
+        }
+    }
+
+    impl SearchClock for Stepping {
+        fn cpu(&mut self) -> Duration {
+            self.cpu_now += self.cpu;
+            self.cpu_now
+        }
+
+        fn wall(&mut self) -> Duration {
+            self.wall_now += self.wall;
+            self.wall_now
+        }
+    }
+
+    /// On a busy machine (the search thread gets a tenth of the wall time: 2 ms of wall
+    /// time for each 0.2 ms of CPU time, every 128 nodes) the search reaches the same
+    /// nodes, depth and values as on an idle one: the CPU-time deadline (20 % of 500 ms)
+    /// is never reached, and the wall time used (about 36 % of the move) stays under the
+    /// wall cap (60 %). A wall-time deadline at 20 % of the move (the clock before issue
+    /// #46's sixth round: CPU time = wall time) stops it far earlier; a machine slower
+    /// still is stopped by the wall cap.
+    #[test]
+    fn a_busy_machine_searches_the_same_nodes_as_an_idle_one() {
+        let (rules, game) = flag_in_two();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let mut turn = crate::tests::turn_of(&game, 0, moves);
+        turn.clock.move_ms = 500;
+        let config = AlphaBetaConfig { worlds: 4, nodes: Some(30_000), ..AlphaBetaConfig::default() };
+        let run = |clock| {
+            let r = choose_clocked(&rules, &turn, &mut Rng::new(7), &config, 0, &Evidence::default(), clock);
+            (r.nodes, r.depth, r.values)
+        };
+        let idle = run(Stepping::boxed(200, 200));
+        let busy = run(Stepping::boxed(200, 2_000));
+        assert!(idle.0 > 10_000 && idle.1 == 5, "the node budget ends the idle search: {idle:?}");
+        let looks = idle.0 / 128;
+        assert!(
+            looks * 2 > 100 && looks * 2 < 295,
+            "the busy search's wall time, {} ms, lies between the old deadline and the cap",
+            looks * 2
+        );
+        assert_eq!(busy, idle);
+        let old = run(Stepping::boxed(2_000, 2_000));
+        assert!(old.0 < idle.0 && old.1 < idle.1, "a wall-time deadline at 20 %: {old:?}, idle {idle:?}");
+        let slower = run(Stepping::boxed(200, 5_000));
+        assert!(slower.0 < idle.0 && slower.0 >= 128 * 59, "the wall cap (295 ms) stops it: {} nodes", slower.0);
     }
 
     /// Turns of real middlegames: the heuristic against itself from human-like setups,
