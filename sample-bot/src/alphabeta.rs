@@ -81,6 +81,14 @@ pub struct AlphaBetaConfig {
     /// budget and the CPU time used: the safety cap against a loss on time on a machine so
     /// loaded that the bot waits longer for a CPU than the host credits.
     pub wall_share: f64,
+    /// At the leaves, what the enemy's nearest threat to our Flag costs (`flag_danger`):
+    /// by its distance, a mobile enemy piece's to the Flag while a square beside it is
+    /// not one of our Bombs, a Miner's also through such a Bomb. The enemy's pieces are
+    /// those of each sampled world: a likely Miner counts in the worlds where it is one.
+    pub flag_safety: bool,
+    /// Share of a General's value it gains at the leaves while the opposing Marshal is
+    /// off the board (then only a General or a Bomb stops it; both sides counted).
+    pub general_bonus: f64,
 }
 
 impl Default for AlphaBetaConfig {
@@ -97,6 +105,8 @@ impl Default for AlphaBetaConfig {
             reveal_share: 0.0,
             blind_attacks: false,
             wall_share: 0.6,
+            flag_safety: true,
+            general_bonus: 0.5,
         }
     }
 }
@@ -126,6 +136,87 @@ fn reveal_cost(game: &Game, known: &Known, color: Color, share: f64) -> f64 {
         }
     }
     share * cost
+}
+
+/// What the enemy's nearest threat to our Flag costs, by the threat's distance in moves
+/// (index 0 unused: a piece cannot stand on the Flag).
+const FLAG_THREAT: [f64; 6] = [0.0, 150.0, 90.0, 50.0, 25.0, 10.0];
+
+/// What `me`'s Flag's nearest threat costs [`FLAG_THREAT`]: the distance (in steps, lakes
+/// and pieces in the way not counted) of the enemy's mobile piece closest to the Flag, a
+/// Miner's through one of our Bombs beside the Flag (its distance to the Bomb plus one)
+/// and, while a square beside the Flag is not one of our Bombs, any piece's.
+fn flag_danger(game: &Game, me: Color) -> f64 {
+    let Some(flag) = game.board_pieces().find(|&(_, c, r)| c == me && r == Rank::Flag).map(|(s, _, _)| s) else {
+        return 0.0;
+    };
+    let rules = game.rules();
+    let mut bombs: [Option<Square>; 4] = [None; 4];
+    let mut open = false;
+    let (f, r) = (i16::from(flag.file()), i16::from(flag.rank()));
+    for (i, (df, dr)) in [(0, 1), (1, 0), (0, -1), (-1, 0)].into_iter().enumerate() {
+        let (nf, nr) = (f + df, r + dr);
+        let Some(n) = u8::try_from(nf).ok().zip(u8::try_from(nr).ok()).and_then(|(a, b)| Square::new(a, b)) else {
+            continue;
+        };
+        if !rules.on_board(n) || rules.is_lake(n) {
+            continue;
+        }
+        match game.piece_at(n) {
+            Some((c, Rank::Bomb)) if c == me => bombs[i] = Some(n),
+            _ => open = true,
+        }
+    }
+    let mut nearest = u8::MAX;
+    for (s, c, rank) in game.board_pieces() {
+        if c == me || !rank.is_mobile() {
+            continue;
+        }
+        if open {
+            nearest = nearest.min(s.distance(flag));
+        }
+        if rank == Rank::Miner {
+            for b in bombs.iter().flatten() {
+                nearest = nearest.min(s.distance(*b).saturating_add(1));
+            }
+        }
+    }
+    FLAG_THREAT.get(usize::from(nearest)).copied().unwrap_or(0.0)
+}
+
+/// What each side's General gains while the opposing Marshal is off the board
+/// ([`AlphaBetaConfig::general_bonus`]), `color`'s less the opponent's.
+fn general_bonus(game: &Game, color: Color, share: f64) -> f64 {
+    if share == 0.0 {
+        return 0.0;
+    }
+    let mut marshals = [0u32; 2];
+    let mut generals = [0u32; 2];
+    for (_, c, r) in game.board_pieces() {
+        match r {
+            Rank::Marshal => marshals[c.index()] += 1,
+            Rank::General => generals[c.index()] += 1,
+            _ => {}
+        }
+    }
+    let bonus = |c: Color| {
+        if marshals[(!c).index()] == 0 { share * value(Rank::General) * f64::from(generals[c.index()]) } else { 0.0 }
+    };
+    bonus(color) - bonus(!color)
+}
+
+/// The value of `game` at a leaf for `side`: material ([`evaluate`]), less what revealed
+/// pieces cost ([`reveal_cost`]), less the threat to `me`'s Flag ([`flag_danger`], for `me`;
+/// the enemy's Flag, a guess in each world, is left to the heuristic), plus the Generals'
+/// bonus ([`general_bonus`]).
+fn leaf(game: &Game, known: &Known, side: Color, me: Color, config: &AlphaBetaConfig) -> f64 {
+    let mut v = evaluate(game, side) - reveal_cost(game, known, side, config.reveal_share)
+        + general_bonus(game, side, config.general_bonus);
+    if config.flag_safety && game.outcome().is_none() {
+        let danger = flag_danger(game, me);
+        v += if side == me { -danger } else { danger };
+    }
+    v
 }
 
 /// Probability from which an enemy piece's rank counts as known to the search.
@@ -285,8 +376,8 @@ struct Searcher {
     /// Wall time after which the search stops.
     wall_limit: Duration,
     stopped: bool,
-    /// [`AlphaBetaConfig::reveal_share`].
-    reveal_share: f64,
+    /// The settings (the leaves' terms).
+    config: AlphaBetaConfig,
     /// The enemy's attacks on our hidden pieces.
     blind: Blind,
     /// Move ordering, if on.
@@ -446,7 +537,7 @@ impl Searcher {
 
     /// Stand pat or resolve the attacks that do not lose the attacker.
     fn quiesce(&mut self, game: &Game, known: &Known, mut alpha: f64, beta: f64, ply: u32, left: u32) -> f64 {
-        let stand = evaluate(game, game.to_move()) - reveal_cost(game, known, game.to_move(), self.reveal_share);
+        let stand = leaf(game, known, game.to_move(), self.me, &self.config);
         if stand >= beta || left == 0 {
             return stand;
         }
@@ -660,7 +751,7 @@ fn choose_clocked(
         cpu_limit,
         wall_limit,
         stopped: false,
-        reveal_share: config.reveal_share,
+        config: *config,
         blind: if config.blind_attacks { Blind::of(turn) } else { Blind::NONE },
         order,
     };
@@ -678,7 +769,7 @@ fn choose_clocked(
             if let Some(o) = &mut searcher.order {
                 o.world = w as u64 + 1;
             }
-            let now = evaluate(world, turn.color) - reveal_cost(world, &known, turn.color, config.reveal_share);
+            let now = leaf(world, &known, turn.color, turn.color, config);
             for (i, &m) in candidates.iter().enumerate() {
                 if world.check_move(m).is_err() {
                     totals[i] -= WIN;
@@ -955,6 +1046,103 @@ mod tests {
         assert!(old.0 < idle.0 && old.1 < idle.1, "a wall-time deadline at 20 %: {old:?}, idle {idle:?}");
         let slower = run(Stepping::boxed(200, 5_000));
         assert!(slower.0 < idle.0 && slower.0 >= 128 * 59, "the wall cap (295 ms) stops it: {} nodes", slower.0);
+    }
+
+    /// Red's Flag (a1) behind two Bombs (b1, a2), Blue's far away, and `extra`.
+    fn flag_corner(extra: &[PositionPiece]) -> Game {
+        let rules = Ruleset::classic();
+        let mut pieces = vec![
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b1", Color::Red, Rank::Bomb, false, false),
+            piece("a2", Color::Red, Rank::Bomb, false, false),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("i10", Color::Blue, Rank::Bomb, false, false),
+        ];
+        pieces.extend_from_slice(extra);
+        game_of(&rules, &pieces, Color::Red, 100)
+    }
+
+    /// The Flag's threat by distance: a Miner beside a Bomb beside the Flag is two moves
+    /// from it (through the Bomb), a Captain there none while the Flag is closed, two once
+    /// a square beside it is open; a Miner far away costs nothing; Blue's Flag is not
+    /// counted for Red.
+    #[test]
+    fn flag_danger_counts_the_nearest_threat_through_the_bombs() {
+        let blue = |s: &str, r: Rank| piece(s, Color::Blue, r, true, false);
+        assert_eq!(flag_danger(&flag_corner(&[blue("c1", Rank::Miner)]), Color::Red), FLAG_THREAT[2]);
+        assert_eq!(flag_danger(&flag_corner(&[blue("c2", Rank::Miner)]), Color::Red), FLAG_THREAT[3]);
+        assert_eq!(flag_danger(&flag_corner(&[blue("c1", Rank::Captain)]), Color::Red), 0.0);
+        assert_eq!(flag_danger(&flag_corner(&[blue("j2", Rank::Miner)]), Color::Red), 0.0);
+        // Blue's Flag with a Red Miner beside it: no threat counted for Blue's side here
+        // (the function is for the side whose Flag it guards).
+        assert_eq!(flag_danger(&flag_corner(&[piece("h10", Color::Red, Rank::Miner, true, false)]), Color::Red), 0.0);
+        // The Bomb on a2 gone: the Captain on c1 walks in (b1's Bomb aside, c1 to a1 is 2).
+        let rules = Ruleset::classic();
+        let open = game_of(
+            &rules,
+            &[
+                piece("a1", Color::Red, Rank::Flag, false, false),
+                piece("b1", Color::Red, Rank::Bomb, false, false),
+                piece("j10", Color::Blue, Rank::Flag, false, false),
+                blue("c1", Rank::Captain),
+            ],
+            Color::Red,
+            100,
+        );
+        assert_eq!(flag_danger(&open, Color::Red), FLAG_THREAT[2]);
+    }
+
+    /// With flag safety, taking a known Miner beside the Bomb beside our Flag (c1, with
+    /// the Lieutenant on d1) is worth more than taking a known Captain far away (j6, with
+    /// the Major on j5); material alone, the Captain is worth more.
+    #[test]
+    fn the_search_takes_the_miner_at_its_flag_before_a_captain_elsewhere() {
+        let game = flag_corner(&[
+            piece("d1", Color::Red, Rank::Lieutenant, true, false),
+            piece("j5", Color::Red, Rank::Major, true, false),
+            piece("c1", Color::Blue, Rank::Miner, true, true),
+            piece("j6", Color::Blue, Rank::Captain, true, true),
+            // Three more known Miners far away: the last Miners' bonus stays out of it.
+            piece("a9", Color::Blue, Rank::Miner, true, true),
+            piece("b9", Color::Blue, Rank::Miner, true, true),
+            piece("c9", Color::Blue, Rank::Miner, true, true),
+        ]);
+        let rules = game.rules().clone();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let values = |config: &AlphaBetaConfig| {
+            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
+            let v = |m: &str| {
+                let m: Move = m.parse().unwrap();
+                r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
+            };
+            (v("d1-c1"), v("j5-j6"))
+        };
+        // One ply (then captures): deeper, the other capture follows in both lines.
+        let safe = AlphaBetaConfig { worlds: 2, max_depth: 1, nodes: Some(1_000_000), ..AlphaBetaConfig::default() };
+        let (miner, captain) = values(&safe);
+        assert!(miner > captain + 40.0, "with flag safety: the Miner {miner}, the Captain {captain}");
+        let (miner, captain) = values(&AlphaBetaConfig { flag_safety: false, ..safe });
+        assert!(captain > miner + 30.0, "material only: the Miner {miner}, the Captain {captain}");
+    }
+
+    /// A General gains half its value while the opposing Marshal is off the board: Red's
+    /// General with Blue's Marshal on the board gains nothing; without it, Red gains 150
+    /// (Blue loses as much), and with both Generals and no Marshal the gains cancel.
+    #[test]
+    fn a_general_is_worth_more_once_the_enemy_marshal_is_gone() {
+        let red_general = piece("e4", Color::Red, Rank::General, true, false);
+        let blue_marshal = piece("e7", Color::Blue, Rank::Marshal, true, false);
+        let blue_general = piece("f7", Color::Blue, Rank::General, true, false);
+        let with_marshal = flag_corner(&[red_general, blue_marshal]);
+        assert_eq!(general_bonus(&with_marshal, Color::Red, 0.5), 0.0);
+        let without = flag_corner(&[red_general]);
+        assert_eq!(general_bonus(&without, Color::Red, 0.5), 0.5 * value(Rank::General));
+        assert_eq!(general_bonus(&without, Color::Blue, 0.5), -0.5 * value(Rank::General));
+        assert_eq!(general_bonus(&without, Color::Red, 0.0), 0.0);
+        let both = flag_corner(&[red_general, blue_general]);
+        assert_eq!(general_bonus(&both, Color::Red, 0.5), 0.0);
     }
 
     /// Turns of real middlegames: the heuristic against itself from human-like setups,

@@ -81,6 +81,15 @@ pub struct Args {
     /// on average for its attacker's rank (tried, see BENCHMARKS.md).
     #[arg(long)]
     pub blind_attacks: bool,
+    /// alphabeta: leave out the threat to our Flag at the search's leaves (an enemy piece
+    /// near it, a Miner near a Bomb beside it; measured in round 6, see BENCHMARKS.md).
+    #[arg(long)]
+    pub no_flag_safety: bool,
+    /// alphabeta: share of a General's value it gains at the leaves while the opposing
+    /// Marshal is off the board (0: none).
+    #[arg(long, value_name = "SHARE", value_parser = parse_share,
+          default_value_t = alphabeta::AlphaBetaConfig::default().general_bonus)]
+    pub general_bonus: f64,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -211,6 +220,8 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.worlds = args.ab_worlds.max(1);
     bot.alphabeta.reveal_share = args.reveal_share;
     bot.alphabeta.blind_attacks = args.blind_attacks;
+    bot.alphabeta.flag_safety = !args.no_flag_safety;
+    bot.alphabeta.general_bonus = args.general_bonus;
     bot.full_view = args.full_view;
     bot
 }
@@ -373,5 +384,17 @@ mod random_game_tests {
             let e = parse(&[&format!("--reveal-share={bad}")]).unwrap_err().to_string();
             assert!(e.contains("is not a share"), "{bad}: {e}");
         }
+    }
+
+    /// Flag safety and the General's bonus are on by default; `--no-flag-safety` and
+    /// `--general-bonus 0` turn them off.
+    #[test]
+    fn the_alphabeta_leaf_term_flags_reach_its_config() {
+        let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
+        let plain = bot_of(parse(&["--strategy", "alphabeta"]).unwrap()).alphabeta;
+        assert_eq!((plain.flag_safety, plain.general_bonus), (true, 0.5));
+        let off = bot_of(parse(&["--strategy", "alphabeta", "--no-flag-safety", "--general-bonus", "0"]).unwrap());
+        assert_eq!((off.alphabeta.flag_safety, off.alphabeta.general_bonus), (false, 0.0));
+        assert!(parse(&["--general-bonus", "3"]).is_err());
     }
 }
