@@ -90,6 +90,12 @@ pub struct Args {
     #[arg(long, value_name = "SHARE", value_parser = parse_share,
           default_value_t = alphabeta::AlphaBetaConfig::default().general_bonus)]
     pub general_bonus: f64,
+    /// alphabeta: share of the move's time after which the search stops in wall time, a
+    /// safety cap against a loss on time on a loaded machine (its CPU-time deadline is at
+    /// 20 %).
+    #[arg(long, value_name = "SHARE", value_parser = parse_share,
+          default_value_t = alphabeta::AlphaBetaConfig::default().wall_share)]
+    pub wall_share: f64,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -222,6 +228,7 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.blind_attacks = args.blind_attacks;
     bot.alphabeta.flag_safety = !args.no_flag_safety;
     bot.alphabeta.general_bonus = args.general_bonus;
+    bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
     bot.full_view = args.full_view;
     bot
 }
@@ -387,7 +394,7 @@ mod random_game_tests {
     }
 
     /// Flag safety and the General's bonus are on by default; `--no-flag-safety` and
-    /// `--general-bonus 0` turn them off.
+    /// `--general-bonus 0` turn them off; `--wall-share` sets the wall-time cap (0.4).
     #[test]
     fn the_alphabeta_leaf_term_flags_reach_its_config() {
         let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
@@ -396,5 +403,8 @@ mod random_game_tests {
         let off = bot_of(parse(&["--strategy", "alphabeta", "--no-flag-safety", "--general-bonus", "0"]).unwrap());
         assert_eq!((off.alphabeta.flag_safety, off.alphabeta.general_bonus), (false, 0.0));
         assert!(parse(&["--general-bonus", "3"]).is_err());
+        assert_eq!(plain.wall_share, 0.4);
+        let capped = bot_of(parse(&["--strategy", "alphabeta", "--wall-share", "0.6"]).unwrap());
+        assert_eq!(capped.alphabeta.wall_share, 0.6);
     }
 }
