@@ -87,9 +87,12 @@ pub struct AlphaBetaConfig {
     /// by its distance, a mobile enemy piece's to the Flag while a square beside it is
     /// not one of our Bombs, a Miner's also through such a Bomb. The enemy's pieces are
     /// those of each sampled world: a likely Miner counts in the worlds where it is one.
+    /// Off by default: measured in issue #46's sixth round (with `general_bonus` 0.5)
+    /// without a gain (BENCHMARKS.md).
     pub flag_safety: bool,
     /// Share of a General's value it gains at the leaves while the opposing Marshal is
-    /// off the board (then only a General or a Bomb stops it; both sides counted).
+    /// off the board (then only a General or a Bomb stops it; both sides counted). 0 by
+    /// default: 0.5 was measured in issue #46's sixth round without a gain.
     pub general_bonus: f64,
 }
 
@@ -107,8 +110,8 @@ impl Default for AlphaBetaConfig {
             reveal_share: 0.0,
             blind_attacks: false,
             wall_share: 0.4,
-            flag_safety: true,
-            general_bonus: 0.5,
+            flag_safety: false,
+            general_bonus: 0.0,
         }
     }
 }
@@ -1122,7 +1125,13 @@ mod tests {
             (v("d1-c1"), v("j5-j6"))
         };
         // One ply (then captures): deeper, the other capture follows in both lines.
-        let safe = AlphaBetaConfig { worlds: 2, max_depth: 1, nodes: Some(1_000_000), ..AlphaBetaConfig::default() };
+        let safe = AlphaBetaConfig {
+            worlds: 2,
+            max_depth: 1,
+            nodes: Some(1_000_000),
+            flag_safety: true,
+            ..AlphaBetaConfig::default()
+        };
         let (miner, captain) = values(&safe);
         assert!(miner > captain + 40.0, "with flag safety: the Miner {miner}, the Captain {captain}");
         let (miner, captain) = values(&AlphaBetaConfig { flag_safety: false, ..safe });
