@@ -25,8 +25,8 @@
 //!
 //! The budget is a number of nodes ([`AlphaBetaConfig::nodes_per_ms`] times the share of the
 //! move's time), so that play is deterministic for the seed whatever the machine's load. Two
-//! deadlines stop the search early (the last depth completed is used then): the thread's
-//! CPU time at [`AlphaBetaConfig::time_share`] of the move's time (a machine too slow for
+//! deadlines stop the search early (the last depth completed is used then): the wall time
+//! (or, with [`AlphaBetaConfig::cpu_clock`], the thread's CPU time) at [`AlphaBetaConfig::time_share`] of the move's time (a machine too slow for
 //! the budget; a loaded machine that keeps the bot off its CPU does not count, so the bot
 //! searches as deep as on an idle one), and the wall time at
 //! [`AlphaBetaConfig::wall_share`] of it (40 %: a safety cap well inside the host's limit: the bot
@@ -83,6 +83,11 @@ pub struct AlphaBetaConfig {
     /// sixth round measured 0.6, but `check` at 1 s a move then counted a move of 998 ms
     /// at load 10: stalls the host could not see).
     pub wall_share: f64,
+    /// Whether the deadline at [`AlphaBetaConfig::time_share`] counts the search thread's
+    /// CPU time (on) or the wall time (off, the default): measured in issue #46's sixth
+    /// round, the deeper searches that the CPU clock buys on a loaded machine won fewer
+    /// games against Demon of Ignorance (BENCHMARKS.md).
+    pub cpu_clock: bool,
     /// At the leaves, what the enemy's nearest threat to our Flag costs (`flag_danger`):
     /// by its distance, a mobile enemy piece's to the Flag while a square beside it is
     /// not one of our Bombs, a Miner's also through such a Bomb. The enemy's pieces are
@@ -110,6 +115,7 @@ impl Default for AlphaBetaConfig {
             reveal_share: 0.0,
             blind_attacks: false,
             wall_share: 0.4,
+            cpu_clock: false,
             flag_safety: false,
             general_bonus: 0.0,
         }
@@ -652,7 +658,7 @@ pub fn choose_with_report(
     quiet: u32,
     evidence: &Evidence,
 ) -> Report {
-    choose_clocked(rules, turn, rng, config, quiet, evidence, Box::new(ThreadClock::start()))
+    choose_clocked(rules, turn, rng, config, quiet, evidence, Box::new(ThreadClock::start(config.cpu_clock)))
 }
 
 /// The time a search has used: its thread's CPU time and the wall time, since it started.
@@ -663,15 +669,16 @@ trait SearchClock {
     fn wall(&mut self) -> Duration;
 }
 
-/// The real clocks: `CLOCK_THREAD_CPUTIME_ID` on Linux, the wall clock for both elsewhere.
+/// The real clocks: `CLOCK_THREAD_CPUTIME_ID` on Linux, the wall clock for both elsewhere
+/// or when the CPU clock is not asked for.
 struct ThreadClock {
     started: Instant,
     cpu_started: Option<Duration>,
 }
 
 impl ThreadClock {
-    fn start() -> ThreadClock {
-        ThreadClock { started: Instant::now(), cpu_started: thread_cpu_time() }
+    fn start(cpu_clock: bool) -> ThreadClock {
+        ThreadClock { started: Instant::now(), cpu_started: if cpu_clock { thread_cpu_time() } else { None } }
     }
 }
 

@@ -96,6 +96,10 @@ pub struct Args {
     #[arg(long, value_name = "SHARE", value_parser = parse_share,
           default_value_t = alphabeta::AlphaBetaConfig::default().wall_share)]
     pub wall_share: f64,
+    /// alphabeta: the search's deadline (20 % of the move) in its thread's CPU time instead
+    /// of wall time (Linux; tried in round 6, see BENCHMARKS.md).
+    #[arg(long)]
+    pub cpu_clock: bool,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -229,6 +233,7 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.flag_safety = args.flag_safety;
     bot.alphabeta.general_bonus = args.general_bonus;
     bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
+    bot.alphabeta.cpu_clock = args.cpu_clock;
     bot.full_view = args.full_view;
     bot
 }
@@ -394,7 +399,7 @@ mod random_game_tests {
     }
 
     /// Flag safety and the General's bonus are off by default; `--flag-safety` and
-    /// `--general-bonus 0.5` turn them on; `--wall-share` sets the wall-time cap (0.4).
+    /// `--general-bonus 0.5` turn them on; `--wall-share` sets the wall-time cap (0.4), `--cpu-clock` the CPU-time deadline (off).
     #[test]
     fn the_alphabeta_leaf_term_flags_reach_its_config() {
         let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
@@ -406,5 +411,7 @@ mod random_game_tests {
         assert_eq!(plain.wall_share, 0.4);
         let capped = bot_of(parse(&["--strategy", "alphabeta", "--wall-share", "0.6"]).unwrap());
         assert_eq!(capped.alphabeta.wall_share, 0.6);
+        assert!(!plain.cpu_clock);
+        assert!(bot_of(parse(&["--strategy", "alphabeta", "--cpu-clock"]).unwrap()).alphabeta.cpu_clock);
     }
 }
