@@ -24,10 +24,13 @@
 //!    known pieces), plus a little seeded noise.
 //!
 //! The budget is a number of nodes ([`AlphaBetaConfig::nodes_per_ms`] times the share of the
-//! move's time), so that play is deterministic for the seed whatever the machine's load. A
-//! deadline at [`AlphaBetaConfig::time_share`] of the move's time stops the search early on a
-//! machine too slow for that budget (the last depth completed is used then): the bot never
-//! loses on time, at the cost of reproducibility on such a machine.
+//! move's time), so that play is deterministic for the seed whatever the machine's load. Two
+//! deadlines stop the search early (the last depth completed is used then): the wall time
+//! (or, with [`AlphaBetaConfig::cpu_clock`], the thread's CPU time) at [`AlphaBetaConfig::time_share`] of the move's time (a machine too slow for
+//! the budget; a loaded machine that keeps the bot off its CPU does not count, so the bot
+//! searches as deep as on an idle one), and the wall time at
+//! [`AlphaBetaConfig::wall_share`] of it (40 %: a safety cap well inside the host's limit: the bot
+//! never loses on time, at the cost of reproducibility on a machine that slow).
 
 use std::time::{Duration, Instant};
 
@@ -49,7 +52,8 @@ pub struct AlphaBetaConfig {
     pub max_depth: u32,
     /// Nodes searched per millisecond of the move's time used (the deterministic budget).
     pub nodes_per_ms: f64,
-    /// Share of the move's time the node budget is computed for, and after which the search
+    /// Share of the move's time the node budget is computed for, and after which, in the
+    /// search thread's CPU time (wall time where the system has no such clock), the search
     /// stops whatever the budget.
     pub time_share: f64,
     /// Fixed node budget instead of one computed from the clock (reproducible on any clock).
@@ -73,6 +77,28 @@ pub struct AlphaBetaConfig {
     /// off (the default), it attacks only the pieces of ours it knows (and our Flag).
     /// Measured with `reveal_share` 0.1 in issue #46's fifth round without a gain.
     pub blind_attacks: bool,
+    /// Share of the move's time after which the search stops, in wall time, whatever the
+    /// budget and the CPU time used: the safety cap against a loss on time on a machine so
+    /// loaded that the bot waits longer for a CPU than the host credits. 0.4 (issue #46's
+    /// sixth round measured 0.6, but `check` at 1 s a move then counted a move of 998 ms
+    /// at load 10: stalls the host could not see).
+    pub wall_share: f64,
+    /// Whether the deadline at [`AlphaBetaConfig::time_share`] counts the search thread's
+    /// CPU time (on) or the wall time (off, the default): measured in issue #46's sixth
+    /// round, the deeper searches that the CPU clock buys on a loaded machine won fewer
+    /// games against Demon of Ignorance (BENCHMARKS.md).
+    pub cpu_clock: bool,
+    /// At the leaves, what the enemy's nearest threat to our Flag costs (`flag_danger`):
+    /// by its distance, a mobile enemy piece's to the Flag while a square beside it is
+    /// not one of our Bombs, a Miner's also through such a Bomb. The enemy's pieces are
+    /// those of each sampled world: a likely Miner counts in the worlds where it is one.
+    /// Off by default: measured in issue #46's sixth round (with `general_bonus` 0.5)
+    /// without a gain (BENCHMARKS.md).
+    pub flag_safety: bool,
+    /// Share of a General's value it gains at the leaves while the opposing Marshal is
+    /// off the board (then only a General or a Bomb stops it; both sides counted). 0 by
+    /// default: 0.5 was measured in issue #46's sixth round without a gain.
+    pub general_bonus: f64,
 }
 
 impl Default for AlphaBetaConfig {
@@ -88,6 +114,10 @@ impl Default for AlphaBetaConfig {
             ordering: true,
             reveal_share: 0.0,
             blind_attacks: false,
+            wall_share: 0.4,
+            cpu_clock: false,
+            flag_safety: false,
+            general_bonus: 0.0,
         }
     }
 }
@@ -117,6 +147,87 @@ fn reveal_cost(game: &Game, known: &Known, color: Color, share: f64) -> f64 {
         }
     }
     share * cost
+}
+
+/// What the enemy's nearest threat to our Flag costs, by the threat's distance in moves
+/// (index 0 unused: a piece cannot stand on the Flag).
+const FLAG_THREAT: [f64; 6] = [0.0, 150.0, 90.0, 50.0, 25.0, 10.0];
+
+/// What `me`'s Flag's nearest threat costs [`FLAG_THREAT`]: the distance (in steps, lakes
+/// and pieces in the way not counted) of the enemy's mobile piece closest to the Flag, a
+/// Miner's through one of our Bombs beside the Flag (its distance to the Bomb plus one)
+/// and, while a square beside the Flag is not one of our Bombs, any piece's.
+fn flag_danger(game: &Game, me: Color) -> f64 {
+    let Some(flag) = game.board_pieces().find(|&(_, c, r)| c == me && r == Rank::Flag).map(|(s, _, _)| s) else {
+        return 0.0;
+    };
+    let rules = game.rules();
+    let mut bombs: [Option<Square>; 4] = [None; 4];
+    let mut open = false;
+    let (f, r) = (i16::from(flag.file()), i16::from(flag.rank()));
+    for (i, (df, dr)) in [(0, 1), (1, 0), (0, -1), (-1, 0)].into_iter().enumerate() {
+        let (nf, nr) = (f + df, r + dr);
+        let Some(n) = u8::try_from(nf).ok().zip(u8::try_from(nr).ok()).and_then(|(a, b)| Square::new(a, b)) else {
+            continue;
+        };
+        if !rules.on_board(n) || rules.is_lake(n) {
+            continue;
+        }
+        match game.piece_at(n) {
+            Some((c, Rank::Bomb)) if c == me => bombs[i] = Some(n),
+            _ => open = true,
+        }
+    }
+    let mut nearest = u8::MAX;
+    for (s, c, rank) in game.board_pieces() {
+        if c == me || !rank.is_mobile() {
+            continue;
+        }
+        if open {
+            nearest = nearest.min(s.distance(flag));
+        }
+        if rank == Rank::Miner {
+            for b in bombs.iter().flatten() {
+                nearest = nearest.min(s.distance(*b).saturating_add(1));
+            }
+        }
+    }
+    FLAG_THREAT.get(usize::from(nearest)).copied().unwrap_or(0.0)
+}
+
+/// What each side's General gains while the opposing Marshal is off the board
+/// ([`AlphaBetaConfig::general_bonus`]), `color`'s less the opponent's.
+fn general_bonus(game: &Game, color: Color, share: f64) -> f64 {
+    if share == 0.0 {
+        return 0.0;
+    }
+    let mut marshals = [0u32; 2];
+    let mut generals = [0u32; 2];
+    for (_, c, r) in game.board_pieces() {
+        match r {
+            Rank::Marshal => marshals[c.index()] += 1,
+            Rank::General => generals[c.index()] += 1,
+            _ => {}
+        }
+    }
+    let bonus = |c: Color| {
+        if marshals[(!c).index()] == 0 { share * value(Rank::General) * f64::from(generals[c.index()]) } else { 0.0 }
+    };
+    bonus(color) - bonus(!color)
+}
+
+/// The value of `game` at a leaf for `side`: material ([`evaluate`]), less what revealed
+/// pieces cost ([`reveal_cost`]), less the threat to `me`'s Flag ([`flag_danger`], for `me`;
+/// the enemy's Flag, a guess in each world, is left to the heuristic), plus the Generals'
+/// bonus ([`general_bonus`]).
+fn leaf(game: &Game, known: &Known, side: Color, me: Color, config: &AlphaBetaConfig) -> f64 {
+    let mut v = evaluate(game, side) - reveal_cost(game, known, side, config.reveal_share)
+        + general_bonus(game, side, config.general_bonus);
+    if config.flag_safety && game.outcome().is_none() {
+        let danger = flag_danger(game, me);
+        v += if side == me { -danger } else { danger };
+    }
+    v
 }
 
 /// Probability from which an enemy piece's rank counts as known to the search.
@@ -269,10 +380,15 @@ struct Searcher {
     me: Color,
     nodes: u64,
     node_limit: u64,
-    deadline: Instant,
+    /// The search's clock and when it stops.
+    clock: Box<dyn SearchClock>,
+    /// CPU time (of the search's thread) after which the search stops.
+    cpu_limit: Duration,
+    /// Wall time after which the search stops.
+    wall_limit: Duration,
     stopped: bool,
-    /// [`AlphaBetaConfig::reveal_share`].
-    reveal_share: f64,
+    /// The settings (the leaves' terms).
+    config: AlphaBetaConfig,
     /// The enemy's attacks on our hidden pieces.
     blind: Blind,
     /// Move ordering, if on.
@@ -376,7 +492,9 @@ const ATTACK: f64 = 100_000.0;
 impl Searcher {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes >= self.node_limit || (self.nodes & 127 == 0 && Instant::now() >= self.deadline) {
+        if self.nodes >= self.node_limit
+            || (self.nodes & 127 == 0 && (self.clock.cpu() >= self.cpu_limit || self.clock.wall() >= self.wall_limit))
+        {
             self.stopped = true;
         }
         self.stopped
@@ -430,7 +548,7 @@ impl Searcher {
 
     /// Stand pat or resolve the attacks that do not lose the attacker.
     fn quiesce(&mut self, game: &Game, known: &Known, mut alpha: f64, beta: f64, ply: u32, left: u32) -> f64 {
-        let stand = evaluate(game, game.to_move()) - reveal_cost(game, known, game.to_move(), self.reveal_share);
+        let stand = leaf(game, known, game.to_move(), self.me, &self.config);
         if stand >= beta || left == 0 {
             return stand;
         }
@@ -540,7 +658,68 @@ pub fn choose_with_report(
     quiet: u32,
     evidence: &Evidence,
 ) -> Report {
-    let started = Instant::now();
+    choose_clocked(rules, turn, rng, config, quiet, evidence, Box::new(ThreadClock::start(config.cpu_clock)))
+}
+
+/// The time a search has used: its thread's CPU time and the wall time, since it started.
+trait SearchClock {
+    /// CPU time the search's thread has used.
+    fn cpu(&mut self) -> Duration;
+    /// Wall time since the search started.
+    fn wall(&mut self) -> Duration;
+}
+
+/// The real clocks: `CLOCK_THREAD_CPUTIME_ID` on Linux, the wall clock for both elsewhere
+/// or when the CPU clock is not asked for.
+struct ThreadClock {
+    started: Instant,
+    cpu_started: Option<Duration>,
+}
+
+impl ThreadClock {
+    fn start(cpu_clock: bool) -> ThreadClock {
+        ThreadClock { started: Instant::now(), cpu_started: if cpu_clock { thread_cpu_time() } else { None } }
+    }
+}
+
+impl SearchClock for ThreadClock {
+    fn cpu(&mut self) -> Duration {
+        match (self.cpu_started, thread_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => self.started.elapsed(),
+        }
+    }
+
+    fn wall(&mut self) -> Duration {
+        self.started.elapsed()
+    }
+}
+
+/// CPU time the calling thread has used, where the system tells it.
+#[cfg(target_os = "linux")]
+fn thread_cpu_time() -> Option<Duration> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+/// CPU time the calling thread has used: not known here (the wall clock stands in).
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_time() -> Option<Duration> {
+    None
+}
+
+/// [`choose_with_report`] on the given clock.
+fn choose_clocked(
+    rules: &Ruleset,
+    turn: &Turn,
+    rng: &mut Rng,
+    config: &AlphaBetaConfig,
+    quiet: u32,
+    evidence: &Evidence,
+    clock: Box<dyn SearchClock>,
+) -> Report {
     let ranked = ranked_quiet(rules, turn, rng, evidence, quiet);
     let fallback = ranked.first().map_or(turn.legal_moves[0], |&(_, m)| m);
     let report = |mv, depth, nodes, worlds, values| Report { mv, depth, nodes, worlds, values };
@@ -571,16 +750,20 @@ pub fn choose_with_report(
     }
     let move_ms = turn.clock.move_ms as f64 * config.time_share;
     let node_limit = config.nodes.unwrap_or(((move_ms * config.nodes_per_ms) as u64).min(config.max_nodes));
-    let deadline = started + Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
+    let cpu_limit = Duration::from_secs_f64((move_ms - 5.0).max(1.0) / 1000.0);
+    let wall_ms = turn.clock.move_ms as f64 * config.wall_share;
+    let wall_limit = Duration::from_secs_f64((wall_ms - 5.0).max(1.0) / 1000.0);
     let known = Known::of(rules, turn, evidence);
     let order = config.ordering.then(Ordering::new);
     let mut searcher = Searcher {
         me: turn.color,
         nodes: 0,
         node_limit,
-        deadline,
+        clock,
+        cpu_limit,
+        wall_limit,
         stopped: false,
-        reveal_share: config.reveal_share,
+        config: *config,
         blind: if config.blind_attacks { Blind::of(turn) } else { Blind::NONE },
         order,
     };
@@ -598,7 +781,7 @@ pub fn choose_with_report(
             if let Some(o) = &mut searcher.order {
                 o.world = w as u64 + 1;
             }
-            let now = evaluate(world, turn.color) - reveal_cost(world, &known, turn.color, config.reveal_share);
+            let now = leaf(world, &known, turn.color, turn.color, config);
             for (i, &m) in candidates.iter().enumerate() {
                 if world.check_move(m).is_err() {
                     totals[i] -= WIN;
@@ -808,6 +991,176 @@ mod tests {
             (r.mv, r.depth, r.nodes, r.values)
         };
         assert_eq!(run(), run());
+    }
+
+    /// A clock that moves by fixed steps each time it is read: `cpu` of CPU time and
+    /// `wall` of wall time per look at both (the search looks every 128 nodes).
+    struct Stepping {
+        cpu: Duration,
+        wall: Duration,
+        cpu_now: Duration,
+        wall_now: Duration,
+    }
+
+    impl Stepping {
+        fn boxed(cpu_us: u64, wall_us: u64) -> Box<dyn SearchClock> {
+            Box::new(Stepping {
+                cpu: Duration::from_micros(cpu_us),
+                wall: Duration::from_micros(wall_us),
+                cpu_now: Duration::ZERO,
+                wall_now: Duration::ZERO,
+            })
+        }
+    }
+
+    impl SearchClock for Stepping {
+        fn cpu(&mut self) -> Duration {
+            self.cpu_now += self.cpu;
+            self.cpu_now
+        }
+
+        fn wall(&mut self) -> Duration {
+            self.wall_now += self.wall;
+            self.wall_now
+        }
+    }
+
+    /// On a busy machine (the search thread gets a tenth of the wall time: 2 ms of wall
+    /// time for each 0.2 ms of CPU time, every 128 nodes) the search reaches the same
+    /// nodes, depth and values as on an idle one: the CPU-time deadline (20 % of 500 ms)
+    /// is never reached, and the wall time used (about 36 % of the move) stays under the
+    /// wall cap (40 %). A wall-time deadline at 20 % of the move (the clock before issue
+    /// #46's sixth round: CPU time = wall time) stops it far earlier; a machine slower
+    /// still is stopped by the wall cap.
+    #[test]
+    fn a_busy_machine_searches_the_same_nodes_as_an_idle_one() {
+        let (rules, game) = flag_in_two();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let mut turn = crate::tests::turn_of(&game, 0, moves);
+        turn.clock.move_ms = 500;
+        let config = AlphaBetaConfig { worlds: 4, nodes: Some(30_000), ..AlphaBetaConfig::default() };
+        let run = |clock| {
+            let r = choose_clocked(&rules, &turn, &mut Rng::new(7), &config, 0, &Evidence::default(), clock);
+            (r.nodes, r.depth, r.values)
+        };
+        let idle = run(Stepping::boxed(200, 200));
+        let busy = run(Stepping::boxed(200, 2_000));
+        assert!(idle.0 > 10_000 && idle.1 == 5, "the node budget ends the idle search: {idle:?}");
+        let looks = idle.0 / 128;
+        assert!(
+            looks * 2 > 100 && looks * 2 < 195,
+            "the busy search's wall time, {} ms, lies between the old deadline and the cap",
+            looks * 2
+        );
+        assert_eq!(busy, idle);
+        let old = run(Stepping::boxed(2_000, 2_000));
+        assert!(old.0 < idle.0 && old.1 < idle.1, "a wall-time deadline at 20 %: {old:?}, idle {idle:?}");
+        let slower = run(Stepping::boxed(200, 5_000));
+        assert!(slower.0 < idle.0 && slower.0 >= 128 * 39, "the wall cap (195 ms) stops it: {} nodes", slower.0);
+    }
+
+    /// Red's Flag (a1) behind two Bombs (b1, a2), Blue's far away, and `extra`.
+    fn flag_corner(extra: &[PositionPiece]) -> Game {
+        let rules = Ruleset::classic();
+        let mut pieces = vec![
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("b1", Color::Red, Rank::Bomb, false, false),
+            piece("a2", Color::Red, Rank::Bomb, false, false),
+            piece("j10", Color::Blue, Rank::Flag, false, false),
+            piece("i10", Color::Blue, Rank::Bomb, false, false),
+        ];
+        pieces.extend_from_slice(extra);
+        game_of(&rules, &pieces, Color::Red, 100)
+    }
+
+    /// The Flag's threat by distance: a Miner beside a Bomb beside the Flag is two moves
+    /// from it (through the Bomb), a Captain there none while the Flag is closed, two once
+    /// a square beside it is open; a Miner far away costs nothing; Blue's Flag is not
+    /// counted for Red.
+    #[test]
+    fn flag_danger_counts_the_nearest_threat_through_the_bombs() {
+        let blue = |s: &str, r: Rank| piece(s, Color::Blue, r, true, false);
+        assert_eq!(flag_danger(&flag_corner(&[blue("c1", Rank::Miner)]), Color::Red), FLAG_THREAT[2]);
+        assert_eq!(flag_danger(&flag_corner(&[blue("c2", Rank::Miner)]), Color::Red), FLAG_THREAT[3]);
+        assert_eq!(flag_danger(&flag_corner(&[blue("c1", Rank::Captain)]), Color::Red), 0.0);
+        assert_eq!(flag_danger(&flag_corner(&[blue("j2", Rank::Miner)]), Color::Red), 0.0);
+        // Blue's Flag with a Red Miner beside it: no threat counted for Blue's side here
+        // (the function is for the side whose Flag it guards).
+        assert_eq!(flag_danger(&flag_corner(&[piece("h10", Color::Red, Rank::Miner, true, false)]), Color::Red), 0.0);
+        // The Bomb on a2 gone: the Captain on c1 walks in (b1's Bomb aside, c1 to a1 is 2).
+        let rules = Ruleset::classic();
+        let open = game_of(
+            &rules,
+            &[
+                piece("a1", Color::Red, Rank::Flag, false, false),
+                piece("b1", Color::Red, Rank::Bomb, false, false),
+                piece("j10", Color::Blue, Rank::Flag, false, false),
+                blue("c1", Rank::Captain),
+            ],
+            Color::Red,
+            100,
+        );
+        assert_eq!(flag_danger(&open, Color::Red), FLAG_THREAT[2]);
+    }
+
+    /// With flag safety, taking a known Miner beside the Bomb beside our Flag (c1, with
+    /// the Lieutenant on d1) is worth more than taking a known Captain far away (j6, with
+    /// the Major on j5); material alone, the Captain is worth more.
+    #[test]
+    fn the_search_takes_the_miner_at_its_flag_before_a_captain_elsewhere() {
+        let game = flag_corner(&[
+            piece("d1", Color::Red, Rank::Lieutenant, true, false),
+            piece("j5", Color::Red, Rank::Major, true, false),
+            piece("c1", Color::Blue, Rank::Miner, true, true),
+            piece("j6", Color::Blue, Rank::Captain, true, true),
+            // Three more known Miners far away: the last Miners' bonus stays out of it.
+            piece("a9", Color::Blue, Rank::Miner, true, true),
+            piece("b9", Color::Blue, Rank::Miner, true, true),
+            piece("c9", Color::Blue, Rank::Miner, true, true),
+        ]);
+        let rules = game.rules().clone();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(&game, 0, moves));
+        let values = |config: &AlphaBetaConfig| {
+            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
+            let v = |m: &str| {
+                let m: Move = m.parse().unwrap();
+                r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
+            };
+            (v("d1-c1"), v("j5-j6"))
+        };
+        // One ply (then captures): deeper, the other capture follows in both lines.
+        let safe = AlphaBetaConfig {
+            worlds: 2,
+            max_depth: 1,
+            nodes: Some(1_000_000),
+            flag_safety: true,
+            ..AlphaBetaConfig::default()
+        };
+        let (miner, captain) = values(&safe);
+        assert!(miner > captain + 40.0, "with flag safety: the Miner {miner}, the Captain {captain}");
+        let (miner, captain) = values(&AlphaBetaConfig { flag_safety: false, ..safe });
+        assert!(captain > miner + 30.0, "material only: the Miner {miner}, the Captain {captain}");
+    }
+
+    /// A General gains half its value while the opposing Marshal is off the board: Red's
+    /// General with Blue's Marshal on the board gains nothing; without it, Red gains 150
+    /// (Blue loses as much), and with both Generals and no Marshal the gains cancel.
+    #[test]
+    fn a_general_is_worth_more_once_the_enemy_marshal_is_gone() {
+        let red_general = piece("e4", Color::Red, Rank::General, true, false);
+        let blue_marshal = piece("e7", Color::Blue, Rank::Marshal, true, false);
+        let blue_general = piece("f7", Color::Blue, Rank::General, true, false);
+        let with_marshal = flag_corner(&[red_general, blue_marshal]);
+        assert_eq!(general_bonus(&with_marshal, Color::Red, 0.5), 0.0);
+        let without = flag_corner(&[red_general]);
+        assert_eq!(general_bonus(&without, Color::Red, 0.5), 0.5 * value(Rank::General));
+        assert_eq!(general_bonus(&without, Color::Blue, 0.5), -0.5 * value(Rank::General));
+        assert_eq!(general_bonus(&without, Color::Red, 0.0), 0.0);
+        let both = flag_corner(&[red_general, blue_general]);
+        assert_eq!(general_bonus(&both, Color::Red, 0.5), 0.0);
     }
 
     /// Turns of real middlegames: the heuristic against itself from human-like setups,

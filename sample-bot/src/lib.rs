@@ -81,6 +81,25 @@ pub struct Args {
     /// on average for its attacker's rank (tried, see BENCHMARKS.md).
     #[arg(long)]
     pub blind_attacks: bool,
+    /// alphabeta: count the threat to our Flag at the search's leaves (an enemy piece near
+    /// it, a Miner near a Bomb beside it; tried in round 6 without a gain, see BENCHMARKS.md).
+    #[arg(long)]
+    pub flag_safety: bool,
+    /// alphabeta: share of a General's value it gains at the leaves while the opposing
+    /// Marshal is off the board (0: none, the default; tried at 0.5, see BENCHMARKS.md).
+    #[arg(long, value_name = "SHARE", value_parser = parse_share,
+          default_value_t = alphabeta::AlphaBetaConfig::default().general_bonus)]
+    pub general_bonus: f64,
+    /// alphabeta: share of the move's time after which the search stops in wall time, a
+    /// safety cap against a loss on time on a loaded machine (its CPU-time deadline is at
+    /// 20 %).
+    #[arg(long, value_name = "SHARE", value_parser = parse_share,
+          default_value_t = alphabeta::AlphaBetaConfig::default().wall_share)]
+    pub wall_share: f64,
+    /// alphabeta: the search's deadline (20 % of the move) in its thread's CPU time instead
+    /// of wall time (Linux; tried in round 6, see BENCHMARKS.md).
+    #[arg(long)]
+    pub cpu_clock: bool,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -211,6 +230,10 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.worlds = args.ab_worlds.max(1);
     bot.alphabeta.reveal_share = args.reveal_share;
     bot.alphabeta.blind_attacks = args.blind_attacks;
+    bot.alphabeta.flag_safety = args.flag_safety;
+    bot.alphabeta.general_bonus = args.general_bonus;
+    bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
+    bot.alphabeta.cpu_clock = args.cpu_clock;
     bot.full_view = args.full_view;
     bot
 }
@@ -373,5 +396,22 @@ mod random_game_tests {
             let e = parse(&[&format!("--reveal-share={bad}")]).unwrap_err().to_string();
             assert!(e.contains("is not a share"), "{bad}: {e}");
         }
+    }
+
+    /// Flag safety and the General's bonus are off by default; `--flag-safety` and
+    /// `--general-bonus 0.5` turn them on; `--wall-share` sets the wall-time cap (0.4), `--cpu-clock` the CPU-time deadline (off).
+    #[test]
+    fn the_alphabeta_leaf_term_flags_reach_its_config() {
+        let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
+        let plain = bot_of(parse(&["--strategy", "alphabeta"]).unwrap()).alphabeta;
+        assert_eq!((plain.flag_safety, plain.general_bonus), (false, 0.0));
+        let on = bot_of(parse(&["--strategy", "alphabeta", "--flag-safety", "--general-bonus", "0.5"]).unwrap());
+        assert_eq!((on.alphabeta.flag_safety, on.alphabeta.general_bonus), (true, 0.5));
+        assert!(parse(&["--general-bonus", "3"]).is_err());
+        assert_eq!(plain.wall_share, 0.4);
+        let capped = bot_of(parse(&["--strategy", "alphabeta", "--wall-share", "0.6"]).unwrap());
+        assert_eq!(capped.alphabeta.wall_share, 0.6);
+        assert!(!plain.cpu_clock);
+        assert!(bot_of(parse(&["--strategy", "alphabeta", "--cpu-clock"]).unwrap()).alphabeta.cpu_clock);
     }
 }
