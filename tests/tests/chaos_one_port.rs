@@ -147,6 +147,13 @@ fn one_port_serves_a_remote_bot_and_the_page_and_floods_or_bad_input_of_either_k
     );
     assert!(stream_until(&mut streams[0], "event: boards"), "a page client sees the bot's game move");
     drop(streams);
+    // The page gives a closed stream's place back once it sees it closed (at its next push):
+    // it serves again before the next flood, which must not take its places.
+    let page_again = || {
+        let get = format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        exchange_from(Ipv4Addr::new(127, 0, 7, 3), &addr, get.as_bytes()).0 == 200
+    };
+    assert!(wait_for(LIMIT, page_again), "the page serves again once its 32 clients left");
     std::fs::write(&first, "").unwrap();
 
     // A flood of would-be bots: half-open connections that never send a head, from 8
