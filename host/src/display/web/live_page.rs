@@ -701,7 +701,6 @@ mod tests {
     use super::*;
     use crate::display::web::live_state::{FaultRow, KEEP_FAULTS, Running};
     use serde_json::json;
-    use std::collections::VecDeque;
     use stratego_rules::{ByColor, Ruleset};
 
     fn state() -> State {
@@ -722,20 +721,7 @@ mod tests {
 
     /// A running game `id` of pair `pair`, red's setup book entry `book`, not yet shown.
     fn running(id: &str, pair: u32, book: Option<u32>) -> Running {
-        Running {
-            id: id.into(),
-            pair,
-            setups: ByColor::new(book, None),
-            seats: ByColor::new(0, 1),
-            board: None,
-            queue: VecDeque::new(),
-            shown: 0,
-            played: 0,
-            pending: Vec::new(),
-            moved: false,
-            last_us: ByColor::default(),
-            bank_us: ByColor::default(),
-        }
+        Running::new(id.into(), pair, ByColor::new(book, None), ByColor::new(0, 1), ByColor::default())
     }
 
     async fn next_text(body: &mut Body) -> String {

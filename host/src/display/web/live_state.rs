@@ -108,6 +108,32 @@ pub(crate) struct Running {
     pub(crate) bank_us: ByColor<Option<i64>>,
 }
 
+impl Running {
+    /// A game that has just started: no board yet (its setups come next), nothing shown.
+    pub(crate) fn new(
+        id: String,
+        pair: u32,
+        setups: ByColor<Option<u32>>,
+        seats: ByColor<usize>,
+        bank_us: ByColor<Option<i64>>,
+    ) -> Running {
+        Running {
+            id,
+            pair,
+            setups,
+            seats,
+            board: None,
+            queue: VecDeque::new(),
+            shown: 0,
+            played: 0,
+            pending: Vec::new(),
+            moved: false,
+            last_us: ByColor::new(0, 0),
+            bank_us,
+        }
+    }
+}
+
 /// A finished game kept for its viewer page.
 pub(crate) struct Finished {
     pub(crate) n: u64,
@@ -314,20 +340,8 @@ impl State {
             Happening::GameStarted { spec } => {
                 let bank =
                     |id: usize| self.bots.get(id).and_then(|b| b.time_control.bank_ms).map(|ms| ms as i64 * 1000);
-                let g = Running {
-                    id: spec.game_id.clone(),
-                    pair: spec.pair,
-                    setups: spec.setups,
-                    seats: spec.seats,
-                    board: None,
-                    queue: VecDeque::new(),
-                    shown: 0,
-                    played: 0,
-                    pending: Vec::new(),
-                    moved: false,
-                    last_us: ByColor::new(0, 0),
-                    bank_us: ByColor::new(bank(spec.seats.red), bank(spec.seats.blue)),
-                };
+                let bank_us = ByColor::new(bank(spec.seats.red), bank(spec.seats.blue));
+                let g = Running::new(spec.game_id.clone(), spec.pair, spec.setups, spec.seats, bank_us);
                 self.send("game", &self.game_json(&g));
                 self.running.push(g);
             }
