@@ -880,6 +880,19 @@ mod tests {
         turn
     }
 
+    /// The searched values, at the root of `game` (its side to move, a calm turn, seed 3),
+    /// of the moves `wanted` under `config`.
+    fn root_values<const N: usize>(game: &Game, config: &AlphaBetaConfig, wanted: [&str; N]) -> [f64; N] {
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = calm(crate::tests::turn_of(game, 0, moves));
+        let r = choose_with_report(game.rules(), &turn, &mut Rng::new(3), config, 0, &Evidence::default());
+        wanted.map(|m| {
+            let m: Move = m.parse().unwrap();
+            r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
+        })
+    }
+
     #[test]
     fn the_search_finds_a_forced_capture_of_the_flag_in_two_moves() {
         let (rules, game) = flag_in_two();
@@ -1119,18 +1132,7 @@ mod tests {
             piece("b9", Color::Blue, Rank::Miner, true, true),
             piece("c9", Color::Blue, Rank::Miner, true, true),
         ]);
-        let rules = game.rules().clone();
-        let mut moves = Vec::new();
-        game.legal_moves(&mut moves);
-        let turn = calm(crate::tests::turn_of(&game, 0, moves));
-        let values = |config: &AlphaBetaConfig| {
-            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
-            let v = |m: &str| {
-                let m: Move = m.parse().unwrap();
-                r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
-            };
-            (v("d1-c1"), v("j5-j6"))
-        };
+        let values = |config: &AlphaBetaConfig| root_values(&game, config, ["d1-c1", "j5-j6"]);
         // One ply (then captures): deeper, the other capture follows in both lines.
         let safe = AlphaBetaConfig {
             worlds: 2,
@@ -1139,9 +1141,9 @@ mod tests {
             flag_safety: true,
             ..AlphaBetaConfig::default()
         };
-        let (miner, captain) = values(&safe);
+        let [miner, captain] = values(&safe);
         assert!(miner > captain + 40.0, "with flag safety: the Miner {miner}, the Captain {captain}");
-        let (miner, captain) = values(&AlphaBetaConfig { flag_safety: false, ..safe });
+        let [miner, captain] = values(&AlphaBetaConfig { flag_safety: false, ..safe });
         assert!(captain > miner + 30.0, "material only: the Miner {miner}, the Captain {captain}");
     }
 
@@ -1239,11 +1241,6 @@ mod tests {
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);
         let turn = calm(crate::tests::turn_of(&game, 0, moves));
-        let value_of = |config: &AlphaBetaConfig, m: &str| {
-            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
-            let m: Move = m.parse().unwrap();
-            r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
-        };
         let material = AlphaBetaConfig {
             worlds: 2,
             max_depth: 3,
@@ -1251,12 +1248,10 @@ mod tests {
             reveal_share: 0.0,
             ..AlphaBetaConfig::default()
         };
-        let general = value_of(&material, "e4-f4");
-        let lieutenant = value_of(&material, "g4-f4");
+        let [general, lieutenant] = root_values(&game, &material, ["e4-f4", "g4-f4"]);
         assert!((general - lieutenant).abs() < 1e-9, "material only: {general} vs {lieutenant}");
         let revealing = AlphaBetaConfig { reveal_share: 0.1, ..material };
-        let general = value_of(&revealing, "e4-f4");
-        let lieutenant = value_of(&revealing, "g4-f4");
+        let [general, lieutenant] = root_values(&game, &revealing, ["e4-f4", "g4-f4"]);
         let expected = 0.1 * (value(Rank::General) - value(Rank::Lieutenant));
         assert!(
             (lieutenant - general - expected).abs() < 1e-9,
@@ -1286,17 +1281,7 @@ mod tests {
             piece("i10", Color::Blue, Rank::Bomb, false, false),
         ];
         let game = game_of(&rules, &pieces, Color::Red, 100);
-        let mut moves = Vec::new();
-        game.legal_moves(&mut moves);
-        let turn = calm(crate::tests::turn_of(&game, 0, moves));
-        let values = |config: &AlphaBetaConfig| {
-            let r = choose_with_report(&rules, &turn, &mut Rng::new(3), config, 0, &Evidence::default());
-            let v = |m: &str| {
-                let m: Move = m.parse().unwrap();
-                r.values.iter().find(|(c, _)| *c == m).map(|&(_, v)| v).unwrap()
-            };
-            (v("e4-e5"), v("h2-h1"))
-        };
+        let values = |config: &AlphaBetaConfig| root_values(&game, config, ["e4-e5", "h2-h1"]);
         let blind = AlphaBetaConfig {
             worlds: 2,
             max_depth: 2,
@@ -1305,9 +1290,9 @@ mod tests {
             blind_attacks: true,
             ..AlphaBetaConfig::default()
         };
-        let (retreat, elsewhere) = values(&blind);
+        let [retreat, elsewhere] = values(&blind);
         assert!(retreat - elsewhere >= 90.0, "retreat {retreat}, elsewhere {elsewhere}");
-        let (retreat, elsewhere) = values(&AlphaBetaConfig { blind_attacks: false, ..blind });
+        let [retreat, elsewhere] = values(&AlphaBetaConfig { blind_attacks: false, ..blind });
         assert!((retreat - elsewhere).abs() < 1e-9, "retreat {retreat}, elsewhere {elsewhere}");
     }
 }
