@@ -451,15 +451,7 @@ impl RawSpec {
         if self.protocol != Protocol::Json {
             return Err(err("protocol", "a remote bot speaks the JSON protocol".to_owned()));
         }
-        let tc_override = TimeControlOverride {
-            move_time: self
-                .move_time
-                .map(|t| parse_positive_seconds(&t.0).map_err(|e| err("move_time", e)))
-                .transpose()?,
-            bank: self.tc.map(|t| parse_bank(&t.0).map_err(|e| err("tc", e))).transpose()?,
-            setup: self.setup_time.map(|t| parse_seconds(&t.0).map_err(|e| err("setup_time", e))).transpose()?,
-            startup: self.startup_time.map(|t| parse_seconds(&t.0).map_err(|e| err("startup_time", e))).transpose()?,
-        };
+        let tc_override = time_override(self.move_time, self.tc, self.setup_time, self.startup_time)?;
         let spec = BotSpec {
             command: vec![format!("{REMOTE_PREFIX}{name}")],
             name,
@@ -494,7 +486,6 @@ impl RawSpec {
             None => default_name(&command),
         };
         let size = |key, v: Option<NumOrText>| v.map(|t| parse_size(&t.0).map_err(|e| err(key, e))).transpose();
-        let seconds = |key, v: Option<NumOrText>| v.map(|t| parse_seconds(&t.0).map_err(|e| err(key, e))).transpose();
         if self.cpu_seconds == Some(0) {
             return Err(err("cpu_seconds", "must be at least 1".to_owned()));
         }
@@ -514,15 +505,7 @@ impl RawSpec {
         if self.pids == Some(0) {
             return Err(err("pids", "must be at least 1".to_owned()));
         }
-        let tc_override = TimeControlOverride {
-            move_time: self
-                .move_time
-                .map(|t| parse_positive_seconds(&t.0).map_err(|e| err("move_time", e)))
-                .transpose()?,
-            bank: self.tc.map(|t| parse_bank(&t.0).map_err(|e| err("tc", e))).transpose()?,
-            setup: seconds("setup_time", self.setup_time)?,
-            startup: seconds("startup_time", self.startup_time)?,
-        };
+        let tc_override = time_override(self.move_time, self.tc, self.setup_time, self.startup_time)?;
         // A 2012 bot cannot be told a setup: it always chooses its own.
         let own_setup = self.own_setup || self.protocol == Protocol::Ucc2012;
         let spec = BotSpec {
@@ -540,6 +523,24 @@ impl RawSpec {
         };
         Ok((spec, explicit))
     }
+}
+
+/// A spec's own clocks (`move_time`, `tc`, `setup_time`, `startup_time`), each checked; a
+/// bad one is named by its key. Local and remote bots alike.
+fn time_override(
+    move_time: Option<NumOrText>,
+    tc: Option<NumOrText>,
+    setup_time: Option<NumOrText>,
+    startup_time: Option<NumOrText>,
+) -> Result<TimeControlOverride, SpecError> {
+    let err = |key, message: String| SpecError { key, message };
+    let seconds = |key, v: Option<NumOrText>| v.map(|t| parse_seconds(&t.0).map_err(|e| err(key, e))).transpose();
+    Ok(TimeControlOverride {
+        move_time: move_time.map(|t| parse_positive_seconds(&t.0).map_err(|e| err("move_time", e))).transpose()?,
+        bank: tc.map(|t| parse_bank(&t.0).map_err(|e| err("tc", e))).transpose()?,
+        setup: seconds("setup_time", setup_time)?,
+        startup: seconds("startup_time", startup_time)?,
+    })
 }
 
 /// The word that names the built-in sample bot when no program of that name is on PATH.
