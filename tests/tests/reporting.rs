@@ -325,7 +325,13 @@ fn a_strike_is_numbered_as_protocol_md_says_the_turns_ply_plus_one() {
     // The bot logs every line it reads; its 2nd turn is never answered, forgiven once.
     let dir = TempDir::new("strike-ply");
     let log = dir.join("bot.log");
-    let bot = misbehaving(&format!("--misbehave move-timeout --at 2 --log {}", log.display()));
+    // Only the misbehaving bot plays at 1 s a move: a sample bot that missed its own
+    // 1 s on a loaded machine ended the game before the strike (seen once in a loaded run).
+    let bot = serde_json::json!({
+        "command": misbehaving(&format!("--misbehave move-timeout --at 2 --log {}", log.display())),
+        "move_time": 1,
+    })
+    .to_string();
     let out_dir = dir.join("out");
     let out = host(&[
         "match",
@@ -333,8 +339,10 @@ fn a_strike_is_numbered_as_protocol_md_says_the_turns_ply_plus_one() {
         "sample-bot",
         "--games",
         "1",
+        "--seed",
+        "7",
         "--move-time",
-        "1",
+        "60",
         "--strikes",
         "1",
         "--out",
@@ -343,7 +351,7 @@ fn a_strike_is_numbered_as_protocol_md_says_the_turns_ply_plus_one() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let rec = &records(&out_dir)[0];
     let color = misbehaving_color(rec);
-    let strikes = rec["bots"][color]["strikes"].as_array().expect("one strike");
+    let strikes = rec["bots"][color]["strikes"].as_array().unwrap_or_else(|| panic!("one strike: {}", rec["result"]));
     let turns: Vec<serde_json::Value> = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
