@@ -220,6 +220,18 @@ pub fn records(dir: &Path) -> Vec<serde_json::Value> {
     text.lines().map(|l| serde_json::from_str(l).expect("a record is JSON")).collect()
 }
 
+/// The names the records of `dir/games.jsonl` give red and blue, sorted, each once.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = records(dir)
+        .iter()
+        .flat_map(|r| [r["bots"]["red"]["name"].clone(), r["bots"]["blue"]["name"].clone()])
+        .map(|n| n.as_str().expect("a name").to_owned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Whether a process exists (a zombie counts as gone: it holds no resources but its pid).
 pub fn process_alive(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

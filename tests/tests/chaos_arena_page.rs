@@ -88,6 +88,7 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     eprintln!("driven in {:.1} s", started.elapsed().as_secs_f64());
     assert_eq!(r["problems"]["exceptions"], serde_json::json!([]), "{r}");
     assert_eq!(r["problems"]["console_errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["problems"]["dialogs"], serde_json::json!([]), "{r}");
 
     // The standings link every bot to its page.
     let mut links: Vec<(String, String)> = r["links"]

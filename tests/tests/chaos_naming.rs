@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use stratego_tests::{CALM_CLOCK, CALM_MOVE_TIME, TempDir, host_bin, records, wait_for};
+use stratego_tests::{CALM_CLOCK, CALM_MOVE_TIME, TempDir, host_bin, names_in, records, wait_for};
 
 /// A bot that answers `name=NAME` (default `named-bot`) as its `ready.name`; with
 /// `count=1`, `gen-N` at its N-th start (counted in `DIR/starts`, `dir=DIR`); with
@@ -80,18 +80,6 @@ fn host(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// The names the records give red and blue, sorted, each once.
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = records(dir)
-        .iter()
-        .flat_map(|r| [r["bots"]["red"]["name"].clone(), r["bots"]["blue"]["name"].clone()])
-        .map(|n| n.as_str().expect("a name").to_owned())
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// The names of the plan in `dir/manifest.json`, by id.

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use stratego_tests::{CALM_CLOCK, TempDir, host_bin, records};
+use stratego_tests::{CALM_CLOCK, TempDir, host_bin, names_in, records};
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).args(CALM_CLOCK).output().expect("run stratego-host")
@@ -20,18 +20,6 @@ fn text(b: &[u8]) -> String {
 
 fn example(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(path).display().to_string()
-}
-
-/// The names the records give red and blue, sorted.
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = records(dir)
-        .iter()
-        .flat_map(|r| [r["bots"]["red"]["name"].clone(), r["bots"]["blue"]["name"].clone()])
-        .map(|n| n.as_str().expect("a name").to_owned())
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// Item 14: `env GOMAXPROCS=1 COMMAND` is named after `COMMAND`, not `env`; the two examples,

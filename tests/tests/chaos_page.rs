@@ -558,6 +558,7 @@ fn check_screen(size: &str, m: &Value, jobs: usize) -> f64 {
     let problems = &m["problems"];
     assert_eq!(problems["exceptions"], serde_json::json!([]), "{size}: {problems}");
     assert_eq!(problems["console_errors"], serde_json::json!([]), "{size}: {problems}");
+    assert_eq!(problems["dialogs"], serde_json::json!([]), "{size}: {problems}");
     let (ww, wh) = (f(&m["window"]["w"]), f(&m["window"]["h"]));
     // The page fills the window and does not scroll.
     assert!(

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { Cdp, startChromium, stopChromium, wsConnect } from './cdp.mjs';
+import { Cdp, openPage, startChromium, stopChromium, wsConnect } from './cdp.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -31,26 +31,7 @@ function parseArgs(argv) {
 }
 
 async function drive(args, cdp) {
-  const problems = { exceptions: [], console_errors: [] };
-  const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
-  const s = (method, params) => cdp.send(method, params, sessionId);
-  cdp.listeners.push((m) => {
-    if (m.sessionId !== sessionId) return;
-    if (m.method === 'Runtime.exceptionThrown') {
-      const d = m.params.exceptionDetails;
-      problems.exceptions.push((d.exception && d.exception.description) || d.text);
-    } else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') {
-      problems.console_errors.push(m.params.args.map((a) => a.value ?? a.description).join(' '));
-    }
-  });
-  await s('Runtime.enable');
-  await s('Page.enable');
-  const evaluate = async (expression) => {
-    const r = await s('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
-    if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.exception?.description || r.exceptionDetails.text}`);
-    return r.result.value;
-  };
+  const { s, evaluate, problems } = await openPage(cdp);
   const until = async (what, expression, ms = 30000) => {
     const end = Date.now() + ms;
     for (;;) {

@@ -226,3 +226,41 @@ export function stopChromium(child) {
   });
 }
 
+
+// ---- a page of its own --------------------------------------------------------------------
+
+// Opens a blank page in its own session and records what goes wrong on it: uncaught
+// exceptions, console errors and dialogs (each dismissed, so none blocks the page).
+// `viewport` ({ width, height }) sets its size, or leaves Chromium's default when absent.
+// Returns `s(method, params)` (a command on that page), `evaluate(expression)` (its value,
+// an exception thrown as an Error naming the expression's first `shown` characters),
+// `problems` (the three lists, filled as they happen) and the page's `targetId`.
+export async function openPage(cdp, viewport, shown = Infinity) {
+  const problems = { exceptions: [], console_errors: [], dialogs: [] };
+  const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
+  const s = (method, params) => cdp.send(method, params, sessionId);
+  cdp.listeners.push((m) => {
+    if (m.sessionId !== sessionId) return;
+    if (m.method === 'Runtime.exceptionThrown') {
+      const d = m.params.exceptionDetails;
+      problems.exceptions.push((d.exception && d.exception.description) || d.text);
+    } else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') {
+      problems.console_errors.push(m.params.args.map((a) => a.value ?? a.description).join(' '));
+    } else if (m.method === 'Page.javascriptDialogOpening') {
+      problems.dialogs.push(`${m.params.type}: ${m.params.message}`);
+      s('Page.handleJavaScriptDialog', { accept: false }).catch(() => {});
+    }
+  });
+  await s('Runtime.enable');
+  await s('Page.enable');
+  if (viewport) {
+    await s('Emulation.setDeviceMetricsOverride', { width: viewport.width, height: viewport.height, deviceScaleFactor: 1, mobile: false });
+  }
+  const evaluate = async (expression) => {
+    const r = await s('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
+    if (r.exceptionDetails) throw new Error(`${expression.slice(0, shown)}: ${r.exceptionDetails.exception?.description || r.exceptionDetails.text}`);
+    return r.result.value;
+  };
+  return { s, evaluate, problems, targetId };
+}

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { Cdp, startChromium, stopChromium, wsConnect } from './cdp.mjs';
+import { Cdp, openPage, startChromium, stopChromium, wsConnect } from './cdp.mjs';
 
 function parseArgs(argv) {
   const args = { views: 'spectator,red,blue', game: null, screenshot: null, 'screenshot-view': 'spectator', ply: '0', 'also-game': null, 'follow-link': null };
@@ -35,31 +35,7 @@ function parseArgs(argv) {
 // ---- the session -------------------------------------------------------------------------
 
 async function drive(args, cdp) {
-  const problems = { exceptions: [], console_errors: [], dialogs: [] };
-  const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
-  const s = (method, params) => cdp.send(method, params, sessionId);
-  cdp.listeners.push((m) => {
-    if (m.sessionId !== sessionId) return;
-    if (m.method === 'Runtime.exceptionThrown') {
-      const d = m.params.exceptionDetails;
-      problems.exceptions.push((d.exception && d.exception.description) || d.text);
-    } else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') {
-      problems.console_errors.push(m.params.args.map((a) => a.value ?? a.description).join(' '));
-    } else if (m.method === 'Page.javascriptDialogOpening') {
-      problems.dialogs.push(`${m.params.type}: ${m.params.message}`);
-      s('Page.handleJavaScriptDialog', { accept: false }).catch(() => {});
-    }
-  });
-  await s('Runtime.enable');
-  await s('Page.enable');
-  await s('Emulation.setDeviceMetricsOverride', { width: 1360, height: 1010, deviceScaleFactor: 1, mobile: false });
-
-  const evaluate = async (expression) => {
-    const r = await s('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
-    if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.exception?.description || r.exceptionDetails.text}`);
-    return r.result.value;
-  };
+  const { s, evaluate, problems } = await openPage(cdp, { width: 1360, height: 1010 });
   const click = (selector) => evaluate(`document.querySelector(${JSON.stringify(selector)}).click()`);
   const label = () => evaluate(`Number(document.querySelector('#ply-label').getAttribute('data-ply'))`);
 

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { Cdp, startChromium, stopChromium, wsConnect } from './cdp.mjs';
+import { Cdp, openPage, startChromium, stopChromium, wsConnect } from './cdp.mjs';
 
 function parseArgs(argv) {
   const args = { name: 'live' };
@@ -89,27 +89,7 @@ const MEASURE = `(() => {
 })()`;
 
 async function measure(args, cdp, w, h) {
-  const problems = { exceptions: [], console_errors: [] };
-  const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
-  const s = (method, params) => cdp.send(method, params, sessionId);
-  cdp.listeners.push((m) => {
-    if (m.sessionId !== sessionId) return;
-    if (m.method === 'Runtime.exceptionThrown') {
-      const d = m.params.exceptionDetails;
-      problems.exceptions.push((d.exception && d.exception.description) || d.text);
-    } else if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error') {
-      problems.console_errors.push(m.params.args.map((a) => a.value ?? a.description).join(' '));
-    }
-  });
-  await s('Runtime.enable');
-  await s('Page.enable');
-  await s('Emulation.setDeviceMetricsOverride', { width: w, height: h, deviceScaleFactor: 1, mobile: false });
-  const evaluate = async (expression) => {
-    const r = await s('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
-    if (r.exceptionDetails) throw new Error(`${expression.slice(0, 80)}: ${r.exceptionDetails.exception?.description || r.exceptionDetails.text}`);
-    return r.result.value;
-  };
+  const { s, evaluate, problems, targetId } = await openPage(cdp, { width: w, height: h }, 80);
   await s('Page.navigate', { url: args.url });
   const want = Number(args.boards);
   const until = Date.now() + 100000;
