@@ -321,25 +321,29 @@ fn ranked_weighted(
     // The gate: the square beside one of our Flag's Bombs nearest to the likeliest Miner on
     // its way (the Miner must stand there to take the Bomb, then the Flag, one move each),
     // the pull towards it, and the pieces that beat a Miner nearest to it, which go there.
-    let gate: Option<(Square, f64, Vec<Square>)> = (evidence.defence.gate_guards > 0)
+    let gate: Option<(Vec<u8>, f64, Vec<Square>)> = (evidence.defence.gate_guards > 0)
         .then(|| {
             let (threat, at) =
                 intruders.iter().filter(|i| i.3 > 0.0).map(|i| (i.3, i.0)).max_by(|a, b| a.0.total_cmp(&b.0))?;
+            // Walking distances (round lakes and our Bombs): the gate is the one the Miner
+            // reaches first, its guards the pieces that reach it first.
+            let from_threat = walking(rules, turn, at);
             let gate = bombs
                 .iter()
                 .flat_map(|&b| neighbours(b))
-                .filter(|&g| rules.on_board(g) && !rules.is_lake(g))
-                .filter(|&g| !pos.at(g).is_some_and(|p| p.color == turn.color && !p.rank.is_some_and(Rank::is_mobile)))
-                .min_by_key(|g| g.distance(at))?;
+                .filter(|&g| rules.on_board(g) && from_threat[walk_index(rules, g)] < u8::MAX)
+                .min_by_key(|&g| from_threat[walk_index(rules, g)])?;
+            let to_gate = walking(rules, turn, gate);
             let mut guards: Vec<&ViewPiece> = turn
                 .pieces
                 .iter()
                 .filter(|p| p.color == turn.color && p.rank.is_some_and(|r| r.is_mobile() && beats_miner(r)))
+                .filter(|p| to_gate[walk_index(rules, p.square)] < u8::MAX)
                 .collect();
-            guards.sort_by_key(|p| p.square.distance(gate));
+            guards.sort_by_key(|p| to_gate[walk_index(rules, p.square)]);
             guards.truncate(usize::from(evidence.defence.gate_guards));
             let pull = GATE_STEP * (threat / evidence.defence.miner_threat * 4.0).min(1.0);
-            Some((gate, pull, guards.iter().map(|p| p.square).collect()))
+            Some((to_gate, pull, guards.iter().map(|p| p.square).collect()))
         })
         .flatten();
     // A guard: a mid-ranked piece kept within two squares of our Flag against Miners.
@@ -461,9 +465,10 @@ fn ranked_weighted(
                     }
                 }
                 // A guard of the gate a likely Miner makes for goes there, and stays.
-                if let Some((g, pull, guards)) = &gate {
+                if let Some((to_gate, pull, guards)) = &gate {
                     if guards.contains(&m.from) {
-                        score += pull * (f64::from(g.distance(m.from)) - f64::from(g.distance(m.to)));
+                        let steps = |sq: Square| f64::from(to_gate[walk_index(rules, sq)]);
+                        score += pull * (steps(m.from) - steps(m.to)).clamp(-1.0, 1.0);
                     }
                 }
                 score += chase(&known, rank, m.from, m.to, hunt_weight);
@@ -494,10 +499,40 @@ fn ranked_weighted(
     out
 }
 
+/// The index of a square in [`walking`]'s distances.
+fn walk_index(rules: &Ruleset, sq: Square) -> usize {
+    usize::from(sq.rank()) * usize::from(rules.width()) + usize::from(sq.file())
+}
+
+/// Steps from `start` to every square (by [`walk_index`]) for a piece that walks round the
+/// lakes and our Bombs and Flag (`u8::MAX`: no way there); other pieces are no obstacle.
+fn walking(rules: &Ruleset, turn: &Turn, start: Square) -> Vec<u8> {
+    let mut dist = vec![u8::MAX; usize::from(rules.width()) * usize::from(rules.height())];
+    let blocked = |sq: Square| {
+        rules.is_lake(sq)
+            || turn
+                .pieces
+                .binary_search_by_key(&sq, |p| p.square)
+                .is_ok_and(|i| turn.pieces[i].color == turn.color && !turn.pieces[i].rank.is_some_and(Rank::is_mobile))
+    };
+    let mut queue = std::collections::VecDeque::from([start]);
+    dist[walk_index(rules, start)] = 0;
+    while let Some(sq) = queue.pop_front() {
+        let d = dist[walk_index(rules, sq)];
+        for n in neighbours(sq).filter(|&n| rules.on_board(n) && !blocked(n)) {
+            if dist[walk_index(rules, n)] == u8::MAX {
+                dist[walk_index(rules, n)] = d + 1;
+                queue.push_back(n);
+            }
+        }
+    }
+    dist
+}
+
 /// Worth of a step of a guard towards the gate a likely Miner makes for (a square beside a
 /// Bomb beside our Flag; [`crate::knowledge::FlagDefence::gate_guards`]), while that piece's
 /// Miner probability is a quarter or more (less in proportion below).
-pub const GATE_STEP: f64 = 40.0;
+pub const GATE_STEP: f64 = 60.0;
 
 /// Worth of a step of our Spy towards lurking two squares from the known enemy Marshal.
 pub const SPY_LURK: f64 = 40.0;

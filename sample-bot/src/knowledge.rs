@@ -163,13 +163,17 @@ impl Evidence {
                 continue;
             };
             let mut f = [1.0; 12];
-            // Closing in on the Bombs that hide our Flag: most likely a Miner on its way.
+            // Closing in on the Bombs that hide our Flag: most likely a Miner on its way. Its
+            // route explains the step, so it says nothing of the known pieces of ours it
+            // passes (Demon of Ignorance walks its Miners past them: counted as evidence,
+            // they made its Miner a likely Colonel or Marshal, which our pieces fled).
             let (before, after) = (steps_to(&bombs, ply.mv.from), steps_to(&bombs, ply.mv.to));
-            if after <= MINER_SQUARES && after < before && ply.mv.from.distance(ply.mv.to) == 1 {
+            let miner_route = after <= MINER_SQUARES && after < before && ply.mv.from.distance(ply.mv.to) == 1;
+            if miner_route {
                 f[Rank::Miner.index()] *= self.defence.miner_approach;
             }
             for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.square.is_adjacent(ply.mv.to)) {
-                let Some(ours) = n.rank else { continue };
+                let Some(ours) = n.rank.filter(|_| !miner_route) else { continue };
                 for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
                     let wins = Combat::resolve(*r, ours).result == CombatResult::AttackerWins;
                     f[r.index()] *= match (n.revealed, wins) {
@@ -183,7 +187,7 @@ impl Evidence {
             // Closing in on a known piece of ours from afar, or stepping away from one it
             // stood next to, says less but the same way: players bring what beats a known
             // piece and take away what it beats.
-            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.revealed) {
+            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.revealed && !miner_route) {
                 let Some(ours) = n.rank else { continue };
                 let (before, after) = (n.square.distance(ply.mv.from), n.square.distance(ply.mv.to));
                 let factor = |wins: bool| match () {
@@ -550,6 +554,11 @@ mod miner_tests {
     /// Red's Flag on a1 behind Bombs on a2 and b1 (`bombed`; else nothing beside it); Blue
     /// plays `mv` with an unknown Major; Red's evidence about that piece afterwards.
     fn factors_after(mv: &str, bombed: bool, defence: FlagDefence) -> [f64; 12] {
+        factors_beside(mv, bombed, defence, None)
+    }
+
+    /// [`factors_after`] with a known piece of Red's (revealed, moved) on a square.
+    fn factors_beside(mv: &str, bombed: bool, defence: FlagDefence, known: Option<(&str, Rank)>) -> [f64; 12] {
         let piece =
             |s: &str, color, rank, moved, revealed| PositionPiece { square: sq(s), color, rank, moved, revealed };
         let mv: Move = mv.parse().unwrap();
@@ -560,6 +569,9 @@ mod miner_tests {
             piece("a10", Color::Blue, Rank::Flag, false, false),
             piece("j10", Color::Blue, Rank::Scout, true, false),
         ];
+        if let Some((at, rank)) = known {
+            pieces.push(piece(at, Color::Red, rank, true, true));
+        }
         if bombed {
             pieces.push(piece("a2", Color::Red, Rank::Bomb, false, false));
             pieces.push(piece("b1", Color::Red, Rank::Bomb, false, false));
@@ -591,5 +603,24 @@ mod miner_tests {
         // A Flag with no Bomb beside it draws every piece alike; and the setting turns it off.
         assert_eq!(factors_after("a6-a5", false, on), [1.0; 12]);
         assert_eq!(factors_after("a6-a5", true, FlagDefence::OFF), [1.0; 12]);
+    }
+
+    #[test]
+    fn a_step_on_the_way_to_the_bombs_beside_our_flag_says_nothing_of_the_known_pieces_it_passes() {
+        let (miner, colonel) = (Rank::Miner.index(), Rank::Colonel.index());
+        // From a6 to a5, next to our known Major on b5 and towards the Bomb on a2.
+        let major = Some(("b5", Rank::Major));
+        let on = factors_beside("a6-a5", true, FlagDefence::default(), major);
+        assert!((on[miner] - MINER_APPROACH_FACTOR).abs() < 1e-9, "{on:?}");
+        assert_eq!(on[colonel], 1.0, "{on:?}");
+        // Without the Flag's Bombs (or with the setting off), the old reading: it beats the
+        // Major (x10 for the Colonel), the Miner not (x0.6).
+        for off in [
+            factors_beside("a6-a5", false, FlagDefence::default(), major),
+            factors_beside("a6-a5", true, FlagDefence::OFF, major),
+        ] {
+            assert!(off[colonel] >= 10.0 - 1e-9, "{off:?}");
+            assert!(off[miner] < 1.0, "{off:?}");
+        }
     }
 }
