@@ -1228,7 +1228,7 @@ mod miner_threat_tests {
         assert!((score(&off, "e2-d2") - score(&off, "e2-f2")).abs() <= 2.0, "{off:?}");
         // Near the Bombs that hide our Flag it may be a Miner on its way: the Sergeant, which
         // beats a Miner, closes in (40 a step at three steps from the Bomb, both ways).
-        let on = ranked_for("e2", FlagDefence::default());
+        let on = ranked_for("e2", FlagDefence::TRIED);
         assert!(score(&on, "e2-d2") - score(&on, "e2-f2") >= 80.0 - 2.0, "{on:?}");
         assert!(on[0].1.to.distance(sq("a5")) < sq("e2").distance(sq("a5")), "{on:?}");
         assert!(off[0].1.to.distance(sq("a5")) >= sq("e2").distance(sq("a5")) || off[0].0 < 10.0, "{off:?}");
@@ -1236,7 +1236,7 @@ mod miner_threat_tests {
 
     #[test]
     fn attacking_a_likely_miner_near_the_bombs_of_our_flag_is_worth_more() {
-        let (off, on) = (ranked_for("b5", FlagDefence::OFF), ranked_for("b5", FlagDefence::default()));
+        let (off, on) = (ranked_for("b5", FlagDefence::OFF), ranked_for("b5", FlagDefence::TRIED));
         // Its Miner probability (5 of the 24 unseen mobile pieces) times the threat, half of
         // it at three steps from the Bomb.
         let gain = score(&on, "b5-a5") - score(&off, "b5-a5");
@@ -1249,8 +1249,8 @@ mod miner_threat_tests {
         // The gate: a3, beside the Bomb on a2, nearest to the unknown piece on a5. Our
         // Sergeant on d3 is the nearest piece that beats a Miner; the Captain on h3 is not.
         let ours = [("d3", Rank::Sergeant), ("h3", Rank::Captain)];
-        let no_gate = FlagDefence { gate_guards: 0, ..FlagDefence::default() };
-        let (without, with) = (ranked_with_pieces(&ours, no_gate), ranked_with_pieces(&ours, FlagDefence::default()));
+        let no_gate = FlagDefence { gate_guards: 0, ..FlagDefence::TRIED };
+        let (without, with) = (ranked_with_pieces(&ours, no_gate), ranked_with_pieces(&ours, FlagDefence::TRIED));
         let gained = |m: &str| score(&with, m) - score(&without, m);
         // Its Miner probability, 5 of 24, is below a quarter of the most threat there is at
         // three steps (half of it): the pull is 5/24 * 200 * 0.5 / 200 * 4 of a full step.

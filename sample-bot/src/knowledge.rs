@@ -94,43 +94,52 @@ pub struct Evidence {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlagDefence {
     /// Likelihood factor for the Miner when an unknown enemy piece steps closer to a Bomb
-    /// beside our Flag, within [`MINER_SQUARES`] of it (1: no such evidence). Default
+    /// beside our Flag, within [`MINER_SQUARES`] of it (1: no such evidence, the default);
+    /// such a step then says nothing of the known pieces of ours it passes. Tried at
     /// [`MINER_APPROACH_FACTOR`].
     pub miner_approach: f64,
     /// What removing a Miner next to a Bomb beside our Flag is worth on top of its material,
-    /// less by a [`MINER_SQUARES`]th a step farther (0: nothing). Used by the heuristic
-    /// ([`crate::heuristic`]) to meet likely Miners before they reach the Bombs. Default
-    /// [`MINER_THREAT`].
+    /// less by a [`MINER_SQUARES`]th a step farther (0: nothing, the default). Used by the
+    /// heuristic ([`crate::heuristic`]) to meet likely Miners before they reach the Bombs.
+    /// Tried at [`MINER_THREAT`].
     pub miner_threat: f64,
     /// How many of our pieces that beat a Miner (the nearest) go to the gate the likeliest
-    /// Miner near our Flag's Bombs makes for: the square beside one of those Bombs nearest
-    /// to it (0: none). A Miner that takes a Bomb beside our Flag takes the Flag next move
-    /// unless a piece of ours stands by to take it first. Default [`GATE_GUARDS`].
+    /// Miner near our Flag's Bombs makes for: the square beside one of those Bombs it
+    /// reaches first (0: none, the default). A Miner that takes a Bomb beside our Flag
+    /// takes the Flag next move unless a piece of ours stands by to take it first. Tried at
+    /// [`GATE_GUARDS`].
     pub gate_guards: u8,
 }
 
+/// Off by default ([`FlagDefence::OFF`]): measured in issue #46's round 7 without a gain
+/// against Demon of Ignorance (BENCHMARKS.md).
 impl Default for FlagDefence {
     fn default() -> FlagDefence {
-        FlagDefence { miner_approach: MINER_APPROACH_FACTOR, miner_threat: MINER_THREAT, gate_guards: GATE_GUARDS }
+        FlagDefence::OFF
     }
 }
 
 impl FlagDefence {
     /// No Miner evidence and no Miner threat: the play of issue #46's rounds 5 and 6.
     pub const OFF: FlagDefence = FlagDefence { miner_approach: 1.0, miner_threat: 0.0, gate_guards: 0 };
+
+    /// The settings tried in round 7 (`--miner-approach 1.5 --miner-threat 200
+    /// --gate-guards 1`).
+    pub const TRIED: FlagDefence =
+        FlagDefence { miner_approach: MINER_APPROACH_FACTOR, miner_threat: MINER_THREAT, gate_guards: GATE_GUARDS };
 }
 
 /// How far (in steps) from a Bomb beside our Flag an enemy piece counts as a possible Miner
 /// on its way ([`FlagDefence`]).
 pub const MINER_SQUARES: u8 = 4;
 
-/// [`FlagDefence::miner_approach`]'s default.
+/// [`FlagDefence::miner_approach`] as tried ([`FlagDefence::TRIED`]).
 pub const MINER_APPROACH_FACTOR: f64 = 1.5;
 
-/// [`FlagDefence::gate_guards`]'s default.
+/// [`FlagDefence::gate_guards`] as tried ([`FlagDefence::TRIED`]).
 pub const GATE_GUARDS: u8 = 1;
 
-/// [`FlagDefence::miner_threat`]'s default.
+/// [`FlagDefence::miner_threat`] as tried ([`FlagDefence::TRIED`]).
 pub const MINER_THREAT: f64 = 200.0;
 
 /// Our Bombs beside our Flag in a turn's view (none if the Flag is gone or unbombed).
@@ -589,7 +598,7 @@ mod miner_tests {
     #[test]
     fn a_piece_that_closes_in_on_the_bombs_beside_our_flag_is_likelier_a_miner() {
         let miner = Rank::Miner.index();
-        let on = FlagDefence::default();
+        let on = FlagDefence::TRIED;
         // From four steps of the Bomb on a2 to three (a6 to a5): the Miner gains.
         let f = factors_after("a6-a5", true, on);
         assert!((f[miner] - MINER_APPROACH_FACTOR).abs() < 1e-9, "{f:?}");
@@ -610,13 +619,13 @@ mod miner_tests {
         let (miner, colonel) = (Rank::Miner.index(), Rank::Colonel.index());
         // From a6 to a5, next to our known Major on b5 and towards the Bomb on a2.
         let major = Some(("b5", Rank::Major));
-        let on = factors_beside("a6-a5", true, FlagDefence::default(), major);
+        let on = factors_beside("a6-a5", true, FlagDefence::TRIED, major);
         assert!((on[miner] - MINER_APPROACH_FACTOR).abs() < 1e-9, "{on:?}");
         assert_eq!(on[colonel], 1.0, "{on:?}");
         // Without the Flag's Bombs (or with the setting off), the old reading: it beats the
         // Major (x10 for the Colonel), the Miner not (x0.6).
         for off in [
-            factors_beside("a6-a5", false, FlagDefence::default(), major),
+            factors_beside("a6-a5", false, FlagDefence::TRIED, major),
             factors_beside("a6-a5", true, FlagDefence::OFF, major),
         ] {
             assert!(off[colonel] >= 10.0 - 1e-9, "{off:?}");

@@ -101,17 +101,17 @@ pub struct Args {
     #[arg(long)]
     pub cpu_clock: bool,
     /// heuristic, search, alphabeta: likelihood factor for the Miner when an unknown enemy
-    /// piece steps closer to a Bomb beside our Flag (1: no such evidence; see
-    /// [`knowledge::FlagDefence`]).
+    /// piece steps closer to a Bomb beside our Flag (1: no such evidence, the default; tried
+    /// at 1.5 in round 7 without a gain, see BENCHMARKS.md).
     #[arg(long, value_name = "FACTOR", default_value_t = knowledge::FlagDefence::default().miner_approach)]
     pub miner_approach: f64,
     /// heuristic, search, alphabeta: what removing a likely Miner next to a Bomb beside our
-    /// Flag is worth on top of its material (0: nothing; see [`knowledge::FlagDefence`]).
+    /// Flag is worth on top of its material (0: nothing, the default; tried at 200).
     #[arg(long, value_name = "POINTS", default_value_t = knowledge::FlagDefence::default().miner_threat)]
     pub miner_threat: f64,
     /// heuristic, search, alphabeta: how many of our pieces that beat a Miner go to the
-    /// square a likely Miner takes a Bomb beside our Flag from (0: none; see
-    /// [`knowledge::FlagDefence`]).
+    /// square a likely Miner takes a Bomb beside our Flag from (0: none, the default; tried
+    /// at 1).
     #[arg(long, value_name = "N", default_value_t = knowledge::FlagDefence::default().gate_guards)]
     pub gate_guards: u8,
 }
