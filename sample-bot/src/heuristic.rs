@@ -32,7 +32,9 @@
 use stratego_protocol::{Rng, Turn};
 use stratego_rules::{Color, Combat, CombatResult, Move, Rank, Ruleset, Square, ViewPiece};
 
-use crate::knowledge::{Evidence, Knowledge};
+#[cfg(test)]
+use crate::knowledge::MINER_THREAT;
+use crate::knowledge::{Evidence, Knowledge, MINER_SQUARES, flag_bombs, steps_to};
 
 /// Material value of a rank.
 pub fn value(r: Rank) -> f64 {
@@ -284,17 +286,66 @@ fn ranked_weighted(
     let movable = turn.pieces.iter().filter(|p| p.color == turn.color && p.rank.is_some_and(Rank::is_mobile)).count();
     // With few movable pieces left, losing one may lose the game (no legal move).
     let caution = if movable <= 5 { 3.0 } else { 1.0 };
+    // While Bombs close our Flag's sides, a Miner is what takes it: a moved enemy piece near
+    // those Bombs is worth its Miner probability times this much more to remove.
+    let bombs = if evidence.defence.miner_threat > 0.0 { flag_bombs(turn) } else { Vec::new() };
+    let miner_threat = |p: &ViewPiece, d: &[f64; 12]| -> f64 {
+        let steps = steps_to(&bombs, p.square);
+        if steps > MINER_SQUARES || !(p.moved || p.rank.is_some()) {
+            return 0.0;
+        }
+        let near = f64::from(MINER_SQUARES + 1 - steps.max(1)) / f64::from(MINER_SQUARES);
+        d[Rank::Miner.index()] * evidence.defence.miner_threat * near
+    };
     // Enemy pieces that came close to our Flag: intruders to hunt down (each by the pieces
-    // that gain by attacking it).
-    let intruders: Vec<(Square, [f64; 12], f64)> = match our_flag {
+    // that gain by attacking it, a likely Miner near its Bombs also by those that beat a
+    // Miner), with their urgency and Miner threat.
+    let intruders: Vec<(Square, [f64; 12], f64, f64)> = match our_flag {
         Some(f) => turn
             .pieces
             .iter()
-            .filter(|p| p.color != turn.color && p.moved && p.square.distance(f) <= INTRUDER_SQUARES)
-            .map(|p| (p.square, pos.dist(p), f64::from(INTRUDER_SQUARES + 1 - p.square.distance(f)) / 3.0))
+            .filter(|p| p.color != turn.color && p.moved)
+            .filter_map(|p| {
+                let d = pos.dist(p);
+                let threat = miner_threat(p, &d);
+                let near = p.square.distance(f) <= INTRUDER_SQUARES;
+                let urgency = |steps: u8| f64::from(INTRUDER_SQUARES + 1 - steps.min(INTRUDER_SQUARES)) / 3.0;
+                let by_bombs = if threat > 0.0 { urgency(steps_to(&bombs, p.square) + 1) } else { 0.0 };
+                let by_flag = if near { urgency(p.square.distance(f)) } else { 0.0 };
+                (near || threat > 0.0).then_some((p.square, d, by_flag.max(by_bombs), threat))
+            })
             .collect(),
         None => Vec::new(),
     };
+    let beats_miner = |rank: Rank| Combat::resolve(rank, Rank::Miner).result == CombatResult::AttackerWins;
+    // The gate: the square beside one of our Flag's Bombs nearest to the likeliest Miner on
+    // its way (the Miner must stand there to take the Bomb, then the Flag, one move each),
+    // the pull towards it, and the pieces that beat a Miner nearest to it, which go there.
+    let gate: Option<(Vec<u8>, f64, Vec<Square>)> = (evidence.defence.gate_guards > 0)
+        .then(|| {
+            let (threat, at) =
+                intruders.iter().filter(|i| i.3 > 0.0).map(|i| (i.3, i.0)).max_by(|a, b| a.0.total_cmp(&b.0))?;
+            // Walking distances (round lakes and our Bombs): the gate is the one the Miner
+            // reaches first, its guards the pieces that reach it first.
+            let from_threat = walking(rules, turn, at);
+            let gate = bombs
+                .iter()
+                .flat_map(|&b| neighbours(b))
+                .filter(|&g| rules.on_board(g) && from_threat[walk_index(rules, g)] < u8::MAX)
+                .min_by_key(|&g| from_threat[walk_index(rules, g)])?;
+            let to_gate = walking(rules, turn, gate);
+            let mut guards: Vec<&ViewPiece> = turn
+                .pieces
+                .iter()
+                .filter(|p| p.color == turn.color && p.rank.is_some_and(|r| r.is_mobile() && beats_miner(r)))
+                .filter(|p| to_gate[walk_index(rules, p.square)] < u8::MAX)
+                .collect();
+            guards.sort_by_key(|p| to_gate[walk_index(rules, p.square)]);
+            guards.truncate(usize::from(evidence.defence.gate_guards));
+            let pull = GATE_STEP * (threat / evidence.defence.miner_threat * 4.0).min(1.0);
+            Some((to_gate, pull, guards.iter().map(|p| p.square).collect()))
+        })
+        .flatten();
     // A guard: a mid-ranked piece kept within two squares of our Flag against Miners.
     let is_guard = |p: &ViewPiece| {
         p.color == turn.color
@@ -363,6 +414,10 @@ fn ranked_weighted(
                 }
                 // Taking the target away saves the pieces of ours it threatens.
                 score += pos.relief(rank, target, &d, m.from);
+                // And a Miner on its way to our Flag's Bombs.
+                if beats_miner(rank) {
+                    score += miner_threat(target, &d);
+                }
                 // A winner stays on the square: account for the danger there.
                 if d[Rank::Flag.index()] < 0.99 {
                     score -= 0.5 * pos.danger(rank, m.to, m.to, m.from, true);
@@ -400,11 +455,20 @@ fn ranked_weighted(
                     // to the Flag it stands (an intruder walks to an open Flag in a few moves).
                     let target = intruders
                         .iter()
-                        .filter(|(_, d, _)| expected_attack(rank, d) > 0.0)
+                        .filter(|(_, d, _, threat)| {
+                            expected_attack(rank, d) + if beats_miner(rank) { *threat } else { 0.0 } > 0.0
+                        })
                         .max_by(|a, b| a.2.total_cmp(&b.2));
-                    if let Some(&(i, _, urgency)) = target {
+                    if let Some(&(i, _, urgency, _)) = target {
                         let step = f64::from(i.distance(m.from)) - f64::from(i.distance(m.to));
                         score += 60.0 * urgency * step;
+                    }
+                }
+                // A guard of the gate a likely Miner makes for goes there, and stays.
+                if let Some((to_gate, pull, guards)) = &gate {
+                    if guards.contains(&m.from) {
+                        let steps = |sq: Square| f64::from(to_gate[walk_index(rules, sq)]);
+                        score += pull * (steps(m.from) - steps(m.to)).clamp(-1.0, 1.0);
                     }
                 }
                 score += chase(&known, rank, m.from, m.to, hunt_weight);
@@ -434,6 +498,41 @@ fn ranked_weighted(
     out.sort_by(|a, b| b.0.total_cmp(&a.0));
     out
 }
+
+/// The index of a square in [`walking`]'s distances.
+fn walk_index(rules: &Ruleset, sq: Square) -> usize {
+    usize::from(sq.rank()) * usize::from(rules.width()) + usize::from(sq.file())
+}
+
+/// Steps from `start` to every square (by [`walk_index`]) for a piece that walks round the
+/// lakes and our Bombs and Flag (`u8::MAX`: no way there); other pieces are no obstacle.
+fn walking(rules: &Ruleset, turn: &Turn, start: Square) -> Vec<u8> {
+    let mut dist = vec![u8::MAX; usize::from(rules.width()) * usize::from(rules.height())];
+    let blocked = |sq: Square| {
+        rules.is_lake(sq)
+            || turn
+                .pieces
+                .binary_search_by_key(&sq, |p| p.square)
+                .is_ok_and(|i| turn.pieces[i].color == turn.color && !turn.pieces[i].rank.is_some_and(Rank::is_mobile))
+    };
+    let mut queue = std::collections::VecDeque::from([start]);
+    dist[walk_index(rules, start)] = 0;
+    while let Some(sq) = queue.pop_front() {
+        let d = dist[walk_index(rules, sq)];
+        for n in neighbours(sq).filter(|&n| rules.on_board(n) && !blocked(n)) {
+            if dist[walk_index(rules, n)] == u8::MAX {
+                dist[walk_index(rules, n)] = d + 1;
+                queue.push_back(n);
+            }
+        }
+    }
+    dist
+}
+
+/// Worth of a step of a guard towards the gate a likely Miner makes for (a square beside a
+/// Bomb beside our Flag; [`crate::knowledge::FlagDefence::gate_guards`]), while that piece's
+/// Miner probability is a quarter or more (less in proportion below).
+pub const GATE_STEP: f64 = 60.0;
 
 /// Worth of a step of our Spy towards lurking two squares from the known enemy Marshal.
 pub const SPY_LURK: f64 = 40.0;
@@ -1074,5 +1173,91 @@ mod round3_tests {
         assert_eq!(chase(&known, Rank::Spy, sq("e2"), sq("e3"), 0.5), 0.5 * SPY_LURK);
         // Other pieces still keep two squares away from a Marshal.
         assert!(chase(&known, Rank::Major, sq("e3"), sq("e4"), 1.0) < 0.0);
+    }
+}
+
+#[cfg(test)]
+mod miner_threat_tests {
+    use super::*;
+    use crate::knowledge::FlagDefence;
+    use stratego_rules::{ByColor, Game, PieceCounts, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's Flag on a1 behind Bombs on a2 and b1, Red's Sergeant (moved, unknown) on
+    /// `sergeant`; an unknown Blue piece that moved on a5, three steps from the Bomb on a2.
+    fn ranked_for(sergeant: &str, defence: FlagDefence) -> Vec<(f64, Move)> {
+        ranked_with_pieces(&[(sergeant, Rank::Sergeant)], defence)
+    }
+
+    /// [`ranked_for`] with these moved pieces of Red's.
+    fn ranked_with_pieces(ours: &[(&str, Rank)], defence: FlagDefence) -> Vec<(f64, Move)> {
+        let piece = |s: &str, color, rank, moved| PositionPiece { square: sq(s), color, rank, moved, revealed: false };
+        let mut pieces = vec![
+            piece("a1", Color::Red, Rank::Flag, false),
+            piece("a2", Color::Red, Rank::Bomb, false),
+            piece("b1", Color::Red, Rank::Bomb, false),
+            piece("a5", Color::Blue, Rank::Major, true),
+            piece("j10", Color::Blue, Rank::Flag, false),
+        ];
+        pieces.extend(ours.iter().map(|&(s, r)| piece(s, Color::Red, r, true)));
+        // Blue has lost its Spy and Scouts: 24 mobile pieces unseen, 5 of them Miners, 15
+        // that beat a Sergeant.
+        let mut lost = ByColor::<PieceCounts>::default();
+        lost[Color::Blue][Rank::Scout] = 8;
+        lost[Color::Blue][Rank::Spy] = 1;
+        let game = Game::from_position(Ruleset::ucc2012(), &pieces, Color::Red, 200, lost).unwrap();
+        let mut legal_moves = Vec::new();
+        game.legal_moves(&mut legal_moves);
+        let turn = crate::tests::turn_of(&game, 0, legal_moves);
+        let mut rng = Rng::new(4);
+        ranked_with(&Ruleset::ucc2012(), &turn, &mut rng, &Evidence::with_defence(defence))
+    }
+
+    fn score(ranked: &[(f64, Move)], m: &str) -> f64 {
+        ranked.iter().find(|(_, x)| *x == m.parse::<Move>().unwrap()).unwrap().0
+    }
+
+    #[test]
+    fn a_piece_that_beats_a_miner_meets_a_likely_miner_near_the_bombs_of_our_flag() {
+        // The unknown piece beats a Sergeant more often than not: on its own, no reason to
+        // walk up to it (the tie-break's 2 points aside).
+        let off = ranked_for("e2", FlagDefence::OFF);
+        assert!((score(&off, "e2-d2") - score(&off, "e2-f2")).abs() <= 2.0, "{off:?}");
+        // Near the Bombs that hide our Flag it may be a Miner on its way: the Sergeant, which
+        // beats a Miner, closes in (40 a step at three steps from the Bomb, both ways).
+        let on = ranked_for("e2", FlagDefence::TRIED);
+        assert!(score(&on, "e2-d2") - score(&on, "e2-f2") >= 80.0 - 2.0, "{on:?}");
+        assert!(on[0].1.to.distance(sq("a5")) < sq("e2").distance(sq("a5")), "{on:?}");
+        assert!(off[0].1.to.distance(sq("a5")) >= sq("e2").distance(sq("a5")) || off[0].0 < 10.0, "{off:?}");
+    }
+
+    #[test]
+    fn attacking_a_likely_miner_near_the_bombs_of_our_flag_is_worth_more() {
+        let (off, on) = (ranked_for("b5", FlagDefence::OFF), ranked_for("b5", FlagDefence::TRIED));
+        // Its Miner probability (5 of the 24 unseen mobile pieces) times the threat, half of
+        // it at three steps from the Bomb.
+        let gain = score(&on, "b5-a5") - score(&off, "b5-a5");
+        let expected = 5.0 / 24.0 * MINER_THREAT * 0.5;
+        assert!((gain - expected).abs() < 0.3 * expected, "{gain} {expected}");
+    }
+
+    #[test]
+    fn the_nearest_piece_that_beats_a_miner_goes_to_the_gate_a_likely_miner_makes_for() {
+        // The gate: a3, beside the Bomb on a2, nearest to the unknown piece on a5. Our
+        // Sergeant on d3 is the nearest piece that beats a Miner; the Captain on h3 is not.
+        let ours = [("d3", Rank::Sergeant), ("h3", Rank::Captain)];
+        let no_gate = FlagDefence { gate_guards: 0, ..FlagDefence::TRIED };
+        let (without, with) = (ranked_with_pieces(&ours, no_gate), ranked_with_pieces(&ours, FlagDefence::TRIED));
+        let gained = |m: &str| score(&with, m) - score(&without, m);
+        // Its Miner probability, 5 of 24, is below a quarter of the most threat there is at
+        // three steps (half of it): the pull is 5/24 * 200 * 0.5 / 200 * 4 of a full step.
+        let pull = GATE_STEP * (5.0 / 24.0 * 0.5 * 4.0);
+        assert!((gained("d3-c3") - pull).abs() < 0.3 * pull, "{} {pull}", gained("d3-c3"));
+        assert!((gained("d3-d4") + pull).abs() < 0.3 * pull, "{} {pull}", gained("d3-d4"));
+        // The second guard is not asked.
+        assert!(gained("h3-g3").abs() < 1e-9, "{}", gained("h3-g3"));
     }
 }

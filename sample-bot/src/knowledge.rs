@@ -84,22 +84,105 @@ pub fn unknown_counts(rules: &Ruleset, turn: &Turn) -> PieceCounts {
 pub struct Evidence {
     game_id: String,
     factors: std::collections::HashMap<Square, [f64; 12]>,
+    /// How the bot defends a Flag that hides behind Bombs (kept across games).
+    pub defence: FlagDefence,
+}
+
+/// How the bot defends its Flag while Bombs close its sides (issue #46, round 7): the
+/// setups put the Flag on the back rank behind Bombs, and Demon of Ignorance's Miners took
+/// it through them in most of the games it won.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlagDefence {
+    /// Likelihood factor for the Miner when an unknown enemy piece steps closer to a Bomb
+    /// beside our Flag, within [`MINER_SQUARES`] of it (1: no such evidence, the default);
+    /// such a step then says nothing of the known pieces of ours it passes. Tried at
+    /// [`MINER_APPROACH_FACTOR`].
+    pub miner_approach: f64,
+    /// What removing a Miner next to a Bomb beside our Flag is worth on top of its material,
+    /// less by a [`MINER_SQUARES`]th a step farther (0: nothing, the default). Used by the
+    /// heuristic ([`crate::heuristic`]) to meet likely Miners before they reach the Bombs.
+    /// Tried at [`MINER_THREAT`].
+    pub miner_threat: f64,
+    /// How many of our pieces that beat a Miner (the nearest) go to the gate the likeliest
+    /// Miner near our Flag's Bombs makes for: the square beside one of those Bombs it
+    /// reaches first (0: none, the default). A Miner that takes a Bomb beside our Flag
+    /// takes the Flag next move unless a piece of ours stands by to take it first. Tried at
+    /// [`GATE_GUARDS`].
+    pub gate_guards: u8,
+}
+
+/// Off by default ([`FlagDefence::OFF`]): measured in issue #46's round 7 without a gain
+/// against Demon of Ignorance (BENCHMARKS.md).
+impl Default for FlagDefence {
+    fn default() -> FlagDefence {
+        FlagDefence::OFF
+    }
+}
+
+impl FlagDefence {
+    /// No Miner evidence and no Miner threat: the play of issue #46's rounds 5 and 6.
+    pub const OFF: FlagDefence = FlagDefence { miner_approach: 1.0, miner_threat: 0.0, gate_guards: 0 };
+
+    /// The settings tried in round 7 (`--miner-approach 1.5 --miner-threat 200
+    /// --gate-guards 1`).
+    pub const TRIED: FlagDefence =
+        FlagDefence { miner_approach: MINER_APPROACH_FACTOR, miner_threat: MINER_THREAT, gate_guards: GATE_GUARDS };
+}
+
+/// How far (in steps) from a Bomb beside our Flag an enemy piece counts as a possible Miner
+/// on its way ([`FlagDefence`]).
+pub const MINER_SQUARES: u8 = 4;
+
+/// [`FlagDefence::miner_approach`] as tried ([`FlagDefence::TRIED`]).
+pub const MINER_APPROACH_FACTOR: f64 = 1.5;
+
+/// [`FlagDefence::gate_guards`] as tried ([`FlagDefence::TRIED`]).
+pub const GATE_GUARDS: u8 = 1;
+
+/// [`FlagDefence::miner_threat`] as tried ([`FlagDefence::TRIED`]).
+pub const MINER_THREAT: f64 = 200.0;
+
+/// Our Bombs beside our Flag in a turn's view (none if the Flag is gone or unbombed).
+pub fn flag_bombs(turn: &Turn) -> Vec<Square> {
+    let ours = |p: &&ViewPiece, r: Rank| p.color == turn.color && p.rank == Some(r);
+    let Some(flag) = turn.pieces.iter().find(|p| ours(p, Rank::Flag)) else { return Vec::new() };
+    turn.pieces.iter().filter(|p| ours(p, Rank::Bomb) && p.square.is_adjacent(flag.square)).map(|p| p.square).collect()
+}
+
+/// Steps from `sq` to the nearest of `bombs` (`u8::MAX` if there is none).
+pub fn steps_to(bombs: &[Square], sq: Square) -> u8 {
+    bombs.iter().map(|b| b.distance(sq)).min().unwrap_or(u8::MAX)
 }
 
 impl Evidence {
+    /// Evidence with these Flag defence settings.
+    pub fn with_defence(defence: FlagDefence) -> Evidence {
+        Evidence { defence, ..Evidence::default() }
+    }
+
     /// Takes in the plies a turn reports (the opponent's moves since our last turn).
     pub fn update(&mut self, turn: &Turn) {
         if self.game_id != turn.game_id {
-            *self = Evidence { game_id: turn.game_id.clone(), factors: Default::default() };
+            *self = Evidence { game_id: turn.game_id.clone(), factors: Default::default(), defence: self.defence };
         }
         let at = |sq: Square| turn.pieces.binary_search_by_key(&sq, |p| p.square).ok().map(|i| &turn.pieces[i]);
+        let bombs = if self.defence.miner_approach != 1.0 { flag_bombs(turn) } else { Vec::new() };
         for ply in turn.plies.iter().filter(|p| p.color != turn.color && p.combat.is_none()) {
             let Some(theirs) = at(ply.mv.to).filter(|p| p.color != turn.color && p.rank.is_none()) else {
                 continue;
             };
             let mut f = [1.0; 12];
+            // Closing in on the Bombs that hide our Flag: most likely a Miner on its way. Its
+            // route explains the step, so it says nothing of the known pieces of ours it
+            // passes (Demon of Ignorance walks its Miners past them: counted as evidence,
+            // they made its Miner a likely Colonel or Marshal, which our pieces fled).
+            let (before, after) = (steps_to(&bombs, ply.mv.from), steps_to(&bombs, ply.mv.to));
+            let miner_route = after <= MINER_SQUARES && after < before && ply.mv.from.distance(ply.mv.to) == 1;
+            if miner_route {
+                f[Rank::Miner.index()] *= self.defence.miner_approach;
+            }
             for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.square.is_adjacent(ply.mv.to)) {
-                let Some(ours) = n.rank else { continue };
+                let Some(ours) = n.rank.filter(|_| !miner_route) else { continue };
                 for r in Rank::ALL.iter().filter(|r| r.is_mobile()) {
                     let wins = Combat::resolve(*r, ours).result == CombatResult::AttackerWins;
                     f[r.index()] *= match (n.revealed, wins) {
@@ -113,7 +196,7 @@ impl Evidence {
             // Closing in on a known piece of ours from afar, or stepping away from one it
             // stood next to, says less but the same way: players bring what beats a known
             // piece and take away what it beats.
-            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.revealed) {
+            for n in turn.pieces.iter().filter(|p| p.color == turn.color && p.revealed && !miner_route) {
                 let Some(ours) = n.rank else { continue };
                 let (before, after) = (n.square.distance(ply.mv.from), n.square.distance(ply.mv.to));
                 let factor = |wins: bool| match () {
@@ -465,5 +548,88 @@ mod approach_tests {
         let f = factors_after("e5", "e5-e6");
         assert!((f[general] - RETREAT_FACTOR).abs() < 1e-9, "{f:?}");
         assert!((f[major] - 1.0 / RETREAT_FACTOR.sqrt()).abs() < 1e-9, "{f:?}");
+    }
+}
+
+#[cfg(test)]
+mod miner_tests {
+    use super::*;
+    use stratego_rules::{ByColor, Game, Move, PositionPiece};
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    /// Red's Flag on a1 behind Bombs on a2 and b1 (`bombed`; else nothing beside it); Blue
+    /// plays `mv` with an unknown Major; Red's evidence about that piece afterwards.
+    fn factors_after(mv: &str, bombed: bool, defence: FlagDefence) -> [f64; 12] {
+        factors_beside(mv, bombed, defence, None)
+    }
+
+    /// [`factors_after`] with a known piece of Red's (revealed, moved) on a square.
+    fn factors_beside(mv: &str, bombed: bool, defence: FlagDefence, known: Option<(&str, Rank)>) -> [f64; 12] {
+        let piece =
+            |s: &str, color, rank, moved, revealed| PositionPiece { square: sq(s), color, rank, moved, revealed };
+        let mv: Move = mv.parse().unwrap();
+        let mut pieces = vec![
+            piece("a1", Color::Red, Rank::Flag, false, false),
+            piece("j1", Color::Red, Rank::Scout, false, false),
+            piece(&mv.from.to_string(), Color::Blue, Rank::Major, true, false),
+            piece("a10", Color::Blue, Rank::Flag, false, false),
+            piece("j10", Color::Blue, Rank::Scout, true, false),
+        ];
+        if let Some((at, rank)) = known {
+            pieces.push(piece(at, Color::Red, rank, true, true));
+        }
+        if bombed {
+            pieces.push(piece("a2", Color::Red, Rank::Bomb, false, false));
+            pieces.push(piece("b1", Color::Red, Rank::Bomb, false, false));
+        }
+        let mut game = Game::from_position(Ruleset::classic(), &pieces, Color::Blue, 40, ByColor::default()).unwrap();
+        game.play(mv).unwrap();
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let turn = crate::tests::turn_of(&game, 1, moves);
+        let mut evidence = Evidence::with_defence(defence);
+        evidence.update(&turn);
+        evidence.factors(mv.from)
+    }
+
+    #[test]
+    fn a_piece_that_closes_in_on_the_bombs_beside_our_flag_is_likelier_a_miner() {
+        let miner = Rank::Miner.index();
+        let on = FlagDefence::TRIED;
+        // From four steps of the Bomb on a2 to three (a6 to a5): the Miner gains.
+        let f = factors_after("a6-a5", true, on);
+        assert!((f[miner] - MINER_APPROACH_FACTOR).abs() < 1e-9, "{f:?}");
+        assert_eq!(f[Rank::Major.index()], 1.0);
+        // From five to four, too (the edge of the range); from six to five, nothing.
+        assert!(factors_after("a7-a6", true, on)[miner] > 1.0);
+        assert_eq!(factors_after("a8-a7", true, on), [1.0; 12]);
+        // Stepping away says nothing.
+        assert_eq!(factors_after("a5-a6", true, on), [1.0; 12]);
+        assert_eq!(factors_after("b4-c4", true, on), [1.0; 12]);
+        // A Flag with no Bomb beside it draws every piece alike; and the setting turns it off.
+        assert_eq!(factors_after("a6-a5", false, on), [1.0; 12]);
+        assert_eq!(factors_after("a6-a5", true, FlagDefence::OFF), [1.0; 12]);
+    }
+
+    #[test]
+    fn a_step_on_the_way_to_the_bombs_beside_our_flag_says_nothing_of_the_known_pieces_it_passes() {
+        let (miner, colonel) = (Rank::Miner.index(), Rank::Colonel.index());
+        // From a6 to a5, next to our known Major on b5 and towards the Bomb on a2.
+        let major = Some(("b5", Rank::Major));
+        let on = factors_beside("a6-a5", true, FlagDefence::TRIED, major);
+        assert!((on[miner] - MINER_APPROACH_FACTOR).abs() < 1e-9, "{on:?}");
+        assert_eq!(on[colonel], 1.0, "{on:?}");
+        // Without the Flag's Bombs (or with the setting off), the old reading: it beats the
+        // Major (x10 for the Colonel), the Miner not (x0.6).
+        for off in [
+            factors_beside("a6-a5", false, FlagDefence::TRIED, major),
+            factors_beside("a6-a5", true, FlagDefence::OFF, major),
+        ] {
+            assert!(off[colonel] >= 10.0 - 1e-9, "{off:?}");
+            assert!(off[miner] < 1.0, "{off:?}");
+        }
     }
 }

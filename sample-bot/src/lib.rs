@@ -100,6 +100,20 @@ pub struct Args {
     /// of wall time (Linux; tried in round 6, see BENCHMARKS.md).
     #[arg(long)]
     pub cpu_clock: bool,
+    /// heuristic, search, alphabeta: likelihood factor for the Miner when an unknown enemy
+    /// piece steps closer to a Bomb beside our Flag (1: no such evidence, the default; tried
+    /// at 1.5 in round 7 without a gain, see BENCHMARKS.md).
+    #[arg(long, value_name = "FACTOR", default_value_t = knowledge::FlagDefence::default().miner_approach)]
+    pub miner_approach: f64,
+    /// heuristic, search, alphabeta: what removing a likely Miner next to a Bomb beside our
+    /// Flag is worth on top of its material (0: nothing, the default; tried at 200).
+    #[arg(long, value_name = "POINTS", default_value_t = knowledge::FlagDefence::default().miner_threat)]
+    pub miner_threat: f64,
+    /// heuristic, search, alphabeta: how many of our pieces that beat a Miner go to the
+    /// square a likely Miner takes a Bomb beside our Flag from (0: none, the default; tried
+    /// at 1).
+    #[arg(long, value_name = "N", default_value_t = knowledge::FlagDefence::default().gate_guards)]
+    pub gate_guards: u8,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -235,6 +249,11 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
     bot.alphabeta.cpu_clock = args.cpu_clock;
     bot.full_view = args.full_view;
+    bot.evidence = knowledge::Evidence::with_defence(knowledge::FlagDefence {
+        miner_approach: args.miner_approach.max(0.0),
+        miner_threat: args.miner_threat.max(0.0),
+        gate_guards: args.gate_guards,
+    });
     bot
 }
 
