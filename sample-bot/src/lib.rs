@@ -100,6 +100,12 @@ pub struct Args {
     /// of wall time (Linux; tried in round 6, see BENCHMARKS.md).
     #[arg(long)]
     pub cpu_clock: bool,
+    /// alphabeta: below the root, the enemy also attacks our pieces beside our Flag, hidden
+    /// or not, where its attacker wins (a Miner takes a Bomb guarding the Flag, then the
+    /// Flag); `--guard-attacks false` turns it off (round 7, see BENCHMARKS.md).
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set,
+          default_value_t = alphabeta::AlphaBetaConfig::default().guard_attacks)]
+    pub guard_attacks: bool,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -234,6 +240,7 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.general_bonus = args.general_bonus;
     bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
     bot.alphabeta.cpu_clock = args.cpu_clock;
+    bot.alphabeta.guard_attacks = args.guard_attacks;
     bot.full_view = args.full_view;
     bot
 }
@@ -413,5 +420,8 @@ mod random_game_tests {
         assert_eq!(capped.alphabeta.wall_share, 0.6);
         assert!(!plain.cpu_clock);
         assert!(bot_of(parse(&["--strategy", "alphabeta", "--cpu-clock"]).unwrap()).alphabeta.cpu_clock);
+        assert!(plain.guard_attacks);
+        let off = bot_of(parse(&["--strategy", "alphabeta", "--guard-attacks", "false"]).unwrap());
+        assert!(!off.alphabeta.guard_attacks);
     }
 }
