@@ -11,8 +11,10 @@
 //!    the attacker), material ([`crate::search::evaluate`]) at the leaves (optionally less
 //!    what the pieces whose ranks their opponents know cost:
 //!    [`AlphaBetaConfig::reveal_share`]). Below the root a side attacks the pieces whose
-//!    ranks it knows, the enemy also our Flag (and optionally, where that pays on average
-//!    for the attacker's rank, our hidden pieces: [`AlphaBetaConfig::blind_attacks`]).
+//!    ranks it knows, the enemy also our Flag and optionally the pieces beside it where
+//!    its attacker wins ([`AlphaBetaConfig::guard_attacks`]: a Miner takes a Bomb guarding
+//!    the Flag) or, where that pays on average for the attacker's rank, our hidden pieces
+//!    ([`AlphaBetaConfig::blind_attacks`]).
 //!    Iterative deepening: depth 1, 2, 3, ... while
 //!    the node budget lasts, moves ordered by what the earlier iterations found
 //!    ([`AlphaBetaConfig::ordering`]); the values of the last depth completed in every
@@ -99,6 +101,15 @@ pub struct AlphaBetaConfig {
     /// off the board (then only a General or a Bomb stops it; both sides counted). 0 by
     /// default: 0.5 was measured in issue #46's sixth round without a gain.
     pub general_bonus: f64,
+    /// Below the root, the enemy also attacks our pieces on the squares beside our Flag,
+    /// hidden or not, wherever its attacker wins (in each sampled world): a Miner takes a
+    /// Bomb that guards the Flag, then the Flag. Off, the search never sees a Flag lost
+    /// through its Bombs (the enemy attacks only the pieces of ours it knows), and most of
+    /// the games lost to Demon of Ignorance were lost that way. Off by default: measured
+    /// in issue #46's seventh round without a gain (11 of 40 games against Demon of
+    /// Ignorance where the level without it won 9; it changed none of the 405 moves of a
+    /// replayed game: the threat shows too late for the search's depth; BENCHMARKS.md).
+    pub guard_attacks: bool,
 }
 
 impl Default for AlphaBetaConfig {
@@ -118,6 +129,7 @@ impl Default for AlphaBetaConfig {
             cpu_clock: false,
             flag_safety: false,
             general_bonus: 0.0,
+            guard_attacks: false,
         }
     }
 }
@@ -393,6 +405,8 @@ struct Searcher {
     blind: Blind,
     /// Move ordering, if on.
     order: Option<Ordering>,
+    /// The squares beside our Flag ([`AlphaBetaConfig::guard_attacks`]; none when off).
+    guards: Bits,
 }
 
 /// Slots of the table of best moves ([`Ordering::best`]), a power of two.
@@ -511,7 +525,7 @@ impl Searcher {
         if depth == 0 {
             return self.quiesce(game, known, alpha, beta, ply, QUIESCENCE_PLIES);
         }
-        let mut moves = ordered_moves(game, known, self.me, &self.blind, false);
+        let mut moves = ordered_moves(game, known, self.me, &self.blind, &self.guards, false);
         if let Some(o) = &self.order {
             o.sort(game, ply, &mut moves);
         }
@@ -554,7 +568,7 @@ impl Searcher {
         }
         alpha = alpha.max(stand);
         let mut best = stand;
-        for (_, m) in ordered_moves(game, known, self.me, &self.blind, true) {
+        for (_, m) in ordered_moves(game, known, self.me, &self.blind, &self.guards, true) {
             if self.tick() {
                 return 0.0;
             }
@@ -591,9 +605,17 @@ fn terminal(game: &Game, ply: u32) -> Option<f64> {
 /// Legal moves, attacks first (the best trade first), leaving out attacks on pieces the
 /// attacker does not know, except the enemy's on our Flag (`me`'s: a player attacks the
 /// pieces likeliest to be the Flag, and the search defends its own Flag against every
-/// enemy piece in reach) and the enemy's that `blind` lets it make; with `attacks_only`,
-/// only the attacks that do not lose the attacker.
-fn ordered_moves(game: &Game, known: &Known, me: Color, blind: &Blind, attacks_only: bool) -> Vec<(f64, Move)> {
+/// enemy piece in reach), the enemy's winning attacks on the squares beside our Flag
+/// (`guards`) and the enemy's that `blind` lets it make; with `attacks_only`, only the
+/// attacks that do not lose the attacker.
+fn ordered_moves(
+    game: &Game,
+    known: &Known,
+    me: Color,
+    blind: &Blind,
+    guards: &Bits,
+    attacks_only: bool,
+) -> Vec<(f64, Move)> {
     let enemy_to_move = game.to_move() != me;
     let mut buf = Vec::with_capacity(64);
     game.legal_moves(&mut buf);
@@ -603,7 +625,11 @@ fn ordered_moves(game: &Game, known: &Known, me: Color, blind: &Blind, attacks_o
         match game.piece_at(m.to) {
             Some((_, theirs))
                 if !(known.get(m.to)
-                    || (enemy_to_move && (theirs == Rank::Flag || blind.attacks(mine, known.moved(m.to))))) => {}
+                    || (enemy_to_move
+                        && (theirs == Rank::Flag
+                            || blind.attacks(mine, known.moved(m.to))
+                            || (guards.get(m.to)
+                                && Combat::resolve(mine, theirs).result == CombatResult::AttackerWins)))) => {}
             Some((_, theirs)) => {
                 let gain = match Combat::resolve(mine, theirs).result {
                     CombatResult::AttackerWins => value(theirs),
@@ -620,6 +646,24 @@ fn ordered_moves(game: &Game, known: &Known, me: Color, blind: &Blind, attacks_o
     // Stable: quiet moves keep the rules' order.
     out.sort_by(|a, b| b.0.total_cmp(&a.0));
     out
+}
+
+/// The squares beside `turn`'s side's Flag (on the board, no lake): where the enemy's
+/// winning attacks are searched whether it knows the piece there or not
+/// ([`AlphaBetaConfig::guard_attacks`]).
+fn guards_of(rules: &Ruleset, turn: &Turn) -> Bits {
+    let mut guards = Bits::default();
+    let Some(flag) = turn.pieces.iter().find(|p| p.color == turn.color && p.rank == Some(Rank::Flag)) else {
+        return guards;
+    };
+    let (f, r) = (i16::from(flag.square.file()), i16::from(flag.square.rank()));
+    for (df, dr) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
+        let n = u8::try_from(f + df).ok().zip(u8::try_from(r + dr).ok()).and_then(|(a, b)| Square::new(a, b));
+        if let Some(n) = n.filter(|&n| rules.on_board(n) && !rules.is_lake(n)) {
+            guards.set(n, true);
+        }
+    }
+    guards
 }
 
 /// What [`choose_with_report`] found.
@@ -766,6 +810,7 @@ fn choose_clocked(
         config: *config,
         blind: if config.blind_attacks { Blind::of(turn) } else { Blind::NONE },
         order,
+        guards: if config.guard_attacks { guards_of(rules, turn) } else { Bits::default() },
     };
     // The candidates' summed values at the last depth completed in every world.
     let mut done: Option<(u32, Vec<f64>)> = None;
@@ -1139,12 +1184,46 @@ mod tests {
             max_depth: 1,
             nodes: Some(1_000_000),
             flag_safety: true,
+            // The leaf term alone: with the enemy's attacks beside the Flag the search
+            // sees the Miner take the Bomb and the Flag whatever the term.
+            guard_attacks: false,
             ..AlphaBetaConfig::default()
         };
         let [miner, captain] = values(&safe);
         assert!(miner > captain + 40.0, "with flag safety: the Miner {miner}, the Captain {captain}");
         let [miner, captain] = values(&AlphaBetaConfig { flag_safety: false, ..safe });
         assert!(captain > miner + 30.0, "material only: the Miner {miner}, the Captain {captain}");
+    }
+
+    /// The enemy's attacks beside our Flag: a known Blue Miner (c1) beside the Bomb (b1)
+    /// beside Red's Flag (a1), which Blue does not know. With them, the search sees the
+    /// Miner take the Bomb and then the Flag unless Red's Lieutenant (d1) takes it first,
+    /// and prefers that to taking a known Captain far away (j6, with the Major on j5);
+    /// without them, Blue never attacks the hidden Bomb and the Captain is worth more.
+    #[test]
+    fn the_enemy_attacks_the_hidden_bombs_beside_our_flag() {
+        let game = flag_corner(&[
+            piece("d1", Color::Red, Rank::Lieutenant, true, false),
+            piece("j5", Color::Red, Rank::Major, true, false),
+            piece("c1", Color::Blue, Rank::Miner, true, true),
+            piece("j6", Color::Blue, Rank::Captain, true, true),
+            piece("a9", Color::Blue, Rank::Miner, true, true),
+            piece("b9", Color::Blue, Rank::Miner, true, true),
+            piece("c9", Color::Blue, Rank::Miner, true, true),
+        ]);
+        let values = |config: &AlphaBetaConfig| root_values(&game, config, ["d1-c1", "j5-j6"]);
+        let guarded = AlphaBetaConfig {
+            worlds: 2,
+            max_depth: 3,
+            nodes: Some(1_000_000),
+            guard_attacks: true,
+            ..AlphaBetaConfig::default()
+        };
+        let [miner, captain] = values(&guarded);
+        assert!(captain < -WIN / 2.0, "the Flag is lost after the Captain's capture: {captain}");
+        assert!(miner > captain + 1_000.0, "the Miner {miner}, the Captain {captain}");
+        let [miner, captain] = values(&AlphaBetaConfig { guard_attacks: false, ..guarded });
+        assert!(captain > miner + 30.0, "without: the Miner {miner}, the Captain {captain}");
     }
 
     /// A General gains half its value while the opposing Marshal is off the board: Red's

@@ -114,6 +114,11 @@ pub struct Args {
     /// at 1).
     #[arg(long, value_name = "N", default_value_t = knowledge::FlagDefence::default().gate_guards)]
     pub gate_guards: u8,
+    /// alphabeta: below the root, the enemy also attacks our pieces beside our Flag, hidden
+    /// or not, where its attacker wins (a Miner takes a Bomb guarding the Flag, then the
+    /// Flag; tried in round 7 without a gain, see BENCHMARKS.md).
+    #[arg(long)]
+    pub guard_attacks: bool,
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -248,6 +253,7 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.general_bonus = args.general_bonus;
     bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
     bot.alphabeta.cpu_clock = args.cpu_clock;
+    bot.alphabeta.guard_attacks = args.guard_attacks;
     bot.full_view = args.full_view;
     bot.evidence = knowledge::Evidence::with_defence(knowledge::FlagDefence {
         miner_approach: args.miner_approach.max(0.0),
@@ -432,5 +438,7 @@ mod random_game_tests {
         assert_eq!(capped.alphabeta.wall_share, 0.6);
         assert!(!plain.cpu_clock);
         assert!(bot_of(parse(&["--strategy", "alphabeta", "--cpu-clock"]).unwrap()).alphabeta.cpu_clock);
+        assert!(!plain.guard_attacks);
+        assert!(bot_of(parse(&["--strategy", "alphabeta", "--guard-attacks"]).unwrap()).alphabeta.guard_attacks);
     }
 }
