@@ -1162,21 +1162,28 @@ mod tests {
         assert_eq!(flag_danger(&open, Color::Red), FLAG_THREAT[2]);
     }
 
+    /// Red's Flag in the corner behind its Bombs (`flag_corner`), a known Blue Miner on c1
+    /// beside the Bomb b1 with Red's Lieutenant on d1, a known Blue Captain on j6 with
+    /// Red's Major on j5, and three more known Miners far away (a9-c9: the last Miners'
+    /// bonus stays out of it).
+    fn miner_at_the_flags_bomb() -> Game {
+        flag_corner(&[
+            piece("d1", Color::Red, Rank::Lieutenant, true, false),
+            piece("j5", Color::Red, Rank::Major, true, false),
+            piece("c1", Color::Blue, Rank::Miner, true, true),
+            piece("j6", Color::Blue, Rank::Captain, true, true),
+            piece("a9", Color::Blue, Rank::Miner, true, true),
+            piece("b9", Color::Blue, Rank::Miner, true, true),
+            piece("c9", Color::Blue, Rank::Miner, true, true),
+        ])
+    }
+
     /// With flag safety, taking a known Miner beside the Bomb beside our Flag (c1, with
     /// the Lieutenant on d1) is worth more than taking a known Captain far away (j6, with
     /// the Major on j5); material alone, the Captain is worth more.
     #[test]
     fn the_search_takes_the_miner_at_its_flag_before_a_captain_elsewhere() {
-        let game = flag_corner(&[
-            piece("d1", Color::Red, Rank::Lieutenant, true, false),
-            piece("j5", Color::Red, Rank::Major, true, false),
-            piece("c1", Color::Blue, Rank::Miner, true, true),
-            piece("j6", Color::Blue, Rank::Captain, true, true),
-            // Three more known Miners far away: the last Miners' bonus stays out of it.
-            piece("a9", Color::Blue, Rank::Miner, true, true),
-            piece("b9", Color::Blue, Rank::Miner, true, true),
-            piece("c9", Color::Blue, Rank::Miner, true, true),
-        ]);
+        let game = miner_at_the_flags_bomb();
         let values = |config: &AlphaBetaConfig| root_values(&game, config, ["d1-c1", "j5-j6"]);
         // One ply (then captures): deeper, the other capture follows in both lines.
         let safe = AlphaBetaConfig {
@@ -1202,15 +1209,7 @@ mod tests {
     /// without them, Blue never attacks the hidden Bomb and the Captain is worth more.
     #[test]
     fn the_enemy_attacks_the_hidden_bombs_beside_our_flag() {
-        let game = flag_corner(&[
-            piece("d1", Color::Red, Rank::Lieutenant, true, false),
-            piece("j5", Color::Red, Rank::Major, true, false),
-            piece("c1", Color::Blue, Rank::Miner, true, true),
-            piece("j6", Color::Blue, Rank::Captain, true, true),
-            piece("a9", Color::Blue, Rank::Miner, true, true),
-            piece("b9", Color::Blue, Rank::Miner, true, true),
-            piece("c9", Color::Blue, Rank::Miner, true, true),
-        ]);
+        let game = miner_at_the_flags_bomb();
         let values = |config: &AlphaBetaConfig| root_values(&game, config, ["d1-c1", "j5-j6"]);
         let guarded = AlphaBetaConfig {
             worlds: 2,
