@@ -86,9 +86,10 @@ pub struct AlphaBetaConfig {
     /// at load 10: stalls the host could not see).
     pub wall_share: f64,
     /// Whether the deadline at [`AlphaBetaConfig::time_share`] counts the search thread's
-    /// CPU time (on) or the wall time (off, the default): measured in issue #46's sixth
-    /// round, the deeper searches that the CPU clock buys on a loaded machine won fewer
-    /// games against Demon of Ignorance (BENCHMARKS.md).
+    /// CPU time (on) or the wall time (off, the default): in issue #46's sixth round the
+    /// deeper searches that the CPU clock buys on a loaded machine won fewer games against
+    /// Demon of Ignorance; the seventh traced that to the load on its own wall-clock
+    /// search, not to the depth (BENCHMARKS.md).
     pub cpu_clock: bool,
     /// At the leaves, what the enemy's nearest threat to our Flag costs (`flag_danger`):
     /// by its distance, a mobile enemy piece's to the Flag while a square beside it is
