@@ -297,8 +297,9 @@ pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
 /// endings: `red=SETUP` / `blue=SETUP` (its setup for each colour, in any form `setup`
 /// accepts, e.g. `a1=F a2=B b1=B`; without, its pieces in the order of the request), and at its N-th turn of a game `resign=N`, `crash=N`
 /// (exit 1), `illegal=N` (the move `a1-a2`), `sleep=N` (no answer for 30 s); otherwise it
-/// plays the first of `legal_moves`. `back=1` fills its squares from its back rank forward
-/// (the first pieces of the request, such as the Flag, at the back); `delay_ms=N` waits N ms before each move;
+/// plays the first of `legal_moves`. `back=1` fills its squares from its back rank forward,
+/// its Flag first, then its Bombs, then the rest in the request's order (the Flag on the back
+/// rank, so that no first moves of the opponent can take it; the request lists the Flag last); `delay_ms=N` waits N ms before each move;
 /// `hold=N:PATH[,N:PATH…]` waits at its N-th turn of a game until the file PATH exists
 /// (`hold_red=…`, `hold_blue=…`: only in the games it plays that colour). `multi=1` says `multi_game`; `post=1` writes, after
 /// each `game_over`, the info line `after GAME_ID` and the stderr line `stderr after
@@ -325,6 +326,7 @@ for line in sys.stdin:
             squares = m["squares"]
             if args.get("back") == "1":
                 squares = sorted(squares, key=lambda s: int(s[1:]), reverse=color == "blue")
+                army = sorted(army, key=lambda r: {"flag": 0, "bomb": 1}.get(r, 2))
             send({"type": "setup", "deployment": " ".join(f"{s}={r}" for s, r in zip(squares, army))})
     elif t == "turn":
         turns += 1

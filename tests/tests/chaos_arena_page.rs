@@ -50,9 +50,10 @@ fn a_bots_page_shows_its_results_its_rating_plot_its_games_in_the_viewer_and_a_r
     assert_eq!(stop(first), Some(130));
     // The held bot joins; with the fewest games it plays first, and holds at its 2nd turn.
     let gate = dir.join("gate");
-    // `back=1`: its Flag on its back rank, so that no game of it ends before its hold (with
-    // the request's order its Flag could stand in front, taken before its 2nd turn in one
-    // run in three: the hold then came in its next game, against beta).
+    // `back=1`: its Flag on its back rank behind its Bombs, so that no game of it ends before
+    // its hold (the request lists the Flag last: until `back=1` put the Flag first, it stood
+    // on the front rank and a Scout took it at ply 1 or 2 in 4 games of 20; the hold then came
+    // in a later game and alpha's page already held a result against held).
     let held = scripted_bot(&dir, &[&format!("hold=2:{}", gate.display()), "back=1"]);
     ok(&arena(&["add", file, "held", &held]));
     let before = saved(&db);

@@ -289,6 +289,73 @@ fn a_finished_games_page_is_held_back_while_the_other_game_of_its_pair_runs() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
+/// The standings a raw `/events` stream was last sent and the finished games it was told
+/// of, read until `done(finished, standings)` holds or [`LIMIT`] passes: the `done` count of
+/// the last `finished` and of the last `standings` message, and the stream read so far.
+fn read_until(addr: &str, done: impl Fn(u64, Option<(u64, &str)>) -> bool) -> (bool, String) {
+    let mut s = open_stream(addr);
+    s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    let start = std::time::Instant::now();
+    let mut got = String::new();
+    let mut buf = [0u8; 8192];
+    while start.elapsed() < LIMIT {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.push_str(&String::from_utf8_lossy(&buf[..n])),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e) => panic!("read the event stream: {e}"),
+        }
+        let (mut finished, mut standings) = (0, None);
+        // Whole messages only.
+        let whole = got.rfind("\n\n").map_or("", |end| &got[..end]);
+        for message in whole.split("\n\n") {
+            let name = message.lines().find_map(|l| l.strip_prefix("event: "));
+            let Some(data) = message.lines().find_map(|l| l.strip_prefix("data: ")) else { continue };
+            let Ok(v) = serde_json::from_str::<Value>(data) else { continue };
+            match name {
+                Some("finished") => finished = v["done"].as_u64().unwrap(),
+                Some("standings") => {
+                    standings = Some((v["done"].as_u64().unwrap(), v["html"].as_str().unwrap().to_owned()))
+                }
+                _ => {}
+            }
+        }
+        if done(finished, standings.as_ref().map(|(n, h)| (*n, h.as_str()))) {
+            return (true, got);
+        }
+    }
+    (false, got)
+}
+
+/// Games that finish close together while the other games then wait: the page's standings
+/// count every finished game within a second or so, not at the next move of a game still
+/// running, which may be minutes away (they did not: the standings are computed at most
+/// once a second, and those held back waited for the next happening, so the page showed
+/// them without the last games for as long as the bots waited).
+#[test]
+fn the_standings_count_every_finished_game_while_the_running_games_wait() {
+    let dir = TempDir::new("live-standings-wait");
+    let gate = dir.join("gate");
+    // Two bots that resign at their first turn as Red, and one that waits at its first turn
+    // for the gate: the games it plays as Red wait (both slots of -j 2, in the end), and
+    // every other game ends in its first ply.
+    let quick = scripted_bot(&dir, &["resign=1"]);
+    let holder = scripted_bot(&dir, &[&format!("hold=1:{}", gate.display())]);
+    let args: Vec<String> = ["--bot", &quick, "--bot", &quick, "--bot", &holder, "--games", "2", "-j", "2"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let host = Host::start("tournament", &args);
+    // Of its 6 games the 2 with the holder as Red wait: 4 finish.
+    let (counted, stream) = read_until(&host.addr, |finished, standings| {
+        finished == 4 && standings.is_some_and(|(done, html)| done == 4 && html.contains("games"))
+    });
+    std::fs::write(&gate, "go").unwrap();
+    let (code, stderr) = host.finish();
+    assert!(counted, "the standings never counted the 4 finished games while 2 waited:\n{stream}\n{stderr}");
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
 #[test]
 fn too_many_connections_are_refused_and_slow_clients_are_dropped() {
     let dir = TempDir::new("live-limits");

@@ -619,6 +619,13 @@ async fn relay_happenings(
     end: &mut RunEnd,
     cancel: &mut Cancel,
 ) {
+    // The sinks that want ticks get them at the shortest period any of them asks for.
+    let every = sinks.iter().filter_map(|s| s.tick_every()).min();
+    let mut ticks = every.map(|d| {
+        let mut t = tokio::time::interval_at(tokio::time::Instant::now() + d, d);
+        t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        t
+    });
     loop {
         if end.failed.is_some() || end.cancelled {
             break;
@@ -630,6 +637,12 @@ async fn relay_happenings(
                 break;
             }
             r = rx.recv() => r,
+            _ = async { ticks.as_mut().expect("ticks").tick().await }, if ticks.is_some() => {
+                for sink in sinks.iter_mut().filter(|s| s.tick_every().is_some()) {
+                    sink.on_tick();
+                }
+                continue;
+            }
         };
         let Some(happening) = report else { break };
         if matches!(happening, Happening::GameFinished { .. }) {

@@ -139,6 +139,16 @@ pub trait Sink {
         false
     }
 
+    /// How often this sink wants [`Sink::on_tick`] while the run goes on (`None`, the
+    /// default: never). For work a sink defers (rate-limited) that must be done even when no
+    /// happening follows: the bots of the running games may think, or wait, for minutes.
+    fn tick_every(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Called about every [`Sink::tick_every`], between happenings.
+    fn on_tick(&mut self) {}
+
     /// The run is over: flush, print.
     ///
     /// # Errors

@@ -232,9 +232,11 @@ impl LivePage {
 
     /// Gives the standings' HTML from now on: `standings` is called at once (the table
     /// before any game: every entrant, so the standings are never empty), after a finished
-    /// game at most once every [`STANDINGS_EVERY`], and once at the end (escaped: it is
-    /// inserted into the page as it is). Without, the page counts each bot's wins, draws and
-    /// losses itself.
+    /// game at most once every [`STANDINGS_EVERY`] (a rating fit over every game costs: not
+    /// once a game), by a tick when no happening comes (the bots of the running games may
+    /// think, or wait, for minutes: the page must not leave the last games out until then),
+    /// and once at the end (escaped: it is inserted into the page as it is). Without, the
+    /// page counts each bot's wins, draws and losses itself.
     pub fn set_standings(&mut self, mut standings: StandingsFn) {
         let first = standings(self.done, false);
         self.standings = Some(standings);
@@ -248,6 +250,8 @@ impl LivePage {
         self.addr
     }
 
+    /// Computes the standings when they changed and are due (or the run is `over`) and
+    /// hands them to the server.
     fn push_standings(&mut self, over: bool) {
         let due = self.last_standings.is_none_or(|t| t.elapsed() >= STANDINGS_EVERY);
         if !self.dirty || !(due || over) {
@@ -264,6 +268,16 @@ impl LivePage {
 impl Sink for LivePage {
     fn wants_plies(&self) -> bool {
         true
+    }
+
+    /// Standings held back by [`STANDINGS_EVERY`] are sent once due, even when no
+    /// happening comes.
+    fn tick_every(&self) -> Option<Duration> {
+        self.standings.is_some().then_some(STANDINGS_EVERY / 4)
+    }
+
+    fn on_tick(&mut self) {
+        self.push_standings(false);
     }
 
     fn on_history(&mut self, happening: &Happening) {
