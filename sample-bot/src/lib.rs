@@ -119,6 +119,25 @@ pub struct Args {
     /// Flag; tried in round 7 without a gain, see BENCHMARKS.md).
     #[arg(long)]
     pub guard_attacks: bool,
+    /// alphabeta: odds by which a hidden enemy piece beside a square where our Marshal
+    /// captures is likelier than the beliefs say to be the Spy (the bait is guarded); the
+    /// extra chance of the Spy's strike costs the Marshal's value at the root (1: off, the
+    /// default; see BENCHMARKS.md, round 8).
+    #[arg(long, value_name = "ODDS", value_parser = parse_odds,
+          default_value_t = alphabeta::AlphaBetaConfig::default().spy_odds)]
+    pub spy_odds: f64,
+    /// alphabeta: below the root, the enemy's known pieces also take our pieces that have
+    /// moved where they win, hidden or not (off by default; see BENCHMARKS.md, round 8).
+    #[arg(long)]
+    pub known_attacks: bool,
+}
+
+/// An odds factor: a number of at least 1.
+fn parse_odds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x >= 1.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("{s:?} is not an odds factor: give a number of at least 1 (1: off)")),
+    }
 }
 
 /// A share of a piece's value: a number from 0 to 1.
@@ -254,6 +273,8 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.wall_share = args.wall_share.max(bot.alphabeta.time_share);
     bot.alphabeta.cpu_clock = args.cpu_clock;
     bot.alphabeta.guard_attacks = args.guard_attacks;
+    bot.alphabeta.spy_odds = args.spy_odds;
+    bot.alphabeta.known_attacks = args.known_attacks;
     bot.full_view = args.full_view;
     bot.evidence = knowledge::Evidence::with_defence(knowledge::FlagDefence {
         miner_approach: args.miner_approach.max(0.0),
@@ -440,5 +461,13 @@ mod random_game_tests {
         assert!(bot_of(parse(&["--strategy", "alphabeta", "--cpu-clock"]).unwrap()).alphabeta.cpu_clock);
         assert!(!plain.guard_attacks);
         assert!(bot_of(parse(&["--strategy", "alphabeta", "--guard-attacks"]).unwrap()).alphabeta.guard_attacks);
+        assert_eq!(plain.spy_odds, 1.0);
+        let odds = bot_of(parse(&["--strategy", "alphabeta", "--spy-odds", "3"]).unwrap());
+        assert_eq!(odds.alphabeta.spy_odds, 3.0);
+        for bad in ["0.5", "-2", "NaN", "inf", "three"] {
+            assert!(parse(&[&format!("--spy-odds={bad}")]).is_err(), "{bad}");
+        }
+        assert!(!plain.known_attacks);
+        assert!(bot_of(parse(&["--strategy", "alphabeta", "--known-attacks"]).unwrap()).alphabeta.known_attacks);
     }
 }
