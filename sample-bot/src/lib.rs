@@ -137,6 +137,11 @@ pub struct Args {
     #[arg(long, value_name = "POWER", value_parser = parse_share,
           default_value_t = knowledge::Evidence::default().power)]
     pub evidence_power: f64,
+    /// heuristic, search, alphabeta: where the setup puts the Flag and its Bombs (`gravon`,
+    /// the default: the Flag on the back rank behind one layer of Bombs; `layered`: in a back
+    /// corner behind two layers; `decoy`: plus a second walled structure elsewhere on the back rank).
+    #[arg(long, value_enum, value_name = "STYLE", default_value_t = setup::SetupStyle::Gravon)]
+    pub setup_style: setup::SetupStyle,
 }
 
 /// An odds factor: a number of at least 1.
@@ -165,6 +170,8 @@ pub struct SampleBot {
     pub full_view: bool,
     quiet: QuietPlies,
     evidence: knowledge::Evidence,
+    /// Where the setup puts the Flag and its Bombs.
+    pub setup_style: setup::SetupStyle,
 }
 
 /// Counts the plies since the last fight, from the plies each turn reports.
@@ -209,6 +216,7 @@ impl SampleBot {
             full_view: false,
             quiet: QuietPlies::default(),
             evidence: knowledge::Evidence::default(),
+            setup_style: setup::SetupStyle::default(),
         }
     }
 }
@@ -236,7 +244,8 @@ impl Bot for SampleBot {
         match self.strategy {
             Strategy::Random => bot::random_setup(game),
             Strategy::Heuristic | Strategy::Search | Strategy::Alphabeta => {
-                setup::human_like(&game.rules, game.hello.color, &mut game.rng).to_rows(&game.rules)
+                setup::human_like_styled(&game.rules, game.hello.color, self.setup_style, &mut game.rng)
+                    .to_rows(&game.rules)
             }
         }
     }
@@ -283,6 +292,7 @@ fn bot_of(args: Args) -> SampleBot {
     bot.alphabeta.spy_odds = args.spy_odds;
     bot.alphabeta.known_attacks = args.known_attacks;
     bot.full_view = args.full_view;
+    bot.setup_style = args.setup_style;
     bot.evidence = knowledge::Evidence::with_defence(knowledge::FlagDefence {
         miner_approach: args.miner_approach.max(0.0),
         miner_threat: args.miner_threat.max(0.0),
@@ -481,5 +491,17 @@ mod random_game_tests {
         assert_eq!(evidence(&["--strategy", "alphabeta", "--evidence-power", "0.5"]), 0.5);
         assert!(parse(&["--evidence-power", "2"]).is_err());
         assert!(bot_of(parse(&["--strategy", "alphabeta", "--known-attacks"]).unwrap()).alphabeta.known_attacks);
+    }
+
+    /// `--setup-style` reaches the bot (default `gravon`, today's setups); an unknown style
+    /// is refused.
+    #[test]
+    fn the_setup_style_flag_reaches_the_bot() {
+        let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
+        assert_eq!(bot_of(parse(&["--strategy", "alphabeta"]).unwrap()).setup_style, setup::SetupStyle::Gravon);
+        for (name, style) in [("layered", setup::SetupStyle::Layered), ("decoy", setup::SetupStyle::Decoy)] {
+            assert_eq!(bot_of(parse(&["--setup-style", name]).unwrap()).setup_style, style);
+        }
+        assert!(parse(&["--setup-style", "fortress"]).is_err());
     }
 }
