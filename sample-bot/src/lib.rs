@@ -139,7 +139,8 @@ pub struct Args {
     pub evidence_power: f64,
     /// heuristic, search, alphabeta: where the setup puts the Flag and its Bombs (`gravon`,
     /// the default: the Flag on the back rank behind one layer of Bombs; `layered`: in a back
-    /// corner behind two layers; `decoy`: plus a second walled structure elsewhere on the back rank).
+    /// corner behind two layers; `decoy`: plus a second walled structure elsewhere on the back rank;
+    /// `flank`: as `gravon`, never in a corner nor on the centre files).
     #[arg(long, value_enum, value_name = "STYLE", default_value_t = setup::SetupStyle::Gravon)]
     pub setup_style: setup::SetupStyle,
 }
@@ -499,7 +500,11 @@ mod random_game_tests {
     fn the_setup_style_flag_reaches_the_bot() {
         let parse = |a: &[&str]| Args::try_parse_from(std::iter::once("sample-bot").chain(a.iter().copied()));
         assert_eq!(bot_of(parse(&["--strategy", "alphabeta"]).unwrap()).setup_style, setup::SetupStyle::Gravon);
-        for (name, style) in [("layered", setup::SetupStyle::Layered), ("decoy", setup::SetupStyle::Decoy)] {
+        for (name, style) in [
+            ("layered", setup::SetupStyle::Layered),
+            ("decoy", setup::SetupStyle::Decoy),
+            ("flank", setup::SetupStyle::Flank),
+        ] {
             assert_eq!(bot_of(parse(&["--setup-style", name]).unwrap()).setup_style, style);
         }
         assert!(parse(&["--setup-style", "fortress"]).is_err());
