@@ -140,7 +140,8 @@ pub struct Args {
     /// heuristic, search, alphabeta: where the setup puts the Flag and its Bombs (`gravon`,
     /// the default: the Flag on the back rank behind one layer of Bombs; `layered`: in a back
     /// corner behind two layers; `decoy`: plus a second walled structure elsewhere on the back rank;
-    /// `flank`: as `gravon`, never in a corner nor on the centre files).
+    /// `flank`: as `gravon`, never in a corner nor on the centre files; the three tried in
+    /// round 8 without a gain against Demon of Ignorance, see BENCHMARKS.md).
     #[arg(long, value_enum, value_name = "STYLE", default_value_t = setup::SetupStyle::Gravon)]
     pub setup_style: setup::SetupStyle,
 }
