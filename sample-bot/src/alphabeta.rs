@@ -941,28 +941,8 @@ mod tests {
     use super::*;
     use crate::knowledge::Evidence;
     use crate::setup;
+    use crate::tests::{game_of, piece};
     use stratego_rules::{ByColor, Color, PieceCounts, PositionPiece, Rank, Square};
-
-    fn sq(s: &str) -> Square {
-        s.parse().unwrap()
-    }
-
-    /// A game from `pieces`, each side having lost what its army lacks on the board (the
-    /// counts the bot's beliefs start from).
-    fn game_of(rules: &Ruleset, pieces: &[PositionPiece], to_move: Color, ply: u32) -> Game {
-        let captured = ByColor::new_with(|c| {
-            let mut n: PieceCounts = *rules.pieces();
-            for p in pieces.iter().filter(|p| p.color == c) {
-                n[p.rank] -= 1;
-            }
-            n
-        });
-        Game::from_position(rules.clone(), pieces, to_move, ply, captured).unwrap()
-    }
-
-    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
-        PositionPiece { square: sq(s), color, rank, moved, revealed }
-    }
 
     /// Red's Marshal (e4) reaches the enemy Flag (the last unmoved Blue piece, on e6) in two
     /// moves whatever Blue does; a Captain (j4) could take a known Scout (j5) at once.
@@ -1441,11 +1421,8 @@ mod tests {
 mod recapture_tests {
     use super::*;
     use crate::knowledge::Evidence;
-    use stratego_rules::{ByColor, Color, PieceCounts, PositionPiece, Rank, Square};
-
-    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
-        PositionPiece { square: s.parse::<Square>().unwrap(), color, rank, moved, revealed }
-    }
+    use crate::tests::{game_of, piece};
+    use stratego_rules::{Color, Rank};
 
     /// Our known Marshal (e8) beside a known Blue Lieutenant (e9) that stands beside two
     /// hidden unmoved Blue pieces (d9, the Spy, and e10); Blue's other hidden pieces on
@@ -1485,15 +1462,7 @@ mod recapture_tests {
             ("j8", Rank::Colonel),
         ];
         pieces.extend(back.iter().map(|&(s, rank)| piece(s, b, rank, false, false)));
-        let rules = Ruleset::ucc2012();
-        let captured = ByColor::new_with(|c| {
-            let mut n: PieceCounts = *rules.pieces();
-            for p in pieces.iter().filter(|p| p.color == c) {
-                n[p.rank] -= 1;
-            }
-            n
-        });
-        Game::from_position(rules, &pieces, Color::Red, 300, captured).unwrap()
+        game_of(&Ruleset::ucc2012(), &pieces, Color::Red, 300)
     }
 
     /// The capture of the bait costs the extra chance of the Spy's strike, nothing with
@@ -1527,11 +1496,8 @@ mod recapture_tests {
 mod known_attack_tests {
     use super::*;
     use crate::knowledge::Evidence;
-    use stratego_rules::{ByColor, Color, PieceCounts, PositionPiece, Rank, Square};
-
-    fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
-        PositionPiece { square: s.parse::<Square>().unwrap(), color, rank, moved, revealed }
-    }
+    use crate::tests::{game_of, piece};
+    use stratego_rules::{Color, Rank};
 
     /// Our hidden Captain (e5, it has moved) beside a known Blue Major (e6); our Sergeant
     /// (j5) beside a known Blue Scout (j6).
@@ -1552,15 +1518,7 @@ mod known_attack_tests {
             piece("e10", b, Rank::Scout, false, false),
             piece("g10", b, Rank::Sergeant, false, false),
         ];
-        let rules = Ruleset::ucc2012();
-        let captured = ByColor::new_with(|c| {
-            let mut n: PieceCounts = *rules.pieces();
-            for p in pieces.iter().filter(|p| p.color == c) {
-                n[p.rank] -= 1;
-            }
-            n
-        });
-        Game::from_position(rules, &pieces, Color::Red, 300, captured).unwrap()
+        game_of(&Ruleset::ucc2012(), &pieces, Color::Red, 300)
     }
 
     /// As its beliefs stand the search expects the known Major to leave our hidden Captain

@@ -523,7 +523,7 @@ mod prior_tests {
 #[cfg(test)]
 mod power_tests {
     use super::*;
-    use stratego_rules::{ByColor, Game, Move, PositionPiece};
+    use stratego_rules::Move;
 
     fn sq(s: &str) -> Square {
         s.parse().unwrap()
@@ -535,8 +535,7 @@ mod power_tests {
     /// belief stays short of certain.
     #[test]
     fn tempered_evidence_is_the_root_of_the_gathered_one_and_less_sure() {
-        let piece =
-            |s: &str, color, rank, moved, revealed| PositionPiece { square: sq(s), color, rank, moved, revealed };
+        use crate::tests::piece;
         let pieces = [
             piece("e4", Color::Red, Rank::Captain, true, true),
             piece("a1", Color::Red, Rank::Flag, false, false),
@@ -547,14 +546,7 @@ mod power_tests {
             piece("j9", Color::Blue, Rank::Sergeant, true, false),
             piece("i10", Color::Blue, Rank::Miner, true, false),
         ];
-        let captured = ByColor::new_with(|c| {
-            let mut n = *Ruleset::classic().pieces();
-            for p in pieces.iter().filter(|p| p.color == c) {
-                n[p.rank] -= 1;
-            }
-            n
-        });
-        let mut game = Game::from_position(Ruleset::classic(), &pieces, Color::Blue, 40, captured).unwrap();
+        let mut game = crate::tests::game_of(&Ruleset::classic(), &pieces, Color::Blue, 40);
         let (mut gathered, mut tempered) = (Evidence::default(), Evidence::default());
         tempered.power = 0.5;
         for (blue, red) in [("e8-e7", "b1-b2"), ("e7-e6", "b2-b1"), ("e6-e5", "")] {

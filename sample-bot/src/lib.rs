@@ -327,7 +327,25 @@ pub fn main_with_args(argv: Vec<String>) -> i32 {
 mod tests {
     use super::*;
     use stratego_protocol::{Clock, Rng};
-    use stratego_rules::{Color, Deployment, Game, Ruleset};
+    use stratego_rules::{ByColor, Color, Deployment, Game, PieceCounts, PositionPiece, Rank, Ruleset};
+
+    /// A piece of a position on square `s` (e.g. `"e4"`).
+    pub(crate) fn piece(s: &str, color: Color, rank: Rank, moved: bool, revealed: bool) -> PositionPiece {
+        PositionPiece { square: s.parse().unwrap(), color, rank, moved, revealed }
+    }
+
+    /// A game from `pieces`, each side having lost what its army lacks on the board (the
+    /// counts the bot's beliefs start from).
+    pub(crate) fn game_of(rules: &Ruleset, pieces: &[PositionPiece], to_move: Color, ply: u32) -> Game {
+        let captured = ByColor::new_with(|c| {
+            let mut n: PieceCounts = *rules.pieces();
+            for p in pieces.iter().filter(|p| p.color == c) {
+                n[p.rank] -= 1;
+            }
+            n
+        });
+        Game::from_position(rules.clone(), pieces, to_move, ply, captured).unwrap()
+    }
 
     /// The turn the host would send to the side to move.
     pub(crate) fn turn_of(game: &Game, plies: usize, legal_moves: Vec<stratego_rules::Move>) -> Turn {

@@ -317,27 +317,40 @@ mod tests {
         (0..10).any(|d| bomb[d] && (d % 10).abs_diff(flag % 10) >= 4 && beside(d).all(|u| bomb[u]))
     }
 
-    /// `layered`: in 1,000 drawn setups (classic and ucc2012, both colours) a Miner needs two
-    /// Bomb captures before the Flag; with the default style one suffices in most.
-    #[test]
-    fn layered_setups_put_two_bombs_on_every_way_to_the_flag() {
-        let mut rng = Rng::new(46);
-        let (mut gravon_one, mut files) = (0, [0; 10]);
+    /// Draws 1,000 setups from `seed` (classic and ucc2012, both colours), each in `style`
+    /// and then in the default style from the same generator, and gives `check` each pair
+    /// with its number, rules and colour.
+    fn each_draw(
+        seed: u64,
+        style: SetupStyle,
+        mut check: impl FnMut(usize, &Ruleset, Color, &Deployment, &Deployment),
+    ) {
+        let mut rng = Rng::new(seed);
         for i in 0..1000 {
             let rules = if i % 3 == 0 { Ruleset::ucc2012() } else { Ruleset::classic() };
             let color = if i % 2 == 0 { Color::Red } else { Color::Blue };
-            let d = human_like_styled(&rules, color, SetupStyle::Layered, &mut rng);
+            let d = human_like_styled(&rules, color, style, &mut rng);
             assert_eq!(d.pieces().len(), 40);
-            let (bomb, flag) = bombs_and_flag(&rules, color, &d);
+            let g = human_like_styled(&rules, color, SetupStyle::Gravon, &mut rng);
+            check(i, &rules, color, &d, &g);
+        }
+    }
+
+    /// `layered`: in 1,000 drawn setups a Miner needs two Bomb captures before the Flag;
+    /// with the default style one suffices in most.
+    #[test]
+    fn layered_setups_put_two_bombs_on_every_way_to_the_flag() {
+        let (mut gravon_one, mut files) = (0, [0; 10]);
+        each_draw(46, SetupStyle::Layered, |i, rules, color, d, g| {
+            let (bomb, flag) = bombs_and_flag(rules, color, d);
             assert!(flag == 0 || flag == 9, "setup {i}: the Flag at {flag}");
             assert!(bomb_captures_to_the_flag(&bomb, flag) >= 2, "setup {i}: {d:?}");
             files[flag] += 1;
-            let g = human_like_styled(&rules, color, SetupStyle::Gravon, &mut rng);
-            let (bomb, flag) = bombs_and_flag(&rules, color, &g);
+            let (bomb, flag) = bombs_and_flag(rules, color, g);
             if bomb_captures_to_the_flag(&bomb, flag) < 2 {
                 gravon_one += 1;
             }
-        }
+        });
         // Both corners drawn (Gravon players: 13,451 left, 20,613 right).
         assert!(files[0] > 250 && files[9] > 450, "{files:?}");
         assert!(gravon_one > 900, "gravon: one Bomb to the Flag in {gravon_one} of 1000");
@@ -347,20 +360,14 @@ mod tests {
     /// structure is walled too, 4 files away or more; rare with the default style.
     #[test]
     fn decoy_setups_wall_a_second_structure_on_the_back_rank() {
-        let mut rng = Rng::new(47);
         let mut gravon_decoys = 0;
-        for i in 0..1000 {
-            let rules = if i % 3 == 0 { Ruleset::ucc2012() } else { Ruleset::classic() };
-            let color = if i % 2 == 0 { Color::Red } else { Color::Blue };
-            let d = human_like_styled(&rules, color, SetupStyle::Decoy, &mut rng);
-            assert_eq!(d.pieces().len(), 40);
-            let (bomb, flag) = bombs_and_flag(&rules, color, &d);
+        each_draw(47, SetupStyle::Decoy, |i, rules, color, d, g| {
+            let (bomb, flag) = bombs_and_flag(rules, color, d);
             assert!(flag < 10 && beside(flag).all(|u| bomb[u]), "setup {i}: {d:?}");
             assert!(has_decoy(&bomb, flag), "setup {i}: {d:?}");
-            let g = human_like_styled(&rules, color, SetupStyle::Gravon, &mut rng);
-            let (bomb, flag) = bombs_and_flag(&rules, color, &g);
+            let (bomb, flag) = bombs_and_flag(rules, color, g);
             gravon_decoys += usize::from(has_decoy(&bomb, flag));
-        }
+        });
         assert!(gravon_decoys < 100, "gravon: a decoy in {gravon_decoys} of 1000");
     }
 
@@ -369,21 +376,15 @@ mod tests {
     /// half.
     #[test]
     fn flank_setups_keep_the_flag_out_of_the_corners_and_the_centre() {
-        let mut rng = Rng::new(48);
         let (mut gravon_there, mut files) = (0, [0; 10]);
-        for i in 0..1000 {
-            let rules = if i % 3 == 0 { Ruleset::ucc2012() } else { Ruleset::classic() };
-            let color = if i % 2 == 0 { Color::Red } else { Color::Blue };
-            let d = human_like_styled(&rules, color, SetupStyle::Flank, &mut rng);
-            assert_eq!(d.pieces().len(), 40);
-            let (bomb, flag) = bombs_and_flag(&rules, color, &d);
+        each_draw(48, SetupStyle::Flank, |i, rules, color, d, g| {
+            let (bomb, flag) = bombs_and_flag(rules, color, d);
             assert!(flag < 10 && beside(flag).all(|u| bomb[u]), "setup {i}: {d:?}");
             assert!(![0, 4, 5, 9].contains(&flag), "setup {i}: the Flag on file {flag}");
             files[flag] += 1;
-            let g = human_like_styled(&rules, color, SetupStyle::Gravon, &mut rng);
-            let (_, flag) = bombs_and_flag(&rules, color, &g);
+            let (_, flag) = bombs_and_flag(rules, color, g);
             gravon_there += usize::from([0, 4, 5, 9].contains(&flag));
-        }
+        });
         // Every allowed file drawn, the favoured ones most.
         assert!(files.iter().enumerate().all(|(f, &n)| [0, 4, 5, 9].contains(&f) || n > 20), "{files:?}");
         assert!(gravon_there > 350, "gravon: corner or centre in {gravon_there} of 1000");
