@@ -293,6 +293,19 @@ pub fn assert_rule_endings(name: &str, recs: &[serde_json::Value]) {
     }
 }
 
+/// The server-sent events in the text of a stream (the live page's `/events`): each
+/// message's name and its data as JSON; a message without a name or data is skipped.
+pub fn sse_events(stream: &str) -> Vec<(String, serde_json::Value)> {
+    stream
+        .split("\n\n")
+        .filter_map(|block| {
+            let name = block.lines().find_map(|l| l.strip_prefix("event: "))?;
+            let data = block.lines().find_map(|l| l.strip_prefix("data: "))?;
+            Some((name.to_owned(), serde_json::from_str(data).expect("an event's data is JSON")))
+        })
+        .collect()
+}
+
 /// A small Python bot driven by `KEY=VALUE` arguments, for tests that need exact setups and
 /// endings: `red=SETUP` / `blue=SETUP` (its setup for each colour, in any form `setup`
 /// accepts, e.g. `a1=F a2=B b1=B`; without, its pieces in the order of the request), and at its N-th turn of a game `resign=N`, `crash=N`

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use stratego_host::display::web::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
-use stratego_tests::{CALM_CLOCK, TempDir, collect_pipe, connect_from, host_bin, scripted_bot, wait_for};
+use stratego_tests::{CALM_CLOCK, TempDir, collect_pipe, connect_from, host_bin, scripted_bot, sse_events, wait_for};
 
 /// The longest any wait here may take before the test fails.
 const LIMIT: Duration = Duration::from_secs(90);
@@ -180,18 +180,6 @@ fn read_stream(addr: &str) -> std::thread::JoinHandle<String> {
     })
 }
 
-/// The server-sent events of a stream's text: (name, data).
-fn events_of(stream: &str) -> Vec<(String, Value)> {
-    stream
-        .split("\n\n")
-        .filter_map(|block| {
-            let name = block.lines().find_map(|l| l.strip_prefix("event: "))?;
-            let data = block.lines().find_map(|l| l.strip_prefix("data: "))?;
-            Some((name.to_owned(), serde_json::from_str(data).expect("an event's data is JSON")))
-        })
-        .collect()
-}
-
 /// The records of `dir`, by game id.
 fn records(dir: &Path) -> BTreeMap<String, Value> {
     let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap_or_default();
@@ -343,7 +331,7 @@ fn pages_and_fault_messages_are_held_while_any_running_game_plays_their_book_ent
     // game's setups runs.
     let mut now: BTreeSet<String> = BTreeSet::new();
     let mut sent = 0;
-    for (name, data) in events_of(&stream) {
+    for (name, data) in sse_events(&stream) {
         match name.as_str() {
             "snapshot" => {
                 now = data["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_owned()).collect();

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use stratego_tests::{CALM_CLOCK, TempDir, collect_pipe, host_bin, scripted_bot, wait_for};
+use stratego_tests::{CALM_CLOCK, TempDir, collect_pipe, host_bin, scripted_bot, sse_events, wait_for};
 
 /// The longest any wait here may take before the test fails.
 const LIMIT: Duration = Duration::from_secs(150);
@@ -155,11 +155,8 @@ fn read_stream(addr: &str) -> std::thread::JoinHandle<String> {
 /// snapshot, when none came after it).
 fn last_standings(stream: &str) -> String {
     let mut last = None;
-    for block in stream.split("\n\n") {
-        let Some(name) = block.lines().find_map(|l| l.strip_prefix("event: ")) else { continue };
-        let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) else { continue };
-        let data: Value = serde_json::from_str(data).unwrap();
-        match name {
+    for (name, data) in sse_events(stream) {
+        match name.as_str() {
             "snapshot" => last = data["standings"].as_str().map(str::to_owned),
             "standings" => last = data["html"].as_str().map(str::to_owned),
             _ => {}

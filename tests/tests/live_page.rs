@@ -31,7 +31,7 @@ use stratego_host::display::web::live_page::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
 use stratego_protocol::record::GameRecord;
 use stratego_rules::Color;
 use stratego_tests::read_records;
-use stratego_tests::{CALM_CLOCK, TempDir, connect_from, expected_board, host_bin, scripted_bot, wait_for};
+use stratego_tests::{CALM_CLOCK, TempDir, connect_from, expected_board, host_bin, scripted_bot, sse_events, wait_for};
 
 const MISSING: &str = "this test needs Debian's chromium (tests/run.sh, the README's test command, installs it)";
 /// The longest any wait here may take before the test fails.
@@ -289,42 +289,36 @@ fn a_finished_games_page_is_held_back_while_the_other_game_of_its_pair_runs() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
-/// The standings a raw `/events` stream was last sent and the finished games it was told
-/// of, read until `done(finished, standings)` holds or [`LIMIT`] passes: the `done` count of
-/// the last `finished` and of the last `standings` message, and the stream read so far.
-fn read_until(addr: &str, done: impl Fn(u64, Option<(u64, &str)>) -> bool) -> (bool, String) {
-    let mut s = open_stream(addr);
+/// Reads an open event stream `s` until `done(finished, standings)` holds or [`LIMIT`]
+/// passes: the `done` count of the last `finished` message and of the last `standings`
+/// message with its HTML, from whole messages only; whether it held, and what was read.
+fn read_until(mut s: TcpStream, done: impl Fn(u64, Option<(u64, &str)>) -> bool) -> (bool, String) {
     s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
     let start = std::time::Instant::now();
-    let mut got = String::new();
+    let mut got = Vec::new();
     let mut buf = [0u8; 8192];
     while start.elapsed() < LIMIT {
         match s.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => got.push_str(&String::from_utf8_lossy(&buf[..n])),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
             Err(e) => panic!("read the event stream: {e}"),
         }
+        let text = String::from_utf8_lossy(&got);
+        let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
         let (mut finished, mut standings) = (0, None);
-        // Whole messages only.
-        let whole = got.rfind("\n\n").map_or("", |end| &got[..end]);
-        for message in whole.split("\n\n") {
-            let name = message.lines().find_map(|l| l.strip_prefix("event: "));
-            let Some(data) = message.lines().find_map(|l| l.strip_prefix("data: ")) else { continue };
-            let Ok(v) = serde_json::from_str::<Value>(data) else { continue };
-            match name {
-                Some("finished") => finished = v["done"].as_u64().unwrap(),
-                Some("standings") => {
-                    standings = Some((v["done"].as_u64().unwrap(), v["html"].as_str().unwrap().to_owned()))
-                }
+        for (name, v) in sse_events(whole) {
+            match name.as_str() {
+                "finished" => finished = v["done"].as_u64().unwrap(),
+                "standings" => standings = Some((v["done"].as_u64().unwrap(), v["html"].as_str().unwrap().to_owned())),
                 _ => {}
             }
         }
         if done(finished, standings.as_ref().map(|(n, h)| (*n, h.as_str()))) {
-            return (true, got);
+            return (true, text.into_owned());
         }
     }
-    (false, got)
+    (false, String::from_utf8_lossy(&got).into_owned())
 }
 
 /// Games that finish close together while the other games then wait: the page's standings
@@ -335,24 +329,27 @@ fn read_until(addr: &str, done: impl Fn(u64, Option<(u64, &str)>) -> bool) -> (b
 #[test]
 fn the_standings_count_every_finished_game_while_the_running_games_wait() {
     let dir = TempDir::new("live-standings-wait");
-    let gate = dir.join("gate");
-    // Two bots that resign at their first turn as Red, and one that waits at its first turn
-    // for the gate: the games it plays as Red wait (both slots of -j 2, in the end), and
-    // every other game ends in its first ply.
-    let quick = scripted_bot(&dir, &["resign=1"]);
+    let (start, gate) = (dir.join("start"), dir.join("gate"));
+    // Two bots that wait at their first turn for `start`, then resign as Red, and one that
+    // waits at its first turn for `gate`: once `start` exists, the games the last one plays
+    // as Red wait (both slots of -j 2, in the end), and every other game ends in its first
+    // ply. `start` comes once the stream is open, so every game's end is sent on it.
+    let quick = scripted_bot(&dir, &["resign=1", &format!("hold=1:{}", start.display())]);
     let holder = scripted_bot(&dir, &[&format!("hold=1:{}", gate.display())]);
     let args: Vec<String> = ["--bot", &quick, "--bot", &quick, "--bot", &holder, "--games", "2", "-j", "2"]
         .iter()
         .map(|s| s.to_string())
         .collect();
     let host = Host::start("tournament", &args);
+    let stream = open_stream(&host.addr);
+    std::fs::write(&start, "go").unwrap();
     // Of its 6 games the 2 with the holder as Red wait: 4 finish.
-    let (counted, stream) = read_until(&host.addr, |finished, standings| {
+    let (counted, text) = read_until(stream, |finished, standings| {
         finished == 4 && standings.is_some_and(|(done, html)| done == 4 && html.contains("games"))
     });
     std::fs::write(&gate, "go").unwrap();
     let (code, stderr) = host.finish();
-    assert!(counted, "the standings never counted the 4 finished games while 2 waited:\n{stream}\n{stderr}");
+    assert!(counted, "the standings never counted the 4 finished games while 2 waited:\n{text}\n{stderr}");
     assert_eq!(code, Some(0), "{stderr}");
 }
 
