@@ -273,7 +273,6 @@ fn pages_and_fault_messages_are_held_while_any_running_game_plays_their_book_ent
     // The records are appended by a writer thread of low priority, which may come after
     // the page has counted the game on a busy machine.
     assert!(wait_for(LIMIT, || records(&out).len() == 4), "{:?}", records(&out).keys());
-    let finished = records(&out);
     // Each finished game's page and the snapshot's fault rows, while pair 2 runs.
     let mut pages = BTreeMap::new();
     for row in snap["finished"].as_array().unwrap() {
